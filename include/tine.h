@@ -1,0 +1,171 @@
+/* tine.h — the public C API of libtine.
+ *
+ * Everything lives in a context (tine_ctx_t): expressions, interned names, error state.
+ * Expressions are immutable, hash-consed DAG nodes owned by the context's arena, so two
+ * structurally equal expressions are the same pointer. Constructors check types and
+ * lanes; on misuse they return NULL and record a message in the context
+ * (tine_error()). A NULL operand propagates: a chain of constructor calls can be
+ * checked once at the end. The library never calls exit() and never prints.
+ */
+#ifndef TINE_H
+#define TINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tine_ops.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- types -------------------------------------------------------------------- */
+
+typedef enum { TINE_UINT = 0, TINE_INT = 1, TINE_FLOAT = 2, TINE_BOOL = 3 } tine_kind_t;
+
+/* Element kind × bits × lanes. lanes == 1 is a scalar. Integer bits are 8, 16, 32, 64
+ * (128 exists for the double-width intermediates of 64-bit FPIR ops); floats 32, 64;
+ * bool has bits == 1. Lanes 1..256. */
+typedef struct {
+    uint8_t kind;
+    uint8_t bits;
+    uint16_t lanes;
+} tine_type_t;
+
+#define TINE_MAX_LANES 256
+
+tine_type_t tine_type(tine_kind_t kind, int bits, int lanes);
+int tine_type_valid(tine_type_t t);
+int tine_type_eq(tine_type_t a, tine_type_t b);
+int tine_type_is_int(tine_type_t t); /* uint or int */
+tine_type_t tine_type_with_lanes(tine_type_t t, int lanes);
+tine_type_t tine_type_with_kind(tine_type_t t, tine_kind_t kind); /* with_signedness */
+tine_type_t tine_type_widen(tine_type_t t);  /* twice the bits; invalid if impossible */
+tine_type_t tine_type_narrow(tine_type_t t); /* half the bits; invalid if impossible */
+/* Limits of an integer type with bits <= 64, as two's-complement bit patterns widened
+ * to 64 bits (min of i8 is (uint64_t)-128). */
+int64_t tine_type_min(tine_type_t t);
+uint64_t tine_type_max(tine_type_t t);
+/* Writes "u8", "i16x32", "f32", "bool" ...; returns buf. */
+char *tine_type_str(tine_type_t t, char *buf, size_t n);
+
+/* ---- context ------------------------------------------------------------------ */
+
+typedef struct tine_ctx tine_ctx_t;
+typedef struct tine_expr tine_expr_t;
+
+tine_ctx_t *tine_ctx_new(void);
+void tine_ctx_free(tine_ctx_t *ctx);
+/* Default lanes for parsing and printing (the --lanes of the CLI). Default 16. */
+void tine_set_lanes(tine_ctx_t *ctx, int lanes);
+int tine_lanes(const tine_ctx_t *ctx);
+/* The last error, or NULL. Parse errors read "<file>:line:col: message\n<line>\n   ^". */
+const char *tine_error(const tine_ctx_t *ctx);
+void tine_clear_error(tine_ctx_t *ctx);
+/* Bytes held by the context's arenas and tables, and the number of interned nodes. */
+size_t tine_ctx_bytes(const tine_ctx_t *ctx);
+size_t tine_ctx_nodes(const tine_ctx_t *ctx);
+
+/* ---- ops ---------------------------------------------------------------------- */
+
+typedef enum {
+#define TINE_X_(e, ...) TINE_OP_##e,
+    TINE_PRIM_OPS(TINE_X_)
+    TINE_FPIR_OPS(TINE_X_)
+#undef TINE_X_
+    TINE_OP_COUNT
+} tine_op_t;
+
+#define TINE_X_(e, ...) +1
+enum { TINE_FPIR_FIRST = 0 TINE_PRIM_OPS(TINE_X_), TINE_FPIR_COUNT = 0 TINE_FPIR_OPS(TINE_X_) };
+#undef TINE_X_
+
+const char *tine_op_name(tine_op_t op);
+int tine_op_is_fpir(tine_op_t op);
+/* Looks an op up by name ("add", "widening_add"); returns -1 if none. */
+int tine_op_lookup(const char *name);
+/* The defining expression of an FPIR op, as written in tine_ops.h; NULL otherwise. */
+const char *tine_fpir_definition(tine_op_t op);
+
+/* ---- expressions -------------------------------------------------------------- */
+
+tine_op_t tine_expr_op(const tine_expr_t *e);
+tine_type_t tine_expr_type(const tine_expr_t *e);
+int tine_expr_nops(const tine_expr_t *e);
+tine_expr_t *tine_expr_operand(const tine_expr_t *e, int i);
+/* A dense id, unique in the context; children always have smaller ids than parents. */
+uint32_t tine_expr_id(const tine_expr_t *e);
+/* Variable name, or buffer name of a load; NULL otherwise. */
+const char *tine_expr_name(const tine_expr_t *e);
+/* Lane i of a constant, as a bit pattern (sign-extended to 64 bits for signed types;
+ * float bits for floats). */
+uint64_t tine_expr_const_lane(const tine_expr_t *e, int i);
+
+/* Leaves. A variable is identified by its name and type. */
+tine_expr_t *tine_var(tine_ctx_t *ctx, const char *name, tine_type_t t);
+/* Uniform constant: value is truncated/extended to t by t's signedness rules and must be
+ * representable (an unrepresentable value is an error). */
+tine_expr_t *tine_const_int(tine_ctx_t *ctx, tine_type_t t, int64_t value);
+tine_expr_t *tine_const_uint(tine_ctx_t *ctx, tine_type_t t, uint64_t value);
+tine_expr_t *tine_const_float(tine_ctx_t *ctx, tine_type_t t, double value);
+/* Per-lane constant from t.lanes bit patterns (as tine_expr_const_lane returns). */
+tine_expr_t *tine_const_lanes(tine_ctx_t *ctx, tine_type_t t, const uint64_t *lanes);
+
+/* Primitive ops. */
+tine_expr_t *tine_binary(tine_ctx_t *ctx, tine_op_t op, tine_expr_t *a, tine_expr_t *b);
+tine_expr_t *tine_unary(tine_ctx_t *ctx, tine_op_t op, tine_expr_t *a); /* neg, not, sqrt */
+tine_expr_t *tine_select(tine_ctx_t *ctx, tine_expr_t *c, tine_expr_t *t, tine_expr_t *f);
+/* Cast to elem's element kind and bits (its lanes are ignored). */
+tine_expr_t *tine_cast(tine_ctx_t *ctx, tine_type_t elem, tine_expr_t *a);
+tine_expr_t *tine_reinterpret(tine_ctx_t *ctx, tine_type_t elem, tine_expr_t *a);
+tine_expr_t *tine_broadcast(tine_ctx_t *ctx, tine_expr_t *scalar, int lanes);
+tine_expr_t *tine_ramp(tine_ctx_t *ctx, tine_expr_t *base, tine_expr_t *stride, int lanes);
+/* load(buffer, index): element type elem, lanes from index (an i32 vector). */
+tine_expr_t *tine_load(tine_ctx_t *ctx, const char *buffer, tine_type_t elem, tine_expr_t *index);
+tine_expr_t *tine_concat(tine_ctx_t *ctx, int n, tine_expr_t *const *v);
+/* Lanes begin, begin+stride, ... (count of them). */
+tine_expr_t *tine_slice(tine_ctx_t *ctx, tine_expr_t *v, int begin, int stride, int count);
+/* Lane i*n + j of the result is lane i of v[j]. */
+tine_expr_t *tine_interleave(tine_ctx_t *ctx, int n, tine_expr_t *const *v);
+/* Lanes k, k+n, k+2n ... of v (the k-th of n interleaved vectors). */
+tine_expr_t *tine_deinterleave(tine_ctx_t *ctx, tine_expr_t *v, int n, int k);
+/* Sum of adjacent groups of lanes: result has `lanes` lanes, each the wrapping sum of
+ * v.lanes / lanes consecutive lanes. */
+tine_expr_t *tine_vector_reduce_add(tine_ctx_t *ctx, tine_expr_t *v, int lanes);
+
+/* FPIR ops. tparam is the result type of saturating_cast (lanes ignored); ignored by
+ * every other op. */
+tine_expr_t *tine_fpir(tine_ctx_t *ctx, tine_op_t op, int n, tine_expr_t *const *args,
+                       tine_type_t tparam);
+
+/* Fully expand every FPIR op to primitive ops, per its definition. */
+tine_expr_t *tine_expand(tine_ctx_t *ctx, tine_expr_t *e);
+
+/* ---- text --------------------------------------------------------------------- */
+
+/* Parses one expression; variables are typed by suffix (a_u8, x_i16x32), lanes default to
+ * tine_lanes(ctx). `file` names the input in diagnostics ("<input>" if NULL). */
+tine_expr_t *tine_parse(tine_ctx_t *ctx, const char *text, const char *file);
+/* Prints in the syntax tine_parse reads (parse(print(e)) == e). The string is
+ * malloc'd; release it with free(). */
+char *tine_print(tine_ctx_t *ctx, const tine_expr_t *e);
+
+/* ---- interpreter -------------------------------------------------------------- */
+
+typedef struct tine_env tine_env_t;
+
+tine_env_t *tine_env_new(tine_ctx_t *ctx);
+void tine_env_free(tine_env_t *env);
+/* Binds a variable node to lane values (bit patterns, one per lane; copied). */
+int tine_env_bind(tine_env_t *env, const tine_expr_t *var, const uint64_t *lanes);
+/* Binds a buffer: `count` elements of type elem (native layout: 1, 2, 4 or 8 bytes per
+ * element; not copied). Loads outside [0, count) are errors. */
+int tine_env_bind_buffer(tine_env_t *env, const char *name, tine_type_t elem,
+                         const void *data, size_t count);
+/* Evaluates e; writes e's lanes (bit patterns) to out. Returns 0, or -1 with an error. */
+int tine_eval(tine_ctx_t *ctx, const tine_expr_t *e, tine_env_t *env, uint64_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

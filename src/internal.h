@@ -1,0 +1,225 @@
+/* internal.h — what the library's files share and the public header does not show.
+ *
+ * Layout of a node: a fixed 24-byte header, then its operand pointers, then (constants
+ * only) the lane values. Nodes are created children first, so ids order them
+ * topologically; passes that walk a DAG iterate by id instead of recursing.
+ */
+#ifndef TINE_INTERNAL_H
+#define TINE_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tine.h"
+
+/* Lane values: one 128-bit word per lane, canonical (sign-extended from the type's bits
+ * for signed types, zero-extended for unsigned, bool and float bit patterns). */
+typedef unsigned __int128 tine_u128;
+typedef __int128 tine_i128;
+
+/* Internal bugs assert with file:line; they are never the user's fault. */
+#define TINE_ASSERT(c)                                                                  \
+    do {                                                                                \
+        if (!(c)) {                                                                     \
+            fprintf(stderr, "%s:%d: internal error: %s\n", __FILE__, __LINE__, #c);     \
+            abort();                                                                    \
+        }                                                                               \
+    } while (0)
+
+/* ---- arena ---------------------------------------------------------------------- */
+
+typedef struct tine_chunk tine_chunk;
+typedef struct {
+    tine_chunk *head;
+    char *cur, *end;
+    size_t bytes; /* total bytes obtained from malloc */
+} tine_arena;
+
+void *tine_arena_alloc(tine_arena *a, size_t n);  /* 16-byte aligned, zeroed */
+void *tine_arena_alloc8(tine_arena *a, size_t n); /* 8-byte aligned, zeroed (nodes) */
+char *tine_arena_strdup(tine_arena *a, const char *s, size_t n);
+void tine_arena_free(tine_arena *a);
+char *tine_strdup(const char *s); /* malloc'd copy */
+void *tine_big_calloc(size_t n);  /* zeroed; huge pages where the system has them; free() */
+
+/* ---- growable byte buffer (strings) ------------------------------------------- */
+
+typedef struct {
+    char *p;
+    size_t n, cap;
+} tine_buf;
+void tine_buf_putc(tine_buf *b, char c);
+void tine_buf_puts(tine_buf *b, const char *s);
+void tine_buf_printf(tine_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- nodes ---------------------------------------------------------------------- */
+
+enum { TINE_F_UNIFORM = 1 }; /* constant: one stored value for all lanes */
+
+/* 16 bytes of header, then the operands, then trailing words: a constant's lane values
+ * (two words per value), or a variable's or load's interned name (one word). The hash
+ * lives in the context's table, beside the node's id. */
+struct tine_expr {
+    uint16_t op;
+    uint8_t nops;
+    uint8_t flags;
+    tine_type_t type;
+    uint32_t id;
+    uint32_t imm; /* slice: begin | stride << 10 | count << 20; deinterleave: n | k << 10 */
+    tine_expr_t *ops[];
+};
+
+static inline const uint64_t *tine_node_words(const tine_expr_t *e) {
+    return (const uint64_t *)(const void *)&e->ops[e->nops];
+}
+static inline int tine_node_nwords(const tine_expr_t *e) {
+    if (e->op == TINE_OP_CONST) return 2 * ((e->flags & TINE_F_UNIFORM) ? 1 : e->type.lanes);
+    return e->op == TINE_OP_VAR || e->op == TINE_OP_LOAD;
+}
+static inline void tine_slice_params(const tine_expr_t *e, int *begin, int *stride, int *count) {
+    *begin = (int)(e->imm & 1023);
+    *stride = (int)((e->imm >> 10) & 1023);
+    *count = (int)((e->imm >> 20) & 1023);
+}
+static inline void tine_deinterleave_params(const tine_expr_t *e, int *n, int *k) {
+    *n = (int)(e->imm & 1023);
+    *k = (int)((e->imm >> 10) & 1023);
+}
+tine_u128 tine_const_value(const tine_expr_t *e, int lane);
+
+/* ---- context -------------------------------------------------------------------- */
+
+typedef struct {
+    const char **names;
+    uint32_t n, cap;
+    uint32_t *table; /* open addressing: name id + 1, 0 empty */
+    uint32_t tcap;
+} tine_strtab;
+
+typedef struct tine_fpir_tmpl tine_fpir_tmpl;
+typedef struct tine_ast tine_ast;
+
+struct tine_ctx {
+    tine_arena arena;      /* nodes and everything that lives as long as the context */
+    uint64_t *table;       /* hash-consing table: hash << 32 | (id + 1); 0 is empty */
+    tine_expr_t **by_id;   /* node by id */
+    uint32_t by_id_cap;
+    uint32_t tcap, count;  /* table capacity (power of two), nodes */
+    tine_strtab names;
+    int lanes;
+    char *error;
+    /* FPIR: parsed definitions and instantiated templates */
+    tine_ast *fpir_def[TINE_FPIR_COUNT];
+    tine_fpir_tmpl **tmpl;
+    uint32_t tmpl_cap, tmpl_count;
+    /* expansion cache: node id -> expanded node */
+    tine_expr_t **expanded;
+    uint32_t expanded_cap;
+};
+
+void tine_set_error(tine_ctx_t *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tine_set_error_str(tine_ctx_t *ctx, char *msg); /* takes ownership (malloc'd) */
+uint32_t tine_intern_name(tine_ctx_t *ctx, const char *s, size_t n);
+const char *tine_name(const tine_ctx_t *ctx, uint32_t id);
+
+/* The one node constructor: checks nothing, interns. Constants pass their lane words. */
+tine_expr_t *tine_make(tine_ctx_t *ctx, tine_op_t op, tine_type_t t, int nops,
+                       tine_expr_t *const *ops, uint32_t imm, int flags,
+                       const uint64_t *words, int nwords);
+/* Constant from 128-bit lane values (canonicalized, uniform detected). */
+tine_expr_t *tine_const_u128(tine_ctx_t *ctx, tine_type_t t, const tine_u128 *vals);
+tine_expr_t *tine_const_splat(tine_ctx_t *ctx, tine_type_t t, tine_u128 v);
+/* Whether v (an exact integer) is representable in integer/bool type t. */
+bool tine_fits(tine_type_t t, tine_i128 v);
+/* Canonical form of a raw value in type t (truncate, then sign/zero-extend). */
+tine_u128 tine_canon(tine_type_t t, tine_u128 v);
+/* Integer limits as exact values (bits <= 128). */
+tine_i128 tine_min_i128(tine_type_t t);
+tine_i128 tine_max_i128(tine_type_t t);
+/* Smallest integer type holding both ranges; invalid type if none. */
+tine_type_t tine_type_join(tine_type_t a, tine_type_t b);
+const char *tine_type_name(tine_type_t t, char buf[16]); /* element only: "u8" */
+/* Parses an element type name ("u8", "i16", "f32", "bool"); returns 0 on failure. */
+int tine_parse_type_name(const char *s, size_t n, tine_type_t *out);
+
+/* ---- FPIR --------------------------------------------------------------------- */
+
+typedef enum {
+#define X(s) TINE_SIG_##s,
+    TINE_FPIR_SIGS(X)
+#undef X
+} tine_fpir_sig;
+
+typedef struct {
+    const char *name;
+    int arity;
+    tine_fpir_sig sig;
+    const char *definition;
+} tine_fpir_info;
+extern const tine_fpir_info tine_fpir_table[TINE_FPIR_COUNT];
+
+/* Result type of an FPIR op on operands of the given types, or an invalid type with an
+ * error in ctx. */
+tine_type_t tine_fpir_result_type(tine_ctx_t *ctx, tine_op_t op, int n,
+                                  const tine_type_t *args, tine_type_t tparam);
+/* The type an untyped literal gets as operand i of an FPIR op whose first operand has
+ * type t0 (the parser types it, the printer decides whether it may print it bare). */
+tine_type_t tine_fpir_literal_type(tine_op_t op, int i, tine_type_t t0);
+/* The primitive-op form of one FPIR node (its operands are kept as they are). */
+tine_expr_t *tine_fpir_expand_node(tine_ctx_t *ctx, const tine_expr_t *e);
+/* Cached template: the definition instantiated on placeholder variables $0, $1, $2 of
+ * the node's operand types, fully expanded. Used by the interpreter. */
+const tine_expr_t *tine_fpir_template(tine_ctx_t *ctx, const tine_expr_t *e,
+                                      const tine_expr_t *const **placeholders);
+
+/* ---- text ---------------------------------------------------------------------- */
+
+/* Placeholder bindings used when elaborating definitions (and later rules). */
+typedef struct {
+    const char *name;
+    tine_expr_t *expr;
+} tine_binding;
+
+typedef struct {
+    tine_type_t T, U, R; /* type variables; invalid when unbound */
+    const tine_binding *binds;
+    int nbinds;
+    int lanes;           /* lanes of leaves at the root */
+    bool definition;     /* allow placeholders, widen(), narrow(), bits(T), T.min ... */
+} tine_elab_env;
+
+/* Parse text into an AST owned by arena; NULL with ctx error on failure. */
+tine_ast *tine_parse_ast(tine_ctx_t *ctx, tine_arena *arena, const char *text,
+                         const char *file);
+tine_expr_t *tine_elaborate(tine_ctx_t *ctx, const tine_ast *ast, const tine_elab_env *env);
+
+/* ---- walking ------------------------------------------------------------------------ */
+
+/* Nodes reachable from root, children first (sorted by id); malloc'd. */
+tine_expr_t **tine_topo(tine_ctx_t *ctx, const tine_expr_t *root, uint32_t *count);
+/* Position of e in a tine_topo() array. */
+uint32_t tine_topo_index(tine_expr_t *const *order, uint32_t count, const tine_expr_t *e);
+/* e with new operands of the same types. */
+tine_expr_t *tine_rebuild(tine_ctx_t *ctx, const tine_expr_t *e, tine_expr_t *const *ops);
+void tine_fpir_free_templates(tine_ctx_t *ctx);
+
+/* ---- random numbers (splitmix64; tests and CLI) ---------------------------------- */
+
+static inline uint64_t tine_rand64(uint64_t *s) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* ---- interpreter (internal form, 128-bit lanes) ----------------------------------- */
+
+int tine_eval128(tine_ctx_t *ctx, const tine_expr_t *e, tine_env_t *env, tine_u128 *out);
+int tine_env_bind128(tine_env_t *env, const tine_expr_t *var, const tine_u128 *lanes);
+
+#endif

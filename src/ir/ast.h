@@ -1,0 +1,48 @@
+/* ast.h — the syntax tree shared by the parser (parse.c) and the elaborator (elab.c).
+ *
+ * A tree node records where it came from, so that an error found while typing it (in
+ * elab.c, long after parsing) still points at the right column of the right line.
+ */
+#ifndef TINE_AST_H
+#define TINE_AST_H
+
+#include "../internal.h"
+
+#define TINE_MAX_DEPTH 256
+
+typedef struct {
+    const char *file;
+    const char *text;
+} tine_src;
+
+typedef enum {
+    A_INT,    /* ival */
+    A_FLOAT,  /* fval */
+    A_NAME,   /* name: variable, placeholder, true/false/inf/nan */
+    A_FIELD,  /* name.field: T.min */
+    A_CALL,   /* name<targ>(args) */
+    A_LOAD,   /* name[args[0]] */
+    A_LANES,  /* name[args...]: per-lane constant of element type name */
+    A_UNARY,  /* op args[0] */
+    A_BINARY, /* args[0] op args[1] */
+    A_TYPE,   /* name(args...) in a type position */
+} tine_ast_kind;
+
+struct tine_ast {
+    tine_ast_kind kind;
+    tine_op_t op;
+    const tine_src *src;
+    int line, col;
+    const char *name, *field;
+    tine_ast *targ;
+    tine_ast **args;
+    int nargs, cap;
+    tine_i128 ival;
+    double fval;
+};
+
+void tine_diag(tine_ctx_t *ctx, const tine_src *src, int line, int col, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+int tine_binop_prec(tine_op_t op);
+
+#endif

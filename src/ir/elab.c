@@ -1,0 +1,555 @@
+/* elab.c — syntax tree to IR: names resolved, types checked, literals typed.
+ *
+ * Literals are untyped until their position types them: the other operand of a binary
+ * op, the cast around them, or the rule of an FPIR operand (tine_fpir_literal_type).
+ * Arithmetic between two literals folds exactly (bits(T) + 1). Leaves get the lanes of
+ * their position: the environment's lanes at the root, 1 inside x(...) and ramp(...).
+ * The printer (print.c) follows the same rules, so printing then parsing is the identity.
+ * Every error points at the tree node it concerns.
+ */
+#include "ast.h"
+
+#include <math.h>
+
+typedef struct {
+    tine_expr_t *e; /* typed value, or NULL for a literal (or after an error) */
+    int lit;        /* 0 typed/error, 1 integer literal, 2 float literal */
+    tine_i128 iv;
+    double fv;
+} val;
+
+typedef struct {
+    tine_ctx_t *ctx;
+    const tine_elab_env *env;
+    bool failed;
+} elab;
+
+static val fail(elab *el, const tine_ast *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static val fail(elab *el, const tine_ast *at, const char *fmt, ...) {
+    val v = {0};
+    if (el->failed) return v;
+    el->failed = true;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    tine_diag(el->ctx, at->src, at->line, at->col, "%s", msg);
+    return v;
+}
+
+/* A constructor returned NULL: move its message to the node's location. */
+static val located(elab *el, const tine_ast *at) {
+    char *m = tine_strdup(tine_error(el->ctx) ? tine_error(el->ctx) : "invalid expression");
+    val v = fail(el, at, "%s", m);
+    free(m);
+    return v;
+}
+
+static val typed(elab *el, const tine_ast *at, tine_expr_t *e) {
+    if (!e) return located(el, at);
+    val v = {.e = e};
+    return v;
+}
+
+static bool ok(elab *el, val v) { return !el->failed && (v.e || v.lit); }
+
+static const char *tstr(tine_type_t t, char b[32]) { return tine_type_str(t, b, 32); }
+
+/* ---- literals -------------------------------------------------------------------------- */
+
+static void i128_str(tine_i128 v, char *out) {
+    char tmp[64];
+    int n = 0;
+    bool neg = v < 0;
+    tine_u128 u = neg ? -(tine_u128)v : (tine_u128)v;
+    do {
+        tmp[n++] = (char)('0' + (int)(u % 10));
+        u /= 10;
+    } while (u);
+    int k = 0;
+    if (neg) out[k++] = '-';
+    while (n) out[k++] = tmp[--n];
+    out[k] = 0;
+}
+
+/* Gives literal v the type t (lanes included). */
+static val lit_to(elab *el, const tine_ast *at, val v, tine_type_t t) {
+    if (!v.lit) return v;
+    char b[32];
+    if (t.kind == TINE_FLOAT)
+        return typed(el, at, tine_const_float(el->ctx, t, v.lit == 1 ? (double)v.iv : v.fv));
+    if (v.lit == 2) return fail(el, at, "a float constant cannot have type %s", tstr(t, b));
+    if (!tine_fits(t, v.iv)) {
+        char n[64];
+        i128_str(v.iv, n);
+        return fail(el, at, "constant %s does not fit in %s", n, tstr(t, b));
+    }
+    return typed(el, at, tine_const_splat(el->ctx, t, (tine_u128)v.iv));
+}
+
+static val need_typed(elab *el, const tine_ast *at, val v) {
+    if (v.lit) return fail(el, at, "cannot infer the type of this constant; give it one, as in u8(3)");
+    return v;
+}
+
+static val fold(elab *el, const tine_ast *at, tine_op_t op, val a, val b) {
+    val r = {.lit = 1};
+    if (a.lit == 2 || b.lit == 2) {
+        double x = a.lit == 2 ? a.fv : (double)a.iv, y = b.lit == 2 ? b.fv : (double)b.iv;
+        r.lit = 2;
+        switch (op) {
+        case TINE_OP_ADD: r.fv = x + y; return r;
+        case TINE_OP_SUB: r.fv = x - y; return r;
+        case TINE_OP_MUL: r.fv = x * y; return r;
+        case TINE_OP_DIV: r.fv = x / y; return r;
+        default: return fail(el, at, "'%s' of two constants needs a type", tine_op_name(op));
+        }
+    }
+    tine_i128 x = a.iv, y = b.iv;
+    tine_u128 ux = (tine_u128)x, uy = (tine_u128)y;
+    switch (op) {
+    case TINE_OP_ADD: r.iv = (tine_i128)(ux + uy); break;
+    case TINE_OP_SUB: r.iv = (tine_i128)(ux - uy); break;
+    case TINE_OP_MUL: r.iv = (tine_i128)(ux * uy); break;
+    case TINE_OP_DIV:
+    case TINE_OP_MOD: {
+        if (y == 0) {
+            r.iv = 0;
+            break;
+        }
+        if (y == -1) { /* avoids the one overflowing case */
+            r.iv = op == TINE_OP_DIV ? (tine_i128)(0 - ux) : 0;
+            break;
+        }
+        tine_i128 q = x / y, m = x % y;
+        if (m != 0 && ((m < 0) != (y < 0))) {
+            q -= 1;
+            m += y;
+        }
+        r.iv = op == TINE_OP_DIV ? q : m;
+        break;
+    }
+    case TINE_OP_AND: r.iv = x & y; break;
+    case TINE_OP_OR: r.iv = x | y; break;
+    case TINE_OP_XOR: r.iv = x ^ y; break;
+    case TINE_OP_SHL:
+        if (y < 0 || y > 126) return fail(el, at, "constant shift by %d is out of range", (int)y);
+        r.iv = (tine_i128)(ux << (int)y);
+        break;
+    case TINE_OP_SHR:
+        if (y < 0 || y > 126) return fail(el, at, "constant shift by %d is out of range", (int)y);
+        r.iv = x >> (int)y;
+        break;
+    case TINE_OP_MIN: r.iv = x < y ? x : y; break;
+    case TINE_OP_MAX: r.iv = x > y ? x : y; break;
+    default: return fail(el, at, "'%s' of two constants needs a type; give one of them a type, as in u8(3)", tine_op_name(op));
+    }
+    return r;
+}
+
+/* ---- types -------------------------------------------------------------------------- */
+
+/* A type written in a type position (A_TYPE) or as an expression (A_NAME, A_CALL).
+ * Returns an element type (lanes 1), or an invalid type after an error. */
+static tine_type_t type_of(elab *el, const tine_ast *a) {
+    tine_type_t bad = {0, 0, 0}, t;
+    if (a->kind != A_TYPE && a->kind != A_NAME && a->kind != A_CALL) {
+        fail(el, a, "expected a type");
+        return bad;
+    }
+    const char *n = a->name;
+    if (a->nargs == 0) {
+        if (tine_parse_type_name(n, strlen(n), &t)) return t;
+        const tine_type_t *var = !strcmp(n, "T") ? &el->env->T : !strcmp(n, "U") ? &el->env->U
+                                 : !strcmp(n, "R") ? &el->env->R : NULL;
+        if (var) {
+            if (!tine_type_valid(*var)) {
+                fail(el, a, "type variable %s is not bound here", n);
+                return bad;
+            }
+            return tine_type_with_lanes(*var, 1);
+        }
+        fail(el, a, "unknown type '%s'", n);
+        return bad;
+    }
+    int want = !strcmp(n, "join") ? 2 : 1;
+    if (strcmp(n, "widen") && strcmp(n, "narrow") && strcmp(n, "signed") && strcmp(n, "unsigned") &&
+        strcmp(n, "join")) {
+        fail(el, a, "unknown type function '%s'", n);
+        return bad;
+    }
+    if (a->nargs != want) {
+        fail(el, a, "%s takes %d type%s", n, want, want == 1 ? "" : "s");
+        return bad;
+    }
+    tine_type_t x = type_of(el, a->args[0]);
+    if (!tine_type_valid(x)) return bad;
+    char b[32];
+    if (!tine_type_is_int(x)) {
+        fail(el, a, "%s needs an integer type, got %s", n, tstr(x, b));
+        return bad;
+    }
+    if (!strcmp(n, "widen")) t = tine_type_widen(x);
+    else if (!strcmp(n, "narrow")) t = tine_type_narrow(x);
+    else if (!strcmp(n, "signed")) t = tine_type_with_kind(x, TINE_INT);
+    else if (!strcmp(n, "unsigned")) t = tine_type_with_kind(x, TINE_UINT);
+    else {
+        tine_type_t y = type_of(el, a->args[1]);
+        if (!tine_type_valid(y)) return bad;
+        t = tine_type_join(x, y);
+    }
+    if (!tine_type_valid(t)) fail(el, a, "%s(%s) is not a type tine has", n, tstr(x, b));
+    return t;
+}
+
+/* ---- names -------------------------------------------------------------------------- */
+
+/* "a_u8" -> base "a", u8, lanes 0 (default); "a_u8x32" -> lanes 32. */
+static bool split_var(const char *name, size_t *base_len, tine_type_t *t, int *lanes) {
+    const char *us = strrchr(name, '_');
+    if (!us || us == name) return false;
+    const char *suf = us + 1, *x = strchr(suf, 'x');
+    size_t tl = x ? (size_t)(x - suf) : strlen(suf);
+    if (!tine_parse_type_name(suf, tl, t)) return false;
+    *lanes = 0;
+    if (x) {
+        if (!x[1] || x[1] == '0') return false;
+        long l = 0;
+        for (const char *d = x + 1; *d; d++) {
+            if (*d < '0' || *d > '9' || l > 100000) return false;
+            l = l * 10 + (*d - '0');
+        }
+        *lanes = (int)l;
+    }
+    *base_len = (size_t)(us - name);
+    return true;
+}
+
+static val elab_expr(elab *el, const tine_ast *a, int lanes);
+
+static val elab_name(elab *el, const tine_ast *a, int lanes) {
+    const char *n = a->name;
+    for (int i = 0; i < el->env->nbinds; i++)
+        if (!strcmp(el->env->binds[i].name, n)) return typed(el, a, el->env->binds[i].expr);
+    if (!strcmp(n, "true") || !strcmp(n, "false"))
+        return typed(el, a, tine_const_splat(el->ctx, tine_type(TINE_BOOL, 1, lanes), n[0] == 't'));
+    if (!strcmp(n, "inf") || !strcmp(n, "nan")) {
+        val v = {.lit = 2, .fv = n[0] == 'i' ? INFINITY : NAN};
+        return v;
+    }
+    size_t bl;
+    tine_type_t t;
+    int l;
+    if (!split_var(n, &bl, &t, &l)) {
+        tine_type_t tt;
+        if (tine_parse_type_name(n, strlen(n), &tt))
+            return fail(el, a, "'%s' is a type; a cast is written %s(expr)", n, n);
+        return fail(el, a, "unknown name '%s' (a variable carries its type as a suffix, as in a_u8)", n);
+    }
+    if (l > TINE_MAX_LANES) return fail(el, a, "variable '%s' has more than %d lanes", n, TINE_MAX_LANES);
+    char base[256];
+    if (bl >= sizeof base) return fail(el, a, "variable name is too long");
+    memcpy(base, n, bl);
+    base[bl] = 0;
+    return typed(el, a, tine_var(el->ctx, base, tine_type_with_lanes(t, l ? l : lanes)));
+}
+
+static val elab_field(elab *el, const tine_ast *a) {
+    tine_ast tn = *a;
+    tn.kind = A_NAME;
+    tn.nargs = 0;
+    tine_type_t t = type_of(el, &tn);
+    if (!tine_type_valid(t)) return (val){0};
+    char b[32];
+    bool mn = !strcmp(a->field, "min");
+    if (!mn && strcmp(a->field, "max")) return fail(el, a, "unknown field '%s' (a type has .min and .max)", a->field);
+    if (!tine_type_is_int(t)) return fail(el, a, "%s has no .%s", tstr(t, b), a->field);
+    if (t.bits == 128) return fail(el, a, "%s.%s is not a literal tine can write", tstr(t, b), a->field);
+    val v = {.lit = 1, .iv = mn ? tine_min_i128(t) : tine_max_i128(t)};
+    return v;
+}
+
+/* ---- operators ---------------------------------------------------------------------- */
+
+/* Two operands where either may be a literal: a literal takes the other's type. */
+static bool unify(elab *el, const tine_ast *aa, val *a, const tine_ast *ab, val *b) {
+    if (a->lit && !b->lit) *a = lit_to(el, aa, *a, b->e->type);
+    else if (b->lit && !a->lit) *b = lit_to(el, ab, *b, a->e->type);
+    return ok(el, *a) && ok(el, *b);
+}
+
+static val binary(elab *el, const tine_ast *at, tine_op_t op, const tine_ast *aa, val a,
+                  const tine_ast *ab, val b) {
+    if (!ok(el, a) || !ok(el, b)) return (val){0};
+    if (a.lit && b.lit) return fold(el, at, op, a, b);
+    if (!unify(el, aa, &a, ab, &b)) return (val){0};
+    return typed(el, at, tine_binary(el->ctx, op, a.e, b.e));
+}
+
+static bool int_arg(elab *el, const tine_ast *a, int lo, int hi, int *out, const char *what) {
+    val v = elab_expr(el, a, 1);
+    if (!ok(el, v)) return false;
+    if (v.lit != 1 || v.iv < lo || v.iv > hi) {
+        fail(el, a, "%s must be an integer constant from %d to %d", what, lo, hi);
+        return false;
+    }
+    *out = (int)v.iv;
+    return true;
+}
+
+static val arity(elab *el, const tine_ast *a, int n) {
+    if (a->nargs != n) return fail(el, a, "%s takes %d argument%s, got %d", a->name, n, n == 1 ? "" : "s", a->nargs);
+    val v = {.lit = 1};
+    return v;
+}
+
+static val elab_fpir(elab *el, const tine_ast *a, tine_op_t op, int lanes) {
+    const tine_fpir_info *info = &tine_fpir_table[op - TINE_FPIR_FIRST];
+    if (!ok(el, arity(el, a, info->arity))) return (val){0};
+    bool param = op == TINE_OP_SATURATING_CAST;
+    tine_type_t tp = {0, 0, 0};
+    if (param && !a->targ) return fail(el, a, "saturating_cast needs a result type, as in saturating_cast<u8>(x)");
+    if (!param && a->targ) return fail(el, a, "%s takes no type parameter", info->name);
+    if (param) {
+        tp = type_of(el, a->targ);
+        if (!tine_type_valid(tp)) return (val){0};
+    }
+    val v[3] = {{0}, {0}, {0}};
+    for (int i = 0; i < info->arity; i++) {
+        v[i] = elab_expr(el, a->args[i], lanes);
+        if (!ok(el, v[i])) return (val){0};
+    }
+    if (v[0].lit) return need_typed(el, a->args[0], v[0]);
+    tine_expr_t *args[3];
+    for (int i = 0; i < info->arity; i++) {
+        if (v[i].lit) {
+            tine_type_t t = tine_fpir_literal_type(op, i, v[0].e->type);
+            v[i] = lit_to(el, a->args[i], v[i], t);
+            if (!ok(el, v[i])) return (val){0};
+        }
+        args[i] = v[i].e;
+    }
+    return typed(el, a, tine_fpir(el->ctx, op, info->arity, args, tp));
+}
+
+static val elab_call(elab *el, const tine_ast *a, int lanes) {
+    const char *n = a->name;
+    tine_type_t t;
+    val v, w, u;
+    tine_ctx_t *ctx = el->ctx;
+    int op = tine_op_lookup(n);
+    if (op >= TINE_FPIR_FIRST) return elab_fpir(el, a, (tine_op_t)op, lanes);
+
+    bool is_cast = tine_parse_type_name(n, strlen(n), &t);
+    if (is_cast || !strcmp(n, "cast") || !strcmp(n, "reinterpret") || !strcmp(n, "widen") ||
+        !strcmp(n, "narrow")) {
+        if (!ok(el, arity(el, a, 1))) return (val){0};
+        bool re = !strcmp(n, "reinterpret");
+        if (!is_cast && (!strcmp(n, "cast") || re)) {
+            if (!a->targ) return fail(el, a, "%s needs a type, as in %s<u8>(x)", n, n);
+            t = type_of(el, a->targ);
+            if (!tine_type_valid(t)) return (val){0};
+        }
+        v = elab_expr(el, a->args[0], lanes);
+        if (!ok(el, v)) return v;
+        if (!strcmp(n, "widen") || !strcmp(n, "narrow")) {
+            if (v.lit) return need_typed(el, a->args[0], v);
+            char b[32];
+            t = n[0] == 'w' ? tine_type_widen(v.e->type) : tine_type_narrow(v.e->type);
+            if (!tine_type_valid(t)) return fail(el, a, "cannot %s %s", n, tstr(v.e->type, b));
+            return typed(el, a, tine_cast(ctx, t, v.e));
+        }
+        if (v.lit) {
+            if (re) return need_typed(el, a->args[0], v);
+            return lit_to(el, a->args[0], v, tine_type_with_lanes(t, lanes));
+        }
+        return typed(el, a, re ? tine_reinterpret(ctx, t, v.e) : tine_cast(ctx, t, v.e));
+    }
+    if (a->targ) return fail(el, a, "%s takes no type parameter", n);
+    if (!strcmp(n, "min") || !strcmp(n, "max")) {
+        if (!ok(el, arity(el, a, 2))) return (val){0};
+        v = elab_expr(el, a->args[0], lanes);
+        w = elab_expr(el, a->args[1], lanes);
+        return binary(el, a, n[1] == 'i' ? TINE_OP_MIN : TINE_OP_MAX, a->args[0], v, a->args[1], w);
+    }
+    if (!strcmp(n, "clamp")) {
+        if (!ok(el, arity(el, a, 3))) return (val){0};
+        v = elab_expr(el, a->args[0], lanes);
+        w = elab_expr(el, a->args[1], lanes);
+        u = elab_expr(el, a->args[2], lanes);
+        if (!ok(el, v) || !ok(el, w) || !ok(el, u)) return (val){0};
+        v = need_typed(el, a->args[0], v);
+        if (!ok(el, v)) return v;
+        v = binary(el, a, TINE_OP_MAX, a->args[0], v, a->args[1], w);
+        return binary(el, a, TINE_OP_MIN, a, v, a->args[2], u);
+    }
+    if (!strcmp(n, "select")) {
+        if (!ok(el, arity(el, a, 3))) return (val){0};
+        u = elab_expr(el, a->args[0], lanes);
+        v = elab_expr(el, a->args[1], lanes);
+        w = elab_expr(el, a->args[2], lanes);
+        if (!ok(el, u) || !ok(el, v) || !ok(el, w)) return (val){0};
+        if (u.lit) return need_typed(el, a->args[0], u);
+        if (v.lit && w.lit) return need_typed(el, a->args[1], v);
+        if (!unify(el, a->args[1], &v, a->args[2], &w)) return (val){0};
+        return typed(el, a, tine_select(ctx, u.e, v.e, w.e));
+    }
+    if (!strcmp(n, "sqrt")) {
+        if (!ok(el, arity(el, a, 1))) return (val){0};
+        v = elab_expr(el, a->args[0], lanes);
+        if (!ok(el, v)) return v;
+        if (v.lit) return need_typed(el, a->args[0], v);
+        return typed(el, a, tine_unary(ctx, TINE_OP_SQRT, v.e));
+    }
+    if (n[0] == 'x' && (n[1] == 0 || (n[1] >= '1' && n[1] <= '9' && strspn(n + 1, "0123456789") == strlen(n + 1)))) {
+        if (!ok(el, arity(el, a, 1))) return (val){0};
+        long l = n[1] ? strtol(n + 1, NULL, 10) : lanes;
+        if (l < 1 || l > TINE_MAX_LANES) return fail(el, a, "a broadcast to %ld lanes; at most %d", l, TINE_MAX_LANES);
+        v = elab_expr(el, a->args[0], 1);
+        if (!ok(el, v)) return v;
+        if (v.lit) return need_typed(el, a->args[0], v);
+        return typed(el, a, tine_broadcast(ctx, v.e, (int)l));
+    }
+    if (!strcmp(n, "ramp")) {
+        int l;
+        if (!ok(el, arity(el, a, 3))) return (val){0};
+        v = elab_expr(el, a->args[0], 1);
+        w = elab_expr(el, a->args[1], 1);
+        if (!ok(el, v) || !ok(el, w) || !int_arg(el, a->args[2], 1, TINE_MAX_LANES, &l, "the lanes of a ramp"))
+            return (val){0};
+        if (v.lit && w.lit) { /* indices default to i32 */
+            v = lit_to(el, a->args[0], v, tine_type(TINE_INT, 32, 1));
+            if (!ok(el, v)) return v;
+        }
+        if (!unify(el, a->args[0], &v, a->args[1], &w)) return (val){0};
+        return typed(el, a, tine_ramp(ctx, v.e, w.e, l));
+    }
+    if (!strcmp(n, "concat") || !strcmp(n, "interleave")) {
+        if (a->nargs < 1) return fail(el, a, "%s needs at least one vector", n);
+        tine_expr_t **vs = malloc(sizeof *vs * (size_t)a->nargs);
+        TINE_ASSERT(vs != NULL);
+        for (int i = 0; i < a->nargs; i++) {
+            v = elab_expr(el, a->args[i], lanes);
+            if (ok(el, v) && v.lit) need_typed(el, a->args[i], v);
+            if (!ok(el, v)) {
+                free(vs);
+                return (val){0};
+            }
+            vs[i] = v.e;
+        }
+        tine_expr_t *r = n[0] == 'c' ? tine_concat(ctx, a->nargs, vs) : tine_interleave(ctx, a->nargs, vs);
+        free(vs);
+        return typed(el, a, r);
+    }
+    if (!strcmp(n, "slice") || !strcmp(n, "deinterleave") || !strcmp(n, "vector_reduce_add")) {
+        int nint = n[0] == 's' ? 3 : n[0] == 'd' ? 2 : 1, k[3];
+        if (!ok(el, arity(el, a, 1 + nint))) return (val){0};
+        v = elab_expr(el, a->args[0], lanes);
+        if (!ok(el, v)) return v;
+        if (v.lit) return need_typed(el, a->args[0], v);
+        static const char *what[3][3] = {{"the first lane", "the stride", "the lane count"},
+                                         {"the number of vectors", "the index", ""},
+                                         {"the result lanes", "", ""}};
+        int wi = n[0] == 's' ? 0 : n[0] == 'd' ? 1 : 2;
+        for (int i = 0; i < nint; i++)
+            if (!int_arg(el, a->args[1 + i], 0, TINE_MAX_LANES, &k[i], what[wi][i])) return (val){0};
+        if (wi == 0) return typed(el, a, tine_slice(ctx, v.e, k[0], k[1], k[2]));
+        if (wi == 1) return typed(el, a, tine_deinterleave(ctx, v.e, k[0], k[1]));
+        return typed(el, a, tine_vector_reduce_add(ctx, v.e, k[0]));
+    }
+    if (!strcmp(n, "bits")) {
+        if (!ok(el, arity(el, a, 1))) return (val){0};
+        t = type_of(el, a->args[0]);
+        if (!tine_type_valid(t)) return (val){0};
+        val r = {.lit = 1, .iv = t.bits};
+        return r;
+    }
+    return fail(el, a, "unknown function '%s'", n);
+}
+
+static val elab_lanes(elab *el, const tine_ast *a) {
+    tine_type_t t;
+    TINE_ASSERT(tine_parse_type_name(a->name, strlen(a->name), &t));
+    if (a->nargs > TINE_MAX_LANES) return fail(el, a, "a constant with more than %d lanes", TINE_MAX_LANES);
+    t = tine_type_with_lanes(t, a->nargs);
+    tine_u128 vals[TINE_MAX_LANES];
+    tine_type_t one = tine_type_with_lanes(t, 1);
+    for (int i = 0; i < a->nargs; i++) {
+        val v = elab_expr(el, a->args[i], 1);
+        if (!ok(el, v)) return v;
+        if (!v.lit) return fail(el, a->args[i], "a lane of a constant must be a number");
+        v = lit_to(el, a->args[i], v, one);
+        if (!ok(el, v)) return v;
+        vals[i] = tine_const_value(v.e, 0);
+    }
+    return typed(el, a, tine_const_u128(el->ctx, t, vals));
+}
+
+static val elab_load(elab *el, const tine_ast *a, int lanes) {
+    size_t bl;
+    tine_type_t t;
+    int l;
+    if (!split_var(a->name, &bl, &t, &l) || l)
+        return fail(el, a, "a buffer carries its element type as a suffix, as in in_u8[i]");
+    val v = elab_expr(el, a->args[0], lanes);
+    if (!ok(el, v)) return v;
+    if (v.lit) v = lit_to(el, a->args[0], v, tine_type(TINE_INT, 32, lanes));
+    if (!ok(el, v)) return v;
+    char base[256];
+    if (bl >= sizeof base) return fail(el, a, "buffer name is too long");
+    memcpy(base, a->name, bl);
+    base[bl] = 0;
+    return typed(el, a, tine_load(el->ctx, base, t, v.e));
+}
+
+static val elab_expr(elab *el, const tine_ast *a, int lanes) {
+    if (el->failed) return (val){0};
+    switch (a->kind) {
+    case A_INT: return (val){.lit = 1, .iv = a->ival};
+    case A_FLOAT: return (val){.lit = 2, .fv = a->fval};
+    case A_NAME: return elab_name(el, a, lanes);
+    case A_FIELD: return elab_field(el, a);
+    case A_CALL: return elab_call(el, a, lanes);
+    case A_LOAD: return elab_load(el, a, lanes);
+    case A_LANES: return elab_lanes(el, a);
+    case A_UNARY: {
+        val v = elab_expr(el, a->args[0], lanes);
+        if (!ok(el, v)) return v;
+        if (v.lit == 2 && a->op == TINE_OP_NEG) return (val){.lit = 2, .fv = -v.fv};
+        if (v.lit == 1 && a->op == TINE_OP_NEG) return (val){.lit = 1, .iv = (tine_i128)(0 - (tine_u128)v.iv)};
+        if (v.lit) return need_typed(el, a->args[0], v);
+        return typed(el, a, tine_unary(el->ctx, a->op, v.e));
+    }
+    case A_BINARY: {
+        val x = elab_expr(el, a->args[0], lanes);
+        val y = elab_expr(el, a->args[1], lanes);
+        return binary(el, a, a->op, a->args[0], x, a->args[1], y);
+    }
+    case A_TYPE: return fail(el, a, "expected an expression, found a type");
+    }
+    return fail(el, a, "unexpected syntax");
+}
+
+tine_expr_t *tine_elaborate(tine_ctx_t *ctx, const tine_ast *ast, const tine_elab_env *env) {
+    elab el = {.ctx = ctx, .env = env};
+    val v = elab_expr(&el, ast, env->lanes);
+    if (!ok(&el, v)) return NULL;
+    if (v.lit) {
+        need_typed(&el, ast, v);
+        return NULL;
+    }
+    return v.e;
+}
+
+tine_expr_t *tine_parse(tine_ctx_t *ctx, const char *text, const char *file) {
+    tine_arena scratch = {0};
+    tine_expr_t *e = NULL;
+    tine_ast *ast = tine_parse_ast(ctx, &scratch, text, file);
+    if (ast) {
+        tine_elab_env env = {.lanes = ctx->lanes};
+        e = tine_elaborate(ctx, ast, &env);
+    }
+    tine_arena_free(&scratch);
+    return e;
+}

@@ -1,0 +1,460 @@
+/* parse.c — text to syntax tree.
+ *
+ * The parser knows only shapes: numbers, names, calls, infix and prefix operators, loads,
+ * lane lists and type expressions. It never types anything; elab.c turns the tree into IR
+ * under an environment (default lanes, placeholder bindings, type variables), so the
+ * same parser reads user expressions, FPIR definitions and, later, rule files.
+ * Binary operators and their precedences come from the op table in tine_ops.h.
+ *
+ * Grammar (C's precedence, every binary operator left-associative):
+ *   expr    := unary (BINOP unary)*          BINOP from the op table, by precedence
+ *   unary   := ('-' | '~' | '!') unary | primary
+ *   primary := INT | FLOAT | '(' expr ')'
+ *            | NAME ('<' type '>')? '(' expr (',' expr)* ')'     call, cast, FPIR op
+ *            | NAME '[' expr ']'                                 load (NAME has a suffix)
+ *            | TYPENAME '[' literal (',' literal)* ']'           per-lane constant
+ *            | NAME '.' NAME                                     T.min, U.max
+ *            | NAME                                              variable or placeholder
+ *   type    := NAME ('(' type (',' type)* ')')?
+ */
+#include "ast.h"
+
+#include <errno.h>
+#include <math.h>
+
+typedef struct {
+    tine_ctx_t *ctx;
+    tine_arena *arena;
+    const tine_src *src;
+    const char *p;      /* next character */
+    /* current token */
+    int tok;
+    const char *tstart;
+    size_t tlen;
+    int line, col;
+    const char *line_start;
+    int depth;
+    bool failed;
+} parser;
+
+enum { T_EOF = 256, T_INT, T_FLOAT, T_NAME, T_SHL, T_SHR, T_LE, T_GE, T_EQ, T_NE };
+
+/* ---- diagnostics -------------------------------------------------------------------- */
+
+void tine_diag(tine_ctx_t *ctx, const tine_src *src, int line, int col, const char *fmt, ...) {
+    tine_buf b = {0};
+    tine_buf_printf(&b, "%s:%d:%d: ", src->file, line, col);
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *m = malloc((size_t)n + 1);
+    TINE_ASSERT(m != NULL);
+    va_start(ap, fmt);
+    vsnprintf(m, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    tine_buf_puts(&b, m);
+    free(m);
+    /* the offending line and a caret under the column */
+    const char *ls = src->text;
+    for (int l = 1; l < line && *ls; ls++)
+        if (*ls == '\n') l++;
+    const char *le = ls;
+    while (*le && *le != '\n') le++;
+    tine_buf_putc(&b, '\n');
+    for (const char *c = ls; c < le; c++) tine_buf_putc(&b, *c == '\t' ? ' ' : *c);
+    tine_buf_putc(&b, '\n');
+    for (int i = 1; i < col; i++) tine_buf_putc(&b, ' ');
+    tine_buf_putc(&b, '^');
+    tine_set_error_str(ctx, b.p);
+}
+
+static void perr(parser *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void perr(parser *ps, const char *fmt, ...) {
+    if (ps->failed) return;
+    ps->failed = true;
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    tine_diag(ps->ctx, ps->src, ps->line, ps->col, "%s", msg);
+}
+
+/* ---- lexer -------------------------------------------------------------------------- */
+
+static bool is_name_start(char c) { return c == '_' || c == '$' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+static const char *tok_desc(int tok, char buf[32]) {
+    switch (tok) {
+    case T_EOF: return "end of input";
+    case T_INT: case T_FLOAT: return "a number";
+    case T_NAME: return "a name";
+    case T_SHL: return "'<<'";
+    case T_SHR: return "'>>'";
+    case T_LE: return "'<='";
+    case T_GE: return "'>='";
+    case T_EQ: return "'=='";
+    case T_NE: return "'!='";
+    default: snprintf(buf, 32, "'%c'", tok); return buf;
+    }
+}
+
+static void next(parser *ps) {
+    const char *p = ps->p;
+    for (;;) {
+        if (*p == '\n') {
+            ps->line++;
+            ps->line_start = p + 1;
+            p++;
+        } else if (*p == ' ' || *p == '\t' || *p == '\r') {
+            p++;
+        } else if (*p == '#') { /* comment to end of line */
+            while (*p && *p != '\n') p++;
+        } else {
+            break;
+        }
+    }
+    ps->tstart = p;
+    ps->col = (int)(p - ps->line_start) + 1;
+    char c = *p;
+    if (!c) {
+        ps->tok = T_EOF;
+        ps->tlen = 0;
+        ps->p = p;
+        return;
+    }
+    if (is_digit(c) || (c == '.' && is_digit(p[1]))) {
+        const char *q = p;
+        bool flt = false;
+        if (c == '0' && (p[1] == 'x' || p[1] == 'X')) {
+            q += 2;
+            while (is_digit(*q) || (*q >= 'a' && *q <= 'f') || (*q >= 'A' && *q <= 'F')) q++;
+        } else {
+            while (is_digit(*q)) q++;
+            if (*q == '.') {
+                flt = true;
+                q++;
+                while (is_digit(*q)) q++;
+            }
+            if ((*q == 'e' || *q == 'E') && (is_digit(q[1]) || ((q[1] == '+' || q[1] == '-') && is_digit(q[2])))) {
+                flt = true;
+                q += 2;
+                while (is_digit(*q)) q++;
+            }
+        }
+        ps->tok = flt ? T_FLOAT : T_INT;
+        ps->tlen = (size_t)(q - p);
+        ps->p = q;
+        if (is_name_start(*q)) {
+            ps->col = (int)(q - ps->line_start) + 1;
+            perr(ps, "unexpected '%c' after a number", *q);
+        }
+        return;
+    }
+    if (is_name_start(c)) {
+        const char *q = p;
+        while (is_name_start(*q) || is_digit(*q)) q++;
+        ps->tok = T_NAME;
+        ps->tlen = (size_t)(q - p);
+        ps->p = q;
+        return;
+    }
+    static const struct { const char *s; int tok; } two[] = {
+        {"<<", T_SHL}, {">>", T_SHR}, {"<=", T_LE}, {">=", T_GE}, {"==", T_EQ}, {"!=", T_NE}};
+    for (size_t i = 0; i < sizeof two / sizeof two[0]; i++)
+        if (p[0] == two[i].s[0] && p[1] == two[i].s[1]) {
+            ps->tok = two[i].tok;
+            ps->tlen = 2;
+            ps->p = p + 2;
+            return;
+        }
+    if (strchr("+-*/%&|^~!()[]<>,.", c)) {
+        ps->tok = c;
+        ps->tlen = 1;
+        ps->p = p + 1;
+        return;
+    }
+    if ((unsigned char)c < 32 || (unsigned char)c >= 127) perr(ps, "unexpected character (byte 0x%02x)", (unsigned char)c);
+    else perr(ps, "unexpected character '%c'", c);
+    ps->tok = T_EOF;
+    ps->tlen = 0;
+}
+
+static const char *tok_text(parser *ps, char *buf, size_t n) {
+    size_t len = ps->tlen < n - 1 ? ps->tlen : n - 1;
+    memcpy(buf, ps->tstart, len);
+    buf[len] = 0;
+    return buf;
+}
+
+/* ---- tree building -------------------------------------------------------------------- */
+
+static tine_ast *node(parser *ps, tine_ast_kind k) {
+    tine_ast *a = tine_arena_alloc(ps->arena, sizeof *a);
+    a->kind = k;
+    a->src = ps->src;
+    a->line = ps->line;
+    a->col = ps->col;
+    return a;
+}
+
+static void add_arg(parser *ps, tine_ast *a, tine_ast *arg) {
+    if (a->nargs == a->cap) {
+        int cap = a->cap ? a->cap * 2 : 4;
+        tine_ast **n = tine_arena_alloc(ps->arena, (size_t)cap * sizeof *n);
+        if (a->nargs) memcpy(n, a->args, (size_t)a->nargs * sizeof *n);
+        a->args = n;
+        a->cap = cap;
+    }
+    a->args[a->nargs++] = arg;
+}
+
+static bool expect(parser *ps, int tok, const char *what) {
+    if (ps->tok == tok) {
+        next(ps);
+        return true;
+    }
+    char b1[32], b2[32];
+    perr(ps, "expected %s %s, found %s", tok_desc(tok, b1), what, tok_desc(ps->tok, b2));
+    return false;
+}
+
+static tine_ast *parse_expr(parser *ps, int min_prec);
+
+static tine_ast *parse_type(parser *ps) {
+    if (ps->tok != T_NAME) {
+        char b[32];
+        perr(ps, "expected a type, found %s", tok_desc(ps->tok, b));
+        return NULL;
+    }
+    tine_ast *t = node(ps, A_TYPE);
+    t->name = tine_arena_strdup(ps->arena, ps->tstart, ps->tlen);
+    next(ps);
+    if (ps->tok == '(') {
+        next(ps);
+        for (;;) {
+            tine_ast *a = parse_type(ps);
+            if (!a) return NULL;
+            add_arg(ps, t, a);
+            if (ps->tok != ',') break;
+            next(ps);
+        }
+        if (!expect(ps, ')', "to close the type")) return NULL;
+    }
+    return t;
+}
+
+static bool parse_number(parser *ps, tine_ast *a) {
+    char buf[128];
+    if (ps->tlen >= sizeof buf) {
+        perr(ps, "number is too long");
+        return false;
+    }
+    tok_text(ps, buf, sizeof buf);
+    if (ps->tok == T_FLOAT) {
+        a->kind = A_FLOAT;
+        a->fval = strtod(buf, NULL);
+        return true;
+    }
+    a->kind = A_INT;
+    tine_u128 v = 0;
+    bool hex = buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X');
+    const char *d = hex ? buf + 2 : buf;
+    if (!*d) {
+        perr(ps, "hexadecimal number has no digits");
+        return false;
+    }
+    tine_u128 limit = ((tine_u128)1 << 127) - 1; /* literals are exact up to 2^127 - 1 */
+    for (; *d; d++) {
+        int digit = is_digit(*d) ? *d - '0' : (*d | 32) - 'a' + 10;
+        v = v * (hex ? 16 : 10) + (tine_u128)digit;
+        if (v > limit) {
+            perr(ps, "number is too large");
+            return false;
+        }
+    }
+    a->ival = (tine_i128)v;
+    return true;
+}
+
+static tine_ast *parse_primary(parser *ps) {
+    char b[32];
+    if (ps->tok == T_INT || ps->tok == T_FLOAT) {
+        tine_ast *a = node(ps, A_INT);
+        if (!parse_number(ps, a)) return NULL;
+        next(ps);
+        return a;
+    }
+    if (ps->tok == '(') {
+        int line = ps->line, col = ps->col;
+        next(ps);
+        tine_ast *e = parse_expr(ps, 0);
+        if (!e) return NULL;
+        if (ps->tok != ')') {
+            perr(ps, "expected ')' to close the '(' at %d:%d, found %s", line, col, tok_desc(ps->tok, b));
+            return NULL;
+        }
+        next(ps);
+        return e;
+    }
+    if (ps->tok != T_NAME) {
+        perr(ps, "expected an expression, found %s", tok_desc(ps->tok, b));
+        return NULL;
+    }
+    tine_ast *a = node(ps, A_NAME);
+    a->name = tine_arena_strdup(ps->arena, ps->tstart, ps->tlen);
+    next(ps);
+    if (ps->tok == '<' && ps->p[0] != '=' &&
+        (!strcmp(a->name, "cast") || !strcmp(a->name, "reinterpret") ||
+         !strcmp(a->name, "saturating_cast"))) {
+        next(ps);
+        a->targ = parse_type(ps);
+        if (!a->targ) return NULL;
+        if (!expect(ps, '>', "after the type")) return NULL;
+        if (ps->tok != '(') {
+            perr(ps, "expected '(' after %s<...>, found %s", a->name, tok_desc(ps->tok, b));
+            return NULL;
+        }
+    }
+    if (ps->tok == '(') {
+        a->kind = A_CALL;
+        int line = ps->line, col = ps->col;
+        next(ps);
+        if (ps->tok != ')') {
+            for (;;) {
+                tine_ast *arg = parse_expr(ps, 0);
+                if (!arg) return NULL;
+                add_arg(ps, a, arg);
+                if (ps->tok != ',') break;
+                next(ps);
+            }
+        }
+        if (ps->tok != ')') {
+            perr(ps, "expected ',' or ')' in the call to '%s' at %d:%d, found %s", a->name, line, col,
+                 tok_desc(ps->tok, b));
+            return NULL;
+        }
+        next(ps);
+        return a;
+    }
+    if (a->targ) return a;
+    if (ps->tok == '[') {
+        tine_type_t t;
+        bool lanes = tine_parse_type_name(a->name, strlen(a->name), &t);
+        a->kind = lanes ? A_LANES : A_LOAD;
+        next(ps);
+        for (;;) {
+            tine_ast *arg = parse_expr(ps, 0);
+            if (!arg) return NULL;
+            add_arg(ps, a, arg);
+            if (ps->tok != ',' ) break;
+            if (!lanes) {
+                perr(ps, "a load takes one index; expected ']'");
+                return NULL;
+            }
+            next(ps);
+        }
+        if (!expect(ps, ']', lanes ? "to close the lane list" : "to close the index")) return NULL;
+        return a;
+    }
+    if (ps->tok == '.') {
+        next(ps);
+        if (ps->tok != T_NAME) {
+            perr(ps, "expected 'min' or 'max' after '.', found %s", tok_desc(ps->tok, b));
+            return NULL;
+        }
+        a->kind = A_FIELD;
+        a->field = tine_arena_strdup(ps->arena, ps->tstart, ps->tlen);
+        next(ps);
+    }
+    return a;
+}
+
+static tine_ast *parse_unary(parser *ps) {
+    if (ps->tok == '-' || ps->tok == '~' || ps->tok == '!') {
+        tine_ast *a = node(ps, A_UNARY);
+        a->op = ps->tok == '-' ? TINE_OP_NEG : TINE_OP_NOT;
+        next(ps);
+        if (++ps->depth > TINE_MAX_DEPTH) {
+            perr(ps, "expression is nested more than %d deep", TINE_MAX_DEPTH);
+            return NULL;
+        }
+        tine_ast *e = parse_unary(ps);
+        ps->depth--;
+        if (!e) return NULL;
+        add_arg(ps, a, e);
+        return a;
+    }
+    return parse_primary(ps);
+}
+
+/* The binary operator of the current token, from the op table; -1 if none. */
+static int binop_of(parser *ps) {
+    if (ps->tok == T_EOF || ps->tok == T_NAME || ps->tok == T_INT || ps->tok == T_FLOAT) return -1;
+    static const struct { tine_op_t op; const char *tok; int prec; } table[] = {
+#define X(e, name, ar, tok, prec, comm) {TINE_OP_##e, ar == 2 ? tok : NULL, prec},
+        TINE_PRIM_OPS(X)
+#undef X
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (table[i].tok && strlen(table[i].tok) == ps->tlen && !memcmp(table[i].tok, ps->tstart, ps->tlen))
+            return (int)i;
+    return -1;
+}
+
+int tine_binop_prec(tine_op_t op) {
+    static const int prec[] = {
+#define X(e, name, ar, tok, p, comm) p,
+        TINE_PRIM_OPS(X)
+#undef X
+    };
+    return (int)op < TINE_FPIR_FIRST ? prec[op] : 0;
+}
+
+static tine_ast *parse_expr(parser *ps, int min_prec) {
+    if (++ps->depth > TINE_MAX_DEPTH) {
+        perr(ps, "expression is nested more than %d deep", TINE_MAX_DEPTH);
+        return NULL;
+    }
+    tine_ast *lhs = parse_unary(ps);
+    while (lhs && !ps->failed) {
+        int op = binop_of(ps);
+        if (op < 0) break;
+        int prec = tine_binop_prec((tine_op_t)op);
+        if (prec <= min_prec) break;
+        tine_ast *a = node(ps, A_BINARY);
+        a->op = (tine_op_t)op;
+        next(ps);
+        tine_ast *rhs = parse_expr(ps, prec);
+        if (!rhs) return NULL;
+        add_arg(ps, a, lhs);
+        add_arg(ps, a, rhs);
+        lhs = a;
+    }
+    ps->depth--;
+    return ps->failed ? NULL : lhs;
+}
+
+tine_ast *tine_parse_ast(tine_ctx_t *ctx, tine_arena *arena, const char *text, const char *file) {
+    tine_src *src = tine_arena_alloc(arena, sizeof *src);
+    src->file = tine_arena_strdup(arena, file ? file : "<input>", strlen(file ? file : "<input>"));
+    src->text = tine_arena_strdup(arena, text, strlen(text));
+    parser ps = {.ctx = ctx, .arena = arena, .src = src, .p = src->text, .line = 1,
+                 .line_start = src->text};
+    next(&ps);
+    if (ps.failed) return NULL;
+    if (ps.tok == T_EOF) {
+        perr(&ps, "expected an expression, found end of input");
+        return NULL;
+    }
+    tine_ast *e = parse_expr(&ps, 0);
+    if (!e) return NULL;
+    if (ps.tok != T_EOF) {
+        char b[32];
+        perr(&ps, "unexpected %s after the expression", tok_desc(ps.tok, b));
+        return NULL;
+    }
+    return e;
+}

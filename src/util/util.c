@@ -1,0 +1,119 @@
+/* util.c — arenas and growable strings.
+ *
+ * An arena hands out zeroed, 16-byte aligned blocks from large chunks and frees them all
+ * at once; everything a context creates lives in one, so nothing is freed piecemeal.
+ */
+#define _DEFAULT_SOURCE
+#include "../internal.h"
+
+#include <sys/mman.h>
+
+struct tine_chunk {
+    tine_chunk *next;
+    size_t size;
+    _Alignas(16) char data[];
+};
+
+enum { CHUNK_MIN = 64 << 10, CHUNK_BIG = 2 << 20 };
+
+static void *arena_alloc(tine_arena *a, size_t n, size_t align) {
+    a->cur = a->cur ? (char *)(((uintptr_t)a->cur + align - 1) & ~(uintptr_t)(align - 1)) : NULL;
+    if (a->cur > a->end) a->cur = a->end;
+    n = (n + 7) & ~(size_t)7;
+    if ((size_t)(a->end - a->cur) < n || !a->cur) {
+        /* the first chunk is small (most contexts are); later ones are one huge page */
+        size_t size = a->head ? CHUNK_BIG - sizeof(tine_chunk) : CHUNK_MIN;
+        if (size < n) size = n;
+        tine_chunk *c = tine_big_calloc(sizeof(tine_chunk) + size);
+        c->next = a->head;
+        c->size = size;
+        a->head = c;
+        a->cur = c->data;
+        a->end = c->data + size;
+        a->bytes += sizeof(tine_chunk) + size;
+    }
+    void *p = a->cur; /* chunks come zeroed */
+    a->cur += n;
+    return p;
+}
+
+void *tine_arena_alloc(tine_arena *a, size_t n) { return arena_alloc(a, n, 16); }
+void *tine_arena_alloc8(tine_arena *a, size_t n) { return arena_alloc(a, n, 8); }
+
+char *tine_arena_strdup(tine_arena *a, const char *s, size_t n) {
+    char *p = tine_arena_alloc(a, n + 1);
+    memcpy(p, s, n);
+    p[n] = 0;
+    return p;
+}
+
+void tine_arena_free(tine_arena *a) {
+    tine_chunk *c = a->head;
+    while (c) {
+        tine_chunk *next = c->next;
+        free(c);
+        c = next;
+    }
+    memset(a, 0, sizeof *a);
+}
+
+static void buf_reserve(tine_buf *b, size_t extra) {
+    if (b->n + extra + 1 <= b->cap) return;
+    size_t cap = b->cap ? b->cap * 2 : 64;
+    while (cap < b->n + extra + 1) cap *= 2;
+    b->p = realloc(b->p, cap);
+    TINE_ASSERT(b->p != NULL);
+    b->cap = cap;
+}
+
+void tine_buf_putc(tine_buf *b, char c) {
+    buf_reserve(b, 1);
+    b->p[b->n++] = c;
+    b->p[b->n] = 0;
+}
+
+void tine_buf_puts(tine_buf *b, const char *s) {
+    size_t n = strlen(s);
+    buf_reserve(b, n);
+    memcpy(b->p + b->n, s, n + 1);
+    b->n += n;
+}
+
+void tine_buf_printf(tine_buf *b, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    TINE_ASSERT(n >= 0);
+    buf_reserve(b, (size_t)n);
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->n, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->n += (size_t)n;
+}
+
+char *tine_strdup(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+    TINE_ASSERT(p != NULL);
+    return memcpy(p, s, n);
+}
+
+/* Large tables are probed at random; on 4 KiB pages nearly every probe also misses the
+ * TLB, which under virtualization costs more than the cache miss. Ask for huge pages. */
+void *tine_big_calloc(size_t n) {
+    enum { HUGE = 2 << 20 };
+    if (n < HUGE) {
+        void *p = calloc(1, n);
+        TINE_ASSERT(p != NULL);
+        return p;
+    }
+    void *p = NULL;
+    size_t size = (n + HUGE - 1) & ~(size_t)(HUGE - 1);
+    TINE_ASSERT(posix_memalign(&p, HUGE, size) == 0);
+#ifdef MADV_HUGEPAGE
+    madvise(p, size, MADV_HUGEPAGE);
+#endif
+    memset(p, 0, n);
+    return p;
+}

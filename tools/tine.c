@@ -1,0 +1,407 @@
+#define _POSIX_C_SOURCE 200809L
+/* tine.c — the command-line driver, thin over libtine.
+ *
+ *   tine demo                         the Sobel walk-through (README's main job)
+ *   tine print EXPR  [--lanes N]      parse, type and print back
+ *   tine expand EXPR [--lanes N]      FPIR ops replaced by their definitions
+ *   tine eval EXPR   [--lanes N] [--seed S]   evaluate on random inputs
+ *   tine ops                          every op, FPIR ops with their definitions
+ *   tine bench-ir [--nodes N]         interning speed and memory per node
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tine.h"
+
+static const char *const SOBEL =
+    "u8(min(absd(u16(a_u8) + u16(b_u8)*2 + u16(c_u8), u16(d_u8) + u16(e_u8)*2 + u16(f_u8))\n"
+    "     + absd(u16(g_u8) + u16(h_u8)*2 + u16(i_u8), u16(j_u8) + u16(k_u8)*2 + u16(l_u8)), 255))";
+
+static const char *const SOBEL_LIFTED =
+    "saturating_cast<u8>(\n"
+    "  absd(widening_add(a_u8, c_u8) + widening_shl(b_u8, 1), widening_add(d_u8, f_u8) + widening_shl(e_u8, 1)) +\n"
+    "  absd(widening_add(g_u8, i_u8) + widening_shl(h_u8, 1), widening_add(j_u8, l_u8) + widening_shl(k_u8, 1)))";
+
+static int usage(void) {
+    fprintf(stderr,
+            "usage: tine demo\n"
+            "       tine print EXPR [--lanes N]\n"
+            "       tine expand EXPR [--lanes N]\n"
+            "       tine eval EXPR [--lanes N] [--seed S]\n"
+            "       tine ops\n"
+            "       tine bench-ir [--nodes N]\n");
+    return 2;
+}
+
+typedef struct {
+    const char *expr;
+    int lanes;
+    uint64_t seed;
+    long nodes;
+} options;
+
+static int parse_options(int argc, char **argv, options *o) {
+    o->lanes = 16;
+    o->seed = 1;
+    o->nodes = 1000000;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if ((!strcmp(a, "--lanes") || !strcmp(a, "--seed") || !strcmp(a, "--nodes")) && i + 1 < argc) {
+            char *end;
+            long long v = strtoll(argv[++i], &end, 0);
+            if (*end || v < 0) {
+                fprintf(stderr, "tine: %s needs a non-negative number, got '%s'\n", a, argv[i]);
+                return -1;
+            }
+            if (a[2] == 'l') {
+                if (v < 1 || v > TINE_MAX_LANES) {
+                    fprintf(stderr, "tine: --lanes must be between 1 and %d\n", TINE_MAX_LANES);
+                    return -1;
+                }
+                o->lanes = (int)v;
+            } else if (a[2] == 's') {
+                o->seed = (uint64_t)v;
+            } else {
+                o->nodes = (long)v;
+            }
+        } else if (a[0] == '-' && a[1] == '-') {
+            fprintf(stderr, "tine: unknown option '%s'\n", a);
+            return -1;
+        } else if (!o->expr) {
+            o->expr = a;
+        } else {
+            fprintf(stderr, "tine: unexpected argument '%s'\n", a);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static tine_expr_t *parse_or_report(tine_ctx_t *ctx, const char *text) {
+    tine_expr_t *e = tine_parse(ctx, text, "<input>");
+    if (!e) fprintf(stderr, "%s\n", tine_error(ctx));
+    return e;
+}
+
+static void print_line(tine_ctx_t *ctx, const char *label, const tine_expr_t *e) {
+    char *s = tine_print(ctx, e);
+    char t[32];
+    printf("%s%s\n  : %s\n", label, s, tine_type_str(tine_expr_type(e), t, sizeof t));
+    free(s);
+}
+
+/* ---- random inputs ------------------------------------------------------------------ */
+
+static uint64_t rnd(uint64_t *s) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* A lane value of type t: an edge value a quarter of the time, else uniform. */
+static uint64_t random_lane(tine_type_t t, uint64_t *s) {
+    uint64_t r = rnd(s);
+    if (t.kind == TINE_BOOL) return r & 1;
+    if (t.kind == TINE_FLOAT) {
+        double d = (double)(int64_t)(r >> 40) / 4096.0;
+        if (t.bits == 32) {
+            float f = (float)d;
+            uint32_t w;
+            memcpy(&w, &f, 4);
+            return w;
+        }
+        uint64_t w;
+        memcpy(&w, &d, 8);
+        return w;
+    }
+    if ((r & 3) == 0) {
+        uint64_t edges[5] = {(uint64_t)tine_type_min(t), tine_type_max(t), 0, 1, (uint64_t)-1};
+        r = edges[(r >> 2) % 5];
+    }
+    if (t.bits < 64) {
+        r &= (UINT64_C(1) << t.bits) - 1;
+        if (t.kind == TINE_INT && (r >> (t.bits - 1)) & 1) r |= ~((UINT64_C(1) << t.bits) - 1);
+    }
+    return r;
+}
+
+static void print_lanes(tine_type_t t, const uint64_t *v) {
+    putchar('[');
+    for (int i = 0; i < t.lanes; i++) {
+        if (i) printf(", ");
+        if (t.kind == TINE_INT) printf("%" PRId64, (int64_t)v[i]);
+        else if (t.kind == TINE_FLOAT) {
+            if (t.bits == 32) {
+                uint32_t w = (uint32_t)v[i];
+                float f;
+                memcpy(&f, &w, 4);
+                printf("%.9g", f);
+            } else {
+                double d;
+                memcpy(&d, &v[i], 8);
+                printf("%.17g", d);
+            }
+        } else if (t.kind == TINE_BOOL) printf("%s", v[i] ? "true" : "false");
+        else printf("%" PRIu64, v[i]);
+    }
+    printf("]\n");
+}
+
+/* Binds every variable and buffer reachable from e to random data; prints them. */
+enum { BUFFER_ELEMS = 4096 };
+typedef struct {
+    void *bufs[64];
+    int nbufs;
+} bound;
+
+static int bind_random(tine_ctx_t *ctx, tine_env_t *env, const tine_expr_t *e, uint64_t base_seed,
+                       uint64_t *seed, bound *b, unsigned char *seen, int verbose) {
+    uint32_t id = tine_expr_id(e);
+    if (seen[id / 8] & (1u << (id % 8))) return 0;
+    seen[id / 8] |= (unsigned char)(1u << (id % 8));
+    for (int i = 0; i < tine_expr_nops(e); i++)
+        if (bind_random(ctx, env, tine_expr_operand(e, i), base_seed, seed, b, seen, verbose)) return -1;
+    tine_type_t t = tine_expr_type(e);
+    char ts[32];
+    /* values depend on the seed and the leaf's name, not on the order of the walk, so
+       two forms of one expression see the same inputs */
+    if (tine_expr_name(e)) {
+        *seed = base_seed;
+        for (const char *c = tine_expr_name(e); *c; c++) *seed = (*seed ^ (uint8_t)*c) * 0x100000001B3ull;
+    }
+    if (tine_expr_op(e) == TINE_OP_VAR) {
+        uint64_t v[TINE_MAX_LANES];
+        for (int i = 0; i < t.lanes; i++) v[i] = random_lane(t, seed);
+        tine_env_bind(env, e, v);
+        if (verbose) {
+            printf("  %s_%s = ", tine_expr_name(e), tine_type_str(tine_type_with_lanes(t, 1), ts, sizeof ts));
+            print_lanes(t, v);
+        }
+    } else if (tine_expr_op(e) == TINE_OP_LOAD && b->nbufs < 64) {
+        int bytes = t.bits / 8;
+        unsigned char *data = malloc((size_t)BUFFER_ELEMS * (size_t)bytes);
+        if (!data) return -1;
+        tine_type_t one = tine_type_with_lanes(t, 1);
+        for (int i = 0; i < BUFFER_ELEMS; i++) {
+            uint64_t v = random_lane(one, seed);
+            memcpy(data + (size_t)i * (size_t)bytes, &v, (size_t)bytes); /* little-endian host */
+        }
+        b->bufs[b->nbufs++] = data;
+        tine_env_bind_buffer(env, tine_expr_name(e), one, data, BUFFER_ELEMS);
+        if (verbose)
+            printf("  %s_%s = buffer of %d random elements\n", tine_expr_name(e), tine_type_str(one, ts, sizeof ts),
+                   BUFFER_ELEMS);
+    }
+    return 0;
+}
+
+static int eval_random(tine_ctx_t *ctx, const tine_expr_t *e, uint64_t seed, int verbose, uint64_t *out,
+                       tine_env_t **env_out) {
+    tine_env_t *env = tine_env_new(ctx);
+    bound b = {0};
+    size_t n = tine_ctx_nodes(ctx);
+    unsigned char *seen = calloc(n / 8 + 1, 1);
+    uint64_t state = seed;
+    int rc = bind_random(ctx, env, e, seed, &state, &b, seen, verbose);
+    free(seen);
+    if (rc == 0) rc = tine_eval(ctx, e, env, out);
+    if (env_out) *env_out = env;
+    else tine_env_free(env);
+    for (int i = 0; i < b.nbufs; i++) free(b.bufs[i]);
+    return rc;
+}
+
+/* ---- commands ------------------------------------------------------------------------ */
+
+static void list_fpir_ops(const tine_expr_t *e, int *used) {
+    if (tine_op_is_fpir(tine_expr_op(e))) used[tine_expr_op(e)] = 1;
+    for (int i = 0; i < tine_expr_nops(e); i++) list_fpir_ops(tine_expr_operand(e, i), used);
+}
+
+static int cmd_demo(void) {
+    tine_ctx_t *ctx = tine_ctx_new();
+    int lanes = 16;
+    tine_set_lanes(ctx, lanes);
+    printf("== The 3x3 Sobel of FPIR.md, %d lanes ==\n\ninput text:\n%s\n\n", lanes, SOBEL);
+    tine_expr_t *e = parse_or_report(ctx, SOBEL);
+    if (!e) return 1;
+    print_line(ctx, "parsed and printed back:\n", e);
+
+    int used[TINE_OP_COUNT] = {0};
+    list_fpir_ops(e, used);
+    printf("\nFPIR ops it uses, with their one definition:\n");
+    for (int op = 0; op < TINE_OP_COUNT; op++)
+        if (used[op]) printf("  %s(...) := %s\n", tine_op_name((tine_op_t)op), tine_fpir_definition((tine_op_t)op));
+
+    tine_expr_t *x = tine_expand(ctx, e);
+    print_line(ctx, "\nexpanded to primitive ops:\n", x);
+
+    tine_expr_t *lifted = parse_or_report(ctx, SOBEL_LIFTED);
+    if (!lifted) return 1;
+    print_line(ctx, "\nthe lifted form FPIR.md gives:\n", lifted);
+
+    uint64_t r0[TINE_MAX_LANES], r1[TINE_MAX_LANES], r2[TINE_MAX_LANES];
+    printf("\nrandom inputs (seed 1):\n");
+    if (eval_random(ctx, e, 1, 1, r0, NULL) || eval_random(ctx, x, 1, 0, r1, NULL) ||
+        eval_random(ctx, lifted, 1, 0, r2, NULL)) {
+        fprintf(stderr, "%s\n", tine_error(ctx));
+        return 1;
+    }
+    printf("result of the input form:    ");
+    print_lanes(tine_expr_type(e), r0);
+    printf("result of the expanded form: ");
+    print_lanes(tine_expr_type(x), r1);
+    printf("result of the lifted form:   ");
+    print_lanes(tine_expr_type(lifted), r2);
+    int same = !memcmp(r0, r1, sizeof(uint64_t) * lanes) && !memcmp(r0, r2, sizeof(uint64_t) * lanes);
+    printf("\n%s\n", same ? "all three agree bit for bit." : "MISMATCH between the forms");
+    tine_ctx_free(ctx);
+    return same ? 0 : 1;
+}
+
+static int cmd_print(const options *o, int expand) {
+    tine_ctx_t *ctx = tine_ctx_new();
+    tine_set_lanes(ctx, o->lanes);
+    tine_expr_t *e = parse_or_report(ctx, o->expr);
+    if (!e) {
+        tine_ctx_free(ctx);
+        return 1;
+    }
+    if (expand) e = tine_expand(ctx, e);
+    char *s = tine_print(ctx, e);
+    char t[32];
+    printf("%s\n", s);
+    fprintf(stderr, "type: %s\n", tine_type_str(tine_expr_type(e), t, sizeof t));
+    free(s);
+    tine_ctx_free(ctx);
+    return 0;
+}
+
+static int cmd_eval(const options *o) {
+    tine_ctx_t *ctx = tine_ctx_new();
+    tine_set_lanes(ctx, o->lanes);
+    tine_expr_t *e = parse_or_report(ctx, o->expr);
+    if (!e) {
+        tine_ctx_free(ctx);
+        return 1;
+    }
+    if (tine_expr_type(e).bits > 64) {
+        fprintf(stderr, "tine: cannot print 128-bit results\n");
+        tine_ctx_free(ctx);
+        return 1;
+    }
+    printf("inputs (seed %" PRIu64 ", %d lanes):\n", o->seed, o->lanes);
+    uint64_t r[TINE_MAX_LANES];
+    if (eval_random(ctx, e, o->seed, 1, r, NULL)) {
+        fprintf(stderr, "%s\n", tine_error(ctx));
+        tine_ctx_free(ctx);
+        return 1;
+    }
+    char t[32];
+    printf("result %s = ", tine_type_str(tine_expr_type(e), t, sizeof t));
+    print_lanes(tine_expr_type(e), r);
+    tine_ctx_free(ctx);
+    return 0;
+}
+
+static int cmd_ops(void) {
+    printf("primitive ops:\n ");
+    for (int op = 0; op < TINE_FPIR_FIRST; op++) printf(" %s", tine_op_name((tine_op_t)op));
+    printf("\n\nFPIR ops (x, y, s are the operands; T the type of x):\n");
+    for (int op = TINE_FPIR_FIRST; op < TINE_OP_COUNT; op++)
+        printf("  %-22s := %s\n", tine_op_name((tine_op_t)op), tine_fpir_definition((tine_op_t)op));
+    return 0;
+}
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Interns `n` nodes: 64 variables, a constant every 16th node, the rest binary ops of
+ * u16x16 over earlier nodes. With `window` > 0, operands come from the last `window`
+ * nodes seven times in eight (the way expressions are built, bottom-up); with 0 they
+ * come from anywhere (the worst case for caches). Then interns every node again. */
+static int bench_run(long n, long window, const char *label) {
+    tine_ctx_t *ctx = tine_ctx_new();
+    tine_type_t t = tine_type(TINE_UINT, 16, 16);
+    tine_expr_t **pool = malloc(sizeof *pool * (size_t)n);
+    int *opsel = malloc(sizeof *opsel * (size_t)n);
+    long *ia = malloc(sizeof *ia * (size_t)n), *ib = malloc(sizeof *ib * (size_t)n);
+    if (!ctx || !pool || !opsel || !ia || !ib) return 1;
+    static const tine_op_t ops[] = {TINE_OP_ADD, TINE_OP_SUB, TINE_OP_MUL, TINE_OP_MIN, TINE_OP_MAX,
+                                    TINE_OP_AND, TINE_OP_OR, TINE_OP_XOR};
+    uint64_t s = 42;
+    for (long i = 0; i < n; i++) { /* the shape first, so the timed loop only interns */
+        opsel[i] = (int)(rnd(&s) % 8);
+        for (int k = 0; k < 2; k++) {
+            uint64_t r = rnd(&s);
+            long span = (window && (r & 7) != 0 && i > window) ? window : i;
+            long v = span ? i - 1 - (long)((r >> 3) % (uint64_t)span) : 0;
+            (k ? ib : ia)[i] = v;
+        }
+    }
+    size_t before = tine_ctx_bytes(ctx);
+    double t0 = now();
+    char name[16];
+    for (long i = 0; i < n; i++) {
+        if (i < 64) {
+            snprintf(name, sizeof name, "v%ld", i);
+            pool[i] = tine_var(ctx, name, t);
+        } else if (i % 16 == 0) {
+            pool[i] = tine_const_uint(ctx, t, (uint64_t)(i & 0xffff));
+        } else {
+            pool[i] = tine_binary(ctx, ops[opsel[i]], pool[ia[i]], pool[ib[i]]);
+        }
+    }
+    double t1 = now();
+    for (long i = 64; i < n; i++)
+        if (i % 16 != 0 && tine_binary(ctx, ops[opsel[i]], pool[ia[i]], pool[ib[i]]) != pool[i]) {
+            fprintf(stderr, "bench-ir: interning is not stable\n");
+            return 1;
+        }
+    double t2 = now();
+    size_t nodes = tine_ctx_nodes(ctx), bytes = tine_ctx_bytes(ctx) - before;
+    printf("%-28s %9zu  %10.1f  %12.1f  %10.1f\n", label, nodes, (t1 - t0) * 1e9 / (double)n,
+           (t2 - t1) * 1e9 / (double)(n - 64 - n / 16), (double)bytes / (double)nodes);
+    free(pool);
+    free(opsel);
+    free(ia);
+    free(ib);
+    tine_ctx_free(ctx);
+    return 0;
+}
+
+static int cmd_bench_ir(const options *o) {
+    long n = o->nodes < 1000 ? 1000 : o->nodes;
+    printf("bench-ir: %ld constructor calls per workload (goal: < 100 ns and < 64 bytes per node)\n\n", n);
+    printf("%-28s %9s  %10s  %12s  %10s\n", "workload", "nodes", "ns/node", "ns/re-intern", "bytes/node");
+    if (bench_run(n, 256, "expression-shaped (local)")) return 1;
+    if (bench_run(n, 0, "random operands (worst)")) return 1;
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) return usage();
+    const char *cmd = argv[1];
+    options o = {0};
+    if (parse_options(argc, argv, &o)) return 2;
+    if (!strcmp(cmd, "demo")) return cmd_demo();
+    if (!strcmp(cmd, "ops")) return cmd_ops();
+    if (!strcmp(cmd, "bench-ir")) return cmd_bench_ir(&o);
+    if (!strcmp(cmd, "print") || !strcmp(cmd, "expand") || !strcmp(cmd, "eval")) {
+        if (!o.expr) {
+            fprintf(stderr, "tine %s: needs an expression\n", cmd);
+            return 2;
+        }
+        if (!strcmp(cmd, "eval")) return cmd_eval(&o);
+        return cmd_print(&o, cmd[0] == 'e');
+    }
+    fprintf(stderr, "tine: unknown command '%s'\n", cmd);
+    return usage();
+}
