@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the Debian packages tine needs that are missing; does nothing when all are
+# present, so it is safe to run any number of times. Root (or sudo) is needed only when
+# something is missing. The list is DEVELOPERS.md's; keep the two in step.
+set -euo pipefail
+
+PACKAGES=(build-essential cmake)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all packages present (${PACKAGES[*]})"
+  exit 0
+fi
+
+echo "setup: installing ${missing[*]}"
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q "${missing[@]}"
