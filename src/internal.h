@@ -102,6 +102,7 @@ typedef struct {
 } tine_strtab;
 
 typedef struct tine_fpir_tmpl tine_fpir_tmpl;
+enum { TINE_PENDING = 64 };
 typedef struct tine_ast tine_ast;
 
 struct tine_ctx {
@@ -109,6 +110,10 @@ struct tine_ctx {
     uint64_t *table;       /* hash-consing table: hash << 32 | (id + 1); 0 is empty */
     tine_expr_t **by_id;   /* node by id */
     uint32_t by_id_cap;
+    uint64_t *filter;      /* 4 bits per table slot, 2 set per node: "certainly new" */
+    uint32_t filter_log2;  /* log2 of the filter's size in bits */
+    uint64_t pending[TINE_PENDING]; /* new nodes not yet in the table, as table words */
+    uint32_t npending;
     uint32_t tcap, count;  /* table capacity (power of two), nodes */
     tine_strtab names;
     int lanes;
@@ -131,6 +136,7 @@ const char *tine_name(const tine_ctx_t *ctx, uint32_t id);
 tine_expr_t *tine_make(tine_ctx_t *ctx, tine_op_t op, tine_type_t t, int nops,
                        tine_expr_t *const *ops, uint32_t imm, int flags,
                        const uint64_t *words, int nwords);
+void tine_table_resize(tine_ctx_t *ctx, uint32_t cap);
 /* Constant from 128-bit lane values (canonicalized, uniform detected). */
 tine_expr_t *tine_const_u128(tine_ctx_t *ctx, tine_type_t t, const tine_u128 *vals);
 tine_expr_t *tine_const_splat(tine_ctx_t *ctx, tine_type_t t, tine_u128 v);

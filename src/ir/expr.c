@@ -39,12 +39,7 @@ tine_ctx_t *tine_ctx_new(void) {
     tine_ctx_t *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return NULL;
     ctx->lanes = 16;
-    ctx->tcap = 1024;
-    ctx->table = calloc(ctx->tcap, sizeof *ctx->table);
-    if (!ctx->table) {
-        free(ctx);
-        return NULL;
-    }
+    tine_table_resize(ctx, 1024);
     return ctx;
 }
 
@@ -54,6 +49,7 @@ void tine_ctx_free(tine_ctx_t *ctx) {
     tine_arena_free(&ctx->arena);
     free(ctx->table);
     free(ctx->by_id);
+    free(ctx->filter);
     free(ctx->names.names);
     free(ctx->names.table);
     free(ctx->tmpl);
@@ -93,7 +89,7 @@ void tine_set_error(tine_ctx_t *ctx, const char *fmt, ...) {
 
 size_t tine_ctx_bytes(const tine_ctx_t *ctx) {
     return ctx->arena.bytes + (size_t)ctx->tcap * sizeof(*ctx->table) +
-           (size_t)ctx->by_id_cap * sizeof(*ctx->by_id) +
+           (size_t)ctx->by_id_cap * sizeof(*ctx->by_id) + ((size_t)1 << ctx->filter_log2) / 8 +
            (size_t)ctx->names.cap * sizeof(char *) + (size_t)ctx->names.tcap * 4;
 }
 size_t tine_ctx_nodes(const tine_ctx_t *ctx) { return ctx->count; }
@@ -169,32 +165,83 @@ static bool node_equal(const tine_expr_t *e, tine_op_t op, tine_type_t t, int no
     return true;
 }
 
-static void grow_table(tine_ctx_t *ctx) {
-    uint32_t cap = ctx->tcap * 2;
-    uint64_t *tab = tine_big_calloc(cap * sizeof *tab);
+/* Interning a million nodes is bound by memory latency: the table is far larger than the
+ * caches, and a probe for a node that does not exist yet — the common case while building
+ * — is a DRAM miss the caller waits for. So a small filter (4 bits per table slot, two
+ * set per node, cache-resident) answers "certainly new" for most new nodes without
+ * touching the table, and new nodes wait in a short pending list whose table slots are
+ * prefetched together and filled in one batch. A lookup that the filter cannot rule out
+ * checks the pending list, then the table. */
+
+static inline uint32_t filter_bit2(const tine_ctx_t *ctx, uint32_t h) {
+    return (h * 0x9E3779B1u) >> (32 - ctx->filter_log2);
+}
+static inline bool filter_maybe(const tine_ctx_t *ctx, uint32_t h) {
+    uint32_t m = (1u << ctx->filter_log2) - 1, a = h & m, b = filter_bit2(ctx, h);
+    return (ctx->filter[a >> 6] >> (a & 63) & 1) && (ctx->filter[b >> 6] >> (b & 63) & 1);
+}
+static inline void filter_set(tine_ctx_t *ctx, uint32_t h) {
+    uint32_t m = (1u << ctx->filter_log2) - 1, a = h & m, b = filter_bit2(ctx, h);
+    ctx->filter[a >> 6] |= 1ull << (a & 63);
+    ctx->filter[b >> 6] |= 1ull << (b & 63);
+}
+
+static void table_put(uint64_t *tab, uint32_t cap, uint64_t s) {
+    uint32_t j = (uint32_t)(s >> 32) & (cap - 1);
+    while (tab[j]) j = (j + 1) & (cap - 1);
+    tab[j] = s;
+}
+
+/* Sizes the table (and its filter) for `cap` slots and re-inserts every table word. */
+void tine_table_resize(tine_ctx_t *ctx, uint32_t cap) {
+    uint64_t *tab = tine_big_calloc((size_t)cap * sizeof *tab);
+    uint32_t log2 = 2;
+    while ((1u << log2) < cap) log2++;
+    log2 += 2;
+    free(ctx->filter);
+    ctx->filter = tine_big_calloc(((size_t)1 << log2) / 8);
+    ctx->filter_log2 = log2;
     for (uint32_t i = 0; i < ctx->tcap; i++) {
-        uint64_t s = ctx->table[i];
+        uint64_t s = ctx->table ? ctx->table[i] : 0;
         if (!s) continue;
-        uint32_t j = (uint32_t)(s >> 32) & (cap - 1);
-        while (tab[j]) j = (j + 1) & (cap - 1);
-        tab[j] = s;
+        table_put(tab, cap, s);
+        filter_set(ctx, (uint32_t)(s >> 32));
     }
     free(ctx->table);
     ctx->table = tab;
     ctx->tcap = cap;
+    for (uint32_t k = 0; k < ctx->npending; k++) filter_set(ctx, (uint32_t)(ctx->pending[k] >> 32));
+}
+
+static void flush_pending(tine_ctx_t *ctx) {
+    if ((uint64_t)ctx->count * 4 >= (uint64_t)ctx->tcap * 3) tine_table_resize(ctx, ctx->tcap * 2);
+    uint32_t mask = ctx->tcap - 1;
+    for (uint32_t k = 0; k < ctx->npending; k++)
+        __builtin_prefetch(&ctx->table[(uint32_t)(ctx->pending[k] >> 32) & mask], 1);
+    for (uint32_t k = 0; k < ctx->npending; k++) table_put(ctx->table, ctx->tcap, ctx->pending[k]);
+    ctx->npending = 0;
 }
 
 tine_expr_t *tine_make(tine_ctx_t *ctx, tine_op_t op, tine_type_t t, int nops, tine_expr_t *const *ops,
                        uint32_t imm, int flags, const uint64_t *words, int nwords) {
     TINE_ASSERT(nops <= 255);
     uint32_t h = node_hash(op, t, nops, ops, imm, flags, words, nwords);
-    uint32_t mask = ctx->tcap - 1, j = h & mask;
-    /* the table holds each node's hash beside its id, so a probe past a different node
-       never touches that node's memory */
-    for (uint64_t s; (s = ctx->table[j]) != 0; j = (j + 1) & mask) {
-        if ((uint32_t)(s >> 32) != h) continue;
-        tine_expr_t *e = ctx->by_id[(uint32_t)s - 1];
-        if (node_equal(e, op, t, nops, ops, imm, flags, words, nwords)) return e;
+    if (filter_maybe(ctx, h)) {
+        for (uint32_t k = 0; k < ctx->npending; k++) {
+            uint64_t s = ctx->pending[k];
+            if ((uint32_t)(s >> 32) != h) continue;
+            tine_expr_t *e = ctx->by_id[(uint32_t)s - 1];
+            if (node_equal(e, op, t, nops, ops, imm, flags, words, nwords)) return e;
+        }
+        /* the table word holds the hash beside the id, so a probe past a different node
+           never touches that node's memory */
+        uint32_t mask = ctx->tcap - 1;
+        for (uint32_t j = h & mask; ctx->table[j] != 0; j = (j + 1) & mask) {
+            uint64_t s = ctx->table[j];
+            if ((uint32_t)(s >> 32) != h) continue;
+            tine_expr_t *e = ctx->by_id[(uint32_t)s - 1];
+            if (node_equal(e, op, t, nops, ops, imm, flags, words, nwords)) return e;
+        }
     }
     size_t size = sizeof(tine_expr_t) + (size_t)nops * sizeof(tine_expr_t *) + (size_t)nwords * 8;
     tine_expr_t *e = tine_arena_alloc8(&ctx->arena, size);
@@ -205,7 +252,7 @@ tine_expr_t *tine_make(tine_ctx_t *ctx, tine_op_t op, tine_type_t t, int nops, t
     e->imm = imm;
     for (int i = 0; i < nops; i++) e->ops[i] = ops[i];
     if (nwords) memcpy((void *)tine_node_words(e), words, (size_t)nwords * 8);
-    TINE_ASSERT(ctx->count < UINT32_MAX - 1);
+    TINE_ASSERT(ctx->count < (1u << 30));
     e->id = ctx->count;
     if (ctx->count == ctx->by_id_cap) {
         ctx->by_id_cap = ctx->by_id_cap ? ctx->by_id_cap * 2 : 1024;
@@ -213,8 +260,9 @@ tine_expr_t *tine_make(tine_ctx_t *ctx, tine_op_t op, tine_type_t t, int nops, t
         TINE_ASSERT(ctx->by_id != NULL);
     }
     ctx->by_id[ctx->count++] = e;
-    ctx->table[j] = (uint64_t)h << 32 | (uint64_t)(e->id + 1);
-    if ((uint64_t)ctx->count * 4 >= (uint64_t)ctx->tcap * 3) grow_table(ctx);
+    filter_set(ctx, h);
+    ctx->pending[ctx->npending++] = (uint64_t)h << 32 | (uint64_t)(e->id + 1);
+    if (ctx->npending == TINE_PENDING) flush_pending(ctx);
     return e;
 }
 
