@@ -122,6 +122,7 @@ struct tine_ctx {
     tine_ast *fpir_def[TINE_FPIR_COUNT];
     tine_fpir_tmpl **tmpl;
     uint32_t tmpl_cap, tmpl_count;
+    struct tine_bounds_cache *bounds; /* bounds.c */
     /* expansion cache: node id -> expanded node */
     tine_expr_t **expanded;
     uint32_t expanded_cap;
@@ -213,6 +214,13 @@ uint32_t tine_topo_index(tine_expr_t *const *order, uint32_t count, const tine_e
 /* e with new operands of the same types. */
 tine_expr_t *tine_rebuild(tine_ctx_t *ctx, const tine_expr_t *e, tine_expr_t *const *ops);
 void tine_fpir_free_templates(tine_ctx_t *ctx);
+
+/* ---- bounds (bounds.c) ------------------------------------------------------------ */
+
+/* A range holding every lane of e for every input; false when none can be stated. */
+bool tine_bounds(tine_ctx_t *ctx, const tine_expr_t *e, tine_i128 *lo, tine_i128 *hi);
+int tine_bounds_set_var(tine_ctx_t *ctx, const tine_expr_t *var, int64_t lo, int64_t hi);
+void tine_bounds_free(tine_ctx_t *ctx);
 
 /* ---- random numbers (splitmix64; tests and CLI) ---------------------------------- */
 

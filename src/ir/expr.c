@@ -46,6 +46,7 @@ tine_ctx_t *tine_ctx_new(void) {
 void tine_ctx_free(tine_ctx_t *ctx) {
     if (!ctx) return;
     tine_fpir_free_templates(ctx); /* before the arena that holds them */
+    tine_bounds_free(ctx);
     tine_arena_free(&ctx->arena);
     free(ctx->table);
     free(ctx->by_id);
