@@ -306,7 +306,8 @@ static int eval_node(interp *in, const tine_expr_t *e, tine_u128 *const *ov, tin
         return 0;
     case TINE_OP_NEG:
         for (int i = 0; i < L; i++)
-            r[i] = t.kind == TINE_FLOAT ? putf(t, -getf(t, ov[0][i])) : tine_canon(t, 0 - ov[0][i]);
+            /* float: flip the sign bit (not through double, which quiets an f32 sNaN) */
+            r[i] = t.kind == TINE_FLOAT ? ov[0][i] ^ ((tine_u128)1 << (t.bits - 1)) : tine_canon(t, 0 - ov[0][i]);
         return 0;
     case TINE_OP_NOT:
         for (int i = 0; i < L; i++) r[i] = t.kind == TINE_BOOL ? !ov[0][i] : tine_canon(t, ~ov[0][i]);

@@ -43,7 +43,7 @@ static void put_number(tine_buf *b, tine_type_t t, tine_u128 v) {
             memcpy(&d, &w, 8);
             snprintf(s, sizeof s, "%.17g", d);
         }
-        if (isnan(d)) snprintf(s, sizeof s, "nan");
+        if (isnan(d)) snprintf(s, sizeof s, signbit(d) ? "-nan" : "nan"); /* "-nan" reads back with the sign bit */
         else if (isinf(d)) snprintf(s, sizeof s, d < 0 ? "-inf" : "inf");
         else if (!strpbrk(s, ".e")) strcat(s, ".0");
         tine_buf_puts(b, s);
@@ -257,12 +257,32 @@ static void print_expr(printer *p, const tine_expr_t *e, int lanes) {
         return;
     }
     TINE_ASSERT(is_infix(e));
-    int prec = tine_binop_prec(op);
-    pair_bare(e->ops[0], e->ops[1], &ba, &bb);
-    /* shifts: the amount may differ in signedness; a bare literal takes the other's type */
-    print_infix_operand(p, e->ops[0], prec, false, ba, e->ops[1]->type, lanes);
-    tine_buf_printf(b, " %s ", infix_token(op));
-    print_infix_operand(p, e->ops[1], prec, true, bb, e->ops[0]->type, lanes);
+    /* A left-deep chain (a + b + c + ...) can be as long as the input, so its left spine
+     * (the left operands printed without parentheses) is walked in a loop, not by
+     * recursion: spine[0] is e, spine[n - 1] the innermost. */
+    size_t n = 0, cap = 16;
+    const tine_expr_t **spine = malloc(cap * sizeof *spine);
+    TINE_ASSERT(spine != NULL);
+    for (const tine_expr_t *x = e;; x = x->ops[0]) {
+        if (n == cap) {
+            cap *= 2;
+            spine = realloc(spine, cap * sizeof *spine);
+            TINE_ASSERT(spine != NULL);
+        }
+        spine[n++] = x;
+        const tine_expr_t *l = x->ops[0];
+        if (!is_infix(l) || tine_binop_prec((tine_op_t)l->op) < tine_binop_prec((tine_op_t)x->op)) break;
+    }
+    for (size_t i = n; i-- > 0;) {
+        const tine_expr_t *x = spine[i];
+        int prec = tine_binop_prec((tine_op_t)x->op);
+        pair_bare(x->ops[0], x->ops[1], &ba, &bb);
+        /* shifts: the amount may differ in signedness; a bare literal takes the other's type */
+        if (i == n - 1) print_infix_operand(p, x->ops[0], prec, false, ba, x->ops[1]->type, lanes);
+        tine_buf_printf(b, " %s ", infix_token((tine_op_t)x->op));
+        print_infix_operand(p, x->ops[1], prec, true, bb, x->ops[0]->type, lanes);
+    }
+    free(spine);
 }
 
 char *tine_print(tine_ctx_t *ctx, const tine_expr_t *e) {

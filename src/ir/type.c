@@ -4,7 +4,10 @@
 static const tine_type_t INVALID = {0, 0, 0};
 
 tine_type_t tine_type(tine_kind_t kind, int bits, int lanes) {
-    tine_type_t t = {(uint8_t)kind, (uint8_t)(bits > 255 ? 0 : bits), (uint16_t)lanes};
+    /* range-check before narrowing to the struct's fields (lanes 65537 is not 1) */
+    if ((int)kind < 0 || (int)kind > TINE_BOOL || bits < 0 || bits > 255 || lanes < 1 || lanes > TINE_MAX_LANES)
+        return INVALID;
+    tine_type_t t = {(uint8_t)kind, (uint8_t)bits, (uint16_t)lanes};
     if (!tine_type_valid(t)) return INVALID;
     return t;
 }

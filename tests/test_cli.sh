@@ -1,0 +1,219 @@
+#!/usr/bin/env bash
+# test_cli.sh — the `tine` command line, end to end.
+#
+# Usage: bash tests/test_cli.sh path/to/tine
+# Each check prints nothing when it passes and a FAIL line when it does not; the last line
+# is the summary, and the exit status is non-zero if anything failed. Expected outputs are
+# derived where possible from independent sources (the definitions `tine ops` prints and
+# tine_ops.h holds, the Sobel example and the op table of /work/shared/FPIR.md or its
+# copy in this file) rather than pasted from a run.
+set -u
+
+TINE=${1:?usage: test_cli.sh path/to/tine}
+HERE=$(cd "$(dirname "$0")" && pwd)
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() {
+    fail=$((fail + 1))
+    echo "FAIL: $*" >&2
+}
+check() { # check DESCRIPTION COMMAND... : passes when the command succeeds
+    local what=$1
+    shift
+    if "$@"; then ok; else bad "$what"; fi
+}
+
+# run ARGS...: sets $out (stdout), $err (stderr), $rc
+run() {
+    "$TINE" "$@" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    out=$(cat "$TMP/out")
+    err=$(cat "$TMP/err")
+}
+
+# ---- demo ------------------------------------------------------------------------------
+run demo
+check "demo exits 0 (rc $rc)" test "$rc" -eq 0
+check "demo says the three forms agree" grep -qF "all three agree bit for bit." "$TMP/out"
+check "demo prints no MISMATCH" test "$(grep -c MISMATCH "$TMP/out")" -eq 0
+
+# ---- expand: the definition with a, b substituted --------------------------------------
+run ops
+ops_out=$out
+def_of() { # the definition `tine ops` prints for an FPIR op
+    printf '%s\n' "$ops_out" | awk -v op="$1" '$1 == op && $2 == ":=" { sub(/^[^=]*:= /, ""); print; exit }'
+}
+def_halving=$(def_of halving_add)
+def_widening=$(def_of widening_add)
+# the definitions as tine_ops.h writes them
+check "halving_add is defined as in tine_ops.h ('$def_halving')" \
+    test "$def_halving" = "narrow(widening_add(x, y) >> 1)"
+check "widening_add is defined as in tine_ops.h ('$def_widening')" test "$def_widening" = "widen(x) + widen(y)"
+check "tine_ops.h holds that halving_add definition" \
+    grep -qF '"narrow(widening_add(x, y) >> 1)"' "$HERE/../include/tine_ops.h"
+
+# substitute by hand: widening_add(x, y) by its definition, then widen/narrow at u8, x = a_u8, y = b_u8
+subst=${def_halving//"widening_add(x, y)"/"($def_widening)"}
+subst=${subst//"widen(x)"/"u16(x)"}
+subst=${subst//"widen(y)"/"u16(y)"}
+subst=${subst//"narrow("/"u8("}
+subst=${subst//x/a_u8}
+subst=${subst//y/b_u8}
+check "the hand substitution is u8((u16(a_u8) + u16(b_u8)) >> 1) (got '$subst')" \
+    test "$subst" = "u8((u16(a_u8) + u16(b_u8)) >> 1)"
+
+run expand 'halving_add(a_u8, b_u8)' --lanes 8
+expanded=$out
+check "expand exits 0 (rc $rc)" test "$rc" -eq 0
+check "expand prints exactly 'u8(u16(a_u8) + u16(b_u8) >> 1)' (got '$expanded')" \
+    test "$expanded" = "u8(u16(a_u8) + u16(b_u8) >> 1)"
+check "expand reports the type u8x8 on stderr (got '$err')" test "$err" = "type: u8x8"
+run print "$subst" --lanes 8
+check "the hand-substituted definition prints as the expansion ('$out')" test "$out" = "$expanded"
+run expand 'halving_add(a_u8, b_u8)' --lanes 8
+check "expand is deterministic" test "$out" = "$expanded"
+
+# ---- eval ---------------------------------------------------------------------------------
+run eval 'rounding_shr(u8(255), 1)' --lanes 4
+check "eval rounding_shr exits 0 (rc $rc)" test "$rc" -eq 0
+check "rounding_shr(u8(255), 1) = 128 in 4 lanes (got '$(tail -n 1 "$TMP/out")')" \
+    test "$(tail -n 1 "$TMP/out")" = "result u8x4 = [128, 128, 128, 128]"
+
+run eval 'a_u8 + b_u8' --lanes 4 --seed 7
+first=$out
+check "eval a_u8 + b_u8 exits 0 (rc $rc)" test "$rc" -eq 0
+run eval 'a_u8 + b_u8' --lanes 4 --seed 7
+check "eval with --seed 7 is deterministic" test "$out" = "$first"
+run eval 'a_u8 + b_u8' --lanes 4 --seed 8
+check "another seed gives other inputs" test "$out" != "$first"
+# the printed result is the lane-wise sum of the printed inputs, mod 256
+sum_ok=$(printf '%s\n' "$first" | awk '
+    function lanes(s, arr,   t) { t = s; sub(/^[^[]*\[/, "", t); sub(/\].*$/, "", t); return split(t, arr, /, /) }
+    /^  a_u8 = \[/ { na = lanes($0, a) }
+    /^  b_u8 = \[/ { nb = lanes($0, b) }
+    /^result u8x4 = \[/ { nr = lanes($0, r) }
+    END {
+        if (na != 4 || nb != 4 || nr != 4) { print "lanes " na " " nb " " nr; exit }
+        for (i = 1; i <= 4; i++) {
+            if (a[i] !~ /^[0-9]+$/ || a[i] > 255 || b[i] !~ /^[0-9]+$/ || b[i] > 255) { print "bad input " a[i] " " b[i]; exit }
+            if ((a[i] + b[i]) % 256 != r[i]) { print "lane " i ": " a[i] " + " b[i] " != " r[i]; exit }
+        }
+        print "ok"
+    }')
+check "eval result = inputs summed mod 256 ($sum_ok)" test "$sum_ok" = "ok"
+
+# ---- print round trip of the Sobel input of FPIR.md ------------------------------------------
+# FPIR.md writes the pixels untyped (a ... l); the CLI types variables by suffix.
+fpir_md=/work/shared/FPIR.md
+if [ -r "$fpir_md" ]; then
+    sobel=$(awk '/^Input \(/ { f = 1; next } f && /^```/ { if (inb) exit; inb = 1; next } inb { print }' "$fpir_md")
+else # the same text, for machines without the shared notes
+    sobel='u8(min(absd(u16(a) + u16(b)*2 + u16(c), u16(d) + u16(e)*2 + u16(f))
+     + absd(u16(g) + u16(h)*2 + u16(i), u16(j) + u16(k)*2 + u16(l)), 255))'
+fi
+check "found the Sobel input" grep -q 'absd(u16(g)' <<<"$sobel"
+sobel=$(sed -E 's/\b([a-l])\b/\1_u8/g' <<<"$sobel")
+run print "$sobel"
+p1=$out
+check "print of the Sobel input exits 0 (rc $rc: $err)" test "$rc" -eq 0
+check "print reports type u8x16 (got '$err')" test "$err" = "type: u8x16"
+check "printed Sobel is the input up to whitespace" test "$(tr -d ' \n' <<<"$p1")" = "$(tr -d ' \n' <<<"$sobel")"
+run print "$p1"
+check "print(parse(print(sobel))) is a fixpoint" test "$out" = "$p1"
+run eval "$sobel" --seed 3
+e1=$out
+run eval "$p1" --seed 3
+check "the input and its printed form evaluate alike" test -n "$e1" -a "$out" = "$e1"
+if [ -r "$fpir_md" ]; then
+    lifted=$(awk '/^Lifted:/ { f = 1; next } f && /^```/ { if (inb) exit; inb = 1; next } inb { print }' "$fpir_md")
+    lifted=$(sed -E 's/\b([a-l])\b/\1_u8/g' <<<"$lifted")
+    run print "$lifted"
+    p2=$out
+    check "print of the lifted Sobel exits 0 (rc $rc: $err)" test "$rc" -eq 0
+    run print "$p2"
+    check "the lifted Sobel of FPIR.md round-trips too" test -n "$p2" -a "$out" = "$p2"
+    run eval "$lifted" --seed 3
+    check "the lifted Sobel evaluates like the input (same seed)" test "$(tail -n 1 <<<"$out")" = "$(tail -n 1 <<<"$e1")"
+fi
+
+# ---- malformed input: <input>:1:COL: message, the line, a caret under COL ----------------------
+malformed=('a_u8 + (b_u8' 'a_u8 +' 'foo(a_u8)' 'a_u8 + b_i8' 'u8(300)' '  (a_u8 * )' 'min(a_u8)')
+for text in "${malformed[@]}"; do
+    for cmd in print eval expand; do
+        run "$cmd" "$text"
+        check "$cmd '$text' exits 1 (rc $rc)" test "$rc" -eq 1
+        check "$cmd '$text' prints nothing on stdout" test -z "$out"
+        l1=$(sed -n 1p "$TMP/err")
+        l2=$(sed -n 2p "$TMP/err")
+        l3=$(sed -n 3p "$TMP/err")
+        col=$(sed -nE 's/^<input>:1:([0-9]+): .+$/\1/p' <<<"$l1")
+        if [ -z "$col" ]; then
+            bad "$cmd '$text': first stderr line is not '<input>:1:COL: message': '$l1'"
+            continue
+        fi
+        ok
+        check "$cmd '$text': second line is the input ('$l2')" test "$l2" = "$text"
+        check "$cmd '$text': column $col is within the line" test "$col" -ge 1 -a "$col" -le $((${#text} + 1))
+        caret=$(printf '%*s^' $((col - 1)) '')
+        check "$cmd '$text': third line is a caret under column $col ('$l3')" test "$l3" = "$caret"
+    done
+done
+
+# ---- usage errors exit 2 ----------------------------------------------------------------------
+usage_cases=(
+    "frobnicate"
+    "eval a_u8 --bogus"
+    "print a_u8 --lanes"
+    "print a_u8 --lanes 0"
+    "print a_u8 --lanes 257"
+    "print a_u8 --lanes x"
+    "eval a_u8 --seed -1"
+    "print"
+    "eval"
+    "print a_u8 b_u8"
+)
+for args in "${usage_cases[@]}"; do
+    # shellcheck disable=SC2086 # split on purpose
+    run $args
+    check "'tine $args' exits 2 (rc $rc)" test "$rc" -eq 2
+    check "'tine $args' says why on stderr" test -n "$err"
+done
+run
+check "'tine' with no command exits 2 (rc $rc)" test "$rc" -eq 2
+check "'tine' with no command prints usage" grep -q '^usage: tine' "$TMP/err"
+
+# ---- ops: every FPIR op of FPIR.md's table ------------------------------------------------------
+run ops
+check "ops exits 0 (rc $rc)" test "$rc" -eq 0
+n_defs=$(grep -c ' := ' "$TMP/out")
+check "ops lists 22 FPIR ops with definitions (got $n_defs)" test "$n_defs" -eq 22
+if [ -r "$fpir_md" ]; then
+    names=$(sed -nE 's/^\| `([a-z_]+)[(<].*/\1/p' "$fpir_md")
+else
+    names="widening_add widening_sub widening_mul widening_shl widening_shr extending_add extending_sub
+           extending_mul abs absd saturating_cast saturating_narrow saturating_add saturating_sub halving_add
+           halving_sub rounding_halving_add rounding_shr rounding_shl mul_shr rounding_mul_shr saturating_shl"
+fi
+n_names=$(wc -w <<<"$names")
+check "FPIR.md's table names 22 ops (got $n_names)" test "$n_names" -eq 22
+for name in $names; do
+    check "ops lists $name with its definition" grep -qE "^  $name +:= [^ ]" "$TMP/out"
+done
+for prim in add sub mul div mod min max shl shr select cast reinterpret broadcast ramp load sqrt; do
+    check "ops lists the primitive op $prim" grep -qE "^ .* $prim( |$)" <(sed -n 2p "$TMP/out")
+done
+
+# ---- bench-ir ---------------------------------------------------------------------------------
+run bench-ir --nodes 20000
+check "bench-ir exits 0 (rc $rc: $err)" test "$rc" -eq 0
+check "bench-ir prints a bytes/node column" grep -q 'bytes/node' "$TMP/out"
+rows=$(awk '/^(expression-shaped|random operands)/ && $NF ~ /^[0-9]+(\.[0-9]+)?$/ && $NF > 0 { n++ } END { print n + 0 }' "$TMP/out")
+check "bench-ir prints bytes/node for both workloads (got $rows rows)" test "$rows" -eq 2
+check "bench-ir used 20000 constructor calls" grep -q '20000 constructor calls' "$TMP/out"
+
+echo "test_cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
