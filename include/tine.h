@@ -150,6 +150,32 @@ tine_expr_t *tine_parse(tine_ctx_t *ctx, const char *text, const char *file);
  * malloc'd; release it with free(). */
 char *tine_print(tine_ctx_t *ctx, const tine_expr_t *e);
 
+/* ---- rules and lifting ------------------------------------------------------------ */
+
+/* A compiled rule set (see docs/RULES.md). Compiling checks every rule; the first problem
+ * is returned through the context as file:line:col, the line and a caret. */
+typedef struct tine_ruleset tine_ruleset_t;
+tine_ruleset_t *tine_rules_compile(tine_ctx_t *ctx, const char *text, const char *file);
+void tine_rules_free(tine_ruleset_t *rs);
+int tine_rules_count(const tine_ruleset_t *rs);
+/* Rule i's name, file, line and "why" comment; -1 if there is no rule i. */
+int tine_rule_info(const tine_ruleset_t *rs, int i, const char **name, const char **file, int *line,
+                   const char **why);
+/* The built-in lift rules (src/lift/lift.rules), compiled once per context. */
+tine_ruleset_t *tine_lift_rules(tine_ctx_t *ctx);
+
+/* Called for every rewrite, in order: the rule, where it is, the node before and after. */
+typedef void (*tine_lift_trace_fn)(void *user, const char *rule, const char *file, int line,
+                                   const tine_expr_t *before, const tine_expr_t *after);
+/* Lifts e into FPIR with the built-in rules, or with rs. */
+tine_expr_t *tine_lift(tine_ctx_t *ctx, tine_expr_t *e);
+tine_expr_t *tine_lift_with(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_expr_t *e, tine_lift_trace_fn trace,
+                            void *user);
+
+/* Supplies a range for an integer variable, used by bounds inference (and so by
+ * predicated rules); the range must lie within the variable's type. */
+int tine_bounds_set_var(tine_ctx_t *ctx, const tine_expr_t *var, int64_t lo, int64_t hi);
+
 /* ---- interpreter -------------------------------------------------------------- */
 
 typedef struct tine_env tine_env_t;

@@ -123,6 +123,7 @@ struct tine_ctx {
     tine_fpir_tmpl **tmpl;
     uint32_t tmpl_cap, tmpl_count;
     struct tine_bounds_cache *bounds; /* bounds.c */
+    tine_ruleset_t *lift_rules;       /* the built-in lift rules, compiled on first use */
     /* expansion cache: node id -> expanded node */
     tine_expr_t **expanded;
     uint32_t expanded_cap;
@@ -192,18 +193,32 @@ typedef struct {
     tine_expr_t *expr;
 } tine_binding;
 
+typedef enum {
+    TINE_ELAB_EXPR,    /* user expressions and FPIR definitions */
+    TINE_ELAB_PATTERN, /* a rule's left side: x:T and x_u8 are wildcards ?x, c0 is ?c0 */
+    TINE_ELAB_RHS,     /* a rule's right side: names and c0 are bound by a match */
+    TINE_ELAB_PRED,    /* a rule's predicate: folds to a 0/1 literal */
+} tine_elab_mode;
+
 typedef struct {
     tine_type_t T, U, R; /* type variables; invalid when unbound */
     const tine_binding *binds;
     int nbinds;
     int lanes;           /* lanes of leaves at the root */
-    bool definition;     /* allow placeholders, widen(), narrow(), bits(T), T.min ... */
+    bool definition;     /* an FPIR definition (placeholders x, y, s) */
+    tine_elab_mode mode;
+    tine_i128 cvals[10]; /* values of c0..c9 (RHS, PRED), where cbound has their bit */
+    uint32_t cbound;
+    bool static_only;    /* PRED: wildcards and c0.. are unknown (decides on T alone) */
 } tine_elab_env;
 
 /* Parse text into an AST owned by arena; NULL with ctx error on failure. */
 tine_ast *tine_parse_ast(tine_ctx_t *ctx, tine_arena *arena, const char *text,
                          const char *file);
 tine_expr_t *tine_elaborate(tine_ctx_t *ctx, const tine_ast *ast, const tine_elab_env *env);
+/* A predicate's value: 0 with *v set; -1 when it depends on what static_only hides;
+ * -2 on an error (message in ctx). */
+int tine_elaborate_pred(tine_ctx_t *ctx, const tine_ast *ast, const tine_elab_env *env, tine_i128 *v);
 
 /* ---- walking ------------------------------------------------------------------------ */
 
@@ -219,7 +234,6 @@ void tine_fpir_free_templates(tine_ctx_t *ctx);
 
 /* A range holding every lane of e for every input; false when none can be stated. */
 bool tine_bounds(tine_ctx_t *ctx, const tine_expr_t *e, tine_i128 *lo, tine_i128 *hi);
-int tine_bounds_set_var(tine_ctx_t *ctx, const tine_expr_t *var, int64_t lo, int64_t hi);
 void tine_bounds_free(tine_ctx_t *ctx);
 
 /* ---- random numbers (splitmix64; tests and CLI) ---------------------------------- */

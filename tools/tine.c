@@ -5,6 +5,8 @@
  *   tine print EXPR  [--lanes N]      parse, type and print back
  *   tine expand EXPR [--lanes N]      FPIR ops replaced by their definitions
  *   tine eval EXPR   [--lanes N] [--seed S]   evaluate on random inputs
+ *   tine lift EXPR [--lanes N] [--trace-rules]   lift into FPIR with the built-in rules
+ *   tine rules --list | --check FILE  the lift rules; or compile a rule file and report
  *   tine ops                          every op, FPIR ops with their definitions
  *   tine bench-ir [--nodes N]         interning speed and memory per node
  */
@@ -31,6 +33,8 @@ static int usage(void) {
             "       tine print EXPR [--lanes N]\n"
             "       tine expand EXPR [--lanes N]\n"
             "       tine eval EXPR [--lanes N] [--seed S]\n"
+            "       tine lift EXPR [--lanes N] [--trace-rules]\n"
+            "       tine rules --list | --check FILE\n"
             "       tine ops\n"
             "       tine bench-ir [--nodes N]\n");
     return 2;
@@ -41,6 +45,8 @@ typedef struct {
     int lanes;
     uint64_t seed;
     long nodes;
+    int trace, list;
+    const char *check;
 } options;
 
 static int parse_options(int argc, char **argv, options *o) {
@@ -67,6 +73,12 @@ static int parse_options(int argc, char **argv, options *o) {
             } else {
                 o->nodes = (long)v;
             }
+        } else if (!strcmp(a, "--trace-rules")) {
+            o->trace = 1;
+        } else if (!strcmp(a, "--list")) {
+            o->list = 1;
+        } else if (!strcmp(a, "--check") && i + 1 < argc) {
+            o->check = argv[++i];
         } else if (a[0] == '-' && a[1] == '-') {
             fprintf(stderr, "tine: unknown option '%s'\n", a);
             return -1;
@@ -78,6 +90,22 @@ static int parse_options(int argc, char **argv, options *o) {
         }
     }
     return 0;
+}
+
+typedef struct {
+    char *p;
+    size_t n, cap;
+} tine_buf_t;
+
+static void buf_append(tine_buf_t *b, const char *s, size_t n) {
+    if (b->n + n + 1 > b->cap) {
+        b->cap = (b->n + n + 1) * 2;
+        b->p = realloc(b->p, b->cap);
+        if (!b->p) abort();
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = 0;
 }
 
 static tine_expr_t *parse_or_report(tine_ctx_t *ctx, const char *text) {
@@ -308,6 +336,79 @@ static int cmd_eval(const options *o) {
     return 0;
 }
 
+static void trace_rule(void *user, const char *rule, const char *file, int line, const tine_expr_t *before,
+                       const tine_expr_t *after) {
+    tine_ctx_t *ctx = user;
+    char *b = tine_print(ctx, before), *a = tine_print(ctx, after);
+    printf("  %s (%s:%d)\n      %s\n   -> %s\n", rule, file, line, b, a);
+    free(b);
+    free(a);
+}
+
+static int cmd_lift(const options *o) {
+    tine_ctx_t *ctx = tine_ctx_new();
+    tine_set_lanes(ctx, o->lanes);
+    tine_expr_t *e = parse_or_report(ctx, o->expr);
+    if (!e) {
+        tine_ctx_free(ctx);
+        return 1;
+    }
+    if (o->trace) printf("rules applied, in order:\n");
+    tine_expr_t *r = tine_lift_with(ctx, tine_lift_rules(ctx), e, o->trace ? trace_rule : NULL, ctx);
+    char *s = tine_print(ctx, r);
+    char t[32];
+    if (o->trace) printf("lifted:\n");
+    printf("%s\n", s);
+    fprintf(stderr, "type: %s\n", tine_type_str(tine_expr_type(r), t, sizeof t));
+    free(s);
+    tine_ctx_free(ctx);
+    return 0;
+}
+
+static int cmd_rules(const options *o) {
+    tine_ctx_t *ctx = tine_ctx_new();
+    tine_ruleset_t *rs = NULL;
+    int own = 0;
+    if (o->check) {
+        FILE *f = fopen(o->check, "rb");
+        if (!f) {
+            fprintf(stderr, "tine: cannot open %s\n", o->check);
+            tine_ctx_free(ctx);
+            return 1;
+        }
+        tine_buf_t text = {0};
+        char chunk[4096];
+        size_t n;
+        while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) buf_append(&text, chunk, n);
+        fclose(f);
+        rs = tine_rules_compile(ctx, text.p ? text.p : "", o->check);
+        free(text.p);
+        if (!rs) {
+            fprintf(stderr, "%s\n", tine_error(ctx));
+            tine_ctx_free(ctx);
+            return 1;
+        }
+        own = 1;
+    } else if (o->list) {
+        rs = tine_lift_rules(ctx);
+    } else {
+        tine_ctx_free(ctx);
+        return usage();
+    }
+    if (o->list || !o->check) {
+        for (int i = 0; i < tine_rules_count(rs); i++) {
+            const char *name, *file, *why;
+            int line;
+            tine_rule_info(rs, i, &name, &file, &line, &why);
+            printf("%s:%d: %s  # %s\n", file, line, name, why);
+        }
+    }
+    printf("%d rules\n", tine_rules_count(rs));
+    if (own) tine_rules_free(rs);
+    tine_ctx_free(ctx);
+    return 0;
+}
+
 static int cmd_ops(void) {
     printf("primitive ops:\n ");
     for (int op = 0; op < TINE_FPIR_FIRST; op++) printf(" %s", tine_op_name((tine_op_t)op));
@@ -394,12 +495,14 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "demo")) return cmd_demo();
     if (!strcmp(cmd, "ops")) return cmd_ops();
     if (!strcmp(cmd, "bench-ir")) return cmd_bench_ir(&o);
-    if (!strcmp(cmd, "print") || !strcmp(cmd, "expand") || !strcmp(cmd, "eval")) {
+    if (!strcmp(cmd, "rules")) return cmd_rules(&o);
+    if (!strcmp(cmd, "print") || !strcmp(cmd, "expand") || !strcmp(cmd, "eval") || !strcmp(cmd, "lift")) {
         if (!o.expr) {
             fprintf(stderr, "tine %s: needs an expression\n", cmd);
             return 2;
         }
         if (!strcmp(cmd, "eval")) return cmd_eval(&o);
+        if (!strcmp(cmd, "lift")) return cmd_lift(&o);
         return cmd_print(&o, cmd[0] == 'e');
     }
     fprintf(stderr, "tine: unknown command '%s'\n", cmd);

@@ -39,7 +39,23 @@ struct tine_ast {
     int nargs, cap;
     tine_i128 ival;
     double fval;
+    bool logical; /* A_BINARY: && or || of a rule predicate */
 };
+
+/* One entry of a rule file. */
+typedef struct {
+    const char *name, *why;
+    const tine_src *src;
+    int line, col;         /* of the name */
+    int end_line, end_col; /* where the entry ends (for a missing "why") */
+    tine_ast *lhs, *rhs, *pred;
+    tine_ast **conj;       /* the predicate's top-level && operands */
+    int nconj, capconj;
+    int priority;
+} tine_rule_ast;
+
+int tine_parse_rules(tine_ctx_t *ctx, tine_arena *arena, const char *text, const char *file,
+                     tine_rule_ast **out, int *count);
 
 void tine_diag(tine_ctx_t *ctx, const tine_src *src, int line, int col, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));

@@ -13,7 +13,8 @@
 
 typedef struct {
     tine_expr_t *e; /* typed value, or NULL for a literal (or after an error) */
-    int lit;        /* 0 typed/error, 1 integer literal, 2 float literal */
+    int lit;        /* 0 typed/error, 1 integer literal, 2 float literal,
+                       3 constant wildcard of a rule pattern (iv = its number) */
     tine_i128 iv;
     double fv;
 } val;
@@ -22,7 +23,19 @@ typedef struct {
     tine_ctx_t *ctx;
     const tine_elab_env *env;
     bool failed;
+    bool undecided; /* PRED with static_only: needed something hidden */
+    /* PATTERN: the wildcards declared so far (x:T or x_u8), by name */
+    const char *decl_name[32];
+    tine_expr_t *decl[32];
+    int ndecl;
 } elab;
+
+/* Stops elaboration without a message: the value depends on a match not made yet. */
+static val undecided(elab *el) {
+    el->undecided = true;
+    el->failed = true;
+    return (val){0};
+}
 
 static val fail(elab *el, const tine_ast *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static val fail(elab *el, const tine_ast *at, const char *fmt, ...) {
@@ -77,6 +90,11 @@ static void i128_str(tine_i128 v, char *out) {
 static val lit_to(elab *el, const tine_ast *at, val v, tine_type_t t) {
     if (!v.lit) return v;
     char b[32];
+    if (v.lit == 3) { /* a constant wildcard takes its type here, as a pattern variable */
+        if (!tine_type_is_int(t)) return fail(el, at, "constant wildcard c%d must be an integer, here it would be %s", (int)v.iv, tstr(t, b));
+        char name[4] = {'?', 'c', (char)('0' + (int)v.iv), 0};
+        return typed(el, at, tine_var(el->ctx, name, t));
+    }
     if (t.kind == TINE_FLOAT)
         return typed(el, at, tine_const_float(el->ctx, t, v.lit == 1 ? (double)v.iv : v.fv));
     if (v.lit == 2) return fail(el, at, "a float constant cannot have type %s", tstr(t, b));
@@ -89,12 +107,26 @@ static val lit_to(elab *el, const tine_ast *at, val v, tine_type_t t) {
 }
 
 static val need_typed(elab *el, const tine_ast *at, val v) {
+    if (v.lit == 3) return fail(el, at, "constant wildcard c%d needs an operand of known type beside it", (int)v.iv);
     if (v.lit) return fail(el, at, "cannot infer the type of this constant; give it one, as in u8(3)");
     return v;
 }
 
 static val fold(elab *el, const tine_ast *at, tine_op_t op, val a, val b) {
     val r = {.lit = 1};
+    if (a.lit == 3 || b.lit == 3)
+        return fail(el, at, "a constant wildcard needs an operand of known type beside it (conditions on it go after 'if')");
+    if (el->env->mode == TINE_ELAB_PRED && a.lit == 1 && b.lit == 1) { /* comparisons of constants */
+        switch (op) {
+        case TINE_OP_EQ: r.iv = a.iv == b.iv; return r;
+        case TINE_OP_NE: r.iv = a.iv != b.iv; return r;
+        case TINE_OP_LT: r.iv = a.iv < b.iv; return r;
+        case TINE_OP_LE: r.iv = a.iv <= b.iv; return r;
+        case TINE_OP_GT: r.iv = a.iv > b.iv; return r;
+        case TINE_OP_GE: r.iv = a.iv >= b.iv; return r;
+        default: break;
+        }
+    }
     if (a.lit == 2 || b.lit == 2) {
         double x = a.lit == 2 ? a.fv : (double)a.iv, y = b.lit == 2 ? b.fv : (double)b.iv;
         r.lit = 2;
@@ -217,8 +249,8 @@ static bool split_var(const char *name, size_t *base_len, tine_type_t *t, int *l
         if (!x[1] || x[1] == '0') return false;
         long l = 0;
         for (const char *d = x + 1; *d; d++) {
-            if (*d < '0' || *d > '9' || l > 100000) return false;
-            l = l * 10 + (*d - '0');
+            if (*d < '0' || *d > '9') return false;
+            if (l <= 100000) l = l * 10 + (*d - '0'); /* saturates: too many lanes either way */
         }
         *lanes = (int)l;
     }
@@ -228,8 +260,71 @@ static bool split_var(const char *name, size_t *base_len, tine_type_t *t, int *l
 
 static val elab_expr(elab *el, const tine_ast *a, int lanes);
 
+static bool split_var(const char *name, size_t *base_len, tine_type_t *t, int *lanes);
+
+static bool is_cwild_name(const char *n) { return n[0] == 'c' && n[1] >= '0' && n[1] <= '9' && !n[2]; }
+
+/* A rule's wildcard: declared in a pattern as x:T or x_u8, referred to by its name after.
+ * On the right side and in predicates, the name is bound by the match. */
+static val elab_wildcard(elab *el, const tine_ast *a, int lanes) {
+    const char *n = a->name;
+    char base[64], b1[32], b2[32];
+    tine_type_t t = {0, 0, 0};
+    size_t bl;
+    int l = 0;
+    if (a->targ) {
+        t = type_of(el, a->targ);
+        if (!tine_type_valid(t)) return (val){0};
+        snprintf(base, sizeof base, "%s", n);
+    } else if (split_var(n, &bl, &t, &l) && bl < sizeof base) {
+        memcpy(base, n, bl);
+        base[bl] = 0;
+    } else {
+        snprintf(base, sizeof base, "%s", n);
+    }
+    if (tine_type_valid(t)) t = tine_type_with_lanes(t, lanes);
+    if (el->env->mode == TINE_ELAB_PATTERN) {
+        for (int i = 0; i < el->ndecl; i++)
+            if (!strcmp(el->decl_name[i], base)) {
+                if (tine_type_valid(t) && !tine_type_eq(t, el->decl[i]->type))
+                    return fail(el, a, "wildcard '%s' is %s here but %s where it first appears", base, tstr(t, b1),
+                                tstr(el->decl[i]->type, b2));
+                return typed(el, a, el->decl[i]);
+            }
+        if (!tine_type_valid(t))
+            return fail(el, a, "wildcard '%s' needs a type where it first appears, as in %s:T or %s_u8", base, base, base);
+        if (el->ndecl == 32) return fail(el, a, "too many wildcards in one pattern");
+        char vn[72];
+        snprintf(vn, sizeof vn, "?%s", base);
+        tine_expr_t *w = tine_var(el->ctx, vn, t);
+        el->decl_name[el->ndecl] = tine_name(el->ctx, tine_intern_name(el->ctx, base, strlen(base)));
+        el->decl[el->ndecl++] = w;
+        return typed(el, a, w);
+    }
+    if (el->env->static_only) return undecided(el);
+    for (int i = 0; i < el->env->nbinds; i++)
+        if (!strcmp(el->env->binds[i].name, base)) {
+            tine_expr_t *e = el->env->binds[i].expr;
+            if (tine_type_valid(t) && (t.kind != e->type.kind || t.bits != e->type.bits))
+                return fail(el, a, "'%s' is %s on the left side, not %s", base, tine_type_name(e->type, b1),
+                            tine_type_name(t, b2));
+            return typed(el, a, e);
+        }
+    return fail(el, a, "'%s' is not bound by the left side", base);
+}
+
 static val elab_name(elab *el, const tine_ast *a, int lanes) {
     const char *n = a->name;
+    tine_elab_mode mode = el->env->mode;
+    if (mode != TINE_ELAB_EXPR && is_cwild_name(n)) {
+        if (a->targ) return fail(el, a, "constant wildcard %s takes its type from the operand beside it", n);
+        if (mode == TINE_ELAB_PATTERN) return (val){.lit = 3, .iv = n[1] - '0'};
+        if (el->env->static_only) return undecided(el);
+        if (!(el->env->cbound >> (n[1] - '0') & 1)) return fail(el, a, "%s is not bound by the left side", n);
+        return (val){.lit = 1, .iv = el->env->cvals[n[1] - '0']};
+    }
+    if (mode != TINE_ELAB_EXPR && strcmp(n, "true") && strcmp(n, "false") && strcmp(n, "inf") && strcmp(n, "nan"))
+        return elab_wildcard(el, a, lanes);
     for (int i = 0; i < el->env->nbinds; i++)
         if (!strcmp(el->env->binds[i].name, n)) return typed(el, a, el->env->binds[i].expr);
     if (!strcmp(n, "true") || !strcmp(n, "false"))
@@ -259,7 +354,7 @@ static val elab_field(elab *el, const tine_ast *a) {
     tine_ast tn = *a;
     tn.kind = A_NAME;
     tn.nargs = 0;
-    tine_type_t t = type_of(el, &tn);
+    tine_type_t t = type_of(el, a->targ ? a->targ : &tn);
     if (!tine_type_valid(t)) return (val){0};
     char b[32];
     bool mn = !strcmp(a->field, "min");
@@ -458,6 +553,58 @@ static val elab_call(elab *el, const tine_ast *a, int lanes) {
         if (wi == 1) return typed(el, a, tine_deinterleave(ctx, v.e, k[0], k[1]));
         return typed(el, a, tine_vector_reduce_add(ctx, v.e, k[0]));
     }
+    if (el->env->mode == TINE_ELAB_PRED || el->env->mode == TINE_ELAB_RHS) {
+        val r = {.lit = 1};
+        if (!strcmp(n, "is_signed") || !strcmp(n, "is_unsigned")) {
+            if (!ok(el, arity(el, a, 1))) return (val){0};
+            t = type_of(el, a->args[0]);
+            if (!tine_type_valid(t)) return (val){0};
+            r.iv = t.kind == (n[3] == 's' ? TINE_INT : TINE_UINT);
+            return r;
+        }
+        if (!strcmp(n, "is_pow2") || !strcmp(n, "log2")) {
+            if (!ok(el, arity(el, a, 1))) return (val){0};
+            v = elab_expr(el, a->args[0], lanes);
+            if (!ok(el, v)) return v;
+            if (v.lit != 1) return fail(el, a->args[0], "%s needs a constant", n);
+            bool pow2 = v.iv > 0 && (v.iv & (v.iv - 1)) == 0;
+            if (n[1] == 's') {
+                r.iv = pow2;
+                return r;
+            }
+            if (!pow2) return fail(el, a->args[0], "log2 of a constant that is not a power of two");
+            while (((tine_i128)1 << r.iv) != v.iv) r.iv++;
+            return r;
+        }
+        if (!strcmp(n, "is_const")) {
+            if (!ok(el, arity(el, a, 1))) return (val){0};
+            v = elab_expr(el, a->args[0], lanes);
+            if (!ok(el, v)) return v;
+            r.iv = v.lit || v.e->op == TINE_OP_CONST;
+            return r;
+        }
+        if (!strcmp(n, "upper_bounded") || !strcmp(n, "lower_bounded")) {
+            if (!ok(el, arity(el, a, 2))) return (val){0};
+            v = elab_expr(el, a->args[0], lanes);
+            w = elab_expr(el, a->args[1], lanes);
+            if (!ok(el, v) || !ok(el, w)) return (val){0};
+            if (v.lit) return need_typed(el, a->args[0], v);
+            if (w.lit != 1) return fail(el, a->args[1], "%s needs a constant bound", n);
+            tine_i128 lo, hi;
+            r.iv = tine_bounds(ctx, v.e, &lo, &hi) && (n[0] == 'u' ? hi <= w.iv : lo >= w.iv);
+            return r;
+        }
+        if (!strcmp(n, "can_prove")) {
+            if (!ok(el, arity(el, a, 1))) return (val){0};
+            v = elab_expr(el, a->args[0], lanes);
+            if (!ok(el, v)) return v;
+            if (v.lit == 1) return (val){.lit = 1, .iv = v.iv != 0};
+            if (v.lit || v.e->type.kind != TINE_BOOL) return fail(el, a->args[0], "can_prove needs a condition");
+            tine_i128 lo, hi;
+            r.iv = tine_bounds(ctx, v.e, &lo, &hi) && lo == 1;
+            return r;
+        }
+    }
     if (!strcmp(n, "bits")) {
         if (!ok(el, arity(el, a, 1))) return (val){0};
         t = type_of(el, a->args[0]);
@@ -518,17 +665,44 @@ static val elab_expr(elab *el, const tine_ast *a, int lanes) {
         if (!ok(el, v)) return v;
         if (v.lit == 2 && a->op == TINE_OP_NEG) return (val){.lit = 2, .fv = -v.fv};
         if (v.lit == 1 && a->op == TINE_OP_NEG) return (val){.lit = 1, .iv = (tine_i128)(0 - (tine_u128)v.iv)};
+        if (v.lit == 1 && a->op == TINE_OP_NOT && el->env->mode == TINE_ELAB_PRED) return (val){.lit = 1, .iv = !v.iv};
         if (v.lit) return need_typed(el, a->args[0], v);
         return typed(el, a, tine_unary(el->ctx, a->op, v.e));
     }
     case A_BINARY: {
-        val x = elab_expr(el, a->args[0], lanes);
-        val y = elab_expr(el, a->args[1], lanes);
-        return binary(el, a, a->op, a->args[0], x, a->args[1], y);
+        /* A left-deep chain (a + b + c + ...) is as long as the input: the parser's nesting
+         * limit does not bound it, so its left spine is walked in a loop, not by recursion. */
+        int n = 0;
+        for (const tine_ast *s = a; s->kind == A_BINARY; s = s->args[0]) n++;
+        const tine_ast **spine = malloc((size_t)n * sizeof *spine);
+        TINE_ASSERT(spine != NULL);
+        const tine_ast *s = a;
+        for (int i = n - 1; i >= 0; i--, s = s->args[0]) spine[i] = s;
+        val x = elab_expr(el, s, lanes);
+        for (int i = 0; i < n; i++) {
+            val y = elab_expr(el, spine[i]->args[1], lanes);
+            x = binary(el, spine[i], spine[i]->op, spine[i]->args[0], x, spine[i]->args[1], y);
+        }
+        free(spine);
+        return x;
     }
     case A_TYPE: return fail(el, a, "expected an expression, found a type");
     }
     return fail(el, a, "unexpected syntax");
+}
+
+int tine_elaborate_pred(tine_ctx_t *ctx, const tine_ast *ast, const tine_elab_env *env, tine_i128 *out) {
+    elab el = {.ctx = ctx, .env = env};
+    val v = elab_expr(&el, ast, env->lanes);
+    if (el.undecided) return -1;
+    if (!ok(&el, v)) return -2;
+    if (v.lit != 1) {
+        fail(&el, ast, "a condition must be about constants, types and bounds (it is a %s expression here)",
+             v.lit ? "constant" : "vector");
+        return -2;
+    }
+    *out = v.iv;
+    return 0;
 }
 
 tine_expr_t *tine_elaborate(tine_ctx_t *ctx, const tine_ast *ast, const tine_elab_env *env) {

@@ -47,6 +47,7 @@ void tine_ctx_free(tine_ctx_t *ctx) {
     if (!ctx) return;
     tine_fpir_free_templates(ctx); /* before the arena that holds them */
     tine_bounds_free(ctx);
+    tine_rules_free(ctx->lift_rules);
     tine_arena_free(&ctx->arena);
     free(ctx->table);
     free(ctx->by_id);
@@ -388,7 +389,7 @@ tine_expr_t *tine_const_lanes(tine_ctx_t *ctx, tine_type_t t, const uint64_t *la
 static bool valid_name(const char *s) {
     if (!s || !*s) return false;
     for (const char *p = s; *p; p++)
-        if (!(*p == '_' || *p == '$' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+        if (!(*p == '_' || *p == '$' || (*p == '?' && p == s) || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
               (p != s && *p >= '0' && *p <= '9')))
             return false;
     return true;

@@ -35,9 +35,15 @@ typedef struct {
     const char *line_start;
     int depth;
     bool failed;
+    /* rule files */
+    bool rules;          /* x:T wildcards, '&&' and '||' */
+    int prev_line;       /* line of the token before the current one */
+    int comment_line;    /* a comment trailing the previous token: its line and text */
+    const char *comment;
+    size_t comment_len;
 } parser;
 
-enum { T_EOF = 256, T_INT, T_FLOAT, T_NAME, T_SHL, T_SHR, T_LE, T_GE, T_EQ, T_NE };
+enum { T_EOF = 256, T_INT, T_FLOAT, T_NAME, T_SHL, T_SHR, T_LE, T_GE, T_EQ, T_NE, T_ARROW, T_ANDAND, T_OROR };
 
 /* ---- diagnostics -------------------------------------------------------------------- */
 
@@ -97,12 +103,17 @@ static const char *tok_desc(int tok, char buf[32]) {
     case T_GE: return "'>='";
     case T_EQ: return "'=='";
     case T_NE: return "'!='";
+    case T_ARROW: return "'->'";
+    case T_ANDAND: return "'&&'";
+    case T_OROR: return "'||'";
     default: snprintf(buf, 32, "'%c'", tok); return buf;
     }
 }
 
 static void next(parser *ps) {
     const char *p = ps->p;
+    ps->prev_line = ps->line;
+    ps->comment = NULL;
     for (;;) {
         if (*p == '\n') {
             ps->line++;
@@ -110,8 +121,15 @@ static void next(parser *ps) {
             p++;
         } else if (*p == ' ' || *p == '\t' || *p == '\r') {
             p++;
-        } else if (*p == '#') { /* comment to end of line */
+        } else if (*p == '#') { /* comment to end of line; one that trails the last token is kept */
+            const char *c = p + 1;
+            while (*c == ' ') c++;
             while (*p && *p != '\n') p++;
+            if (ps->line == ps->prev_line && !ps->comment) {
+                ps->comment = c;
+                ps->comment_len = (size_t)(p - c);
+                ps->comment_line = ps->line;
+            }
         } else {
             break;
         }
@@ -162,7 +180,8 @@ static void next(parser *ps) {
         return;
     }
     static const struct { const char *s; int tok; } two[] = {
-        {"<<", T_SHL}, {">>", T_SHR}, {"<=", T_LE}, {">=", T_GE}, {"==", T_EQ}, {"!=", T_NE}};
+        {"<<", T_SHL}, {">>", T_SHR}, {"<=", T_LE}, {">=", T_GE}, {"==", T_EQ}, {"!=", T_NE},
+        {"->", T_ARROW}, {"&&", T_ANDAND}, {"||", T_OROR}};
     for (size_t i = 0; i < sizeof two / sizeof two[0]; i++)
         if (p[0] == two[i].s[0] && p[1] == two[i].s[1]) {
             ps->tok = two[i].tok;
@@ -170,7 +189,7 @@ static void next(parser *ps) {
             ps->p = p + 2;
             return;
         }
-    if (strchr("+-*/%&|^~!()[]<>,.", c)) {
+    if (strchr("+-*/%&|^~!()[]<>,.:", c)) {
         ps->tok = c;
         ps->tlen = 1;
         ps->p = p + 1;
@@ -267,13 +286,14 @@ static bool parse_number(parser *ps, tine_ast *a) {
         return false;
     }
     tine_u128 limit = ((tine_u128)1 << 127) - 1; /* literals are exact up to 2^127 - 1 */
+    tine_u128 base = hex ? 16 : 10;
     for (; *d; d++) {
-        int digit = is_digit(*d) ? *d - '0' : (*d | 32) - 'a' + 10;
-        v = v * (hex ? 16 : 10) + (tine_u128)digit;
-        if (v > limit) {
+        tine_u128 digit = (tine_u128)(is_digit(*d) ? *d - '0' : (*d | 32) - 'a' + 10);
+        if (v > (limit - digit) / base) { /* checked before v * base could wrap */
             perr(ps, "number is too large");
             return false;
         }
+        v = v * base + digit;
     }
     a->ival = (tine_i128)v;
     return true;
@@ -306,9 +326,10 @@ static tine_ast *parse_primary(parser *ps) {
     tine_ast *a = node(ps, A_NAME);
     a->name = tine_arena_strdup(ps->arena, ps->tstart, ps->tlen);
     next(ps);
-    if (ps->tok == '<' && ps->p[0] != '=' &&
-        (!strcmp(a->name, "cast") || !strcmp(a->name, "reinterpret") ||
-         !strcmp(a->name, "saturating_cast"))) {
+    /* '<' after an op's name opens a type parameter (cast<u8>, saturating_cast<u8>): an op
+     * name is never a value, so this is not a comparison, and elab.c can say which ops
+     * take no type parameter (absd<u8>(...)). */
+    if (ps->tok == '<' && ps->p[0] != '=' && tine_op_lookup(a->name) >= 0) {
         next(ps);
         a->targ = parse_type(ps);
         if (!a->targ) return NULL;
@@ -337,9 +358,28 @@ static tine_ast *parse_primary(parser *ps) {
             return NULL;
         }
         next(ps);
+        if (ps->tok == '.') { /* widen(T).max: a field of a type written as a call */
+            tine_ast *f = node(ps, A_FIELD);
+            next(ps);
+            if (ps->tok != T_NAME) {
+                perr(ps, "expected 'min' or 'max' after '.', found %s", tok_desc(ps->tok, b));
+                return NULL;
+            }
+            f->line = a->line;
+            f->col = a->col;
+            f->targ = a;
+            f->field = tine_arena_strdup(ps->arena, ps->tstart, ps->tlen);
+            next(ps);
+            return f;
+        }
         return a;
     }
     if (a->targ) return a;
+    if (ps->rules && ps->tok == ':') { /* a typed wildcard: x:T, y:widen(T) */
+        next(ps);
+        a->targ = parse_type(ps);
+        return a->targ ? a : NULL;
+    }
     if (ps->tok == '[') {
         tine_type_t t;
         bool lanes = tine_parse_type_name(a->name, strlen(a->name), &t);
@@ -420,12 +460,19 @@ static tine_ast *parse_expr(parser *ps, int min_prec) {
     }
     tine_ast *lhs = parse_unary(ps);
     while (lhs && !ps->failed) {
-        int op = binop_of(ps);
-        if (op < 0) break;
-        int prec = tine_binop_prec((tine_op_t)op);
+        int op = binop_of(ps), prec;
+        bool logical = ps->rules && (ps->tok == T_ANDAND || ps->tok == T_OROR);
+        if (logical) { /* rule predicates: && and || bind loosest, as in C */
+            op = ps->tok == T_ANDAND ? TINE_OP_AND : TINE_OP_OR;
+            prec = ps->tok == T_ANDAND ? 2 : 1;
+        } else {
+            if (op < 0) break;
+            prec = tine_binop_prec((tine_op_t)op);
+        }
         if (prec <= min_prec) break;
         tine_ast *a = node(ps, A_BINARY);
         a->op = (tine_op_t)op;
+        a->logical = logical;
         next(ps);
         tine_ast *rhs = parse_expr(ps, prec);
         if (!rhs) return NULL;
@@ -452,9 +499,124 @@ tine_ast *tine_parse_ast(tine_ctx_t *ctx, tine_arena *arena, const char *text, c
     tine_ast *e = parse_expr(&ps, 0);
     if (!e) return NULL;
     if (ps.tok != T_EOF) {
-        char b[32];
-        perr(&ps, "unexpected %s after the expression", tok_desc(ps.tok, b));
+        /* a name or number is quoted: "unexpected 'b_u8'", not "unexpected a name" */
+        char b[64], t[48];
+        bool quote = ps.tok == T_NAME || ps.tok == T_INT || ps.tok == T_FLOAT;
+        if (quote) snprintf(b, sizeof b, "'%s'", tok_text(&ps, t, sizeof t));
+        perr(&ps, "unexpected %s after the expression", quote ? b : tok_desc(ps.tok, b));
         return NULL;
     }
     return e;
+}
+
+/* ---- rule files ------------------------------------------------------------------------
+ *
+ *   file  := entry*
+ *   entry := NAME ':' expr '->' expr ('if' expr)? ('priority' '-'? INT)?   # why it holds
+ *
+ * The "why" is the comment at the end of the entry's last line. Inside an entry, x:T
+ * declares a typed wildcard, and the predicate may use && and ||.
+ */
+
+static void split_conjuncts(parser *ps, tine_rule_ast *r, tine_ast *p) {
+    if (p->kind == A_BINARY && p->logical && p->op == TINE_OP_AND) {
+        split_conjuncts(ps, r, p->args[0]);
+        split_conjuncts(ps, r, p->args[1]);
+        return;
+    }
+    if (r->nconj == r->capconj) {
+        int cap = r->capconj ? r->capconj * 2 : 4;
+        tine_ast **n = tine_arena_alloc(ps->arena, (size_t)cap * sizeof *n);
+        if (r->nconj) memcpy(n, r->conj, (size_t)r->nconj * sizeof *n);
+        r->conj = n;
+        r->capconj = cap;
+    }
+    r->conj[r->nconj++] = p;
+}
+
+static bool is_word(parser *ps, const char *w) {
+    return ps->tok == T_NAME && ps->tlen == strlen(w) && !memcmp(ps->tstart, w, ps->tlen);
+}
+
+int tine_parse_rules(tine_ctx_t *ctx, tine_arena *arena, const char *text, const char *file,
+                     tine_rule_ast **out, int *count) {
+    tine_src *src = tine_arena_alloc(arena, sizeof *src);
+    src->file = tine_arena_strdup(arena, file ? file : "<rules>", strlen(file ? file : "<rules>"));
+    src->text = tine_arena_strdup(arena, text, strlen(text));
+    parser ps = {.ctx = ctx, .arena = arena, .src = src, .p = src->text, .line = 1, .line_start = src->text,
+                 .rules = true};
+    int n = 0, cap = 0;
+    tine_rule_ast *rules = NULL;
+    char b[64];
+    next(&ps);
+    while (!ps.failed && ps.tok != T_EOF) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 64;
+            tine_rule_ast *m = tine_arena_alloc(arena, (size_t)cap * sizeof *m);
+            if (n) memcpy(m, rules, (size_t)n * sizeof *m);
+            rules = m;
+        }
+        tine_rule_ast *r = &rules[n];
+        memset(r, 0, sizeof *r);
+        if (ps.tok != T_NAME) {
+            perr(&ps, "expected a rule name at the start of an entry (name: lhs -> rhs), found %s", tok_desc(ps.tok, b));
+            break;
+        }
+        r->src = src;
+        r->line = ps.line;
+        r->col = ps.col;
+        r->name = tine_arena_strdup(arena, ps.tstart, ps.tlen);
+        next(&ps);
+        if (!expect(&ps, ':', "after the rule name")) break;
+        r->lhs = parse_expr(&ps, 0);
+        if (!r->lhs) break;
+        if (ps.tok != T_ARROW) {
+            perr(&ps, "expected '->' between the two sides of rule '%s', found %s", r->name, tok_desc(ps.tok, b));
+            break;
+        }
+        next(&ps);
+        r->rhs = parse_expr(&ps, 0);
+        if (!r->rhs) break;
+        if (is_word(&ps, "if")) {
+            next(&ps);
+            r->pred = parse_expr(&ps, 0);
+            if (!r->pred) break;
+            split_conjuncts(&ps, r, r->pred);
+        }
+        if (is_word(&ps, "priority")) {
+            next(&ps);
+            bool neg = ps.tok == '-';
+            if (neg) next(&ps);
+            if (ps.tok != T_INT) {
+                perr(&ps, "expected a whole number after 'priority', found %s", tok_desc(ps.tok, b));
+                break;
+            }
+            tine_ast num = {0};
+            if (!parse_number(&ps, &num)) break;
+            if (num.ival > 1000000) {
+                perr(&ps, "priority is too large");
+                break;
+            }
+            r->priority = neg ? -(int)num.ival : (int)num.ival;
+            next(&ps);
+        }
+        r->end_line = ps.prev_line;
+        r->end_col = 1;
+        if (ps.comment && ps.comment_line == r->end_line && ps.comment_len > 0)
+            r->why = tine_arena_strdup(arena, ps.comment, ps.comment_len);
+        /* the entry is over: what follows starts the next one */
+        if (ps.tok != T_EOF && !(ps.tok == T_NAME && ps.p[strspn(ps.p, " \t")] == ':')) {
+            char t[48];
+            bool quote = ps.tok == T_NAME || ps.tok == T_INT || ps.tok == T_FLOAT;
+            if (quote) snprintf(b, sizeof b, "'%s'", tok_text(&ps, t, sizeof t));
+            perr(&ps, "unexpected %s after rule '%s' (a rule ends after its right side, 'if ...' and 'priority N')",
+                 quote ? b : tok_desc(ps.tok, b), r->name);
+            break;
+        }
+        n++;
+    }
+    if (ps.failed) return -1;
+    *out = rules;
+    *count = n;
+    return 0;
 }

@@ -1,0 +1,463 @@
+/* rules.c — the rule compiler and matcher.
+ *
+ * A rule file holds entries `name: lhs -> rhs [if predicate] [priority N]  # why`.
+ * Compiling a rule instantiates it for every value of its type variable T (u8 … i64):
+ * the left side is elaborated into a pattern — ordinary IR whose leaves are wildcard
+ * variables ?x and constant wildcards ?c0 — and the right side on those wildcards. An
+ * instantiation is admitted when the left side types and no predicate conjunct that
+ * depends on T alone is false; then the right side must type to the same element type
+ * and must strictly lower the lifting cost. The compiler rejects, each with
+ * file:line:col: unknown ops and names, ill-typed patterns, right-hand names the left
+ * side does not bind, duplicate names and duplicate left sides, a missing `# why`
+ * comment, a rule that does not lower the cost, and two rules of equal priority that
+ * can match the same term.
+ *
+ * Patterns are indexed by root op (a compiled table: a rewrite attempt is a table
+ * look-up and a few compares). Matching is structural on element types (patterns are
+ * lane-agnostic), binds wildcards consistently, and tries both operand orders of a
+ * commutative op.
+ */
+#include "rules.h"
+
+/* ---- cost ---------------------------------------------------------------------------- */
+
+static int op_rank(tine_op_t op) {
+    switch (op) {
+    case TINE_OP_MUL: return 2;
+    case TINE_OP_DIV: case TINE_OP_MOD: return 4;
+    case TINE_OP_WIDENING_ADD: case TINE_OP_WIDENING_SUB: case TINE_OP_WIDENING_SHL:
+    case TINE_OP_WIDENING_SHR: case TINE_OP_ABS: case TINE_OP_SATURATING_CAST:
+    case TINE_OP_SATURATING_ADD: case TINE_OP_SATURATING_SUB: case TINE_OP_ROUNDING_HALVING_ADD: return 2;
+    case TINE_OP_WIDENING_MUL: case TINE_OP_EXTENDING_ADD: case TINE_OP_EXTENDING_SUB: case TINE_OP_ABSD:
+    case TINE_OP_SATURATING_NARROW: case TINE_OP_HALVING_ADD: case TINE_OP_HALVING_SUB:
+    case TINE_OP_ROUNDING_SHR: case TINE_OP_MUL_SHR: case TINE_OP_ROUNDING_MUL_SHR: return 3;
+    case TINE_OP_EXTENDING_MUL: case TINE_OP_ROUNDING_SHL: case TINE_OP_SATURATING_SHL: return 4;
+    default: return 1;
+    }
+}
+
+tine_cost tine_lift_cost(tine_ctx_t *ctx, const tine_expr_t *e) {
+    tine_cost c = {0, 0};
+    uint32_t n;
+    tine_expr_t **order = tine_topo(ctx, e, &n);
+    for (uint32_t k = 0; k < n; k++) {
+        const tine_expr_t *x = order[k];
+        if (x->op == TINE_OP_VAR || x->op == TINE_OP_CONST) continue;
+        for (int i = 0; i < x->nops; i++) c.bits += x->ops[i]->type.bits;
+        c.rank += op_rank((tine_op_t)x->op);
+    }
+    free(order);
+    return c;
+}
+
+int tine_cost_cmp(tine_cost a, tine_cost b) {
+    if (a.bits != b.bits) return a.bits < b.bits ? -1 : 1;
+    if (a.rank != b.rank) return a.rank < b.rank ? -1 : 1;
+    return 0;
+}
+
+/* ---- patterns ------------------------------------------------------------------------ */
+
+static bool is_wild(const tine_expr_t *e) { return e->op == TINE_OP_VAR && tine_expr_name(e)[0] == '?'; }
+static bool is_cwild(const tine_expr_t *e) {
+    const char *n = e->op == TINE_OP_VAR ? tine_expr_name(e) : "";
+    return n[0] == '?' && n[1] == 'c' && n[2] >= '0' && n[2] <= '9';
+}
+static bool same_elem(tine_type_t a, tine_type_t b) { return a.kind == b.kind && a.bits == b.bits; }
+
+static bool commutative(tine_op_t op) {
+    switch (op) {
+#define X(e, name, ar, tok, prec, comm) \
+    case TINE_OP_##e: return comm;
+        TINE_PRIM_OPS(X)
+#undef X
+    case TINE_OP_WIDENING_ADD: case TINE_OP_WIDENING_MUL: case TINE_OP_ABSD: case TINE_OP_SATURATING_ADD:
+    case TINE_OP_HALVING_ADD: case TINE_OP_ROUNDING_HALVING_ADD: return true;
+    default: return false;
+    }
+}
+
+static bool const_equal(const tine_expr_t *a, const tine_expr_t *b) {
+    if (!(a->flags & TINE_F_UNIFORM) || !(b->flags & TINE_F_UNIFORM)) return false;
+    return tine_const_value(a, 0) == tine_const_value(b, 0);
+}
+
+/* Could some term match both patterns? Wildcards unify with anything of their type
+ * (conservatively ignoring repeated wildcards), constant wildcards with constants. */
+static bool unify(const tine_expr_t *p, const tine_expr_t *q) {
+    if (!same_elem(p->type, q->type)) return false;
+    bool pw = is_wild(p) && !is_cwild(p), qw = is_wild(q) && !is_cwild(q);
+    if (pw || qw) return true;
+    if (is_cwild(p) || is_cwild(q)) {
+        const tine_expr_t *o = is_cwild(p) ? q : p;
+        return is_cwild(o) || o->op == TINE_OP_CONST;
+    }
+    if (p->op == TINE_OP_CONST || q->op == TINE_OP_CONST)
+        return p->op == q->op && const_equal(p, q);
+    if (p->op != q->op || p->nops != q->nops || p->imm != q->imm) return false;
+    bool ok = true;
+    for (int i = 0; i < p->nops && ok; i++) ok = unify(p->ops[i], q->ops[i]);
+    if (!ok && p->nops == 2 && commutative((tine_op_t)p->op))
+        ok = unify(p->ops[0], q->ops[1]) && unify(p->ops[1], q->ops[0]);
+    return ok;
+}
+
+typedef struct {
+    const tine_expr_t *wild[32];
+    tine_expr_t *val[32];
+    int n;
+} bindings;
+
+static bool bind(bindings *b, const tine_expr_t *w, tine_expr_t *v) {
+    for (int i = 0; i < b->n; i++)
+        if (b->wild[i] == w) return b->val[i] == v;
+    if (b->n == 32) return false;
+    b->wild[b->n] = w;
+    b->val[b->n++] = v;
+    return true;
+}
+
+static bool match(const tine_expr_t *p, tine_expr_t *s, bindings *b) {
+    if (!same_elem(p->type, s->type)) return false;
+    if (is_wild(p)) {
+        if (is_cwild(p) && !(s->op == TINE_OP_CONST && (s->flags & TINE_F_UNIFORM))) return false;
+        return bind(b, p, s);
+    }
+    if (p->op == TINE_OP_CONST) return s->op == TINE_OP_CONST && const_equal(p, s);
+    if (p->op != s->op || p->nops != s->nops || p->imm != s->imm) return false;
+    if (p->op == TINE_OP_VAR || p->op == TINE_OP_LOAD) /* a named leaf in a pattern */
+        if (tine_expr_name(p) != tine_expr_name(s)) return false;
+    int saved = b->n;
+    bool ok = true;
+    for (int i = 0; i < p->nops && ok; i++) ok = match(p->ops[i], s->ops[i], b);
+    if (!ok && p->nops == 2 && commutative((tine_op_t)p->op)) {
+        b->n = saved;
+        ok = match(p->ops[0], s->ops[1], b) && match(p->ops[1], s->ops[0], b);
+    }
+    if (!ok) b->n = saved;
+    return ok;
+}
+
+/* ---- elaboration environments ------------------------------------------------------- */
+
+static const tine_type_t TYPES[8] = {
+    {TINE_UINT, 8, 1}, {TINE_INT, 8, 1}, {TINE_UINT, 16, 1}, {TINE_INT, 16, 1},
+    {TINE_UINT, 32, 1}, {TINE_INT, 32, 1}, {TINE_UINT, 64, 1}, {TINE_INT, 64, 1},
+};
+
+/* Environment for the right side or the predicate of a matched instantiation. */
+static void rhs_env(tine_elab_env *env, tine_binding *binds, const bindings *b, tine_type_t T, int lanes,
+                    tine_elab_mode mode) {
+    memset(env, 0, sizeof *env);
+    env->T = T;
+    env->lanes = lanes;
+    env->mode = mode;
+    int nb = 0;
+    for (int i = 0; i < b->n; i++) {
+        const char *n = tine_expr_name(b->wild[i]) + 1; /* past '?' */
+        if (is_cwild(b->wild[i])) {
+            int k = n[1] - '0';
+            env->cvals[k] = (tine_i128)tine_const_value(b->val[i], 0);
+            env->cbound |= 1u << k;
+        } else {
+            binds[nb].name = n;
+            binds[nb++].expr = b->val[i];
+        }
+    }
+    env->binds = binds;
+    env->nbinds = nb;
+}
+
+/* The wildcards of a pattern, bound to themselves (for checking the right side). */
+static void self_bindings(tine_ctx_t *ctx, const tine_expr_t *lhs, bindings *b) {
+    uint32_t n;
+    tine_expr_t **order = tine_topo(ctx, lhs, &n);
+    b->n = 0;
+    for (uint32_t k = 0; k < n; k++)
+        if (is_wild(order[k]) && b->n < 32) {
+            b->wild[b->n] = order[k];
+            b->val[b->n++] = order[k];
+        }
+    free(order);
+}
+
+/* Evaluates a predicate (or one conjunct). 1 true, 0 false, -1 not decidable here
+ * (it needs bindings that are absent), -2 an error (message in ctx). */
+static int eval_pred(tine_ctx_t *ctx, const tine_ast *pred, const tine_elab_env *env) {
+    tine_i128 v;
+    int rc = tine_elaborate_pred(ctx, pred, env, &v);
+    if (rc != 0) return rc;
+    return v != 0;
+}
+
+/* ---- compiling ------------------------------------------------------------------------ */
+
+static void rule_error(tine_ctx_t *ctx, const tine_ast *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void rule_error(tine_ctx_t *ctx, const tine_ast *at, const char *fmt, ...) {
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    tine_diag(ctx, at->src, at->line, at->col, "%s", msg);
+}
+
+/* Adds text at the end of the first line of the context's (located) error. */
+static void append_first_line(tine_ctx_t *ctx, const char *suffix) {
+    const char *e = tine_error(ctx) ? tine_error(ctx) : "error";
+    size_t cut = strcspn(e, "\n"), n = strlen(e), k = strlen(suffix);
+    char *m = malloc(n + k + 1);
+    TINE_ASSERT(m != NULL);
+    memcpy(m, e, cut);
+    memcpy(m + cut, suffix, k);
+    memcpy(m + cut + k, e + cut, n - cut + 1);
+    tine_set_error_str(ctx, m);
+}
+
+static const char *tname(tine_type_t t, char b[16]) { return tine_type_name(t, b); }
+
+static bool compile_rule(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_rule *r) {
+    const tine_rule_ast *ra = &r->ast;
+    char *first_err = NULL; /* why the first instantiation failed, if all fail */
+    for (int ti = 0; ti < 8; ti++) {
+        tine_type_t T = TYPES[ti];
+        tine_elab_env env = {.T = T, .lanes = 1, .mode = TINE_ELAB_PATTERN};
+        tine_expr_t *lhs = tine_elaborate(ctx, ra->lhs, &env);
+        if (!lhs) {
+            if (!first_err) first_err = tine_strdup(tine_error(ctx) ? tine_error(ctx) : "ill-typed left side");
+            tine_clear_error(ctx);
+            continue;
+        }
+        /* patterns over 128-bit intermediates are not lifting patterns */
+        bool wide = false;
+        uint32_t n;
+        tine_expr_t **order = tine_topo(ctx, lhs, &n);
+        for (uint32_t k = 0; k < n; k++)
+            if (order[k]->type.bits > 64) wide = true;
+        free(order);
+        if (wide) continue;
+        if (lhs->op == TINE_OP_VAR || lhs->op == TINE_OP_CONST) {
+            free(first_err);
+            rule_error(ctx, ra->lhs, "the left side must be an operation, not a wildcard or constant");
+            return false;
+        }
+        bindings self;
+        self_bindings(ctx, lhs, &self);
+        tine_binding binds[32];
+        tine_elab_env renv;
+        /* conjuncts that depend on T alone decide whether T is admitted */
+        bool admitted = true;
+        if (ra->pred) {
+            rhs_env(&renv, binds, &self, T, 1, TINE_ELAB_PRED);
+            renv.static_only = true;
+            for (int c = 0; c < ra->nconj && admitted; c++) {
+                int v = eval_pred(ctx, ra->conj[c], &renv);
+                if (v == -2) {
+                    free(first_err);
+                    return false;
+                }
+                if (v == 0) admitted = false;
+                tine_clear_error(ctx);
+            }
+        }
+        if (!admitted) continue;
+        /* the right side, with every constant wildcard bound to 1 */
+        rhs_env(&renv, binds, &self, T, 1, TINE_ELAB_RHS);
+        for (int k = 0; k < 10; k++) renv.cvals[k] = 1;
+        renv.cbound = 0x3ff;
+        tine_expr_t *rhs = tine_elaborate(ctx, ra->rhs, &renv);
+        if (!rhs) {
+            char tb[16], suffix[32];
+            snprintf(suffix, sizeof suffix, " (with T = %s)", tname(T, tb));
+            append_first_line(ctx, suffix);
+            free(first_err);
+            return false;
+        }
+        if (!same_elem(rhs->type, lhs->type)) {
+            char a[16], b[16], tb[16];
+            free(first_err);
+            rule_error(ctx, ra->rhs, "the right side has type %s but the left side %s (with T = %s)",
+                       tname(rhs->type, a), tname(lhs->type, b), tname(T, tb));
+            return false;
+        }
+        /* the predicate must at least make sense: elaborate it with the wildcards bound */
+        if (ra->pred) {
+            rhs_env(&renv, binds, &self, T, 1, TINE_ELAB_PRED);
+            for (int k = 0; k < 10; k++) renv.cvals[k] = 1;
+            renv.cbound = 0x3ff;
+            if (eval_pred(ctx, ra->pred, &renv) == -2) {
+                free(first_err);
+                return false;
+            }
+            tine_clear_error(ctx);
+        }
+        tine_cost cl = tine_lift_cost(ctx, lhs), cr = tine_lift_cost(ctx, rhs);
+        if (tine_cost_cmp(cr, cl) >= 0) {
+            char tb[16];
+            free(first_err);
+            rule_error(ctx, ra->rhs,
+                       "the rule does not lower the lifting cost (with T = %s: left %d bits/%d, right %d bits/%d)",
+                       tname(T, tb), cl.bits, cl.rank, cr.bits, cr.rank);
+            return false;
+        }
+        tine_rule_inst *in = &r->inst[r->ninst++];
+        in->T = T;
+        in->lhs = lhs;
+        in->rhs = rhs;
+        in->cost = cr;
+        in->lhs_cost = cl;
+    }
+    if (r->ninst == 0) {
+        if (first_err) tine_set_error_str(ctx, first_err); /* already located */
+        else rule_error(ctx, ra->lhs, "the left side admits no type (no T from u8 to i64 satisfies it)");
+        return false;
+    }
+    free(first_err);
+    (void)rs;
+    return true;
+}
+
+static bool ast_equal(const tine_ast *a, const tine_ast *b) {
+    if (!a || !b) return a == b;
+    if (a->kind != b->kind || a->op != b->op || a->nargs != b->nargs || a->ival != b->ival) return false;
+    if ((a->name == NULL) != (b->name == NULL) || (a->name && strcmp(a->name, b->name))) return false;
+    if ((a->field == NULL) != (b->field == NULL) || (a->field && strcmp(a->field, b->field))) return false;
+    if (a->kind == A_FLOAT && a->fval != b->fval) return false;
+    if (!ast_equal(a->targ, b->targ)) return false;
+    for (int i = 0; i < a->nargs; i++)
+        if (!ast_equal(a->args[i], b->args[i])) return false;
+    return true;
+}
+
+tine_ruleset_t *tine_rules_compile(tine_ctx_t *ctx, const char *text, const char *file) {
+    tine_ruleset_t *rs = calloc(1, sizeof *rs);
+    TINE_ASSERT(rs != NULL);
+    tine_rule_ast *asts;
+    int n;
+    if (tine_parse_rules(ctx, &rs->arena, text, file, &asts, &n) != 0) {
+        tine_rules_free(rs);
+        return NULL;
+    }
+    rs->rules = calloc((size_t)(n ? n : 1), sizeof *rs->rules);
+    TINE_ASSERT(rs->rules != NULL);
+    rs->n = n;
+    for (int i = 0; i < n; i++) {
+        tine_rule *r = &rs->rules[i];
+        r->ast = asts[i];
+        r->index = i;
+        for (int j = 0; j < i; j++) {
+            const tine_rule_ast *o = &rs->rules[j].ast;
+            if (!strcmp(o->name, r->ast.name)) {
+                tine_diag(ctx, r->ast.src, r->ast.line, r->ast.col, "duplicate rule name '%s' (first at line %d)",
+                          r->ast.name, o->line);
+                tine_rules_free(rs);
+                return NULL;
+            }
+            if (ast_equal(o->lhs, r->ast.lhs) && ast_equal(o->pred, r->ast.pred)) {
+                tine_diag(ctx, r->ast.src, r->ast.line, r->ast.col,
+                          "rule '%s' has the same left side and condition as '%s' (line %d)", r->ast.name, o->name,
+                          o->line);
+                tine_rules_free(rs);
+                return NULL;
+            }
+        }
+        if (!r->ast.why) {
+            tine_diag(ctx, r->ast.src, r->ast.end_line, r->ast.end_col,
+                      "rule '%s' needs a comment saying why it holds: '# ...' at the end of its last line",
+                      r->ast.name);
+            tine_rules_free(rs);
+            return NULL;
+        }
+        if (!compile_rule(ctx, rs, r)) {
+            tine_rules_free(rs);
+            return NULL;
+        }
+    }
+    /* equal priority may not overlap: correctness must not depend on a tie-break */
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++) {
+            tine_rule *a = &rs->rules[i], *b = &rs->rules[j];
+            if (a->ast.priority != b->ast.priority) continue;
+            for (int x = 0; x < a->ninst; x++)
+                for (int y = 0; y < b->ninst; y++)
+                    if (unify(a->inst[x].lhs, b->inst[y].lhs)) {
+                        char tb[16];
+                        tine_diag(ctx, a->ast.src, a->ast.line, a->ast.col,
+                                  "rule '%s' overlaps rule '%s' (line %d) at equal priority %d (both can match a "
+                                  "term with T = %s); give one a higher priority",
+                                  a->ast.name, b->ast.name, b->ast.line, a->ast.priority, tname(a->inst[x].T, tb));
+                        tine_rules_free(rs);
+                        return NULL;
+                    }
+        }
+    /* dispatch table by root op */
+    for (int i = 0; i < n; i++)
+        for (int x = 0; x < rs->rules[i].ninst; x++) {
+            tine_op_t op = (tine_op_t)rs->rules[i].inst[x].lhs->op;
+            struct tine_rule_list *l = &rs->by_op[op];
+            if (l->n == l->cap) {
+                l->cap = l->cap ? l->cap * 2 : 8;
+                l->items = realloc(l->items, (size_t)l->cap * sizeof *l->items);
+                TINE_ASSERT(l->items != NULL);
+            }
+            l->items[l->n++] = (tine_rule_ref){&rs->rules[i], &rs->rules[i].inst[x]};
+        }
+    return rs;
+}
+
+void tine_rules_free(tine_ruleset_t *rs) {
+    if (!rs) return;
+    for (int op = 0; op < TINE_OP_COUNT; op++) free(rs->by_op[op].items);
+    free(rs->memo);
+    free(rs->rules);
+    tine_arena_free(&rs->arena);
+    free(rs);
+}
+
+int tine_rules_count(const tine_ruleset_t *rs) { return rs->n; }
+
+/* ---- applying --------------------------------------------------------------------- */
+
+tine_expr_t *tine_rules_try(tine_ctx_t *ctx, const tine_ruleset_t *rs, tine_expr_t *e, const tine_rule **used) {
+    const struct tine_rule_list *l = &rs->by_op[e->op];
+    tine_expr_t *best = NULL;
+    const tine_rule_ref *best_ref = NULL;
+    /* failed predicates and right sides leave messages; the caller's error survives */
+    char *saved = tine_error(ctx) ? tine_strdup(tine_error(ctx)) : NULL;
+    for (int i = 0; i < l->n; i++) {
+        const tine_rule_ref *ref = &l->items[i];
+        /* a candidate that cannot beat the best so far is not tried */
+        if (best_ref) {
+            int c = tine_cost_cmp(ref->inst->cost, best_ref->inst->cost);
+            if (c > 0 || (c == 0 && ref->rule->ast.priority <= best_ref->rule->ast.priority)) continue;
+        }
+        bindings b = {.n = 0};
+        if (!match(ref->inst->lhs, e, &b)) continue;
+        tine_binding binds[32];
+        tine_elab_env env;
+        if (ref->rule->ast.pred) {
+            rhs_env(&env, binds, &b, ref->inst->T, e->type.lanes, TINE_ELAB_PRED);
+            int v = eval_pred(ctx, ref->rule->ast.pred, &env);
+            if (v != 1) continue;
+        }
+        rhs_env(&env, binds, &b, ref->inst->T, e->type.lanes, TINE_ELAB_RHS);
+        tine_expr_t *r = tine_elaborate(ctx, ref->rule->ast.rhs, &env);
+        if (!r || !tine_type_eq(r->type, e->type)) continue; /* e.g. log2 of a constant it rejects */
+        best = r;
+        best_ref = ref;
+    }
+    tine_set_error_str(ctx, saved);
+    if (used) *used = best_ref ? best_ref->rule : NULL;
+    return best;
+}
+
+int tine_rule_info(const tine_ruleset_t *rs, int i, const char **name, const char **file, int *line,
+                   const char **why) {
+    if (i < 0 || i >= rs->n) return -1;
+    const tine_rule_ast *r = &rs->rules[i].ast;
+    if (name) *name = r->name;
+    if (file) *file = r->src->file;
+    if (line) *line = r->line;
+    if (why) *why = r->why;
+    return 0;
+}
