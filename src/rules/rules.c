@@ -236,11 +236,9 @@ static bool compile_rule(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_rule *r) {
             if (order[k]->type.bits > 64) wide = true;
         free(order);
         if (wide) continue;
-        if (lhs->op == TINE_OP_VAR || lhs->op == TINE_OP_CONST) {
-            free(first_err);
-            rule_error(ctx, ra->lhs, "the left side must be an operation, not a wildcard or constant");
-            return false;
-        }
+        /* casts and reinterprets to the same type vanish, so for some T a pattern may
+           collapse to a bare wildcard: that T is not admitted */
+        if (lhs->op == TINE_OP_VAR || lhs->op == TINE_OP_CONST) continue;
         bindings self;
         self_bindings(ctx, lhs, &self);
         tine_binding binds[32];
