@@ -9,8 +9,10 @@
  *   tine rules --list | --check FILE  the lift rules; or compile a rule file and report
  *   tine ops                          every op, FPIR ops with their definitions
  *   tine bench-ir [--nodes N]         interning speed and memory per node
+ *   tine bench-lift [--nodes N]       lifting throughput on a generated corpus; the Sobel
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +38,8 @@ static int usage(void) {
             "       tine lift EXPR [--lanes N] [--trace-rules]\n"
             "       tine rules --list | --check FILE\n"
             "       tine ops\n"
-            "       tine bench-ir [--nodes N]\n");
+            "       tine bench-ir [--nodes N]\n"
+            "       tine bench-lift [--nodes N]\n");
     return 2;
 }
 
@@ -487,6 +490,119 @@ static int cmd_bench_ir(const options *o) {
     return 0;
 }
 
+/* ---- bench-lift ---------------------------------------------------------------------- */
+
+/* Random integer expressions shaped like fixed-point code: narrow inputs cast wider,
+ * added, multiplied and shifted by constants, clamped to type limits, averaged and
+ * rounded. Each call returns a node of element type t (lanes 16). */
+static tine_expr_t *gen_expr(tine_ctx_t *ctx, uint64_t *s, tine_type_t t, int depth) {
+    uint64_t r = rnd(s);
+    tine_type_t nt = tine_type_narrow(t);
+    bool can_narrow = tine_type_valid(nt);
+    if (depth <= 0 || r % 8 == 0) {
+        char name[8];
+        snprintf(name, sizeof name, "%c", 'a' + (int)(rnd(s) % 6));
+        return tine_var(ctx, name, t);
+    }
+    tine_expr_t *a, *b;
+    switch ((r >> 3) % 10) {
+    case 0: case 1: /* widened operands */
+        if (can_narrow) {
+            a = tine_cast(ctx, t, gen_expr(ctx, s, tine_type_with_kind(nt, (tine_kind_t)(rnd(s) & 1)), depth - 1));
+            b = tine_cast(ctx, t, gen_expr(ctx, s, tine_type_with_kind(nt, (tine_kind_t)(rnd(s) & 1)), depth - 1));
+            static const tine_op_t ops[] = {TINE_OP_ADD, TINE_OP_SUB, TINE_OP_MUL};
+            return tine_binary(ctx, ops[rnd(s) % 3], a, b);
+        }
+        /* fall through */
+    case 2: case 3: {
+        static const tine_op_t ops[] = {TINE_OP_ADD, TINE_OP_SUB, TINE_OP_MUL, TINE_OP_MIN, TINE_OP_MAX,
+                                        TINE_OP_AND, TINE_OP_OR, TINE_OP_XOR};
+        return tine_binary(ctx, ops[rnd(s) % 8], gen_expr(ctx, s, t, depth - 1), gen_expr(ctx, s, t, depth - 1));
+    }
+    case 4: /* shift or multiply by a small constant */
+        a = gen_expr(ctx, s, t, depth - 1);
+        if (rnd(s) & 1) return tine_binary(ctx, TINE_OP_MUL, a, tine_const_int(ctx, t, 1 << (rnd(s) % 4)));
+        return tine_binary(ctx, rnd(s) & 1 ? TINE_OP_SHL : TINE_OP_SHR, a, tine_const_int(ctx, t, (int64_t)(rnd(s) % 4)));
+    case 5: /* rounding: (x + 2^(k-1)) >> k */
+        if (can_narrow) {
+            int k = 1 + (int)(rnd(s) % 6);
+            a = tine_cast(ctx, t, gen_expr(ctx, s, nt, depth - 1));
+            a = tine_binary(ctx, TINE_OP_ADD, a, tine_const_int(ctx, t, 1 << (k - 1)));
+            return tine_binary(ctx, TINE_OP_SHR, a, tine_const_int(ctx, t, k));
+        }
+        return gen_expr(ctx, s, t, depth - 1);
+    case 6: /* narrow with a clamp */
+        if (tine_type_valid(tine_type_widen(t)) && t.bits <= 32) {
+            tine_type_t w = tine_type_widen(t);
+            a = gen_expr(ctx, s, w, depth - 1);
+            a = tine_binary(ctx, TINE_OP_MAX, a, tine_const_int(ctx, w, tine_type_min(t)));
+            a = tine_binary(ctx, TINE_OP_MIN, a, tine_const_int(ctx, w, (int64_t)tine_type_max(t)));
+            return tine_cast(ctx, t, a);
+        }
+        return gen_expr(ctx, s, t, depth - 1);
+    case 7: /* absolute difference */
+        a = gen_expr(ctx, s, t, depth - 1);
+        b = gen_expr(ctx, s, t, depth - 1);
+        return tine_select(ctx, tine_binary(ctx, TINE_OP_GT, a, b), tine_binary(ctx, TINE_OP_SUB, a, b),
+                           tine_binary(ctx, TINE_OP_SUB, b, a));
+    case 8: /* average */
+        if (can_narrow) {
+            a = tine_binary(ctx, TINE_OP_ADD, tine_cast(ctx, t, gen_expr(ctx, s, nt, depth - 1)),
+                            tine_cast(ctx, t, gen_expr(ctx, s, nt, depth - 1)));
+            if (rnd(s) & 1) a = tine_binary(ctx, TINE_OP_ADD, a, tine_const_int(ctx, t, 1));
+            return tine_binary(ctx, TINE_OP_SHR, a, tine_const_int(ctx, t, 1));
+        }
+        return gen_expr(ctx, s, t, depth - 1);
+    default: /* a cast from another width */
+        if (can_narrow) return tine_cast(ctx, t, gen_expr(ctx, s, tine_type_with_kind(nt, (tine_kind_t)(rnd(s) & 1)), depth - 1));
+        return gen_expr(ctx, s, t, depth - 1);
+    }
+}
+
+static int cmd_bench_lift(const options *o) {
+    long want = o->nodes < 1000 ? 1000 : o->nodes;
+    tine_ctx_t *ctx = tine_ctx_new();
+    double t0 = now();
+    tine_ruleset_t *rs = tine_lift_rules(ctx);
+    double t1 = now();
+    /* the corpus: expressions until `want` distinct nodes exist */
+    static const tine_type_t types[] = {{TINE_UINT, 16, 16}, {TINE_INT, 16, 16}, {TINE_UINT, 8, 16},
+                                        {TINE_INT, 32, 16}, {TINE_UINT, 32, 16}, {TINE_INT, 8, 16}};
+    size_t cap = 1024, n = 0, before = tine_ctx_nodes(ctx);
+    tine_expr_t **roots = malloc(cap * sizeof *roots);
+    uint64_t s = 7;
+    while (tine_ctx_nodes(ctx) - before < (size_t)want) {
+        tine_expr_t *e = gen_expr(ctx, &s, types[rnd(&s) % 6], 6);
+        if (!e) continue;
+        if (n == cap) roots = realloc(roots, (cap *= 2) * sizeof *roots);
+        if (!roots) return 1;
+        roots[n++] = e;
+    }
+    size_t corpus = tine_ctx_nodes(ctx) - before;
+    double t2 = now();
+    for (size_t i = 0; i < n; i++) tine_lift_with(ctx, rs, roots[i], NULL, NULL);
+    double t3 = now();
+    size_t changed = 0;
+    for (size_t i = 0; i < n; i++) changed += tine_lift_with(ctx, rs, roots[i], NULL, NULL) != roots[i];
+    /* the Sobel of FPIR.md, in a fresh context, rules compiled beforehand */
+    tine_ctx_t *c2 = tine_ctx_new();
+    tine_lift_rules(c2);
+    tine_expr_t *sobel = tine_parse(c2, SOBEL, "<sobel>");
+    double t4 = now();
+    tine_expr_t *lifted = tine_lift(c2, sobel);
+    double t5 = now();
+    char *text = tine_print(c2, lifted);
+    printf("bench-lift: %d rules compiled in %.2f ms\n", tine_rules_count(rs), (t1 - t0) * 1e3);
+    printf("  corpus:     %zu expressions, %zu distinct nodes (%zu changed by lifting)\n", n, corpus, changed);
+    printf("  lifting:    %.3f s, %.2f M nodes/s (goal: >= 1 M nodes/s)\n", t3 - t2, (double)corpus / (t3 - t2) / 1e6);
+    printf("  Sobel:      %.1f us to lift, -> %s\n", (t5 - t4) * 1e6, text);
+    free(text);
+    free(roots);
+    tine_ctx_free(c2);
+    tine_ctx_free(ctx);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) return usage();
     const char *cmd = argv[1];
@@ -496,6 +612,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "ops")) return cmd_ops();
     if (!strcmp(cmd, "bench-ir")) return cmd_bench_ir(&o);
     if (!strcmp(cmd, "rules")) return cmd_rules(&o);
+    if (!strcmp(cmd, "bench-lift")) return cmd_bench_lift(&o);
     if (!strcmp(cmd, "print") || !strcmp(cmd, "expand") || !strcmp(cmd, "eval") || !strcmp(cmd, "lift")) {
         if (!o.expr) {
             fprintf(stderr, "tine %s: needs an expression\n", cmd);

@@ -21,8 +21,10 @@ static void *arena_alloc(tine_arena *a, size_t n, size_t align) {
     if (a->cur > a->end) a->cur = a->end;
     n = (n + 7) & ~(size_t)7;
     if ((size_t)(a->end - a->cur) < n || !a->cur) {
-        /* the first chunk is small (most contexts are); later ones are one huge page */
-        size_t size = a->head ? CHUNK_BIG - sizeof(tine_chunk) : CHUNK_MIN;
+        /* chunks double from 64 KiB (most arenas are small, and an interpreter's scratch
+           arena lives for one evaluation) up to one 2 MiB huge page */
+        size_t size = a->head ? a->head->size * 2 : CHUNK_MIN;
+        if (size > CHUNK_BIG - sizeof(tine_chunk)) size = CHUNK_BIG - sizeof(tine_chunk);
         if (size < n) size = n;
         tine_chunk *c = tine_big_calloc(sizeof(tine_chunk) + size);
         c->next = a->head;
