@@ -210,6 +210,7 @@ typedef struct {
     tine_i128 cvals[10]; /* values of c0..c9 (RHS, PRED), where cbound has their bit */
     uint32_t cbound;
     bool static_only;    /* PRED: wildcards and c0.. are unknown (decides on T alone) */
+    bool cwild_vars;     /* RHS: c0.. become variables ?c0 typed by position (templates) */
 } tine_elab_env;
 
 /* Parse text into an AST owned by arena; NULL with ctx error on failure. */

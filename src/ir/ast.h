@@ -40,6 +40,7 @@ struct tine_ast {
     tine_i128 ival;
     double fval;
     bool logical; /* A_BINARY: && or || of a rule predicate */
+    int call_op;  /* A_CALL: tine_op_lookup(name), looked up once by the parser */
 };
 
 /* One entry of a rule file. */

@@ -318,7 +318,7 @@ static val elab_name(elab *el, const tine_ast *a, int lanes) {
     tine_elab_mode mode = el->env->mode;
     if (mode != TINE_ELAB_EXPR && is_cwild_name(n)) {
         if (a->targ) return fail(el, a, "constant wildcard %s takes its type from the operand beside it", n);
-        if (mode == TINE_ELAB_PATTERN) return (val){.lit = 3, .iv = n[1] - '0'};
+        if (mode == TINE_ELAB_PATTERN || el->env->cwild_vars) return (val){.lit = 3, .iv = n[1] - '0'};
         if (el->env->static_only) return undecided(el);
         if (!(el->env->cbound >> (n[1] - '0') & 1)) return fail(el, a, "%s is not bound by the left side", n);
         return (val){.lit = 1, .iv = el->env->cvals[n[1] - '0']};
@@ -433,7 +433,7 @@ static val elab_call(elab *el, const tine_ast *a, int lanes) {
     tine_type_t t;
     val v, w, u;
     tine_ctx_t *ctx = el->ctx;
-    int op = tine_op_lookup(n);
+    int op = a->call_op;
     if (op >= TINE_FPIR_FIRST) return elab_fpir(el, a, (tine_op_t)op, lanes);
 
     bool is_cast = tine_parse_type_name(n, strlen(n), &t);

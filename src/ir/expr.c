@@ -659,14 +659,45 @@ static int cmp_id(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
+/* A set of visited nodes local to one walk, so a walk costs what the subgraph costs,
+ * not what the whole context holds. */
+typedef struct {
+    const tine_expr_t **slot;
+    uint32_t cap, n;
+} node_set;
+
+static bool set_add(node_set *s, const tine_expr_t *e) {
+    if ((s->n + 1) * 2 > s->cap) {
+        uint32_t cap = s->cap ? s->cap * 2 : 64;
+        const tine_expr_t **slot = calloc(cap, sizeof *slot);
+        TINE_ASSERT(slot != NULL);
+        for (uint32_t i = 0; i < s->cap; i++)
+            if (s->slot[i]) {
+                uint32_t j = (s->slot[i]->id * 2654435761u) & (cap - 1);
+                while (slot[j]) j = (j + 1) & (cap - 1);
+                slot[j] = s->slot[i];
+            }
+        free(s->slot);
+        s->slot = slot;
+        s->cap = cap;
+    }
+    uint32_t j = (e->id * 2654435761u) & (s->cap - 1);
+    for (; s->slot[j]; j = (j + 1) & (s->cap - 1))
+        if (s->slot[j] == e) return false;
+    s->slot[j] = e;
+    s->n++;
+    return true;
+}
+
 tine_expr_t **tine_topo(tine_ctx_t *ctx, const tine_expr_t *root, uint32_t *count) {
+    (void)ctx;
     size_t cap = 64, n = 0, sp = 0, scap = 64;
     tine_expr_t **out = malloc(cap * sizeof *out);
     const tine_expr_t **stack = malloc(scap * sizeof *stack);
-    uint8_t *seen = calloc((ctx->count + 7) / 8, 1);
-    TINE_ASSERT(out && stack && seen);
+    node_set seen = {0};
+    TINE_ASSERT(out && stack);
     stack[sp++] = root;
-    seen[root->id / 8] |= (uint8_t)(1u << (root->id % 8));
+    set_add(&seen, root);
     while (sp) {
         const tine_expr_t *e = stack[--sp];
         if (n == cap) {
@@ -677,8 +708,7 @@ tine_expr_t **tine_topo(tine_ctx_t *ctx, const tine_expr_t *root, uint32_t *coun
         out[n++] = (tine_expr_t *)e;
         for (int i = 0; i < e->nops; i++) {
             const tine_expr_t *c = e->ops[i];
-            if (seen[c->id / 8] & (1u << (c->id % 8))) continue;
-            seen[c->id / 8] |= (uint8_t)(1u << (c->id % 8));
+            if (!set_add(&seen, c)) continue;
             if (sp == scap) {
                 scap *= 2;
                 stack = realloc(stack, scap * sizeof *stack);
@@ -688,7 +718,7 @@ tine_expr_t **tine_topo(tine_ctx_t *ctx, const tine_expr_t *root, uint32_t *coun
         }
     }
     free(stack);
-    free(seen);
+    free(seen.slot);
     qsort(out, n, sizeof *out, cmp_id);
     *count = (uint32_t)n;
     return out;

@@ -341,6 +341,7 @@ static tine_ast *parse_primary(parser *ps) {
     }
     if (ps->tok == '(') {
         a->kind = A_CALL;
+        a->call_op = tine_op_lookup(a->name);
         int line = ps->line, col = ps->col;
         next(ps);
         if (ps->tok != ')') {

@@ -42,14 +42,34 @@ static tine_expr_t *lift_root(lifter *L, tine_expr_t *n) {
     return lift_dag(L, r);
 }
 
+/* Post-order over the part of the DAG not lifted yet: the memo doubles as the visited
+ * set, so a walk costs only the new nodes. The stack is the current path. */
 static tine_expr_t *lift_dag(lifter *L, tine_expr_t *root) {
-    tine_expr_t **m = memo_slot(L->rs, L->ctx, root->id);
-    if (*m) return *m;
-    uint32_t n;
-    tine_expr_t **order = tine_topo(L->ctx, root, &n);
-    for (uint32_t k = 0; k < n; k++) {
-        tine_expr_t *e = order[k];
-        if (*memo_slot(L->rs, L->ctx, e->id)) continue;
+    if (*memo_slot(L->rs, L->ctx, root->id)) return *memo_slot(L->rs, L->ctx, root->id);
+    struct frame {
+        tine_expr_t *e;
+        int next;
+    } local[64], *stack = local;
+    size_t sp = 0, cap = 64;
+    stack[sp++] = (struct frame){root, 0};
+    while (sp) {
+        struct frame *f = &stack[sp - 1];
+        tine_expr_t *e = f->e;
+        if (f->next < e->nops) {
+            tine_expr_t *c = e->ops[f->next++];
+            if (*memo_slot(L->rs, L->ctx, c->id)) continue;
+            if (sp == cap) {
+                struct frame *n = malloc(2 * cap * sizeof *n);
+                TINE_ASSERT(n != NULL);
+                memcpy(n, stack, sp * sizeof *n);
+                if (stack != local) free(stack);
+                stack = n;
+                cap *= 2;
+            }
+            stack[sp++] = (struct frame){c, 0};
+            continue;
+        }
+        sp--;
         tine_expr_t *ops[256];
         for (int i = 0; i < e->nops; i++) ops[i] = *memo_slot(L->rs, L->ctx, e->ops[i]->id);
         tine_expr_t *x = tine_rebuild(L->ctx, e, ops);
@@ -59,7 +79,7 @@ static tine_expr_t *lift_dag(lifter *L, tine_expr_t *root) {
         *memo_slot(L->rs, L->ctx, x->id) = r;
         *memo_slot(L->rs, L->ctx, r->id) = r;
     }
-    free(order);
+    if (stack != local) free(stack);
     return *memo_slot(L->rs, L->ctx, root->id);
 }
 

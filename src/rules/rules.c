@@ -216,6 +216,80 @@ static void append_first_line(tine_ctx_t *ctx, const char *suffix) {
 
 static const char *tname(tine_type_t t, char b[16]) { return tine_type_name(t, b); }
 
+/* Ops a template may hold: element-wise ones, whose lanes follow their operands'. */
+static bool elementwise(tine_op_t op) {
+    switch (op) {
+    case TINE_OP_LOAD: case TINE_OP_BROADCAST: case TINE_OP_RAMP: case TINE_OP_CONCAT: case TINE_OP_SLICE:
+    case TINE_OP_INTERLEAVE: case TINE_OP_DEINTERLEAVE: case TINE_OP_VECTOR_REDUCE_ADD: return false;
+    case TINE_OP_CONST: return true;
+    default: return true;
+    }
+}
+
+static void make_template(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_rule_inst *in, const tine_rule_ast *ra,
+                          const bindings *self) {
+    tine_binding binds[32];
+    tine_elab_env env;
+    char *saved = tine_error(ctx) ? tine_strdup(tine_error(ctx)) : NULL;
+    rhs_env(&env, binds, self, in->T, 1, TINE_ELAB_RHS);
+    env.cwild_vars = true;
+    tine_expr_t *t = tine_elaborate(ctx, ra->rhs, &env);
+    tine_set_error_str(ctx, saved);
+    if (!t) return; /* computes with constants: elaborated per match */
+    uint32_t n;
+    tine_expr_t **order = tine_topo(ctx, t, &n);
+    for (uint32_t k = 0; k < n; k++)
+        if (!elementwise((tine_op_t)order[k]->op) ||
+            (order[k]->op == TINE_OP_CONST && !(order[k]->flags & TINE_F_UNIFORM))) {
+            free(order);
+            return;
+        }
+    in->rhs_order = tine_arena_alloc(&rs->arena, n * sizeof *in->rhs_order);
+    memcpy(in->rhs_order, order, n * sizeof *order);
+    in->rhs_n = n;
+    free(order);
+}
+
+/* The template with wildcards replaced by what they matched, at the subject's lanes.
+ * NULL when a constant does not fit the type its right-side position gives it. */
+static tine_expr_t *instantiate(tine_ctx_t *ctx, const tine_rule_inst *in, const bindings *b, int lanes) {
+    tine_expr_t *local[64], **map = in->rhs_n <= 64 ? local : malloc(in->rhs_n * sizeof *map);
+    TINE_ASSERT(map != NULL);
+    tine_expr_t *r = NULL;
+    for (uint32_t k = 0; k < in->rhs_n; k++) {
+        tine_expr_t *e = in->rhs_order[k];
+        tine_type_t t = tine_type_with_lanes(e->type, lanes);
+        tine_expr_t *x = NULL;
+        if (is_wild(e)) {
+            const char *name = tine_expr_name(e);
+            for (int i = 0; i < b->n && !x; i++) {
+                if (b->wild[i] == e) x = b->val[i];
+                else if (is_cwild(e) && !strcmp(tine_expr_name(b->wild[i]), name)) {
+                    /* the matched constant, retyped for this position */
+                    tine_type_t pt = b->wild[i]->type;
+                    if (pt.kind == TINE_UINT && pt.bits == 128) goto out;
+                    tine_i128 v = (tine_i128)tine_const_value(b->val[i], 0); /* canonical: exact */
+                    if (!tine_fits(t, v)) goto out;
+                    x = tine_const_splat(ctx, t, (tine_u128)v);
+                }
+            }
+            TINE_ASSERT(x != NULL);
+        } else if (e->op == TINE_OP_CONST) {
+            x = tine_const_splat(ctx, t, tine_const_value(e, 0));
+        } else {
+            tine_expr_t *ops[4];
+            for (int i = 0; i < e->nops; i++) ops[i] = map[tine_topo_index(in->rhs_order, in->rhs_n, e->ops[i])];
+            x = tine_make(ctx, (tine_op_t)e->op, t, e->nops, ops, e->imm, e->flags, tine_node_words(e),
+                          tine_node_nwords(e));
+        }
+        map[k] = x;
+    }
+    r = map[in->rhs_n - 1];
+out:
+    if (map != local) free(map);
+    return r;
+}
+
 static bool compile_rule(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_rule *r) {
     const tine_rule_ast *ra = &r->ast;
     char *first_err = NULL; /* why the first instantiation failed, if all fail */
@@ -245,6 +319,8 @@ static bool compile_rule(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_rule *r) {
         tine_elab_env renv;
         /* conjuncts that depend on T alone decide whether T is admitted */
         bool admitted = true;
+        const tine_ast **dyn = ra->nconj ? tine_arena_alloc(&rs->arena, (size_t)ra->nconj * sizeof *dyn) : NULL;
+        int ndyn = 0;
         if (ra->pred) {
             rhs_env(&renv, binds, &self, T, 1, TINE_ELAB_PRED);
             renv.static_only = true;
@@ -255,6 +331,7 @@ static bool compile_rule(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_rule *r) {
                     return false;
                 }
                 if (v == 0) admitted = false;
+                if (v == -1) dyn[ndyn++] = ra->conj[c];
                 tine_clear_error(ctx);
             }
         }
@@ -304,6 +381,9 @@ static bool compile_rule(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_rule *r) {
         in->rhs = rhs;
         in->cost = cr;
         in->lhs_cost = cl;
+        in->dyn = dyn;
+        in->ndyn = ndyn;
+        make_template(ctx, rs, in, ra, &self);
     }
     if (r->ninst == 0) {
         if (first_err) tine_set_error_str(ctx, first_err); /* already located */
@@ -391,8 +471,8 @@ tine_ruleset_t *tine_rules_compile(tine_ctx_t *ctx, const char *text, const char
     /* dispatch table by root op */
     for (int i = 0; i < n; i++)
         for (int x = 0; x < rs->rules[i].ninst; x++) {
-            tine_op_t op = (tine_op_t)rs->rules[i].inst[x].lhs->op;
-            struct tine_rule_list *l = &rs->by_op[op];
+            const tine_expr_t *lhs = rs->rules[i].inst[x].lhs;
+            struct tine_rule_list *l = &rs->by_key[lhs->op][tine_rule_key(lhs->type)];
             if (l->n == l->cap) {
                 l->cap = l->cap ? l->cap * 2 : 8;
                 l->items = realloc(l->items, (size_t)l->cap * sizeof *l->items);
@@ -405,7 +485,8 @@ tine_ruleset_t *tine_rules_compile(tine_ctx_t *ctx, const char *text, const char
 
 void tine_rules_free(tine_ruleset_t *rs) {
     if (!rs) return;
-    for (int op = 0; op < TINE_OP_COUNT; op++) free(rs->by_op[op].items);
+    for (int op = 0; op < TINE_OP_COUNT; op++)
+        for (int k = 0; k < TINE_RULE_TYPES; k++) free(rs->by_key[op][k].items);
     free(rs->memo);
     free(rs->rules);
     tine_arena_free(&rs->arena);
@@ -417,7 +498,8 @@ int tine_rules_count(const tine_ruleset_t *rs) { return rs->n; }
 /* ---- applying --------------------------------------------------------------------- */
 
 tine_expr_t *tine_rules_try(tine_ctx_t *ctx, const tine_ruleset_t *rs, tine_expr_t *e, const tine_rule **used) {
-    const struct tine_rule_list *l = &rs->by_op[e->op];
+    const struct tine_rule_list *l = &rs->by_key[e->op][tine_rule_key(e->type)];
+    if (l->n == 0) return NULL;
     tine_expr_t *best = NULL;
     const tine_rule_ref *best_ref = NULL;
     /* failed predicates and right sides leave messages; the caller's error survives */
@@ -429,17 +511,25 @@ tine_expr_t *tine_rules_try(tine_ctx_t *ctx, const tine_ruleset_t *rs, tine_expr
             int c = tine_cost_cmp(ref->inst->cost, best_ref->inst->cost);
             if (c > 0 || (c == 0 && ref->rule->ast.priority <= best_ref->rule->ast.priority)) continue;
         }
-        bindings b = {.n = 0};
+        bindings b;
+        b.n = 0;
         if (!match(ref->inst->lhs, e, &b)) continue;
         tine_binding binds[32];
         tine_elab_env env;
-        if (ref->rule->ast.pred) {
-            rhs_env(&env, binds, &b, ref->inst->T, e->type.lanes, TINE_ELAB_PRED);
-            int v = eval_pred(ctx, ref->rule->ast.pred, &env);
-            if (v != 1) continue;
+        const tine_rule_inst *in = ref->inst;
+        if (in->ndyn) {
+            rhs_env(&env, binds, &b, in->T, e->type.lanes, TINE_ELAB_PRED);
+            bool holds = true;
+            for (int c = 0; c < in->ndyn && holds; c++) holds = eval_pred(ctx, in->dyn[c], &env) == 1;
+            if (!holds) continue;
         }
-        rhs_env(&env, binds, &b, ref->inst->T, e->type.lanes, TINE_ELAB_RHS);
-        tine_expr_t *r = tine_elaborate(ctx, ref->rule->ast.rhs, &env);
+        tine_expr_t *r;
+        if (in->rhs_order) {
+            r = instantiate(ctx, in, &b, e->type.lanes);
+        } else {
+            rhs_env(&env, binds, &b, in->T, e->type.lanes, TINE_ELAB_RHS);
+            r = tine_elaborate(ctx, ref->rule->ast.rhs, &env);
+        }
         if (!r || !tine_type_eq(r->type, e->type)) continue; /* e.g. log2 of a constant it rejects */
         best = r;
         best_ref = ref;

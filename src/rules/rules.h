@@ -14,6 +14,14 @@ typedef struct {
     tine_expr_t *lhs;     /* pattern: wildcards are variables ?x, constant wildcards ?c0 */
     tine_expr_t *rhs;     /* right side on the wildcards (constant wildcards = 1): checks */
     tine_cost cost, lhs_cost;
+    /* the predicate's conjuncts that T alone does not decide (the rest are true) */
+    const tine_ast **dyn;
+    int ndyn;
+    /* the right side prebuilt on the wildcards (c0.. as variables ?c0 of the type their
+       position gives), children first; NULL when it computes with constants (log2(c0)),
+       and then the right side is elaborated for each match */
+    tine_expr_t **rhs_order;
+    uint32_t rhs_n;
 } tine_rule_inst;
 
 typedef struct tine_rule {
@@ -33,11 +41,19 @@ struct tine_rule_list {
     int n, cap;
 };
 
+enum { TINE_RULE_TYPES = 32 };
+/* A small index for an element type: kind and log2 of bits. */
+static inline int tine_rule_key(tine_type_t t) {
+    int lb = t.bits == 1 ? 0 : t.bits == 8 ? 3 : t.bits == 16 ? 4 : t.bits == 32 ? 5 : t.bits == 64 ? 6 : 7;
+    return (t.kind & 3) << 3 | lb;
+}
+
 struct tine_ruleset {
     tine_arena arena; /* rule syntax trees */
     tine_rule *rules;
     int n;
-    struct tine_rule_list by_op[TINE_OP_COUNT];
+    /* dispatch: by root op and root element type (tine_rule_key) */
+    struct tine_rule_list by_key[TINE_OP_COUNT][TINE_RULE_TYPES];
     tine_expr_t **memo; /* lift.c: node id -> lifted node */
     uint32_t memo_cap;
 };
