@@ -56,6 +56,9 @@ typedef struct {
 void tine_buf_putc(tine_buf *b, char c);
 void tine_buf_puts(tine_buf *b, const char *s);
 void tine_buf_printf(tine_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tine_buf_vprintf(tine_buf *b, const char *fmt, va_list ap);
+/* Decimal text of an exact integer; returns out. */
+char *tine_i128_str(tine_i128 v, char out[48]);
 
 /* ---- nodes ---------------------------------------------------------------------- */
 

@@ -294,6 +294,17 @@ static int cmd_demo(void) {
     return same ? 0 : 1;
 }
 
+/* Prints e on stdout, its type on stderr, and frees the context. */
+static int print_result(tine_ctx_t *ctx, const tine_expr_t *e) {
+    char *s = tine_print(ctx, e);
+    char t[32];
+    printf("%s\n", s);
+    fprintf(stderr, "type: %s\n", tine_type_str(tine_expr_type(e), t, sizeof t));
+    free(s);
+    tine_ctx_free(ctx);
+    return 0;
+}
+
 static int cmd_print(const options *o, int expand) {
     tine_ctx_t *ctx = tine_ctx_new();
     tine_set_lanes(ctx, o->lanes);
@@ -303,13 +314,7 @@ static int cmd_print(const options *o, int expand) {
         return 1;
     }
     if (expand) e = tine_expand(ctx, e);
-    char *s = tine_print(ctx, e);
-    char t[32];
-    printf("%s\n", s);
-    fprintf(stderr, "type: %s\n", tine_type_str(tine_expr_type(e), t, sizeof t));
-    free(s);
-    tine_ctx_free(ctx);
-    return 0;
+    return print_result(ctx, e);
 }
 
 static int cmd_eval(const options *o) {
@@ -358,14 +363,8 @@ static int cmd_lift(const options *o) {
     }
     if (o->trace) printf("rules applied, in order:\n");
     tine_expr_t *r = tine_lift_with(ctx, tine_lift_rules(ctx), e, o->trace ? trace_rule : NULL, ctx);
-    char *s = tine_print(ctx, r);
-    char t[32];
     if (o->trace) printf("lifted:\n");
-    printf("%s\n", s);
-    fprintf(stderr, "type: %s\n", tine_type_str(tine_expr_type(r), t, sizeof t));
-    free(s);
-    tine_ctx_free(ctx);
-    return 0;
+    return print_result(ctx, r);
 }
 
 static int cmd_rules(const options *o) {

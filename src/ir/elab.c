@@ -71,21 +71,6 @@ static const char *tstr(tine_type_t t, char b[32]) { return tine_type_str(t, b, 
 
 /* ---- literals -------------------------------------------------------------------------- */
 
-static void i128_str(tine_i128 v, char *out) {
-    char tmp[64];
-    int n = 0;
-    bool neg = v < 0;
-    tine_u128 u = neg ? -(tine_u128)v : (tine_u128)v;
-    do {
-        tmp[n++] = (char)('0' + (int)(u % 10));
-        u /= 10;
-    } while (u);
-    int k = 0;
-    if (neg) out[k++] = '-';
-    while (n) out[k++] = tmp[--n];
-    out[k] = 0;
-}
-
 /* Gives literal v the type t (lanes included). */
 static val lit_to(elab *el, const tine_ast *at, val v, tine_type_t t) {
     if (!v.lit) return v;
@@ -99,9 +84,8 @@ static val lit_to(elab *el, const tine_ast *at, val v, tine_type_t t) {
         return typed(el, at, tine_const_float(el->ctx, t, v.lit == 1 ? (double)v.iv : v.fv));
     if (v.lit == 2) return fail(el, at, "a float constant cannot have type %s", tstr(t, b));
     if (!tine_fits(t, v.iv)) {
-        char n[64];
-        i128_str(v.iv, n);
-        return fail(el, at, "constant %s does not fit in %s", n, tstr(t, b));
+        char n[48];
+        return fail(el, at, "constant %s does not fit in %s", tine_i128_str(v.iv, n), tstr(t, b));
     }
     return typed(el, at, tine_const_splat(el->ctx, t, (tine_u128)v.iv));
 }

@@ -77,16 +77,12 @@ void tine_set_error_str(tine_ctx_t *ctx, char *msg) {
 }
 
 void tine_set_error(tine_ctx_t *ctx, const char *fmt, ...) {
+    tine_buf b = {0};
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    tine_buf_vprintf(&b, fmt, ap);
     va_end(ap);
-    char *m = malloc((size_t)n + 1);
-    TINE_ASSERT(m != NULL);
-    va_start(ap, fmt);
-    vsnprintf(m, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    tine_set_error_str(ctx, m);
+    tine_set_error_str(ctx, b.p);
 }
 
 size_t tine_ctx_bytes(const tine_ctx_t *ctx) {

@@ -52,15 +52,8 @@ void tine_diag(tine_ctx_t *ctx, const tine_src *src, int line, int col, const ch
     tine_buf_printf(&b, "%s:%d:%d: ", src->file, line, col);
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    tine_buf_vprintf(&b, fmt, ap);
     va_end(ap);
-    char *m = malloc((size_t)n + 1);
-    TINE_ASSERT(m != NULL);
-    va_start(ap, fmt);
-    vsnprintf(m, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    tine_buf_puts(&b, m);
-    free(m);
     /* the offending line and a caret under the column */
     const char *ls = src->text;
     for (int l = 1; l < line && *ls; ls++)

@@ -16,16 +16,8 @@ typedef struct {
 } printer;
 
 static void put_i128(tine_buf *b, tine_i128 v) {
-    char tmp[64];
-    int n = 0;
-    bool neg = v < 0;
-    tine_u128 u = neg ? -(tine_u128)v : (tine_u128)v;
-    do {
-        tmp[n++] = (char)('0' + (int)(u % 10));
-        u /= 10;
-    } while (u);
-    if (neg) tine_buf_putc(b, '-');
-    while (n) tine_buf_putc(b, tmp[--n]);
+    char s[48];
+    tine_buf_puts(b, tine_i128_str(v, s));
 }
 
 static void put_number(tine_buf *b, tine_type_t t, tine_u128 v) {

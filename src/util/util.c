@@ -81,17 +81,36 @@ void tine_buf_puts(tine_buf *b, const char *s) {
     b->n += n;
 }
 
+void tine_buf_vprintf(tine_buf *b, const char *fmt, va_list ap) {
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    TINE_ASSERT(n >= 0);
+    buf_reserve(b, (size_t)n);
+    vsnprintf(b->p + b->n, (size_t)n + 1, fmt, ap2);
+    va_end(ap2);
+    b->n += (size_t)n;
+}
+
 void tine_buf_printf(tine_buf *b, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    tine_buf_vprintf(b, fmt, ap);
     va_end(ap);
-    TINE_ASSERT(n >= 0);
-    buf_reserve(b, (size_t)n);
-    va_start(ap, fmt);
-    vsnprintf(b->p + b->n, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    b->n += (size_t)n;
+}
+
+char *tine_i128_str(tine_i128 v, char out[48]) {
+    char tmp[48];
+    int n = 0, k = 0;
+    tine_u128 u = v < 0 ? -(tine_u128)v : (tine_u128)v;
+    do {
+        tmp[n++] = (char)('0' + (int)(u % 10));
+        u /= 10;
+    } while (u);
+    if (v < 0) out[k++] = '-';
+    while (n) out[k++] = tmp[--n];
+    out[k] = 0;
+    return out;
 }
 
 char *tine_strdup(const char *s) {
