@@ -40,6 +40,8 @@ static interval type_range(tine_type_t t) {
 
 /* [lo, hi] if it fits t, else t's whole range (the op may wrap). */
 static interval fit(tine_type_t t, tine_i128 lo, tine_i128 hi) {
+    /* u128: any non-negative 128-bit signed range fits, though the whole type does not */
+    if (t.kind == TINE_UINT && t.bits == 128) return lo >= 0 ? (interval){lo, hi, true} : unknown();
     interval r = type_range(t);
     if (!r.known) return r;
     if (lo >= r.lo && hi <= r.hi) return (interval){lo, hi, true};
@@ -148,7 +150,7 @@ static interval bound_of(tine_ctx_t *ctx, const tine_expr_t *e, const interval *
     }
     case TINE_OP_MUL: return corners_mul(t, a, b);
     case TINE_OP_DIV:
-        if (t.kind == TINE_UINT) return (interval){0, a.hi, true};
+        if (t.kind == TINE_UINT) return b.lo > 0 ? (interval){a.lo / b.hi, a.hi / b.lo, true} : (interval){0, a.hi, true};
         if (b.lo > 0) {
             tine_i128 q[4] = {floordiv(a.lo, b.lo), floordiv(a.lo, b.hi), floordiv(a.hi, b.lo), floordiv(a.hi, b.hi)};
             return fit(t, imin(imin(q[0], q[1]), imin(q[2], q[3])), imax(imax(q[0], q[1]), imax(q[2], q[3])));

@@ -581,8 +581,11 @@ int tine_parse_rules(tine_ctx_t *ctx, tine_arena *arena, const char *text, const
             next(&ps);
             bool neg = ps.tok == '-';
             if (neg) next(&ps);
-            if (ps.tok != T_INT) {
-                perr(&ps, "expected a whole number after 'priority', found %s", tok_desc(ps.tok, b));
+            if (ps.tok != T_INT) { /* a name or number is quoted: "found '1.5'", not "found a number" */
+                char q[64], t[48];
+                bool quote = ps.tok == T_NAME || ps.tok == T_FLOAT;
+                if (quote) snprintf(q, sizeof q, "'%s'", tok_text(&ps, t, sizeof t));
+                perr(&ps, "expected a whole number after 'priority', found %s", quote ? q : tok_desc(ps.tok, b));
                 break;
             }
             tine_ast num = {0};

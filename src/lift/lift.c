@@ -2,9 +2,12 @@
  *
  * Bottom-up over the DAG (each node once; shared subexpressions stay shared): a node's
  * operands are lifted first, then rules are applied at the node until none matches.
- * A rewrite's new inner nodes are lifted the same way. Every rule strictly lowers the
- * lifting cost (the rule compiler checks it for every instantiation), so rewriting
- * terminates. Results are memoized per rule set: a lifted node maps to itself.
+ * A rewrite's new inner nodes are lifted the same way. Rewriting terminates: measured
+ * on the term as a tree (a shared subterm counted at each use), every rewrite lowers the
+ * lifting cost, because the rule compiler checks, for every instantiation, that the right
+ * side costs less than the left and uses no wildcard more often than the left does.
+ * (Measured on the DAG the cost can rise when a rewrite stops sharing a node.) Results
+ * are memoized per rule set: a lifted node maps to itself.
  */
 #include "../rules/rules.h"
 

@@ -157,7 +157,8 @@ static void rhs_env(tine_elab_env *env, tine_binding *binds, const bindings *b, 
         const char *n = tine_expr_name(b->wild[i]) + 1; /* past '?' */
         if (is_cwild(b->wild[i])) {
             int k = n[1] - '0';
-            env->cvals[k] = (tine_i128)tine_const_value(b->val[i], 0);
+            /* a constant's value; a wildcard bound to itself (checks) has none */
+            env->cvals[k] = b->val[i]->op == TINE_OP_CONST ? (tine_i128)tine_const_value(b->val[i], 0) : 0;
             env->cbound |= 1u << k;
         } else {
             binds[nb].name = n;
@@ -188,6 +189,14 @@ static int eval_pred(tine_ctx_t *ctx, const tine_ast *pred, const tine_elab_env 
     int rc = tine_elaborate_pred(ctx, pred, env, &v);
     if (rc != 0) return rc;
     return v != 0;
+}
+
+/* How many times w occurs in e, counted as a tree. */
+static int uses(const tine_expr_t *e, const tine_expr_t *w) {
+    if (e == w) return 1;
+    int n = 0;
+    for (int i = 0; i < e->nops; i++) n += uses(e->ops[i], w);
+    return n;
 }
 
 /* ---- compiling ------------------------------------------------------------------------ */
@@ -290,15 +299,28 @@ out:
     return r;
 }
 
+/* Why an instantiation was not admitted (when none is, the message says which). */
+enum { NOT_TYPED = 1, NOT_WIDE = 2, NOT_BARE = 4, NOT_COND = 8 };
+
 static bool compile_rule(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_rule *r) {
     const tine_rule_ast *ra = &r->ast;
     char *first_err = NULL; /* why the first instantiation failed, if all fail */
+    tine_type_t first_err_T = {0, 0, 0};
+    bool err_differs = false; /* another T fails otherwise: the message is about first_err_T */
+    int why_not = 0;
     for (int ti = 0; ti < 8; ti++) {
         tine_type_t T = TYPES[ti];
         tine_elab_env env = {.T = T, .lanes = 1, .mode = TINE_ELAB_PATTERN};
         tine_expr_t *lhs = tine_elaborate(ctx, ra->lhs, &env);
         if (!lhs) {
-            if (!first_err) first_err = tine_strdup(tine_error(ctx) ? tine_error(ctx) : "ill-typed left side");
+            const char *m = tine_error(ctx) ? tine_error(ctx) : "ill-typed left side";
+            if (!first_err) {
+                first_err = tine_strdup(m);
+                first_err_T = T;
+            } else if (strcmp(first_err, m)) {
+                err_differs = true;
+            }
+            why_not |= NOT_TYPED;
             tine_clear_error(ctx);
             continue;
         }
@@ -309,12 +331,23 @@ static bool compile_rule(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_rule *r) {
         for (uint32_t k = 0; k < n; k++)
             if (order[k]->type.bits > 64) wide = true;
         free(order);
-        if (wide) continue;
+        if (wide) {
+            why_not |= NOT_WIDE;
+            continue;
+        }
         /* casts and reinterprets to the same type vanish, so for some T a pattern may
            collapse to a bare wildcard: that T is not admitted */
-        if (lhs->op == TINE_OP_VAR || lhs->op == TINE_OP_CONST) continue;
+        if (lhs->op == TINE_OP_VAR || lhs->op == TINE_OP_CONST) {
+            why_not |= NOT_BARE;
+            continue;
+        }
         bindings self;
         self_bindings(ctx, lhs, &self);
+        /* the constant wildcards the left side binds: the only ones the right side and the
+           condition may name (a match binds no other) */
+        uint32_t cmask = 0;
+        for (int i = 0; i < self.n; i++)
+            if (is_cwild(self.wild[i])) cmask |= 1u << (tine_expr_name(self.wild[i])[2] - '0');
         tine_binding binds[32];
         tine_elab_env renv;
         /* conjuncts that depend on T alone decide whether T is admitted */
@@ -335,11 +368,14 @@ static bool compile_rule(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_rule *r) {
                 tine_clear_error(ctx);
             }
         }
-        if (!admitted) continue;
-        /* the right side, with every constant wildcard bound to 1 */
+        if (!admitted) {
+            why_not |= NOT_COND;
+            continue;
+        }
+        /* the right side, with every constant wildcard of the left side bound to 1 */
         rhs_env(&renv, binds, &self, T, 1, TINE_ELAB_RHS);
         for (int k = 0; k < 10; k++) renv.cvals[k] = 1;
-        renv.cbound = 0x3ff;
+        renv.cbound = cmask;
         tine_expr_t *rhs = tine_elaborate(ctx, ra->rhs, &renv);
         if (!rhs) {
             char tb[16], suffix[32];
@@ -359,7 +395,7 @@ static bool compile_rule(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_rule *r) {
         if (ra->pred) {
             rhs_env(&renv, binds, &self, T, 1, TINE_ELAB_PRED);
             for (int k = 0; k < 10; k++) renv.cvals[k] = 1;
-            renv.cbound = 0x3ff;
+            renv.cbound = cmask;
             if (eval_pred(ctx, ra->pred, &renv) == -2) {
                 free(first_err);
                 return false;
@@ -375,18 +411,50 @@ static bool compile_rule(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_rule *r) {
                        tname(T, tb), cl.bits, cl.rank, cr.bits, cr.rank);
             return false;
         }
+        /* termination: the cost of the term as a tree (wildcards' subterms counted at
+           every use) must fall, so the right side may not use a wildcard more often */
+        for (int i = 0; i < self.n; i++) {
+            if (is_cwild(self.wild[i])) continue;
+            int nl = uses(lhs, self.wild[i]), nr = uses(rhs, self.wild[i]);
+            if (nr > nl) {
+                char tb[16];
+                free(first_err);
+                rule_error(ctx, ra->rhs,
+                           "the right side uses '%s' %d times but the left side only %d (with T = %s): a rule may "
+                           "not copy a subterm, or lifting need not terminate",
+                           tine_expr_name(self.wild[i]) + 1, nr, nl, tname(T, tb));
+                return false;
+            }
+        }
         tine_rule_inst *in = &r->inst[r->ninst++];
         in->T = T;
         in->lhs = lhs;
         in->rhs = rhs;
         in->cost = cr;
         in->lhs_cost = cl;
+        in->delta = (tine_cost){cr.bits - cl.bits, cr.rank - cl.rank};
         in->dyn = dyn;
         in->ndyn = ndyn;
         make_template(ctx, rs, in, ra, &self);
     }
     if (r->ninst == 0) {
-        if (first_err) tine_set_error_str(ctx, first_err); /* already located */
+        if (first_err) { /* already located */
+            tine_set_error_str(ctx, first_err);
+            if (err_differs) { /* the types it names are those of one T: say which */
+                char tb[16], suffix[32];
+                snprintf(suffix, sizeof suffix, " (with T = %s)", tname(first_err_T, tb));
+                append_first_line(ctx, suffix);
+            }
+        }
+        /* the types that need 128 bits are never admitted: the others say why */
+        else if ((why_not & ~NOT_WIDE) == NOT_BARE && ra->lhs->kind == A_NAME)
+            rule_error(ctx, ra->lhs, "the left side is a bare wildcard; a pattern needs an op at its root");
+        else if ((why_not & ~NOT_WIDE) == NOT_BARE)
+            rule_error(ctx, ra->lhs,
+                       "the left side is a bare wildcard for every T (a cast to the type it casts from vanishes); "
+                       "a pattern needs an op at its root");
+        else if ((why_not & ~NOT_WIDE) == NOT_COND)
+            rule_error(ctx, ra->conj[0], "the condition admits no type (no T from u8 to i64 satisfies it)");
         else rule_error(ctx, ra->lhs, "the left side admits no type (no T from u8 to i64 satisfies it)");
         return false;
     }
@@ -508,7 +576,7 @@ tine_expr_t *tine_rules_try(tine_ctx_t *ctx, const tine_ruleset_t *rs, tine_expr
         const tine_rule_ref *ref = &l->items[i];
         /* a candidate that cannot beat the best so far is not tried */
         if (best_ref) {
-            int c = tine_cost_cmp(ref->inst->cost, best_ref->inst->cost);
+            int c = tine_cost_cmp(ref->inst->delta, best_ref->inst->delta);
             if (c > 0 || (c == 0 && ref->rule->ast.priority <= best_ref->rule->ast.priority)) continue;
         }
         bindings b;

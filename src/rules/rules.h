@@ -14,6 +14,9 @@ typedef struct {
     tine_expr_t *lhs;     /* pattern: wildcards are variables ?x, constant wildcards ?c0 */
     tine_expr_t *rhs;     /* right side on the wildcards (constant wildcards = 1): checks */
     tine_cost cost, lhs_cost;
+    /* cost(rhs) - cost(lhs): how much the rewrite saves on the whole term (the matched
+       subterms are kept, so candidates for one node compare by this) */
+    tine_cost delta;
     /* the predicate's conjuncts that T alone does not decide (the rest are true) */
     const tine_ast **dyn;
     int ndyn;
