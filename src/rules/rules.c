@@ -335,6 +335,10 @@ static bool compile_rule(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_rule *r) {
             why_not |= NOT_WIDE;
             continue;
         }
+        /* a rule that does not mention T instantiates to the same pattern every time */
+        bool seen = false;
+        for (int k = 0; k < r->ninst && !seen; k++) seen = r->inst[k].lhs == lhs;
+        if (seen) continue;
         /* casts and reinterprets to the same type vanish, so for some T a pattern may
            collapse to a bare wildcard: that T is not admitted */
         if (lhs->op == TINE_OP_VAR || lhs->op == TINE_OP_CONST) {
