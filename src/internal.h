@@ -105,7 +105,7 @@ typedef struct {
 } tine_strtab;
 
 typedef struct tine_fpir_tmpl tine_fpir_tmpl;
-enum { TINE_PENDING = 64 };
+enum { TINE_PENDING = 16 };
 typedef struct tine_ast tine_ast;
 
 struct tine_ctx {

@@ -212,7 +212,8 @@ void tine_table_resize(tine_ctx_t *ctx, uint32_t cap) {
 }
 
 static void flush_pending(tine_ctx_t *ctx) {
-    if ((uint64_t)ctx->count * 4 >= (uint64_t)ctx->tcap * 3) tine_table_resize(ctx, ctx->tcap * 2);
+    /* at most 5/8 full: linear probing stays short */
+    if ((uint64_t)ctx->count * 8 >= (uint64_t)ctx->tcap * 5) tine_table_resize(ctx, ctx->tcap * 2);
     uint32_t mask = ctx->tcap - 1;
     for (uint32_t k = 0; k < ctx->npending; k++)
         __builtin_prefetch(&ctx->table[(uint32_t)(ctx->pending[k] >> 32) & mask], 1);
