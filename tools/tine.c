@@ -430,7 +430,17 @@ static double now(void) {
  * u16x16 over earlier nodes. With `window` > 0, operands come from the last `window`
  * nodes seven times in eight (the way expressions are built, bottom-up); with 0 they
  * come from anywhere (the worst case for caches). Then interns every node again. */
-static int bench_run(long n, long window, const char *label) {
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef struct {
+    size_t nodes;
+    double build_ns, lookup_ns, bytes;
+} ir_run;
+
+static int bench_run(long n, long window, ir_run *out) {
     tine_ctx_t *ctx = tine_ctx_new();
     tine_type_t t = tine_type(TINE_UINT, 16, 16);
     tine_expr_t **pool = malloc(sizeof *pool * (size_t)n);
@@ -470,8 +480,8 @@ static int bench_run(long n, long window, const char *label) {
         }
     double t2 = now();
     size_t nodes = tine_ctx_nodes(ctx), bytes = tine_ctx_bytes(ctx) - before;
-    printf("%-28s %9zu  %10.1f  %12.1f  %10.1f\n", label, nodes, (t1 - t0) * 1e9 / (double)n,
-           (t2 - t1) * 1e9 / (double)(n - 64 - n / 16), (double)bytes / (double)nodes);
+    *out = (ir_run){nodes, (t1 - t0) * 1e9 / (double)n, (t2 - t1) * 1e9 / (double)(n - 64 - n / 16),
+                    (double)bytes / (double)nodes};
     free(pool);
     free(opsel);
     free(ia);
@@ -482,10 +492,25 @@ static int bench_run(long n, long window, const char *label) {
 
 static int cmd_bench_ir(const options *o) {
     long n = o->nodes < 1000 ? 1000 : o->nodes;
-    printf("bench-ir: %ld constructor calls per workload (goal: < 100 ns and < 64 bytes per node)\n\n", n);
+    enum { RUNS = 5 };
+    printf("bench-ir: %ld constructor calls per workload, median of %d runs, each in a fresh context\n", n, RUNS);
+    printf("(goal: < 100 ns and < 64 bytes per node)\n\n");
     printf("%-28s %9s  %10s  %12s  %10s\n", "workload", "nodes", "ns/node", "ns/re-intern", "bytes/node");
-    if (bench_run(n, 256, "expression-shaped (local)")) return 1;
-    if (bench_run(n, 0, "random operands (worst)")) return 1;
+    static const struct { long window; const char *label; } w[] = {{256, "expression-shaped (local)"},
+                                                                    {0, "random operands (worst)"}};
+    for (int k = 0; k < 2; k++) {
+        ir_run r[RUNS];
+        double build[RUNS], lookup[RUNS];
+        for (int i = 0; i < RUNS; i++) {
+            if (bench_run(n, w[k].window, &r[i])) return 1;
+            build[i] = r[i].build_ns;
+            lookup[i] = r[i].lookup_ns;
+        }
+        qsort(build, RUNS, sizeof *build, cmp_double);
+        qsort(lookup, RUNS, sizeof *lookup, cmp_double);
+        printf("%-28s %9zu  %10.1f  %12.1f  %10.1f\n", w[k].label, r[0].nodes, build[RUNS / 2], lookup[RUNS / 2],
+               r[0].bytes);
+    }
     return 0;
 }
 
@@ -558,49 +583,79 @@ static tine_expr_t *gen_expr(tine_ctx_t *ctx, uint64_t *s, tine_type_t t, int de
     }
 }
 
-static int cmd_bench_lift(const options *o) {
-    long want = o->nodes < 1000 ? 1000 : o->nodes;
+typedef struct {
+    double compile, lift; /* seconds */
+    size_t exprs, corpus, changed, made;
+    int rules;
+} lift_run;
+
+/* One measurement: a fresh context, the rules compiled, a corpus of `want` distinct nodes
+ * generated (not timed), then lifted (timed). */
+static int bench_lift_once(long want, lift_run *out) {
     tine_ctx_t *ctx = tine_ctx_new();
     double t0 = now();
     tine_ruleset_t *rs = tine_lift_rules(ctx);
     double t1 = now();
-    /* the corpus: expressions until `want` distinct nodes exist */
     static const tine_type_t types[] = {{TINE_UINT, 16, 16}, {TINE_INT, 16, 16}, {TINE_UINT, 8, 16},
                                         {TINE_INT, 32, 16}, {TINE_UINT, 32, 16}, {TINE_INT, 8, 16}};
     size_t cap = 1024, n = 0, before = tine_ctx_nodes(ctx);
     tine_expr_t **roots = malloc(cap * sizeof *roots);
     uint64_t s = 7;
-    while (tine_ctx_nodes(ctx) - before < (size_t)want) {
+    while (roots && tine_ctx_nodes(ctx) - before < (size_t)want) {
         tine_expr_t *e = gen_expr(ctx, &s, types[rnd(&s) % 6], 6);
         if (!e) continue;
         if (n == cap) roots = realloc(roots, (cap *= 2) * sizeof *roots);
-        if (!roots) return 1;
-        roots[n++] = e;
+        if (roots) roots[n++] = e;
     }
+    if (!roots) return 1;
     size_t corpus = tine_ctx_nodes(ctx) - before;
     double t2 = now();
     for (size_t i = 0; i < n; i++) tine_lift_with(ctx, rs, roots[i], NULL, NULL);
     double t3 = now();
-    size_t made = tine_ctx_nodes(ctx) - before - corpus;
-    size_t changed = 0;
+    size_t made = tine_ctx_nodes(ctx) - before - corpus, changed = 0;
     for (size_t i = 0; i < n; i++) changed += tine_lift_with(ctx, rs, roots[i], NULL, NULL) != roots[i];
-    /* the Sobel of FPIR.md, in a fresh context, rules compiled beforehand */
-    tine_ctx_t *c2 = tine_ctx_new();
-    tine_lift_rules(c2);
-    tine_expr_t *sobel = tine_parse(c2, SOBEL, "<sobel>");
-    double t4 = now();
-    tine_expr_t *lifted = tine_lift(c2, sobel);
-    double t5 = now();
-    char *text = tine_print(c2, lifted);
-    printf("bench-lift: %d rules compiled in %.2f ms\n", tine_rules_count(rs), (t1 - t0) * 1e3);
-    printf("  corpus:     %zu expressions, %zu distinct nodes (%zu changed by lifting, %zu nodes made)\n", n,
-           corpus, changed, made);
-    printf("  lifting:    %.3f s, %.2f M nodes/s (goal: >= 1 M nodes/s)\n", t3 - t2, (double)corpus / (t3 - t2) / 1e6);
-    printf("  Sobel:      %.1f us to lift, -> %s\n", (t5 - t4) * 1e6, text);
-    free(text);
+    *out = (lift_run){t1 - t0, t3 - t2, n, corpus, changed, made, tine_rules_count(rs)};
     free(roots);
-    tine_ctx_free(c2);
     tine_ctx_free(ctx);
+    return 0;
+}
+
+static int cmd_bench_lift(const options *o) {
+    long want = o->nodes < 1000 ? 1000 : o->nodes;
+    enum { RUNS = 5 };
+    lift_run runs[RUNS];
+    double lift[RUNS], compile[RUNS], sobel[RUNS];
+    for (int r = 0; r < RUNS; r++) {
+        if (bench_lift_once(want, &runs[r])) return 1;
+        lift[r] = runs[r].lift;
+        compile[r] = runs[r].compile;
+    }
+    /* the Sobel of FPIR.md, each time in a fresh context with the rules compiled */
+    char *text = NULL;
+    for (int r = 0; r < RUNS; r++) {
+        tine_ctx_t *c = tine_ctx_new();
+        tine_lift_rules(c);
+        tine_expr_t *e = tine_parse(c, SOBEL, "<sobel>");
+        double t0 = now();
+        tine_expr_t *lifted = tine_lift(c, e);
+        sobel[r] = now() - t0;
+        if (!text) text = tine_print(c, lifted);
+        tine_ctx_free(c);
+    }
+    qsort(lift, RUNS, sizeof *lift, cmp_double);
+    qsort(compile, RUNS, sizeof *compile, cmp_double);
+    qsort(sobel, RUNS, sizeof *sobel, cmp_double);
+    const lift_run *r0 = &runs[0];
+    printf("bench-lift: median of %d runs, each in a fresh context\n", RUNS);
+    printf("  rules:      %d compiled in %.2f ms\n", r0->rules, compile[RUNS / 2] * 1e3);
+    printf("  corpus:     %zu expressions, %zu distinct nodes (%zu changed by lifting, %zu nodes made)\n",
+           r0->exprs, r0->corpus, r0->changed, r0->made);
+    printf("  lifting:    %.3f s, %.2f M nodes/s (fastest run %.2f, slowest %.2f; goal: >= 1 M nodes/s)\n",
+           lift[RUNS / 2], (double)r0->corpus / lift[RUNS / 2] / 1e6, (double)r0->corpus / lift[0] / 1e6,
+           (double)r0->corpus / lift[RUNS - 1] / 1e6);
+    printf("  Sobel:      %.1f us to lift (FPIR definitions instantiated on first use included)\n  -> %s\n",
+           sobel[RUNS / 2] * 1e6, text);
+    free(text);
     return 0;
 }
 
