@@ -176,6 +176,29 @@ tine_expr_t *tine_lift_with(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_expr_t *e,
  * predicated rules); the range must lie within the variable's type. */
 int tine_bounds_set_var(tine_ctx_t *ctx, const tine_expr_t *var, int64_t lo, int64_t hi);
 
+/* ---- code generation (LLVM 19) ---------------------------------------------------- */
+
+/* Instruction selection: LLVM alone (FPIR expanded to its definitions, LLVM selects), or
+ * tine's (FPIR lowered by tine; for now: LLVM's generic intrinsics where they exist). */
+typedef enum { TINE_SELECT_LLVM, TINE_SELECT_TINE } tine_selection_t;
+typedef enum { TINE_EMIT_LLVM, TINE_EMIT_ASM } tine_emit_kind_t;
+
+/* Targets: "host", "x86-64-sse2", "x86-64-sse41", "x86-64-avx2", "x86-64-avx512". */
+/* The optimized LLVM IR or assembly of `void tine_expr(const void *const *args, void *out)`
+ * computing e; malloc'd text, or NULL with an error. */
+char *tine_emit_expr(tine_ctx_t *ctx, const tine_expr_t *e, const char *target, tine_selection_t sel,
+                     tine_emit_kind_t kind);
+
+/* e compiled by LLVM's JIT for the host. Call it with one pointer per argument
+ * (tine_jit_arg: variables, then buffers), each at the lanes (or elements) of that leaf,
+ * in native layout, bools one byte per lane; out receives e's lanes. */
+typedef struct tine_jit tine_jit_t;
+tine_jit_t *tine_jit_expr(tine_ctx_t *ctx, const tine_expr_t *e, const char *target, tine_selection_t sel);
+int tine_jit_nargs(const tine_jit_t *j);
+const tine_expr_t *tine_jit_arg(const tine_jit_t *j, int i);
+void tine_jit_call(const tine_jit_t *j, const void *const *args, void *out);
+void tine_jit_free(tine_jit_t *j);
+
 /* ---- interpreter -------------------------------------------------------------- */
 
 typedef struct tine_env tine_env_t;

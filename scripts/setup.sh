@@ -4,7 +4,7 @@
 # something is missing. The list is DEVELOPERS.md's; keep the two in step.
 set -euo pipefail
 
-PACKAGES=(build-essential cmake)
+PACKAGES=(build-essential cmake llvm-19-dev)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

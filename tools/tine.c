@@ -7,6 +7,8 @@
  *   tine eval EXPR   [--lanes N] [--seed S]   evaluate on random inputs
  *   tine lift EXPR [--lanes N] [--trace-rules]   lift into FPIR with the built-in rules
  *   tine rules --list | --check FILE  the lift rules; or compile a rule file and report
+ *   tine compile -e EXPR --target T [--lanes N] [--emit llvm|asm] [--select llvm|tine]
+ *   tine run -e EXPR --target T [--lanes N] [--seed S] [--select ...]   JIT vs interpreter
  *   tine ops                          every op, FPIR ops with their definitions
  *   tine bench-ir [--nodes N]         interning speed and memory per node
  *   tine bench-lift [--nodes N]       lifting throughput on a generated corpus; the Sobel
@@ -37,6 +39,8 @@ static int usage(void) {
             "       tine eval EXPR [--lanes N] [--seed S]\n"
             "       tine lift EXPR [--lanes N] [--trace-rules]\n"
             "       tine rules --list | --check FILE\n"
+            "       tine compile -e EXPR [--target T] [--lanes N] [--emit llvm|asm] [--select llvm|tine]\n"
+            "       tine run -e EXPR [--target T] [--lanes N] [--seed S] [--select llvm|tine]\n"
             "       tine ops\n"
             "       tine bench-ir [--nodes N]\n"
             "       tine bench-lift [--nodes N]\n");
@@ -49,7 +53,7 @@ typedef struct {
     uint64_t seed;
     long nodes;
     int trace, list;
-    const char *check;
+    const char *check, *target, *emit, *select;
 } options;
 
 static int parse_options(int argc, char **argv, options *o) {
@@ -82,6 +86,14 @@ static int parse_options(int argc, char **argv, options *o) {
             o->list = 1;
         } else if (!strcmp(a, "--check") && i + 1 < argc) {
             o->check = argv[++i];
+        } else if (!strcmp(a, "--target") && i + 1 < argc) {
+            o->target = argv[++i];
+        } else if (!strcmp(a, "--emit") && i + 1 < argc) {
+            o->emit = argv[++i];
+        } else if (!strcmp(a, "--select") && i + 1 < argc) {
+            o->select = argv[++i];
+        } else if (!strcmp(a, "-e") && i + 1 < argc) {
+            o->expr = argv[++i];
         } else if (a[0] == '-' && a[1] == '-') {
             fprintf(stderr, "tine: unknown option '%s'\n", a);
             return -1;
@@ -411,6 +423,112 @@ static int cmd_rules(const options *o) {
     return 0;
 }
 
+static int selection(const options *o, tine_selection_t *sel) {
+    if (!o->select || !strcmp(o->select, "tine")) *sel = TINE_SELECT_TINE;
+    else if (!strcmp(o->select, "llvm")) *sel = TINE_SELECT_LLVM;
+    else {
+        fprintf(stderr, "tine: --select takes llvm or tine, not '%s'\n", o->select);
+        return -1;
+    }
+    return 0;
+}
+
+static int cmd_compile(const options *o) {
+    tine_selection_t sel;
+    if (selection(o, &sel)) return 2;
+    tine_emit_kind_t kind;
+    if (!o->emit || !strcmp(o->emit, "asm")) kind = TINE_EMIT_ASM;
+    else if (!strcmp(o->emit, "llvm")) kind = TINE_EMIT_LLVM;
+    else {
+        fprintf(stderr, "tine: --emit takes asm or llvm here, not '%s'\n", o->emit);
+        return 2;
+    }
+    tine_ctx_t *ctx = tine_ctx_new();
+    tine_set_lanes(ctx, o->lanes);
+    tine_expr_t *e = parse_or_report(ctx, o->expr);
+    if (e && sel == TINE_SELECT_TINE) e = tine_lift(ctx, e);
+    char *text = e ? tine_emit_expr(ctx, e, o->target ? o->target : "host", sel, kind) : NULL;
+    if (e && !text) fprintf(stderr, "tine: %s\n", tine_error(ctx));
+    if (text) fputs(text, stdout);
+    free(text);
+    tine_ctx_free(ctx);
+    return text ? 0 : 1;
+}
+
+/* Runs the JIT-compiled expression on random inputs and compares every lane with the
+ * interpreter. */
+static int cmd_run(const options *o) {
+    tine_selection_t sel;
+    if (selection(o, &sel)) return 2;
+    tine_ctx_t *ctx = tine_ctx_new();
+    tine_set_lanes(ctx, o->lanes);
+    tine_expr_t *e = parse_or_report(ctx, o->expr);
+    if (!e) {
+        tine_ctx_free(ctx);
+        return 1;
+    }
+    tine_expr_t *c = sel == TINE_SELECT_TINE ? tine_lift(ctx, e) : e;
+    tine_jit_t *j = tine_jit_expr(ctx, c, o->target ? o->target : "host", sel);
+    if (!j) {
+        fprintf(stderr, "tine: %s\n", tine_error(ctx));
+        tine_ctx_free(ctx);
+        return 1;
+    }
+    enum { VECTORS = 1000 };
+    tine_type_t rt = tine_expr_type(e);
+    int bad = 0, n = tine_jit_nargs(j);
+    uint64_t seed = o->seed;
+    for (int v = 0; v < VECTORS && bad < 5; v++) {
+        tine_env_t *env = tine_env_new(ctx);
+        const void *args[64];
+        void *mem[64];
+        for (int a = 0; a < n && a < 64; a++) {
+            const tine_expr_t *leaf = tine_jit_arg(j, a);
+            tine_type_t t = tine_expr_type(leaf);
+            int bytes = t.kind == TINE_BOOL ? 1 : t.bits / 8;
+            tine_type_t one = tine_type_with_lanes(t, 1);
+            size_t count = tine_expr_op(leaf) == TINE_OP_LOAD ? BUFFER_ELEMS : (size_t)t.lanes;
+            uint64_t lanes[TINE_MAX_LANES];
+            mem[a] = calloc(count, (size_t)bytes);
+            if (!mem[a]) return 1;
+            for (size_t i = 0; i < count; i++) {
+                uint64_t x = random_lane(one, &seed);
+                if (i < TINE_MAX_LANES) lanes[i] = x;
+                memcpy((char *)mem[a] + i * (size_t)bytes, &x, (size_t)bytes);
+            }
+            if (tine_expr_op(leaf) == TINE_OP_LOAD) tine_env_bind_buffer(env, tine_expr_name(leaf), one, mem[a], count);
+            else tine_env_bind(env, leaf, lanes);
+            args[a] = mem[a];
+        }
+        uint64_t want[TINE_MAX_LANES], got_raw[TINE_MAX_LANES] = {0};
+        int ok = tine_eval(ctx, e, env, want) == 0;
+        if (ok) tine_jit_call(j, args, got_raw);
+        for (int a = 0; a < n && a < 64; a++) free(mem[a]);
+        tine_env_free(env);
+        if (!ok) { /* an input the interpreter rejects (a load out of bounds): skip */
+            tine_clear_error(ctx);
+            continue;
+        }
+        int bytes = rt.kind == TINE_BOOL ? 1 : rt.bits / 8;
+        for (int i = 0; i < rt.lanes; i++) {
+            uint64_t g = 0;
+            memcpy(&g, (char *)got_raw + (size_t)i * (size_t)bytes, (size_t)bytes);
+            uint64_t w = want[i];
+            if (bytes < 8) w &= (UINT64_C(1) << (8 * bytes)) - 1;
+            if (g != w) {
+                printf("mismatch (vector %d, lane %d): compiled 0x%" PRIx64 ", interpreter 0x%" PRIx64 "\n", v, i, g, w);
+                bad++;
+                break;
+            }
+        }
+    }
+    tine_jit_free(j);
+    tine_ctx_free(ctx);
+    if (bad) return 1;
+    printf("%d random input vectors: the compiled code and the interpreter agree bit for bit\n", VECTORS);
+    return 0;
+}
+
 static int cmd_ops(void) {
     printf("primitive ops:\n ");
     for (int op = 0; op < TINE_FPIR_FIRST; op++) printf(" %s", tine_op_name((tine_op_t)op));
@@ -669,6 +787,13 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "bench-ir")) return cmd_bench_ir(&o);
     if (!strcmp(cmd, "rules")) return cmd_rules(&o);
     if (!strcmp(cmd, "bench-lift")) return cmd_bench_lift(&o);
+    if (!strcmp(cmd, "compile") || !strcmp(cmd, "run")) {
+        if (!o.expr) {
+            fprintf(stderr, "tine %s: needs -e EXPR\n", cmd);
+            return 2;
+        }
+        return cmd[0] == 'c' ? cmd_compile(&o) : cmd_run(&o);
+    }
     if (!strcmp(cmd, "print") || !strcmp(cmd, "expand") || !strcmp(cmd, "eval") || !strcmp(cmd, "lift")) {
         if (!o.expr) {
             fprintf(stderr, "tine %s: needs an expression\n", cmd);

@@ -1,0 +1,686 @@
+/* llvm.c — IR to LLVM IR through LLVM 19's C API; JIT, assembly and LLVM text.
+ *
+ * One expression becomes one function `void f(const void *const *args, void *out)`:
+ * args[k] points at the lanes of leaf k (variables, then buffers, in tine_jit_arg order;
+ * bools one byte per lane), out receives the result's lanes. Every primitive op is
+ * emitted with tine's semantics, which LLVM's instructions do not all share, so the
+ * emitter guards what LLVM leaves undefined: division by zero and INT_MIN / -1, shifts by
+ * the width or more, negative shift counts, float-to-int overflow (llvm.fptosi.sat).
+ *
+ * Two selections: LLVM alone expands every FPIR op to its definition and leaves
+ * instruction selection to LLVM; the tine selection emits FPIR ops that LLVM has a
+ * generic intrinsic for (saturating add/sub, abs) as that intrinsic and expands the rest
+ * — until the per-target lowering rules replace this.
+ */
+#include "../internal.h"
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Core.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/LLJIT.h>
+#include <llvm-c/Orc.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+/* ---- targets -------------------------------------------------------------------- */
+
+typedef struct {
+    const char *name, *cpu, *features;
+} target_desc;
+
+static const target_desc TARGETS[] = {
+    {"host", NULL, NULL},
+    {"x86-64-sse2", "x86-64", "+sse2"},
+    {"x86-64-sse41", "x86-64-v2", "+sse4.1,+ssse3"},
+    {"x86-64-avx2", "x86-64-v3", "+avx2,+fma"},
+    {"x86-64-avx512", "x86-64-v4", "+avx512f,+avx512bw,+avx512vl,+avx512dq,+avx512vnni"},
+};
+
+static void init_llvm(void) {
+    static int done;
+    if (done) return;
+    done = 1;
+    LLVMInitializeX86TargetInfo();
+    LLVMInitializeX86Target();
+    LLVMInitializeX86TargetMC();
+    LLVMInitializeX86AsmPrinter();
+    LLVMInitializeX86AsmParser();
+}
+
+/* A target machine for a target name; NULL with an error for an unknown name. */
+static LLVMTargetMachineRef target_machine(tine_ctx_t *ctx, const char *name, char **triple_out) {
+    init_llvm();
+    const target_desc *d = NULL;
+    for (size_t i = 0; i < sizeof TARGETS / sizeof *TARGETS; i++)
+        if (!strcmp(TARGETS[i].name, name ? name : "host")) d = &TARGETS[i];
+    if (!d) {
+        tine_buf b = {0};
+        tine_buf_printf(&b, "unknown target '%s' (known:", name);
+        for (size_t i = 0; i < sizeof TARGETS / sizeof *TARGETS; i++) tine_buf_printf(&b, " %s", TARGETS[i].name);
+        tine_buf_puts(&b, ")");
+        tine_set_error_str(ctx, b.p);
+        return NULL;
+    }
+    char *triple;
+    if (d->cpu) {
+        triple = tine_strdup("x86_64-unknown-linux-gnu");
+    } else {
+        char *t = LLVMGetDefaultTargetTriple();
+        triple = tine_strdup(t);
+        LLVMDisposeMessage(t);
+    }
+    char *cpu = d->cpu ? tine_strdup(d->cpu) : LLVMGetHostCPUName();
+    char *features = d->cpu ? tine_strdup(d->features) : LLVMGetHostCPUFeatures();
+    LLVMTargetRef t;
+    char *err = NULL;
+    LLVMTargetMachineRef tm = NULL;
+    if (LLVMGetTargetFromTriple(triple, &t, &err)) {
+        tine_set_error(ctx, "LLVM has no target for %s: %s", triple, err);
+        LLVMDisposeMessage(err);
+    } else {
+        tm = LLVMCreateTargetMachine(t, triple, cpu, features, LLVMCodeGenLevelAggressive, LLVMRelocPIC,
+                                     LLVMCodeModelDefault);
+    }
+    if (d->cpu) {
+        free(cpu);
+        free(features);
+    } else {
+        LLVMDisposeMessage(cpu);
+        LLVMDisposeMessage(features);
+    }
+    if (triple_out && tm) *triple_out = triple;
+    else free(triple);
+    return tm;
+}
+
+/* ---- emission --------------------------------------------------------------------- */
+
+typedef struct {
+    tine_ctx_t *ctx;
+    LLVMContextRef lc;
+    LLVMModuleRef m;
+    LLVMBuilderRef b;
+    tine_selection_t sel;
+    tine_expr_t **order;
+    LLVMValueRef *val;
+    uint32_t n;
+    /* leaves */
+    const tine_expr_t **args;
+    int nargs;
+    LLVMValueRef argv;
+} gen;
+
+static LLVMTypeRef elem_type(gen *g, tine_type_t t) {
+    switch (t.kind) {
+    case TINE_FLOAT: return t.bits == 32 ? LLVMFloatTypeInContext(g->lc) : LLVMDoubleTypeInContext(g->lc);
+    case TINE_BOOL: return LLVMInt1TypeInContext(g->lc);
+    default: return LLVMIntTypeInContext(g->lc, t.bits);
+    }
+}
+
+static LLVMTypeRef vec_type(gen *g, tine_type_t t) { return LLVMVectorType(elem_type(g, t), t.lanes); }
+
+static LLVMValueRef splat_int(gen *g, tine_type_t t, tine_u128 v) {
+    LLVMTypeRef et = elem_type(g, t);
+    uint64_t words[2] = {(uint64_t)v, (uint64_t)(v >> 64)};
+    LLVMValueRef c = t.bits > 64 ? LLVMConstIntOfArbitraryPrecision(et, 2, words) : LLVMConstInt(et, words[0], 0);
+    LLVMValueRef *lanes = malloc(sizeof *lanes * t.lanes);
+    TINE_ASSERT(lanes != NULL);
+    for (int i = 0; i < t.lanes; i++) lanes[i] = c;
+    LLVMValueRef r = LLVMConstVector(lanes, t.lanes);
+    free(lanes);
+    return r;
+}
+
+static LLVMValueRef const_of(gen *g, const tine_expr_t *e) {
+    tine_type_t t = e->type;
+    LLVMTypeRef et = elem_type(g, t);
+    LLVMValueRef *lanes = malloc(sizeof *lanes * t.lanes);
+    TINE_ASSERT(lanes != NULL);
+    for (int i = 0; i < t.lanes; i++) {
+        tine_u128 v = tine_const_value(e, i);
+        if (t.kind == TINE_FLOAT) {
+            double d;
+            if (t.bits == 32) {
+                uint32_t w = (uint32_t)v;
+                float f;
+                memcpy(&f, &w, 4);
+                d = f;
+                /* bit-exact: a float constant through its bits */
+                lanes[i] = LLVMConstBitCast(LLVMConstInt(LLVMInt32TypeInContext(g->lc), w, 0), et);
+            } else {
+                uint64_t w = (uint64_t)v;
+                memcpy(&d, &w, 8);
+                lanes[i] = LLVMConstBitCast(LLVMConstInt(LLVMInt64TypeInContext(g->lc), w, 0), et);
+            }
+            (void)d;
+        } else {
+            uint64_t words[2] = {(uint64_t)v, (uint64_t)(v >> 64)};
+            lanes[i] = t.bits > 64 ? LLVMConstIntOfArbitraryPrecision(et, 2, words) : LLVMConstInt(et, words[0], 0);
+        }
+    }
+    LLVMValueRef r = LLVMConstVector(lanes, t.lanes);
+    free(lanes);
+    return r;
+}
+
+static LLVMValueRef intrinsic(gen *g, const char *name, LLVMTypeRef *types, int ntypes, LLVMValueRef *args,
+                              int nargs) {
+    unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+    TINE_ASSERT(id != 0);
+    LLVMValueRef f = LLVMGetIntrinsicDeclaration(g->m, id, types, (size_t)ntypes);
+    LLVMTypeRef ft = LLVMIntrinsicGetType(g->lc, id, types, (size_t)ntypes);
+    return LLVMBuildCall2(g->b, ft, f, args, (unsigned)nargs, "");
+}
+
+static LLVMValueRef binop_minmax(gen *g, tine_type_t t, bool is_min, LLVMValueRef a, LLVMValueRef b) {
+    if (t.kind == TINE_FLOAT) { /* select(a < b, a, b) / select(a > b, a, b) */
+        LLVMValueRef c = LLVMBuildFCmp(g->b, is_min ? LLVMRealOLT : LLVMRealOGT, a, b, "");
+        return LLVMBuildSelect(g->b, c, a, b, "");
+    }
+    const char *n = t.kind == TINE_INT ? (is_min ? "llvm.smin" : "llvm.smax") : (is_min ? "llvm.umin" : "llvm.umax");
+    LLVMTypeRef ty = vec_type(g, t);
+    LLVMValueRef args[2] = {a, b};
+    return intrinsic(g, n, &ty, 1, args, 2);
+}
+
+/* x << s or x >> s with tine's semantics: a negative (signed) count shifts the other way
+ * by its magnitude; counts of the width or more give 0, or the sign for an arithmetic
+ * right shift. */
+static LLVMValueRef shift(gen *g, tine_type_t t, tine_type_t ts, bool left, LLVMValueRef x, LLVMValueRef s) {
+    LLVMBuilderRef b = g->b;
+    LLVMValueRef zero = splat_int(g, t, 0), width = splat_int(g, t, (tine_u128)t.bits),
+                 wm1 = splat_int(g, t, (tine_u128)(t.bits - 1));
+    LLVMValueRef mag = s, neg = NULL;
+    if (ts.kind == TINE_INT) {
+        neg = LLVMBuildICmp(b, LLVMIntSLT, s, zero, "");
+        mag = LLVMBuildSelect(b, neg, LLVMBuildSub(b, zero, s, ""), s, "");
+    }
+    LLVMValueRef big = LLVMBuildICmp(b, LLVMIntUGE, mag, width, "");
+    LLVMValueRef clamped = LLVMBuildSelect(b, big, wm1, mag, "");
+    LLVMValueRef l = LLVMBuildSelect(b, big, zero, LLVMBuildShl(b, x, clamped, ""), "");
+    LLVMValueRef r = t.kind == TINE_INT ? LLVMBuildAShr(b, x, clamped, "")
+                                        : LLVMBuildSelect(b, big, zero, LLVMBuildLShr(b, x, clamped, ""), "");
+    if (!neg) return left ? l : r;
+    return left ? LLVMBuildSelect(b, neg, r, l, "") : LLVMBuildSelect(b, neg, l, r, "");
+}
+
+/* floor division and modulo with x / 0 = 0 and x % 0 = 0; INT_MIN / -1 wraps */
+static LLVMValueRef divmod(gen *g, tine_type_t t, bool div, LLVMValueRef a, LLVMValueRef d) {
+    LLVMBuilderRef b = g->b;
+    LLVMValueRef zero = splat_int(g, t, 0), one = splat_int(g, t, 1);
+    LLVMValueRef dz = LLVMBuildICmp(b, LLVMIntEQ, d, zero, "");
+    LLVMValueRef safe = LLVMBuildSelect(b, dz, one, d, "");
+    LLVMValueRef r;
+    if (t.kind == TINE_UINT) {
+        r = div ? LLVMBuildUDiv(b, a, safe, "") : LLVMBuildURem(b, a, safe, "");
+    } else {
+        LLVMValueRef m1 = splat_int(g, t, ~(tine_u128)0);
+        LLVMValueRef isneg1 = LLVMBuildICmp(b, LLVMIntEQ, safe, m1, "");
+        safe = LLVMBuildSelect(b, isneg1, one, safe, ""); /* avoid INT_MIN / -1 */
+        LLVMValueRef q = LLVMBuildSDiv(b, a, safe, ""), rem = LLVMBuildSRem(b, a, safe, "");
+        /* floor: when the remainder is non-zero and its sign differs from the divisor's */
+        LLVMValueRef adj = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntNE, rem, zero, ""),
+                                        LLVMBuildICmp(b, LLVMIntSLT, LLVMBuildXor(b, rem, safe, ""), zero, ""), "");
+        if (div) {
+            q = LLVMBuildSub(b, q, LLVMBuildZExt(b, adj, vec_type(g, t), ""), "");
+            r = LLVMBuildSelect(b, isneg1, LLVMBuildSub(b, zero, a, ""), q, "");
+        } else {
+            rem = LLVMBuildSelect(b, adj, LLVMBuildAdd(b, rem, safe, ""), rem, "");
+            r = LLVMBuildSelect(b, isneg1, zero, rem, "");
+        }
+    }
+    return LLVMBuildSelect(b, dz, zero, r, "");
+}
+
+static LLVMValueRef cast(gen *g, tine_type_t to, tine_type_t from, LLVMValueRef v) {
+    LLVMBuilderRef b = g->b;
+    LLVMTypeRef tt = vec_type(g, to);
+    if (to.kind == TINE_BOOL) {
+        if (from.kind == TINE_FLOAT) return LLVMBuildFCmp(b, LLVMRealUNE, v, LLVMConstNull(vec_type(g, from)), "");
+        return LLVMBuildICmp(b, LLVMIntNE, v, LLVMConstNull(vec_type(g, from)), "");
+    }
+    if (from.kind == TINE_BOOL) return to.kind == TINE_FLOAT ? LLVMBuildUIToFP(b, v, tt, "") : LLVMBuildZExt(b, v, tt, "");
+    if (from.kind == TINE_FLOAT && to.kind == TINE_FLOAT)
+        return to.bits > from.bits ? LLVMBuildFPExt(b, v, tt, "") : to.bits < from.bits ? LLVMBuildFPTrunc(b, v, tt, "") : v;
+    if (from.kind == TINE_FLOAT) { /* truncates toward zero, saturates, NaN -> 0 */
+        LLVMTypeRef types[2] = {tt, vec_type(g, from)};
+        return intrinsic(g, to.kind == TINE_INT ? "llvm.fptosi.sat" : "llvm.fptoui.sat", types, 2, &v, 1);
+    }
+    if (to.kind == TINE_FLOAT) return from.kind == TINE_INT ? LLVMBuildSIToFP(b, v, tt, "") : LLVMBuildUIToFP(b, v, tt, "");
+    if (to.bits < from.bits) return LLVMBuildTrunc(b, v, tt, "");
+    if (to.bits > from.bits) return from.kind == TINE_INT ? LLVMBuildSExt(b, v, tt, "") : LLVMBuildZExt(b, v, tt, "");
+    return v;
+}
+
+static LLVMValueRef shuffle(gen *g, LLVMValueRef a, LLVMValueRef b, const int *idx, int n) {
+    LLVMValueRef *m = malloc(sizeof *m * (size_t)n);
+    TINE_ASSERT(m != NULL);
+    for (int i = 0; i < n; i++) m[i] = LLVMConstInt(LLVMInt32TypeInContext(g->lc), (unsigned long long)idx[i], 0);
+    LLVMValueRef mask = LLVMConstVector(m, (unsigned)n);
+    free(m);
+    return LLVMBuildShuffleVector(g->b, a, b ? b : LLVMGetPoison(LLVMTypeOf(a)), mask, "");
+}
+
+/* Operands of a concat/interleave joined into one vector of their total lanes. */
+static LLVMValueRef join(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
+    /* pairwise concatenation through shuffles (operands of unequal lanes are padded) */
+    LLVMValueRef acc = ov[0];
+    int lanes = e->ops[0]->type.lanes;
+    for (int k = 1; k < e->nops; k++) {
+        int nl = e->ops[k]->type.lanes, total = lanes + nl, wide = lanes > nl ? lanes : nl;
+        int *idx = malloc(sizeof *idx * (size_t)(total > 2 * wide ? total : 2 * wide));
+        TINE_ASSERT(idx != NULL);
+        LLVMValueRef a = acc, bv = ov[k];
+        /* widen both to `wide` lanes so shufflevector takes them */
+        if (lanes < wide) {
+            for (int i = 0; i < wide; i++) idx[i] = i < lanes ? i : lanes;
+            a = shuffle(g, a, NULL, idx, wide);
+        }
+        if (nl < wide) {
+            for (int i = 0; i < wide; i++) idx[i] = i < nl ? i : nl;
+            bv = shuffle(g, bv, NULL, idx, wide);
+        }
+        for (int i = 0; i < total; i++) idx[i] = i < lanes ? i : wide + (i - lanes);
+        acc = shuffle(g, a, bv, idx, total);
+        lanes = total;
+        free(idx);
+    }
+    return acc;
+}
+
+static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov);
+
+/* An FPIR node: an intrinsic where the selection has one, else its definition. */
+static LLVMValueRef emit_fpir(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
+    tine_type_t t = e->type;
+    if (g->sel == TINE_SELECT_TINE) {
+        LLVMTypeRef ty = vec_type(g, t);
+        bool s = t.kind == TINE_INT;
+        switch ((tine_op_t)e->op) {
+        case TINE_OP_SATURATING_ADD: return intrinsic(g, s ? "llvm.sadd.sat" : "llvm.uadd.sat", &ty, 1, ov, 2);
+        case TINE_OP_SATURATING_SUB: return intrinsic(g, s ? "llvm.ssub.sat" : "llvm.usub.sat", &ty, 1, ov, 2);
+        case TINE_OP_ABS:
+            if (e->ops[0]->type.kind == TINE_INT) {
+                LLVMValueRef args[2] = {ov[0], LLVMConstInt(LLVMInt1TypeInContext(g->lc), 0, 0)};
+                return intrinsic(g, "llvm.abs", &ty, 1, args, 2);
+            }
+            return ov[0];
+        default: break;
+        }
+    }
+    /* the definition, on the operands already emitted */
+    const tine_expr_t *const *ph;
+    const tine_expr_t *tmpl = tine_fpir_template(g->ctx, e, &ph);
+    uint32_t n;
+    tine_expr_t **order = tine_topo(g->ctx, tmpl, &n);
+    LLVMValueRef *val = calloc(n, sizeof *val);
+    TINE_ASSERT(val != NULL);
+    for (uint32_t k = 0; k < n; k++) {
+        for (int i = 0; i < e->nops; i++)
+            if (order[k] == ph[i]) val[k] = ov[i];
+        if (val[k]) continue;
+        LLVMValueRef o[256];
+        for (int i = 0; i < order[k]->nops; i++) o[i] = val[tine_topo_index(order, n, order[k]->ops[i])];
+        val[k] = emit_node(g, order[k], o);
+    }
+    LLVMValueRef r = val[n - 1];
+    free(val);
+    free(order);
+    return r;
+}
+
+/* The pointer argument of a variable, or of a load's buffer (loads of one buffer share
+ * it: they are found by the buffer's name). */
+static LLVMValueRef load_arg(gen *g, const tine_expr_t *e) {
+    int k = 0;
+    while (k < g->nargs && g->args[k] != e &&
+           !(e->op == TINE_OP_LOAD && g->args[k]->op == TINE_OP_LOAD && tine_expr_name(g->args[k]) == tine_expr_name(e)))
+        k++;
+    TINE_ASSERT(k < g->nargs);
+    LLVMTypeRef ptr = LLVMPointerTypeInContext(g->lc, 0);
+    LLVMValueRef idx = LLVMConstInt(LLVMInt64TypeInContext(g->lc), (unsigned long long)k, 0);
+    LLVMValueRef slot = LLVMBuildGEP2(g->b, ptr, g->argv, &idx, 1, "");
+    return LLVMBuildLoad2(g->b, ptr, slot, "");
+}
+
+static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
+    LLVMBuilderRef b = g->b;
+    tine_type_t t = e->type;
+    tine_op_t op = (tine_op_t)e->op;
+    bool fl = t.kind == TINE_FLOAT;
+    switch (op) {
+    case TINE_OP_CONST: return const_of(g, e);
+    case TINE_OP_VAR: {
+        LLVMValueRef p = load_arg(g, e);
+        if (t.kind == TINE_BOOL) {
+            LLVMTypeRef bytes = LLVMVectorType(LLVMInt8TypeInContext(g->lc), t.lanes);
+            LLVMValueRef v = LLVMBuildLoad2(b, bytes, p, "");
+            LLVMSetAlignment(v, 1);
+            return LLVMBuildICmp(b, LLVMIntNE, v, LLVMConstNull(bytes), "");
+        }
+        LLVMValueRef v = LLVMBuildLoad2(b, vec_type(g, t), p, "");
+        LLVMSetAlignment(v, 1);
+        return v;
+    }
+    case TINE_OP_LOAD: {
+        LLVMValueRef base = load_arg(g, e);
+        LLVMValueRef ptrs = LLVMBuildGEP2(b, elem_type(g, t), base, &ov[0], 1, "");
+        LLVMTypeRef types[2] = {vec_type(g, t), LLVMTypeOf(ptrs)};
+        LLVMValueRef args[4] = {ptrs, LLVMConstInt(LLVMInt32TypeInContext(g->lc), 1, 0),
+                                LLVMConstAllOnes(LLVMVectorType(LLVMInt1TypeInContext(g->lc), t.lanes)),
+                                LLVMGetPoison(vec_type(g, t))};
+        return intrinsic(g, "llvm.masked.gather", types, 2, args, 4);
+    }
+    case TINE_OP_ADD: return fl ? LLVMBuildFAdd(b, ov[0], ov[1], "") : LLVMBuildAdd(b, ov[0], ov[1], "");
+    case TINE_OP_SUB: return fl ? LLVMBuildFSub(b, ov[0], ov[1], "") : LLVMBuildSub(b, ov[0], ov[1], "");
+    case TINE_OP_MUL: return fl ? LLVMBuildFMul(b, ov[0], ov[1], "") : LLVMBuildMul(b, ov[0], ov[1], "");
+    case TINE_OP_DIV: return fl ? LLVMBuildFDiv(b, ov[0], ov[1], "") : divmod(g, t, true, ov[0], ov[1]);
+    case TINE_OP_MOD: return divmod(g, t, false, ov[0], ov[1]);
+    case TINE_OP_MIN: return binop_minmax(g, t, true, ov[0], ov[1]);
+    case TINE_OP_MAX: return binop_minmax(g, t, false, ov[0], ov[1]);
+    case TINE_OP_NEG: return fl ? LLVMBuildFNeg(b, ov[0], "") : LLVMBuildNeg(b, ov[0], "");
+    case TINE_OP_AND: return LLVMBuildAnd(b, ov[0], ov[1], "");
+    case TINE_OP_OR: return LLVMBuildOr(b, ov[0], ov[1], "");
+    case TINE_OP_XOR: return LLVMBuildXor(b, ov[0], ov[1], "");
+    case TINE_OP_NOT: return LLVMBuildNot(b, ov[0], "");
+    case TINE_OP_SHL: return shift(g, t, e->ops[1]->type, true, ov[0], ov[1]);
+    case TINE_OP_SHR: return shift(g, t, e->ops[1]->type, false, ov[0], ov[1]);
+    case TINE_OP_EQ: case TINE_OP_NE: case TINE_OP_LT: case TINE_OP_LE: case TINE_OP_GT: case TINE_OP_GE: {
+        tine_type_t ot = e->ops[0]->type;
+        if (ot.kind == TINE_FLOAT) {
+            static const LLVMRealPredicate fp[] = {LLVMRealOEQ, LLVMRealUNE, LLVMRealOLT, LLVMRealOLE, LLVMRealOGT, LLVMRealOGE};
+            return LLVMBuildFCmp(b, fp[op - TINE_OP_EQ], ov[0], ov[1], "");
+        }
+        static const LLVMIntPredicate sp[] = {LLVMIntEQ, LLVMIntNE, LLVMIntSLT, LLVMIntSLE, LLVMIntSGT, LLVMIntSGE};
+        static const LLVMIntPredicate up[] = {LLVMIntEQ, LLVMIntNE, LLVMIntULT, LLVMIntULE, LLVMIntUGT, LLVMIntUGE};
+        return LLVMBuildICmp(b, (ot.kind == TINE_INT ? sp : up)[op - TINE_OP_EQ], ov[0], ov[1], "");
+    }
+    case TINE_OP_SELECT: return LLVMBuildSelect(b, ov[0], ov[1], ov[2], "");
+    case TINE_OP_CAST: return cast(g, t, e->ops[0]->type, ov[0]);
+    case TINE_OP_REINTERPRET: return LLVMBuildBitCast(b, ov[0], vec_type(g, t), "");
+    case TINE_OP_BROADCAST: {
+        int *idx = calloc((size_t)t.lanes, sizeof *idx);
+        TINE_ASSERT(idx != NULL);
+        LLVMValueRef r = shuffle(g, ov[0], NULL, idx, t.lanes);
+        free(idx);
+        return r;
+    }
+    case TINE_OP_RAMP: {
+        int *idx = calloc((size_t)t.lanes, sizeof *idx);
+        TINE_ASSERT(idx != NULL);
+        LLVMValueRef base = shuffle(g, ov[0], NULL, idx, t.lanes), stride = shuffle(g, ov[1], NULL, idx, t.lanes);
+        free(idx);
+        LLVMTypeRef et = elem_type(g, t);
+        LLVMValueRef *iota = malloc(sizeof *iota * t.lanes);
+        TINE_ASSERT(iota != NULL);
+        for (int i = 0; i < t.lanes; i++) iota[i] = LLVMConstInt(et, (unsigned long long)i, 0);
+        LLVMValueRef io = LLVMConstVector(iota, t.lanes);
+        free(iota);
+        return LLVMBuildAdd(b, base, LLVMBuildMul(b, stride, io, ""), "");
+    }
+    case TINE_OP_CONCAT: return join(g, e, ov);
+    case TINE_OP_INTERLEAVE: {
+        LLVMValueRef all = join(g, e, ov);
+        int n = e->nops, l = e->ops[0]->type.lanes, *idx = malloc(sizeof *idx * (size_t)t.lanes);
+        TINE_ASSERT(idx != NULL);
+        for (int i = 0; i < t.lanes; i++) idx[i] = (i % n) * l + i / n;
+        LLVMValueRef r = shuffle(g, all, NULL, idx, t.lanes);
+        free(idx);
+        return r;
+    }
+    case TINE_OP_SLICE:
+    case TINE_OP_DEINTERLEAVE: {
+        int begin, stride, count, n, k;
+        if (op == TINE_OP_SLICE) tine_slice_params(e, &begin, &stride, &count);
+        else {
+            tine_deinterleave_params(e, &n, &k);
+            begin = k;
+            stride = n;
+            count = t.lanes;
+        }
+        int *idx = malloc(sizeof *idx * (size_t)count);
+        TINE_ASSERT(idx != NULL);
+        for (int i = 0; i < count; i++) idx[i] = begin + i * stride;
+        LLVMValueRef r = shuffle(g, ov[0], NULL, idx, count);
+        free(idx);
+        return r;
+    }
+    case TINE_OP_VECTOR_REDUCE_ADD: {
+        int gsz = e->ops[0]->type.lanes / t.lanes, *idx = malloc(sizeof *idx * (size_t)t.lanes);
+        TINE_ASSERT(idx != NULL);
+        LLVMValueRef acc = NULL;
+        for (int j = 0; j < gsz; j++) {
+            for (int i = 0; i < t.lanes; i++) idx[i] = i * gsz + j;
+            LLVMValueRef part = shuffle(g, ov[0], NULL, idx, t.lanes);
+            acc = !acc ? part : fl ? LLVMBuildFAdd(b, acc, part, "") : LLVMBuildAdd(b, acc, part, "");
+        }
+        free(idx);
+        return acc;
+    }
+    case TINE_OP_SQRT: {
+        LLVMTypeRef ty = vec_type(g, t);
+        return intrinsic(g, "llvm.sqrt", &ty, 1, ov, 1);
+    }
+    default: break;
+    }
+    TINE_ASSERT(tine_op_is_fpir(op));
+    return emit_fpir(g, e, ov);
+}
+
+/* ---- compiled expressions ---------------------------------------------------------- */
+
+struct tine_jit {
+    tine_ctx_t *ctx;
+    LLVMOrcLLJITRef jit;
+    void (*fn)(const void *const *, void *);
+    const tine_expr_t **args;
+    int nargs;
+};
+
+static int cmp_leaf(const void *a, const void *b) {
+    const tine_expr_t *x = *(const tine_expr_t *const *)a, *y = *(const tine_expr_t *const *)b;
+    if (x->op != y->op) return x->op == TINE_OP_VAR ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Builds the module of one expression; NULL with an error. */
+static LLVMModuleRef build_module(tine_ctx_t *ctx, LLVMContextRef lc, const tine_expr_t *e, tine_selection_t sel,
+                                  const char *name, const tine_expr_t ***args_out, int *nargs_out) {
+    if (e->type.bits > 64) {
+        tine_set_error(ctx, "a compiled expression's result must have at most 64-bit lanes");
+        return NULL;
+    }
+    gen g = {.ctx = ctx, .lc = lc, .sel = sel};
+    const tine_expr_t *root = sel == TINE_SELECT_LLVM ? tine_expand(ctx, (tine_expr_t *)e) : e;
+    g.order = tine_topo(ctx, root, &g.n);
+    /* leaves: variables, then one per buffer (the first load of each names it) */
+    g.args = malloc(sizeof *g.args * g.n);
+    TINE_ASSERT(g.args != NULL);
+    for (uint32_t k = 0; k < g.n; k++) {
+        const tine_expr_t *x = g.order[k];
+        if (x->op == TINE_OP_VAR) {
+            if (x->type.bits > 64) {
+                tine_set_error(ctx, "a compiled expression's inputs must have at most 64-bit lanes");
+                free(g.order);
+                free(g.args);
+                return NULL;
+            }
+            g.args[g.nargs++] = x;
+        }
+    }
+    qsort(g.args, (size_t)g.nargs, sizeof *g.args, cmp_leaf);
+    int nvars = g.nargs;
+    for (uint32_t k = 0; k < g.n; k++) {
+        const tine_expr_t *x = g.order[k];
+        if (x->op != TINE_OP_LOAD) continue;
+        bool seen = false;
+        for (int i = nvars; i < g.nargs && !seen; i++) seen = tine_expr_name(g.args[i]) == tine_expr_name(x);
+        if (!seen) g.args[g.nargs++] = x;
+    }
+    g.m = LLVMModuleCreateWithNameInContext("tine", lc);
+    LLVMTypeRef ptr = LLVMPointerTypeInContext(lc, 0);
+    LLVMTypeRef params[2] = {ptr, ptr};
+    LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(lc), params, 2, 0);
+    LLVMValueRef fn = LLVMAddFunction(g.m, name, fty);
+    g.argv = LLVMGetParam(fn, 0);
+    LLVMValueRef out = LLVMGetParam(fn, 1);
+    g.b = LLVMCreateBuilderInContext(lc);
+    LLVMPositionBuilderAtEnd(g.b, LLVMAppendBasicBlockInContext(lc, fn, "entry"));
+    g.val = calloc(g.n, sizeof *g.val);
+    TINE_ASSERT(g.val != NULL);
+    for (uint32_t k = 0; k < g.n; k++) {
+        LLVMValueRef ov[256];
+        const tine_expr_t *x = g.order[k];
+        for (int i = 0; i < x->nops; i++) ov[i] = g.val[tine_topo_index(g.order, g.n, x->ops[i])];
+        g.val[k] = emit_node(&g, x, ov);
+    }
+    LLVMValueRef r = g.val[g.n - 1];
+    tine_type_t rt = root->type;
+    if (rt.kind == TINE_BOOL) r = LLVMBuildZExt(g.b, r, LLVMVectorType(LLVMInt8TypeInContext(lc), rt.lanes), "");
+    LLVMValueRef st = LLVMBuildStore(g.b, r, out);
+    LLVMSetAlignment(st, 1);
+    LLVMBuildRetVoid(g.b);
+    LLVMDisposeBuilder(g.b);
+    free(g.val);
+    free(g.order);
+    char *msg = NULL;
+    if (LLVMVerifyModule(g.m, LLVMReturnStatusAction, &msg)) {
+        fprintf(stderr, "%s\n", msg);
+        TINE_ASSERT(!"tine emitted an invalid LLVM module");
+    }
+    LLVMDisposeMessage(msg);
+    *args_out = g.args;
+    *nargs_out = g.nargs;
+    return g.m;
+}
+
+static void set_layout(LLVMModuleRef m, LLVMTargetMachineRef tm) {
+    LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
+    char *layout = LLVMCopyStringRepOfTargetData(td);
+    LLVMSetDataLayout(m, layout);
+    LLVMDisposeMessage(layout);
+    LLVMDisposeTargetData(td);
+}
+
+static int optimize(tine_ctx_t *ctx, LLVMModuleRef m, LLVMTargetMachineRef tm) {
+    LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
+    LLVMErrorRef err = LLVMRunPasses(m, "default<O3>", tm, opts);
+    LLVMDisposePassBuilderOptions(opts);
+    if (err) {
+        char *msg = LLVMGetErrorMessage(err);
+        tine_set_error(ctx, "LLVM's optimizer failed: %s", msg);
+        LLVMDisposeErrorMessage(msg);
+        return -1;
+    }
+    return 0;
+}
+
+char *tine_emit_expr(tine_ctx_t *ctx, const tine_expr_t *e, const char *target, tine_selection_t sel,
+                     tine_emit_kind_t kind) {
+    if (!e) return NULL;
+    char *triple = NULL;
+    LLVMTargetMachineRef tm = target_machine(ctx, target, &triple);
+    if (!tm) return NULL;
+    LLVMContextRef lc = LLVMContextCreate();
+    const tine_expr_t **args;
+    int nargs;
+    LLVMModuleRef m = build_module(ctx, lc, e, sel, "tine_expr", &args, &nargs);
+    char *text = NULL;
+    if (m) {
+        free(args);
+        LLVMSetTarget(m, triple);
+        set_layout(m, tm);
+        if (optimize(ctx, m, tm) == 0) {
+            if (kind == TINE_EMIT_LLVM) {
+                char *s = LLVMPrintModuleToString(m);
+                text = tine_strdup(s);
+                LLVMDisposeMessage(s);
+            } else {
+                LLVMMemoryBufferRef buf;
+                char *err = NULL;
+                if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMAssemblyFile, &err, &buf)) {
+                    tine_set_error(ctx, "LLVM could not emit assembly: %s", err);
+                    LLVMDisposeMessage(err);
+                } else {
+                    size_t n = LLVMGetBufferSize(buf);
+                    text = malloc(n + 1);
+                    TINE_ASSERT(text != NULL);
+                    memcpy(text, LLVMGetBufferStart(buf), n);
+                    text[n] = 0;
+                    LLVMDisposeMemoryBuffer(buf);
+                }
+            }
+        }
+        LLVMDisposeModule(m);
+    }
+    LLVMContextDispose(lc);
+    LLVMDisposeTargetMachine(tm);
+    free(triple);
+    return text;
+}
+
+tine_jit_t *tine_jit_expr(tine_ctx_t *ctx, const tine_expr_t *e, const char *target, tine_selection_t sel) {
+    if (!e) return NULL;
+    char *triple = NULL;
+    LLVMTargetMachineRef tm = target_machine(ctx, target, &triple);
+    if (!tm) return NULL;
+    tine_jit_t *j = calloc(1, sizeof *j);
+    TINE_ASSERT(j != NULL);
+    j->ctx = ctx;
+    LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
+    LLVMContextRef lc = LLVMOrcThreadSafeContextGetContext(tsc);
+    LLVMModuleRef m = build_module(ctx, lc, e, sel, "tine_expr", &j->args, &j->nargs);
+    if (!m) {
+        LLVMOrcDisposeThreadSafeContext(tsc);
+        LLVMDisposeTargetMachine(tm);
+        free(triple);
+        free(j);
+        return NULL;
+    }
+    LLVMSetTarget(m, triple);
+    set_layout(m, tm);
+    free(triple);
+    LLVMErrorRef err = NULL;
+    if (optimize(ctx, m, tm) == 0) {
+        LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
+        /* the builder takes the target machine */
+        LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(builder,
+                                                      LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(tm));
+        tm = NULL;
+        err = LLVMOrcCreateLLJIT(&j->jit, builder);
+        if (!err) {
+            LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(m, tsc);
+            m = NULL;
+            err = LLVMOrcLLJITAddLLVMIRModule(j->jit, LLVMOrcLLJITGetMainJITDylib(j->jit), tsm);
+        }
+        LLVMOrcExecutorAddress addr = 0;
+        if (!err) err = LLVMOrcLLJITLookup(j->jit, &addr, "tine_expr");
+        if (!err) j->fn = (void (*)(const void *const *, void *))(uintptr_t)addr;
+    }
+    if (m) LLVMDisposeModule(m);
+    LLVMOrcDisposeThreadSafeContext(tsc);
+    if (tm) LLVMDisposeTargetMachine(tm);
+    if (err) {
+        char *msg = LLVMGetErrorMessage(err);
+        tine_set_error(ctx, "LLVM's JIT failed: %s", msg);
+        LLVMDisposeErrorMessage(msg);
+    }
+    if (!j->fn) {
+        tine_jit_free(j);
+        return NULL;
+    }
+    return j;
+}
+
+void tine_jit_free(tine_jit_t *j) {
+    if (!j) return;
+    if (j->jit) LLVMOrcDisposeLLJIT(j->jit);
+    free(j->args);
+    free(j);
+}
+
+int tine_jit_nargs(const tine_jit_t *j) { return j->nargs; }
+const tine_expr_t *tine_jit_arg(const tine_jit_t *j, int i) { return i >= 0 && i < j->nargs ? j->args[i] : NULL; }
+void tine_jit_call(const tine_jit_t *j, const void *const *args, void *out) { j->fn(args, out); }
