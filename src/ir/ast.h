@@ -26,6 +26,8 @@ typedef enum {
     A_UNARY,  /* op args[0] */
     A_BINARY, /* args[0] op args[1] */
     A_TYPE,   /* name(args...) in a type position */
+    A_LET,    /* let field = args[0] in args[1] */
+    A_REDUCE, /* name(field in args[0]..args[1]) args[2]: op ADD (sum), MIN or MAX */
 } tine_ast_kind;
 
 struct tine_ast {

@@ -28,6 +28,10 @@ typedef struct {
     const char *decl_name[32];
     tine_expr_t *decl[32];
     int ndecl;
+    /* names bound by let and by reductions, innermost last */
+    const char *scope_name[64];
+    val scope_val[64];
+    int nscope;
 } elab;
 
 /* Stops elaboration without a message: the value depends on a match not made yet. */
@@ -300,6 +304,8 @@ static val elab_wildcard(elab *el, const tine_ast *a, int lanes) {
 static val elab_name(elab *el, const tine_ast *a, int lanes) {
     const char *n = a->name;
     tine_elab_mode mode = el->env->mode;
+    for (int i = el->nscope - 1; i >= 0; i--)
+        if (!strcmp(el->scope_name[i], n)) return el->scope_val[i];
     if (mode != TINE_ELAB_EXPR && is_cwild_name(n)) {
         if (a->targ) return fail(el, a, "constant wildcard %s takes its type from the operand beside it", n);
         if (mode == TINE_ELAB_PATTERN || el->env->cwild_vars) return (val){.lit = 3, .iv = n[1] - '0'};
@@ -671,6 +677,35 @@ static val elab_expr(elab *el, const tine_ast *a, int lanes) {
         return x;
     }
     case A_TYPE: return fail(el, a, "expected an expression, found a type");
+    case A_LET: {
+        val v = elab_expr(el, a->args[0], lanes);
+        if (!ok(el, v)) return v;
+        if (el->nscope == 64) return fail(el, a, "too many nested lets and reductions");
+        el->scope_name[el->nscope] = a->field;
+        el->scope_val[el->nscope++] = v;
+        val r = elab_expr(el, a->args[1], lanes);
+        el->nscope--;
+        return r;
+    }
+    case A_REDUCE: {
+        /* constant bounds: the reduction unrolls, its variable a literal in each term */
+        val lo = elab_expr(el, a->args[0], lanes), hi = elab_expr(el, a->args[1], lanes);
+        if (!ok(el, lo) || !ok(el, hi)) return (val){0};
+        if (lo.lit != 1 || hi.lit != 1) return fail(el, a, "the bounds of %s(%s in a..b) must be integer constants here", a->name, a->field);
+        if (hi.iv <= lo.iv) return fail(el, a, "%s(%s in a..b) has an empty range", a->name, a->field);
+        if (hi.iv - lo.iv > 4096) return fail(el, a, "%s(%s in a..b) has more than 4096 terms", a->name, a->field);
+        if (el->nscope == 64) return fail(el, a, "too many nested lets and reductions");
+        val acc = {0};
+        for (tine_i128 r = lo.iv; r < hi.iv && !el->failed; r++) {
+            el->scope_name[el->nscope] = a->field;
+            el->scope_val[el->nscope++] = (val){.lit = 1, .iv = r};
+            val t = elab_expr(el, a->args[2], lanes);
+            el->nscope--;
+            if (!ok(el, t)) return (val){0};
+            acc = r == lo.iv ? t : binary(el, a, a->op, a, acc, a->args[2], t);
+        }
+        return acc;
+    }
     }
     return fail(el, a, "unexpected syntax");
 }

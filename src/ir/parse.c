@@ -43,7 +43,7 @@ typedef struct {
     size_t comment_len;
 } parser;
 
-enum { T_EOF = 256, T_INT, T_FLOAT, T_NAME, T_SHL, T_SHR, T_LE, T_GE, T_EQ, T_NE, T_ARROW, T_ANDAND, T_OROR };
+enum { T_EOF = 256, T_INT, T_FLOAT, T_NAME, T_SHL, T_SHR, T_LE, T_GE, T_EQ, T_NE, T_ARROW, T_ANDAND, T_OROR, T_DOTDOT };
 
 /* ---- diagnostics -------------------------------------------------------------------- */
 
@@ -99,6 +99,7 @@ static const char *tok_desc(int tok, char buf[32]) {
     case T_ARROW: return "'->'";
     case T_ANDAND: return "'&&'";
     case T_OROR: return "'||'";
+    case T_DOTDOT: return "'..'";
     default: snprintf(buf, 32, "'%c'", tok); return buf;
     }
 }
@@ -144,7 +145,7 @@ static void next(parser *ps) {
             while (is_digit(*q) || (*q >= 'a' && *q <= 'f') || (*q >= 'A' && *q <= 'F')) q++;
         } else {
             while (is_digit(*q)) q++;
-            if (*q == '.') {
+            if (*q == '.' && q[1] != '.') { /* "0..3" is a range, not "0." */
                 flt = true;
                 q++;
                 while (is_digit(*q)) q++;
@@ -174,7 +175,7 @@ static void next(parser *ps) {
     }
     static const struct { const char *s; int tok; } two[] = {
         {"<<", T_SHL}, {">>", T_SHR}, {"<=", T_LE}, {">=", T_GE}, {"==", T_EQ}, {"!=", T_NE},
-        {"->", T_ARROW}, {"&&", T_ANDAND}, {"||", T_OROR}};
+        {"->", T_ARROW}, {"&&", T_ANDAND}, {"||", T_OROR}, {"..", T_DOTDOT}};
     for (size_t i = 0; i < sizeof two / sizeof two[0]; i++)
         if (p[0] == two[i].s[0] && p[1] == two[i].s[1]) {
             ps->tok = two[i].tok;
@@ -182,7 +183,7 @@ static void next(parser *ps) {
             ps->p = p + 2;
             return;
         }
-    if (strchr("+-*/%&|^~!()[]<>,.:", c)) {
+    if (strchr("+-*/%&|^~!()[]<>,.:=", c)) {
         ps->tok = c;
         ps->tlen = 1;
         ps->p = p + 1;
@@ -292,6 +293,58 @@ static bool parse_number(parser *ps, tine_ast *a) {
     return true;
 }
 
+static bool is_word(parser *ps, const char *w);
+static tine_ast *parse_unary(parser *ps);
+
+/* let NAME = expr in expr: the body extends as far as an expression does. */
+static tine_ast *parse_let(parser *ps, tine_ast *a) {
+    char b[32];
+    a->kind = A_LET;
+    a->field = tine_arena_strdup(ps->arena, ps->tstart, ps->tlen); /* the bound name */
+    next(ps);
+    if (!expect(ps, '=', "after the name in 'let'")) return NULL;
+    tine_ast *v = parse_expr(ps, 0);
+    if (!v) return NULL;
+    if (!is_word(ps, "in")) {
+        perr(ps, "expected 'in' after the value of 'let %s = ...', found %s", a->field, tok_desc(ps->tok, b));
+        return NULL;
+    }
+    next(ps);
+    tine_ast *body = parse_expr(ps, 0);
+    if (!body) return NULL;
+    add_arg(ps, a, v);
+    add_arg(ps, a, body);
+    return a;
+}
+
+/* sum(r in a..b) body, min(...) body, max(...) body: a reduction over r in [a, b). The
+ * body is a unary expression: parenthesize anything larger. */
+static tine_ast *parse_reduce(parser *ps, tine_ast *a) {
+    char b[32];
+    a->kind = A_REDUCE;
+    a->op = !strcmp(a->name, "sum") ? TINE_OP_ADD : !strcmp(a->name, "min") ? TINE_OP_MIN : TINE_OP_MAX;
+    next(ps); /* ( */
+    a->field = tine_arena_strdup(ps->arena, ps->tstart, ps->tlen);
+    next(ps); /* the variable */
+    next(ps); /* in */
+    tine_ast *lo = parse_expr(ps, 0);
+    if (!lo) return NULL;
+    if (ps->tok != T_DOTDOT) {
+        perr(ps, "expected '..' in the range of %s(%s in a..b), found %s", a->name, a->field, tok_desc(ps->tok, b));
+        return NULL;
+    }
+    next(ps);
+    tine_ast *hi = parse_expr(ps, 0);
+    if (!hi) return NULL;
+    if (!expect(ps, ')', "to close the range")) return NULL;
+    tine_ast *body = parse_unary(ps);
+    if (!body) return NULL;
+    add_arg(ps, a, lo);
+    add_arg(ps, a, hi);
+    add_arg(ps, a, body);
+    return a;
+}
+
 static tine_ast *parse_primary(parser *ps) {
     char b[32];
     if (ps->tok == T_INT || ps->tok == T_FLOAT) {
@@ -319,6 +372,17 @@ static tine_ast *parse_primary(parser *ps) {
     tine_ast *a = node(ps, A_NAME);
     a->name = tine_arena_strdup(ps->arena, ps->tstart, ps->tlen);
     next(ps);
+    if (!strcmp(a->name, "let") && ps->tok == T_NAME) return parse_let(ps, a);
+    if (ps->tok == '(' && (!strcmp(a->name, "sum") || !strcmp(a->name, "min") || !strcmp(a->name, "max"))) {
+        /* a reduction when '(' NAME 'in' follows */
+        const char *q = ps->p;
+        while (*q == ' ' || *q == '\t') q++;
+        const char *n0 = q;
+        while (is_name_start(*q) || is_digit(*q)) q++;
+        const char *n1 = q;
+        while (*q == ' ' || *q == '\t') q++;
+        if (n1 > n0 && q[0] == 'i' && q[1] == 'n' && !is_name_start(q[2]) && !is_digit(q[2])) return parse_reduce(ps, a);
+    }
     /* '<' after an op's name opens a type parameter (cast<u8>, saturating_cast<u8>): an op
      * name is never a value, so this is not a comparison, and elab.c can say which ops
      * take no type parameter (absd<u8>(...)). */
@@ -497,7 +561,8 @@ tine_ast *tine_parse_ast(tine_ctx_t *ctx, tine_arena *arena, const char *text, c
         char b[64], t[48];
         bool quote = ps.tok == T_NAME || ps.tok == T_INT || ps.tok == T_FLOAT;
         if (quote) snprintf(b, sizeof b, "'%s'", tok_text(&ps, t, sizeof t));
-        perr(&ps, "unexpected %s after the expression", quote ? b : tok_desc(ps.tok, b));
+        perr(&ps, "unexpected %s after the expression%s", quote ? b : tok_desc(ps.tok, b),
+             ps.tok == '=' ? " (equality is written '==')" : "");
         return NULL;
     }
     return e;
