@@ -594,6 +594,13 @@ static const struct {
     /* casts and sugar */
     {"u16(a_u8) * 2", 8, "u16(a_u8) * 2"},
     {"clamp(x_i16, 0, 255)", 8, "min(max(x_i16, 0), 255)"},
+    /* let binds a value (shared, not recomputed); reductions with constant bounds unroll */
+    {"let t = u16(a_u8) + 1 in t * t", 8, "(u16(a_u8) + 1) * (u16(a_u8) + 1)"},
+    {"let k = 3 in a_u8 << k", 8, "a_u8 << 3"},
+    {"sum(r in 0..3) (u16(a_u8) << r)", 8, "(u16(a_u8) << 0) + (u16(a_u8) << 1) + (u16(a_u8) << 2)"},
+    {"max(r in -1..2) in_u8[ramp(x_i32 + r, 1, 8)]", 8,
+     "max(max(in_u8[ramp(x_i32 + -1, 1, 8)], in_u8[ramp(x_i32 + 0, 1, 8)]), in_u8[ramp(x_i32 + 1, 1, 8)])"},
+    {"min(a_u8, b_u8)", 8, "min(a_u8, b_u8)"},
     {"widen(a_u8)", 8, "u16(a_u8)"},
     {"narrow(a_i32)", 8, "i16(a_i32)"},
     {"cast<u8>(a_u16)", 8, "u8(a_u16)"},
