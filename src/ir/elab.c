@@ -330,6 +330,10 @@ static val elab_name(elab *el, const tine_ast *a, int lanes) {
         tine_type_t tt;
         if (tine_parse_type_name(n, strlen(n), &tt))
             return fail(el, a, "'%s' is a type; a cast is written %s(expr)", n, n);
+        const char *us = strrchr(n, '_');
+        if (us && us != n && us[1])
+            return fail(el, a, "'%s' in '%s' is not a type (element types: u8 u16 u32 u64 i8 i16 i32 i64 f32 f64 bool)",
+                        us + 1, n);
         return fail(el, a, "unknown name '%s' (a variable carries its type as a suffix, as in a_u8)", n);
     }
     if (l > TINE_MAX_LANES) return fail(el, a, "variable '%s' has more than %d lanes", n, TINE_MAX_LANES);

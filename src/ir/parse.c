@@ -38,6 +38,7 @@ typedef struct {
     /* rule files */
     bool rules;          /* x:T wildcards, '&&' and '||' */
     int prev_line;       /* line of the token before the current one */
+    int prev_end_col;    /* the column just after it */
     int comment_line;    /* a comment trailing the previous token: its line and text */
     const char *comment;
     size_t comment_len;
@@ -107,6 +108,7 @@ static const char *tok_desc(int tok, char buf[32]) {
 static void next(parser *ps) {
     const char *p = ps->p;
     ps->prev_line = ps->line;
+    ps->prev_end_col = ps->tstart ? (int)(ps->tstart - ps->line_start) + (int)ps->tlen + 1 : 1;
     ps->comment = NULL;
     for (;;) {
         if (*p == '\n') {
@@ -663,7 +665,7 @@ int tine_parse_rules(tine_ctx_t *ctx, tine_arena *arena, const char *text, const
             next(&ps);
         }
         r->end_line = ps.prev_line;
-        r->end_col = 1;
+        r->end_col = ps.prev_end_col;
         if (ps.comment && ps.comment_line == r->end_line && ps.comment_len > 0)
             r->why = tine_arena_strdup(arena, ps.comment, ps.comment_len);
         /* the entry is over: what follows starts the next one */

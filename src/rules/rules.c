@@ -513,7 +513,7 @@ tine_ruleset_t *tine_rules_compile(tine_ctx_t *ctx, const char *text, const char
         }
         if (!r->ast.why) {
             tine_diag(ctx, r->ast.src, r->ast.end_line, r->ast.end_col,
-                      "rule '%s' needs a comment saying why it holds: '# ...' at the end of its last line",
+                      "rule '%s' needs a comment saying why it holds: '# ...' at the end of its last line, here",
                       r->ast.name);
             tine_rules_free(rs);
             return NULL;
