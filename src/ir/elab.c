@@ -541,8 +541,10 @@ static val elab_call(elab *el, const tine_ast *a, int lanes) {
                                          {"the number of vectors", "the index", ""},
                                          {"the result lanes", "", ""}};
         int wi = n[0] == 's' ? 0 : n[0] == 'd' ? 1 : 2;
+        /* the first lane and deinterleave's index may be 0; counts and strides may not */
+        static const int lowest[3][3] = {{0, 1, 1}, {1, 0, 0}, {1, 0, 0}};
         for (int i = 0; i < nint; i++)
-            if (!int_arg(el, a->args[1 + i], 0, TINE_MAX_LANES, &k[i], what[wi][i])) return (val){0};
+            if (!int_arg(el, a->args[1 + i], lowest[wi][i], TINE_MAX_LANES, &k[i], what[wi][i])) return (val){0};
         if (wi == 0) return typed(el, a, tine_slice(ctx, v.e, k[0], k[1], k[2]));
         if (wi == 1) return typed(el, a, tine_deinterleave(ctx, v.e, k[0], k[1]));
         return typed(el, a, tine_vector_reduce_add(ctx, v.e, k[0]));
