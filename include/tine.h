@@ -199,6 +199,45 @@ const tine_expr_t *tine_jit_arg(const tine_jit_t *j, int i);
 void tine_jit_call(const tine_jit_t *j, const void *const *args, void *out);
 void tine_jit_free(tine_jit_t *j);
 
+/* ---- kernels ---------------------------------------------------------------------- */
+
+/* A buffer: dims 1..4; element (i0, i1, ...) at data[(i0 - min[0]) + (i1 - min[1]) * stride[1]
+ * + ...] (strides in elements; dimension 0 is dense). */
+typedef struct {
+    void *data;
+    int dims;
+    int64_t min[4], extent[4], stride[4];
+} tine_buffer_t;
+
+/* A kernel (.tine file, see docs/KERNELS.md): parsed, checked and lowered to vector
+ * bodies; NULL with a located error. */
+typedef struct tine_kernel tine_kernel_t;
+tine_kernel_t *tine_kernel_parse(tine_ctx_t *ctx, const char *text, const char *file);
+void tine_kernel_free(tine_kernel_t *k);
+int tine_kernel_dims(const tine_kernel_t *k);
+int tine_kernel_lanes(const tine_kernel_t *k);
+tine_type_t tine_kernel_output_type(const tine_kernel_t *k);
+int tine_kernel_ninputs(const tine_kernel_t *k);
+const char *tine_kernel_input(const tine_kernel_t *k, int i, tine_type_t *elem, int *dims);
+int tine_kernel_nparams(const tine_kernel_t *k);
+const char *tine_kernel_param(const tine_kernel_t *k, int i, tine_type_t *t);
+/* The body of one output vector (or one element, scalar != 0): IR over $c0.. */
+const tine_expr_t *tine_kernel_body(const tine_kernel_t *k, int scalar);
+/* 0 if every input covers the region the kernel reads to fill out; else -1 with an error
+ * naming the input and the region. params[i] points at parameter i's value. */
+int tine_kernel_check_region(const tine_kernel_t *k, tine_buffer_t *const *inputs, const void *const *params,
+                             const tine_buffer_t *out);
+/* The reference: fills out with the interpreter (checks the region first). */
+int tine_kernel_interpret(const tine_kernel_t *k, tine_buffer_t *const *inputs, const void *const *params,
+                          tine_buffer_t *out);
+/* The kernel compiled for a target (LLVM alone, or tine's selection); run checks the
+ * region, then calls the compiled code. */
+typedef struct tine_compiled tine_compiled_t;
+tine_compiled_t *tine_kernel_compile(tine_kernel_t *k, const char *target, tine_selection_t sel);
+int tine_compiled_run(tine_compiled_t *c, tine_buffer_t *const *inputs, const void *const *params,
+                      tine_buffer_t *out);
+void tine_compiled_free(tine_compiled_t *c);
+
 /* ---- interpreter -------------------------------------------------------------- */
 
 typedef struct tine_env tine_env_t;

@@ -214,6 +214,7 @@ typedef struct {
     uint32_t cbound;
     bool static_only;    /* PRED: wildcards and c0.. are unknown (decides on T alone) */
     bool cwild_vars;     /* RHS: c0.. become variables ?c0 typed by position (templates) */
+    const struct tine_kernel_ast_s *kernel; /* kernel bodies: calls of funcs and inputs */
 } tine_elab_env;
 
 /* Parse text into an AST owned by arena; NULL with ctx error on failure. */
@@ -239,6 +240,16 @@ void tine_fpir_free_templates(tine_ctx_t *ctx);
 /* A range holding every lane of e for every input; false when none can be stated. */
 bool tine_bounds(tine_ctx_t *ctx, const tine_expr_t *e, tine_i128 *lo, tine_i128 *hi);
 void tine_bounds_free(tine_ctx_t *ctx);
+
+/* ---- kernels (pipeline/kernel.c) ------------------------------------------------------ */
+
+/* The value of a scalar leaf of a kernel body ($param, $in_min0 ...) for one run. */
+int tine_kernel_scalar(const tine_kernel_t *k, const char *var, tine_buffer_t *const *inputs,
+                       const void *const *params, const tine_buffer_t *out, int64_t *value);
+tine_ctx_t *tine_kernel_ctx(const tine_kernel_t *k);
+/* Names of the scalar variables a kernel body reads buffer geometry from ($in_min0). */
+void tine_kernel_var_name(char *out, size_t n, const char *buffer, const char *what, int dim);
+const char *tine_kernel_output_name(const tine_kernel_t *k);
 
 /* ---- random numbers (splitmix64; tests and CLI) ---------------------------------- */
 

@@ -41,6 +41,7 @@ static int usage(void) {
             "       tine rules --list | --check FILE\n"
             "       tine compile -e EXPR [--target T] [--lanes N] [--emit llvm|asm] [--select llvm|tine]\n"
             "       tine run -e EXPR [--target T] [--lanes N] [--seed S] [--select llvm|tine]\n"
+            "       tine run FILE.tine [--target T] [--seed S]\n"
             "       tine ops\n"
             "       tine bench-ir [--nodes N]\n"
             "       tine bench-lift [--nodes N]\n");
@@ -529,6 +530,118 @@ static int cmd_run(const options *o) {
     return 0;
 }
 
+static char *read_file(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    tine_buf_t text = {0};
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) buf_append(&text, chunk, n);
+    fclose(f);
+    if (!text.p) buf_append(&text, "", 0);
+    return text.p;
+}
+
+static tine_buffer_t make_buffer(int dims, const int64_t *min, const int64_t *extent, int bytes) {
+    tine_buffer_t b = {0};
+    b.dims = dims;
+    size_t total = 1;
+    for (int d = 0; d < dims; d++) {
+        b.min[d] = min[d];
+        b.extent[d] = extent[d];
+        b.stride[d] = (int64_t)total;
+        total *= (size_t)extent[d];
+    }
+    b.data = calloc(total, (size_t)bytes);
+    return b;
+}
+
+/* tine run FILE: random inputs (the output's size plus a margin of 16 on every side),
+ * the kernel compiled through both selections and run, every output element compared
+ * with the interpreter's. */
+static int cmd_kernel_run(const options *o) {
+    char *text = read_file(o->expr);
+    if (!text) {
+        fprintf(stderr, "tine: cannot read %s\n", o->expr);
+        return 1;
+    }
+    tine_ctx_t *ctx = tine_ctx_new();
+    tine_kernel_t *k = tine_kernel_parse(ctx, text, o->expr);
+    free(text);
+    if (!k) {
+        fprintf(stderr, "%s\n", tine_error(ctx));
+        tine_ctx_free(ctx);
+        return 1;
+    }
+    int dims = tine_kernel_dims(k), rc = 0;
+    int64_t zero[4] = {0}, ext[4] = {67, 45, 3, 2}, margin = 16;
+    tine_type_t ot = tine_kernel_output_type(k);
+    tine_buffer_t inputs[8], *inp[8];
+    int nin = tine_kernel_ninputs(k);
+    uint64_t seed = o->seed;
+    for (int i = 0; i < nin && i < 8; i++) {
+        tine_type_t et;
+        int id;
+        tine_kernel_input(k, i, &et, &id);
+        int64_t mn[4], ex[4];
+        for (int d = 0; d < id; d++) {
+            mn[d] = -margin;
+            ex[d] = (d < dims ? ext[d] : 1) + 2 * margin;
+        }
+        inputs[i] = make_buffer(id, mn, ex, et.bits / 8);
+        size_t total = 1;
+        for (int d = 0; d < id; d++) total *= (size_t)ex[d];
+        for (size_t j = 0; j < total; j++) {
+            uint64_t v = random_lane(et, &seed);
+            memcpy((char *)inputs[i].data + j * (size_t)(et.bits / 8), &v, (size_t)(et.bits / 8));
+        }
+        inp[i] = &inputs[i];
+    }
+    int64_t pv[16];
+    const void *params[16];
+    for (int i = 0; i < tine_kernel_nparams(k) && i < 16; i++) {
+        tine_type_t pt;
+        tine_kernel_param(k, i, &pt);
+        pv[i] = (int64_t)random_lane(pt, &seed);
+        params[i] = &pv[i];
+    }
+    tine_buffer_t ref = make_buffer(dims, zero, ext, ot.bits / 8), got = make_buffer(dims, zero, ext, ot.bits / 8);
+    size_t total = 1, bytes = (size_t)(ot.bits / 8);
+    for (int d = 0; d < dims; d++) total *= (size_t)ext[d];
+    if (tine_kernel_interpret(k, inp, params, &ref)) {
+        fprintf(stderr, "tine: %s\n", tine_error(ctx));
+        rc = 1;
+    }
+    static const tine_selection_t sels[2] = {TINE_SELECT_LLVM, TINE_SELECT_TINE};
+    static const char *const names[2] = {"LLVM alone", "tine"};
+    for (int s = 0; s < 2 && rc == 0; s++) {
+        tine_compiled_t *c = tine_kernel_compile(k, o->target ? o->target : "host", sels[s]);
+        if (!c || tine_compiled_run(c, inp, params, &got)) {
+            fprintf(stderr, "tine: %s\n", tine_error(ctx));
+            rc = 1;
+        } else if (memcmp(ref.data, got.data, total * bytes)) {
+            for (size_t j = 0; j < total; j++)
+                if (memcmp((char *)ref.data + j * bytes, (char *)got.data + j * bytes, bytes)) {
+                    printf("%s: element %zu differs from the interpreter\n", names[s], j);
+                    break;
+                }
+            rc = 1;
+        } else {
+            uint64_t sum = 1469598103934665603ull;
+            for (size_t j = 0; j < total * bytes; j++) sum = (sum ^ ((unsigned char *)got.data)[j]) * 1099511628211ull;
+            printf("%s: %zu elements, bit-exact with the interpreter, checksum %016" PRIx64 "\n", names[s], total, sum);
+        }
+        tine_compiled_free(c);
+        memset(got.data, 0, total * bytes);
+    }
+    for (int i = 0; i < nin && i < 8; i++) free(inputs[i].data);
+    free(ref.data);
+    free(got.data);
+    tine_kernel_free(k);
+    tine_ctx_free(ctx);
+    return rc;
+}
+
 static int cmd_ops(void) {
     printf("primitive ops:\n ");
     for (int op = 0; op < TINE_FPIR_FIRST; op++) printf(" %s", tine_op_name((tine_op_t)op));
@@ -787,6 +900,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "bench-ir")) return cmd_bench_ir(&o);
     if (!strcmp(cmd, "rules")) return cmd_rules(&o);
     if (!strcmp(cmd, "bench-lift")) return cmd_bench_lift(&o);
+    if (!strcmp(cmd, "run") && o.expr && strstr(o.expr, ".tine") && !strchr(o.expr, '(')) return cmd_kernel_run(&o);
     if (!strcmp(cmd, "compile") || !strcmp(cmd, "run")) {
         if (!o.expr) {
             fprintf(stderr, "tine %s: needs -e EXPR\n", cmd);

@@ -105,7 +105,11 @@ typedef struct {
     tine_expr_t **order;
     LLVMValueRef *val;
     uint32_t n;
-    /* leaves */
+    /* kernels: leaf values by node (variables) or by buffer name (loads) */
+    const tine_expr_t **lk;
+    LLVMValueRef *lv;
+    int nl;
+    /* expressions: leaves */
     const tine_expr_t **args;
     int nargs;
     LLVMValueRef argv;
@@ -200,7 +204,13 @@ static LLVMValueRef shift(gen *g, tine_type_t t, tine_type_t ts, bool left, LLVM
     LLVMValueRef big = LLVMBuildICmp(b, LLVMIntUGE, mag, width, "");
     LLVMValueRef clamped = LLVMBuildSelect(b, big, wm1, mag, "");
     LLVMValueRef l = LLVMBuildSelect(b, big, zero, LLVMBuildShl(b, x, clamped, ""), "");
-    LLVMValueRef r = t.kind == TINE_INT ? LLVMBuildAShr(b, x, clamped, "")
+    /* LLVM 19's x86 backend (AVX2 and up) aborts with "Do not know how to scalarize the
+     * result of this operator" on ashr <1 x i128> by umin(s, 127), the form InstCombine
+     * makes of ashr by select(big, 127, s); for 128 bits the arithmetic shift takes the
+     * same count as select(big, 127, s & 127), which stays out of that fold. */
+    LLVMValueRef sra_count = clamped;
+    if (t.bits > 64) sra_count = LLVMBuildSelect(b, big, wm1, LLVMBuildAnd(b, mag, wm1, ""), "");
+    LLVMValueRef r = t.kind == TINE_INT ? LLVMBuildAShr(b, x, sra_count, "")
                                         : LLVMBuildSelect(b, big, zero, LLVMBuildLShr(b, x, clamped, ""), "");
     if (!neg) return left ? l : r;
     return left ? LLVMBuildSelect(b, neg, r, l, "") : LLVMBuildSelect(b, neg, l, r, "");
@@ -334,6 +344,13 @@ static LLVMValueRef emit_fpir(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
 /* The pointer argument of a variable, or of a load's buffer (loads of one buffer share
  * it: they are found by the buffer's name). */
 static LLVMValueRef load_arg(gen *g, const tine_expr_t *e) {
+    if (g->lk) {
+        for (int i = 0; i < g->nl; i++)
+            if (g->lk[i] == e || (e->op == TINE_OP_LOAD && g->lk[i]->op == TINE_OP_LOAD &&
+                                  tine_expr_name(g->lk[i]) == tine_expr_name(e)))
+                return g->lv[i];
+        TINE_ASSERT(!"a kernel leaf without a value");
+    }
     int k = 0;
     while (k < g->nargs && g->args[k] != e &&
            !(e->op == TINE_OP_LOAD && g->args[k]->op == TINE_OP_LOAD && tine_expr_name(g->args[k]) == tine_expr_name(e)))
@@ -353,6 +370,7 @@ static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
     switch (op) {
     case TINE_OP_CONST: return const_of(g, e);
     case TINE_OP_VAR: {
+        if (g->lk) return load_arg(g, e);
         LLVMValueRef p = load_arg(g, e);
         if (t.kind == TINE_BOOL) {
             LLVMTypeRef bytes = LLVMVectorType(LLVMInt8TypeInContext(g->lc), t.lanes);
@@ -684,3 +702,329 @@ void tine_jit_free(tine_jit_t *j) {
 int tine_jit_nargs(const tine_jit_t *j) { return j->nargs; }
 const tine_expr_t *tine_jit_arg(const tine_jit_t *j, int i) { return i >= 0 && i < j->nargs ? j->args[i] : NULL; }
 void tine_jit_call(const tine_jit_t *j, const void *const *args, void *out) { j->fn(args, out); }
+
+/* ---- kernels ------------------------------------------------------------------------------
+ *
+ * `void tine_kernel(const void *const *args)`: args[0] is the output's data, args[1 + i]
+ * points at the int64 value of scalar i (parameters and buffer geometry, tine_compiled's
+ * order), then one data pointer per input. Loops run over the output's dimensions, the
+ * first innermost and vectorized: whole vectors, then one last vector shifted back to end
+ * at the edge (it recomputes a few lanes; the body is pure), or one element at a time
+ * when the output is narrower than a vector.
+ */
+
+struct tine_compiled {
+    tine_kernel_t *k;
+    LLVMOrcLLJITRef jit;
+    void (*fn)(const void *const *);
+    const tine_expr_t **scalars; /* variables whose values the caller passes */
+    int nscalars;
+    tine_expr_t *coord[4];       /* $c0..: loop coordinates */
+};
+
+static LLVMValueRef emit_dag(gen *g, const tine_expr_t *root) {
+    uint32_t n;
+    tine_expr_t **order = tine_topo(g->ctx, root, &n);
+    LLVMValueRef *val = calloc(n, sizeof *val);
+    TINE_ASSERT(val != NULL);
+    for (uint32_t k = 0; k < n; k++) {
+        LLVMValueRef ov[256];
+        const tine_expr_t *x = order[k];
+        for (int i = 0; i < x->nops; i++) ov[i] = val[tine_topo_index(order, n, x->ops[i])];
+        val[k] = emit_node(g, x, ov);
+    }
+    LLVMValueRef r = val[n - 1];
+    free(val);
+    free(order);
+    return r;
+}
+
+typedef struct {
+    gen *g;
+    const tine_compiled_t *c;
+    const tine_expr_t *body, *body1;
+    int dims, lanes;
+    tine_type_t ot;
+    LLVMValueRef fn, out, min[4], extent[4], stride[4];
+    LLVMTypeRef i64;
+} kgen;
+
+/* The value slot of a leaf in the table. */
+static void set_leaf(gen *g, const tine_expr_t *e, LLVMValueRef v) {
+    for (int i = 0; i < g->nl; i++)
+        if (g->lk[i] == e) {
+            g->lv[i] = v;
+            return;
+        }
+    g->lk[g->nl] = e;
+    g->lv[g->nl++] = v;
+}
+
+static LLVMValueRef scalar_vec(gen *g, LLVMValueRef v, tine_type_t t) {
+    /* an i64 value as the <1 x T> a scalar variable is */
+    LLVMValueRef x = LLVMBuildTrunc(g->b, v, elem_type(g, t), "");
+    if (t.bits == 64) x = v;
+    return LLVMBuildInsertElement(g->b, LLVMGetPoison(LLVMVectorType(elem_type(g, t), 1)), x,
+                                  LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0), "");
+}
+
+/* One body at coordinate c0 (i64) of the innermost dimension, stored at out[index]. */
+static void emit_point(kgen *kg, const tine_expr_t *body, LLVMValueRef c0, LLVMValueRef index) {
+    gen *g = kg->g;
+    if (kg->c->coord[0]) set_leaf(g, kg->c->coord[0], scalar_vec(g, c0, tine_type(TINE_INT, 32, 1)));
+    LLVMValueRef v = emit_dag(g, body);
+    LLVMValueRef p = LLVMBuildGEP2(g->b, elem_type(g, kg->ot), kg->out, &index, 1, "");
+    LLVMValueRef st = LLVMBuildStore(g->b, v, p);
+    LLVMSetAlignment(st, 1);
+}
+
+/* for (i = lo; i < hi; i += step) — returns the induction value inside the body; the
+ * caller emits the body, then calls loop_end. */
+typedef struct {
+    LLVMBasicBlockRef header, exit;
+    LLVMValueRef phi, step;
+} loop;
+
+static LLVMValueRef loop_begin(kgen *kg, loop *l, LLVMValueRef lo, LLVMValueRef hi, LLVMValueRef step) {
+    gen *g = kg->g;
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(g->b);
+    l->header = LLVMAppendBasicBlockInContext(g->lc, kg->fn, "loop");
+    LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(g->lc, kg->fn, "body");
+    l->exit = LLVMAppendBasicBlockInContext(g->lc, kg->fn, "exit");
+    LLVMBuildBr(g->b, l->header);
+    LLVMPositionBuilderAtEnd(g->b, l->header);
+    l->phi = LLVMBuildPhi(g->b, kg->i64, "i");
+    LLVMAddIncoming(l->phi, &lo, &pre, 1);
+    l->step = step;
+    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, l->phi, hi, ""), body, l->exit);
+    LLVMPositionBuilderAtEnd(g->b, body);
+    return l->phi;
+}
+
+static void loop_end(kgen *kg, loop *l) {
+    gen *g = kg->g;
+    LLVMValueRef next = LLVMBuildAdd(g->b, l->phi, l->step, "");
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(g->b);
+    LLVMAddIncoming(l->phi, &next, &latch, 1);
+    LLVMBuildBr(g->b, l->header);
+    LLVMPositionBuilderAtEnd(g->b, l->exit);
+}
+
+static void emit_x(kgen *kg, LLVMValueRef row) {
+    gen *g = kg->g;
+    LLVMValueRef zero = LLVMConstInt(kg->i64, 0, 0), one = LLVMConstInt(kg->i64, 1, 0);
+    LLVMValueRef L = LLVMConstInt(kg->i64, (unsigned long long)kg->lanes, 0), W = kg->extent[0];
+    LLVMBasicBlockRef vec = LLVMAppendBasicBlockInContext(g->lc, kg->fn, "vector"),
+                      sca = LLVMAppendBasicBlockInContext(g->lc, kg->fn, "scalar"),
+                      done = LLVMAppendBasicBlockInContext(g->lc, kg->fn, "row_done");
+    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSGE, W, L, ""), vec, sca);
+    /* whole vectors, then the last one shifted back to end at the edge */
+    LLVMPositionBuilderAtEnd(g->b, vec);
+    loop l;
+    LLVMValueRef x = loop_begin(kg, &l, zero, LLVMBuildAdd(g->b, LLVMBuildSub(g->b, W, L, ""), one, ""), L);
+    emit_point(kg, kg->body, LLVMBuildAdd(g->b, kg->min[0], x, ""), LLVMBuildAdd(g->b, row, x, ""));
+    loop_end(kg, &l);
+    LLVMBasicBlockRef tail = LLVMAppendBasicBlockInContext(g->lc, kg->fn, "tail");
+    LLVMValueRef rem = LLVMBuildSRem(g->b, W, L, "");
+    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, rem, zero, ""), tail, done);
+    LLVMPositionBuilderAtEnd(g->b, tail);
+    LLVMValueRef last = LLVMBuildSub(g->b, W, L, "");
+    emit_point(kg, kg->body, LLVMBuildAdd(g->b, kg->min[0], last, ""), LLVMBuildAdd(g->b, row, last, ""));
+    LLVMBuildBr(g->b, done);
+    /* narrower than a vector: one element at a time */
+    LLVMPositionBuilderAtEnd(g->b, sca);
+    x = loop_begin(kg, &l, zero, W, one);
+    emit_point(kg, kg->body1, LLVMBuildAdd(g->b, kg->min[0], x, ""), LLVMBuildAdd(g->b, row, x, ""));
+    loop_end(kg, &l);
+    LLVMBuildBr(g->b, done);
+    LLVMPositionBuilderAtEnd(g->b, done);
+}
+
+static void emit_dim(kgen *kg, int d, LLVMValueRef row) {
+    if (d == 0) {
+        emit_x(kg, row);
+        return;
+    }
+    gen *g = kg->g;
+    loop l;
+    LLVMValueRef c = loop_begin(kg, &l, kg->min[d], LLVMBuildAdd(g->b, kg->min[d], kg->extent[d], ""),
+                                LLVMConstInt(kg->i64, 1, 0));
+    if (kg->c->coord[d]) set_leaf(g, kg->c->coord[d], scalar_vec(g, c, tine_type(TINE_INT, 32, 1)));
+    LLVMValueRef off = LLVMBuildMul(g->b, LLVMBuildSub(g->b, c, kg->min[d], ""), kg->stride[d], "");
+    emit_dim(kg, d - 1, LLVMBuildAdd(g->b, row, off, ""));
+    loop_end(kg, &l);
+}
+
+static LLVMModuleRef build_kernel(tine_compiled_t *c, LLVMContextRef lc, tine_selection_t sel) {
+    tine_kernel_t *k = c->k;
+    tine_ctx_t *ctx = tine_kernel_ctx(k);
+    gen g = {.ctx = ctx, .lc = lc, .sel = sel};
+    kgen kg = {.g = &g, .c = c, .dims = tine_kernel_dims(k), .lanes = tine_kernel_lanes(k), .ot = tine_kernel_output_type(k)};
+    kg.body = tine_kernel_body(k, 0);
+    kg.body1 = tine_kernel_body(k, 1);
+    if (sel == TINE_SELECT_LLVM) {
+        kg.body = tine_expand(ctx, (tine_expr_t *)kg.body);
+        kg.body1 = tine_expand(ctx, (tine_expr_t *)kg.body1);
+    } else {
+        kg.body = tine_lift(ctx, (tine_expr_t *)kg.body);
+        kg.body1 = tine_lift(ctx, (tine_expr_t *)kg.body1);
+    }
+    /* the scalars: every variable of the bodies but the coordinates, and the output's
+       geometry, which the loops need */
+    uint32_t n1, n2;
+    tine_expr_t **o1 = tine_topo(ctx, kg.body, &n1), **o2 = tine_topo(ctx, kg.body1, &n2);
+    c->scalars = malloc(sizeof *c->scalars * (n1 + n2 + 12));
+    TINE_ASSERT(c->scalars != NULL);
+    const char *oname = tine_kernel_output_name(k);
+    tine_type_t i32 = tine_type(TINE_INT, 32, 1);
+    for (int d = 0; d < kg.dims; d++) {
+        static const char *const what[3] = {"min", "extent", "stride"};
+        for (int w = 0; w < 3; w++) {
+            char vn[96];
+            tine_kernel_var_name(vn, sizeof vn, oname, what[w], d);
+            c->scalars[c->nscalars++] = tine_var(ctx, vn, i32);
+        }
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        tine_expr_t **o = pass ? o2 : o1;
+        for (uint32_t i = 0; i < (pass ? n2 : n1); i++) {
+            const tine_expr_t *v = o[i];
+            if (v->op != TINE_OP_VAR) continue;
+            const char *name = tine_expr_name(v);
+            if (name[0] == '$' && name[1] == 'c' && name[2] >= '0' && name[2] <= '3' && !name[3]) {
+                c->coord[name[2] - '0'] = (tine_expr_t *)v;
+                continue;
+            }
+            bool seen = false;
+            for (int j = 0; j < c->nscalars && !seen; j++) seen = c->scalars[j] == v;
+            if (!seen) c->scalars[c->nscalars++] = v;
+        }
+    }
+    g.lk = malloc(sizeof *g.lk * (size_t)(c->nscalars + 16 + tine_kernel_ninputs(k)));
+    g.lv = malloc(sizeof *g.lv * (size_t)(c->nscalars + 16 + tine_kernel_ninputs(k)));
+    TINE_ASSERT(g.lk && g.lv);
+    g.m = LLVMModuleCreateWithNameInContext("tine", lc);
+    LLVMTypeRef ptr = LLVMPointerTypeInContext(lc, 0);
+    kg.i64 = LLVMInt64TypeInContext(lc);
+    LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(lc), &ptr, 1, 0);
+    kg.fn = LLVMAddFunction(g.m, "tine_kernel", fty);
+    LLVMValueRef argv = LLVMGetParam(kg.fn, 0);
+    g.b = LLVMCreateBuilderInContext(lc);
+    LLVMPositionBuilderAtEnd(g.b, LLVMAppendBasicBlockInContext(lc, kg.fn, "entry"));
+    /* the arguments, loaded once */
+    LLVMValueRef raw[64 + 4];
+    int nargs = 1 + c->nscalars + tine_kernel_ninputs(k);
+    for (int i = 0; i < nargs && i < 68; i++) {
+        LLVMValueRef idx = LLVMConstInt(kg.i64, (unsigned long long)i, 0);
+        raw[i] = LLVMBuildLoad2(g.b, ptr, LLVMBuildGEP2(g.b, ptr, argv, &idx, 1, ""), "");
+    }
+    kg.out = raw[0];
+    for (int i = 0; i < c->nscalars; i++) {
+        LLVMValueRef v = LLVMBuildLoad2(g.b, kg.i64, raw[1 + i], "");
+        const tine_expr_t *var = c->scalars[i];
+        if (i < 3 * kg.dims) { /* the output's geometry */
+            int d = i / 3;
+            (i % 3 == 0 ? kg.min : i % 3 == 1 ? kg.extent : kg.stride)[d] = v;
+        }
+        set_leaf(&g, var, scalar_vec(&g, v, var->type));
+    }
+    for (int i = 0; i < tine_kernel_ninputs(k); i++) {
+        /* loads find their buffer by name: a load node of that name keys it */
+        const char *name = tine_kernel_input(k, i, NULL, NULL);
+        for (int pass = 0; pass < 2; pass++) {
+            tine_expr_t **o = pass ? o2 : o1;
+            for (uint32_t j = 0; j < (pass ? n2 : n1); j++)
+                if (o[j]->op == TINE_OP_LOAD && !strcmp(tine_expr_name(o[j]), name)) {
+                    set_leaf(&g, o[j], raw[1 + c->nscalars + i]);
+                    break;
+                }
+        }
+    }
+    free(o1);
+    free(o2);
+    emit_dim(&kg, kg.dims - 1, LLVMConstInt(kg.i64, 0, 0));
+    LLVMBuildRetVoid(g.b);
+    LLVMDisposeBuilder(g.b);
+    free(g.lk);
+    free(g.lv);
+    char *msg = NULL;
+    if (LLVMVerifyModule(g.m, LLVMReturnStatusAction, &msg)) {
+        fprintf(stderr, "%s\n", msg);
+        TINE_ASSERT(!"tine emitted an invalid LLVM module for a kernel");
+    }
+    LLVMDisposeMessage(msg);
+    return g.m;
+}
+
+tine_compiled_t *tine_kernel_compile(tine_kernel_t *k, const char *target, tine_selection_t sel) {
+    if (!k) return NULL;
+    tine_ctx_t *ctx = tine_kernel_ctx(k);
+    if (tine_kernel_nparams(k) + 3 * tine_kernel_dims(k) + 3 * 4 * tine_kernel_ninputs(k) > 60) {
+        tine_set_error(ctx, "a kernel with this many parameters and inputs is not supported yet");
+        return NULL;
+    }
+    char *triple = NULL;
+    LLVMTargetMachineRef tm = target_machine(ctx, target, &triple);
+    if (!tm) return NULL;
+    tine_compiled_t *c = calloc(1, sizeof *c);
+    TINE_ASSERT(c != NULL);
+    c->k = k;
+    LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
+    LLVMModuleRef m = build_kernel(c, LLVMOrcThreadSafeContextGetContext(tsc), sel);
+    LLVMSetTarget(m, triple);
+    set_layout(m, tm);
+    free(triple);
+    LLVMErrorRef err = NULL;
+    if (optimize(ctx, m, tm) == 0) {
+        LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
+        LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(builder, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(tm));
+        tm = NULL;
+        err = LLVMOrcCreateLLJIT(&c->jit, builder);
+        if (!err) {
+            LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(m, tsc);
+            m = NULL;
+            err = LLVMOrcLLJITAddLLVMIRModule(c->jit, LLVMOrcLLJITGetMainJITDylib(c->jit), tsm);
+        }
+        LLVMOrcExecutorAddress addr = 0;
+        if (!err) err = LLVMOrcLLJITLookup(c->jit, &addr, "tine_kernel");
+        if (!err) c->fn = (void (*)(const void *const *))(uintptr_t)addr;
+    }
+    if (m) LLVMDisposeModule(m);
+    LLVMOrcDisposeThreadSafeContext(tsc);
+    if (tm) LLVMDisposeTargetMachine(tm);
+    if (err) {
+        char *msg = LLVMGetErrorMessage(err);
+        tine_set_error(ctx, "LLVM's JIT failed: %s", msg);
+        LLVMDisposeErrorMessage(msg);
+    }
+    if (!c->fn) {
+        tine_compiled_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+int tine_compiled_run(tine_compiled_t *c, tine_buffer_t *const *inputs, const void *const *params, tine_buffer_t *out) {
+    tine_kernel_t *k = c->k;
+    if (tine_kernel_check_region(k, inputs, params, out)) return -1;
+    int64_t vals[64];
+    const void *args[1 + 64 + 16];
+    args[0] = out->data;
+    for (int i = 0; i < c->nscalars; i++) {
+        if (tine_kernel_scalar(k, tine_expr_name(c->scalars[i]), inputs, params, out, &vals[i])) {
+            tine_set_error(tine_kernel_ctx(k), "no value for %s", tine_expr_name(c->scalars[i]));
+            return -1;
+        }
+        args[1 + i] = &vals[i];
+    }
+    for (int i = 0; i < tine_kernel_ninputs(k); i++) args[1 + c->nscalars + i] = inputs[i]->data;
+    c->fn(args);
+    return 0;
+}
+
+void tine_compiled_free(tine_compiled_t *c) {
+    if (!c) return;
+    if (c->jit) LLVMOrcDisposeLLJIT(c->jit);
+    free(c->scalars);
+    free(c);
+}

@@ -60,6 +60,46 @@ typedef struct {
 int tine_parse_rules(tine_ctx_t *ctx, tine_arena *arena, const char *text, const char *file,
                      tine_rule_ast **out, int *count);
 
+/* A kernel file (.tine): declarations, then a schedule. */
+typedef enum { K_INPUT, K_PARAM, K_FUNC, K_BOUNDARY, K_OUTPUT } tine_kdecl_kind;
+
+typedef struct {
+    tine_kdecl_kind kind;
+    const char *name;
+    const tine_src *src;
+    int line, col;
+    tine_ast *type;      /* input, param, output: the element type */
+    int dims;            /* input: 1..4 */
+    const char *args[4]; /* func, output: the coordinate names */
+    int nargs;
+    tine_ast *body;      /* func, output */
+    const char *of;      /* boundary: the input it wraps */
+    tine_ast *fill;      /* boundary: constant(in, fill); NULL for edge(in) */
+} tine_kdecl;
+
+typedef struct {
+    const char *what;    /* vectorize, unroll, tile, materialize, parallel */
+    const char *func, *dim, *dim2;
+    int n, n2;           /* vectorize: 0 = natural */
+    const tine_src *src;
+    int line, col;
+} tine_kdirective;
+
+typedef struct tine_kernel_ast_s {
+    const tine_src *src;
+    tine_kdecl *decls;
+    int ndecls;
+    tine_kdirective *sched;
+    int nsched;
+} tine_kernel_ast;
+
+/* The declaration of a name in a kernel, or NULL. */
+const tine_kdecl *tine_kernel_find(const tine_kernel_ast *k, const char *name);
+
+
+int tine_parse_kernel(tine_ctx_t *ctx, tine_arena *arena, const char *text, const char *file,
+                      tine_kernel_ast *out);
+
 void tine_diag(tine_ctx_t *ctx, const tine_src *src, int line, int col, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 int tine_binop_prec(tine_op_t op);

@@ -32,6 +32,8 @@ typedef struct {
     const char *scope_name[64];
     val scope_val[64];
     int nscope;
+    int scope_base; /* names below it belong to the caller of the function being inlined */
+    int kdepth;
 } elab;
 
 /* Stops elaboration without a message: the value depends on a match not made yet. */
@@ -304,8 +306,24 @@ static val elab_wildcard(elab *el, const tine_ast *a, int lanes) {
 static val elab_name(elab *el, const tine_ast *a, int lanes) {
     const char *n = a->name;
     tine_elab_mode mode = el->env->mode;
-    for (int i = el->nscope - 1; i >= 0; i--)
+    for (int i = el->nscope - 1; i >= el->scope_base; i--)
         if (!strcmp(el->scope_name[i], n)) return el->scope_val[i];
+    if (el->env->kernel) {
+        const tine_kdecl *d = tine_kernel_find(el->env->kernel, n);
+        /* the output's coordinates, seen only outside inlined functions */
+        for (int i = 0; i < el->env->nbinds && el->scope_base == 0; i++)
+            if (!strcmp(el->env->binds[i].name, n)) return typed(el, a, el->env->binds[i].expr);
+        if (d && d->kind == K_PARAM) { /* a scalar, the same in every lane */
+            tine_type_t t = type_of(el, d->type);
+            if (!tine_type_valid(t)) return (val){0};
+            char vn[80];
+            snprintf(vn, sizeof vn, "$%s", n);
+            return typed(el, a, tine_broadcast(el->ctx, tine_var(el->ctx, vn, t), lanes));
+        }
+        if (d) return fail(el, a, "'%s' is a %s; call it with coordinates, as in %s(x, y)", n,
+                           d->kind == K_INPUT ? "buffer" : "function", n);
+        return fail(el, a, "unknown name '%s' (not a coordinate, parameter, or let)", n);
+    }
     if (mode != TINE_ELAB_EXPR && is_cwild_name(n)) {
         if (a->targ) return fail(el, a, "constant wildcard %s takes its type from the operand beside it", n);
         if (mode == TINE_ELAB_PATTERN || el->env->cwild_vars) return (val){.lit = 3, .iv = n[1] - '0'};
@@ -422,6 +440,78 @@ static val elab_fpir(elab *el, const tine_ast *a, tine_op_t op, int lanes) {
     return typed(el, a, tine_fpir(el->ctx, op, info->arity, args, tp));
 }
 
+/* A scalar i32 variable of buffer geometry, broadcast to the lanes. */
+static tine_expr_t *geometry(elab *el, const char *buffer, const char *what, int dim, int lanes) {
+    char vn[96];
+    tine_kernel_var_name(vn, sizeof vn, buffer, what, dim);
+    return tine_broadcast(el->ctx, tine_var(el->ctx, vn, tine_type(TINE_INT, 32, 1)), lanes);
+}
+
+/* A call in a kernel body: a function (inlined: its coordinates bound to the arguments),
+ * an input (a load at the flattened index), or a boundary condition (the coordinates
+ * clamped into the input; constant fill selects the value outside it). */
+static val elab_kernel_call(elab *el, const tine_ast *a, const tine_kdecl *d, int lanes) {
+    const tine_kernel_ast *k = el->env->kernel;
+    const tine_kdecl *in = d->kind == K_BOUNDARY ? tine_kernel_find(k, d->of) : d;
+    int want = d->kind == K_FUNC || d->kind == K_OUTPUT ? d->nargs : in->dims;
+    if (a->nargs != want) return fail(el, a, "%s takes %d coordinate%s, got %d", d->name, want, want == 1 ? "" : "s", a->nargs);
+    if (a->targ) return fail(el, a, "%s takes no type parameter", d->name);
+    tine_type_t i32 = tine_type(TINE_INT, 32, lanes);
+    val c[4];
+    for (int i = 0; i < a->nargs; i++) {
+        c[i] = elab_expr(el, a->args[i], lanes);
+        if (ok(el, c[i]) && c[i].lit) c[i] = lit_to(el, a->args[i], c[i], i32);
+        if (!ok(el, c[i])) return (val){0};
+        if (c[i].e->type.kind != TINE_INT || c[i].e->type.bits != 32) {
+            char b[32];
+            return fail(el, a->args[i], "a coordinate must be i32, this one is %s", tstr(c[i].e->type, b));
+        }
+    }
+    if (d->kind == K_FUNC || d->kind == K_OUTPUT) {
+        if (el->nscope + d->nargs > 64) return fail(el, a, "functions are nested too deeply");
+        if (++el->kdepth > 64) return fail(el, a, "functions call each other too deeply");
+        for (int i = 0; i < d->nargs; i++) {
+            el->scope_name[el->nscope] = d->args[i];
+            el->scope_val[el->nscope++] = c[i];
+        }
+        /* the callee's body sees only its own coordinates, parameters and functions */
+        int saved = el->scope_base;
+        el->scope_base = el->nscope - d->nargs;
+        val r = elab_expr(el, d->body, lanes);
+        el->scope_base = saved;
+        el->nscope -= d->nargs;
+        el->kdepth--;
+        return r;
+    }
+    tine_type_t et = type_of(el, in->type);
+    if (!tine_type_valid(et)) return (val){0};
+    tine_ctx_t *ctx = el->ctx;
+    tine_expr_t *inside = NULL, *index = NULL;
+    for (int i = 0; i < in->dims; i++) {
+        tine_expr_t *x = c[i].e, *mn = geometry(el, in->name, "min", i, lanes);
+        if (d->kind == K_BOUNDARY) {
+            tine_expr_t *last = tine_binary(ctx, TINE_OP_SUB, tine_binary(ctx, TINE_OP_ADD, mn, geometry(el, in->name, "extent", i, lanes)),
+                                            tine_const_int(ctx, i32, 1));
+            if (d->fill) {
+                tine_expr_t *in_d = tine_binary(ctx, TINE_OP_AND, tine_binary(ctx, TINE_OP_GE, x, mn), tine_binary(ctx, TINE_OP_LE, x, last));
+                inside = inside ? tine_binary(ctx, TINE_OP_AND, inside, in_d) : in_d;
+            }
+            x = tine_binary(ctx, TINE_OP_MIN, tine_binary(ctx, TINE_OP_MAX, x, mn), last);
+        }
+        tine_expr_t *off = tine_binary(ctx, TINE_OP_SUB, x, mn);
+        if (i > 0) off = tine_binary(ctx, TINE_OP_MUL, off, geometry(el, in->name, "stride", i, lanes));
+        index = index ? tine_binary(ctx, TINE_OP_ADD, index, off) : off;
+    }
+    tine_expr_t *v = tine_load(ctx, in->name, et, index);
+    if (d->fill && v) {
+        val f = elab_expr(el, d->fill, lanes);
+        if (ok(el, f) && f.lit) f = lit_to(el, d->fill, f, tine_type_with_lanes(et, lanes));
+        if (!ok(el, f)) return (val){0};
+        v = tine_select(ctx, inside, v, f.e);
+    }
+    return typed(el, a, v);
+}
+
 static val elab_call(elab *el, const tine_ast *a, int lanes) {
     const char *n = a->name;
     tine_type_t t;
@@ -429,6 +519,10 @@ static val elab_call(elab *el, const tine_ast *a, int lanes) {
     tine_ctx_t *ctx = el->ctx;
     int op = a->call_op;
     if (op >= TINE_FPIR_FIRST) return elab_fpir(el, a, (tine_op_t)op, lanes);
+    if (el->env->kernel) {
+        const tine_kdecl *d = tine_kernel_find(el->env->kernel, n);
+        if (d && d->kind != K_PARAM) return elab_kernel_call(el, a, d, lanes);
+    }
 
     bool is_cast = tine_parse_type_name(n, strlen(n), &t);
     if (is_cast || !strcmp(n, "cast") || !strcmp(n, "reinterpret") || !strcmp(n, "widen") ||

@@ -684,3 +684,190 @@ int tine_parse_rules(tine_ctx_t *ctx, tine_arena *arena, const char *text, const
     *count = n;
     return 0;
 }
+
+/* ---- kernel files -----------------------------------------------------------------------
+ *
+ *   file      := decl* ('schedule' directive*)?
+ *   decl      := 'input' NAME ':' TYPE '[' INT ']'                 a buffer of 1..4 dims
+ *              | 'param' NAME ':' TYPE                             a scalar parameter
+ *              | 'func' NAME '(' NAME (',' NAME)* ')' '=' expr     a function of coordinates
+ *              | 'func' NAME '=' 'edge' '(' NAME ')'               repeat-edge of an input
+ *              | 'func' NAME '=' 'constant' '(' NAME ',' expr ')'  constant fill outside it
+ *              | 'output' NAME '(' NAME (',' NAME)* ')' ':' TYPE '=' expr
+ *   directive := 'vectorize' NAME '.' NAME (INT | 'natural')
+ *              | 'unroll' NAME '.' NAME INT
+ *              | 'tile' NAME NAME NAME INT INT
+ *              | 'materialize' NAME
+ *              | 'parallel' NAME '.' NAME
+ */
+
+static bool expect_name(parser *ps, const char **out, const char *what) {
+    char b[32];
+    if (ps->tok != T_NAME) {
+        perr(ps, "expected %s, found %s", what, tok_desc(ps->tok, b));
+        return false;
+    }
+    *out = tine_arena_strdup(ps->arena, ps->tstart, ps->tlen);
+    next(ps);
+    return true;
+}
+
+static bool expect_int(parser *ps, int lo, int hi, int *out, const char *what) {
+    char b[32];
+    if (ps->tok != T_INT) {
+        perr(ps, "expected %s (a whole number), found %s", what, tok_desc(ps->tok, b));
+        return false;
+    }
+    tine_ast num = {0};
+    if (!parse_number(ps, &num)) return false;
+    if (num.ival < lo || num.ival > hi) {
+        perr(ps, "%s must be from %d to %d", what, lo, hi);
+        return false;
+    }
+    *out = (int)num.ival;
+    next(ps);
+    return true;
+}
+
+static bool parse_coords(parser *ps, tine_kdecl *d) {
+    char b[32];
+    if (!expect(ps, '(', "before the coordinates")) return false;
+    for (;;) {
+        if (d->nargs == 4) {
+            perr(ps, "a function has at most 4 coordinates");
+            return false;
+        }
+        if (!expect_name(ps, &d->args[d->nargs], "a coordinate name")) return false;
+        for (int i = 0; i < d->nargs; i++)
+            if (!strcmp(d->args[i], d->args[d->nargs])) {
+                perr(ps, "coordinate '%s' appears twice", d->args[i]);
+                return false;
+            }
+        d->nargs++;
+        if (ps->tok != ',') break;
+        next(ps);
+    }
+    if (ps->tok != ')') {
+        perr(ps, "expected ',' or ')' in the coordinates of '%s', found %s", d->name, tok_desc(ps->tok, b));
+        return false;
+    }
+    next(ps);
+    return true;
+}
+
+int tine_parse_kernel(tine_ctx_t *ctx, tine_arena *arena, const char *text, const char *file, tine_kernel_ast *k) {
+    tine_src *src = tine_arena_alloc(arena, sizeof *src);
+    src->file = tine_arena_strdup(arena, file ? file : "<kernel>", strlen(file ? file : "<kernel>"));
+    src->text = tine_arena_strdup(arena, text, strlen(text));
+    parser ps = {.ctx = ctx, .arena = arena, .src = src, .p = src->text, .line = 1, .line_start = src->text};
+    memset(k, 0, sizeof *k);
+    k->src = src;
+    int cap = 0, scap = 0;
+    char b[32];
+    next(&ps);
+    while (!ps.failed && ps.tok != T_EOF && !is_word(&ps, "schedule")) {
+        if (k->ndecls == cap) {
+            cap = cap ? 2 * cap : 16;
+            tine_kdecl *n = tine_arena_alloc(arena, (size_t)cap * sizeof *n);
+            if (k->ndecls) memcpy(n, k->decls, (size_t)k->ndecls * sizeof *n);
+            k->decls = n;
+        }
+        tine_kdecl *d = &k->decls[k->ndecls];
+        memset(d, 0, sizeof *d);
+        d->src = src;
+        d->line = ps.line;
+        d->col = ps.col;
+        if (is_word(&ps, "input") || is_word(&ps, "param")) {
+            d->kind = is_word(&ps, "input") ? K_INPUT : K_PARAM;
+            next(&ps);
+            if (!expect_name(&ps, &d->name, "a name")) break;
+            if (!expect(&ps, ':', "after the name")) break;
+            if (!(d->type = parse_type(&ps))) break;
+            if (d->kind == K_INPUT) {
+                if (!expect(&ps, '[', "and the number of dimensions, as in u8[2]")) break;
+                if (!expect_int(&ps, 1, 4, &d->dims, "the number of dimensions")) break;
+                if (!expect(&ps, ']', "after the number of dimensions")) break;
+            }
+        } else if (is_word(&ps, "func") || is_word(&ps, "output")) {
+            d->kind = is_word(&ps, "func") ? K_FUNC : K_OUTPUT;
+            next(&ps);
+            if (!expect_name(&ps, &d->name, "a function name")) break;
+            if (d->kind == K_FUNC && ps.tok == '=') { /* a boundary condition */
+                next(&ps);
+                d->kind = K_BOUNDARY;
+                bool edge = is_word(&ps, "edge");
+                if (!edge && !is_word(&ps, "constant")) {
+                    perr(&ps, "expected edge(input) or constant(input, value) after 'func %s =', found %s", d->name,
+                         tok_desc(ps.tok, b));
+                    break;
+                }
+                next(&ps);
+                if (!expect(&ps, '(', "after the boundary condition")) break;
+                if (!expect_name(&ps, &d->of, "the input it applies to")) break;
+                if (!edge) {
+                    if (!expect(&ps, ',', "and the value outside the input")) break;
+                    if (!(d->fill = parse_expr(&ps, 0))) break;
+                }
+                if (!expect(&ps, ')', "to close the boundary condition")) break;
+            } else {
+                if (!parse_coords(&ps, d)) break;
+                if (d->kind == K_OUTPUT) {
+                    if (!expect(&ps, ':', "and the output's element type, as in out(x, y): u8 = ...")) break;
+                    if (!(d->type = parse_type(&ps))) break;
+                }
+                if (!expect(&ps, '=', "before the definition")) break;
+                if (!(d->body = parse_expr(&ps, 0))) break;
+            }
+        } else {
+            perr(&ps, "expected a declaration (input, param, func, output) or 'schedule', found %s%s%s",
+                 ps.tok == T_NAME ? "'" : "", ps.tok == T_NAME ? tok_text(&ps, b, sizeof b) : tok_desc(ps.tok, b),
+                 ps.tok == T_NAME ? "'" : "");
+            break;
+        }
+        k->ndecls++;
+    }
+    if (!ps.failed && is_word(&ps, "schedule")) {
+        next(&ps);
+        while (!ps.failed && ps.tok != T_EOF) {
+            if (k->nsched == scap) {
+                scap = scap ? 2 * scap : 8;
+                tine_kdirective *n = tine_arena_alloc(arena, (size_t)scap * sizeof *n);
+                if (k->nsched) memcpy(n, k->sched, (size_t)k->nsched * sizeof *n);
+                k->sched = n;
+            }
+            tine_kdirective *s = &k->sched[k->nsched];
+            memset(s, 0, sizeof *s);
+            s->src = src;
+            s->line = ps.line;
+            s->col = ps.col;
+            if (!expect_name(&ps, &s->what, "a schedule directive")) break;
+            const char *w = s->what;
+            if (!strcmp(w, "vectorize") || !strcmp(w, "unroll") || !strcmp(w, "parallel")) {
+                if (!expect_name(&ps, &s->func, "a function name")) break;
+                if (!expect(&ps, '.', "between the function and its coordinate, as in out.x")) break;
+                if (!expect_name(&ps, &s->dim, "a coordinate")) break;
+                if (!strcmp(w, "vectorize")) {
+                    if (is_word(&ps, "natural")) next(&ps);
+                    else if (!expect_int(&ps, 1, TINE_MAX_LANES, &s->n, "the vector width")) break;
+                } else if (!strcmp(w, "unroll")) {
+                    if (!expect_int(&ps, 1, 64, &s->n, "the unroll factor")) break;
+                }
+            } else if (!strcmp(w, "tile")) {
+                if (!expect_name(&ps, &s->func, "a function name")) break;
+                if (!expect_name(&ps, &s->dim, "the first coordinate")) break;
+                if (!expect_name(&ps, &s->dim2, "the second coordinate")) break;
+                if (!expect_int(&ps, 1, 1 << 20, &s->n, "the first tile size")) break;
+                if (!expect_int(&ps, 1, 1 << 20, &s->n2, "the second tile size")) break;
+            } else if (!strcmp(w, "materialize")) {
+                if (!expect_name(&ps, &s->func, "a function name")) break;
+            } else {
+                ps.line = s->line;
+                ps.col = s->col;
+                perr(&ps, "unknown schedule directive '%s' (vectorize, unroll, tile, materialize, parallel)", w);
+                break;
+            }
+            k->nsched++;
+        }
+    }
+    return ps.failed ? -1 : 0;
+}
