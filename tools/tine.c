@@ -43,6 +43,7 @@ static int usage(void) {
             "       tine run -e EXPR [--target T] [--lanes N] [--seed S] [--select llvm|tine]\n"
             "       tine run FILE.tine [--target T] [--seed S]\n"
             "       tine ops\n"
+            "       tine bench [--filter NAME] [--target T] [--quick]\n"
             "       tine bench-ir [--nodes N]\n"
             "       tine bench-lift [--nodes N]\n");
     return 2;
@@ -53,8 +54,8 @@ typedef struct {
     int lanes;
     uint64_t seed;
     long nodes;
-    int trace, list;
-    const char *check, *target, *emit, *select;
+    int trace, list, quick;
+    const char *check, *target, *emit, *select, *filter;
 } options;
 
 static int parse_options(int argc, char **argv, options *o) {
@@ -85,6 +86,10 @@ static int parse_options(int argc, char **argv, options *o) {
             o->trace = 1;
         } else if (!strcmp(a, "--list")) {
             o->list = 1;
+        } else if (!strcmp(a, "--quick")) {
+            o->quick = 1;
+        } else if (!strcmp(a, "--filter") && i + 1 < argc) {
+            o->filter = argv[++i];
         } else if (!strcmp(a, "--check") && i + 1 < argc) {
             o->check = argv[++i];
         } else if (!strcmp(a, "--target") && i + 1 < argc) {
@@ -890,6 +895,8 @@ static int cmd_bench_lift(const options *o) {
     return 0;
 }
 
+int tine_cmd_bench(const char *filter, const char *only_target, int quick);
+
 int main(int argc, char **argv) {
     if (argc < 2) return usage();
     const char *cmd = argv[1];
@@ -900,6 +907,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "bench-ir")) return cmd_bench_ir(&o);
     if (!strcmp(cmd, "rules")) return cmd_rules(&o);
     if (!strcmp(cmd, "bench-lift")) return cmd_bench_lift(&o);
+    if (!strcmp(cmd, "bench")) return tine_cmd_bench(o.filter, o.target, o.quick);
     if (!strcmp(cmd, "run") && o.expr && strstr(o.expr, ".tine") && !strchr(o.expr, '(')) return cmd_kernel_run(&o);
     if (!strcmp(cmd, "compile") || !strcmp(cmd, "run")) {
         if (!o.expr) {

@@ -1,6 +1,8 @@
 /* image.c — scalar references for the image-processing benchmark kernels (1-9). */
 #include "refs.h"
 
+#include <string.h>
+
 static int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 
 /* edge(in): the nearest pixel inside the w x h image */
@@ -132,4 +134,24 @@ void blur3x3_ref(const uint16_t *in, ptrdiff_t s, uint16_t *out, ptrdiff_t os, i
                 bx[i] = (uint16_t)((uint16_t)(in[(y + i) * s + x] + in[(y + i) * s + x + 1] + in[(y + i) * s + x + 2]) / 3);
             out[y * os + x] = (uint16_t)((uint16_t)(bx[0] + bx[1] + bx[2]) / 3);
         }
+}
+
+/* One entry point for every reference, by kernel name (for harnesses that load this file
+ * as a shared object). in points at element (0, 0); mask is conv3x3a16's. Returns -1 for
+ * an unknown name. */
+int tine_ref_run(const char *name, const void *in, ptrdiff_t in_stride, const int8_t *mask, void *out,
+                 ptrdiff_t out_stride, int w, int h) {
+    const uint8_t *i8 = in;
+    uint8_t *o8 = out;
+    if (!strcmp(name, "gaussian3x3")) gaussian3x3_ref(i8, in_stride, o8, out_stride, w, h);
+    else if (!strcmp(name, "gaussian5x5")) gaussian5x5_ref(i8, in_stride, o8, out_stride, w, h);
+    else if (!strcmp(name, "gaussian7x7")) gaussian7x7_ref(i8, in_stride, o8, out_stride, w, h);
+    else if (!strcmp(name, "conv3x3a16")) conv3x3a16_ref(i8, in_stride, mask, o8, out_stride, w, h);
+    else if (!strcmp(name, "conv3x3a32")) conv3x3a32_ref(i8, in_stride, o8, out_stride, w, h);
+    else if (!strcmp(name, "dilate3x3")) dilate3x3_ref(i8, in_stride, o8, out_stride, w, h);
+    else if (!strcmp(name, "median3x3")) median3x3_ref(i8, in_stride, o8, out_stride, w, h);
+    else if (!strcmp(name, "sobel3x3")) sobel3x3_ref(i8, in_stride, o8, out_stride, w, h);
+    else if (!strcmp(name, "blur3x3")) blur3x3_ref(in, in_stride, out, out_stride, w, h);
+    else return -1;
+    return 0;
 }

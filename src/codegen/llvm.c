@@ -362,6 +362,44 @@ static LLVMValueRef load_arg(gen *g, const tine_expr_t *e) {
     return LLVMBuildLoad2(g->b, ptr, slot, "");
 }
 
+/* Whether lane i of an i32 index vector is lane 0's value plus i * stride, for a constant
+ * stride: ramps with constant strides, broadcasts (stride 0), and sums, differences and
+ * constant multiples of those. Exact under wrapping, as tine's i32 arithmetic is. */
+static bool lane_stride(const tine_expr_t *e, int64_t *stride) {
+    int64_t a, c;
+    switch ((tine_op_t)e->op) {
+    case TINE_OP_BROADCAST: *stride = 0; return true;
+    case TINE_OP_CONST:
+        if (!(e->flags & TINE_F_UNIFORM)) return false;
+        *stride = 0;
+        return true;
+    case TINE_OP_RAMP:
+        if (e->ops[1]->op != TINE_OP_CONST) return false;
+        *stride = (int64_t)(tine_i128)tine_const_value(e->ops[1], 0);
+        return true;
+    case TINE_OP_ADD:
+    case TINE_OP_SUB:
+        if (!lane_stride(e->ops[0], &a) || !lane_stride(e->ops[1], &c)) return false;
+        *stride = e->op == TINE_OP_ADD ? a + c : a - c;
+        return true;
+    case TINE_OP_MUL:
+        for (int i = 0; i < 2; i++) {
+            const tine_expr_t *k = e->ops[i];
+            if (k->op == TINE_OP_CONST && (k->flags & TINE_F_UNIFORM) && lane_stride(e->ops[1 - i], &a)) {
+                *stride = a * (int64_t)(tine_i128)tine_const_value(k, 0);
+                return true;
+            }
+            /* a broadcast factor keeps a stride of 0 */
+            if (k->op == TINE_OP_BROADCAST && lane_stride(e->ops[1 - i], &a) && a == 0) {
+                *stride = 0;
+                return true;
+            }
+        }
+        return false;
+    default: return false;
+    }
+}
+
 static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
     LLVMBuilderRef b = g->b;
     tine_type_t t = e->type;
@@ -384,6 +422,26 @@ static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
     }
     case TINE_OP_LOAD: {
         LLVMValueRef base = load_arg(g, e);
+        int64_t stride;
+        if (t.lanes > 1 && lane_stride(e->ops[0], &stride) && (stride == 1 || stride == 0)) {
+            /* consecutive lanes: one vector load at lane 0's index (or one element,
+               broadcast) instead of a gather */
+            LLVMValueRef i0 = LLVMBuildExtractElement(b, ov[0], LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0), "");
+            LLVMValueRef p = LLVMBuildGEP2(b, elem_type(g, t), base, &i0, 1, "");
+            if (stride == 1) {
+                LLVMValueRef v = LLVMBuildLoad2(b, vec_type(g, t), p, "");
+                LLVMSetAlignment(v, 1);
+                return v;
+            }
+            LLVMValueRef x = LLVMBuildLoad2(b, elem_type(g, t), p, "");
+            LLVMValueRef one = LLVMBuildInsertElement(b, LLVMGetPoison(LLVMVectorType(elem_type(g, t), 1)), x,
+                                                      LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0), "");
+            int *idx = calloc((size_t)t.lanes, sizeof *idx);
+            TINE_ASSERT(idx != NULL);
+            LLVMValueRef r = shuffle(g, one, NULL, idx, t.lanes);
+            free(idx);
+            return r;
+        }
         LLVMValueRef ptrs = LLVMBuildGEP2(b, elem_type(g, t), base, &ov[0], 1, "");
         LLVMTypeRef types[2] = {vec_type(g, t), LLVMTypeOf(ptrs)};
         LLVMValueRef args[4] = {ptrs, LLVMConstInt(LLVMInt32TypeInContext(g->lc), 1, 0),
