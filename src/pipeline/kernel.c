@@ -147,7 +147,7 @@ static tine_expr_t *lower(tine_ctx_t *ctx, tine_kernel_t *kn, int lanes) {
     tine_binding binds[4];
     tine_type_t i32 = tine_type(TINE_INT, 32, 1);
     for (int i = 0; i < o->nargs; i++) {
-        char vn[8];
+        char vn[16];
         snprintf(vn, sizeof vn, "$c%d", i);
         tine_expr_t *c = tine_var(ctx, vn, i32);
         binds[i].name = o->args[i];
