@@ -212,6 +212,10 @@ static tine_fpir_tmpl *find_template(tine_ctx_t *ctx, tine_op_t op, int n, const
         m->error[len] = 0;
     }
     tine_set_error_str(ctx, saved);
+    /* The elaboration may have added templates (the FPIR ops inside the definition) and
+       grown the table: j may be taken or stale, so find the slot again. */
+    j = tmpl_hash(op, n, t, rt) & (ctx->tmpl_cap - 1);
+    while (ctx->tmpl[j]) j = (j + 1) & (ctx->tmpl_cap - 1);
     ctx->tmpl[j] = m;
     ctx->tmpl_count++;
     return m;

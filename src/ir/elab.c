@@ -311,7 +311,7 @@ static val elab_name(elab *el, const tine_ast *a, int lanes) {
     if (el->env->kernel) {
         const tine_kdecl *d = tine_kernel_find(el->env->kernel, n);
         /* the output's coordinates, seen only outside inlined functions */
-        for (int i = 0; i < el->env->nbinds && el->scope_base == 0; i++)
+        for (int i = 0; i < el->env->nbinds && el->kdepth == 0; i++)
             if (!strcmp(el->env->binds[i].name, n)) return typed(el, a, el->env->binds[i].expr);
         if (d && d->kind == K_PARAM) { /* a scalar, the same in every lane */
             tine_type_t t = type_of(el, d->type);
@@ -522,6 +522,7 @@ static val elab_call(elab *el, const tine_ast *a, int lanes) {
     if (el->env->kernel) {
         const tine_kdecl *d = tine_kernel_find(el->env->kernel, n);
         if (d && d->kind != K_PARAM) return elab_kernel_call(el, a, d, lanes);
+        if (d) return fail(el, a, "'%s' is a parameter, a single value; use it without coordinates", n);
     }
 
     bool is_cast = tine_parse_type_name(n, strlen(n), &t);

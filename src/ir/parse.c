@@ -701,10 +701,69 @@ int tine_parse_rules(tine_ctx_t *ctx, tine_arena *arena, const char *text, const
  *              | 'parallel' NAME '.' NAME
  */
 
-static bool expect_name(parser *ps, const char **out, const char *what) {
-    char b[32];
+/* What a kernel declaration found instead of what it expects: a name is quoted; a token
+ * on a later line is reported as the end of the line, located just after the last token
+ * (where the missing piece belongs, not at the start of the next declaration). */
+static const char *kfound(parser *ps, char *buf, size_t n) {
+    if (ps->tok == T_EOF || ps->line != ps->prev_line) {
+        ps->line = ps->prev_line;
+        ps->col = ps->prev_end_col;
+        return "the end of the line";
+    }
     if (ps->tok != T_NAME) {
-        perr(ps, "expected %s, found %s", what, tok_desc(ps->tok, b));
+        char b[32];
+        snprintf(buf, n, "%s", tok_desc(ps->tok, b));
+        return buf;
+    }
+    char t[40];
+    snprintf(buf, n, "'%s'", tok_text(ps, t, sizeof t));
+    return buf;
+}
+
+static bool kexpect(parser *ps, int tok, const char *what) {
+    if (ps->tok == tok) {
+        next(ps);
+        return true;
+    }
+    char b1[32], b2[48];
+    const char *f = kfound(ps, b2, sizeof b2);
+    perr(ps, "expected %s %s, found %s", tok_desc(tok, b1), what, f);
+    return false;
+}
+
+/* A type or definition left out at the end of a line: the next token starts a new
+ * declaration (or there is none), which would otherwise be read as the missing piece. */
+static bool kmissing(parser *ps) {
+    return ps->tok == T_EOF || (ps->line != ps->prev_line &&
+                                (is_word(ps, "input") || is_word(ps, "param") || is_word(ps, "func") ||
+                                 is_word(ps, "output") || is_word(ps, "schedule")));
+}
+
+static tine_ast *kparse_expr(parser *ps, const char *what) {
+    if (kmissing(ps)) {
+        char b[48];
+        const char *f = kfound(ps, b, sizeof b);
+        perr(ps, "expected %s, found %s", what, f);
+        return NULL;
+    }
+    return parse_expr(ps, 0);
+}
+
+static tine_ast *kparse_type(parser *ps) {
+    if (ps->tok != T_NAME || kmissing(ps)) {
+        char b[48];
+        const char *f = kfound(ps, b, sizeof b);
+        perr(ps, "expected an element type, found %s", f);
+        return NULL;
+    }
+    return parse_type(ps);
+}
+
+static bool expect_name(parser *ps, const char **out, const char *what) {
+    char b[48];
+    if (ps->tok != T_NAME) {
+        const char *f = kfound(ps, b, sizeof b);
+        perr(ps, "expected %s, found %s", what, f);
         return false;
     }
     *out = tine_arena_strdup(ps->arena, ps->tstart, ps->tlen);
@@ -713,9 +772,10 @@ static bool expect_name(parser *ps, const char **out, const char *what) {
 }
 
 static bool expect_int(parser *ps, int lo, int hi, int *out, const char *what) {
-    char b[32];
+    char b[48];
     if (ps->tok != T_INT) {
-        perr(ps, "expected %s (a whole number), found %s", what, tok_desc(ps->tok, b));
+        const char *f = kfound(ps, b, sizeof b);
+        perr(ps, "expected %s (a whole number), found %s", what, f);
         return false;
     }
     tine_ast num = {0};
@@ -730,8 +790,8 @@ static bool expect_int(parser *ps, int lo, int hi, int *out, const char *what) {
 }
 
 static bool parse_coords(parser *ps, tine_kdecl *d) {
-    char b[32];
-    if (!expect(ps, '(', "before the coordinates")) return false;
+    char b[48];
+    if (!kexpect(ps, '(', "before the coordinates")) return false;
     for (;;) {
         if (d->nargs == 4) {
             perr(ps, "a function has at most 4 coordinates");
@@ -748,7 +808,8 @@ static bool parse_coords(parser *ps, tine_kdecl *d) {
         next(ps);
     }
     if (ps->tok != ')') {
-        perr(ps, "expected ',' or ')' in the coordinates of '%s', found %s", d->name, tok_desc(ps->tok, b));
+        const char *f = kfound(ps, b, sizeof b);
+        perr(ps, "expected ',' or ')' in the coordinates of '%s', found %s", d->name, f);
         return false;
     }
     next(ps);
@@ -763,7 +824,7 @@ int tine_parse_kernel(tine_ctx_t *ctx, tine_arena *arena, const char *text, cons
     memset(k, 0, sizeof *k);
     k->src = src;
     int cap = 0, scap = 0;
-    char b[32];
+    char b[48];
     next(&ps);
     while (!ps.failed && ps.tok != T_EOF && !is_word(&ps, "schedule")) {
         if (k->ndecls == cap) {
@@ -781,12 +842,12 @@ int tine_parse_kernel(tine_ctx_t *ctx, tine_arena *arena, const char *text, cons
             d->kind = is_word(&ps, "input") ? K_INPUT : K_PARAM;
             next(&ps);
             if (!expect_name(&ps, &d->name, "a name")) break;
-            if (!expect(&ps, ':', "after the name")) break;
-            if (!(d->type = parse_type(&ps))) break;
+            if (!kexpect(&ps, ':', "after the name")) break;
+            if (!(d->type = kparse_type(&ps))) break;
             if (d->kind == K_INPUT) {
-                if (!expect(&ps, '[', "and the number of dimensions, as in u8[2]")) break;
+                if (!kexpect(&ps, '[', "and the number of dimensions, as in u8[2]")) break;
                 if (!expect_int(&ps, 1, 4, &d->dims, "the number of dimensions")) break;
-                if (!expect(&ps, ']', "after the number of dimensions")) break;
+                if (!kexpect(&ps, ']', "after the number of dimensions")) break;
             }
         } else if (is_word(&ps, "func") || is_word(&ps, "output")) {
             d->kind = is_word(&ps, "func") ? K_FUNC : K_OUTPUT;
@@ -797,26 +858,26 @@ int tine_parse_kernel(tine_ctx_t *ctx, tine_arena *arena, const char *text, cons
                 d->kind = K_BOUNDARY;
                 bool edge = is_word(&ps, "edge");
                 if (!edge && !is_word(&ps, "constant")) {
-                    perr(&ps, "expected edge(input) or constant(input, value) after 'func %s =', found %s", d->name,
-                         tok_desc(ps.tok, b));
+                    const char *f = kfound(&ps, b, sizeof b);
+                    perr(&ps, "expected edge(input) or constant(input, value) after 'func %s =', found %s", d->name, f);
                     break;
                 }
                 next(&ps);
-                if (!expect(&ps, '(', "after the boundary condition")) break;
+                if (!kexpect(&ps, '(', "after the boundary condition")) break;
                 if (!expect_name(&ps, &d->of, "the input it applies to")) break;
                 if (!edge) {
-                    if (!expect(&ps, ',', "and the value outside the input")) break;
-                    if (!(d->fill = parse_expr(&ps, 0))) break;
+                    if (!kexpect(&ps, ',', "and the value outside the input")) break;
+                    if (!(d->fill = kparse_expr(&ps, "the value outside the input"))) break;
                 }
-                if (!expect(&ps, ')', "to close the boundary condition")) break;
+                if (!kexpect(&ps, ')', "to close the boundary condition")) break;
             } else {
                 if (!parse_coords(&ps, d)) break;
                 if (d->kind == K_OUTPUT) {
-                    if (!expect(&ps, ':', "and the output's element type, as in out(x, y): u8 = ...")) break;
-                    if (!(d->type = parse_type(&ps))) break;
+                    if (!kexpect(&ps, ':', "and the output's element type, as in out(x, y): u8 = ...")) break;
+                    if (!(d->type = kparse_type(&ps))) break;
                 }
-                if (!expect(&ps, '=', "before the definition")) break;
-                if (!(d->body = parse_expr(&ps, 0))) break;
+                if (!kexpect(&ps, '=', "before the definition")) break;
+                if (!(d->body = kparse_expr(&ps, "the definition"))) break;
             }
         } else {
             perr(&ps, "expected a declaration (input, param, func, output) or 'schedule', found %s%s%s",
@@ -844,7 +905,7 @@ int tine_parse_kernel(tine_ctx_t *ctx, tine_arena *arena, const char *text, cons
             const char *w = s->what;
             if (!strcmp(w, "vectorize") || !strcmp(w, "unroll") || !strcmp(w, "parallel")) {
                 if (!expect_name(&ps, &s->func, "a function name")) break;
-                if (!expect(&ps, '.', "between the function and its coordinate, as in out.x")) break;
+                if (!kexpect(&ps, '.', "between the function and its coordinate, as in out.x")) break;
                 if (!expect_name(&ps, &s->dim, "a coordinate")) break;
                 if (!strcmp(w, "vectorize")) {
                     if (is_word(&ps, "natural")) next(&ps);
@@ -863,7 +924,10 @@ int tine_parse_kernel(tine_ctx_t *ctx, tine_arena *arena, const char *text, cons
             } else {
                 ps.line = s->line;
                 ps.col = s->col;
-                perr(&ps, "unknown schedule directive '%s' (vectorize, unroll, tile, materialize, parallel)", w);
+                if (!strcmp(w, "input") || !strcmp(w, "param") || !strcmp(w, "func") || !strcmp(w, "output"))
+                    perr(&ps, "'%s' declares something, but declarations come before 'schedule'", w);
+                else
+                    perr(&ps, "unknown schedule directive '%s' (vectorize, unroll, tile, materialize, parallel)", w);
                 break;
             }
             k->nsched++;

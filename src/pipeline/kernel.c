@@ -160,7 +160,7 @@ static tine_expr_t *lower(tine_ctx_t *ctx, tine_kernel_t *kn, int lanes) {
     tine_parse_type_name(o->type->name, strlen(o->type->name), &t);
     if (e->type.kind != t.kind || e->type.bits != t.bits) {
         char a[32], b[32];
-        kerr(ctx, kn->ast.src, o->line, o->col, "output '%s' is declared %s but its definition is %s", o->name,
+        kerr(ctx, kn->ast.src, o->type->line, o->type->col, "output '%s' is declared %s but its definition is %s", o->name,
              tine_type_name(t, a), tine_type_name(e->type, b));
         return NULL;
     }
@@ -171,8 +171,9 @@ tine_kernel_t *tine_kernel_parse(tine_ctx_t *ctx, const char *text, const char *
     tine_kernel_t *kn = calloc(1, sizeof *kn);
     TINE_ASSERT(kn != NULL);
     kn->ctx = ctx;
+    /* one lane first: its errors name element types (u8), not vectors (u8x32) */
     if (tine_parse_kernel(ctx, &kn->arena, text, file, &kn->ast) != 0 || !check(ctx, kn) ||
-        !(kn->body = lower(ctx, kn, kn->lanes)) || !(kn->body1 = lower(ctx, kn, 1))) {
+        !(kn->body1 = lower(ctx, kn, 1)) || !(kn->body = lower(ctx, kn, kn->lanes))) {
         tine_kernel_free(kn);
         return NULL;
     }
@@ -272,8 +273,26 @@ static size_t span(const tine_buffer_t *b, int dims) {
     return n;
 }
 
+/* The coordinates of a load elab built (index = (x0 - min0) + (x1 - min1) * stride1 + ...),
+ * outermost dimension last; false if the index has another shape. */
+static bool load_coords(const tine_expr_t *index, int dims, const tine_expr_t **x) {
+    const tine_expr_t *e = index;
+    for (int d = dims - 1; d >= 1; d--) {
+        const tine_expr_t *m = e->op == TINE_OP_ADD ? tine_expr_operand(e, 1) : NULL;
+        const tine_expr_t *s = m && m->op == TINE_OP_MUL ? tine_expr_operand(m, 0) : NULL;
+        if (!s || s->op != TINE_OP_SUB) return false;
+        x[d] = tine_expr_operand(s, 0);
+        e = tine_expr_operand(e, 0);
+    }
+    if (e->op != TINE_OP_SUB) return false;
+    x[0] = tine_expr_operand(e, 0);
+    return true;
+}
+
 /* Checks every input covers what the kernel reads for `out`: each access's coordinates
- * bounded over the output's domain (bounds inference) must lie inside the buffer. */
+ * bounded over the output's domain (bounds inference) must lie inside the buffer, in
+ * every dimension (a read past the end of a row is outside the input even where the next
+ * row's memory lies), and so must its flattened index. */
 int tine_kernel_check_region(const tine_kernel_t *k, tine_buffer_t *const *inputs, const void *const *params,
                              const tine_buffer_t *out) {
     tine_ctx_t *ctx = k->ctx;
@@ -283,26 +302,69 @@ int tine_kernel_check_region(const tine_kernel_t *k, tine_buffer_t *const *input
             tine_set_error(ctx, "output '%s' has an empty extent in dimension %d", k->out->name, d);
             return -1;
         }
-    /* every scalar leaf gets its value as its range; coordinates their output range */
+    /* every scalar leaf gets its value as its range; coordinates their output range (all
+       are i32 in the bodies: a value beyond that is refused, not left to a stale range) */
     uint32_t n;
     tine_expr_t **order = tine_topo(ctx, k->body1, &n);
-    for (uint32_t i = 0; i < n; i++) {
+    int rc = 0;
+    for (uint32_t i = 0; i < n && rc == 0; i++) {
         const tine_expr_t *v = order[i];
         if (v->op != TINE_OP_VAR) continue;
         const char *name = tine_expr_name(v);
         int64_t x;
         if (name[0] == '$' && name[1] == 'c' && name[2] >= '0' && name[2] <= '3' && !name[3]) {
             int d = name[2] - '0';
-            tine_bounds_set_var(ctx, v, out->min[d], out->min[d] + out->extent[d] - 1);
+            if (tine_bounds_set_var(ctx, v, out->min[d], out->min[d] + out->extent[d] - 1)) {
+                tine_set_error(ctx, "output '%s' spans [%lld, %lld] in dimension %d; coordinates must fit in i32",
+                               k->out->name, (long long)out->min[d], (long long)(out->min[d] + out->extent[d] - 1), d);
+                rc = -1;
+            }
         } else if (tine_kernel_scalar(k, name, inputs, params, out, &x) == 0 && tine_type_is_int(v->type)) {
-            tine_bounds_set_var(ctx, v, x, x);
+            if (tine_bounds_set_var(ctx, v, x, x)) {
+                tine_set_error(ctx, "a buffer's min, extent or stride (%s = %lld) does not fit in i32", name + 1,
+                               (long long)x);
+                rc = -1;
+            }
         }
     }
-    int rc = 0;
     for (int i = 0; i < tine_kernel_ninputs(k) && rc == 0; i++) {
         int id;
         const char *name = tine_kernel_input(k, i, NULL, &id);
-        /* the flattened index of every load of this input, over the whole output */
+        /* the coordinates of every load of this input, by dimension, over the whole output:
+           all inside the buffer (a read past the end of a row is outside the input, even
+           where the next row's memory lies) */
+        tine_i128 rlo[4], rhi[4];
+        bool any = false, known = true;
+        for (uint32_t j = 0; j < n && known; j++) {
+            const tine_expr_t *e = order[j], *x[4];
+            if (e->op != TINE_OP_LOAD || strcmp(tine_expr_name(e), name)) continue;
+            known = load_coords(tine_expr_operand(e, 0), id, x);
+            for (int d = 0; d < id && known; d++) {
+                tine_i128 lo, hi;
+                known = tine_bounds(ctx, x[d], &lo, &hi);
+                if (known) {
+                    rlo[d] = any && rlo[d] < lo ? rlo[d] : lo;
+                    rhi[d] = any && rhi[d] > hi ? rhi[d] : hi;
+                }
+            }
+            any = true;
+        }
+        bool inside = true;
+        for (int d = 0; d < id && known && any; d++)
+            inside &= rlo[d] >= inputs[i]->min[d] && rhi[d] <= (tine_i128)inputs[i]->min[d] + inputs[i]->extent[d] - 1;
+        if (!inside) {
+            tine_buf b = {0};
+            tine_buf_printf(&b, "input '%s' is too small for this output: the kernel reads it at ", name);
+            for (int d = 0; d < id; d++)
+                tine_buf_printf(&b, "%s[%lld, %lld]", d ? " x " : "", (long long)rlo[d], (long long)rhi[d]);
+            tine_buf_puts(&b, ", but it covers ");
+            for (int d = 0; d < id; d++)
+                tine_buf_printf(&b, "%s[%lld, %lld]", d ? " x " : "", (long long)inputs[i]->min[d],
+                                (long long)(inputs[i]->min[d] + inputs[i]->extent[d] - 1));
+            tine_set_error_str(ctx, b.p);
+            rc = -1;
+        }
+        /* and the flattened index of every load, over the whole output */
         for (uint32_t j = 0; j < n && rc == 0; j++) {
             const tine_expr_t *e = order[j];
             if (e->op != TINE_OP_LOAD || strcmp(tine_expr_name(e), name)) continue;

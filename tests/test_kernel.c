@@ -1,0 +1,1219 @@
+/* test_kernel.c — kernels (.tine files): parsing and checking, the region check, and
+ * running them on the interpreter and as compiled loop nests.
+ *
+ * Design note. A kernel goes text -> checked syntax -> vector and scalar bodies -> (a) the
+ * reference run on the interpreter, (b) LLVM loop nests for a target, with tine's or LLVM's
+ * instruction selection. Three parts pin it:
+ *
+ *   1. Malformed kernels, data/bad_kernels.txt (format at the top of that file): each is
+ *      parsed with tine_kernel_parse(ctx, text, "<kernel>"), must fail, and must give
+ *      exactly the stored message (location, source line, caret). `test_kernel --bless`
+ *      (run in tests/) rewrites the messages with tine's current ones; review the diff.
+ *   2. Buffers too small for the output: tine_kernel_check_region, tine_kernel_interpret
+ *      and tine_compiled_run must each return -1 with an error naming the input (or the
+ *      empty output), and leave the output untouched; the margins that suffice must be
+ *      accepted and give the hand-computed values. Every buffer is allocated to exactly
+ *      the elements it spans, so under ASan any read or write outside it is caught.
+ *   3. Kernels that run: small kernels written here (1-D to 4-D outputs; u8/i16/u16/i32/f32
+ *      outputs; integer params; edge and constant boundaries; let; sum/min/max
+ *      reductions; FPIR ops) at their natural vector width and three of 1, 4, ..., 64
+ *      each (every width by half of them), and every file in ../bench/kernels. Each runs
+ *      over output shapes whose widths are not multiples of the vector width (and
+ *      narrower than it: the scalar path), with non-zero output mins, padded rows
+ *      (stride > extent: the padding must stay untouched), random inputs with a margin,
+ *      and — when the region check accepts it, which it must for kernels that read only
+ *      through boundaries — inputs smaller than the output (boundaries clamp and fill).
+ *      The interpreter's output is the reference: the compiled code for every selection
+ *      on "host" and every fixed x86 target this CPU runs must be byte-identical to it
+ *      (the whole output allocation, padding included). Some kernels also have a scalar
+ *      C reference written here from BENCHMARKS.md, independent of tine, which the
+ *      interpreter must match.
+ *
+ * Output: a line per failure, then "test_kernel: N checks passed, M failed"; the exit
+ * status is non-zero on any failure.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "internal.h"
+
+#include <dirent.h>
+#include <inttypes.h>
+#include <time.h>
+
+static int checks_passed, checks_failed;
+
+static void pass(void) { checks_passed++; }
+
+static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void fail(const char *fmt, ...) {
+    checks_failed++;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("FAIL: ", stdout);
+    vprintf(fmt, ap);
+    fputc('\n', stdout);
+    va_end(ap);
+}
+
+static void check(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void check(bool ok, const char *fmt, ...) {
+    if (ok) {
+        pass();
+        return;
+    }
+    checks_failed++;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("FAIL: ", stdout);
+    vprintf(fmt, ap);
+    fputc('\n', stdout);
+    va_end(ap);
+}
+
+static double now(void) {
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static char *read_file(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    tine_buf b = {0};
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        for (size_t i = 0; i < n; i++) tine_buf_putc(&b, chunk[i]);
+    fclose(f);
+    if (!b.p) tine_buf_puts(&b, "");
+    return b.p;
+}
+
+/* ==== 1. malformed kernels ================================================================ */
+
+/* One case: parse, require failure and exactly `expected` (NULL: any). Returns the message. */
+static char *check_bad(tine_ctx_t *ctx, const char *what, const char *text, const char *expected) {
+    tine_clear_error(ctx);
+    tine_kernel_t *k = tine_kernel_parse(ctx, text, "<kernel>");
+    if (k) {
+        fail("%s: the kernel is accepted, but should not be:\n%s", what, text);
+        tine_kernel_free(k);
+        return tine_strdup("(accepted)");
+    }
+    const char *msg = tine_error(ctx) ? tine_error(ctx) : "(no message)";
+    if (expected && strcmp(msg, expected))
+        fail("%s: wrong message\n--- kernel\n%s--- expected\n%s\n--- got\n%s\n---", what, text, expected, msg);
+    else if (expected) pass();
+    return tine_strdup(msg);
+}
+
+typedef struct {
+    char *title;
+    int line;
+    tine_buf text, expected;
+    int nexpected; /* lines */
+} bad_case;
+
+static void finish_case(tine_ctx_t *ctx, const char *path, bad_case *c, bool bless, tine_buf *out, int *cases,
+                        int *unsupported) {
+    char what[300];
+    snprintf(what, sizeof what, "%s:%d (%s)", path, c->line, c->title);
+    const char *text = c->text.p ? c->text.p : "";
+    /* the expected lines, trailing blank lines dropped */
+    char *exp = tine_strdup(c->expected.p ? c->expected.p : "");
+    size_t n = strlen(exp);
+    while (n && exp[n - 1] == '\n') exp[--n] = 0;
+    if (!n && !bless) fail("%s: the case has no expected message", what);
+    char *got = check_bad(ctx, what, text, bless ? NULL : exp);
+    if (strstr(got, "is not supported by the loop lowering yet")) ++*unsupported;
+    if (bless) tine_buf_printf(out, "== %s\n%s--\n%s\n\n", c->title, text, got);
+    free(got);
+    free(exp);
+    free(c->title);
+    free(c->text.p);
+    free(c->expected.p);
+    memset(c, 0, sizeof *c);
+    ++*cases;
+}
+
+static void test_bad_kernels(const char *path, bool bless) {
+    char *file = read_file(path);
+    if (!file) {
+        fail("cannot read %s (the test runs in tests/)", path);
+        return;
+    }
+    tine_ctx_t *ctx = tine_ctx_new();
+    tine_buf out = {0};
+    bad_case c = {0};
+    bool open = false, in_expected = false;
+    int cases = 0, unsupported = 0, lineno = 0;
+    for (char *p = file; *p;) {
+        char *nl = strchr(p, '\n');
+        char *next_line = nl ? nl + 1 : p + strlen(p);
+        if (nl) *nl = 0;
+        lineno++;
+        if (!strncmp(p, "== ", 3)) {
+            if (open) {
+                if (!in_expected) fail("%s:%d: the case has no '--' line", path, c.line);
+                finish_case(ctx, path, &c, bless, &out, &cases, &unsupported);
+            }
+            open = true;
+            in_expected = false;
+            c.title = tine_strdup(p + 3);
+            c.line = lineno;
+        } else if (!open) {
+            if (bless) tine_buf_printf(&out, "%s\n", p); /* the header */
+        } else if (!in_expected && !strcmp(p, "--")) {
+            in_expected = true;
+        } else if (!in_expected) {
+            tine_buf_printf(&c.text, "%s\n", p);
+        } else {
+            tine_buf_printf(&c.expected, "%s\n", p);
+        }
+        p = next_line;
+    }
+    if (open) {
+        if (!in_expected) fail("%s:%d: the case has no '--' line", path, c.line);
+        finish_case(ctx, path, &c, bless, &out, &cases, &unsupported);
+    }
+    if (bless) {
+        if (out.n && out.p[out.n - 1] == '\n' && out.n > 1 && out.p[out.n - 2] == '\n') out.n--; /* no blank line at EOF */
+        FILE *f = fopen(path, "wb");
+        if (!f || fwrite(out.p, 1, out.n, f) != out.n) fail("cannot write %s", path);
+        if (f) fclose(f);
+        printf("blessed %s: %d cases\n", path, cases);
+    }
+    check(cases >= 25, "%s: only %d cases; the corpus should have at least 25", path, cases);
+    /* unroll, tile, materialize and parallel: each gives the located "not supported yet" */
+    check(unsupported >= 4, "%s: %d cases of a directive the loop lowering does not support yet, want 4", path,
+          unsupported);
+    printf("malformed kernels: %d cases\n", cases);
+    free(out.p);
+    free(file);
+    tine_ctx_free(ctx);
+}
+
+/* ==== buffers ============================================================================= */
+
+typedef struct {
+    tine_buffer_t b;
+    tine_type_t t;
+    size_t count; /* elements allocated: exactly the span */
+} buf_t;
+
+static size_t span_of(const tine_buffer_t *b) {
+    size_t n = 1;
+    for (int d = 0; d < b->dims; d++) {
+        if (b->extent[d] < 1) return 1;
+        n += (size_t)(b->extent[d] - 1) * (size_t)b->stride[d];
+    }
+    return n;
+}
+
+/* A buffer of `dims` dimensions; rows padded by `pad` elements (stride[1] = extent[0] + pad). */
+static buf_t make_buf(tine_type_t t, int dims, const int64_t *mn, const int64_t *ext, int64_t pad) {
+    buf_t r;
+    memset(&r, 0, sizeof r);
+    r.t = t;
+    r.b.dims = dims;
+    int64_t s = 1;
+    for (int d = 0; d < 4; d++) {
+        r.b.min[d] = d < dims ? mn[d] : 0;
+        r.b.extent[d] = d < dims ? ext[d] : 1;
+        r.b.stride[d] = s;
+        if (d < dims) s = s * (ext[d] > 0 ? ext[d] : 1) + (d == 0 ? pad : 0);
+    }
+    r.count = span_of(&r.b);
+    r.b.data = malloc(r.count * (size_t)(t.bits / 8));
+    TINE_ASSERT(r.b.data != NULL);
+    return r;
+}
+
+static void free_buf(buf_t *b) {
+    free(b->b.data);
+    b->b.data = NULL;
+}
+
+static size_t buf_bytes(const buf_t *b) { return b->count * (size_t)(b->t.bits / 8); }
+
+static size_t index_of(const tine_buffer_t *b, const int64_t *c) {
+    size_t i = 0;
+    for (int d = 0; d < b->dims; d++) i += (size_t)(c[d] - b->min[d]) * (size_t)b->stride[d];
+    return i;
+}
+
+/* An element as a number (integers exactly; floats as a double). */
+static double get_f(const buf_t *b, const int64_t *c) {
+    size_t i = index_of(&b->b, c);
+    if (b->t.kind == TINE_FLOAT) return b->t.bits == 32 ? (double)((float *)b->b.data)[i] : ((double *)b->b.data)[i];
+    return 0;
+}
+
+static int64_t get_i(const buf_t *b, const int64_t *c) {
+    size_t i = index_of(&b->b, c);
+    bool s = b->t.kind == TINE_INT;
+    switch (b->t.bits) {
+    case 8: return s ? (int64_t)((int8_t *)b->b.data)[i] : (int64_t)((uint8_t *)b->b.data)[i];
+    case 16: return s ? (int64_t)((int16_t *)b->b.data)[i] : (int64_t)((uint16_t *)b->b.data)[i];
+    case 32: return s ? (int64_t)((int32_t *)b->b.data)[i] : (int64_t)((uint32_t *)b->b.data)[i];
+    default: return ((int64_t *)b->b.data)[i];
+    }
+}
+
+/* The element with every coordinate clamped into the buffer (edge). */
+static int64_t get_edge(const buf_t *b, const int64_t *c) {
+    int64_t e[4] = {0};
+    for (int d = 0; d < b->b.dims; d++) {
+        int64_t lo = b->b.min[d], hi = b->b.min[d] + b->b.extent[d] - 1;
+        e[d] = c[d] < lo ? lo : c[d] > hi ? hi : c[d];
+    }
+    return get_i(b, e);
+}
+
+static bool inside(const buf_t *b, const int64_t *c) {
+    for (int d = 0; d < b->b.dims; d++)
+        if (c[d] < b->b.min[d] || c[d] >= b->b.min[d] + b->b.extent[d]) return false;
+    return true;
+}
+
+static void set_i(buf_t *b, const int64_t *c, int64_t v) {
+    size_t i = index_of(&b->b, c);
+    switch (b->t.bits) {
+    case 8: ((uint8_t *)b->b.data)[i] = (uint8_t)v; break;
+    case 16: ((uint16_t *)b->b.data)[i] = (uint16_t)v; break;
+    case 32: ((uint32_t *)b->b.data)[i] = (uint32_t)v; break;
+    default: ((int64_t *)b->b.data)[i] = v; break;
+    }
+}
+
+static void set_f(buf_t *b, const int64_t *c, double v) {
+    size_t i = index_of(&b->b, c);
+    if (b->t.bits == 32) ((float *)b->b.data)[i] = (float)v;
+    else ((double *)b->b.data)[i] = v;
+}
+
+/* Random contents: any bit pattern for integers; floats finite, multiples of 1/8 in ±1000. */
+static void fill_random(buf_t *b, uint64_t *seed) {
+    size_t es = (size_t)(b->t.bits / 8);
+    for (size_t i = 0; i < b->count; i++) {
+        uint64_t v = tine_rand64(seed);
+        if (b->t.kind == TINE_FLOAT) {
+            double f = (double)((int64_t)(v % 16001) - 8000) / 8.0;
+            if (es == 4) {
+                float x = (float)f;
+                memcpy((char *)b->b.data + i * es, &x, es);
+            } else {
+                memcpy((char *)b->b.data + i * es, &f, es);
+            }
+        } else {
+            memcpy((char *)b->b.data + i * es, &v, es); /* little-endian host */
+        }
+    }
+}
+
+/* Every coordinate of a box, in order: c[0] fastest. Returns false after the last. */
+static bool next_coord(int dims, const int64_t *mn, const int64_t *ext, int64_t *c) {
+    for (int d = 0; d < dims; d++) {
+        if (++c[d] < mn[d] + ext[d]) return true;
+        c[d] = mn[d];
+    }
+    return false;
+}
+
+#define FOR_EACH(c, dims, mn, ext)                                                              \
+    for (bool more_ = (memcpy(c, mn, sizeof(int64_t) * (size_t)(dims)), true); more_;          \
+         more_ = next_coord(dims, mn, ext, c))
+
+static const int64_t *cshift(int64_t *tmp, const int64_t *c, int dims, int64_t dx, int64_t dy) {
+    for (int d = 0; d < dims; d++) tmp[d] = c[d];
+    tmp[0] += dx;
+    if (dims > 1) tmp[1] += dy;
+    return tmp;
+}
+
+/* ==== scalar C references (BENCHMARKS.md and the kernels below), independent of tine ==== */
+
+typedef void (*cref_fn)(buf_t *const *in, const int64_t *params, buf_t *out);
+
+static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+static int64_t absd64(int64_t a, int64_t b) { return a > b ? a - b : b - a; }
+
+/* gaussian3x3: r = i16(in(x,y-1)) + 2 i16(in(x,y)) + i16(in(x,y+1)); out = u8((r(x-1) + 2r(x) + r(x+1) + 8) >> 4) */
+static void ref_gaussian3x3(buf_t *const *in, const int64_t *params, buf_t *out) {
+    (void)params;
+    int64_t c[4] = {0}, t[4] = {0};
+    FOR_EACH(c, 2, out->b.min, out->b.extent) {
+        int64_t r[3];
+        for (int i = 0; i < 3; i++)
+            r[i] = get_i(in[0], cshift(t, c, 2, i - 1, -1)) + 2 * get_i(in[0], cshift(t, c, 2, i - 1, 0)) +
+                   get_i(in[0], cshift(t, c, 2, i - 1, 1));
+        set_i(out, c, (uint8_t)((r[0] + 2 * r[1] + r[2] + 8) >> 4));
+    }
+}
+
+/* gaussian5x5: edge; [1 4 6 4 1] both ways in wrapping i16; out = u8(c >> 8), i.e. floor(u16(c) / 256) */
+static void ref_gaussian5x5(buf_t *const *in, const int64_t *params, buf_t *out) {
+    (void)params;
+    static const int w[5] = {1, 4, 6, 4, 1};
+    int64_t c[4] = {0}, t[4] = {0};
+    FOR_EACH(c, 2, out->b.min, out->b.extent) {
+        int64_t sum = 0;
+        for (int i = 0; i < 5; i++) {
+            int64_t r = 0;
+            for (int j = 0; j < 5; j++) r += w[j] * get_edge(in[0], cshift(t, c, 2, i - 2, j - 2));
+            sum += w[i] * (int16_t)(uint16_t)r;
+        }
+        set_i(out, c, (uint16_t)sum >> 8);
+    }
+}
+
+/* sobel3x3: p = u16(edge(in)); sx, sy absolute differences of [1 2 1] rows / columns; u8(clamp(sx + sy, 0, 255)) */
+static void ref_sobel3x3(buf_t *const *in, const int64_t *params, buf_t *out) {
+    (void)params;
+    int64_t c[4] = {0}, t[4] = {0};
+    FOR_EACH(c, 2, out->b.min, out->b.extent) {
+#define P(dx, dy) get_edge(in[0], cshift(t, c, 2, dx, dy))
+        int64_t sx = absd64(P(-1, -1) + 2 * P(0, -1) + P(1, -1), P(-1, 1) + 2 * P(0, 1) + P(1, 1));
+        int64_t sy = absd64(P(-1, -1) + 2 * P(-1, 0) + P(-1, 1), P(1, -1) + 2 * P(1, 0) + P(1, 1));
+#undef P
+        set_i(out, c, clamp64(sx + sy, 0, 255));
+    }
+}
+
+/* dilate3x3: the max of the 3x3 neighbourhood of edge(in) */
+static void ref_dilate3x3(buf_t *const *in, const int64_t *params, buf_t *out) {
+    (void)params;
+    int64_t c[4] = {0}, t[4] = {0};
+    FOR_EACH(c, 2, out->b.min, out->b.extent) {
+        int64_t m = 0;
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++) {
+                int64_t v = get_edge(in[0], cshift(t, c, 2, dx, dy));
+                if (v > m) m = v;
+            }
+        set_i(out, c, m);
+    }
+}
+
+/* sat1d (below): saturating_add(absd(in(x), in(x + 1)), k) in u8 */
+static void ref_sat1d(buf_t *const *in, const int64_t *params, buf_t *out) {
+    int64_t c[4] = {0}, t[4] = {0};
+    FOR_EACH(c, 1, out->b.min, out->b.extent) {
+        int64_t v = absd64(get_i(in[0], c), get_i(in[0], cshift(t, c, 1, 1, 0))) + (uint8_t)params[0];
+        set_i(out, c, v > 255 ? 255 : v);
+    }
+}
+
+/* box2d (below): sum over dy in -1..1, dx in -2..2 of u16(constant(in, 7)) */
+static void ref_box2d(buf_t *const *in, const int64_t *params, buf_t *out) {
+    (void)params;
+    int64_t c[4] = {0}, t[4] = {0};
+    FOR_EACH(c, 2, out->b.min, out->b.extent) {
+        int64_t s = 0;
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -2; dx <= 2; dx++) {
+                cshift(t, c, 2, dx, dy);
+                s += inside(in[0], t) ? get_i(in[0], t) : 7;
+            }
+        set_i(out, c, s);
+    }
+}
+
+/* vol3d (below): sum over r in 0..2 of i32(in(x+r, y, z)) * (z + 1), + i32(in(x, y+1, z-1)) * w - y; wrapping i32 */
+static void ref_vol3d(buf_t *const *in, const int64_t *params, buf_t *out) {
+    int64_t c[4] = {0}, t[4] = {0};
+    FOR_EACH(c, 3, out->b.min, out->b.extent) {
+        uint32_t s = 0;
+        for (int r = 0; r < 3; r++) {
+            memcpy(t, c, sizeof t);
+            t[0] += r;
+            s += (uint32_t)get_i(in[0], t) * (uint32_t)(c[2] + 1);
+        }
+        memcpy(t, c, sizeof t);
+        t[1] += 1;
+        t[2] -= 1;
+        s += (uint32_t)get_i(in[0], t) * (uint32_t)(int32_t)params[0];
+        s -= (uint32_t)c[1];
+        set_i(out, c, (int32_t)s);
+    }
+}
+
+/* xor4d (below): in(x, y, z, w) ^ u8(x + 2y + 3z + 5w) */
+static void ref_xor4d(buf_t *const *in, const int64_t *params, buf_t *out) {
+    (void)params;
+    int64_t c[4] = {0};
+    FOR_EACH(c, 4, out->b.min, out->b.extent) {
+        set_i(out, c, get_i(in[0], c) ^ (uint8_t)(c[0] + 2 * c[1] + 3 * c[2] + 5 * c[3]));
+    }
+}
+
+/* mix_f32 (below): a(x, y) * 0.25 + f32(b(x + 1, y)) - f32(k) + max(a(x - 1, y), a(x, y - 1)), in float */
+static void ref_mix_f32(buf_t *const *in, const int64_t *params, buf_t *out) {
+    int64_t c[4] = {0}, t[4] = {0};
+    FOR_EACH(c, 2, out->b.min, out->b.extent) {
+        float a = (float)get_f(in[0], c), l = (float)get_f(in[0], cshift(t, c, 2, -1, 0)),
+              u = (float)get_f(in[0], cshift(t, c, 2, 0, -1));
+        float v = a * 0.25f + (float)get_i(in[1], cshift(t, c, 2, 1, 0));
+        v = v - (float)(int16_t)params[0];
+        v = v + (l > u ? l : u);
+        set_f(out, c, v);
+    }
+}
+
+/* ==== kernels ============================================================================= */
+
+typedef struct {
+    const char *name;
+    const char *text;      /* without a schedule: the test adds `vectorize out.x W` */
+    cref_fn ref;
+    int64_t plo[4], phi[4]; /* parameter ranges (lo == hi: the type's whole range) */
+    bool tight;             /* every read through a boundary: inputs smaller than the output work */
+} kernel_spec;
+
+static const kernel_spec KERNELS[] = {
+    {"sat1d",
+     "input in: u8[1]\n"
+     "param k: u8\n"
+     "output out(x): u8 = saturating_add(absd(in(x), in(x + 1)), k)\n",
+     ref_sat1d, {0}, {0}, false},
+    {"round1d",
+     "# let, rounding_shr by an i16 parameter (any value: negative shifts left), i16 params\n"
+     "input a: i16[1]\n"
+     "input b: i16[1]\n"
+     "param s: i16\n"
+     "param bias: i16\n"
+     "output out(x): i16 = let t = saturating_add(a(x), b(x - 2)) in rounding_shr(t, s) + bias * 3\n",
+     NULL, {-20}, {20}, false},
+    {"box2d",
+     "input in: u8[2]\n"
+     "func c = constant(in, 7)\n"
+     "output out(x, y): u16 = sum(dy in -1..2) (sum(dx in -2..3) u16(c(x + dx, y + dy)))\n",
+     ref_box2d, {0}, {0}, true},
+    {"vol3d",
+     "input in: i16[3]\n"
+     "param w: i32\n"
+     "output out(x, y, z): i32 = sum(r in 0..3) (i32(in(x + r, y, z)) * (z + 1)) + i32(in(x, y + 1, z - 1)) * w - y\n",
+     ref_vol3d, {0}, {0}, false},
+    {"xor4d",
+     "input in: u8[4]\n"
+     "output out(x, y, z, w): u8 = in(x, y, z, w) ^ u8(x + 2 * y + 3 * z + 5 * w)\n",
+     ref_xor4d, {0}, {0}, false},
+    {"mix_f32",
+     "input a: f32[2]\n"
+     "input b: u8[2]\n"
+     "param k: i16\n"
+     "output out(x, y): f32 = a(x, y) * 0.25 + f32(b(x + 1, y)) - f32(k) + max(a(x - 1, y), a(x, y - 1))\n",
+     ref_mix_f32, {0}, {0}, false},
+    {"mulshr_u16",
+     "# min and max reductions, mul_shr, a u16 parameter\n"
+     "input in: u16[2]\n"
+     "param m: u16\n"
+     "output out(x, y): u16 = let hi = max(r in -1..2) in(x + r, y) in let lo = min(r in -2..1) in(x, y + r) in\n"
+     "    mul_shr(hi, m, 8) + (hi - lo)\n",
+     NULL, {0}, {0}, false},
+    {"edge_i16",
+     "input in: i16[2]\n"
+     "param p: i8\n"
+     "func e = edge(in)\n"
+     "output out(x, y): i16 = rounding_shr(e(x - 1, y) + 2 * e(x, y) + e(x + 1, y + 2), 2) - i16(p)\n",
+     NULL, {0}, {0}, true},
+    {"widen_i32",
+     "input in: i8[1]\n"
+     "param k: i32\n"
+     "param j: u16\n"
+     "output out(x): i32 = i32(in(x)) * k + i32(j) - x * x + i32(widening_mul(in(x - 3), in(x + 3)))\n",
+     NULL, {0}, {0}, false},
+    {"select_u8",
+     "input in: u8[2]\n"
+     "param t: u8\n"
+     "output out(x, y): u8 = select(in(x, y) > t, in(x + 1, y), u8(clamp(i16(in(x, y)) * 3 - 100, 0, 255)))\n",
+     NULL, {0}, {0}, false},
+    {"halving_u8",
+     "input a: u8[2]\n"
+     "func b = constant(a, 200)\n"
+     "output out(x, y): u8 = rounding_halving_add(b(x, y), b(x, y + 1)) - halving_sub(b(x + 1, y), a(x, y))\n",
+     NULL, {0}, {0}, false},
+    {"u16_sat",
+     "input in: u16[3]\n"
+     "param s: u16\n"
+     "output out(x, y, z): u16 = saturating_sub(in(x, y, z), s) + u16(saturating_cast<u8>(i32(in(x + 1, y, z)) - 300))\n",
+     NULL, {0}, {0}, false},
+};
+#define NKERNELS (int)(sizeof KERNELS / sizeof KERNELS[0])
+
+/* hand references for the benchmark files, by file name */
+static const struct {
+    const char *file;
+    cref_fn ref;
+    bool tight;
+} BENCH_REFS[] = {
+    {"gaussian3x3.tine", ref_gaussian3x3, false},
+    {"gaussian5x5.tine", ref_gaussian5x5, true},
+    {"sobel3x3.tine", ref_sobel3x3, true},
+    {"dilate3x3.tine", ref_dilate3x3, true},
+};
+
+/* ---- targets ---------------------------------------------------------------------------- */
+
+typedef struct {
+    const char *name;
+    bool ok;
+} target_t;
+
+static target_t TARGETS[] = {
+    {"host", true},
+    {"x86-64-sse2", false},
+    {"x86-64-sse41", false},
+    {"x86-64-avx2", false},
+    {"x86-64-avx512", false},
+};
+#define NTARGETS (int)(sizeof TARGETS / sizeof TARGETS[0])
+
+static void detect_targets(void) {
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    TARGETS[1].ok = true;
+    TARGETS[2].ok = __builtin_cpu_supports("sse4.1") && __builtin_cpu_supports("x86-64-v2");
+    TARGETS[3].ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("x86-64-v3");
+    TARGETS[4].ok = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("x86-64-v4") &&
+                    __builtin_cpu_supports("avx512vnni");
+#endif
+    printf("targets:");
+    for (int i = 0; i < NTARGETS; i++) printf(" %s%s", TARGETS[i].name, TARGETS[i].ok ? "" : " (skipped: not this CPU)");
+    printf("\n");
+}
+
+/* ---- one run: inputs, params and the reference output for one output shape ---------------- */
+
+typedef struct {
+    int64_t min[4], ext[4], pad;
+} shape_t;
+
+/* Output shapes: widths not multiples of the vector widths, and narrower than them. */
+static const shape_t SHAPES[] = {
+    {{0, 0, 0, 0}, {1, 1, 1, 1}, 0},
+    {{-3, 5, 1, -2}, {3, 2, 2, 1}, 2},
+    {{7, -4, 0, 1}, {13, 3, 1, 2}, 0},
+    {{0, 1, -1, 0}, {16, 2, 2, 1}, 1},
+    {{-5, 0, 2, 0}, {29, 2, 3, 1}, 3},
+    {{100, -9, 0, 0}, {67, 4, 2, 1}, 0},
+    {{-64, 3, 0, 1}, {131, 2, 1, 2}, 5},
+};
+#define NSHAPES (int)(sizeof SHAPES / sizeof SHAPES[0])
+
+typedef struct {
+    char what[96];
+    int nin, np;
+    buf_t in[8];
+    tine_buffer_t *inp[8];
+    int64_t pv[8];
+    const void *params[8];
+    buf_t ref; /* the interpreter's output */
+    buf_t got;
+} run_t;
+
+static void free_run(run_t *r) {
+    for (int i = 0; i < r->nin; i++) free_buf(&r->in[i]);
+    free_buf(&r->ref);
+    free_buf(&r->got);
+}
+
+#define MARGIN 8
+#define SENTINEL 0xA5
+
+/* Inputs covering the output with a margin (tight: a region inside the output's, smaller
+ * than it, so boundary conditions clamp and fill). Params random in their ranges. */
+static void make_run(const tine_kernel_t *k, const kernel_spec *spec, const shape_t *s, bool tight, uint64_t *seed,
+                     run_t *r) {
+    memset(r, 0, sizeof *r);
+    int dims = tine_kernel_dims(k);
+    r->nin = tine_kernel_ninputs(k);
+    TINE_ASSERT(r->nin <= 8);
+    for (int i = 0; i < r->nin; i++) {
+        tine_type_t et;
+        int id;
+        tine_kernel_input(k, i, &et, &id);
+        int64_t mn[4], ex[4];
+        for (int d = 0; d < id; d++) {
+            int64_t omin = d < dims ? s->min[d] : 0, omax = d < dims ? s->min[d] + s->ext[d] - 1 : 0;
+            if (tight) {
+                mn[d] = omin + (omax > omin ? 1 : 0);
+                ex[d] = (omax - omin + 2) / 2;
+            } else {
+                mn[d] = (omin < 0 ? omin : 0) - MARGIN;
+                ex[d] = (omax > 0 ? omax : 0) + MARGIN - mn[d] + 1;
+            }
+        }
+        r->in[i] = make_buf(et, id, mn, ex, (int64_t)(tine_rand64(seed) % 3));
+        fill_random(&r->in[i], seed);
+        r->inp[i] = &r->in[i].b;
+    }
+    r->np = tine_kernel_nparams(k);
+    TINE_ASSERT(r->np <= 4);
+    for (int i = 0; i < r->np; i++) {
+        tine_type_t pt;
+        tine_kernel_param(k, i, &pt);
+        uint64_t v = tine_rand64(seed);
+        int64_t lo = spec ? spec->plo[i] : 0, hi = spec ? spec->phi[i] : 0;
+        if (lo < hi) r->pv[i] = lo + (int64_t)(v % (uint64_t)(hi - lo + 1));
+        else if (pt.kind == TINE_INT) r->pv[i] = pt.bits == 64 ? (int64_t)v : (int64_t)(v << (64 - pt.bits)) >> (64 - pt.bits);
+        else r->pv[i] = pt.bits == 64 ? (int64_t)v : (int64_t)(v & ((1ull << pt.bits) - 1));
+        r->params[i] = &r->pv[i]; /* little-endian: the value's low bytes come first */
+    }
+    tine_type_t ot = tine_kernel_output_type(k);
+    r->ref = make_buf(ot, dims, s->min, s->ext, s->pad);
+    r->got = make_buf(ot, dims, s->min, s->ext, s->pad);
+    memset(r->ref.b.data, SENTINEL, buf_bytes(&r->ref));
+}
+
+/* The output elements that are not padding. */
+static bool is_padding(const buf_t *b, size_t i) {
+    if (b->b.dims < 2) return false;
+    return (int64_t)(i % (size_t)b->b.stride[1]) >= b->b.extent[0];
+}
+
+static void print_element(const buf_t *b, size_t i, const char *label, const void *data) {
+    char *p = (char *)data + i * (size_t)(b->t.bits / 8);
+    if (b->t.kind == TINE_FLOAT) {
+        float f;
+        memcpy(&f, p, 4);
+        printf("    %s: %.9g\n", label, (double)f);
+        return;
+    }
+    uint64_t v = 0;
+    memcpy(&v, p, (size_t)(b->t.bits / 8));
+    printf("    %s: %" PRIu64 " (0x%" PRIx64 ")\n", label, v, v);
+}
+
+/* The coordinate of flattened element i of b. */
+static void coord_of(const buf_t *b, size_t i, int64_t *c) {
+    for (int d = b->b.dims - 1; d >= 0; d--) {
+        c[d] = b->b.min[d] + (int64_t)(i / (size_t)b->b.stride[d]);
+        i %= (size_t)b->b.stride[d];
+    }
+}
+
+/* Compares a against b (whole allocations); reports the first difference. */
+static bool same_output(const buf_t *a, const void *bdata, const char *what, const char *alabel, const char *blabel) {
+    size_t es = (size_t)(a->t.bits / 8);
+    if (!memcmp(a->b.data, bdata, buf_bytes(a))) return true;
+    size_t ndiff = 0, first = 0;
+    for (size_t i = 0; i < a->count; i++)
+        if (memcmp((char *)a->b.data + i * es, (const char *)bdata + i * es, es) && ndiff++ == 0) first = i;
+    int64_t c[4] = {0};
+    coord_of(a, first, c);
+    fail("%s: %zu of %zu elements differ; the first at index %zu%s, coordinate (%lld, %lld, %lld, %lld)", what, ndiff,
+         a->count, first, is_padding(a, first) ? " (row padding)" : "", (long long)c[0],
+         (long long)(a->b.dims > 1 ? c[1] : 0), (long long)(a->b.dims > 2 ? c[2] : 0),
+         (long long)(a->b.dims > 3 ? c[3] : 0));
+    print_element(a, first, alabel, a->b.data);
+    print_element(a, first, blabel, bdata);
+    return false;
+}
+
+static void describe_run(const run_t *r) {
+    printf("    output min (%lld, %lld, %lld, %lld) extent (%lld, %lld, %lld, %lld) stride1 %lld; params",
+           (long long)r->ref.b.min[0], (long long)r->ref.b.min[1], (long long)r->ref.b.min[2], (long long)r->ref.b.min[3],
+           (long long)r->ref.b.extent[0], (long long)r->ref.b.extent[1], (long long)r->ref.b.extent[2],
+           (long long)r->ref.b.extent[3], (long long)r->ref.b.stride[1]);
+    for (int i = 0; i < r->np; i++) printf(" %lld", (long long)r->pv[i]);
+    printf("\n");
+}
+
+/* ---- a kernel over every shape, width, target and selection -------------------------------- */
+
+static int compiles, runs_compared;
+static double t_compile, t_interpret, t_run; /* seconds in each */
+
+static tine_kernel_t *parse_ok(tine_ctx_t *ctx, const char *what, const char *text) {
+    tine_kernel_t *k = tine_kernel_parse(ctx, text, what);
+    if (!k) fail("%s: does not parse:\n%s\n%s", what, tine_error(ctx), text);
+    return k;
+}
+
+/* runs: the prepared inputs and references. Compiles k for each target and selection and
+ * requires every run's output to equal the interpreter's. */
+static void compare_compiled(tine_ctx_t *ctx, tine_kernel_t *k, const char *what, run_t *runs, int nruns,
+                             bool all_targets) {
+    static const tine_selection_t sels[2] = {TINE_SELECT_LLVM, TINE_SELECT_TINE};
+    static const char *const sel_names[2] = {"llvm", "tine"};
+    for (int t = 0; t < NTARGETS; t++) {
+        if (!TARGETS[t].ok || (t > 0 && !all_targets)) continue;
+        for (int s = 0; s < 2; s++) {
+            char w[512];
+            snprintf(w, sizeof w, "%s [lanes %d, %s, %s]", what, tine_kernel_lanes(k), TARGETS[t].name, sel_names[s]);
+            double t0 = now();
+            tine_compiled_t *c = tine_kernel_compile(k, TARGETS[t].name, sels[s]);
+            t_compile += now() - t0;
+            compiles++;
+            if (!c) {
+                fail("%s: does not compile: %s", w, tine_error(ctx));
+                continue;
+            }
+            for (int i = 0; i < nruns; i++) {
+                run_t *r = &runs[i];
+                memset(r->got.b.data, SENTINEL, buf_bytes(&r->got));
+                double t1 = now();
+                int rc = tine_compiled_run(c, r->inp, r->params, &r->got.b);
+                t_run += now() - t1;
+                if (rc) {
+                    fail("%s, %s: the run fails: %s", w, r->what, tine_error(ctx));
+                    continue;
+                }
+                char ww[1024];
+                snprintf(ww, sizeof ww, "%s, %s: compiled vs interpreter", w, r->what);
+                runs_compared++;
+                if (same_output(&r->ref, r->got.b.data, ww, "interpreter", "compiled")) pass();
+                else describe_run(r);
+            }
+            tine_compiled_free(c);
+        }
+    }
+}
+
+/* Prepares the runs of kernel k (interpreter reference, checked against ref if given):
+ * every shape with margins, and with tight inputs when the region check accepts them. */
+static int prepare_runs(tine_ctx_t *ctx, tine_kernel_t *k, const kernel_spec *spec, cref_fn ref, bool tight_ok,
+                        const char *what, uint64_t seed, run_t *runs) {
+    int n = 0, ntight = 0, dims = tine_kernel_dims(k);
+    for (int si = 0; si < NSHAPES; si++) {
+        for (int tight = 0; tight < 2; tight++) {
+            run_t *r = &runs[n];
+            make_run(k, spec, &SHAPES[si], tight, &seed, r);
+            snprintf(r->what, sizeof r->what, "shape %d%s", si, tight ? " (inputs smaller than the output)" : "");
+            if (tight && tine_kernel_check_region(k, r->inp, r->params, &r->ref.b)) {
+                /* this kernel reads an input without a boundary: not for it */
+                if (tight_ok) fail("%s, %s: refused: %s", what, r->what, tine_error(ctx));
+                free_run(r);
+                continue;
+            }
+            ntight += tight;
+            double t0 = now();
+            int rc = tine_kernel_interpret(k, r->inp, r->params, &r->ref.b);
+            t_interpret += now() - t0;
+            if (rc) {
+                fail("%s, %s: the interpreter fails: %s", what, r->what, tine_error(ctx));
+                describe_run(r);
+                free_run(r);
+                continue;
+            }
+            /* the interpreter writes every element and nothing else */
+            bool pad_ok = true;
+            for (size_t i = 0; i < r->ref.count; i++) {
+                unsigned char b0 = ((unsigned char *)r->ref.b.data)[i * (size_t)(r->ref.t.bits / 8)];
+                if (is_padding(&r->ref, i) && b0 != SENTINEL) pad_ok = false;
+            }
+            check(pad_ok, "%s, %s: the interpreter writes the row padding", what, r->what);
+            if (ref) {
+                buf_t cr = make_buf(r->ref.t, dims, r->ref.b.min, r->ref.b.extent, SHAPES[si].pad);
+                memset(cr.b.data, SENTINEL, buf_bytes(&cr));
+                buf_t *inp[8];
+                for (int i = 0; i < r->nin; i++) inp[i] = &r->in[i];
+                ref(inp, r->pv, &cr);
+                char ww[1024];
+                snprintf(ww, sizeof ww, "%s, %s: interpreter vs the C reference", what, r->what);
+                if (same_output(&cr, r->ref.b.data, ww, "C reference", "interpreter")) pass();
+                else describe_run(r);
+                free_buf(&cr);
+            }
+            n++;
+        }
+    }
+    /* every kernel that reads only through boundaries ran on inputs smaller than the output */
+    if (tight_ok) check(ntight == NSHAPES, "%s: %d of %d shapes ran with inputs smaller than the output", what, ntight, NSHAPES);
+    return n;
+}
+
+/* Each kernel at its natural width on every target, and at three of the fixed widths on
+ * the host (kernel i: widths i, i + 1 and i + 3 of the six, cyclically: each width is run
+ * by half the kernels, with different partners). Compilation is most of the test's time. */
+static void test_inline_kernels(void) {
+    static const int fixed[6] = {1, 4, 8, 16, 32, 64};
+    int width_runs[6] = {0};
+    for (int ki = 0; ki < NKERNELS; ki++) {
+        const kernel_spec *spec = &KERNELS[ki];
+        tine_ctx_t *ctx = tine_ctx_new();
+        run_t runs[2 * NSHAPES];
+        int nruns = 0;
+        const int widths[4] = {fixed[ki % 6], fixed[(ki + 1) % 6], fixed[(ki + 3) % 6], 0};
+        for (int i = 0; i < 3; i++) width_runs[(ki + (i == 2 ? 3 : i)) % 6]++;
+        for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++) {
+            char text[2048], what[128];
+            if (widths[wi]) snprintf(text, sizeof text, "%sschedule\nvectorize out.x %d\n", spec->text, widths[wi]);
+            else snprintf(text, sizeof text, "%sschedule\nvectorize out.x natural\n", spec->text);
+            snprintf(what, sizeof what, "%s", spec->name);
+            tine_kernel_t *k = parse_ok(ctx, what, text);
+            if (!k) continue;
+            if (widths[wi]) check(tine_kernel_lanes(k) == widths[wi], "%s: lanes %d, want %d", what, tine_kernel_lanes(k), widths[wi]);
+            else {
+                tine_type_t ot = tine_kernel_output_type(k);
+                check(tine_kernel_lanes(k) == 256 / ot.bits, "%s: natural lanes %d, want %d", what, tine_kernel_lanes(k),
+                      256 / ot.bits);
+            }
+            if (nruns == 0) nruns = prepare_runs(ctx, k, spec, spec->ref, spec->tight, what, 1000 + (uint64_t)ki, runs);
+            /* every width on the host; the natural width on every target */
+            compare_compiled(ctx, k, what, runs, nruns, widths[wi] == 0);
+            tine_kernel_free(k);
+        }
+        for (int i = 0; i < nruns; i++) free_run(&runs[i]);
+        tine_ctx_free(ctx);
+    }
+    for (int i = 0; i < 6; i++) check(width_runs[i] >= 4, "vector width %d: only %d kernels", fixed[i], width_runs[i]);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static void test_bench_kernels(const char *dir) {
+    DIR *d = opendir(dir);
+    if (!d) {
+        fail("cannot open %s (the test runs in tests/)", dir);
+        return;
+    }
+    char *names[256];
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL && n < 256;) {
+        size_t l = strlen(e->d_name);
+        if (l > 5 && !strcmp(e->d_name + l - 5, ".tine")) names[n++] = tine_strdup(e->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof *names, cmp_str);
+    int with_ref = 0;
+    for (int i = 0; i < n; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        char *text = read_file(path);
+        if (!text) {
+            fail("cannot read %s", path);
+            continue;
+        }
+        cref_fn ref = NULL;
+        bool tight = false;
+        for (size_t j = 0; j < sizeof BENCH_REFS / sizeof BENCH_REFS[0]; j++)
+            if (!strcmp(BENCH_REFS[j].file, names[i])) {
+                ref = BENCH_REFS[j].ref;
+                tight = BENCH_REFS[j].tight;
+            }
+        with_ref += ref != NULL;
+        tine_ctx_t *ctx = tine_ctx_new();
+        tine_kernel_t *k = parse_ok(ctx, path, text);
+        if (k) {
+            run_t runs[2 * NSHAPES];
+            int nruns = prepare_runs(ctx, k, NULL, ref, tight, path, 77 + (uint64_t)i, runs);
+            compare_compiled(ctx, k, path, runs, nruns, true);
+            for (int r = 0; r < nruns; r++) free_run(&runs[r]);
+            tine_kernel_free(k);
+        }
+        tine_ctx_free(ctx);
+        free(text);
+    }
+    check(n >= 3, "%s: %d kernels, expected at least 3", dir, n);
+    check(with_ref >= 3, "%s: %d kernels with a C reference, expected at least 3", dir, with_ref);
+    printf("benchmark kernels: %d files, %d with a C reference\n", n, with_ref);
+    for (int i = 0; i < n; i++) free(names[i]);
+}
+
+/* ==== 2. buffers too small for the output ================================================== */
+
+static const char *GAUSS3 =
+    "input in: u8[2]\n"
+    "func r(x, y) = i16(in(x, y - 1)) + 2 * i16(in(x, y)) + i16(in(x, y + 1))\n"
+    "output out(x, y): u8 = u8((r(x - 1, y) + 2 * r(x, y) + r(x + 1, y) + 8) >> 4)\n"
+    "schedule\n"
+    "vectorize out.x 16\n";
+
+/* Every entry point must refuse (-1, an error containing `needle`) and leave out untouched. */
+static void expect_rejected(tine_ctx_t *ctx, tine_kernel_t *k, tine_compiled_t *const *cs, int ncs, run_t *r,
+                            const char *what, const char *needle) {
+    const char *api[3] = {"tine_kernel_check_region", "tine_kernel_interpret", "tine_compiled_run"};
+    for (int a = 0; a < 2 + ncs; a++) {
+        tine_clear_error(ctx);
+        memset(r->ref.b.data, SENTINEL, buf_bytes(&r->ref));
+        int rc = a == 0   ? tine_kernel_check_region(k, r->inp, r->params, &r->ref.b)
+                 : a == 1 ? tine_kernel_interpret(k, r->inp, r->params, &r->ref.b)
+                          : tine_compiled_run(cs[a - 2], r->inp, r->params, &r->ref.b);
+        const char *e = tine_error(ctx);
+        if (rc != -1) {
+            fail("%s: %s returns %d, want -1 (too small)", what, api[a < 2 ? a : 2], rc);
+            continue;
+        }
+        check(e && strstr(e, needle), "%s: %s: the error should contain \"%s\", it is: %s", what, api[a < 2 ? a : 2],
+              needle, e ? e : "(none)");
+        bool untouched = true;
+        for (size_t i = 0; i < buf_bytes(&r->ref); i++) untouched &= ((unsigned char *)r->ref.b.data)[i] == SENTINEL;
+        check(untouched, "%s: %s writes the output although it refuses", what, api[a < 2 ? a : 2]);
+    }
+}
+
+/* Every entry point must accept; the interpreter must give ref's values (if given) and
+ * every compiled version the interpreter's. */
+static void expect_accepted(tine_ctx_t *ctx, tine_kernel_t *k, tine_compiled_t *const *cs, int ncs, run_t *r,
+                            cref_fn ref, const char *what) {
+    check(tine_kernel_check_region(k, r->inp, r->params, &r->ref.b) == 0, "%s: the region check refuses: %s", what,
+          tine_error(ctx));
+    memset(r->ref.b.data, SENTINEL, buf_bytes(&r->ref));
+    if (tine_kernel_interpret(k, r->inp, r->params, &r->ref.b)) {
+        fail("%s: tine_kernel_interpret refuses: %s", what, tine_error(ctx));
+        return;
+    }
+    char w[200];
+    if (ref) {
+        buf_t cr = make_buf(r->ref.t, r->ref.b.dims, r->ref.b.min, r->ref.b.extent, 0);
+        memset(cr.b.data, SENTINEL, buf_bytes(&cr));
+        buf_t *inp[8];
+        for (int i = 0; i < r->nin; i++) inp[i] = &r->in[i];
+        ref(inp, r->pv, &cr);
+        snprintf(w, sizeof w, "%s: interpreter vs the C reference", what);
+        if (same_output(&cr, r->ref.b.data, w, "C reference", "interpreter")) pass();
+        free_buf(&cr);
+    }
+    r->got = make_buf(r->ref.t, r->ref.b.dims, r->ref.b.min, r->ref.b.extent, 0);
+    for (int a = 0; a < ncs; a++) {
+        memset(r->got.b.data, SENTINEL, buf_bytes(&r->got));
+        if (tine_compiled_run(cs[a], r->inp, r->params, &r->got.b)) {
+            fail("%s: tine_compiled_run refuses: %s", what, tine_error(ctx));
+            continue;
+        }
+        snprintf(w, sizeof w, "%s: compiled (%s) vs the interpreter", what, a ? "tine" : "llvm");
+        if (same_output(&r->ref, r->got.b.data, w, "interpreter", "compiled")) pass();
+    }
+}
+
+/* A run with explicit input regions (dense, no padding) and an output at min/ext. */
+static void region_run(const tine_kernel_t *k, int nin, const int64_t (*imin)[4], const int64_t (*iext)[4],
+                       const int64_t *omin, const int64_t *oext, const int64_t *pv, uint64_t *seed, run_t *r) {
+    memset(r, 0, sizeof *r);
+    r->nin = nin;
+    for (int i = 0; i < nin; i++) {
+        tine_type_t et;
+        int id;
+        tine_kernel_input(k, i, &et, &id);
+        r->in[i] = make_buf(et, id, imin[i], iext[i], 0);
+        fill_random(&r->in[i], seed);
+        r->inp[i] = &r->in[i].b;
+    }
+    r->np = tine_kernel_nparams(k);
+    for (int i = 0; i < r->np; i++) {
+        r->pv[i] = pv[i];
+        r->params[i] = &r->pv[i];
+    }
+    r->ref = make_buf(tine_kernel_output_type(k), tine_kernel_dims(k), omin, oext, 0);
+}
+
+static tine_kernel_t *with_compiled(tine_ctx_t *ctx, const char *text, tine_compiled_t **cs, int *ncs) {
+    tine_kernel_t *k = parse_ok(ctx, "<region kernel>", text);
+    *ncs = 0;
+    if (!k) return NULL;
+    for (int s = 0; s < 2; s++) {
+        cs[*ncs] = tine_kernel_compile(k, "host", s ? TINE_SELECT_TINE : TINE_SELECT_LLVM);
+        if (cs[*ncs]) ++*ncs;
+        else fail("region kernel does not compile: %s", tine_error(ctx));
+    }
+    return k;
+}
+
+static void free_compiled(tine_kernel_t *k, tine_compiled_t **cs, int ncs) {
+    for (int i = 0; i < ncs; i++) tine_compiled_free(cs[i]);
+    tine_kernel_free(k);
+}
+
+static void test_regions(void) {
+    tine_ctx_t *ctx = tine_ctx_new();
+    uint64_t seed = 4242;
+    tine_compiled_t *cs[2];
+    int ncs;
+    run_t r;
+    const int64_t W = 37, H = 5, no[4] = {0};
+
+    /* gaussian3x3 reads one pixel beyond the output on every side */
+    tine_kernel_t *k = with_compiled(ctx, GAUSS3, cs, &ncs);
+    if (k) {
+        const int64_t omin[4] = {0, 0}, oext[4] = {W, H};
+        const struct {
+            const char *what;
+            int64_t min[4], ext[4];
+            bool ok;
+        } cases[] = {
+            {"gaussian3x3, input exactly the output", {0, 0}, {W, H}, false},
+            {"gaussian3x3, margin of 1", {-1, -1}, {W + 2, H + 2}, true},
+            {"gaussian3x3, margin of 1, min shifted +1 in x", {0, -1}, {W + 2, H + 2}, false},
+            {"gaussian3x3, margin of 1, min shifted +1 in y", {-1, 0}, {W + 2, H + 2}, false},
+            {"gaussian3x3, margin of 1, min shifted -1 in y", {-1, -2}, {W + 2, H + 2}, false},
+            {"gaussian3x3, one row short", {-1, -1}, {W + 2, H + 1}, false},
+            {"gaussian3x3, one column short", {-1, -1}, {W + 1, H + 2}, false},
+            /* rows wrap: x - 1 at the left edge and x + 1 at the right edge fall in the
+               neighbouring rows of a buffer that has extra rows but no extra columns */
+            {"gaussian3x3, margin in y only (2 rows each side)", {0, -2}, {W, H + 4}, false},
+            {"gaussian3x3, margin of 1 in y, 2 in x, min shifted +2 in x", {1, -1}, {W + 2, H + 2}, false},
+        };
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            region_run(k, 1, &cases[i].min, &cases[i].ext, omin, oext, no, &seed, &r);
+            if (cases[i].ok) expect_accepted(ctx, k, cs, ncs, &r, ref_gaussian3x3, cases[i].what);
+            else expect_rejected(ctx, k, cs, ncs, &r, cases[i].what, "input 'in'");
+            free_run(&r);
+        }
+        /* the message, in full: the coordinates read against those the input covers */
+        region_run(k, 1, &cases[0].min, &cases[0].ext, omin, oext, no, &seed, &r);
+        tine_kernel_check_region(k, r.inp, r.params, &r.ref.b);
+        const char *want = "input 'in' is too small for this output: the kernel reads it at [-1, 37] x [-1, 5], "
+                           "but it covers [0, 36] x [0, 4]";
+        check(tine_error(ctx) && !strcmp(tine_error(ctx), want), "gaussian3x3, input exactly the output: the error is\n  %s\nwant\n  %s",
+              tine_error(ctx) ? tine_error(ctx) : "(none)", want);
+        free_run(&r);
+        /* an output at a negative min: the input must follow it */
+        const int64_t nmin[4] = {-20, -7};
+        const int64_t imin_ok[4] = {-21, -8}, iext_ok[4] = {W + 2, H + 2};
+        region_run(k, 1, &imin_ok, &iext_ok, nmin, oext, no, &seed, &r);
+        expect_accepted(ctx, k, cs, ncs, &r, ref_gaussian3x3, "gaussian3x3, output at (-20, -7), margin of 1");
+        free_run(&r);
+        region_run(k, 1, &iext_ok, &iext_ok, nmin, oext, no, &seed, &r); /* input at (39, 7): nowhere near */
+        expect_rejected(ctx, k, cs, ncs, &r, "gaussian3x3, output at (-20, -7), input elsewhere", "input 'in'");
+        free_run(&r);
+        /* coordinates beyond i32 (the bodies' coordinate type): refused, after a run that
+           was accepted (no range of that run may linger) */
+        const int64_t bmin[4] = {INT32_MAX - 10, 0}, bimin[4] = {INT32_MAX - 11, -1}, biext[4] = {W + 2, H + 2};
+        region_run(k, 1, &bimin, &biext, bmin, oext, no, &seed, &r);
+        expect_rejected(ctx, k, cs, ncs, &r, "gaussian3x3, output x beyond INT32_MAX", "must fit in i32");
+        free_run(&r);
+        const int64_t simin[4] = {-1, -1}, siext[4] = {W + 2, H + 2};
+        region_run(k, 1, &simin, &siext, omin, oext, no, &seed, &r);
+        expect_accepted(ctx, k, cs, ncs, &r, ref_gaussian3x3, "gaussian3x3, margin of 1 (before the next)");
+        free_run(&r);
+        region_run(k, 1, &simin, &siext, bmin, oext, no, &seed, &r); /* the input where the last run's was */
+        expect_rejected(ctx, k, cs, ncs, &r, "gaussian3x3, output x beyond INT32_MAX, input at 0", "must fit in i32");
+        free_run(&r);
+        const int64_t bmin2[4] = {0, INT32_MIN}, bimin2[4] = {-1, INT32_MIN}, biext2[4] = {W + 2, H + 2};
+        region_run(k, 1, &bimin2, &biext2, bmin2, oext, no, &seed, &r);
+        expect_rejected(ctx, k, cs, ncs, &r, "gaussian3x3, input y below INT32_MIN", "input 'in'");
+        free_run(&r);
+        /* an empty output extent: refused, naming the output */
+        for (int d = 0; d < 2; d++) {
+            int64_t e[4] = {W, H};
+            e[d] = 0;
+            const int64_t imin[4] = {-1, -1}, iext[4] = {W + 2, H + 2};
+            region_run(k, 1, &imin, &iext, omin, e, no, &seed, &r);
+            char what[96];
+            snprintf(what, sizeof what, "gaussian3x3, output extent 0 in dimension %d", d);
+            expect_rejected(ctx, k, cs, ncs, &r, what, "output 'out' has an empty extent");
+            free_run(&r);
+        }
+        free_compiled(k, cs, ncs);
+    }
+
+    /* a 1-D kernel reading in(x + 5), and one reading in(x + k) for a parameter k */
+    k = with_compiled(ctx,
+                      "input in: u8[1]\n"
+                      "param k: i32\n"
+                      "output out(x): u8 = in(x + 5) + in(x + k)\n"
+                      "schedule\n"
+                      "vectorize out.x 8\n",
+                      cs, &ncs);
+    if (k) {
+        const int64_t omin[4] = {3}, oext[4] = {W};
+        for (int extra = 3; extra <= 6; extra++)
+            for (int64_t kv = -1; kv <= 1; kv++) {
+                const int64_t imin[4] = {omin[0] + (kv < 0 ? kv : 0)}, iext[4] = {W + extra - (kv < 0 ? kv : 0)};
+                region_run(k, 1, &imin, &iext, omin, oext, &kv, &seed, &r);
+                char what[96];
+                snprintf(what, sizeof what, "in(x + 5) + in(x + k), k = %lld, input %d longer than the output",
+                         (long long)kv, extra);
+                if (extra >= 5) expect_accepted(ctx, k, cs, ncs, &r, NULL, what);
+                else expect_rejected(ctx, k, cs, ncs, &r, what, "input 'in'");
+                free_run(&r);
+            }
+        /* a parameter reaching past the input: k = 9 needs 9 more */
+        const int64_t imin[4] = {3}, iext[4] = {W + 5};
+        int64_t kv = 9;
+        region_run(k, 1, &imin, &iext, omin, oext, &kv, &seed, &r);
+        expect_rejected(ctx, k, cs, ncs, &r, "in(x + k), k = 9, input 5 longer", "input 'in'");
+        free_run(&r);
+        kv = -1000000;
+        region_run(k, 1, &imin, &iext, omin, oext, &kv, &seed, &r);
+        expect_rejected(ctx, k, cs, ncs, &r, "in(x + k), k = -1000000", "input 'in'");
+        free_run(&r);
+        free_compiled(k, cs, ncs);
+    }
+
+    /* two inputs: only the second is too small, and the error names it */
+    k = with_compiled(ctx,
+                      "input in: u8[2]\n"
+                      "input m: i8[2]\n"
+                      "output out(x, y): i16 = i16(in(x, y)) * i16(m(x + 1, y + 1))\n",
+                      cs, &ncs);
+    if (k) {
+        const int64_t omin[4] = {0, 0}, oext[4] = {W, H};
+        const int64_t imin[2][4] = {{0, 0}, {0, 0}}, iext[2][4] = {{W, H}, {W + 1, H}};
+        region_run(k, 2, imin, iext, omin, oext, no, &seed, &r);
+        expect_rejected(ctx, k, cs, ncs, &r, "second input one row short", "input 'm'");
+        free_run(&r);
+        const int64_t iext2[2][4] = {{W, H}, {W + 1, H + 1}};
+        region_run(k, 2, imin, iext2, omin, oext, no, &seed, &r);
+        expect_accepted(ctx, k, cs, ncs, &r, NULL, "second input large enough");
+        free_run(&r);
+        free_compiled(k, cs, ncs);
+    }
+
+    /* 3-D: the z extent one short */
+    k = with_compiled(ctx,
+                      "input in: u16[3]\n"
+                      "output out(x, y, z): u16 = in(x, y, z) + in(x, y, z + 1)\n",
+                      cs, &ncs);
+    if (k) {
+        const int64_t omin[4] = {0, 0, 0}, oext[4] = {W, H, 3};
+        const int64_t imin[4] = {0, 0, 0}, ishort[4] = {W, H, 3}, iok[4] = {W, H, 4};
+        region_run(k, 1, &imin, &ishort, omin, oext, no, &seed, &r);
+        expect_rejected(ctx, k, cs, ncs, &r, "3-D, z one short", "input 'in'");
+        free_run(&r);
+        region_run(k, 1, &imin, &iok, omin, oext, no, &seed, &r);
+        expect_accepted(ctx, k, cs, ncs, &r, NULL, "3-D, z large enough");
+        free_run(&r);
+        free_compiled(k, cs, ncs);
+    }
+
+    /* boundary conditions need no margin: a 1x1 input under a large output */
+    k = with_compiled(ctx,
+                      "input in: u8[2]\n"
+                      "func e = edge(in)\n"
+                      "func c = constant(in, 9)\n"
+                      "output out(x, y): u8 = e(x - 40, y + 3) + c(x * 2, y - 1)\n",
+                      cs, &ncs);
+    if (k) {
+        const int64_t omin[4] = {-10, -4}, oext[4] = {W, H};
+        const int64_t imin[4] = {2, 1}, iext[4] = {1, 1};
+        region_run(k, 1, &imin, &iext, omin, oext, no, &seed, &r);
+        expect_accepted(ctx, k, cs, ncs, &r, NULL, "edge and constant of a 1x1 input");
+        /* the values: in(2, 1) clamped, plus in(2, 1) where (2x, y - 1) = (2, 1), else 9 */
+        if (tine_kernel_interpret(k, r.inp, r.params, &r.ref.b) == 0) {
+            int64_t c[4] = {0};
+            bool ok = true;
+            uint8_t v = *(uint8_t *)r.in[0].b.data;
+            FOR_EACH(c, 2, omin, oext) {
+                uint8_t want = (uint8_t)(v + (c[0] * 2 == 2 && c[1] - 1 == 1 ? v : 9));
+                ok &= get_i(&r.ref, c) == want;
+            }
+            check(ok, "edge and constant of a 1x1 input: wrong values");
+        }
+        free_run(&r);
+        free_compiled(k, cs, ncs);
+    }
+    printf("region checks: done\n");
+    tine_ctx_free(ctx);
+}
+
+int main(int argc, char **argv) {
+    bool bless = argc > 1 && !strcmp(argv[1], "--bless");
+    double t0 = now();
+    test_bad_kernels("data/bad_kernels.txt", bless);
+    double t1 = now();
+    detect_targets();
+    test_regions();
+    double t2 = now();
+    test_inline_kernels();
+    double t3 = now();
+    test_bench_kernels("../bench/kernels");
+    double t4 = now();
+    printf("%d compilations (%.2f s), %d compiled runs compared with the interpreter (%.2f s); interpreter %.2f s\n",
+           compiles, t_compile, runs_compared, t_run, t_interpret);
+    printf("times: malformed %.2f s, regions %.2f s, inline kernels %.2f s, benchmark kernels %.2f s\n", t1 - t0,
+           t2 - t1, t3 - t2, t4 - t3);
+    printf("test_kernel: %d checks passed, %d failed\n", checks_passed, checks_failed);
+    return checks_failed ? 1 : 0;
+}
