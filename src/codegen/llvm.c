@@ -471,6 +471,21 @@ static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
         }
         static const LLVMIntPredicate sp[] = {LLVMIntEQ, LLVMIntNE, LLVMIntSLT, LLVMIntSLE, LLVMIntSGT, LLVMIntSGE};
         static const LLVMIntPredicate up[] = {LLVMIntEQ, LLVMIntNE, LLVMIntULT, LLVMIntULE, LLVMIntUGT, LLVMIntUGE};
+        if (ot.bits == 128 && op != TINE_OP_EQ && op != TINE_OP_NE) {
+            /* LLVM 19's x86 backend with AVX-512 miscompiles an ordered compare of a 1-lane
+               i128 vector that feeds a select (it tests the high half against 2, not 1).
+               Compare the halves instead: the high halves by the type's signedness, the low
+               halves unsigned when the high halves are equal. */
+            LLVMTypeRef h = LLVMVectorType(LLVMInt64TypeInContext(g->lc), ot.lanes);
+            LLVMValueRef sh = splat_int(g, ot, 64);
+            LLVMValueRef ah = LLVMBuildTrunc(b, LLVMBuildLShr(b, ov[0], sh, ""), h, ""),
+                         bh = LLVMBuildTrunc(b, LLVMBuildLShr(b, ov[1], sh, ""), h, "");
+            LLVMValueRef al = LLVMBuildTrunc(b, ov[0], h, ""), bl = LLVMBuildTrunc(b, ov[1], h, "");
+            LLVMValueRef hi = LLVMBuildICmp(b, (ot.kind == TINE_INT ? sp : up)[op - TINE_OP_EQ], ah, bh, "");
+            LLVMValueRef lo = LLVMBuildICmp(b, up[op - TINE_OP_EQ], al, bl, "");
+            LLVMValueRef heq = LLVMBuildICmp(b, LLVMIntEQ, ah, bh, "");
+            return LLVMBuildSelect(b, heq, lo, hi, "");
+        }
         return LLVMBuildICmp(b, (ot.kind == TINE_INT ? sp : up)[op - TINE_OP_EQ], ov[0], ov[1], "");
     }
     case TINE_OP_SELECT: return LLVMBuildSelect(b, ov[0], ov[1], ov[2], "");
