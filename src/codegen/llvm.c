@@ -668,6 +668,41 @@ static int optimize(tine_ctx_t *ctx, LLVMModuleRef m, LLVMTargetMachineRef tm) {
     return 0;
 }
 
+/* Sets the module's target, optimizes it, and hands it to a new LLJIT; the target
+ * machine, the module and the thread-safe context are consumed. Returns the address of
+ * `symbol`, or 0 with an error in ctx. */
+static uint64_t jit_module(tine_ctx_t *ctx, LLVMTargetMachineRef tm, const char *triple,
+                           LLVMOrcThreadSafeContextRef tsc, LLVMModuleRef m, const char *symbol,
+                           LLVMOrcLLJITRef *jit) {
+    LLVMSetTarget(m, triple);
+    set_layout(m, tm);
+    LLVMErrorRef err = NULL;
+    LLVMOrcExecutorAddress addr = 0;
+    if (optimize(ctx, m, tm) == 0) {
+        LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
+        /* the builder takes the target machine */
+        LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(builder, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(tm));
+        tm = NULL;
+        err = LLVMOrcCreateLLJIT(jit, builder);
+        if (!err) {
+            LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(m, tsc);
+            m = NULL;
+            err = LLVMOrcLLJITAddLLVMIRModule(*jit, LLVMOrcLLJITGetMainJITDylib(*jit), tsm);
+        }
+        if (!err) err = LLVMOrcLLJITLookup(*jit, &addr, symbol);
+    }
+    if (m) LLVMDisposeModule(m);
+    LLVMOrcDisposeThreadSafeContext(tsc);
+    if (tm) LLVMDisposeTargetMachine(tm);
+    if (err) {
+        char *msg = LLVMGetErrorMessage(err);
+        tine_set_error(ctx, "LLVM's JIT failed: %s", msg);
+        LLVMDisposeErrorMessage(msg);
+        addr = 0;
+    }
+    return addr;
+}
+
 char *tine_emit_expr(tine_ctx_t *ctx, const tine_expr_t *e, const char *target, tine_selection_t sel,
                      tine_emit_kind_t kind) {
     if (!e) return NULL;
@@ -730,34 +765,9 @@ tine_jit_t *tine_jit_expr(tine_ctx_t *ctx, const tine_expr_t *e, const char *tar
         free(j);
         return NULL;
     }
-    LLVMSetTarget(m, triple);
-    set_layout(m, tm);
+    uint64_t addr = jit_module(ctx, tm, triple, tsc, m, "tine_expr", &j->jit);
     free(triple);
-    LLVMErrorRef err = NULL;
-    if (optimize(ctx, m, tm) == 0) {
-        LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
-        /* the builder takes the target machine */
-        LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(builder,
-                                                      LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(tm));
-        tm = NULL;
-        err = LLVMOrcCreateLLJIT(&j->jit, builder);
-        if (!err) {
-            LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(m, tsc);
-            m = NULL;
-            err = LLVMOrcLLJITAddLLVMIRModule(j->jit, LLVMOrcLLJITGetMainJITDylib(j->jit), tsm);
-        }
-        LLVMOrcExecutorAddress addr = 0;
-        if (!err) err = LLVMOrcLLJITLookup(j->jit, &addr, "tine_expr");
-        if (!err) j->fn = (void (*)(const void *const *, void *))(uintptr_t)addr;
-    }
-    if (m) LLVMDisposeModule(m);
-    LLVMOrcDisposeThreadSafeContext(tsc);
-    if (tm) LLVMDisposeTargetMachine(tm);
-    if (err) {
-        char *msg = LLVMGetErrorMessage(err);
-        tine_set_error(ctx, "LLVM's JIT failed: %s", msg);
-        LLVMDisposeErrorMessage(msg);
-    }
+    j->fn = (void (*)(const void *const *, void *))(uintptr_t)addr;
     if (!j->fn) {
         tine_jit_free(j);
         return NULL;
@@ -1044,32 +1054,9 @@ tine_compiled_t *tine_kernel_compile(tine_kernel_t *k, const char *target, tine_
     c->k = k;
     LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
     LLVMModuleRef m = build_kernel(c, LLVMOrcThreadSafeContextGetContext(tsc), sel);
-    LLVMSetTarget(m, triple);
-    set_layout(m, tm);
+    uint64_t addr = jit_module(ctx, tm, triple, tsc, m, "tine_kernel", &c->jit);
     free(triple);
-    LLVMErrorRef err = NULL;
-    if (optimize(ctx, m, tm) == 0) {
-        LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
-        LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(builder, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(tm));
-        tm = NULL;
-        err = LLVMOrcCreateLLJIT(&c->jit, builder);
-        if (!err) {
-            LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(m, tsc);
-            m = NULL;
-            err = LLVMOrcLLJITAddLLVMIRModule(c->jit, LLVMOrcLLJITGetMainJITDylib(c->jit), tsm);
-        }
-        LLVMOrcExecutorAddress addr = 0;
-        if (!err) err = LLVMOrcLLJITLookup(c->jit, &addr, "tine_kernel");
-        if (!err) c->fn = (void (*)(const void *const *))(uintptr_t)addr;
-    }
-    if (m) LLVMDisposeModule(m);
-    LLVMOrcDisposeThreadSafeContext(tsc);
-    if (tm) LLVMDisposeTargetMachine(tm);
-    if (err) {
-        char *msg = LLVMGetErrorMessage(err);
-        tine_set_error(ctx, "LLVM's JIT failed: %s", msg);
-        LLVMDisposeErrorMessage(msg);
-    }
+    c->fn = (void (*)(const void *const *))(uintptr_t)addr;
     if (!c->fn) {
         tine_compiled_free(c);
         return NULL;
