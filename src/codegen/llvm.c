@@ -576,6 +576,35 @@ static int cmp_leaf(const void *a, const void *b) {
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
+static LLVMValueRef emit_dag(gen *g, const tine_expr_t *root) {
+    uint32_t n;
+    tine_expr_t **order = tine_topo(g->ctx, root, &n);
+    LLVMValueRef *val = calloc(n, sizeof *val);
+    TINE_ASSERT(val != NULL);
+    for (uint32_t k = 0; k < n; k++) {
+        LLVMValueRef ov[256];
+        const tine_expr_t *x = order[k];
+        for (int i = 0; i < x->nops; i++) ov[i] = val[tine_topo_index(order, n, x->ops[i])];
+        val[k] = emit_node(g, x, ov);
+    }
+    LLVMValueRef r = val[n - 1];
+    free(val);
+    free(order);
+    return r;
+}
+
+/* Ends the function being built and verifies the module: an invalid module is tine's bug. */
+static void finish_function(gen *g) {
+    LLVMBuildRetVoid(g->b);
+    LLVMDisposeBuilder(g->b);
+    char *msg = NULL;
+    if (LLVMVerifyModule(g->m, LLVMReturnStatusAction, &msg)) {
+        fprintf(stderr, "%s\n", msg);
+        TINE_ASSERT(!"tine emitted an invalid LLVM module");
+    }
+    LLVMDisposeMessage(msg);
+}
+
 /* Builds the module of one expression; NULL with an error. */
 static LLVMModuleRef build_module(tine_ctx_t *ctx, LLVMContextRef lc, const tine_expr_t *e, tine_selection_t sel,
                                   const char *name, const tine_expr_t ***args_out, int *nargs_out) {
@@ -619,29 +648,13 @@ static LLVMModuleRef build_module(tine_ctx_t *ctx, LLVMContextRef lc, const tine
     LLVMValueRef out = LLVMGetParam(fn, 1);
     g.b = LLVMCreateBuilderInContext(lc);
     LLVMPositionBuilderAtEnd(g.b, LLVMAppendBasicBlockInContext(lc, fn, "entry"));
-    g.val = calloc(g.n, sizeof *g.val);
-    TINE_ASSERT(g.val != NULL);
-    for (uint32_t k = 0; k < g.n; k++) {
-        LLVMValueRef ov[256];
-        const tine_expr_t *x = g.order[k];
-        for (int i = 0; i < x->nops; i++) ov[i] = g.val[tine_topo_index(g.order, g.n, x->ops[i])];
-        g.val[k] = emit_node(&g, x, ov);
-    }
-    LLVMValueRef r = g.val[g.n - 1];
+    free(g.order);
+    LLVMValueRef r = emit_dag(&g, root);
     tine_type_t rt = root->type;
     if (rt.kind == TINE_BOOL) r = LLVMBuildZExt(g.b, r, LLVMVectorType(LLVMInt8TypeInContext(lc), rt.lanes), "");
     LLVMValueRef st = LLVMBuildStore(g.b, r, out);
     LLVMSetAlignment(st, 1);
-    LLVMBuildRetVoid(g.b);
-    LLVMDisposeBuilder(g.b);
-    free(g.val);
-    free(g.order);
-    char *msg = NULL;
-    if (LLVMVerifyModule(g.m, LLVMReturnStatusAction, &msg)) {
-        fprintf(stderr, "%s\n", msg);
-        TINE_ASSERT(!"tine emitted an invalid LLVM module");
-    }
-    LLVMDisposeMessage(msg);
+    finish_function(&g);
     *args_out = g.args;
     *nargs_out = g.nargs;
     return g.m;
@@ -804,23 +817,6 @@ struct tine_compiled {
     int nscalars;
     tine_expr_t *coord[4];       /* $c0..: loop coordinates */
 };
-
-static LLVMValueRef emit_dag(gen *g, const tine_expr_t *root) {
-    uint32_t n;
-    tine_expr_t **order = tine_topo(g->ctx, root, &n);
-    LLVMValueRef *val = calloc(n, sizeof *val);
-    TINE_ASSERT(val != NULL);
-    for (uint32_t k = 0; k < n; k++) {
-        LLVMValueRef ov[256];
-        const tine_expr_t *x = order[k];
-        for (int i = 0; i < x->nops; i++) ov[i] = val[tine_topo_index(order, n, x->ops[i])];
-        val[k] = emit_node(g, x, ov);
-    }
-    LLVMValueRef r = val[n - 1];
-    free(val);
-    free(order);
-    return r;
-}
 
 typedef struct {
     gen *g;
@@ -1026,16 +1022,9 @@ static LLVMModuleRef build_kernel(tine_compiled_t *c, LLVMContextRef lc, tine_se
     free(o1);
     free(o2);
     emit_dim(&kg, kg.dims - 1, LLVMConstInt(kg.i64, 0, 0));
-    LLVMBuildRetVoid(g.b);
-    LLVMDisposeBuilder(g.b);
+    finish_function(&g);
     free(g.lk);
     free(g.lv);
-    char *msg = NULL;
-    if (LLVMVerifyModule(g.m, LLVMReturnStatusAction, &msg)) {
-        fprintf(stderr, "%s\n", msg);
-        TINE_ASSERT(!"tine emitted an invalid LLVM module for a kernel");
-    }
-    LLVMDisposeMessage(msg);
     return g.m;
 }
 
