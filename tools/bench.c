@@ -17,27 +17,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tine.h"
+#include "../bench/harness.h"
 
 #ifndef TINE_SOURCE_DIR
 #define TINE_SOURCE_DIR "."
 #endif
 
-typedef int (*ref_fn)(const char *, const void *, ptrdiff_t, const int8_t *, void *, ptrdiff_t, int, int);
-
-typedef struct {
-    const char *name;
-    int margin, bits, mask;
-    int w, h; /* default size */
-} bench_kernel;
-
-/* The kernels written so far (BENCHMARKS.md 1-9). margin: the border an input needs
- * around the output (0: the kernel uses edge()). */
-static const bench_kernel KERNELS[] = {
-    {"gaussian3x3", 1, 8, 0, 1920, 1080}, {"gaussian5x5", 0, 8, 0, 1920, 1080}, {"gaussian7x7", 3, 8, 0, 1920, 1080},
-    {"conv3x3a16", 0, 8, 1, 1920, 1080},  {"conv3x3a32", 0, 8, 0, 1920, 1080},  {"dilate3x3", 0, 8, 0, 1920, 1080},
-    {"median3x3", 0, 8, 0, 1920, 1080},   {"sobel3x3", 0, 8, 0, 1920, 1080},    {"blur3x3", 2, 16, 0, 960, 1080},
-};
+typedef const bench_entry *(*entries_fn)(void);
 
 static double now(void) {
     struct timespec ts;
@@ -50,27 +36,31 @@ static int cmpd(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-static uint64_t rnd(uint64_t *s) {
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-/* Builds bench/ref as a shared object with `compiler`; NULL if it is not installed. */
-static ref_fn load_ref(const char *compiler, const char *tag, void **handle) {
-    char so[256], cmd[1024];
+/* Builds bench/ref as a shared object with `compiler`; its entry table, or NULL if the
+ * compiler is not installed. */
+static entries_fn load_ref(const char *compiler, const char *tag, void **handle) {
+    char so[256], cmd[2048];
     snprintf(so, sizeof so, "/tmp/tine-bench-ref-%s-%ld.so", tag, (long)getpid());
-    snprintf(cmd, sizeof cmd, "%s -O3 -march=native -fPIC -shared -o %s %s/bench/ref/image.c 2>/dev/null", compiler, so,
-             TINE_SOURCE_DIR);
+    snprintf(cmd, sizeof cmd, "%s -O3 -march=native -fPIC -shared -o %s", compiler, so);
+    static const char *const files[] = {"cases.c", "image.c", "camera.c", "ml.c", "ml_reduce.c"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++)
+        snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), " %s/bench/ref/%s", TINE_SOURCE_DIR, files[i]);
+    snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), " 2>/dev/null");
     if (system(cmd) != 0) return NULL;
     *handle = dlopen(so, RTLD_NOW | RTLD_LOCAL);
     remove(so);
     if (!*handle) return NULL;
-    ref_fn f;
-    void *sym = dlsym(*handle, "tine_ref_run");
+    entries_fn f;
+    void *sym = dlsym(*handle, "bench_entries");
     memcpy(&f, &sym, sizeof f);
     return f;
+}
+
+static const bench_entry *find_in(entries_fn f, const char *name) {
+    if (!f) return NULL;
+    for (const bench_entry *e = f(); e->name; e++)
+        if (!strcmp(e->name, name)) return e;
+    return NULL;
 }
 
 static char *slurp(const char *path) {
@@ -94,29 +84,34 @@ typedef struct {
 
 enum { WARM = 2, RUNS = 10 };
 
-static double time_compiled(tine_compiled_t *c, tine_buffer_t **in, tine_buffer_t *out) {
+static double time_compiled(tine_compiled_t *c, case_binding *b) {
     double t[RUNS];
-    for (int i = 0; i < WARM; i++) tine_compiled_run(c, in, NULL, out);
+    for (int i = 0; i < WARM; i++) tine_compiled_run(c, b->inputs, b->params, &b->out);
     for (int i = 0; i < RUNS; i++) {
         double t0 = now();
-        tine_compiled_run(c, in, NULL, out);
+        tine_compiled_run(c, b->inputs, b->params, &b->out);
         t[i] = now() - t0;
     }
     qsort(t, RUNS, sizeof *t, cmpd);
     return t[RUNS / 2] * 1e3;
 }
 
-static double time_ref(ref_fn f, const char *name, const void *in, ptrdiff_t is, const int8_t *mask, void *out,
-                       int w, int h) {
+static double time_ref(const bench_entry *e, const bench_case *c, void *out) {
     double t[RUNS];
-    for (int i = 0; i < WARM; i++) f(name, in, is, mask, out, w, w, h);
+    for (int i = 0; i < WARM; i++) e->ref(c, out);
     for (int i = 0; i < RUNS; i++) {
         double t0 = now();
-        f(name, in, is, mask, out, w, w, h);
+        e->ref(c, out);
         t[i] = now() - t0;
     }
     qsort(t, RUNS, sizeof *t, cmpd);
     return t[RUNS / 2] * 1e3;
+}
+
+static size_t out_bytes(const bench_case *c) {
+    size_t n = 1;
+    for (int d = 0; d < c->out.dims; d++) n += (size_t)(c->out.extent[d] - 1) * (size_t)c->out.stride[d];
+    return n * (size_t)(c->out_bits / 8);
 }
 
 static void write_svg(const char *path, const result *r, int n) {
@@ -157,7 +152,7 @@ static void write_svg(const char *path, const result *r, int n) {
 
 int tine_cmd_bench(const char *filter, const char *only_target, int quick) {
     void *hc = NULL, *hg = NULL;
-    ref_fn clang = load_ref("clang-19", "clang", &hc), gcc = load_ref("gcc", "gcc", &hg);
+    entries_fn clang = load_ref("clang-19", "clang", &hc), gcc = load_ref("gcc", "gcc", &hg);
     if (!clang) fprintf(stderr, "bench: clang-19 is not installed: its column is empty (scripts/setup.sh installs it)\n");
     if (!gcc) fprintf(stderr, "bench: gcc is not installed: its column is empty\n");
     __builtin_cpu_init();
@@ -170,40 +165,35 @@ int tine_cmd_bench(const char *filter, const char *only_target, int quick) {
                    {"x86-64-avx512", __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni")}};
     result res[64];
     int nres = 0, failures = 0;
-    size_t nk = sizeof KERNELS / sizeof *KERNELS;
-    for (size_t ki = 0; ki < nk; ki++) {
-        const bench_kernel *bk = &KERNELS[ki];
-        if (filter && !strstr(bk->name, filter)) continue;
+    for (const bench_entry *be = bench_entries(); be->name; be++) {
+        if (filter && !strstr(be->name, filter)) continue;
         char path[512];
-        snprintf(path, sizeof path, "%s/bench/kernels/%s.tine", TINE_SOURCE_DIR, bk->name);
+        snprintf(path, sizeof path, "%s/bench/kernels/%s.tine", TINE_SOURCE_DIR, be->name);
         char *text = slurp(path);
         if (!text) {
             fprintf(stderr, "bench: cannot read %s\n", path);
             return 1;
         }
-        int w = quick ? 256 : bk->w, h = quick ? 64 : bk->h, m = bk->margin, bytes = bk->bits / 8;
-        int iw = w + 2 * m, ih = h + 2 * m;
-        unsigned char *in = malloc((size_t)iw * (size_t)ih * (size_t)bytes);
-        unsigned char *want = malloc((size_t)w * (size_t)h * (size_t)bytes), *got = malloc((size_t)w * (size_t)h * (size_t)bytes);
-        if (!in || !want || !got) return 1;
+        fprintf(stderr, "\rbench: %-14s preparing inputs%20s", be->name, "");
         uint64_t seed = 42;
-        for (size_t i = 0; i < (size_t)iw * (size_t)ih * (size_t)bytes; i++) in[i] = (unsigned char)rnd(&seed);
-        int8_t mask[9] = {1, 2, 1, 2, 4, 2, 1, 2, 1};
-        const void *in00 = in + ((size_t)m * (size_t)iw + (size_t)m) * (size_t)bytes;
-        if (clang) clang(bk->name, in00, iw, mask, want, w, w, h);
-        else if (gcc) gcc(bk->name, in00, iw, mask, want, w, w, h);
-        double clang_ms = clang ? time_ref(clang, bk->name, in00, iw, mask, got, w, h) : 0;
-        double gcc_ms = gcc ? time_ref(gcc, bk->name, in00, iw, mask, got, w, h) : 0;
-        tine_buffer_t bin = {.data = in, .dims = 2, .min = {-m, -m}, .extent = {iw, ih}, .stride = {1, iw}};
-        tine_buffer_t bmask = {.data = mask, .dims = 2, .min = {0, 0}, .extent = {3, 3}, .stride = {1, 3}};
-        tine_buffer_t bout = {.data = got, .dims = 2, .min = {0, 0}, .extent = {w, h}, .stride = {1, w}};
-        tine_buffer_t *inputs[2] = {&bin, &bmask};
+        bench_case bc = {.name = be->name};
+        if (be->make(&bc, quick ? CASE_QUICK : CASE_FULL, PAT_RANDOM, &seed) != 0) {
+            fprintf(stderr, "\nbench: %s: no case\n", be->name);
+            return 1;
+        }
+        size_t nb = out_bytes(&bc);
+        unsigned char *want = calloc(nb, 1), *got = calloc(nb, 1);
+        if (!want || !got) return 1;
+        const bench_entry *rc_ = find_in(clang, be->name), *rg = find_in(gcc, be->name);
+        (rc_ ? rc_ : rg ? rg : be)->ref(&bc, want);
+        double clang_ms = rc_ ? time_ref(rc_, &bc, got) : 0;
+        double gcc_ms = rg ? time_ref(rg, &bc, got) : 0;
         for (size_t ti = 0; ti < sizeof targets / sizeof *targets && nres < 64; ti++) {
             if (!targets[ti].ok || (only_target && strcmp(only_target, targets[ti].name))) continue;
-            fprintf(stderr, "\rbench: %-12s %-14s", bk->name, targets[ti].name);
+            fprintf(stderr, "\rbench: %-14s %-14s%20s", be->name, targets[ti].name, "");
             result *r = &res[nres++];
             memset(r, 0, sizeof *r);
-            r->kernel = bk->name;
+            r->kernel = be->name;
             r->target = targets[ti].name;
             r->clang_ms = clang_ms;
             r->gcc_ms = gcc_ms;
@@ -212,8 +202,10 @@ int tine_cmd_bench(const char *filter, const char *only_target, int quick) {
             double t0 = now();
             tine_kernel_t *k = tine_kernel_parse(ctx, text, path);
             r->parse_ms = (now() - t0) * 1e3;
-            if (!k) {
-                fprintf(stderr, "\n%s\n", tine_error(ctx));
+            case_binding b;
+            char err[256];
+            if (!k || case_bind(&bc, k, got, &b, err, sizeof err)) {
+                fprintf(stderr, "\n%s\n", k ? err : tine_error(ctx));
                 return 1;
             }
             for (int s = 0; s < 2; s++) {
@@ -221,16 +213,15 @@ int tine_cmd_bench(const char *filter, const char *only_target, int quick) {
                 tine_compiled_t *c = tine_kernel_compile(k, targets[ti].name, s ? TINE_SELECT_TINE : TINE_SELECT_LLVM);
                 double cms = (now() - c0) * 1e3;
                 if (!c) {
-                    fprintf(stderr, "\n%s: %s\n", bk->name, tine_error(ctx));
+                    fprintf(stderr, "\n%s: %s\n", be->name, tine_error(ctx));
                     return 1;
                 }
-                memset(got, 0, (size_t)w * (size_t)h * (size_t)bytes);
-                if (tine_compiled_run(c, inputs, NULL, &bout) != 0 ||
-                    ((clang || gcc) && memcmp(got, want, (size_t)w * (size_t)h * (size_t)bytes))) {
+                memset(got, 0, nb);
+                if (tine_compiled_run(c, b.inputs, b.params, &b.out) != 0 || memcmp(got, want, nb)) {
                     r->exact = false;
                     failures++;
                 }
-                double ms = time_compiled(c, inputs, &bout);
+                double ms = time_compiled(c, &b);
                 if (s) {
                     r->tine_ms = ms;
                     r->compile_tine_ms = cms;
@@ -244,7 +235,7 @@ int tine_cmd_bench(const char *filter, const char *only_target, int quick) {
             tine_ctx_free(ctx);
         }
         free(text);
-        free(in);
+        bench_case_free(&bc);
         free(want);
         free(got);
     }

@@ -1,5 +1,6 @@
 /* image.c — scalar references for the image-processing benchmark kernels (1-9). */
 #include "refs.h"
+#include "cases.h"
 
 #include <string.h>
 
@@ -136,22 +137,56 @@ void blur3x3_ref(const uint16_t *in, ptrdiff_t s, uint16_t *out, ptrdiff_t os, i
         }
 }
 
-/* One entry point for every reference, by kernel name (for harnesses that load this file
- * as a shared object). in points at element (0, 0); mask is conv3x3a16's. Returns -1 for
- * an unknown name. */
-int tine_ref_run(const char *name, const void *in, ptrdiff_t in_stride, const int8_t *mask, void *out,
-                 ptrdiff_t out_stride, int w, int h) {
-    const uint8_t *i8 = in;
-    uint8_t *o8 = out;
-    if (!strcmp(name, "gaussian3x3")) gaussian3x3_ref(i8, in_stride, o8, out_stride, w, h);
-    else if (!strcmp(name, "gaussian5x5")) gaussian5x5_ref(i8, in_stride, o8, out_stride, w, h);
-    else if (!strcmp(name, "gaussian7x7")) gaussian7x7_ref(i8, in_stride, o8, out_stride, w, h);
-    else if (!strcmp(name, "conv3x3a16")) conv3x3a16_ref(i8, in_stride, mask, o8, out_stride, w, h);
-    else if (!strcmp(name, "conv3x3a32")) conv3x3a32_ref(i8, in_stride, o8, out_stride, w, h);
-    else if (!strcmp(name, "dilate3x3")) dilate3x3_ref(i8, in_stride, o8, out_stride, w, h);
-    else if (!strcmp(name, "median3x3")) median3x3_ref(i8, in_stride, o8, out_stride, w, h);
-    else if (!strcmp(name, "sobel3x3")) sobel3x3_ref(i8, in_stride, o8, out_stride, w, h);
-    else if (!strcmp(name, "blur3x3")) blur3x3_ref(in, in_stride, out, out_stride, w, h);
-    else return -1;
+/* ---- harness entries (cases.h) ------------------------------------------------------ */
+
+/* An image kernel's case: input `in` (u8, or u16 for blur3x3) with `margin` pixels around
+ * the output on every side (0 for edge() kernels), output the same element type. */
+static int make_image(bench_case *c, case_size size, case_pattern p, uint64_t *seed, int margin, int bits) {
+    static const int64_t dims[5][2] = {{67, 45}, {5, 4}, {130, 3}, {256, 64}, {1920, 1080}};
+    int64_t w = dims[size][0], h = dims[size][1];
+    if (bits == 16 && size == CASE_FULL) w = 960;
+    int64_t mn[2] = {-margin, -margin}, ext[2] = {w + 2 * margin, h + 2 * margin}, oext[2] = {w, h};
+    case_input(c, "in", bits, 0, 2, mn, ext, p, seed);
+    case_output(c, bits, 2, oext);
     return 0;
 }
+
+#define IMAGE(name, margin, bits)                                                                   \
+    static int make_##name(bench_case *c, case_size size, case_pattern p, uint64_t *seed) {          \
+        return make_image(c, size, p, seed, margin, bits);                                          \
+    }                                                                                               \
+    static void run_##name(const bench_case *c, void *out) {                                        \
+        name##_ref(case_at(&c->in[0], bits / 8, 0, 0, 0, 0), (ptrdiff_t)c->in[0].stride[1], out,   \
+                   (ptrdiff_t)c->out.stride[1], (int)c->out.extent[0], (int)c->out.extent[1]);      \
+    }
+IMAGE(gaussian3x3, 1, 8)
+IMAGE(gaussian5x5, 0, 8)
+IMAGE(gaussian7x7, 3, 8)
+IMAGE(conv3x3a32, 0, 8)
+IMAGE(dilate3x3, 0, 8)
+IMAGE(median3x3, 0, 8)
+IMAGE(sobel3x3, 0, 8)
+IMAGE(blur3x3, 2, 16)
+
+/* conv3x3a16 has a second input, the i8 mask: BENCHMARKS.md's default for fixed patterns,
+ * random for random images */
+static int make_conv3x3a16(bench_case *c, case_size size, case_pattern p, uint64_t *seed) {
+    make_image(c, size, p, seed, 0, 8);
+    static const int8_t def[9] = {1, 2, 1, 2, 4, 2, 1, 2, 1};
+    int64_t ext[2] = {3, 3};
+    case_input(c, "m", 8, 1, 2, NULL, ext, p, seed);
+    if (p != PAT_RANDOM) memcpy(c->in[1].data, def, sizeof def);
+    return 0;
+}
+
+static void run_conv3x3a16(const bench_case *c, void *out) {
+    conv3x3a16_ref(c->in[0].data, (ptrdiff_t)c->in[0].stride[1], c->in[1].data, out, (ptrdiff_t)c->out.stride[1],
+                   (int)c->out.extent[0], (int)c->out.extent[1]);
+}
+
+const bench_entry image_entries[] = {
+    {"gaussian3x3", make_gaussian3x3, run_gaussian3x3}, {"gaussian5x5", make_gaussian5x5, run_gaussian5x5},
+    {"gaussian7x7", make_gaussian7x7, run_gaussian7x7}, {"conv3x3a16", make_conv3x3a16, run_conv3x3a16},
+    {"conv3x3a32", make_conv3x3a32, run_conv3x3a32},    {"dilate3x3", make_dilate3x3, run_dilate3x3},
+    {"median3x3", make_median3x3, run_median3x3},       {"sobel3x3", make_sobel3x3, run_sobel3x3},
+    {"blur3x3", make_blur3x3, run_blur3x3},             {0}};

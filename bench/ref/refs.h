@@ -25,7 +25,4 @@ void sobel3x3_ref(const uint8_t *in, ptrdiff_t in_stride, uint8_t *out, ptrdiff_
 /* reads [0, w + 1] x [0, h + 1] */
 void blur3x3_ref(const uint16_t *in, ptrdiff_t in_stride, uint16_t *out, ptrdiff_t out_stride, int w, int h);
 
-int tine_ref_run(const char *name, const void *in, ptrdiff_t in_stride, const int8_t *mask, void *out,
-                 ptrdiff_t out_stride, int w, int h);
-
 #endif
