@@ -215,7 +215,28 @@ typedef struct {
     bool static_only;    /* PRED: wildcards and c0.. are unknown (decides on T alone) */
     bool cwild_vars;     /* RHS: c0.. become variables ?c0 typed by position (templates) */
     const struct tine_kernel_ast_s *kernel; /* kernel bodies: calls of funcs and inputs */
+    struct tine_reductions *reds; /* kernel bodies: where reductions with parameter bounds go */
 } tine_elab_env;
+
+/* A reduction whose bounds are parameters, not constants: a loop. The body it appears in
+ * reads its result as the variable `result`; the loop runs r from lo to hi - 1 (an empty
+ * range leaves init), each step acc = update, an expression of acc and r. Reductions
+ * nested in its body (parent = its index) run inside the loop, before update. Internal
+ * variable names start with "$." ($.r0, $.acc0, $.red0; coordinates are $.c0..$.c3), which
+ * no parameter or buffer name can produce. */
+typedef struct {
+    tine_expr_t *r;               /* i32, one lane */
+    tine_expr_t *acc, *result;    /* the body's type */
+    tine_expr_t *lo, *hi;         /* i32, one lane: parameters and constants */
+    tine_expr_t *init, *update;   /* the identity (0, T.max for min, T.min for max); op(acc, body) */
+    int parent;                   /* the enclosing loop reduction, or -1 */
+} tine_reduction;
+
+typedef struct tine_reductions {
+    tine_reduction *v;
+    int n, cap;
+    int current; /* the loop being elaborated, or -1 */
+} tine_reductions;
 
 /* Parse text into an AST owned by arena; NULL with ctx error on failure. */
 tine_ast *tine_parse_ast(tine_ctx_t *ctx, tine_arena *arena, const char *text,
@@ -250,6 +271,40 @@ tine_ctx_t *tine_kernel_ctx(const tine_kernel_t *k);
 /* Names of the scalar variables a kernel body reads buffer geometry from ($in_min0). */
 void tine_kernel_var_name(char *out, size_t n, const char *buffer, const char *what, int dim);
 const char *tine_kernel_output_name(const tine_kernel_t *k);
+enum { TINE_KERNEL_MAX_INPUTS = 16, TINE_KERNEL_MAX_SCALARS = 256, TINE_KERNEL_MAX_STAGES = 8 };
+
+/* A stage: the output, or a materialized function, computed over a region into a buffer
+ * of its name (the output's, or a scratch buffer); bodies over the coordinates $.c0.. */
+typedef struct {
+    const char *name;
+    tine_type_t type; /* element type */
+    int dims, lanes;
+    tine_expr_t *body, *body1; /* at `lanes` lanes and at one lane */
+    tine_reductions reds, reds1;
+} tine_stage;
+
+/* Stages in the order they run: producers first, the output last. */
+int tine_kernel_nstages(const tine_kernel_t *k);
+const tine_stage *tine_kernel_stage(const tine_kernel_t *k, int i);
+/* A run's plan: each stage's buffer (the last is `out`; the others are scratch buffers
+ * over the region their consumers read, allocated here, data NULL when nothing reads
+ * them), after checking that every input covers what the stages read. */
+typedef struct {
+    tine_buffer_t buf[TINE_KERNEL_MAX_STAGES];
+} tine_plan;
+int tine_kernel_plan(const tine_kernel_t *k, tine_buffer_t *const *inputs, const void *const *params,
+                     const tine_buffer_t *out, tine_plan *plan);
+void tine_plan_free(const tine_kernel_t *k, tine_plan *plan);
+/* The value of a scalar variable of stage bodies: parameters, and the geometry of inputs,
+ * the output and scratch buffers (plan may be NULL when the kernel has one stage). */
+int tine_kernel_scalar_in(const tine_kernel_t *k, const char *var, tine_buffer_t *const *inputs,
+                          const void *const *params, const tine_buffer_t *out, const tine_plan *plan, int64_t *value);
+/* The loop reductions of a body (scalar: the one-lane body). */
+const tine_reduction *tine_kernel_reductions(const tine_kernel_t *k, int scalar, int *n);
+/* The dimension a coordinate variable ($.c0..$.c3) stands for, or -1. */
+int tine_kernel_coord_dim(const char *var);
+/* Whether a variable is the compiler's own (coordinates, reduction variables). */
+static inline bool tine_kernel_internal_var(const char *var) { return var[0] == '$' && var[1] == '.'; }
 
 /* ---- random numbers (splitmix64; tests and CLI) ---------------------------------- */
 

@@ -41,7 +41,7 @@ static int usage(void) {
             "       tine rules --list | --check FILE\n"
             "       tine compile -e EXPR [--target T] [--lanes N] [--emit llvm|asm] [--select llvm|tine]\n"
             "       tine run -e EXPR [--target T] [--lanes N] [--seed S] [--select llvm|tine]\n"
-            "       tine run FILE.tine [--target T] [--seed S]\n"
+            "       tine run FILE.tine [--target T] [--seed S] [--size WxH..] [--param NAME=V]...\n"
             "       tine ops\n"
             "       tine bench [--filter NAME] [--target T] [--quick]\n"
             "       tine bench-ir [--nodes N]\n"
@@ -55,7 +55,12 @@ typedef struct {
     uint64_t seed;
     long nodes;
     int trace, list, quick;
-    const char *check, *target, *emit, *select, *filter;
+    const char *check, *target, *emit, *select, *filter, *out;
+    const char *param_name[16];
+    long long param_value[16];
+    int nparams;
+    int64_t size[4];
+    int nsize;
 } options;
 
 static int parse_options(int argc, char **argv, options *o) {
@@ -98,6 +103,36 @@ static int parse_options(int argc, char **argv, options *o) {
             o->emit = argv[++i];
         } else if (!strcmp(a, "--select") && i + 1 < argc) {
             o->select = argv[++i];
+        } else if (!strcmp(a, "--param") && i + 1 < argc) {
+            char *eq = strchr(argv[++i], '='), *end = NULL;
+            long long v = eq ? strtoll(eq + 1, &end, 0) : 0;
+            if (!eq || eq == argv[i] || !eq[1] || *end || o->nparams == 16) {
+                fprintf(stderr, "tine: --param needs NAME=INTEGER (at most 16), got '%s'\n", argv[i]);
+                return -1;
+            }
+            *eq = 0;
+            o->param_name[o->nparams] = argv[i];
+            o->param_value[o->nparams++] = v;
+        } else if (!strcmp(a, "--size") && i + 1 < argc) {
+            const char *p = argv[++i];
+            o->nsize = 0;
+            for (;;) {
+                char *end;
+                long long v = strtoll(p, &end, 10);
+                if (end == p || v < 1 || v > (1 << 24) || o->nsize == 4) {
+                    fprintf(stderr, "tine: --size needs extents such as 64x32 (1 to 4 of them, each >= 1), got '%s'\n", argv[i]);
+                    return -1;
+                }
+                o->size[o->nsize++] = v;
+                if (!*end) break;
+                if (*end != 'x') {
+                    fprintf(stderr, "tine: --size needs extents such as 64x32, got '%s'\n", argv[i]);
+                    return -1;
+                }
+                p = end + 1;
+            }
+        } else if (!strcmp(a, "-o") && i + 1 < argc) {
+            o->out = argv[++i];
         } else if (!strcmp(a, "-e") && i + 1 < argc) {
             o->expr = argv[++i];
         } else if (a[0] == '-' && a[1] == '-') {
@@ -563,7 +598,8 @@ static tine_buffer_t make_buffer(int dims, const int64_t *min, const int64_t *ex
 
 /* tine run FILE: random inputs (the output's size plus a margin of 16 on every side),
  * the kernel compiled through both selections and run, every output element compared
- * with the interpreter's. */
+ * with the interpreter's. Parameters are random in [0, 16) unless given (--param K=V);
+ * --size gives the output's extents. */
 static int cmd_kernel_run(const options *o) {
     char *text = read_file(o->expr);
     if (!text) {
@@ -580,6 +616,7 @@ static int cmd_kernel_run(const options *o) {
     }
     int dims = tine_kernel_dims(k), rc = 0;
     int64_t zero[4] = {0}, ext[4] = {67, 45, 3, 2}, margin = 16;
+    for (int d = 0; d < o->nsize; d++) ext[d] = o->size[d];
     tine_type_t ot = tine_kernel_output_type(k);
     tine_buffer_t inputs[8], *inp[8];
     int nin = tine_kernel_ninputs(k);
@@ -606,9 +643,21 @@ static int cmd_kernel_run(const options *o) {
     const void *params[16];
     for (int i = 0; i < tine_kernel_nparams(k) && i < 16; i++) {
         tine_type_t pt;
-        tine_kernel_param(k, i, &pt);
-        pv[i] = (int64_t)random_lane(pt, &seed);
+        const char *pn = tine_kernel_param(k, i, &pt);
+        pv[i] = (int64_t)(random_lane(pt, &seed) % 16); /* small: counts, shifts, zero points */
+        for (int j = 0; j < o->nparams; j++)
+            if (!strcmp(o->param_name[j], pn)) pv[i] = o->param_value[j];
         params[i] = &pv[i];
+    }
+    for (int j = 0; j < o->nparams; j++) {
+        bool found = false;
+        for (int i = 0; i < tine_kernel_nparams(k); i++) found |= !strcmp(tine_kernel_param(k, i, NULL), o->param_name[j]);
+        if (!found) {
+            fprintf(stderr, "tine: %s has no parameter '%s'\n", o->expr, o->param_name[j]);
+            tine_kernel_free(k);
+            tine_ctx_free(ctx);
+            return 1;
+        }
     }
     tine_buffer_t ref = make_buffer(dims, zero, ext, ot.bits / 8), got = make_buffer(dims, zero, ext, ot.bits / 8);
     size_t total = 1, bytes = (size_t)(ot.bits / 8);

@@ -809,19 +809,25 @@ void tine_jit_call(const tine_jit_t *j, const void *const *args, void *out) { j-
  * when the output is narrower than a vector.
  */
 
-struct tine_compiled {
-    tine_kernel_t *k;
-    LLVMOrcLLJITRef jit;
+typedef struct {
     void (*fn)(const void *const *);
     const tine_expr_t **scalars; /* variables whose values the caller passes */
     int nscalars;
-    tine_expr_t *coord[4];       /* $c0..: loop coordinates */
+    tine_expr_t *coord[4];       /* $.c0..: loop coordinates */
+} compiled_stage;
+
+struct tine_compiled {
+    tine_kernel_t *k;
+    LLVMOrcLLJITRef jit;
+    compiled_stage st[TINE_KERNEL_MAX_STAGES];
 };
 
 typedef struct {
     gen *g;
-    const tine_compiled_t *c;
+    const compiled_stage *c;
     const tine_expr_t *body, *body1;
+    tine_reduction *reds[2]; /* the loop reductions of body and body1, lifted or expanded */
+    int nreds[2];
     int dims, lanes;
     tine_type_t ot;
     LLVMValueRef fn, out, min[4], extent[4], stride[4];
@@ -847,10 +853,48 @@ static LLVMValueRef scalar_vec(gen *g, LLVMValueRef v, tine_type_t t) {
                                   LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0), "");
 }
 
+/* The loop reductions nested directly in `parent` (-1: the body's own): each a loop over
+ * r with the accumulator a phi, its result then bound to the reduction's variable. */
+static void emit_loops(kgen *kg, const tine_reduction *rs, int n, int parent) {
+    gen *g = kg->g;
+    LLVMValueRef zero = LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0);
+    for (int i = 0; i < n; i++) {
+        const tine_reduction *R = &rs[i];
+        if (R->parent != parent) continue;
+        LLVMValueRef lo = LLVMBuildSExt(g->b, LLVMBuildExtractElement(g->b, emit_dag(g, R->lo), zero, ""), kg->i64, "");
+        LLVMValueRef hi = LLVMBuildSExt(g->b, LLVMBuildExtractElement(g->b, emit_dag(g, R->hi), zero, ""), kg->i64, "");
+        LLVMValueRef init = emit_dag(g, R->init);
+        LLVMBasicBlockRef pre = LLVMGetInsertBlock(g->b);
+        LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(g->lc, kg->fn, "reduce"),
+                          body = LLVMAppendBasicBlockInContext(g->lc, kg->fn, "reduce_body"),
+                          exit = LLVMAppendBasicBlockInContext(g->lc, kg->fn, "reduce_done");
+        LLVMBuildBr(g->b, head);
+        LLVMPositionBuilderAtEnd(g->b, head);
+        LLVMValueRef r = LLVMBuildPhi(g->b, kg->i64, "r"), acc = LLVMBuildPhi(g->b, LLVMTypeOf(init), "acc");
+        LLVMAddIncoming(r, &lo, &pre, 1);
+        LLVMAddIncoming(acc, &init, &pre, 1);
+        LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, r, hi, ""), body, exit);
+        LLVMPositionBuilderAtEnd(g->b, body);
+        set_leaf(g, R->r, scalar_vec(g, r, tine_type(TINE_INT, 32, 1)));
+        set_leaf(g, R->acc, acc);
+        emit_loops(kg, rs, n, i);
+        LLVMValueRef next_acc = emit_dag(g, R->update);
+        LLVMValueRef next_r = LLVMBuildAdd(g->b, r, LLVMConstInt(kg->i64, 1, 0), "");
+        LLVMBasicBlockRef latch = LLVMGetInsertBlock(g->b);
+        LLVMAddIncoming(r, &next_r, &latch, 1);
+        LLVMAddIncoming(acc, &next_acc, &latch, 1);
+        LLVMBuildBr(g->b, head);
+        LLVMPositionBuilderAtEnd(g->b, exit);
+        set_leaf(g, R->result, acc);
+    }
+}
+
 /* One body at coordinate c0 (i64) of the innermost dimension, stored at out[index]. */
 static void emit_point(kgen *kg, const tine_expr_t *body, LLVMValueRef c0, LLVMValueRef index) {
     gen *g = kg->g;
     if (kg->c->coord[0]) set_leaf(g, kg->c->coord[0], scalar_vec(g, c0, tine_type(TINE_INT, 32, 1)));
+    int which = body == kg->body ? 0 : 1;
+    emit_loops(kg, kg->reds[which], kg->nreds[which], -1);
     LLVMValueRef v = emit_dag(g, body);
     LLVMValueRef p = LLVMBuildGEP2(g->b, elem_type(g, kg->ot), kg->out, &index, 1, "");
     LLVMValueRef st = LLVMBuildStore(g->b, v, p);
@@ -934,66 +978,94 @@ static void emit_dim(kgen *kg, int d, LLVMValueRef row) {
     loop_end(kg, &l);
 }
 
-static LLVMModuleRef build_kernel(tine_compiled_t *c, LLVMContextRef lc, tine_selection_t sel) {
-    tine_kernel_t *k = c->k;
+/* The function `tine_stageN` of stage n: args[0] its buffer's data, then the values of
+ * its scalars, then the data of every input and of every earlier stage's buffer. */
+static void build_stage(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc, tine_selection_t sel, int sn) {
+    tine_kernel_t *k = cc->k;
+    compiled_stage *c = &cc->st[sn];
+    const tine_stage *st = tine_kernel_stage(k, sn);
     tine_ctx_t *ctx = tine_kernel_ctx(k);
-    gen g = {.ctx = ctx, .lc = lc, .sel = sel};
-    kgen kg = {.g = &g, .c = c, .dims = tine_kernel_dims(k), .lanes = tine_kernel_lanes(k), .ot = tine_kernel_output_type(k)};
-    kg.body = tine_kernel_body(k, 0);
-    kg.body1 = tine_kernel_body(k, 1);
-    if (sel == TINE_SELECT_LLVM) {
-        kg.body = tine_expand(ctx, (tine_expr_t *)kg.body);
-        kg.body1 = tine_expand(ctx, (tine_expr_t *)kg.body1);
-    } else {
-        kg.body = tine_lift(ctx, (tine_expr_t *)kg.body);
-        kg.body1 = tine_lift(ctx, (tine_expr_t *)kg.body1);
+    gen g = {.ctx = ctx, .lc = lc, .sel = sel, .m = m};
+    kgen kg = {.g = &g, .c = c, .dims = st->dims, .lanes = st->lanes, .ot = st->type};
+    tine_expr_t *(*xform)(tine_ctx_t *, tine_expr_t *) = sel == TINE_SELECT_LLVM ? tine_expand : tine_lift;
+    kg.body = xform(ctx, st->body);
+    kg.body1 = xform(ctx, st->body1);
+    /* every DAG the function evaluates: the bodies, and their loops' bounds and updates */
+    int nroots = 2;
+    const tine_expr_t *roots[2 + 2 * 3 * 256];
+    roots[0] = kg.body;
+    roots[1] = kg.body1;
+    for (int w = 0; w < 2; w++) {
+        const tine_reductions *rs = w ? &st->reds1 : &st->reds;
+        kg.nreds[w] = rs->n;
+        kg.reds[w] = malloc(sizeof *kg.reds[w] * (size_t)(rs->n + 1));
+        TINE_ASSERT(kg.reds[w] != NULL);
+        for (int i = 0; i < rs->n; i++) {
+            tine_reduction *R = &kg.reds[w][i];
+            *R = rs->v[i];
+            R->lo = xform(ctx, R->lo);
+            R->hi = xform(ctx, R->hi);
+            R->update = xform(ctx, R->update);
+            roots[nroots++] = R->lo;
+            roots[nroots++] = R->hi;
+            roots[nroots++] = R->update;
+        }
     }
-    /* the scalars: every variable of the bodies but the coordinates, and the output's
-       geometry, which the loops need */
-    uint32_t n1, n2;
-    tine_expr_t **o1 = tine_topo(ctx, kg.body, &n1), **o2 = tine_topo(ctx, kg.body1, &n2);
-    c->scalars = malloc(sizeof *c->scalars * (n1 + n2 + 12));
+    /* the scalars: every variable of those but the compiler's own, and the geometry of
+       the stage's buffer, which the loops need */
+    uint32_t total = 0;
+    tine_expr_t **order[2 + 2 * 3 * 256];
+    uint32_t norder[2 + 2 * 3 * 256];
+    for (int i = 0; i < nroots; i++) {
+        order[i] = tine_topo(ctx, roots[i], &norder[i]);
+        total += norder[i];
+    }
+    c->scalars = malloc(sizeof *c->scalars * (total + 12));
     TINE_ASSERT(c->scalars != NULL);
-    const char *oname = tine_kernel_output_name(k);
     tine_type_t i32 = tine_type(TINE_INT, 32, 1);
     for (int d = 0; d < kg.dims; d++) {
         static const char *const what[3] = {"min", "extent", "stride"};
         for (int w = 0; w < 3; w++) {
             char vn[96];
-            tine_kernel_var_name(vn, sizeof vn, oname, what[w], d);
+            tine_kernel_var_name(vn, sizeof vn, st->name, what[w], d);
             c->scalars[c->nscalars++] = tine_var(ctx, vn, i32);
         }
     }
-    for (int pass = 0; pass < 2; pass++) {
-        tine_expr_t **o = pass ? o2 : o1;
-        for (uint32_t i = 0; i < (pass ? n2 : n1); i++) {
+    for (int pass = 0; pass < nroots; pass++) {
+        tine_expr_t **o = order[pass];
+        for (uint32_t i = 0; i < norder[pass]; i++) {
             const tine_expr_t *v = o[i];
             if (v->op != TINE_OP_VAR) continue;
             const char *name = tine_expr_name(v);
-            if (name[0] == '$' && name[1] == 'c' && name[2] >= '0' && name[2] <= '3' && !name[3]) {
-                c->coord[name[2] - '0'] = (tine_expr_t *)v;
+            if (tine_kernel_coord_dim(name) >= 0) {
+                c->coord[tine_kernel_coord_dim(name)] = (tine_expr_t *)v;
                 continue;
             }
+            if (tine_kernel_internal_var(name)) continue;
             bool seen = false;
             for (int j = 0; j < c->nscalars && !seen; j++) seen = c->scalars[j] == v;
             if (!seen) c->scalars[c->nscalars++] = v;
         }
     }
-    g.lk = malloc(sizeof *g.lk * (size_t)(c->nscalars + 16 + tine_kernel_ninputs(k)));
-    g.lv = malloc(sizeof *g.lv * (size_t)(c->nscalars + 16 + tine_kernel_ninputs(k)));
+    for (int i = 0; i < nroots; i++) free(order[i]);
+    int nbuf = tine_kernel_ninputs(k) + sn;
+    size_t nleaves = (size_t)(c->nscalars + 16 + nbuf + 3 * (kg.nreds[0] + kg.nreds[1]));
+    g.lk = malloc(sizeof *g.lk * nleaves);
+    g.lv = malloc(sizeof *g.lv * nleaves);
     TINE_ASSERT(g.lk && g.lv);
-    g.m = LLVMModuleCreateWithNameInContext("tine", lc);
     LLVMTypeRef ptr = LLVMPointerTypeInContext(lc, 0);
     kg.i64 = LLVMInt64TypeInContext(lc);
     LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(lc), &ptr, 1, 0);
-    kg.fn = LLVMAddFunction(g.m, "tine_kernel", fty);
+    char fname[32];
+    snprintf(fname, sizeof fname, "tine_stage%d", sn);
+    kg.fn = LLVMAddFunction(g.m, fname, fty);
     LLVMValueRef argv = LLVMGetParam(kg.fn, 0);
     g.b = LLVMCreateBuilderInContext(lc);
     LLVMPositionBuilderAtEnd(g.b, LLVMAppendBasicBlockInContext(lc, kg.fn, "entry"));
     /* the arguments, loaded once */
-    LLVMValueRef raw[64 + 4];
-    int nargs = 1 + c->nscalars + tine_kernel_ninputs(k);
-    for (int i = 0; i < nargs && i < 68; i++) {
+    LLVMValueRef raw[1 + TINE_KERNEL_MAX_SCALARS + TINE_KERNEL_MAX_INPUTS + TINE_KERNEL_MAX_STAGES];
+    int nargs = 1 + c->nscalars + nbuf;
+    for (int i = 0; i < nargs; i++) {
         LLVMValueRef idx = LLVMConstInt(kg.i64, (unsigned long long)i, 0);
         raw[i] = LLVMBuildLoad2(g.b, ptr, LLVMBuildGEP2(g.b, ptr, argv, &idx, 1, ""), "");
     }
@@ -1001,38 +1073,40 @@ static LLVMModuleRef build_kernel(tine_compiled_t *c, LLVMContextRef lc, tine_se
     for (int i = 0; i < c->nscalars; i++) {
         LLVMValueRef v = LLVMBuildLoad2(g.b, kg.i64, raw[1 + i], "");
         const tine_expr_t *var = c->scalars[i];
-        if (i < 3 * kg.dims) { /* the output's geometry */
+        if (i < 3 * kg.dims) { /* the stage buffer's geometry */
             int d = i / 3;
             (i % 3 == 0 ? kg.min : i % 3 == 1 ? kg.extent : kg.stride)[d] = v;
         }
         set_leaf(&g, var, scalar_vec(&g, v, var->type));
     }
-    for (int i = 0; i < tine_kernel_ninputs(k); i++) {
-        /* loads find their buffer by name: a load node of that name keys it */
-        const char *name = tine_kernel_input(k, i, NULL, NULL);
-        for (int pass = 0; pass < 2; pass++) {
-            tine_expr_t **o = pass ? o2 : o1;
-            for (uint32_t j = 0; j < (pass ? n2 : n1); j++)
-                if (o[j]->op == TINE_OP_LOAD && !strcmp(tine_expr_name(o[j]), name)) {
-                    set_leaf(&g, o[j], raw[1 + c->nscalars + i]);
-                    break;
-                }
+    for (int i = 0; i < nbuf; i++) {
+        /* loads find their buffer by name: a load of that name (of element 0) keys it */
+        tine_type_t et;
+        const char *name;
+        if (i < tine_kernel_ninputs(k)) name = tine_kernel_input(k, i, &et, NULL);
+        else {
+            const tine_stage *p = tine_kernel_stage(k, i - tine_kernel_ninputs(k));
+            name = p->name;
+            et = p->type;
         }
+        set_leaf(&g, tine_load(ctx, name, et, tine_const_int(ctx, i32, 0)), raw[1 + c->nscalars + i]);
     }
-    free(o1);
-    free(o2);
     emit_dim(&kg, kg.dims - 1, LLVMConstInt(kg.i64, 0, 0));
     finish_function(&g);
     free(g.lk);
     free(g.lv);
-    return g.m;
+    free(kg.reds[0]);
+    free(kg.reds[1]);
 }
 
 tine_compiled_t *tine_kernel_compile(tine_kernel_t *k, const char *target, tine_selection_t sel) {
     if (!k) return NULL;
     tine_ctx_t *ctx = tine_kernel_ctx(k);
-    if (tine_kernel_nparams(k) + 3 * tine_kernel_dims(k) + 3 * 4 * tine_kernel_ninputs(k) > 60) {
-        tine_set_error(ctx, "a kernel with this many parameters and inputs is not supported yet");
+    if (tine_kernel_nparams(k) + 3 * tine_kernel_dims(k) + 3 * 4 * (tine_kernel_ninputs(k) + tine_kernel_nstages(k)) >
+            TINE_KERNEL_MAX_SCALARS ||
+        tine_kernel_ninputs(k) > TINE_KERNEL_MAX_INPUTS) {
+        tine_set_error(ctx, "a kernel has at most %d inputs and %d parameters and buffer sizes together",
+                       TINE_KERNEL_MAX_INPUTS, TINE_KERNEL_MAX_SCALARS);
         return NULL;
     }
     char *triple = NULL;
@@ -1042,11 +1116,25 @@ tine_compiled_t *tine_kernel_compile(tine_kernel_t *k, const char *target, tine_
     TINE_ASSERT(c != NULL);
     c->k = k;
     LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
-    LLVMModuleRef m = build_kernel(c, LLVMOrcThreadSafeContextGetContext(tsc), sel);
-    uint64_t addr = jit_module(ctx, tm, triple, tsc, m, "tine_kernel", &c->jit);
+    LLVMContextRef lc = LLVMOrcThreadSafeContextGetContext(tsc);
+    LLVMModuleRef m = LLVMModuleCreateWithNameInContext("tine", lc);
+    for (int s = 0; s < tine_kernel_nstages(k); s++) build_stage(c, m, lc, sel, s);
+    uint64_t addr = jit_module(ctx, tm, triple, tsc, m, "tine_stage0", &c->jit);
     free(triple);
-    c->fn = (void (*)(const void *const *))(uintptr_t)addr;
-    if (!c->fn) {
+    c->st[0].fn = (void (*)(const void *const *))(uintptr_t)addr;
+    for (int s = 1; s < tine_kernel_nstages(k) && addr; s++) {
+        char fname[32];
+        snprintf(fname, sizeof fname, "tine_stage%d", s);
+        LLVMOrcExecutorAddress a = 0;
+        LLVMErrorRef err = LLVMOrcLLJITLookup(c->jit, &a, fname);
+        if (err) {
+            LLVMConsumeError(err);
+            addr = 0;
+        }
+        c->st[s].fn = (void (*)(const void *const *))(uintptr_t)a;
+    }
+    if (!addr) {
+        if (!*tine_error(ctx)) tine_set_error(ctx, "LLVM's JIT lost a stage function");
         tine_compiled_free(c);
         return NULL;
     }
@@ -1055,25 +1143,40 @@ tine_compiled_t *tine_kernel_compile(tine_kernel_t *k, const char *target, tine_
 
 int tine_compiled_run(tine_compiled_t *c, tine_buffer_t *const *inputs, const void *const *params, tine_buffer_t *out) {
     tine_kernel_t *k = c->k;
-    if (tine_kernel_check_region(k, inputs, params, out)) return -1;
-    int64_t vals[64];
-    const void *args[1 + 64 + 16];
-    args[0] = out->data;
-    for (int i = 0; i < c->nscalars; i++) {
-        if (tine_kernel_scalar(k, tine_expr_name(c->scalars[i]), inputs, params, out, &vals[i])) {
-            tine_set_error(tine_kernel_ctx(k), "no value for %s", tine_expr_name(c->scalars[i]));
-            return -1;
+    tine_plan plan;
+    if (tine_kernel_plan(k, inputs, params, out, &plan)) return -1;
+    int rc = 0;
+    for (int s = 0; s < tine_kernel_nstages(k) && rc == 0; s++) {
+        const compiled_stage *cs = &c->st[s];
+        if (!plan.buf[s].data) continue; /* nothing reads it */
+        int64_t vals[TINE_KERNEL_MAX_SCALARS];
+        const void *args[1 + TINE_KERNEL_MAX_SCALARS + TINE_KERNEL_MAX_INPUTS + TINE_KERNEL_MAX_STAGES];
+        int n = 0;
+        args[n++] = plan.buf[s].data;
+        for (int i = 0; i < cs->nscalars; i++) {
+            const char *name = tine_expr_name(cs->scalars[i]);
+            /* a stage's own geometry is its buffer's (for the output, out's) */
+            if (i < 3 * tine_kernel_stage(k, s)->dims) {
+                int d = i / 3;
+                vals[i] = i % 3 == 0 ? plan.buf[s].min[d] : i % 3 == 1 ? plan.buf[s].extent[d] : plan.buf[s].stride[d];
+            } else if (tine_kernel_scalar_in(k, name, inputs, params, out, &plan, &vals[i])) {
+                tine_set_error(tine_kernel_ctx(k), "no value for %s", name);
+                rc = -1;
+                break;
+            }
+            args[n++] = &vals[i];
         }
-        args[1 + i] = &vals[i];
+        for (int i = 0; i < tine_kernel_ninputs(k); i++) args[n++] = inputs[i]->data;
+        for (int p = 0; p < s; p++) args[n++] = plan.buf[p].data;
+        if (rc == 0) cs->fn(args);
     }
-    for (int i = 0; i < tine_kernel_ninputs(k); i++) args[1 + c->nscalars + i] = inputs[i]->data;
-    c->fn(args);
-    return 0;
+    tine_plan_free(k, &plan);
+    return rc;
 }
 
 void tine_compiled_free(tine_compiled_t *c) {
     if (!c) return;
     if (c->jit) LLVMOrcDisposeLLJIT(c->jit);
-    free(c->scalars);
+    for (int s = 0; s < TINE_KERNEL_MAX_STAGES; s++) free(c->st[s].scalars);
     free(c);
 }

@@ -75,6 +75,11 @@ typedef struct {
     tine_ast *body;      /* func, output */
     const char *of;      /* boundary: the input it wraps */
     tine_ast *fill;      /* boundary: constant(in, fill); NULL for edge(in) */
+    /* func: computed into a buffer of its own (schedule: materialize f) rather than
+       inlined; its element type once its stage is lowered (calls read that buffer) */
+    bool materialized;
+    tine_type_t mtype;
+    int lanes;           /* func, output: the vector width (0: natural) */
 } tine_kdecl;
 
 typedef struct {

@@ -453,6 +453,7 @@ static tine_expr_t *geometry(elab *el, const char *buffer, const char *what, int
 static val elab_kernel_call(elab *el, const tine_ast *a, const tine_kdecl *d, int lanes) {
     const tine_kernel_ast *k = el->env->kernel;
     const tine_kdecl *in = d->kind == K_BOUNDARY ? tine_kernel_find(k, d->of) : d;
+    bool mat = d->kind == K_FUNC && d->materialized; /* read from its stage's buffer */
     int want = d->kind == K_FUNC || d->kind == K_OUTPUT ? d->nargs : in->dims;
     if (a->nargs != want) return fail(el, a, "%s takes %d coordinate%s, got %d", d->name, want, want == 1 ? "" : "s", a->nargs);
     if (a->targ) return fail(el, a, "%s takes no type parameter", d->name);
@@ -467,7 +468,7 @@ static val elab_kernel_call(elab *el, const tine_ast *a, const tine_kdecl *d, in
             return fail(el, a->args[i], "a coordinate must be i32, this one is %s", tstr(c[i].e->type, b));
         }
     }
-    if (d->kind == K_FUNC || d->kind == K_OUTPUT) {
+    if ((d->kind == K_FUNC && !mat) || d->kind == K_OUTPUT) {
         if (el->nscope + d->nargs > 64) return fail(el, a, "functions are nested too deeply");
         if (++el->kdepth > 64) return fail(el, a, "functions call each other too deeply");
         for (int i = 0; i < d->nargs; i++) {
@@ -483,11 +484,12 @@ static val elab_kernel_call(elab *el, const tine_ast *a, const tine_kdecl *d, in
         el->kdepth--;
         return r;
     }
-    tine_type_t et = type_of(el, in->type);
+    tine_type_t et = mat ? d->mtype : type_of(el, in->type);
+    if (mat && !tine_type_valid(et)) return fail(el, a, "'%s' is read before its stage is lowered", d->name);
     if (!tine_type_valid(et)) return (val){0};
     tine_ctx_t *ctx = el->ctx;
     tine_expr_t *inside = NULL, *index = NULL;
-    for (int i = 0; i < in->dims; i++) {
+    for (int i = 0; i < want; i++) {
         tine_expr_t *x = c[i].e, *mn = geometry(el, in->name, "min", i, lanes);
         if (d->kind == K_BOUNDARY) {
             tine_expr_t *last = tine_binary(ctx, TINE_OP_SUB, tine_binary(ctx, TINE_OP_ADD, mn, geometry(el, in->name, "extent", i, lanes)),
@@ -510,6 +512,117 @@ static val elab_kernel_call(elab *el, const tine_ast *a, const tine_kdecl *d, in
         v = tine_select(ctx, inside, v, f.e);
     }
     return typed(el, a, v);
+}
+
+/* The one-lane form of an expression whose lanes are all equal (a bound elaborated at the
+ * body's width): broadcasts unwrapped, constants narrowed, arithmetic rebuilt; NULL for
+ * anything that may differ by lane (a ramp, a load) or reads a coordinate. */
+static tine_expr_t *one_lane(tine_ctx_t *ctx, tine_expr_t *e) {
+    if (e->type.lanes == 1) return e;
+    switch ((tine_op_t)e->op) {
+    case TINE_OP_BROADCAST: return e->ops[0]->type.lanes == 1 ? e->ops[0] : NULL;
+    case TINE_OP_CONST:
+        if (!(e->flags & TINE_F_UNIFORM)) return NULL;
+        tine_u128 v = tine_const_value(e, 0);
+        return tine_const_u128(ctx, tine_type_with_lanes(e->type, 1), &v);
+    case TINE_OP_CAST: {
+        tine_expr_t *x = one_lane(ctx, e->ops[0]);
+        return x ? tine_cast(ctx, e->type, x) : NULL;
+    }
+    case TINE_OP_NEG:
+    case TINE_OP_NOT: {
+        tine_expr_t *x = one_lane(ctx, e->ops[0]);
+        return x ? tine_unary(ctx, (tine_op_t)e->op, x) : NULL;
+    }
+    case TINE_OP_SELECT: {
+        tine_expr_t *c = one_lane(ctx, e->ops[0]), *t = one_lane(ctx, e->ops[1]), *f = one_lane(ctx, e->ops[2]);
+        return c && t && f ? tine_select(ctx, c, t, f) : NULL;
+    }
+    case TINE_OP_ADD: case TINE_OP_SUB: case TINE_OP_MUL: case TINE_OP_DIV: case TINE_OP_MOD:
+    case TINE_OP_MIN: case TINE_OP_MAX: case TINE_OP_AND: case TINE_OP_OR: case TINE_OP_XOR:
+    case TINE_OP_SHL: case TINE_OP_SHR: case TINE_OP_EQ: case TINE_OP_NE: case TINE_OP_LT:
+    case TINE_OP_LE: case TINE_OP_GT: case TINE_OP_GE: {
+        tine_expr_t *x = one_lane(ctx, e->ops[0]), *y = one_lane(ctx, e->ops[1]);
+        return x && y ? tine_binary(ctx, (tine_op_t)e->op, x, y) : NULL;
+    }
+    default: return NULL;
+    }
+}
+
+/* Whether a one-lane bound reads only parameters, buffer geometry, constants and the
+ * variables of enclosing loop reductions (no coordinates, no buffer data). */
+static bool bound_ok(tine_ctx_t *ctx, const tine_expr_t *e) {
+    uint32_t n;
+    tine_expr_t **order = tine_topo(ctx, e, &n);
+    bool good = true;
+    for (uint32_t i = 0; i < n && good; i++) {
+        const tine_expr_t *x = order[i];
+        if (x->op == TINE_OP_LOAD) good = false;
+        if (x->op == TINE_OP_VAR) {
+            const char *name = tine_expr_name(x);
+            good = !tine_kernel_internal_var(name) || !strncmp(name, "$.r", 3);
+        }
+    }
+    free(order);
+    return good;
+}
+
+/* A reduction with parameter bounds: a loop (tine_reduction), its result a variable. */
+static val elab_loop_reduce(elab *el, const tine_ast *a, val lo, val hi, int lanes) {
+    tine_ctx_t *ctx = el->ctx;
+    tine_reductions *rs = el->env->reds;
+    tine_type_t i32 = tine_type(TINE_INT, 32, lanes);
+    val b[2] = {lo, hi};
+    tine_expr_t *s[2];
+    for (int i = 0; i < 2; i++) {
+        if (b[i].lit) b[i] = lit_to(el, a->args[i], b[i], i32);
+        if (!ok(el, b[i])) return (val){0};
+        if (b[i].e->type.kind != TINE_INT || b[i].e->type.bits != 32)
+            return fail(el, a->args[i], "the bounds of %s(%s in a..b) must be i32", a->name, a->field);
+        s[i] = one_lane(ctx, b[i].e);
+        if (!s[i] || !bound_ok(ctx, s[i]))
+            return fail(el, a->args[i],
+                        "the bounds of %s(%s in a..b) must be constants or expressions of parameters (not of "
+                        "coordinates or buffer data)", a->name, a->field);
+    }
+    if (el->nscope == 64) return fail(el, a, "too many nested lets and reductions");
+    if (rs->n == 256) return fail(el, a, "more than 256 reductions with parameter bounds");
+    if (rs->n == rs->cap) {
+        rs->cap = rs->cap ? 2 * rs->cap : 8;
+        rs->v = realloc(rs->v, (size_t)rs->cap * sizeof *rs->v);
+        TINE_ASSERT(rs->v != NULL);
+    }
+    int me = rs->n++;
+    char vn[32];
+    snprintf(vn, sizeof vn, "$.r%d", me);
+    tine_expr_t *r = tine_var(ctx, vn, tine_type(TINE_INT, 32, 1));
+    rs->v[me] = (tine_reduction){.r = r, .lo = s[0], .hi = s[1], .parent = rs->current};
+    int saved = rs->current;
+    rs->current = me;
+    el->scope_name[el->nscope] = a->field;
+    el->scope_val[el->nscope++] = (val){.e = tine_broadcast(ctx, r, lanes)};
+    val t = elab_expr(el, a->args[2], lanes);
+    el->nscope--;
+    rs->current = saved;
+    if (!ok(el, t)) return (val){0};
+    if (t.lit) return need_typed(el, a->args[2], t);
+    tine_type_t T = t.e->type;
+    snprintf(vn, sizeof vn, "$.acc%d", me);
+    tine_expr_t *acc = tine_var(ctx, vn, T);
+    val u = binary(el, a, a->op, a, (val){.e = acc}, a->args[2], t);
+    if (!ok(el, u)) return (val){0};
+    snprintf(vn, sizeof vn, "$.red%d", me);
+    tine_reduction *R = &rs->v[me];
+    R->acc = acc;
+    R->result = tine_var(ctx, vn, T);
+    R->update = u.e;
+    if (a->op == TINE_OP_ADD) R->init = T.kind == TINE_FLOAT ? tine_const_float(ctx, T, 0.0) : tine_const_int(ctx, T, 0);
+    else {
+        bool is_min = a->op == TINE_OP_MIN;
+        if (T.kind == TINE_FLOAT) R->init = tine_const_float(ctx, T, is_min ? __builtin_inf() : -__builtin_inf());
+        else R->init = is_min ? tine_const_uint(ctx, T, tine_type_max(T)) : tine_const_int(ctx, T, tine_type_min(T));
+    }
+    return typed(el, a, R->result);
 }
 
 static val elab_call(elab *el, const tine_ast *a, int lanes) {
@@ -792,6 +905,7 @@ static val elab_expr(elab *el, const tine_ast *a, int lanes) {
         /* constant bounds: the reduction unrolls, its variable a literal in each term */
         val lo = elab_expr(el, a->args[0], lanes), hi = elab_expr(el, a->args[1], lanes);
         if (!ok(el, lo) || !ok(el, hi)) return (val){0};
+        if ((lo.lit != 1 || hi.lit != 1) && el->env->reds) return elab_loop_reduce(el, a, lo, hi, lanes);
         if (lo.lit != 1 || hi.lit != 1) return fail(el, a, "the bounds of %s(%s in a..b) must be integer constants here", a->name, a->field);
         if (hi.iv <= lo.iv) return fail(el, a, "%s(%s in a..b) has an empty range", a->name, a->field);
         if (hi.iv - lo.iv > 4096) return fail(el, a, "%s(%s in a..b) has more than 4096 terms", a->name, a->field);

@@ -386,7 +386,7 @@ tine_expr_t *tine_const_lanes(tine_ctx_t *ctx, tine_type_t t, const uint64_t *la
 static bool valid_name(const char *s) {
     if (!s || !*s) return false;
     for (const char *p = s; *p; p++)
-        if (!(*p == '_' || *p == '$' || (*p == '?' && p == s) || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+        if (!(*p == '_' || *p == '$' || (*p == '?' && p == s) || (*p == '.' && p == s + 1 && *s == '$') || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
               (p != s && *p >= '0' && *p <= '9')))
             return false;
     return true;
