@@ -237,6 +237,10 @@ tine_compiled_t *tine_kernel_compile(tine_kernel_t *k, const char *target, tine_
 int tine_compiled_run(tine_compiled_t *c, tine_buffer_t *const *inputs, const void *const *params,
                       tine_buffer_t *out);
 void tine_compiled_free(tine_compiled_t *c);
+/* Compile time by phase, in milliseconds: the selection (tine's lifting, or LLVM alone's
+ * expansion of FPIR ops) and LLVM (IR emission, O3, machine code). Parsing and lowering
+ * to stages is tine_kernel_parse. */
+void tine_compiled_times(const tine_compiled_t *c, double *select_ms, double *llvm_ms);
 
 /* ---- interpreter -------------------------------------------------------------- */
 

@@ -215,5 +215,26 @@ rows=$(awk '/^(expression-shaped|random operands)/ && $NF ~ /^[0-9]+(\.[0-9]+)?$
 check "bench-ir prints bytes/node for both workloads (got $rows rows)" test "$rows" -eq 2
 check "bench-ir used 20000 constructor calls" grep -q '20000 constructor calls' "$TMP/out"
 
+# ---- bench (smoke: one kernel, one level, quick size) -------------------------------------------
+TINE_ABS=$(cd "$(dirname "$TINE")" && pwd)/$(basename "$TINE")
+(cd "$TMP" && "$TINE_ABS" bench --quick --filter median3x3 --target x86-64-sse2 >"$TMP/bout" 2>"$TMP/berr")
+rc=$?
+check "bench exits 0 (rc $rc: $(tail -2 "$TMP/berr"))" test "$rc" -eq 0
+check "bench prints a bit-exact median3x3 row" grep -qE '^median3x3 +x86-64-sse2 .* yes$' "$TMP/bout"
+check "bench prints compile time by phase" grep -q 'compile time by phase' "$TMP/bout"
+check "bench writes the CSV with one row" test "$(wc -l <"$TMP/tine-bench.csv" 2>/dev/null)" = 2
+check "bench writes the SVG chart" grep -q '<svg' "$TMP/tine-bench.svg"
+
+# ---- kernels: tine run with parameters ----------------------------------------------------------
+run run "$HERE/../bench/kernels/l2norm.tine" --param W=40 --param zero=128 --size 40x6
+check "run l2norm exits 0 (rc $rc: $err)" test "$rc" -eq 0
+check "run l2norm: both selections bit-exact" test "$(grep -c 'bit-exact with the interpreter' "$TMP/out")" -eq 2
+run run "$HERE/../bench/kernels/l2norm.tine" --param W=90 --size 40x6
+check "run l2norm with rows longer than the input is refused (rc $rc)" test "$rc" -ne 0
+check "  naming the input and the region" grep -qF "input 'in' is too small" "$TMP/err"
+run run "$HERE/../bench/kernels/l2norm.tine" --param Q=1
+check "run with an unknown parameter is refused (rc $rc)" test "$rc" -ne 0
+check "  naming it" grep -qF "no parameter 'Q'" "$TMP/err"
+
 echo "test_cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -79,6 +79,7 @@ static char *slurp(const char *path) {
 typedef struct {
     const char *kernel, *target;
     double llvm_ms, tine_ms, clang_ms, gcc_ms, compile_llvm_ms, compile_tine_ms, parse_ms;
+    double expand_ms, lift_ms, llvm_cg_ms, tine_cg_ms; /* by phase: selection, then LLVM */
     bool exact;
 } result;
 
@@ -163,7 +164,7 @@ int tine_cmd_bench(const char *filter, const char *only_target, int quick) {
                    {"x86-64-sse41", __builtin_cpu_supports("sse4.1")},
                    {"x86-64-avx2", __builtin_cpu_supports("avx2")},
                    {"x86-64-avx512", __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni")}};
-    result res[64];
+    result res[128];
     int nres = 0, failures = 0;
     for (const bench_entry *be = bench_entries(); be->name; be++) {
         if (filter && !strstr(be->name, filter)) continue;
@@ -188,7 +189,7 @@ int tine_cmd_bench(const char *filter, const char *only_target, int quick) {
         (rc_ ? rc_ : rg ? rg : be)->ref(&bc, want);
         double clang_ms = rc_ ? time_ref(rc_, &bc, got) : 0;
         double gcc_ms = rg ? time_ref(rg, &bc, got) : 0;
-        for (size_t ti = 0; ti < sizeof targets / sizeof *targets && nres < 64; ti++) {
+        for (size_t ti = 0; ti < sizeof targets / sizeof *targets && nres < 128; ti++) {
             if (!targets[ti].ok || (only_target && strcmp(only_target, targets[ti].name))) continue;
             fprintf(stderr, "\rbench: %-14s %-14s%20s", be->name, targets[ti].name, "");
             result *r = &res[nres++];
@@ -222,12 +223,18 @@ int tine_cmd_bench(const char *filter, const char *only_target, int quick) {
                     failures++;
                 }
                 double ms = time_compiled(c, &b);
+                double sel_ms, cg_ms;
+                tine_compiled_times(c, &sel_ms, &cg_ms);
                 if (s) {
                     r->tine_ms = ms;
                     r->compile_tine_ms = cms;
+                    r->lift_ms = sel_ms;
+                    r->tine_cg_ms = cg_ms;
                 } else {
                     r->llvm_ms = ms;
                     r->compile_llvm_ms = cms;
+                    r->expand_ms = sel_ms;
+                    r->llvm_cg_ms = cg_ms;
                 }
                 tine_compiled_free(c);
             }
@@ -241,25 +248,47 @@ int tine_cmd_bench(const char *filter, const char *only_target, int quick) {
     }
     fprintf(stderr, "\r%60s\r", "");
     printf("tine bench: median of %d runs after %d warm-ups, single thread%s\n\n", RUNS, WARM, quick ? " (quick sizes)" : "");
-    printf("%-12s %-14s %9s %9s %9s %9s %8s %8s %8s %9s %9s %6s\n", "kernel", "target", "LLVM ms", "tine ms", "clang ms",
+    printf("%-15s %-14s %9s %9s %9s %9s %8s %8s %8s %9s %9s %6s\n", "kernel", "target", "LLVM ms", "tine ms", "clang ms",
            "gcc ms", "vs LLVM", "vs clang", "vs gcc", "cc LLVM", "cc tine", "exact");
     double geo = 0;
     for (int i = 0; i < nres; i++) {
         result *r = &res[i];
         geo += __builtin_log(r->llvm_ms / r->tine_ms);
-        printf("%-12s %-14s %9.3f %9.3f %9.3f %9.3f %7.2fx %7.2fx %7.2fx %7.1fms %7.1fms %6s\n", r->kernel, r->target,
+        printf("%-15s %-14s %9.3f %9.3f %9.3f %9.3f %7.2fx %7.2fx %7.2fx %7.1fms %7.1fms %6s\n", r->kernel, r->target,
                r->llvm_ms, r->tine_ms, r->clang_ms, r->gcc_ms, r->llvm_ms / r->tine_ms,
                r->clang_ms > 0 ? r->clang_ms / r->tine_ms : 0, r->gcc_ms > 0 ? r->gcc_ms / r->tine_ms : 0,
                r->compile_llvm_ms + r->parse_ms, r->compile_tine_ms + r->parse_ms, r->exact ? "yes" : "NO");
     }
     if (nres) printf("\ngeomean speedup of tine over LLVM alone: %.3fx over %d rows\n", __builtin_exp(geo / nres), nres);
+    /* compile time by phase (cc columns above = parse + selection + LLVM) */
+    printf("\ncompile time by phase, ms (parse = parsing and lowering to stages; select = lifting or expansion;\n"
+           "LLVM = IR emission, O3 and machine code), medians over the targets:\n");
+    printf("%-15s %8s %11s %11s %11s %11s\n", "kernel", "parse", "alone:exp", "alone:LLVM", "tine:lift", "tine:LLVM");
+    for (int i = 0; i < nres;) {
+        int j = i;
+        double v[5][8];
+        while (j < nres && !strcmp(res[j].kernel, res[i].kernel) && j - i < 8) {
+            v[0][j - i] = res[j].parse_ms;
+            v[1][j - i] = res[j].expand_ms;
+            v[2][j - i] = res[j].llvm_cg_ms;
+            v[3][j - i] = res[j].lift_ms;
+            v[4][j - i] = res[j].tine_cg_ms;
+            j++;
+        }
+        for (int c = 0; c < 5; c++) qsort(v[c], (size_t)(j - i), sizeof(double), cmpd);
+        int m = (j - i) / 2;
+        printf("%-15s %8.1f %11.1f %11.1f %11.1f %11.1f\n", res[i].kernel, v[0][m], v[1][m], v[2][m], v[3][m], v[4][m]);
+        i = j;
+    }
     FILE *csv = fopen("tine-bench.csv", "w");
     if (csv) {
-        fprintf(csv, "kernel,target,llvm_ms,tine_ms,clang_ms,gcc_ms,parse_ms,compile_llvm_ms,compile_tine_ms,exact\n");
+        fprintf(csv, "kernel,target,llvm_ms,tine_ms,clang_ms,gcc_ms,parse_ms,compile_llvm_ms,compile_tine_ms,"
+                     "expand_ms,llvm_codegen_ms,lift_ms,tine_codegen_ms,exact\n");
         for (int i = 0; i < nres; i++)
-            fprintf(csv, "%s,%s,%.4f,%.4f,%.4f,%.4f,%.3f,%.3f,%.3f,%d\n", res[i].kernel, res[i].target, res[i].llvm_ms,
-                    res[i].tine_ms, res[i].clang_ms, res[i].gcc_ms, res[i].parse_ms, res[i].compile_llvm_ms,
-                    res[i].compile_tine_ms, res[i].exact);
+            fprintf(csv, "%s,%s,%.4f,%.4f,%.4f,%.4f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d\n", res[i].kernel, res[i].target,
+                    res[i].llvm_ms, res[i].tine_ms, res[i].clang_ms, res[i].gcc_ms, res[i].parse_ms,
+                    res[i].compile_llvm_ms, res[i].compile_tine_ms, res[i].expand_ms, res[i].llvm_cg_ms, res[i].lift_ms,
+                    res[i].tine_cg_ms, res[i].exact);
         fclose(csv);
     }
     write_svg("tine-bench.svg", res, nres);

@@ -12,7 +12,10 @@
  * generic intrinsic for (saturating add/sub, abs) as that intrinsic and expands the rest
  * — until the per-target lowering rules replace this.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "../internal.h"
+
+#include <time.h>
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Core.h>
@@ -809,6 +812,12 @@ void tine_jit_call(const tine_jit_t *j, const void *const *args, void *out) { j-
  * when the output is narrower than a vector.
  */
 
+static double seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 typedef struct {
     void (*fn)(const void *const *);
     const tine_expr_t **scalars; /* variables whose values the caller passes */
@@ -819,6 +828,7 @@ typedef struct {
 struct tine_compiled {
     tine_kernel_t *k;
     LLVMOrcLLJITRef jit;
+    double select_ms, llvm_ms;
     compiled_stage st[TINE_KERNEL_MAX_STAGES];
 };
 
@@ -988,6 +998,7 @@ static void build_stage(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc,
     gen g = {.ctx = ctx, .lc = lc, .sel = sel, .m = m};
     kgen kg = {.g = &g, .c = c, .dims = st->dims, .lanes = st->lanes, .ot = st->type};
     tine_expr_t *(*xform)(tine_ctx_t *, tine_expr_t *) = sel == TINE_SELECT_LLVM ? tine_expand : tine_lift;
+    double t0 = seconds();
     kg.body = xform(ctx, st->body);
     kg.body1 = xform(ctx, st->body1);
     /* every DAG the function evaluates: the bodies, and their loops' bounds and updates */
@@ -1011,6 +1022,7 @@ static void build_stage(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc,
             roots[nroots++] = R->update;
         }
     }
+    cc->select_ms += (seconds() - t0) * 1e3;
     /* the scalars: every variable of those but the compiler's own, and the geometry of
        the stage's buffer, which the loops need */
     uint32_t total = 0;
@@ -1109,6 +1121,7 @@ tine_compiled_t *tine_kernel_compile(tine_kernel_t *k, const char *target, tine_
                        TINE_KERNEL_MAX_INPUTS, TINE_KERNEL_MAX_SCALARS);
         return NULL;
     }
+    double t0 = seconds();
     char *triple = NULL;
     LLVMTargetMachineRef tm = target_machine(ctx, target, &triple);
     if (!tm) return NULL;
@@ -1138,7 +1151,13 @@ tine_compiled_t *tine_kernel_compile(tine_kernel_t *k, const char *target, tine_
         tine_compiled_free(c);
         return NULL;
     }
+    c->llvm_ms = (seconds() - t0) * 1e3 - c->select_ms;
     return c;
+}
+
+void tine_compiled_times(const tine_compiled_t *c, double *select_ms, double *llvm_ms) {
+    *select_ms = c->select_ms;
+    *llvm_ms = c->llvm_ms;
 }
 
 int tine_compiled_run(tine_compiled_t *c, tine_buffer_t *const *inputs, const void *const *params, tine_buffer_t *out) {
