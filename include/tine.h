@@ -203,11 +203,14 @@ void tine_jit_free(tine_jit_t *j);
 
 /* A buffer: dims 1..4; element (i0, i1, ...) at data[(i0 - min[0]) + (i1 - min[1]) * stride[1]
  * + ...] (strides in elements; dimension 0 is dense). */
+#ifndef TINE_BUFFER_T_DEFINED
+#define TINE_BUFFER_T_DEFINED 1 /* the headers of AOT kernels declare it too */
 typedef struct {
     void *data;
     int dims;
     int64_t min[4], extent[4], stride[4];
 } tine_buffer_t;
+#endif
 
 /* A kernel (.tine file, see docs/KERNELS.md): parsed, checked and lowered to vector
  * bodies; NULL with a located error. */
@@ -241,6 +244,16 @@ void tine_compiled_free(tine_compiled_t *c);
  * expansion of FPIR ops) and LLVM (IR emission, O3, machine code). Parsing and lowering
  * to stages is tine_kernel_parse. */
 void tine_compiled_times(const tine_compiled_t *c, double *select_ms, double *llvm_ms);
+/* Ahead of time: the kernel as an object file (what = "obj"), assembly ("asm"), LLVM IR
+ * ("llvm"), or the C header ("h") declaring its entry point
+ *   int NAME(const tine_buffer_t *input..., intN_t param..., tine_buffer_t *out);
+ * which checks its inputs' regions itself (see the header's comment for return codes).
+ * Returns malloc'd bytes and their count, or NULL with an error. */
+/* Every stage's vector body after selection (lifted for tine, expanded for LLVM alone),
+ * printed, each after a "# stage NAME" line; malloc'd. */
+char *tine_kernel_print_stages(tine_kernel_t *k, tine_selection_t sel);
+void *tine_kernel_emit(tine_kernel_t *k, const char *target, tine_selection_t sel, const char *name, const char *what,
+                       size_t *size);
 
 /* ---- interpreter -------------------------------------------------------------- */
 

@@ -301,6 +301,9 @@ int tine_kernel_scalar_in(const tine_kernel_t *k, const char *var, tine_buffer_t
                           const void *const *params, const tine_buffer_t *out, const tine_plan *plan, int64_t *value);
 /* The loop reductions of a body (scalar: the one-lane body). */
 const tine_reduction *tine_kernel_reductions(const tine_kernel_t *k, int scalar, int *n);
+/* The coordinates of a load the elaborator built (index = (x0 - min0) + (x1 - min1) *
+ * stride1 + ...), outermost last; false if the index has another shape. */
+bool tine_kernel_load_coords(const tine_expr_t *index, int dims, const tine_expr_t **x);
 /* The dimension a coordinate variable ($.c0..$.c3) stands for, or -1. */
 int tine_kernel_coord_dim(const char *var);
 /* Whether a variable is the compiler's own (coordinates, reduction variables). */

@@ -236,5 +236,38 @@ run run "$HERE/../bench/kernels/l2norm.tine" --param Q=1
 check "run with an unknown parameter is refused (rc $rc)" test "$rc" -ne 0
 check "  naming it" grep -qF "no parameter 'Q'" "$TMP/err"
 
+# ---- AOT: objects and headers linked into a plain C program ------------------------------------
+mkdir -p "$TMP/aot"
+for k in gaussian3x3 l2norm camera_pipe; do
+    run compile "$HERE/../bench/kernels/$k.tine" --target x86-64-avx2 --emit obj -o "$TMP/aot/$k.o"
+    check "compile $k --emit obj (rc $rc: $err)" test "$rc" -eq 0
+    run compile "$HERE/../bench/kernels/$k.tine" --target x86-64-avx2 --emit h -o "$TMP/aot/$k.h"
+    check "compile $k --emit h (rc $rc: $err)" test "$rc" -eq 0
+done
+check "the header declares the entry point with typed parameters" \
+    grep -qF 'int l2norm(const tine_buffer_t *in /* u8, 2-D */, uint8_t zero, int32_t W, tine_buffer_t *out' "$TMP/aot/l2norm.h"
+CC=${CC:-cc}
+if $CC -std=c11 -Wall -Wextra -Werror -O1 -I"$TMP/aot" -I"$HERE/../bench" -o "$TMP/aot/main" "$HERE/aot_main.c" \
+    "$TMP"/aot/*.o "$HERE"/../bench/ref/{cases,image,camera,ml,ml_reduce}.c -lm 2>"$TMP/aot/cc.err"; then
+    ok
+    if grep -q avx2 /proc/cpuinfo; then
+        "$TMP/aot/main" >"$TMP/aot/out" 2>&1
+        check "the AOT program matches the references and refuses bad buffers ($(tail -3 "$TMP/aot/out"))" \
+            grep -qE '^aot: [0-9]+ checks passed, 0 failed$' "$TMP/aot/out"
+    fi
+else
+    bad "the AOT program does not build: $(head -5 "$TMP/aot/cc.err")"
+fi
+run compile "$HERE/../bench/kernels/l2norm.tine" --emit obj
+check "an object file without -o is refused (rc $rc)" test "$rc" -eq 2
+run compile "$HERE/../bench/kernels/l2norm.tine" --emit obj --name 9bad -o "$TMP/x.o"
+check "a name that is not a C identifier is refused (rc $rc)" test "$rc" -ne 0
+check "  saying so" grep -qF "is not a C identifier" "$TMP/err"
+run compile "$HERE/../bench/kernels/l2norm.tine" --emit fpir
+check "compile --emit fpir prints both stages" test "$(grep -c '^# stage' "$TMP/out")" -eq 2
+check "  with the lifted ops" grep -qF 'rounding_mul_shr' "$TMP/out"
+run compile "$HERE/../bench/kernels/l2norm.tine" --emit llvm
+check "compile --emit llvm prints the module with the entry point" grep -qE 'define .*i32 @l2norm\(' "$TMP/out"
+
 echo "test_cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -13,6 +13,7 @@
  *   tine bench-ir [--nodes N]         interning speed and memory per node
  *   tine bench-lift [--nodes N]       lifting throughput on a generated corpus; the Sobel
  */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -41,6 +42,7 @@ static int usage(void) {
             "       tine rules --list | --check FILE\n"
             "       tine compile -e EXPR [--target T] [--lanes N] [--emit llvm|asm] [--select llvm|tine]\n"
             "       tine run -e EXPR [--target T] [--lanes N] [--seed S] [--select llvm|tine]\n"
+            "       tine compile FILE.tine [--target T] [--select llvm|tine] --emit obj|h|asm|llvm|fpir [-o OUT] [--name N]\n"
             "       tine run FILE.tine [--target T] [--seed S] [--size WxH..] [--param NAME=V]...\n"
             "       tine ops\n"
             "       tine bench [--filter NAME] [--target T] [--quick]\n"
@@ -55,7 +57,7 @@ typedef struct {
     uint64_t seed;
     long nodes;
     int trace, list, quick;
-    const char *check, *target, *emit, *select, *filter, *out;
+    const char *check, *target, *emit, *select, *filter, *out, *name;
     const char *param_name[16];
     long long param_value[16];
     int nparams;
@@ -131,6 +133,8 @@ static int parse_options(int argc, char **argv, options *o) {
                 }
                 p = end + 1;
             }
+        } else if (!strcmp(a, "--name") && i + 1 < argc) {
+            o->name = argv[++i];
         } else if (!strcmp(a, "-o") && i + 1 < argc) {
             o->out = argv[++i];
         } else if (!strcmp(a, "-e") && i + 1 < argc) {
@@ -596,6 +600,65 @@ static tine_buffer_t make_buffer(int dims, const int64_t *min, const int64_t *ex
     return b;
 }
 
+/* tine compile FILE.tine: the kernel ahead of time — an object file and its C header
+ * (obj, h), assembly or LLVM IR of the whole object (asm, llvm), or the stages' bodies
+ * after selection (fpir: lifted for tine, expanded for LLVM alone). The entry point is
+ * named after the file unless --name is given. */
+static int cmd_kernel_compile(const options *o) {
+    tine_selection_t sel;
+    if (selection(o, &sel)) return 2;
+    const char *what = o->emit ? o->emit : "obj";
+    char *text = read_file(o->expr);
+    if (!text) {
+        fprintf(stderr, "tine: cannot read %s\n", o->expr);
+        return 1;
+    }
+    char name[128];
+    if (o->name) snprintf(name, sizeof name, "%s", o->name);
+    else {
+        const char *base = strrchr(o->expr, '/');
+        snprintf(name, sizeof name, "%s", base ? base + 1 : o->expr);
+        char *dot = strstr(name, ".tine");
+        if (dot) *dot = 0;
+        for (char *p = name; *p; p++)
+            if (!isalnum((unsigned char)*p)) *p = '_';
+    }
+    tine_ctx_t *ctx = tine_ctx_new();
+    tine_kernel_t *k = tine_kernel_parse(ctx, text, o->expr);
+    free(text);
+    int rc = 0;
+    void *bytes = NULL;
+    size_t size = 0;
+    if (!k) {
+        fprintf(stderr, "%s\n", tine_error(ctx));
+        rc = 1;
+    } else if (!strcmp(what, "fpir")) {
+        bytes = tine_kernel_print_stages(k, sel);
+        size = strlen(bytes);
+    } else {
+        bytes = tine_kernel_emit(k, o->target ? o->target : "host", sel, name, what, &size);
+        if (!bytes) {
+            fprintf(stderr, "tine: %s\n", tine_error(ctx));
+            rc = 1;
+        }
+    }
+    if (bytes && !o->out && !strcmp(what, "obj")) {
+        fprintf(stderr, "tine: an object file needs -o FILE.o\n");
+        rc = 2;
+    } else if (bytes) {
+        FILE *f = o->out ? fopen(o->out, "wb") : stdout;
+        if (!f || fwrite(bytes, 1, size, f) != size) {
+            fprintf(stderr, "tine: cannot write %s\n", o->out);
+            rc = 1;
+        }
+        if (f && f != stdout) fclose(f);
+    }
+    free(bytes);
+    tine_kernel_free(k);
+    tine_ctx_free(ctx);
+    return rc;
+}
+
 /* tine run FILE: random inputs (the output's size plus a margin of 16 on every side),
  * the kernel compiled through both selections and run, every output element compared
  * with the interpreter's. Parameters are random in [0, 16) unless given (--param K=V);
@@ -958,6 +1021,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "bench-lift")) return cmd_bench_lift(&o);
     if (!strcmp(cmd, "bench")) return tine_cmd_bench(o.filter, o.target, o.quick);
     if (!strcmp(cmd, "run") && o.expr && strstr(o.expr, ".tine") && !strchr(o.expr, '(')) return cmd_kernel_run(&o);
+    if (!strcmp(cmd, "compile") && o.expr && strstr(o.expr, ".tine") && !strchr(o.expr, '(')) return cmd_kernel_compile(&o);
     if (!strcmp(cmd, "compile") || !strcmp(cmd, "run")) {
         if (!o.expr) {
             fprintf(stderr, "tine %s: needs -e EXPR\n", cmd);

@@ -15,6 +15,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "../internal.h"
 
+#include <ctype.h>
 #include <time.h>
 
 #include <llvm-c/Analysis.h>
@@ -1198,4 +1199,571 @@ void tine_compiled_free(tine_compiled_t *c) {
     if (c->jit) LLVMOrcDisposeLLJIT(c->jit);
     for (int s = 0; s < TINE_KERNEL_MAX_STAGES; s++) free(c->st[s].scalars);
     free(c);
+}
+
+/* ---- AOT: an object file and a C header -------------------------------------------------
+ *
+ * An object file carries its own run plan: the entry point `int NAME(const tine_buffer_t
+ * *input..., T param..., tine_buffer_t *out)` bounds every load of every stage by
+ * interval arithmetic evaluated at run time over the actual geometry and parameters (the
+ * rules of bounds.c for the ops coordinates are made of; anything else gets its type's
+ * range), derives each materialized stage's region from its consumers' reads, checks
+ * every input covers what is read, allocates the scratch buffers, and calls the stage
+ * functions in order. Returns 0; k > 0 when input k (1-based) is too small or has the
+ * wrong number of dimensions; -1 when scratch memory cannot be allocated; -2 when `out`
+ * has the wrong number of dimensions or an empty extent.
+ */
+
+typedef struct {
+    LLVMValueRef lo, hi; /* i64 */
+    bool klo, khi;       /* whether each end is known (compile-time) */
+} ival;
+
+typedef struct {
+    gen *g;
+    LLVMTypeRef i64, i1;
+    const char **names; /* scalar variables: name -> i64 value */
+    LLVMValueRef *vals;
+    int nvals;
+    /* per buffer (inputs, then stages): the region read so far */
+    LLVMValueRef lo[TINE_KERNEL_MAX_INPUTS + TINE_KERNEL_MAX_STAGES][4], hi[TINE_KERNEL_MAX_INPUTS + TINE_KERNEL_MAX_STAGES][4];
+    LLVMValueRef any[TINE_KERNEL_MAX_INPUTS + TINE_KERNEL_MAX_STAGES];
+    const tine_expr_t *rvar[2 * 256]; /* loop variables and their ranges */
+    ival rval[2 * 256];
+    int nr;
+    const char *bad; /* a buffer whose reads cannot be bounded */
+} aot;
+
+static LLVMValueRef k64(aot *a, int64_t v) { return LLVMConstInt(a->i64, (unsigned long long)v, 1); }
+
+static void aot_set(aot *a, const char *name, LLVMValueRef v) {
+    a->names[a->nvals] = name;
+    a->vals[a->nvals++] = v;
+}
+
+static LLVMValueRef aot_get(aot *a, const char *name) {
+    for (int i = a->nvals - 1; i >= 0; i--)
+        if (!strcmp(a->names[i], name)) return a->vals[i];
+    return NULL;
+}
+
+static ival type_ival(aot *a, tine_type_t t) {
+    if (t.kind == TINE_BOOL) return (ival){k64(a, 0), k64(a, 1), true, true};
+    if (t.kind == TINE_FLOAT || t.bits > 32) return (ival){NULL, NULL, false, false};
+    return (ival){k64(a, tine_type_min(t)), k64(a, (int64_t)tine_type_max(t)), true, true};
+}
+
+static LLVMValueRef smin(aot *a, LLVMValueRef x, LLVMValueRef y) {
+    return LLVMBuildSelect(a->g->b, LLVMBuildICmp(a->g->b, LLVMIntSLT, x, y, ""), x, y, "");
+}
+static LLVMValueRef smax(aot *a, LLVMValueRef x, LLVMValueRef y) {
+    return LLVMBuildSelect(a->g->b, LLVMBuildICmp(a->g->b, LLVMIntSGT, x, y, ""), x, y, "");
+}
+
+/* r if it lies inside t's range, else t's range (the operation wrapped) */
+static ival wrap_guard(aot *a, tine_type_t t, ival r) {
+    ival tr = type_ival(a, t);
+    if (!r.klo || !r.khi || !tr.klo) return tr;
+    LLVMBuilderRef b = a->g->b;
+    LLVMValueRef in = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGE, r.lo, tr.lo, ""), LLVMBuildICmp(b, LLVMIntSLE, r.hi, tr.hi, ""), "");
+    return (ival){LLVMBuildSelect(b, in, r.lo, tr.lo, ""), LLVMBuildSelect(b, in, r.hi, tr.hi, ""), true, true};
+}
+
+static bool const_int(const tine_expr_t *e, int64_t *v) {
+    if (e->op != TINE_OP_CONST || !(e->flags & TINE_F_UNIFORM) || !tine_type_is_int(e->type) || e->type.bits > 32) return false;
+    *v = (int64_t)(tine_i128)tine_const_value(e, 0);
+    return true;
+}
+
+static ival aot_node(aot *a, const tine_expr_t *e, const ival *o) {
+    LLVMBuilderRef b = a->g->b;
+    tine_type_t t = e->type;
+    int64_t c;
+    switch ((tine_op_t)e->op) {
+    case TINE_OP_CONST:
+        if (const_int(e, &c)) return (ival){k64(a, c), k64(a, c), true, true};
+        return type_ival(a, t);
+    case TINE_OP_VAR: {
+        const char *name = tine_expr_name(e);
+        for (int i = 0; i < a->nr; i++)
+            if (a->rvar[i] == e) return a->rval[i];
+        LLVMValueRef v = aot_get(a, name);
+        if (v && tine_type_is_int(t)) return (ival){v, v, true, true};
+        int d = tine_kernel_coord_dim(name);
+        if (d >= 0) {
+            char vn[32];
+            snprintf(vn, sizeof vn, "$.lo%d", d);
+            LLVMValueRef lo = aot_get(a, vn);
+            snprintf(vn, sizeof vn, "$.hi%d", d);
+            return (ival){lo, aot_get(a, vn), true, true};
+        }
+        return type_ival(a, t);
+    }
+    case TINE_OP_BROADCAST: return o[0];
+    case TINE_OP_ADD:
+    case TINE_OP_SUB: {
+        if (!tine_type_is_int(t) || t.bits > 32) return type_ival(a, t);
+        bool add = e->op == TINE_OP_ADD;
+        ival r = {add ? LLVMBuildAdd(b, o[0].lo ? o[0].lo : k64(a, 0), o[1].lo ? o[1].lo : k64(a, 0), "")
+                      : LLVMBuildSub(b, o[0].lo ? o[0].lo : k64(a, 0), o[1].hi ? o[1].hi : k64(a, 0), ""),
+                  add ? LLVMBuildAdd(b, o[0].hi ? o[0].hi : k64(a, 0), o[1].hi ? o[1].hi : k64(a, 0), "")
+                      : LLVMBuildSub(b, o[0].hi ? o[0].hi : k64(a, 0), o[1].lo ? o[1].lo : k64(a, 0), ""),
+                  o[0].klo && o[0].khi && o[1].klo && o[1].khi, o[0].klo && o[0].khi && o[1].klo && o[1].khi};
+        return wrap_guard(a, t, r);
+    }
+    case TINE_OP_MUL: {
+        if (!tine_type_is_int(t) || t.bits > 32 || !o[0].klo || !o[0].khi || !o[1].klo || !o[1].khi) return type_ival(a, t);
+        /* products of 32-bit ranges fit in i64 */
+        LLVMValueRef p[4] = {LLVMBuildMul(b, o[0].lo, o[1].lo, ""), LLVMBuildMul(b, o[0].lo, o[1].hi, ""),
+                             LLVMBuildMul(b, o[0].hi, o[1].lo, ""), LLVMBuildMul(b, o[0].hi, o[1].hi, "")};
+        ival r = {smin(a, smin(a, p[0], p[1]), smin(a, p[2], p[3])), smax(a, smax(a, p[0], p[1]), smax(a, p[2], p[3])), true, true};
+        return wrap_guard(a, t, r);
+    }
+    case TINE_OP_DIV:
+        /* floor division by a positive constant is monotone */
+        if (tine_type_is_int(t) && t.bits <= 32 && const_int(e->ops[1], &c) && c > 0 && o[0].klo && o[0].khi) {
+            LLVMValueRef kc = k64(a, c), one = k64(a, 1);
+            LLVMValueRef lo = o[0].lo, hi = o[0].hi;
+            /* floor(x / c) = (x - (c - 1)) / c for negative x, x / c otherwise */
+            lo = LLVMBuildSDiv(b, LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, lo, k64(a, 0), ""),
+                                                  LLVMBuildSub(b, lo, LLVMBuildSub(b, kc, one, ""), ""), lo, ""), kc, "");
+            hi = LLVMBuildSDiv(b, LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, hi, k64(a, 0), ""),
+                                                  LLVMBuildSub(b, hi, LLVMBuildSub(b, kc, one, ""), ""), hi, ""), kc, "");
+            return (ival){lo, hi, true, true};
+        }
+        return type_ival(a, t);
+    case TINE_OP_SHR:
+        if (tine_type_is_int(t) && t.bits <= 32 && const_int(e->ops[1], &c) && c >= 0 && c < t.bits && o[0].klo && o[0].khi)
+            return (ival){LLVMBuildAShr(b, o[0].lo, k64(a, c), ""), LLVMBuildAShr(b, o[0].hi, k64(a, c), ""), true, true};
+        return type_ival(a, t);
+    case TINE_OP_SHL:
+        if (tine_type_is_int(t) && t.bits <= 32 && const_int(e->ops[1], &c) && c >= 0 && c < t.bits && o[0].klo && o[0].khi)
+            return wrap_guard(a, t, (ival){LLVMBuildMul(b, o[0].lo, k64(a, (int64_t)1 << c), ""),
+                                           LLVMBuildMul(b, o[0].hi, k64(a, (int64_t)1 << c), ""), true, true});
+        return type_ival(a, t);
+    case TINE_OP_AND:
+        for (int i = 0; i < 2; i++)
+            if (const_int(e->ops[i], &c) && c >= 0) return (ival){k64(a, 0), k64(a, c), true, true};
+        return type_ival(a, t);
+    case TINE_OP_MIN:
+    case TINE_OP_MAX: {
+        if (!tine_type_is_int(t) || t.bits > 32) return type_ival(a, t);
+        bool mn = e->op == TINE_OP_MIN;
+        ival r;
+        /* min: the high end is known if either is; the low end needs both (max: mirrored) */
+        bool kboth_lo = o[0].klo && o[1].klo, kboth_hi = o[0].khi && o[1].khi;
+        if (mn) {
+            r.klo = kboth_lo;
+            r.lo = kboth_lo ? smin(a, o[0].lo, o[1].lo) : NULL;
+            r.khi = o[0].khi || o[1].khi;
+            r.hi = kboth_hi ? smin(a, o[0].hi, o[1].hi) : o[0].khi ? o[0].hi : o[1].hi;
+        } else {
+            r.khi = kboth_hi;
+            r.hi = kboth_hi ? smax(a, o[0].hi, o[1].hi) : NULL;
+            r.klo = o[0].klo || o[1].klo;
+            r.lo = kboth_lo ? smax(a, o[0].lo, o[1].lo) : o[0].klo ? o[0].lo : o[1].lo;
+        }
+        ival tr = type_ival(a, t);
+        if (!r.klo) r.lo = tr.lo, r.klo = tr.klo;
+        if (!r.khi) r.hi = tr.hi, r.khi = tr.khi;
+        return r;
+    }
+    case TINE_OP_SELECT:
+        if (o[1].klo && o[1].khi && o[2].klo && o[2].khi)
+            return (ival){smin(a, o[1].lo, o[2].lo), smax(a, o[1].hi, o[2].hi), true, true};
+        return type_ival(a, t);
+    case TINE_OP_CAST:
+        if (tine_type_is_int(t) && t.bits <= 32 && tine_type_is_int(e->ops[0]->type) && e->ops[0]->type.bits <= 32)
+            return wrap_guard(a, t, o[0]);
+        return type_ival(a, t);
+    default: return type_ival(a, t);
+    }
+}
+
+/* The intervals of every node of root (a stage's one-lane DAG); loads widen the regions
+ * of their buffers when `active` holds. */
+static void aot_dag(aot *a, const tine_kernel_t *k, const tine_expr_t *root, LLVMValueRef active, ival *out) {
+    uint32_t n;
+    tine_expr_t **order = tine_topo(a->g->ctx, root, &n);
+    ival *v = calloc(n, sizeof *v);
+    TINE_ASSERT(v != NULL);
+    LLVMBuilderRef b = a->g->b;
+    for (uint32_t i = 0; i < n; i++) {
+        const tine_expr_t *e = order[i];
+        ival o[256];
+        for (int j = 0; j < e->nops && j < 256; j++) o[j] = v[tine_topo_index(order, n, e->ops[j])];
+        v[i] = aot_node(a, e, o);
+        if (e->op != TINE_OP_LOAD) continue;
+        const char *name = tine_expr_name(e);
+        int buf = -1, dims = 0;
+        for (int j = 0; j < tine_kernel_ninputs(k); j++) {
+            int id;
+            if (!strcmp(tine_kernel_input(k, j, NULL, &id), name)) buf = j, dims = id;
+        }
+        for (int s = 0; s < tine_kernel_nstages(k) - 1 && buf < 0; s++)
+            if (!strcmp(tine_kernel_stage(k, s)->name, name)) buf = TINE_KERNEL_MAX_INPUTS + s, dims = tine_kernel_stage(k, s)->dims;
+        const tine_expr_t *x[4];
+        if (buf < 0 || !tine_kernel_load_coords(tine_expr_operand(e, 0), dims, x)) {
+            a->bad = name;
+            continue;
+        }
+        for (int d = 0; d < dims; d++) {
+            ival c = v[tine_topo_index(order, n, x[d])];
+            if (!c.klo || !c.khi) {
+                a->bad = name;
+                break;
+            }
+            LLVMValueRef first = LLVMBuildNot(b, a->any[buf], "");
+            a->lo[buf][d] = LLVMBuildSelect(b, LLVMBuildAnd(b, active, LLVMBuildOr(b, first, LLVMBuildICmp(b, LLVMIntSLT, c.lo, a->lo[buf][d], ""), ""), ""), c.lo, a->lo[buf][d], "");
+            a->hi[buf][d] = LLVMBuildSelect(b, LLVMBuildAnd(b, active, LLVMBuildOr(b, first, LLVMBuildICmp(b, LLVMIntSGT, c.hi, a->hi[buf][d], ""), ""), ""), c.hi, a->hi[buf][d], "");
+        }
+        a->any[buf] = LLVMBuildOr(b, a->any[buf], active, "");
+    }
+    if (out) *out = v[n - 1];
+    free(v);
+    free(order);
+}
+
+/* The reads of stage st over its region ($.lo0.., $.hi0.. set): loops' variables over
+ * their ranges, updates' loads counted only when their loop runs. */
+static void aot_stage(aot *a, const tine_kernel_t *k, const tine_stage *st) {
+    LLVMBuilderRef b = a->g->b;
+    LLVMValueRef yes = LLVMConstInt(a->i1, 1, 0);
+    aot_dag(a, k, st->body1, yes, NULL);
+    LLVMValueRef runs[256];
+    a->nr = 0;
+    for (int i = 0; i < st->reds1.n; i++) {
+        const tine_reduction *R = &st->reds1.v[i];
+        ival lo, hi;
+        aot_dag(a, k, R->lo, yes, &lo);
+        aot_dag(a, k, R->hi, yes, &hi);
+        if (!lo.klo || !hi.khi) {
+            a->bad = "a loop reduction's bounds";
+            return;
+        }
+        LLVMValueRef r = LLVMBuildICmp(b, LLVMIntSGT, hi.hi, lo.lo, "");
+        runs[i] = R->parent >= 0 ? LLVMBuildAnd(b, runs[R->parent], r, "") : r;
+        a->rvar[a->nr] = R->r;
+        a->rval[a->nr++] = (ival){lo.lo, LLVMBuildSub(b, hi.hi, k64(a, 1), ""), true, true};
+        aot_dag(a, k, R->update, runs[i], NULL);
+    }
+}
+
+static LLVMValueRef field(aot *a, LLVMValueRef buf, int offset, bool is_int) {
+    LLVMBuilderRef b = a->g->b;
+    LLVMValueRef off = k64(a, offset);
+    LLVMValueRef p = LLVMBuildGEP2(b, LLVMInt8TypeInContext(a->g->lc), buf, &off, 1, "");
+    if (is_int) return LLVMBuildSExt(b, LLVMBuildLoad2(b, LLVMInt32TypeInContext(a->g->lc), p, ""), a->i64, "");
+    return LLVMBuildLoad2(b, a->i64, p, "");
+}
+
+/* The geometry of a tine_buffer_t: min at 16, extent at 48, stride at 80 (int64 [4]). */
+static void aot_buffer_vars(aot *a, const char *name, LLVMValueRef buf, int dims) {
+    static const char *const what[3] = {"min", "extent", "stride"};
+    for (int w = 0; w < 3; w++)
+        for (int d = 0; d < dims; d++) {
+            char vn[96];
+            tine_kernel_var_name(vn, sizeof vn, name, what[w], d);
+            aot_set(a, tine_strdup(vn), field(a, buf, 16 + 32 * w + 8 * d, false));
+        }
+}
+
+static LLVMValueRef aot_fail(aot *a, LLVMValueRef fn, LLVMValueRef cond, int code) {
+    LLVMBuilderRef b = a->g->b;
+    LLVMBasicBlockRef bad = LLVMAppendBasicBlockInContext(a->g->lc, fn, "refuse"),
+                      ok = LLVMAppendBasicBlockInContext(a->g->lc, fn, "ok");
+    LLVMBuildCondBr(b, cond, bad, ok);
+    LLVMPositionBuilderAtEnd(b, bad);
+    LLVMBuildRet(b, LLVMConstInt(LLVMInt32TypeInContext(a->g->lc), (unsigned long long)(int64_t)code, 1));
+    LLVMPositionBuilderAtEnd(b, ok);
+    return NULL;
+}
+
+static bool build_entry(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc, const char *name) {
+    tine_kernel_t *k = cc->k;
+    tine_ctx_t *ctx = tine_kernel_ctx(k);
+    int nin = tine_kernel_ninputs(k), np = tine_kernel_nparams(k), ns = tine_kernel_nstages(k);
+    gen g = {.ctx = ctx, .lc = lc, .m = m};
+    aot a = {.g = &g, .i64 = LLVMInt64TypeInContext(lc), .i1 = LLVMInt1TypeInContext(lc)};
+    a.names = calloc(1024, sizeof *a.names);
+    a.vals = calloc(1024, sizeof *a.vals);
+    TINE_ASSERT(a.names && a.vals);
+    LLVMTypeRef ptr = LLVMPointerTypeInContext(lc, 0), i32 = LLVMInt32TypeInContext(lc);
+    LLVMTypeRef pt[TINE_KERNEL_MAX_INPUTS + TINE_KERNEL_MAX_SCALARS + 1];
+    for (int i = 0; i < nin; i++) pt[i] = ptr;
+    for (int i = 0; i < np; i++) {
+        tine_type_t t;
+        tine_kernel_param(k, i, &t);
+        pt[nin + i] = LLVMIntTypeInContext(lc, (unsigned)t.bits);
+    }
+    pt[nin + np] = ptr;
+    LLVMValueRef fn = LLVMAddFunction(m, name, LLVMFunctionType(i32, pt, (unsigned)(nin + np + 1), 0));
+    g.b = LLVMCreateBuilderInContext(lc);
+    LLVMBuilderRef b = g.b;
+    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(lc, fn, "entry"));
+    LLVMValueRef out = LLVMGetParam(fn, (unsigned)(nin + np));
+    int od = tine_kernel_dims(k);
+    /* out: its dims and non-empty extents */
+    LLVMValueRef badout = LLVMBuildICmp(b, LLVMIntNE, field(&a, out, 8, true), k64(&a, od), "");
+    aot_buffer_vars(&a, tine_kernel_output_name(k), out, od);
+    for (int d = 0; d < od; d++) {
+        char vn[96];
+        tine_kernel_var_name(vn, sizeof vn, tine_kernel_output_name(k), "extent", d);
+        badout = LLVMBuildOr(b, badout, LLVMBuildICmp(b, LLVMIntSLT, aot_get(&a, vn), k64(&a, 1), ""), "");
+    }
+    aot_fail(&a, fn, badout, -2);
+    for (int i = 0; i < nin; i++) {
+        int id;
+        const char *in = tine_kernel_input(k, i, NULL, &id);
+        LLVMValueRef p = LLVMGetParam(fn, (unsigned)i);
+        aot_fail(&a, fn, LLVMBuildICmp(b, LLVMIntNE, field(&a, p, 8, true), k64(&a, id), ""), i + 1);
+        aot_buffer_vars(&a, in, p, id);
+    }
+    for (int i = 0; i < np; i++) {
+        tine_type_t t;
+        const char *pn = tine_kernel_param(k, i, &t);
+        char vn[96];
+        snprintf(vn, sizeof vn, "$%s", pn);
+        LLVMValueRef v = LLVMGetParam(fn, (unsigned)(nin + i));
+        v = t.bits == 64 ? v : t.kind == TINE_INT ? LLVMBuildSExt(b, v, a.i64, "") : LLVMBuildZExt(b, v, a.i64, "");
+        aot_set(&a, tine_strdup(vn), v);
+    }
+    LLVMValueRef no = LLVMConstInt(a.i1, 0, 0);
+    for (int i = 0; i < TINE_KERNEL_MAX_INPUTS + TINE_KERNEL_MAX_STAGES; i++) {
+        a.any[i] = no;
+        for (int d = 0; d < 4; d++) a.lo[i][d] = a.hi[i][d] = k64(&a, 0);
+    }
+    /* from the output back: each stage's region, then its reads */
+    LLVMValueRef data[TINE_KERNEL_MAX_STAGES] = {0}, ext[TINE_KERNEL_MAX_STAGES][4], mins[TINE_KERNEL_MAX_STAGES][4];
+    for (int s = ns - 1; s >= 0 && !a.bad; s--) {
+        const tine_stage *st = tine_kernel_stage(k, s);
+        for (int d = 0; d < st->dims; d++) {
+            char vn[96];
+            if (s == ns - 1) {
+                tine_kernel_var_name(vn, sizeof vn, st->name, "min", d);
+                mins[s][d] = aot_get(&a, vn);
+                tine_kernel_var_name(vn, sizeof vn, st->name, "extent", d);
+                ext[s][d] = aot_get(&a, vn);
+            } else {
+                int bi = TINE_KERNEL_MAX_INPUTS + s;
+                mins[s][d] = a.lo[bi][d];
+                ext[s][d] = LLVMBuildSelect(b, a.any[bi], LLVMBuildAdd(b, LLVMBuildSub(b, a.hi[bi][d], a.lo[bi][d], ""), k64(&a, 1), ""), k64(&a, 0), "");
+                static const char *const what[3] = {"min", "extent", "stride"};
+                for (int w = 0; w < 3; w++) {
+                    tine_kernel_var_name(vn, sizeof vn, st->name, what[w], d);
+                    LLVMValueRef v = w == 0 ? mins[s][d] : w == 1 ? ext[s][d] : d == 0 ? k64(&a, 1) : NULL;
+                    if (w == 2 && d > 0) {
+                        char pv[96];
+                        tine_kernel_var_name(pv, sizeof pv, st->name, "stride", d - 1);
+                        v = LLVMBuildMul(b, aot_get(&a, pv), ext[s][d - 1], "");
+                    }
+                    aot_set(&a, tine_strdup(vn), v);
+                }
+            }
+            snprintf(vn, sizeof vn, "$.lo%d", d);
+            aot_set(&a, tine_strdup(vn), mins[s][d]);
+            snprintf(vn, sizeof vn, "$.hi%d", d);
+            aot_set(&a, tine_strdup(vn), LLVMBuildSub(b, LLVMBuildAdd(b, mins[s][d], ext[s][d], ""), k64(&a, 1), ""));
+        }
+        aot_stage(&a, k, st);
+    }
+    bool ok = !a.bad;
+    if (!ok)
+        tine_set_error(ctx, "an object file bounds every read at run time; the reads of '%s' cannot be bounded by "
+                       "interval arithmetic (the JIT's run plan bounds them with the run's values)", a.bad);
+    for (int i = 0; i < nin && ok; i++) {
+        int id;
+        const char *in = tine_kernel_input(k, i, NULL, &id);
+        LLVMValueRef bad = no;
+        for (int d = 0; d < id; d++) {
+            char vn[96];
+            tine_kernel_var_name(vn, sizeof vn, in, "min", d);
+            LLVMValueRef mn = aot_get(&a, vn);
+            tine_kernel_var_name(vn, sizeof vn, in, "extent", d);
+            LLVMValueRef mx = LLVMBuildSub(b, LLVMBuildAdd(b, mn, aot_get(&a, vn), ""), k64(&a, 1), "");
+            bad = LLVMBuildOr(b, bad, LLVMBuildICmp(b, LLVMIntSLT, a.lo[i][d], mn, ""), "");
+            bad = LLVMBuildOr(b, bad, LLVMBuildICmp(b, LLVMIntSGT, a.hi[i][d], mx, ""), "");
+        }
+        aot_fail(&a, fn, LLVMBuildAnd(b, a.any[i], bad, ""), i + 1);
+    }
+    if (ok) {
+        /* scratch buffers, then the stages in order */
+        LLVMTypeRef mty = LLVMFunctionType(ptr, &a.i64, 1, 0), fty = LLVMFunctionType(LLVMVoidTypeInContext(lc), &ptr, 1, 0);
+        LLVMValueRef mal = LLVMAddFunction(m, "malloc", mty), fre = LLVMAddFunction(m, "free", fty);
+        LLVMValueRef fail_alloc = no;
+        for (int s = 0; s < ns - 1; s++) {
+            const tine_stage *st = tine_kernel_stage(k, s);
+            LLVMValueRef bytes = k64(&a, st->type.bits / 8);
+            for (int d = 0; d < st->dims; d++) bytes = LLVMBuildMul(b, bytes, ext[s][d], "");
+            LLVMValueRef used = a.any[TINE_KERNEL_MAX_INPUTS + s];
+            LLVMValueRef p = LLVMBuildCall2(b, mty, mal, &bytes, 1, "");
+            /* malloc(0) may return NULL or not; an unread stage has no buffer */
+            data[s] = LLVMBuildSelect(b, used, p, LLVMConstNull(ptr), "");
+            fail_alloc = LLVMBuildOr(b, fail_alloc, LLVMBuildAnd(b, used, LLVMBuildIsNull(b, p, ""), ""), "");
+            LLVMBasicBlockRef fr = LLVMAppendBasicBlockInContext(lc, fn, "unused"), go = LLVMAppendBasicBlockInContext(lc, fn, "next");
+            LLVMBuildCondBr(b, used, go, fr);
+            LLVMPositionBuilderAtEnd(b, fr);
+            LLVMBuildCall2(b, fty, fre, &p, 1, "");
+            LLVMBuildBr(b, go);
+            LLVMPositionBuilderAtEnd(b, go);
+        }
+        LLVMBasicBlockRef oom = LLVMAppendBasicBlockInContext(lc, fn, "oom"), run = LLVMAppendBasicBlockInContext(lc, fn, "run");
+        LLVMBuildCondBr(b, fail_alloc, oom, run);
+        LLVMPositionBuilderAtEnd(b, oom);
+        for (int s = 0; s < ns - 1; s++) LLVMBuildCall2(b, fty, fre, &data[s], 1, "");
+        LLVMBuildRet(b, LLVMConstInt(i32, (unsigned long long)-1, 1));
+        LLVMPositionBuilderAtEnd(b, run);
+        data[ns - 1] = LLVMBuildLoad2(b, ptr, out, "");
+        for (int s = 0; s < ns; s++) {
+            const compiled_stage *cs = &cc->st[s];
+            int nargs = 1 + cs->nscalars + nin + s;
+            LLVMValueRef args = LLVMBuildArrayAlloca(b, ptr, k64(&a, nargs), "");
+            LLVMValueRef slots = LLVMBuildArrayAlloca(b, a.i64, k64(&a, cs->nscalars + 1), "");
+            int n = 0;
+            LLVMValueRef vals[1 + TINE_KERNEL_MAX_SCALARS + TINE_KERNEL_MAX_INPUTS + TINE_KERNEL_MAX_STAGES];
+            vals[n++] = data[s];
+            for (int i = 0; i < cs->nscalars; i++) {
+                LLVMValueRef v = aot_get(&a, tine_expr_name(cs->scalars[i]));
+                TINE_ASSERT(v != NULL);
+                LLVMValueRef idx = k64(&a, i);
+                LLVMValueRef slot = LLVMBuildGEP2(b, a.i64, slots, &idx, 1, "");
+                LLVMBuildStore(b, v, slot);
+                vals[n++] = slot;
+            }
+            for (int i = 0; i < nin; i++) vals[n++] = LLVMBuildLoad2(b, ptr, LLVMGetParam(fn, (unsigned)i), "");
+            for (int p = 0; p < s; p++) vals[n++] = data[p];
+            for (int i = 0; i < n; i++) {
+                LLVMValueRef idx = k64(&a, i);
+                LLVMBuildStore(b, vals[i], LLVMBuildGEP2(b, ptr, args, &idx, 1, ""));
+            }
+            char fname[32];
+            snprintf(fname, sizeof fname, "tine_stage%d", s);
+            LLVMValueRef sf = LLVMGetNamedFunction(m, fname);
+            LLVMValueRef call_args[1] = {args};
+            if (s == ns - 1) LLVMBuildCall2(b, fty, sf, call_args, 1, "");
+            else {
+                LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(lc, fn, "stage"), next = LLVMAppendBasicBlockInContext(lc, fn, "after");
+                LLVMBuildCondBr(b, a.any[TINE_KERNEL_MAX_INPUTS + s], yes, next);
+                LLVMPositionBuilderAtEnd(b, yes);
+                LLVMBuildCall2(b, fty, sf, call_args, 1, "");
+                LLVMBuildBr(b, next);
+                LLVMPositionBuilderAtEnd(b, next);
+            }
+        }
+        for (int s = 0; s < ns - 1; s++) LLVMBuildCall2(b, fty, fre, &data[s], 1, "");
+        LLVMBuildRet(b, LLVMConstInt(i32, 0, 0));
+    } else {
+        LLVMBuildRet(b, LLVMConstInt(i32, 0, 0));
+    }
+    LLVMDisposeBuilder(b);
+    for (int i = 0; i < a.nvals; i++) free((char *)a.names[i]);
+    free(a.names);
+    free(a.vals);
+    return ok;
+}
+
+/* The C header declaring the entry point. */
+static char *aot_header(tine_kernel_t *k, const char *name, const char *target, tine_selection_t sel) {
+    tine_buf b = {0};
+    tine_buf_printf(&b, "/* %s.h: generated by tine for %s (%s selection). */\n", name, target,
+                    sel == TINE_SELECT_TINE ? "tine" : "LLVM alone");
+    tine_buf_printf(&b, "#ifndef TINE_KERNEL_%s_H\n#define TINE_KERNEL_%s_H\n#include <stdint.h>\n\n", name, name);
+    tine_buf_puts(&b, "#ifndef TINE_BUFFER_T_DEFINED\n#define TINE_BUFFER_T_DEFINED 1\n"
+                      "/* element (i0, i1, ...) at data[(i0 - min[0]) + (i1 - min[1]) * stride[1] + ...] (strides in\n"
+                      " * elements; dimension 0 is dense) */\n"
+                      "typedef struct {\n    void *data;\n    int dims;\n    int64_t min[4], extent[4], stride[4];\n"
+                      "} tine_buffer_t;\n#endif\n\n");
+    tine_buf_puts(&b, "/* Fills out. Returns 0; k > 0 when input k (1-based, in this order) does not cover the region\n"
+                      " * the kernel reads or has another number of dimensions; -1 when scratch memory cannot be\n"
+                      " * allocated; -2 when out has another number of dimensions or an empty extent. */\n");
+    tine_buf_printf(&b, "int %s(", name);
+    for (int i = 0; i < tine_kernel_ninputs(k); i++) {
+        int id;
+        tine_type_t t;
+        const char *in = tine_kernel_input(k, i, &t, &id);
+        char tn[32];
+        tine_buf_printf(&b, "const tine_buffer_t *%s /* %s, %d-D */, ", in, tine_type_name(t, tn), id);
+    }
+    for (int i = 0; i < tine_kernel_nparams(k); i++) {
+        tine_type_t t;
+        const char *pn = tine_kernel_param(k, i, &t);
+        tine_buf_printf(&b, "%sint%d_t %s, ", t.kind == TINE_INT ? "" : "u", t.bits, pn);
+    }
+    tine_type_t ot = tine_kernel_output_type(k);
+    char tn[32];
+    tine_buf_printf(&b, "tine_buffer_t *%s /* %s, %d-D */);\n\n#endif\n", tine_kernel_output_name(k), tine_type_name(ot, tn),
+                    tine_kernel_dims(k));
+    return b.p;
+}
+
+void *tine_kernel_emit(tine_kernel_t *k, const char *target, tine_selection_t sel, const char *name, const char *what,
+                       size_t *size) {
+    tine_ctx_t *ctx = tine_kernel_ctx(k);
+    bool ident = name && (isalpha((unsigned char)name[0]) || name[0] == '_');
+    for (const char *p = name; ident && *p; p++) ident = isalnum((unsigned char)*p) || *p == '_';
+    if (!ident) {
+        tine_set_error(ctx, "the kernel's name '%s' is not a C identifier", name ? name : "");
+        return NULL;
+    }
+    if (!strcmp(what, "h")) {
+        char *h = aot_header(k, name, target, sel);
+        *size = strlen(h);
+        return h;
+    }
+    bool obj = !strcmp(what, "obj"), as = !strcmp(what, "asm"), ll = !strcmp(what, "llvm");
+    if (!obj && !as && !ll) {
+        tine_set_error(ctx, "unknown output kind '%s' (obj, asm, llvm, h)", what);
+        return NULL;
+    }
+    char *triple = NULL;
+    LLVMTargetMachineRef tm = target_machine(ctx, target, &triple);
+    if (!tm) return NULL;
+    tine_compiled_t c = {.k = k};
+    LLVMContextRef lc = LLVMContextCreate();
+    LLVMModuleRef m = LLVMModuleCreateWithNameInContext(name, lc);
+    for (int s = 0; s < tine_kernel_nstages(k); s++) build_stage(&c, m, lc, sel, s);
+    void *result = NULL;
+    if (build_entry(&c, m, lc, name)) {
+        for (int s = 0; s < tine_kernel_nstages(k); s++) {
+            char fname[32];
+            snprintf(fname, sizeof fname, "tine_stage%d", s);
+            LLVMSetLinkage(LLVMGetNamedFunction(m, fname), LLVMInternalLinkage);
+        }
+        char *msg = NULL;
+        if (LLVMVerifyModule(m, LLVMReturnStatusAction, &msg)) {
+            fprintf(stderr, "%s\n", msg);
+            TINE_ASSERT(!"tine emitted an invalid LLVM module");
+        }
+        LLVMDisposeMessage(msg);
+        LLVMSetTarget(m, triple);
+        set_layout(m, tm);
+        if (optimize(ctx, m, tm) == 0) {
+            if (ll) {
+                char *s = LLVMPrintModuleToString(m);
+                result = tine_strdup(s);
+                *size = strlen(s);
+                LLVMDisposeMessage(s);
+            } else {
+                LLVMMemoryBufferRef buf;
+                char *err = NULL;
+                if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, obj ? LLVMObjectFile : LLVMAssemblyFile, &err, &buf)) {
+                    tine_set_error(ctx, "LLVM could not emit the %s: %s", obj ? "object file" : "assembly", err);
+                    LLVMDisposeMessage(err);
+                } else {
+                    *size = LLVMGetBufferSize(buf);
+                    result = malloc(*size + 1);
+                    TINE_ASSERT(result != NULL);
+                    memcpy(result, LLVMGetBufferStart(buf), *size);
+                    ((char *)result)[*size] = 0;
+                    LLVMDisposeMemoryBuffer(buf);
+                }
+            }
+        }
+    }
+    for (int s = 0; s < TINE_KERNEL_MAX_STAGES; s++) free(c.st[s].scalars);
+    LLVMDisposeModule(m);
+    LLVMContextDispose(lc);
+    LLVMDisposeTargetMachine(tm);
+    free(triple);
+    return result;
 }

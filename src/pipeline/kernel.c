@@ -372,7 +372,7 @@ static size_t span(const tine_buffer_t *b, int dims) {
 
 /* The coordinates of a load elab built (index = (x0 - min0) + (x1 - min1) * stride1 + ...),
  * outermost dimension last; false if the index has another shape. */
-static bool load_coords(const tine_expr_t *index, int dims, const tine_expr_t **x) {
+bool tine_kernel_load_coords(const tine_expr_t *index, int dims, const tine_expr_t **x) {
     const tine_expr_t *e = index;
     for (int d = dims - 1; d >= 1; d--) {
         const tine_expr_t *m = e->op == TINE_OP_ADD ? tine_expr_operand(e, 1) : NULL;
@@ -467,7 +467,7 @@ static bool read_region(tine_ctx_t *ctx, tine_expr_t *const *order, uint32_t n, 
     for (uint32_t j = 0; j < n && *known; j++) {
         const tine_expr_t *e = order[j], *x[4];
         if (e->op != TINE_OP_LOAD || strcmp(tine_expr_name(e), name)) continue;
-        *known = load_coords(tine_expr_operand(e, 0), dims, x);
+        *known = tine_kernel_load_coords(tine_expr_operand(e, 0), dims, x);
         for (int d = 0; d < dims && *known; d++) {
             tine_i128 lo, hi;
             *known = tine_bounds(ctx, x[d], &lo, &hi);
@@ -714,6 +714,20 @@ int tine_kernel_interpret(const tine_kernel_t *k, tine_buffer_t *const *inputs, 
         if (plan.buf[s].data) rc = interpret_stage(k, &k->stages[s], inputs, params, out, &plan, &plan.buf[s]);
     tine_plan_free(k, &plan);
     return rc;
+}
+
+char *tine_kernel_print_stages(tine_kernel_t *k, tine_selection_t sel) {
+    tine_buf b = {0};
+    for (int s = 0; s < k->nstages; s++) {
+        const tine_stage *st = &k->stages[s];
+        tine_expr_t *e = sel == TINE_SELECT_TINE ? tine_lift(k->ctx, st->body) : tine_expand(k->ctx, st->body);
+        char *p = tine_print(k->ctx, e);
+        tine_buf_printf(&b, "# stage %s (%d lanes, %s)%s\n%s\n", st->name, st->lanes,
+                        s == k->nstages - 1 ? "the output" : "materialized",
+                        st->reds.n ? "; its loop reductions' results are $.red0..." : "", p);
+        free(p);
+    }
+    return b.p;
 }
 
 tine_ctx_t *tine_kernel_ctx(const tine_kernel_t *k) { return k->ctx; }
