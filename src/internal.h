@@ -281,6 +281,9 @@ typedef struct {
     int dims, lanes;
     tine_expr_t *body, *body1; /* at `lanes` lanes and at one lane */
     tine_reductions reds, reds1;
+    int unroll[4];   /* per coordinate (the first: whole vectors per iteration); 1 = none */
+    int tile[2];     /* tile sizes of the first two coordinates; 0 = not tiled */
+    bool parallel;   /* the output: its last coordinate split across threads (JIT runs) */
 } tine_stage;
 
 /* Stages in the order they run: producers first, the output last. */

@@ -16,7 +16,9 @@
 #include "../internal.h"
 
 #include <ctype.h>
+#include <threads.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Core.h>
@@ -839,6 +841,7 @@ typedef struct {
     const tine_expr_t *body, *body1;
     tine_reduction *reds[2]; /* the loop reductions of body and body1, lifted or expanded */
     int nreds[2];
+    int unroll[4], tile[2];
     int dims, lanes;
     tine_type_t ot;
     LLVMValueRef fn, out, min[4], extent[4], stride[4];
@@ -944,48 +947,103 @@ static void loop_end(kgen *kg, loop *l) {
     LLVMPositionBuilderAtEnd(g->b, l->exit);
 }
 
-static void emit_x(kgen *kg, LLVMValueRef row) {
+/* The innermost dimension over [x0, x0 + w) (offsets from its minimum): whole vectors,
+ * `unroll` of them per iteration and then one at a time, then one last vector shifted
+ * back to end at x0 + w (it recomputes a few lanes; the body is pure); or one element at
+ * a time when w is narrower than a vector. */
+static void emit_x(kgen *kg, LLVMValueRef row, LLVMValueRef x0, LLVMValueRef w) {
     gen *g = kg->g;
     LLVMValueRef zero = LLVMConstInt(kg->i64, 0, 0), one = LLVMConstInt(kg->i64, 1, 0);
-    LLVMValueRef L = LLVMConstInt(kg->i64, (unsigned long long)kg->lanes, 0), W = kg->extent[0];
+    LLVMValueRef L = LLVMConstInt(kg->i64, (unsigned long long)kg->lanes, 0), end = LLVMBuildAdd(g->b, x0, w, "");
     LLVMBasicBlockRef vec = LLVMAppendBasicBlockInContext(g->lc, kg->fn, "vector"),
                       sca = LLVMAppendBasicBlockInContext(g->lc, kg->fn, "scalar"),
                       done = LLVMAppendBasicBlockInContext(g->lc, kg->fn, "row_done");
-    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSGE, W, L, ""), vec, sca);
-    /* whole vectors, then the last one shifted back to end at the edge */
+    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSGE, w, L, ""), vec, sca);
     LLVMPositionBuilderAtEnd(g->b, vec);
     loop l;
-    LLVMValueRef x = loop_begin(kg, &l, zero, LLVMBuildAdd(g->b, LLVMBuildSub(g->b, W, L, ""), one, ""), L);
+    LLVMValueRef start = x0;
+    int U = kg->unroll[0];
+    if (U > 1) { /* U vectors per iteration while they fit */
+        LLVMValueRef UL = LLVMConstInt(kg->i64, (unsigned long long)(U * kg->lanes), 0);
+        LLVMValueRef x = loop_begin(kg, &l, x0, LLVMBuildAdd(g->b, LLVMBuildSub(g->b, end, UL, ""), one, ""), UL);
+        for (int u = 0; u < U; u++) {
+            LLVMValueRef xu = LLVMBuildAdd(g->b, x, LLVMConstInt(kg->i64, (unsigned long long)(u * kg->lanes), 0), "");
+            emit_point(kg, kg->body, LLVMBuildAdd(g->b, kg->min[0], xu, ""), LLVMBuildAdd(g->b, row, xu, ""));
+        }
+        loop_end(kg, &l);
+        start = l.phi; /* where the unrolled loop stopped */
+    }
+    LLVMValueRef x = loop_begin(kg, &l, start, LLVMBuildAdd(g->b, LLVMBuildSub(g->b, end, L, ""), one, ""), L);
     emit_point(kg, kg->body, LLVMBuildAdd(g->b, kg->min[0], x, ""), LLVMBuildAdd(g->b, row, x, ""));
     loop_end(kg, &l);
     LLVMBasicBlockRef tail = LLVMAppendBasicBlockInContext(g->lc, kg->fn, "tail");
-    LLVMValueRef rem = LLVMBuildSRem(g->b, W, L, "");
+    LLVMValueRef rem = LLVMBuildSRem(g->b, w, L, "");
     LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, rem, zero, ""), tail, done);
     LLVMPositionBuilderAtEnd(g->b, tail);
-    LLVMValueRef last = LLVMBuildSub(g->b, W, L, "");
+    LLVMValueRef last = LLVMBuildSub(g->b, end, L, "");
     emit_point(kg, kg->body, LLVMBuildAdd(g->b, kg->min[0], last, ""), LLVMBuildAdd(g->b, row, last, ""));
     LLVMBuildBr(g->b, done);
     /* narrower than a vector: one element at a time */
     LLVMPositionBuilderAtEnd(g->b, sca);
-    x = loop_begin(kg, &l, zero, W, one);
+    x = loop_begin(kg, &l, x0, end, one);
     emit_point(kg, kg->body1, LLVMBuildAdd(g->b, kg->min[0], x, ""), LLVMBuildAdd(g->b, row, x, ""));
     loop_end(kg, &l);
     LLVMBuildBr(g->b, done);
     LLVMPositionBuilderAtEnd(g->b, done);
 }
 
-static void emit_dim(kgen *kg, int d, LLVMValueRef row) {
-    if (d == 0) {
-        emit_x(kg, row);
-        return;
-    }
+/* Coordinate d at c (i64): its variable set, then the dimensions inside it. */
+static void emit_dim(kgen *kg, int d, LLVMValueRef row);
+static void emit_at(kgen *kg, int d, LLVMValueRef c, LLVMValueRef row) {
     gen *g = kg->g;
-    loop l;
-    LLVMValueRef c = loop_begin(kg, &l, kg->min[d], LLVMBuildAdd(g->b, kg->min[d], kg->extent[d], ""),
-                                LLVMConstInt(kg->i64, 1, 0));
     if (kg->c->coord[d]) set_leaf(g, kg->c->coord[d], scalar_vec(g, c, tine_type(TINE_INT, 32, 1)));
     LLVMValueRef off = LLVMBuildMul(g->b, LLVMBuildSub(g->b, c, kg->min[d], ""), kg->stride[d], "");
     emit_dim(kg, d - 1, LLVMBuildAdd(g->b, row, off, ""));
+}
+
+static LLVMValueRef imin(gen *g, LLVMValueRef a, LLVMValueRef b) {
+    return LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, a, b, ""), a, b, "");
+}
+
+static void emit_dim(kgen *kg, int d, LLVMValueRef row) {
+    gen *g = kg->g;
+    LLVMValueRef one = LLVMConstInt(kg->i64, 1, 0);
+    if (d == 0) {
+        emit_x(kg, row, LLVMConstInt(kg->i64, 0, 0), kg->extent[0]);
+        return;
+    }
+    LLVMValueRef lo = kg->min[d], hi = LLVMBuildAdd(g->b, kg->min[d], kg->extent[d], "");
+    loop l;
+    if (d == 1 && kg->tile[0]) {
+        /* tiles of tile[0] x tile[1]: rows of a tile, each a run of the first coordinate */
+        LLVMValueRef TX = LLVMConstInt(kg->i64, (unsigned long long)kg->tile[0], 0),
+                     TY = LLVMConstInt(kg->i64, (unsigned long long)kg->tile[1], 0);
+        loop ly, lx;
+        LLVMValueRef ty = loop_begin(kg, &ly, lo, hi, TY);
+        LLVMValueRef tx = loop_begin(kg, &lx, LLVMConstInt(kg->i64, 0, 0), kg->extent[0], TX);
+        LLVMValueRef w = imin(g, TX, LLVMBuildSub(g->b, kg->extent[0], tx, ""));
+        LLVMValueRef y = loop_begin(kg, &l, ty, imin(g, LLVMBuildAdd(g->b, ty, TY, ""), hi), one);
+        if (kg->c->coord[1]) set_leaf(g, kg->c->coord[1], scalar_vec(g, y, tine_type(TINE_INT, 32, 1)));
+        LLVMValueRef off = LLVMBuildMul(g->b, LLVMBuildSub(g->b, y, kg->min[1], ""), kg->stride[1], "");
+        emit_x(kg, LLVMBuildAdd(g->b, row, off, ""), tx, w);
+        loop_end(kg, &l);
+        loop_end(kg, &lx);
+        loop_end(kg, &ly);
+        return;
+    }
+    int U = kg->unroll[d];
+    LLVMValueRef c = loop_begin(kg, &l, lo, hi, LLVMConstInt(kg->i64, (unsigned long long)U, 0));
+    emit_at(kg, d, c, row);
+    for (int u = 1; u < U; u++) { /* the next ones while inside */
+        LLVMValueRef cu = LLVMBuildAdd(g->b, c, LLVMConstInt(kg->i64, (unsigned long long)u, 0), "");
+        LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(g->lc, kg->fn, "unrolled"),
+                          no = LLVMAppendBasicBlockInContext(g->lc, kg->fn, "unrolled_done");
+        LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, cu, hi, ""), yes, no);
+        LLVMPositionBuilderAtEnd(g->b, yes);
+        emit_at(kg, d, cu, row);
+        LLVMBuildBr(g->b, no);
+        LLVMPositionBuilderAtEnd(g->b, no);
+    }
     loop_end(kg, &l);
 }
 
@@ -998,6 +1056,8 @@ static void build_stage(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc,
     tine_ctx_t *ctx = tine_kernel_ctx(k);
     gen g = {.ctx = ctx, .lc = lc, .sel = sel, .m = m};
     kgen kg = {.g = &g, .c = c, .dims = st->dims, .lanes = st->lanes, .ot = st->type};
+    memcpy(kg.unroll, st->unroll, sizeof kg.unroll);
+    memcpy(kg.tile, st->tile, sizeof kg.tile);
     tine_expr_t *(*xform)(tine_ctx_t *, tine_expr_t *) = sel == TINE_SELECT_LLVM ? tine_expand : tine_lift;
     double t0 = seconds();
     kg.body = xform(ctx, st->body);
@@ -1161,37 +1221,88 @@ void tine_compiled_times(const tine_compiled_t *c, double *select_ms, double *ll
     *llvm_ms = c->llvm_ms;
 }
 
-int tine_compiled_run(tine_compiled_t *c, tine_buffer_t *const *inputs, const void *const *params, tine_buffer_t *out) {
+/* The stages of one plan, in order. */
+static int run_plan(tine_compiled_t *c, tine_buffer_t *const *inputs, const void *const *params, const tine_buffer_t *out,
+                    const tine_plan *plan) {
     tine_kernel_t *k = c->k;
-    tine_plan plan;
-    if (tine_kernel_plan(k, inputs, params, out, &plan)) return -1;
-    int rc = 0;
-    for (int s = 0; s < tine_kernel_nstages(k) && rc == 0; s++) {
+    for (int s = 0; s < tine_kernel_nstages(k); s++) {
         const compiled_stage *cs = &c->st[s];
-        if (!plan.buf[s].data) continue; /* nothing reads it */
+        if (!plan->buf[s].data) continue; /* nothing reads it */
         int64_t vals[TINE_KERNEL_MAX_SCALARS];
         const void *args[1 + TINE_KERNEL_MAX_SCALARS + TINE_KERNEL_MAX_INPUTS + TINE_KERNEL_MAX_STAGES];
         int n = 0;
-        args[n++] = plan.buf[s].data;
+        args[n++] = plan->buf[s].data;
         for (int i = 0; i < cs->nscalars; i++) {
             const char *name = tine_expr_name(cs->scalars[i]);
             /* a stage's own geometry is its buffer's (for the output, out's) */
             if (i < 3 * tine_kernel_stage(k, s)->dims) {
                 int d = i / 3;
-                vals[i] = i % 3 == 0 ? plan.buf[s].min[d] : i % 3 == 1 ? plan.buf[s].extent[d] : plan.buf[s].stride[d];
-            } else if (tine_kernel_scalar_in(k, name, inputs, params, out, &plan, &vals[i])) {
-                tine_set_error(tine_kernel_ctx(k), "no value for %s", name);
-                rc = -1;
-                break;
+                vals[i] = i % 3 == 0 ? plan->buf[s].min[d] : i % 3 == 1 ? plan->buf[s].extent[d] : plan->buf[s].stride[d];
+            } else if (tine_kernel_scalar_in(k, name, inputs, params, out, plan, &vals[i])) {
+                return -1; /* the plan bound every scalar: tine's bug */
             }
             args[n++] = &vals[i];
         }
         for (int i = 0; i < tine_kernel_ninputs(k); i++) args[n++] = inputs[i]->data;
-        for (int p = 0; p < s; p++) args[n++] = plan.buf[p].data;
-        if (rc == 0) cs->fn(args);
+        for (int p = 0; p < s; p++) args[n++] = plan->buf[p].data;
+        cs->fn(args);
     }
-    tine_plan_free(k, &plan);
-    return rc;
+    return 0;
+}
+
+typedef struct {
+    tine_compiled_t *c;
+    tine_buffer_t *const *inputs;
+    const void *const *params;
+    tine_buffer_t out;
+    tine_plan plan;
+    int rc;
+} chunk;
+
+static int run_chunk(void *arg) {
+    chunk *ch = arg;
+    ch->rc = run_plan(ch->c, ch->inputs, ch->params, &ch->out, &ch->plan);
+    return 0;
+}
+
+int tine_compiled_run(tine_compiled_t *c, tine_buffer_t *const *inputs, const void *const *params, tine_buffer_t *out) {
+    tine_kernel_t *k = c->k;
+    const tine_stage *os = tine_kernel_stage(k, tine_kernel_nstages(k) - 1);
+    int D = os->dims - 1, nt = 1;
+    if (os->parallel) {
+        long np = sysconf(_SC_NPROCESSORS_ONLN);
+        nt = np < 1 ? 1 : np > 64 ? 64 : (int)np;
+        if (nt > out->extent[D]) nt = (int)(out->extent[D] > 0 ? out->extent[D] : 1);
+    }
+    chunk ch[64];
+    /* the output's last coordinate in nt slices, each with its own plan (scratch regions
+       for just what it reads), planned here, run on threads */
+    for (int t = 0; t < nt; t++) {
+        int64_t a = out->extent[D] * t / nt, b = out->extent[D] * (t + 1) / nt;
+        ch[t] = (chunk){.c = c, .inputs = inputs, .params = params, .out = *out};
+        if (nt > 1) {
+            ch[t].out.min[D] = out->min[D] + a;
+            ch[t].out.extent[D] = b - a;
+            ch[t].out.data = (char *)out->data + a * (D ? out->stride[D] : 1) * (os->type.bits / 8);
+        }
+        if (tine_kernel_plan(k, inputs, params, &ch[t].out, &ch[t].plan)) {
+            for (int u = 0; u < t; u++) tine_plan_free(k, &ch[u].plan);
+            return -1;
+        }
+    }
+    thrd_t th[64];
+    bool started[64] = {false};
+    for (int t = 1; t < nt; t++) started[t] = thrd_create(&th[t], run_chunk, &ch[t]) == thrd_success;
+    run_chunk(&ch[0]);
+    int rc = ch[0].rc;
+    for (int t = 1; t < nt; t++) {
+        if (started[t]) thrd_join(th[t], NULL);
+        else run_chunk(&ch[t]); /* no thread: this one runs it */
+        rc |= ch[t].rc;
+    }
+    for (int t = 0; t < nt; t++) tine_plan_free(k, &ch[t].plan);
+    if (rc) tine_set_error(tine_kernel_ctx(k), "a stage's scalar has no value (tine's bug)");
+    return rc ? -1 : 0;
 }
 
 void tine_compiled_free(tine_compiled_t *c) {

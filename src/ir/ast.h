@@ -80,6 +80,9 @@ typedef struct {
     bool materialized;
     tine_type_t mtype;
     int lanes;           /* func, output: the vector width (0: natural) */
+    int unroll[4];       /* per coordinate: 0 or 1 = not unrolled */
+    int tile[2];         /* tiles of the first two coordinates (0: not tiled) */
+    bool parallel;       /* output: its last coordinate split across threads */
 } tine_kdecl;
 
 typedef struct {

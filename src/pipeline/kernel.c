@@ -153,8 +153,32 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
                 return false;
             }
             f->materialized = true;
+        } else if (!strcmp(s->what, "unroll")) {
+            int d = 0;
+            while (strcmp(f->args[d], s->dim)) d++;
+            f->unroll[d] = s->n;
+        } else if (!strcmp(s->what, "tile")) {
+            bool found = false;
+            for (int j = 0; j < f->nargs; j++) found |= !strcmp(f->args[j], s->dim2);
+            if (!found) {
+                kerr(ctx, src, s->line, s->col, "tile: '%s' has no coordinate '%s'", f->name, s->dim2);
+                return false;
+            }
+            if (f->nargs < 2 || strcmp(s->dim, f->args[0]) || strcmp(s->dim2, f->args[1])) {
+                kerr(ctx, src, s->line, s->col, "tile: only the first two coordinates, in order, can be tiled so far (%s %s %s)",
+                     f->name, f->args[0], f->nargs > 1 ? f->args[1] : "y");
+                return false;
+            }
+            f->tile[0] = s->n;
+            f->tile[1] = s->n2;
+        } else if (!strcmp(s->what, "parallel")) {
+            if (f->kind != K_OUTPUT || strcmp(s->dim, f->args[f->nargs - 1])) {
+                kerr(ctx, src, s->line, s->col, "parallel: only the output's last coordinate (%s.%s) can run in parallel so far",
+                     kn->out ? kn->out->name : "out", kn->out ? kn->out->args[kn->out->nargs - 1] : "y");
+                return false;
+            }
+            f->parallel = true;
         } else {
-            /* parsed and checked, not yet carried out by the loop lowering */
             kerr(ctx, src, s->line, s->col, "the '%s' directive is not supported by the loop lowering yet", s->what);
             return false;
         }
@@ -162,8 +186,13 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
     for (int i = 0; i < k->nsched; i++) {
         const tine_kdirective *s = &k->sched[i];
         const tine_kdecl *f = tine_kernel_find(k, s->func);
-        if (!strcmp(s->what, "vectorize") && f->kind == K_FUNC && !f->materialized) {
-            kerr(ctx, src, s->line, s->col, "vectorize: '%s' is inlined into its callers; materialize it to vectorize it on its own",
+        if (strcmp(s->what, "materialize") && f->kind == K_FUNC && !f->materialized) {
+            kerr(ctx, src, s->line, s->col, "%s: '%s' is inlined into its callers; materialize it to %s it on its own",
+                 s->what, f->name, s->what);
+            return false;
+        }
+        if (!strcmp(s->what, "unroll") && f->tile[0] && f->unroll[1] > 1) {
+            kerr(ctx, src, s->line, s->col, "%s: '%s' is tiled; its second coordinate cannot also be unrolled", s->what,
                  f->name);
             return false;
         }
@@ -215,6 +244,10 @@ static bool lower_stage(tine_ctx_t *ctx, tine_kernel_t *kn, tine_kdecl *d) {
     st->type = tine_type_with_lanes(st->body1->type, 1);
     st->dims = d->nargs;
     st->lanes = d->lanes ? d->lanes : 256 / st->type.bits;
+    for (int i = 0; i < 4; i++) st->unroll[i] = d->unroll[i] > 1 ? d->unroll[i] : 1;
+    st->tile[0] = d->tile[0];
+    st->tile[1] = d->tile[1];
+    st->parallel = d->parallel;
     if (!(st->body = lower(ctx, kn, d, st->lanes, &st->reds))) return false;
     d->mtype = st->type;
     kn->sdecl[kn->nstages++] = d;
