@@ -93,6 +93,8 @@
 #include <time.h>
 
 #define MAX_REPORT 40
+#include "testutil.h"
+
 #define BUF_ELEMS 1031
 #define CANARY 64
 #define MAX_INPUTS 64
@@ -105,37 +107,9 @@
 static tine_ctx_t *g_ctx;
 static uint64_t g_seed = 0x74696e65434f4445ull; /* "tineCODE" */
 static uint64_t g_rng;
-static long long g_pass, g_fail, g_reported;
 static long long g_jits, g_exprs;
 static double g_jit_sec;
 static const char *g_target = "host";
-
-static void failf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void failf(const char *fmt, ...) {
-    g_fail++;
-    if (g_reported++ >= MAX_REPORT) {
-        if (g_reported == MAX_REPORT + 1) fprintf(stderr, "FAIL (further failures not printed)\n");
-        return;
-    }
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "FAIL ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
-    va_end(ap);
-}
-
-#define CHECK(cond, ...)         \
-    do {                         \
-        if (cond) g_pass++;      \
-        else failf(__VA_ARGS__); \
-    } while (0)
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static uint64_t rng(void) { return tine_rand64(&g_rng); }
 static uint64_t rnd(uint64_t n) { return n ? rng() % n : 0; }
@@ -424,11 +398,7 @@ typedef struct {
 
 static void report(const member *m, tine_selection_t sel, const inputs *ins, int v, int lane, uint64_t got,
                    uint64_t want, const char *what) {
-    g_fail++;
-    if (g_reported++ >= MAX_REPORT) {
-        if (g_reported == MAX_REPORT + 1) fprintf(stderr, "FAIL (further failures not printed)\n");
-        return;
-    }
+    if (!fail_reported()) return;
     tine_type_t rt = tine_expr_type(m->e);
     char b1[64], b2[64];
     fprintf(stderr, "FAIL %s [%s, %s]: ", m->label, sel_name(sel), g_target);
@@ -481,7 +451,7 @@ static void check_core(tine_expr_t *e, const member *ms, int nm, int nvec, const
     int *bad = calloc(2 * (size_t)nm, sizeof *bad); /* failures per member and selection */
     TINE_ASSERT(ins != NULL && bad != NULL);
     if (make_inputs(e, nvec, ins)) {
-        failf("%s: more than %d leaves", ms[0].label, MAX_INPUTS);
+        fail("%s: more than %d leaves", ms[0].label, MAX_INPUTS);
         free_inputs(ins);
         free(ins);
         free(bad);
@@ -497,7 +467,7 @@ static void check_core(tine_expr_t *e, const member *ms, int nm, int nvec, const
     int ok = 1;
     for (int v = 0; v < nvec && ok; v++) {
         if (bind_vector(env, ins, v) || tine_eval(g_ctx, e, env, want + (size_t)v * L)) {
-            failf("%s: the interpreter refused input vector %d: %s (%s)", ms[0].label, v, tine_error(g_ctx), P(e));
+            fail("%s: the interpreter refused input vector %d: %s (%s)", ms[0].label, v, tine_error(g_ctx), P(e));
             tine_clear_error(g_ctx);
             ok = 0;
         }
@@ -507,7 +477,7 @@ static void check_core(tine_expr_t *e, const member *ms, int nm, int nvec, const
         tine_selection_t sel = s ? TINE_SELECT_TINE : TINE_SELECT_LLVM;
         tine_expr_t *c = sel == TINE_SELECT_TINE ? tine_lift(g_ctx, e) : e;
         if (!c || !tine_type_eq(tine_expr_type(c), rt)) {
-            failf("%s: tine_lift failed or changed the type: %s -> %s", ms[0].label, P(e), P(c));
+            fail("%s: tine_lift failed or changed the type: %s -> %s", ms[0].label, P(e), P(c));
             continue;
         }
         double t0 = now();
@@ -515,7 +485,7 @@ static void check_core(tine_expr_t *e, const member *ms, int nm, int nvec, const
         g_jit_sec += now() - t0;
         g_jits++;
         if (!j) {
-            failf("%s%s [%s]: tine_jit_expr failed: %s (%s)", ms[0].label, nm > 1 ? " (and the rest of its bundle)" : "",
+            fail("%s%s [%s]: tine_jit_expr failed: %s (%s)", ms[0].label, nm > 1 ? " (and the rest of its bundle)" : "",
                   sel_name(sel), tine_error(g_ctx), P(c));
             tine_clear_error(g_ctx);
             continue;
@@ -532,7 +502,7 @@ static void check_core(tine_expr_t *e, const member *ms, int nm, int nvec, const
                     map[a] = i;
             }
             if (map[a] < 0) {
-                failf("%s [%s]: argument %d of the compiled function (%s) is not a leaf of %s", ms[0].label,
+                fail("%s [%s]: argument %d of the compiled function (%s) is not a leaf of %s", ms[0].label,
                       sel_name(sel), a, P(leaf), P(e));
                 mapped = 0;
             }
@@ -626,7 +596,7 @@ static void flush_group(member *ms, int nm, int nvec) {
     }
     tine_expr_t *e = tine_concat(g_ctx, nm, parts);
     if (!e) {
-        failf("%s: bundling failed: %s", ms[0].label, tine_error(g_ctx));
+        fail("%s: bundling failed: %s", ms[0].label, tine_error(g_ctx));
         tine_clear_error(g_ctx);
         return;
     }
@@ -658,12 +628,12 @@ static void flush(int nvec) {
 /* A member for e; -1 (a failure) if e could not be built or is not compilable. */
 static int make_member(const char *label, tine_expr_t *e, int exact, member *m) {
     if (!e) {
-        failf("%s: building the expression failed: %s", label, tine_error(g_ctx) ? tine_error(g_ctx) : "?");
+        fail("%s: building the expression failed: %s", label, tine_error(g_ctx) ? tine_error(g_ctx) : "?");
         tine_clear_error(g_ctx);
         return -1;
     }
     if (tine_expr_type(e).bits > 64) {
-        failf("%s: a %d-bit result cannot be compiled", label, tine_expr_type(e).bits);
+        fail("%s: a %d-bit result cannot be compiled", label, tine_expr_type(e).bits);
         return -1;
     }
     g_exprs++;
@@ -1192,7 +1162,7 @@ static void part_random(long long count) {
             for (int tries = 0; tries < 20 && !e; tries++) {
                 e = rexpr(t, MAX_HEIGHT);
                 if (!e) {
-                    failf("random #%lld: the generator built an ill-typed expression: %s", i, tine_error(g_ctx));
+                    fail("random #%lld: the generator built an ill-typed expression: %s", i, tine_error(g_ctx));
                     tine_clear_error(g_ctx);
                 } else if (tine_expr_nops(e) == 0) {
                     e = NULL; /* a bare leaf: draw again */
@@ -1246,7 +1216,7 @@ static void part_emit(void) {
             if (e && sel == TINE_SELECT_TINE) e = tine_lift(g_ctx, e);
             char *asmt = tine_emit_expr(g_ctx, e, target, sel, TINE_EMIT_ASM);
             if (!asmt) {
-                failf("emit %s x%d on %s [%s] failed: %s", avg, lanes, target, sel_name(sel), tine_error(g_ctx));
+                fail("emit %s x%d on %s [%s] failed: %s", avg, lanes, target, sel_name(sel), tine_error(g_ctx));
                 tine_clear_error(g_ctx);
                 continue;
             }

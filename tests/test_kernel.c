@@ -36,59 +36,11 @@
 #include "internal.h"
 
 #include "../bench/ref/cases.h"
+#include "testutil.h"
 
 #include <dirent.h>
 #include <inttypes.h>
 #include <time.h>
-
-static int checks_passed, checks_failed;
-
-static void pass(void) { checks_passed++; }
-
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void fail(const char *fmt, ...) {
-    checks_failed++;
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("FAIL: ", stdout);
-    vprintf(fmt, ap);
-    fputc('\n', stdout);
-    va_end(ap);
-}
-
-static void check(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void check(bool ok, const char *fmt, ...) {
-    if (ok) {
-        pass();
-        return;
-    }
-    checks_failed++;
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("FAIL: ", stdout);
-    vprintf(fmt, ap);
-    fputc('\n', stdout);
-    va_end(ap);
-}
-
-static double now(void) {
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static char *read_file(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    tine_buf b = {0};
-    char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        for (size_t i = 0; i < n; i++) tine_buf_putc(&b, chunk[i]);
-    fclose(f);
-    if (!b.p) tine_buf_puts(&b, "");
-    return b.p;
-}
 
 /* ==== 1. malformed kernels ================================================================ */
 
@@ -1288,6 +1240,6 @@ int main(int argc, char **argv) {
            compiles, t_compile, runs_compared, t_run, t_interpret);
     printf("times: malformed %.2f s, regions %.2f s, inline kernels %.2f s, benchmark kernels %.2f s\n", t1 - t0,
            t2 - t1, t3 - t2, t4 - t3);
-    printf("test_kernel: %d checks passed, %d failed\n", checks_passed, checks_failed);
-    return checks_failed ? 1 : 0;
+    printf("test_kernel: %lld checks passed, %lld failed\n", g_pass, g_fail);
+    return g_fail ? 1 : 0;
 }

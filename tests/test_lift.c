@@ -46,6 +46,9 @@
 #include <string.h>
 #include <time.h>
 
+#define MAX_REPORT 40 /* failure messages printed */
+#include "testutil.h"
+
 extern const char tine_lift_rules_text[];
 extern const char tine_lift_rules_file[];
 
@@ -54,40 +57,10 @@ extern const char tine_lift_rules_file[];
 #define FUZZ_LANES 8
 #define FUZZ_SEEDS 4     /* random inputs per changed expression (and per rewrite) */
 #define MAX_STEPS 100000 /* rewrites in one lift before it counts as non-terminating */
-#define MAX_REPORT 40    /* failure messages printed */
 #define MAX_RULES 512
 
-static long long g_pass, g_fail;
 static long long g_dag_cost_up;      /* rewrites that did not lower the DAG cost (see tree_cost_of) */
 static int g_rule_wrong[MAX_RULES];   /* rewrites found inexact, by rule index */
-static int g_reported;
-
-static void failf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void failf(const char *fmt, ...) {
-    g_fail++;
-    if (g_reported++ >= MAX_REPORT) {
-        if (g_reported == MAX_REPORT + 1) fprintf(stderr, "FAIL (further failures not printed)\n");
-        return;
-    }
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "FAIL ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
-    va_end(ap);
-}
-
-#define CHECK(cond, ...)          \
-    do {                          \
-        if (cond) g_pass++;       \
-        else failf(__VA_ARGS__);  \
-    } while (0)
-
-static double now_s(void) {
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* A printed expression (or "(null)"), in a rotating set of static buffers. */
 static const char *P(tine_ctx_t *ctx, const tine_expr_t *e) {
@@ -222,24 +195,24 @@ static int same_values(tine_ctx_t *ctx, const binding *bnd, const tine_expr_t *a
                        const char *what, const char *context_text) {
     uint64_t va[TINE_MAX_LANES], vb[TINE_MAX_LANES];
     if (!tine_type_eq(tine_expr_type(a), tine_expr_type(b))) {
-        failf("%s: types differ: %s vs %s [%s]", what, P(ctx, a), P(ctx, b), context_text);
+        fail("%s: types differ: %s vs %s [%s]", what, P(ctx, a), P(ctx, b), context_text);
         return 0;
     }
     varset vb_set;
     collect_vars(ctx, b, &vb_set);
     for (int i = 0; i < vb_set.n; i++)
         if (!varset_has(&bnd->vs, vb_set.v[i])) {
-            failf("%s: the result has a variable %s the input does not [%s]", what, tine_expr_name(vb_set.v[i]),
+            fail("%s: the result has a variable %s the input does not [%s]", what, tine_expr_name(vb_set.v[i]),
                   context_text);
             return 0;
         }
     if (tine_eval(ctx, a, bnd->env, va) != 0) {
-        failf("%s: evaluating %s failed: %s [%s]", what, P(ctx, a), tine_error(ctx), context_text);
+        fail("%s: evaluating %s failed: %s [%s]", what, P(ctx, a), tine_error(ctx), context_text);
         tine_clear_error(ctx);
         return 0;
     }
     if (tine_eval(ctx, b, bnd->env, vb) != 0) {
-        failf("%s: evaluating %s failed: %s [%s]", what, P(ctx, b), tine_error(ctx), context_text);
+        fail("%s: evaluating %s failed: %s [%s]", what, P(ctx, b), tine_error(ctx), context_text);
         tine_clear_error(ctx);
         return 0;
     }
@@ -248,7 +221,7 @@ static int same_values(tine_ctx_t *ctx, const binding *bnd, const tine_expr_t *a
         if (va[j] != vb[j]) {
             char d[1024];
             describe_lane(ctx, bnd, j, d, sizeof d);
-            failf("%s: %s != %s at lane %d (%s): %" PRId64 " vs %" PRId64 " (0x%" PRIx64 " vs 0x%" PRIx64 ") [%s]",
+            fail("%s: %s != %s at lane %d (%s): %" PRId64 " vs %" PRId64 " (0x%" PRIx64 " vs 0x%" PRIx64 ") [%s]",
                   what, P(ctx, a), P(ctx, b), j, d, (int64_t)va[j], (int64_t)vb[j], va[j], vb[j], context_text);
             return 0;
         }
@@ -359,7 +332,7 @@ static tree_cost tree_cost_of(tine_ctx_t *ctx, const tine_expr_t *e) {
 static int check_steps(tine_ctx_t *ctx, tracer *tr, const binding *bnd, int check_cost, const char *context_text) {
     int bad = 0;
     if (tr->bad_info) {
-        failf("trace reported a rule whose name/file/line does not match tine_rule_info: %s [%s]", tr->bad_name,
+        fail("trace reported a rule whose name/file/line does not match tine_rule_info: %s [%s]", tr->bad_name,
               context_text);
         bad++;
     }
@@ -370,14 +343,14 @@ static int check_steps(tine_ctx_t *ctx, tracer *tr, const binding *bnd, int chec
         char what[256];
         snprintf(what, sizeof what, "rewrite by rule %s", name);
         if (!tine_type_eq(tine_expr_type(s->before), tine_expr_type(s->after))) {
-            failf("%s changes the type: %s -> %s [%s]", what, P(ctx, s->before), P(ctx, s->after), context_text);
+            fail("%s changes the type: %s -> %s [%s]", what, P(ctx, s->before), P(ctx, s->after), context_text);
             bad++;
             continue;
         }
         tree_cost cb = {0, 0}, ca = {0, 0};
         if (check_cost) cb = tree_cost_of(ctx, s->before), ca = tree_cost_of(ctx, s->after);
         if (check_cost && !(ca.bits < cb.bits || (ca.bits == cb.bits && ca.rank < cb.rank))) {
-            failf("%s does not lower the tree cost (%.0f/%.0f -> %.0f/%.0f): %s -> %s [%s]", what, cb.bits, cb.rank,
+            fail("%s does not lower the tree cost (%.0f/%.0f -> %.0f/%.0f): %s -> %s [%s]", what, cb.bits, cb.rank,
                   ca.bits, ca.rank, P(ctx, s->before), P(ctx, s->after), context_text);
             bad++;
         }
@@ -485,23 +458,6 @@ static int is_dead(const char *name) {
     return 0;
 }
 
-static char *read_file(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    if (!s || fread(s, 1, (size_t)n, f) != (size_t)n) {
-        fclose(f);
-        free(s);
-        return NULL;
-    }
-    s[n] = 0;
-    fclose(f);
-    return s;
-}
-
 static char *trim(char *s) {
     while (*s == ' ' || *s == '\t') s++;
     size_t n = strlen(s);
@@ -584,7 +540,7 @@ static void test_corpus(const char *path) {
             char c[256];
             snprintf(c, sizeof c, "%s seed %d", where, seed);
             if (bind_random(ctx, &b, in, (uint64_t)lineno * 7919u + (uint64_t)seed) != 0) {
-                failf("%s: binding failed: %s", where, tine_error(ctx));
+                fail("%s: binding failed: %s", where, tine_error(ctx));
                 tine_env_free(b.env);
                 continue;
             }
@@ -615,7 +571,7 @@ static void test_corpus(const char *path) {
         if (is_dead(name)) {
             dead++;
             if (applied[i]) {
-                failf("rule %s (%s:%d) is listed in DEAD_RULES but a corpus line applied it: remove it from the "
+                fail("rule %s (%s:%d) is listed in DEAD_RULES but a corpus line applied it: remove it from the "
                       "list",
                       name, file, line);
                 dead_fired++;
@@ -624,7 +580,7 @@ static void test_corpus(const char *path) {
             continue;
         }
         if (!applied[i]) {
-            failf("rule %s (%s:%d) is applied by no corpus line", name, file, line);
+            fail("rule %s (%s:%d) is applied by no corpus line", name, file, line);
             uncovered++;
         } else
             g_pass++;
@@ -1050,14 +1006,14 @@ static void fuzz_one(gen *g, tine_ruleset_t *rs2, tine_expr_t *e, fuzz_stats *st
     snprintf(c, sizeof c, "fuzz #%lld", idx);
     st->exprs++;
     if (!out) {
-        failf("%s: lift returned NULL for %s: %s", c, P(ctx, e), tine_error(ctx));
+        fail("%s: lift returned NULL for %s: %s", c, P(ctx, e), tine_error(ctx));
         free(tr.steps);
         return;
     }
     int changed = out != e;
     if (changed) st->fired++;
     if (tr.n) st->traced++;
-    if (tr.n && !changed) failf("%s: %d rewrites but the result is the input: %s", c, tr.n, P(ctx, e));
+    if (tr.n && !changed) fail("%s: %d rewrites but the result is the input: %s", c, tr.n, P(ctx, e));
     st->rewrites += tr.n;
     for (int i = 0; i < tr.n; i++)
         if (tr.steps[i].rule >= 0) st->rule_fired[tr.steps[i].rule]++;
@@ -1065,7 +1021,7 @@ static void fuzz_one(gen *g, tine_ruleset_t *rs2, tine_expr_t *e, fuzz_stats *st
     for (int seed = 0; seed < FUZZ_SEEDS && changed; seed++) { /* unchanged: nothing to compare */
         binding b;
         if (bind_random(ctx, &b, e, (uint64_t)idx * 2 + (uint64_t)seed) != 0) {
-            failf("%s: binding failed: %s", c, tine_error(ctx));
+            fail("%s: binding failed: %s", c, tine_error(ctx));
             tine_env_free(b.env);
             ok = 0;
             break;
@@ -1088,7 +1044,7 @@ static void fuzz_one(gen *g, tine_ruleset_t *rs2, tine_expr_t *e, fuzz_stats *st
     if (changed) {
         tine_expr_t *again = tine_lift_with(ctx, rs2, out, NULL, NULL);
         if (again == out) g_pass++;
-        else failf("%s: not idempotent: %s lifts to %s, which lifts to %s", c, P(ctx, e), P(ctx, out), P(ctx, again));
+        else fail("%s: not idempotent: %s lifts to %s, which lifts to %s", c, P(ctx, e), P(ctx, out), P(ctx, again));
     }
     free(tr.steps);
 }
@@ -1099,14 +1055,14 @@ static void test_fuzz(long long n_total) {
     int nrules = 0;
     char names[MAX_RULES][64];
     uint64_t seed = 0x66757a7a6c696674ull; /* "fuzzlift" */
-    double t0 = now_s();
+    double t0 = now();
     for (long long done = 0; done < n_total;) {
         tine_ctx_t *ctx = tine_ctx_new();
         tine_set_lanes(ctx, FUZZ_LANES);
         gen g = {.ctx = ctx, .rs = tine_lift_rules(ctx), .s = seed + (uint64_t)done, .lanes = FUZZ_LANES};
         tine_ruleset_t *rs2 = tine_rules_compile(ctx, tine_lift_rules_text, tine_lift_rules_file);
         if (!rs2) {
-            failf("fuzz: compiling the rules again failed: %s", tine_error(ctx));
+            fail("fuzz: compiling the rules again failed: %s", tine_error(ctx));
             tine_ctx_free(ctx);
             return;
         }
@@ -1125,7 +1081,7 @@ static void test_fuzz(long long n_total) {
                 tine_clear_error(ctx);
                 e = gen_expr(&g, rand_itype(&g), 5);
                 if (!e) {
-                    failf("fuzz: the generator built an ill-typed expression: %s", tine_error(ctx));
+                    fail("fuzz: the generator built an ill-typed expression: %s", tine_error(ctx));
                     tine_clear_error(ctx);
                     continue;
                 }
@@ -1135,7 +1091,7 @@ static void test_fuzz(long long n_total) {
         tine_rules_free(rs2);
         tine_ctx_free(ctx);
     }
-    double dt = now_s() - t0;
+    double dt = now() - t0;
     printf("fuzz: %lld expressions, %lld changed by the lift (%lld with a rule applied in this lift, the others "
            "through the context's memo), %lld rewrites, all checked one by one; %lld evaluations, %lld "
            "regenerated, %.1f s\n",
@@ -1239,9 +1195,9 @@ static void test_sharing(void) {
     for (int k = 0; k < 60; k++) x = tine_binary(ctx, TINE_OP_ADD, tine_binary(ctx, TINE_OP_MUL, x, x), x);
     uint32_t before = dag_size(ctx, x);
     tracer tr3 = {.ctx = ctx, .rs = tine_lift_rules(ctx)};
-    double t0 = now_s();
+    double t0 = now();
     tine_expr_t *lx = tine_lift_with(ctx, tr3.rs, x, trace_cb, &tr3);
-    double dt = now_s() - t0;
+    double dt = now() - t0;
     uint32_t after = lx ? dag_size(ctx, lx) : 0;
     CHECK(lx && after <= before, "sharing: the lifted chain has %u nodes, the input %u", after, before);
     CHECK(tr3.n == 0, "sharing: %d rewrites on the chain; s was lifted before, so the memo should answer", tr3.n);
@@ -1311,24 +1267,24 @@ int main(int argc, char **argv) {
     long long fuzz_n = FUZZ_N_DEFAULT;
     const char *env = getenv("TINE_FUZZ_N");
     if (env && *env) fuzz_n = atoll(env);
-    double t0 = now_s();
+    double t0 = now();
 
     /* 1. Sobel */
     test_sobel(16);
     test_sobel(64);
     /* 2. corpus and rule coverage */
     test_corpus(corpus);
-    double t1 = now_s();
+    double t1 = now();
     /* 3. fuzz */
     test_fuzz(fuzz_n);
-    double t2 = now_s();
+    double t2 = now();
     /* 4. sharing */
     test_sharing();
     /* 5. API */
     test_api();
 
     printf("rewrites that did not lower the DAG cost (sharing; the tree cost fell): %lld\n", g_dag_cost_up);
-    printf("times: sobel+corpus %.1f s, fuzz %.1f s, total %.1f s\n", t1 - t0, t2 - t1, now_s() - t0);
+    printf("times: sobel+corpus %.1f s, fuzz %.1f s, total %.1f s\n", t1 - t0, t2 - t1, now() - t0);
     printf("test_lift: %lld checks passed, %lld failed\n", g_pass, g_fail);
     return g_fail ? 1 : 0;
 }

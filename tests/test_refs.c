@@ -11,34 +11,7 @@
 #include "internal.h"
 
 #include "../bench/harness.h"
-
-static long passed, failed;
-
-#define CHECK(c, ...)                                                                              \
-    do {                                                                                           \
-        if (c) passed++;                                                                           \
-        else {                                                                                     \
-            failed++;                                                                              \
-            if (failed < 30) {                                                                     \
-                printf("FAIL %s:%d: ", __FILE__, __LINE__);                                        \
-                printf(__VA_ARGS__);                                                               \
-                printf("\n");                                                                      \
-            }                                                                                      \
-        }                                                                                          \
-    } while (0)
-
-static char *slurp(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *p = malloc((size_t)n + 1);
-    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) n = 0;
-    if (p) p[n] = 0;
-    fclose(f);
-    return p;
-}
+#include "testutil.h"
 
 static const char *const PATTERNS[] = {"random", "zero", "max", "checker", "stripes"};
 
@@ -68,7 +41,7 @@ static size_t out_bytes(const bench_case *c) {
 static void test_kernel(const bench_entry *be) {
     char path[256];
     snprintf(path, sizeof path, "../bench/kernels/%s.tine", be->name);
-    char *text = slurp(path);
+    char *text = read_file(path);
     CHECK(text != NULL, "cannot read %s", path);
     if (!text) return;
     tine_ctx_t *ctx = tine_ctx_new();
@@ -122,6 +95,6 @@ int main(int argc, char **argv) {
     for (const bench_entry *e = bench_entries(); e->name; e++, n++)
         if (argc < 2 || !strcmp(argv[1], e->name)) test_kernel(e);
     CHECK(n >= 9, "only %d benchmark kernels", n);
-    printf("test_refs: %ld checks passed, %ld failed\n", passed, failed);
-    return failed != 0;
+    printf("test_refs: %lld checks passed, %lld failed\n", g_pass, g_fail);
+    return g_fail != 0;
 }

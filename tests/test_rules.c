@@ -83,31 +83,12 @@
 
 #include <time.h>
 
+#include "testutil.h"
+
 #define LANES 256
 #define MAXW 8
 
-static int checks_passed, checks_failed;
 static bool verbose;
-
-static void pass(void) { checks_passed++; }
-
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void fail(const char *fmt, ...) {
-    checks_failed++;
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("FAIL: ", stdout);
-    vprintf(fmt, ap);
-    fputc('\n', stdout);
-    va_end(ap);
-    fflush(stdout);
-}
-
-static double now(void) {
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static uint64_t rng_state = 0x7e57a11e5ull;
 static uint64_t rnd(void) { return tine_rand64(&rng_state); }
@@ -237,7 +218,6 @@ static tine_i128 rand_in(tine_i128 lo, tine_i128 hi) {
     }
 }
 
-static char *read_file(const char *path);
 
 /* ==== part 1: soundness of the lift rules =================================================== */
 
@@ -338,7 +318,7 @@ static void describe_consts(const rcase *rc, char *out, size_t n) {
 
 static void consistency_problem(rcase *rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void consistency_problem(rcase *rc, const char *fmt, ...) {
-    checks_failed++; /* reported once per instantiation, with the first example */
+    g_fail++; /* reported once per instantiation, with the first example */
     if (rc->inconsistent++) return;
     va_list ap;
     va_start(ap, fmt);
@@ -471,7 +451,7 @@ static void flush(rcase *rc) {
             if (!rc->mismatches++) describe(rc, rc->first, sizeof rc->first, l, a[l], b[l]);
         }
     if (ok) pass();
-    else checks_failed++; /* reported once per instantiation, with the first example */
+    else g_fail++; /* reported once per instantiation, with the first example */
     rc->tuples += rc->nb;
     TOT.batches++;
     rc->nb = 0;
@@ -501,7 +481,7 @@ static void add_product(rcase *rc, const vlist *lists) {
  * it), and the rewrite it picks must agree with the left side on the last batch. */
 static void lifter_problem(rcase *rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void lifter_problem(rcase *rc, const char *fmt, ...) {
-    checks_failed++; /* reported once per instantiation, with the first example */
+    g_fail++; /* reported once per instantiation, with the first example */
     if (rc->lifter_bad++) return;
     va_list ap;
     va_start(ap, fmt);
@@ -1457,18 +1437,6 @@ static void sb_put(sbuf *b, const char *s, size_t n) {
 static void sb_puts(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
 static const char *sb_str(sbuf *b) { return b->p ? b->p : ""; }
 
-static char *read_file(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    sbuf b = {0};
-    char chunk[4096];
-    size_t k;
-    while ((k = fread(chunk, 1, sizeof chunk, f)) > 0) sb_put(&b, chunk, k);
-    fclose(f);
-    if (!b.p) sb_puts(&b, "");
-    return b.p;
-}
-
 /* Compiles one case's rule file; for an error case returns the message (malloc'd), for
  * a pass case checks it and returns NULL. */
 static char *compile_case(const char *name, int line, const char *text, bool expect_pass, int count) {
@@ -1630,7 +1598,7 @@ int main(int argc, char **argv) {
     /* 3 */
     if ((part == 0 && !only) || part == 3) test_corpus("data/bad_rules.txt", bless);
     printf("total %.1f s\n", now() - t0);
-    printf("test_rules: %d checks passed, %d failed\n", checks_passed, checks_failed);
+    printf("test_rules: %lld checks passed, %lld failed\n", g_pass, g_fail);
     free((char *)rules_text);
-    return checks_failed != 0;
+    return g_fail != 0;
 }

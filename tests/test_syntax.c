@@ -34,26 +34,7 @@
 #include <math.h>
 #include <time.h>
 
-static int checks_passed, checks_failed;
-
-static void pass(void) { checks_passed++; }
-
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void fail(const char *fmt, ...) {
-    checks_failed++;
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("FAIL: ", stdout);
-    vprintf(fmt, ap);
-    fputc('\n', stdout);
-    va_end(ap);
-}
-
-static double now(void) {
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#include "testutil.h"
 
 /* parse(print(e)) == e, and printing the result gives the same text. `what` names the
  * case in a failure. Returns whether it held. */
@@ -786,19 +767,6 @@ static char *check_error(tine_ctx_t *ctx, const char *what, const char *text, co
     return tine_strdup(msg);
 }
 
-static char *read_file(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    tine_buf b = {0};
-    char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        for (size_t i = 0; i < n; i++) tine_buf_putc(&b, chunk[i]);
-    fclose(f);
-    if (!b.p) tine_buf_puts(&b, "");
-    return b.p;
-}
-
 static void test_corpus(const char *path, bool bless) {
     char *text = read_file(path);
     if (!text) {
@@ -992,6 +960,6 @@ int main(int argc, char **argv) {
     test_stress(10000);
     double t3 = now();
     printf("times: round trip %.2f s, golden + corpus %.2f s, stress %.2f s\n", t1 - t0, t2 - t1, t3 - t2);
-    printf("test_syntax: %d checks passed, %d failed\n", checks_passed, checks_failed);
-    return checks_failed ? 1 : 0;
+    printf("test_syntax: %lld checks passed, %lld failed\n", g_pass, g_fail);
+    return g_fail ? 1 : 0;
 }

@@ -63,18 +63,7 @@ static const bench_entry *find_in(entries_fn f, const char *name) {
     return NULL;
 }
 
-static char *slurp(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *p = malloc((size_t)n + 1);
-    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) n = 0;
-    if (p) p[n] = 0;
-    fclose(f);
-    return p;
-}
+char *tine_cli_read_file(const char *path); /* tine.c */
 
 typedef struct {
     const char *kernel, *target;
@@ -170,7 +159,7 @@ int tine_cmd_bench(const char *filter, const char *only_target, int quick) {
         if (filter && !strstr(be->name, filter)) continue;
         char path[512];
         snprintf(path, sizeof path, "%s/bench/kernels/%s.tine", TINE_SOURCE_DIR, be->name);
-        char *text = slurp(path);
+        char *text = tine_cli_read_file(path);
         if (!text) {
             fprintf(stderr, "bench: cannot read %s\n", path);
             return 1;

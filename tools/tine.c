@@ -574,7 +574,9 @@ static int cmd_run(const options *o) {
     return 0;
 }
 
-static char *read_file(const char *path) {
+/* A whole file, NUL-terminated and malloc'd; NULL if unreadable (bench.c uses it too). */
+char *tine_cli_read_file(const char *path);
+char *tine_cli_read_file(const char *path) {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
     tine_buf_t text = {0};
@@ -608,7 +610,7 @@ static int cmd_kernel_compile(const options *o) {
     tine_selection_t sel;
     if (selection(o, &sel)) return 2;
     const char *what = o->emit ? o->emit : "obj";
-    char *text = read_file(o->expr);
+    char *text = tine_cli_read_file(o->expr);
     if (!text) {
         fprintf(stderr, "tine: cannot read %s\n", o->expr);
         return 1;
@@ -664,7 +666,7 @@ static int cmd_kernel_compile(const options *o) {
  * with the interpreter's. Parameters are random in [0, 16) unless given (--param K=V);
  * --size gives the output's extents. */
 static int cmd_kernel_run(const options *o) {
-    char *text = read_file(o->expr);
+    char *text = tine_cli_read_file(o->expr);
     if (!text) {
         fprintf(stderr, "tine: cannot read %s\n", o->expr);
         return 1;
