@@ -169,6 +169,15 @@ typedef void (*tine_lift_trace_fn)(void *user, const char *rule, const char *fil
                                    const tine_expr_t *before, const tine_expr_t *after);
 /* Lifts e into FPIR with the built-in rules, or with rs. */
 tine_expr_t *tine_lift(tine_ctx_t *ctx, tine_expr_t *e);
+/* Lowers FPIR to the instructions of a target ("host", "x86-64-sse2" ... "x86-64-avx512")
+ * with its lowering rules: each node takes the cheapest matching rewrite whose
+ * instructions the target has; the rest stays for LLVM. NULL with an error for an
+ * unknown target. The trace, if given, is called for every rule applied. */
+tine_expr_t *tine_lower(tine_ctx_t *ctx, tine_expr_t *e, const char *target);
+tine_expr_t *tine_lower_with(tine_ctx_t *ctx, tine_expr_t *e, const char *target, tine_lift_trace_fn trace,
+                             void *user);
+/* The lowering rules of a target description ("x86"), compiled on first use. */
+tine_ruleset_t *tine_lower_rules(tine_ctx_t *ctx, const char *isa);
 tine_expr_t *tine_lift_with(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_expr_t *e, tine_lift_trace_fn trace,
                             void *user);
 

@@ -105,6 +105,8 @@ typedef struct {
 } tine_strtab;
 
 typedef struct tine_fpir_tmpl tine_fpir_tmpl;
+typedef struct tine_isa tine_isa;
+enum { TINE_MAX_ISAS = 4 };
 enum { TINE_PENDING = 16 };
 typedef struct tine_ast tine_ast;
 
@@ -127,6 +129,9 @@ struct tine_ctx {
     uint32_t tmpl_cap, tmpl_count;
     struct tine_bounds_cache *bounds; /* bounds.c */
     tine_ruleset_t *lift_rules;       /* the built-in lift rules, compiled on first use */
+    tine_isa *isa[TINE_MAX_ISAS];     /* target descriptions, read on first use (isa.c) */
+    bool isa_loading;
+    tine_ruleset_t *lower_rules[TINE_MAX_ISAS]; /* lowering rules per description (lower.c) */
     /* expansion cache: node id -> expanded node */
     tine_expr_t **expanded;
     uint32_t expanded_cap;
@@ -216,6 +221,7 @@ typedef struct {
     bool cwild_vars;     /* RHS: c0.. become variables ?c0 typed by position (templates) */
     const struct tine_kernel_ast_s *kernel; /* kernel bodies: calls of funcs and inputs */
     struct tine_reductions *reds; /* kernel bodies: where reductions with parameter bounds go */
+    bool isa;            /* instruction semantics: lanes(x) is x's lane count */
 } tine_elab_env;
 
 /* A reduction whose bounds are parameters, not constants: a loop. The body it appears in
@@ -325,5 +331,59 @@ static inline uint64_t tine_rand64(uint64_t *s) {
 
 int tine_eval128(tine_ctx_t *ctx, const tine_expr_t *e, tine_env_t *env, tine_u128 *out);
 int tine_env_bind128(tine_env_t *env, const tine_expr_t *var, const tine_u128 *lanes);
+
+/* ---- target descriptions (src/targets/isa.c) -------------------------------------- */
+
+enum { TINE_INSN_MAX_OPS = 4 };
+typedef struct {
+    int bits;          /* register width */
+    const char *reg;   /* xmm, ymm, zmm */
+    int feature;       /* index into the description's features */
+    const char *llvm;  /* LLVM target intrinsic; NULL: the semantics as generic IR */
+    const char *c;     /* C intrinsic */
+} tine_insn_form;
+
+struct insn_tmpl;
+typedef struct {
+    const char *name;
+    int nops;
+    const char *opname[TINE_INSN_MAX_OPS];
+    tine_type_t optype[TINE_INSN_MAX_OPS]; /* element types */
+    tine_type_t result;                    /* element type */
+    int probe_lanes[TINE_INSN_MAX_OPS];    /* operand lanes at one register of the first form */
+    int probe_result;                      /* and the result's lanes there */
+    const tine_ast *sem;
+    tine_insn_form form[4];
+    int nforms;
+    double lat, rtp;
+    bool pack, generic;
+    struct insn_tmpl **tmpl;
+    int ntmpl, captmpl;
+} tine_insn;
+
+/* The built-in description of that name ("x86"), or the first one for NULL; NULL if none. */
+const tine_isa *tine_isa_get(tine_ctx_t *ctx, const char *name);
+void tine_isa_free_all(tine_ctx_t *ctx);
+/* A description from text (not registered with the context: its instructions cannot be
+ * named in expressions); NULL with a located error. For checking description files. */
+tine_isa *tine_isa_parse(tine_ctx_t *ctx, const char *text, const char *file);
+void tine_isa_free(tine_isa *isa);
+/* The code (the INSN node's immediate) of an instruction by name, or -1. */
+int tine_isa_lookup(tine_ctx_t *ctx, const char *name);
+const tine_insn *tine_insn_info(tine_ctx_t *ctx, uint32_t code, const tine_isa **isa);
+/* The feature mask of a target the description names (*found says whether it does). */
+uint32_t tine_isa_target(const tine_isa *isa, const char *target, bool *found);
+/* An instruction node; NULL with an error when the operands do not fit it. */
+tine_expr_t *tine_insn_make(tine_ctx_t *ctx, uint32_t code, int n, tine_expr_t *const *ops);
+/* The operands' lanes for a result of `lanes` lanes (the ratios are the description's);
+ * false if there are none (or more than TINE_MAX_LANES). */
+bool tine_insn_operand_lanes(const tine_insn *in, int lanes, int *out);
+/* The features a target has, as a mask over the x86 description's features ("host":
+ * this CPU's); an unknown target sets an error. */
+uint32_t tine_target_features(tine_ctx_t *ctx, const char *target, const tine_isa **isa);
+/* The semantics of an instruction node on placeholders (*ph, one per operand), with its
+ * FPIR ops, or expanded to primitive ops. */
+const tine_expr_t *tine_insn_template(tine_ctx_t *ctx, const tine_expr_t *e, const tine_expr_t *const **ph,
+                                      bool expanded);
 
 #endif

@@ -71,7 +71,11 @@
  *      `test_rules --bless` rewrites the messages there with the current ones (review
  *      the diff).
  *
- * Usage: test_rules [--bless] [--rule NAME] [--rules FILE] [--part 1|2|3] [-v]
+ * With --lower, part 1 checks the x86 lowering rules (src/targets/x86.rules) the same way:
+ * their right sides name instructions, which the interpreter evaluates through the
+ * description's semantics, so each rule is checked against the instruction models.
+ *
+ * Usage: test_rules [--bless] [--rule NAME] [--rules FILE] [--lower] [--part 1|2|3] [-v]
  *   --rule NAME tests one lift rule; --rules FILE tests a rule file's rules instead of the
  *   built-in ones (to see that the test catches an altered rule); -v prints per-rule times.
  * Output: a line per failure, per-rule range counts for bounds-predicated rules, totals,
@@ -86,6 +90,9 @@
 #include "testutil.h"
 
 #define LANES 256
+/* lanes of the instantiated terms: LANES, or 64 for lowering rules (whose right sides may
+   interleave operands into twice their lanes) */
+static int g_lanes = LANES;
 #define MAXW 8
 
 static bool verbose;
@@ -282,7 +289,7 @@ typedef struct {
 static void mk_env(const rcase *rc, tine_elab_env *env, tine_binding *binds, tine_elab_mode mode) {
     memset(env, 0, sizeof *env);
     env->T = rc->inst->T;
-    env->lanes = LANES;
+    env->lanes = g_lanes;
     env->mode = mode;
     for (int i = 0; i < rc->nw; i++) {
         binds[i].name = tine_expr_name(rc->w[i]) + 1; /* past '?' */
@@ -336,7 +343,7 @@ static tine_expr_t *template_rhs(rcase *rc) {
     tine_expr_t *r = NULL;
     for (uint32_t k = 0; k < in->rhs_n; k++) {
         const tine_expr_t *e = in->rhs_order[k];
-        tine_type_t t = tine_type_with_lanes(e->type, LANES);
+        tine_type_t t = tine_type_with_lanes(e->type, g_lanes);
         tine_expr_t *x = NULL;
         if (is_cwild(e)) {
             for (int i = 0; i < rc->nc && !x; i++)
@@ -432,10 +439,10 @@ static void describe(const rcase *rc, char *out, size_t n, int lane, tine_u128 a
 static void flush(rcase *rc) {
     if (!rc->nb) return;
     for (int i = 0; i < rc->nw; i++)
-        for (int l = rc->nb; l < LANES; l++) rc->in[i][l] = rc->in[i][0];
+        for (int l = rc->nb; l < g_lanes; l++) rc->in[i][l] = rc->in[i][0];
     static tine_u128 buf[LANES], a[LANES], b[LANES];
     for (int i = 0; i < rc->nw; i++) {
-        for (int l = 0; l < LANES; l++) buf[l] = tine_canon(rc->wt[i], (tine_u128)rc->in[i][l]);
+        for (int l = 0; l < g_lanes; l++) buf[l] = tine_canon(rc->wt[i], (tine_u128)rc->in[i][l]);
         tine_env_bind128(rc->env, rc->var[i], buf);
     }
     if (tine_eval128(rc->ctx, rc->lhs, rc->env, a) != 0 || tine_eval128(rc->ctx, rc->rhs, rc->env, b) != 0) {
@@ -459,7 +466,7 @@ static void flush(rcase *rc) {
 
 static void add_tuple(rcase *rc, const tine_i128 *t) {
     for (int i = 0; i < rc->nw; i++) rc->in[i][rc->nb] = t[i];
-    if (++rc->nb == LANES) flush(rc);
+    if (++rc->nb == g_lanes) flush(rc);
 }
 
 /* Every tuple of the product of the lists. */
@@ -504,7 +511,7 @@ static void check_lifter(rcase *rc) {
         tine_clear_error(rc->ctx);
         return;
     }
-    for (int l = 0; l < LANES; l++)
+    for (int l = 0; l < g_lanes; l++)
         if (a[l] != b[l]) {
             char d[1280];
             describe(rc, d, sizeof d, l, a[l], b[l]);
@@ -597,14 +604,14 @@ static void make_vars(rcase *rc, const char *suffix) {
     for (int i = 0; i < rc->nw; i++) {
         char name[96];
         snprintf(name, sizeof name, "%s%s", tine_expr_name(rc->w[i]) + 1, suffix);
-        rc->var[i] = tine_var(rc->ctx, name, tine_type_with_lanes(rc->wt[i], LANES));
+        rc->var[i] = tine_var(rc->ctx, name, tine_type_with_lanes(rc->wt[i], g_lanes));
         rc->vlo[i] = tmin(rc->wt[i]);
         rc->vhi[i] = tmax(rc->wt[i]);
     }
     rc->ranged = false;
 }
 
-/* The pattern rebuilt at LANES lanes, wildcards replaced by rc->var and constants rc->cv. */
+/* The pattern rebuilt at g_lanes lanes, wildcards replaced by rc->var and constants rc->cv. */
 static tine_expr_t *build_lhs(rcase *rc) {
     uint32_t n;
     tine_expr_t **order = tine_topo(rc->ctx, rc->inst->lhs, &n);
@@ -613,7 +620,7 @@ static tine_expr_t *build_lhs(rcase *rc) {
     bool ok = true;
     for (uint32_t k = 0; k < n && ok; k++) {
         const tine_expr_t *e = order[k];
-        tine_type_t t = tine_type_with_lanes(e->type, LANES);
+        tine_type_t t = tine_type_with_lanes(e->type, g_lanes);
         map[k] = NULL;
         if (is_wild(e)) {
             for (int i = 0; i < rc->nw; i++)
@@ -985,10 +992,11 @@ static void test_inst(tine_ctx_t *ctx, tine_ruleset_t *rs, const tine_rule *rule
 
 /* The built-in lift rules, or (--rules FILE, to try the test on altered rules) a file's. */
 static const char *rules_text;
+static bool lowering; /* --lower: the x86 lowering rules instead */
 static tine_ruleset_t *rules_in(tine_ctx_t *ctx, tine_ruleset_t **own) {
     *own = NULL;
-    if (!rules_text) return tine_lift_rules(ctx);
-    *own = tine_rules_compile(ctx, rules_text, "<--rules>");
+    if (!rules_text) return lowering ? tine_lower_rules(ctx, "x86") : tine_lift_rules(ctx);
+    *own = tine_rules_compile_kind(ctx, rules_text, "<--rules>", lowering);
     if (!*own) {
         fprintf(stderr, "%s\n", tine_error(ctx));
         exit(2);
@@ -1030,7 +1038,7 @@ static void test_rules_soundness(const char *only) {
            "prebuilt right side), %ld constant combinations, %ld inputs in %ld batches of %d lanes, %ld mismatches, "
            "%ld tine_rules_try cross-checks, (range, predicate) cases %ld true / %ld false, %.1f s\n",
            tested, TOT.insts, TOT.fired_insts, TOT.exhaustive_insts, TOT.templated_insts, TOT.combos, TOT.tuples,
-           TOT.batches, LANES,
+           TOT.batches, g_lanes,
            TOT.mismatches, TOT.lifter_checks, TOT.range_true, TOT.range_false, now() - t0);
 }
 
@@ -1129,7 +1137,7 @@ static tine_expr_t *gen_amount(gstate *g, tine_type_t t, int depth) {
 enum {
     P_BIN, P_SHIFT, P_UNARY, P_SELECT, P_CAST, P_CAST_BOOL, P_REINT, P_BCAST, P_RAMP, P_CONCAT, P_INTERLEAVE,
     P_SLICE, P_DEINT, P_REDUCE, P_LOAD, P_WIDEN2, P_WSUB, P_WSHIFT, P_EXTEND, P_ABS, P_ABSD, P_SATCAST,
-    P_SATNARROW, P_SAME2, P_SHIFT2, P_MULSHR, P_COUNT
+    P_SATNARROW, P_SAME2, P_SHIFT2, P_MULSHR, P_INSN, P_COUNT
 };
 
 static tine_expr_t *gen(gstate *g, tine_type_t t, int depth) {
@@ -1271,6 +1279,20 @@ static tine_expr_t *gen(gstate *g, tine_type_t t, int depth) {
         tine_type_t ut = tine_type_with_kind(t, TINE_UINT);
         args[2] = rnd() % 2 ? tine_const_splat(ctx, ut, rnd() % (unsigned)(2 * t.bits + 3)) : gen(g, ut, d);
         return built(g, tine_fpir(ctx, op, 3, args, one), tine_op_name(op));
+    }
+    case P_INSN: { /* an x86 instruction with this result type, bounded through its semantics */
+        const tine_isa *isa = tine_isa_get(ctx, "x86");
+        int codes[64], n = 0, lanes[TINE_INSN_MAX_OPS];
+        for (int k = 0; k < isa->n && n < 64; k++)
+            if (isa->insn[k].result.kind == t.kind && isa->insn[k].result.bits == t.bits &&
+                tine_insn_operand_lanes(&isa->insn[k], L, lanes))
+                codes[n++] = k;
+        if (!n) break;
+        const tine_insn *in = &isa->insn[codes[rnd() % (unsigned)n]];
+        tine_insn_operand_lanes(in, L, lanes);
+        tine_expr_t *iv[TINE_INSN_MAX_OPS];
+        for (int j = 0; j < in->nops; j++) iv[j] = gen(g, tine_type_with_lanes(in->optype[j], lanes[j]), d);
+        return built(g, tine_insn_make(ctx, (uint32_t)(in - isa->insn), in->nops, iv), in->name);
     }
     }
     return gen_leaf(g, t);
@@ -1575,6 +1597,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--rule") && i + 1 < argc) only = argv[++i];
         else if (!strcmp(argv[i], "--part") && i + 1 < argc) part = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-v")) verbose = true;
+        else if (!strcmp(argv[i], "--lower")) lowering = true, g_lanes = 64;
         else if (!strcmp(argv[i], "--rules") && i + 1 < argc) {
             rules_text = read_file(argv[++i]);
             if (!rules_text) {
@@ -1583,7 +1606,7 @@ int main(int argc, char **argv) {
             }
         }
         else {
-            fprintf(stderr, "usage: test_rules [--bless] [--rule NAME] [--rules FILE] [--part 1|2|3] [-v]\n");
+            fprintf(stderr, "usage: test_rules [--bless] [--rule NAME] [--rules FILE] [--lower] [--part 1|2|3] [-v]\n");
             return 2;
         }
     }

@@ -207,8 +207,21 @@ static tine_expr_t *gen_leaf(gen_t *g, tine_type_t t) {
 
 typedef enum {
     P_BINARY, P_SHIFT, P_CMP, P_UNARY, P_SELECT, P_CAST, P_REINTERPRET, P_BROADCAST, P_RAMP,
-    P_LOAD, P_CONCAT, P_INTERLEAVE, P_SLICE, P_DEINTERLEAVE, P_REDUCE, P_FPIR, P_COUNT
+    P_LOAD, P_CONCAT, P_INTERLEAVE, P_SLICE, P_DEINTERLEAVE, P_REDUCE, P_FPIR, P_INSN, P_COUNT
 } production;
+
+/* The x86 instructions whose result has t's element type and whose operands fit at t's
+ * lanes; returns how many (codes in out). */
+static int insns_for(tine_ctx_t *ctx, tine_type_t t, int *out) {
+    const tine_isa *isa = tine_isa_get(ctx, "x86");
+    int n = 0, lanes[TINE_INSN_MAX_OPS];
+    for (int k = 0; k < isa->n; k++) {
+        const tine_insn *in = &isa->insn[k];
+        if (in->result.kind == t.kind && in->result.bits == t.bits && tine_insn_operand_lanes(in, t.lanes, lanes))
+            out[n++] = k;
+    }
+    return n;
+}
 
 static bool is_int(tine_type_t t) { return tine_type_is_int(t) != 0; }
 
@@ -223,6 +236,7 @@ static bool applicable(production p, tine_type_t t) {
     case P_INTERLEAVE: return t.lanes % 2 == 0 || t.lanes % 3 == 0;
     case P_DEINTERLEAVE: return t.lanes * 2 <= TINE_MAX_LANES;
     case P_REDUCE: return t.kind != TINE_BOOL && t.lanes * 2 <= TINE_MAX_LANES;
+    case P_INSN: return is_int(t); /* gen() falls back to a leaf when no instruction fits */
     case P_COUNT: break;
     }
     return false;
@@ -417,6 +431,15 @@ static tine_expr_t *gen(gen_t *g, tine_type_t t, int depth) {
         return OK(tine_vector_reduce_add(ctx, a, t.lanes));
     }
     case P_FPIR: return gen_fpir(g, t, d);
+    case P_INSN: {
+        int codes[64], lanes[TINE_INSN_MAX_OPS];
+        int n = insns_for(ctx, t, codes);
+        if (!n) return gen_leaf(g, t);
+        const tine_insn *in = tine_insn_info(ctx, (uint32_t)codes[below(g, n)], NULL);
+        tine_insn_operand_lanes(in, t.lanes, lanes);
+        for (int j = 0; j < in->nops; j++) v[j] = gen(g, lanes_of(in->optype[j], lanes[j]), d);
+        return OK(tine_insn_make(ctx, (uint32_t)(in - tine_isa_get(ctx, "x86")->insn), in->nops, v));
+    }
     case P_COUNT: break;
     }
     return NULL;

@@ -7,7 +7,7 @@
  *   tine eval EXPR   [--lanes N] [--seed S]   evaluate on random inputs
  *   tine lift EXPR [--lanes N] [--trace-rules]   lift into FPIR with the built-in rules
  *   tine rules --list | --check FILE  the lift rules; or compile a rule file and report
- *   tine compile -e EXPR --target T [--lanes N] [--emit llvm|asm] [--select llvm|tine]
+ *   tine compile -e EXPR --target T [--lanes N] [--emit asm|llvm|fpir|lowered] [--select llvm|tine] [--trace-rules]
  *   tine run -e EXPR --target T [--lanes N] [--seed S] [--select ...]   JIT vs interpreter
  *   tine ops                          every op, FPIR ops with their definitions
  *   tine bench-ir [--nodes N]         interning speed and memory per node
@@ -40,7 +40,8 @@ static int usage(void) {
             "       tine eval EXPR [--lanes N] [--seed S]\n"
             "       tine lift EXPR [--lanes N] [--trace-rules]\n"
             "       tine rules --list | --check FILE\n"
-            "       tine compile -e EXPR [--target T] [--lanes N] [--emit llvm|asm] [--select llvm|tine]\n"
+            "       tine compile -e EXPR [--target T] [--lanes N] [--emit asm|llvm|fpir|lowered] [--select llvm|tine]\n"
+            "                    [--trace-rules]\n"
             "       tine run -e EXPR [--target T] [--lanes N] [--seed S] [--select llvm|tine]\n"
             "       tine compile FILE.tine [--target T] [--select llvm|tine] --emit obj|h|asm|llvm|fpir [-o OUT] [--name N]\n"
             "       tine run FILE.tine [--target T] [--seed S] [--size WxH..] [--param NAME=V]...\n"
@@ -401,11 +402,16 @@ static int cmd_eval(const options *o) {
     return 0;
 }
 
+typedef struct {
+    tine_ctx_t *ctx;
+    FILE *out;
+} tracer;
+
 static void trace_rule(void *user, const char *rule, const char *file, int line, const tine_expr_t *before,
                        const tine_expr_t *after) {
-    tine_ctx_t *ctx = user;
-    char *b = tine_print(ctx, before), *a = tine_print(ctx, after);
-    printf("  %s (%s:%d)\n      %s\n   -> %s\n", rule, file, line, b, a);
+    tracer *t = user;
+    char *b = tine_print(t->ctx, before), *a = tine_print(t->ctx, after);
+    fprintf(t->out, "  %s (%s:%d)\n      %s\n   -> %s\n", rule, file, line, b, a);
     free(b);
     free(a);
 }
@@ -419,7 +425,8 @@ static int cmd_lift(const options *o) {
         return 1;
     }
     if (o->trace) printf("rules applied, in order:\n");
-    tine_expr_t *r = tine_lift_with(ctx, tine_lift_rules(ctx), e, o->trace ? trace_rule : NULL, ctx);
+    tracer tr = {ctx, stdout};
+    tine_expr_t *r = tine_lift_with(ctx, tine_lift_rules(ctx), e, o->trace ? trace_rule : NULL, &tr);
     if (o->trace) printf("lifted:\n");
     return print_result(ctx, r);
 }
@@ -481,18 +488,39 @@ static int selection(const options *o, tine_selection_t *sel) {
 static int cmd_compile(const options *o) {
     tine_selection_t sel;
     if (selection(o, &sel)) return 2;
-    tine_emit_kind_t kind;
+    tine_emit_kind_t kind = TINE_EMIT_ASM;
+    bool fpir = o->emit && !strcmp(o->emit, "fpir"), lowered = o->emit && !strcmp(o->emit, "lowered");
     if (!o->emit || !strcmp(o->emit, "asm")) kind = TINE_EMIT_ASM;
     else if (!strcmp(o->emit, "llvm")) kind = TINE_EMIT_LLVM;
-    else {
-        fprintf(stderr, "tine: --emit takes asm or llvm here, not '%s'\n", o->emit);
+    else if (!fpir && !lowered) {
+        fprintf(stderr, "tine: --emit takes asm, llvm, fpir or lowered here, not '%s'\n", o->emit);
         return 2;
     }
+    if ((fpir || lowered) && sel != TINE_SELECT_TINE) {
+        fprintf(stderr, "tine: --emit %s shows tine's selection; drop --select llvm\n", o->emit);
+        return 2;
+    }
+    const char *target = o->target ? o->target : "host";
     tine_ctx_t *ctx = tine_ctx_new();
     tine_set_lanes(ctx, o->lanes);
     tine_expr_t *e = parse_or_report(ctx, o->expr);
-    if (e && sel == TINE_SELECT_TINE) e = tine_lift(ctx, e);
-    char *text = e ? tine_emit_expr(ctx, e, o->target ? o->target : "host", sel, kind) : NULL;
+    /* tine's selection, shown step by step on request (on stderr: stdout is the code) */
+    tracer tr = {ctx, stderr};
+    if (e && sel == TINE_SELECT_TINE) {
+        if (o->trace) fprintf(stderr, "lift rules applied, in order:\n");
+        e = tine_lift_with(ctx, tine_lift_rules(ctx), e, o->trace ? trace_rule : NULL, &tr);
+        if (fpir) return print_result(ctx, e);
+        if (o->trace) fprintf(stderr, "lowering rules applied (%s), in order:\n", target);
+        tine_expr_t *l = tine_lower_with(ctx, e, target, o->trace ? trace_rule : NULL, &tr);
+        if (!l) {
+            fprintf(stderr, "tine: %s\n", tine_error(ctx));
+            tine_ctx_free(ctx);
+            return 1;
+        }
+        if (lowered) return print_result(ctx, l);
+        e = l;
+    }
+    char *text = e ? tine_emit_expr(ctx, e, target, sel, kind) : NULL;
     if (e && !text) fprintf(stderr, "tine: %s\n", tine_error(ctx));
     if (text) fputs(text, stdout);
     free(text);

@@ -112,6 +112,8 @@ static int bit_length(tine_i128 v) { /* v >= 0 */
 
 /* ---- per op --------------------------------------------------------------------- */
 
+static interval bounds(tine_ctx_t *ctx, const tine_expr_t *root);
+
 static interval bound_of(tine_ctx_t *ctx, const tine_expr_t *e, const interval *o) {
     tine_type_t t = e->type;
     interval a = e->nops > 0 ? o[0] : unknown(), b = e->nops > 1 ? o[1] : unknown(),
@@ -236,6 +238,8 @@ static interval bound_of(tine_ctx_t *ctx, const tine_expr_t *e, const interval *
         for (int i = 1; i < e->nops; i++) r = (interval){imin(r.lo, o[i].lo), imax(r.hi, o[i].hi), true};
         return r;
     }
+    case TINE_OP_INSN: /* the range of its semantics on these operands */
+        return bounds(ctx, tine_expand(ctx, (tine_expr_t *)e));
     case TINE_OP_VECTOR_REDUCE_ADD: {
         tine_i128 g = e->ops[0]->type.lanes / t.lanes;
         return fit(t, mul(a.lo, g, &ok), mul(a.hi, g, &ok));

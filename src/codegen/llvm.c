@@ -119,6 +119,7 @@ typedef struct {
     const tine_expr_t **args;
     int nargs;
     LLVMValueRef argv;
+    uint32_t features; /* the target's features, in the x86 description's numbering */
 } gen;
 
 static LLVMTypeRef elem_type(gen *g, tine_type_t t) {
@@ -308,6 +309,28 @@ static LLVMValueRef join(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
 
 static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov);
 
+/* A template (an FPIR definition or an instruction's semantics) on operands already
+ * emitted: placeholder ph[i] takes ov[i]. */
+static LLVMValueRef emit_template(gen *g, const tine_expr_t *tmpl, const tine_expr_t *const *ph, int nph,
+                                  LLVMValueRef *ov) {
+    uint32_t n;
+    tine_expr_t **order = tine_topo(g->ctx, tmpl, &n);
+    LLVMValueRef *val = calloc(n, sizeof *val);
+    TINE_ASSERT(val != NULL);
+    for (uint32_t k = 0; k < n; k++) {
+        for (int i = 0; i < nph; i++)
+            if (order[k] == ph[i]) val[k] = ov[i];
+        if (val[k]) continue;
+        LLVMValueRef o[256];
+        for (int i = 0; i < order[k]->nops; i++) o[i] = val[tine_topo_index(order, n, order[k]->ops[i])];
+        val[k] = emit_node(g, order[k], o);
+    }
+    LLVMValueRef r = val[n - 1];
+    free(val);
+    free(order);
+    return r;
+}
+
 /* An FPIR node: an intrinsic where the selection has one, else its definition. */
 static LLVMValueRef emit_fpir(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
     tine_type_t t = e->type;
@@ -326,25 +349,119 @@ static LLVMValueRef emit_fpir(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
         default: break;
         }
     }
-    /* the definition, on the operands already emitted */
     const tine_expr_t *const *ph;
     const tine_expr_t *tmpl = tine_fpir_template(g->ctx, e, &ph);
-    uint32_t n;
-    tine_expr_t **order = tine_topo(g->ctx, tmpl, &n);
-    LLVMValueRef *val = calloc(n, sizeof *val);
-    TINE_ASSERT(val != NULL);
-    for (uint32_t k = 0; k < n; k++) {
-        for (int i = 0; i < e->nops; i++)
-            if (order[k] == ph[i]) val[k] = ov[i];
-        if (val[k]) continue;
-        LLVMValueRef o[256];
-        for (int i = 0; i < order[k]->nops; i++) o[i] = val[tine_topo_index(order, n, order[k]->ops[i])];
-        val[k] = emit_node(g, order[k], o);
+    return emit_template(g, tmpl, ph, e->nops, ov);
+}
+
+/* ---- target instructions ------------------------------------------------------------- */
+
+/* The form of an instruction to emit for a result of `bits` bits: the widest the target
+ * has that the result fills, else the narrowest it has (the operands are padded); -1 if
+ * the target has none. */
+static int insn_form(const tine_insn *in, uint32_t features, int bits) {
+    int best = -1;
+    for (int f = 0; f < in->nforms; f++) {
+        if (!(features >> in->form[f].feature & 1)) continue;
+        const tine_insn_form *c = &in->form[f];
+        if (best < 0) best = f;
+        else if (c->bits <= bits && (in->form[best].bits > bits || c->bits > in->form[best].bits)) best = f;
+        else if (in->form[best].bits > bits && c->bits < in->form[best].bits) best = f;
     }
-    LLVMValueRef r = val[n - 1];
-    free(val);
-    free(order);
+    return best;
+}
+
+/* Lanes [first, first + n) of v (of `lanes` lanes); lanes past the end are zero. */
+static LLVMValueRef lanes_of(gen *g, LLVMValueRef v, int lanes, int first, int n) {
+    if (first == 0 && n == lanes) return v;
+    int *idx = malloc(sizeof *idx * (size_t)n);
+    TINE_ASSERT(idx != NULL);
+    for (int i = 0; i < n; i++) idx[i] = first + i < lanes ? first + i : lanes; /* lane `lanes`: of the zeros */
+    LLVMValueRef r = shuffle(g, v, LLVMConstNull(LLVMTypeOf(v)), idx, n);
+    free(idx);
     return r;
+}
+
+/* An instruction node. A generic form is its semantics as generic IR; an intrinsic form
+ * is called once per register: the operands are cut into register-sized pieces (padded
+ * with zeros when the vector is narrower than the register), bitcast to the intrinsic's
+ * parameter types, and the results joined. A pack instruction reads two registers per
+ * result register and works per 128-bit block, so its result is put back in lane order. */
+static LLVMValueRef emit_insn(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
+    const tine_insn *in = tine_insn_info(g->ctx, e->imm, NULL);
+    tine_type_t t = e->type;
+    int bits = t.lanes * t.bits;
+    int f = insn_form(in, g->features, bits);
+    if (f < 0 || in->generic) { /* not on this target: what it means, for LLVM to select */
+        const tine_expr_t *const *ph;
+        const tine_expr_t *tmpl = tine_insn_template(g->ctx, e, &ph, false);
+        return emit_template(g, tmpl, ph, e->nops, ov);
+    }
+    const tine_insn_form *fm = &in->form[f];
+    int W = fm->bits, nreg = (bits + W - 1) / W, rl = W / t.bits; /* result lanes per register */
+    unsigned id = LLVMLookupIntrinsicID(fm->llvm, strlen(fm->llvm));
+    TINE_ASSERT(id != 0);
+    if (LLVMIntrinsicIsOverloaded(id)) { /* a generic intrinsic (llvm.sadd.sat): one call; LLVM splits */
+        LLVMTypeRef vt = vec_type(g, t);
+        LLVMTypeRef fty = LLVMIntrinsicGetType(g->lc, id, &vt, 1);
+        LLVMValueRef fn = LLVMGetIntrinsicDeclaration(g->m, id, &vt, 1), args[8];
+        unsigned np = LLVMCountParamTypes(fty);
+        TINE_ASSERT(np <= 8 && (int)np >= e->nops);
+        for (int j = 0; j < e->nops; j++) args[j] = ov[j];
+        for (unsigned j = (unsigned)e->nops; j < np; j++) /* llvm.abs: INT_MIN is not poison */
+            args[j] = LLVMConstInt(LLVMInt1TypeInContext(g->lc), 0, 0);
+        return LLVMBuildCall2(g->b, fty, fn, args, np, "");
+    }
+    LLVMTypeRef rt = LLVMVectorType(elem_type(g, t), (unsigned)rl);
+    LLVMTypeRef fty = LLVMIntrinsicGetType(g->lc, id, NULL, 0);
+    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(g->m, id, NULL, 0);
+    LLVMTypeRef params[8];
+    unsigned np = LLVMCountParamTypes(fty);
+    TINE_ASSERT(np <= 8);
+    LLVMGetParamTypes(fty, params);
+    LLVMValueRef *parts = malloc(sizeof *parts * (size_t)nreg);
+    TINE_ASSERT(parts != NULL);
+    for (int r = 0; r < nreg; r++) {
+        LLVMValueRef args[8];
+        unsigned na = 0;
+        for (int j = 0; j < e->nops; j++) {
+            tine_type_t ot = e->ops[j]->type;
+            int ol = W / ot.bits; /* operand lanes per register */
+            int pieces = in->pack ? 2 : 1;
+            int first = r * ol * pieces;
+            for (int k = 0; k < pieces; k++) {
+                LLVMValueRef piece = lanes_of(g, ov[j], ot.lanes, first + k * ol, ol);
+                TINE_ASSERT(na < np);
+                args[na] = LLVMBuildBitCast(g->b, piece, params[na], "");
+                na++;
+            }
+        }
+        LLVMValueRef v = LLVMBuildCall2(g->b, fty, fn, args, np, "");
+        v = LLVMBuildBitCast(g->b, v, rt, "");
+        if (in->pack) { /* machine lane p of each 128-bit block: half from each register */
+            int blk = 128 / t.bits, half = blk / 2, *idx = malloc(sizeof *idx * (size_t)rl);
+            TINE_ASSERT(idx != NULL);
+            for (int p = 0; p < rl; p++) {
+                int j = p / blk, q = p % blk;
+                int want = q < half ? j * half + q : rl / 2 + j * half + (q - half);
+                idx[want] = p;
+            }
+            v = shuffle(g, v, NULL, idx, rl);
+            free(idx);
+        }
+        parts[r] = v;
+    }
+    LLVMValueRef acc = parts[0];
+    for (int r = 1; r < nreg; r++) { /* join registers pairwise into one vector */
+        int have = r * rl, *idx = malloc(sizeof *idx * (size_t)(have + rl));
+        TINE_ASSERT(idx != NULL);
+        LLVMValueRef next = lanes_of(g, parts[r], rl, 0, have); /* widened to acc's lanes */
+        for (int i = 0; i < have + rl; i++) idx[i] = i;
+        acc = shuffle(g, acc, next, idx, have + rl);
+        free(idx);
+    }
+    free(parts);
+    return lanes_of(g, acc, nreg * rl, 0, t.lanes);
 }
 
 /* The pointer argument of a variable, or of a load's buffer (loads of one buffer share
@@ -560,6 +677,7 @@ static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
         LLVMTypeRef ty = vec_type(g, t);
         return intrinsic(g, "llvm.sqrt", &ty, 1, ov, 1);
     }
+    case TINE_OP_INSN: return emit_insn(g, e, ov);
     default: break;
     }
     TINE_ASSERT(tine_op_is_fpir(op));
@@ -613,13 +731,15 @@ static void finish_function(gen *g) {
 
 /* Builds the module of one expression; NULL with an error. */
 static LLVMModuleRef build_module(tine_ctx_t *ctx, LLVMContextRef lc, const tine_expr_t *e, tine_selection_t sel,
-                                  const char *name, const tine_expr_t ***args_out, int *nargs_out) {
+                                  const char *target, const char *name, const tine_expr_t ***args_out,
+                                  int *nargs_out) {
     if (e->type.bits > 64) {
         tine_set_error(ctx, "a compiled expression's result must have at most 64-bit lanes");
         return NULL;
     }
-    gen g = {.ctx = ctx, .lc = lc, .sel = sel};
-    const tine_expr_t *root = sel == TINE_SELECT_LLVM ? tine_expand(ctx, (tine_expr_t *)e) : e;
+    gen g = {.ctx = ctx, .lc = lc, .sel = sel, .features = tine_target_features(ctx, target, NULL)};
+    const tine_expr_t *root = sel == TINE_SELECT_LLVM ? tine_expand(ctx, (tine_expr_t *)e)
+                                                      : tine_lower(ctx, (tine_expr_t *)e, target);
     g.order = tine_topo(ctx, root, &g.n);
     /* leaves: variables, then one per buffer (the first load of each names it) */
     g.args = malloc(sizeof *g.args * g.n);
@@ -731,7 +851,7 @@ char *tine_emit_expr(tine_ctx_t *ctx, const tine_expr_t *e, const char *target, 
     LLVMContextRef lc = LLVMContextCreate();
     const tine_expr_t **args;
     int nargs;
-    LLVMModuleRef m = build_module(ctx, lc, e, sel, "tine_expr", &args, &nargs);
+    LLVMModuleRef m = build_module(ctx, lc, e, sel, target, "tine_expr", &args, &nargs);
     char *text = NULL;
     if (m) {
         free(args);
@@ -776,7 +896,7 @@ tine_jit_t *tine_jit_expr(tine_ctx_t *ctx, const tine_expr_t *e, const char *tar
     j->ctx = ctx;
     LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
     LLVMContextRef lc = LLVMOrcThreadSafeContextGetContext(tsc);
-    LLVMModuleRef m = build_module(ctx, lc, e, sel, "tine_expr", &j->args, &j->nargs);
+    LLVMModuleRef m = build_module(ctx, lc, e, sel, target, "tine_expr", &j->args, &j->nargs);
     if (!m) {
         LLVMOrcDisposeThreadSafeContext(tsc);
         LLVMDisposeTargetMachine(tm);
@@ -830,6 +950,7 @@ typedef struct {
 
 struct tine_compiled {
     tine_kernel_t *k;
+    char *target;
     LLVMOrcLLJITRef jit;
     double select_ms, llvm_ms;
     compiled_stage st[TINE_KERNEL_MAX_STAGES];
@@ -1049,16 +1170,26 @@ static void emit_dim(kgen *kg, int d, LLVMValueRef row) {
 
 /* The function `tine_stageN` of stage n: args[0] its buffer's data, then the values of
  * its scalars, then the data of every input and of every earlier stage's buffer. */
+/* The selection of one DAG: LLVM alone expands FPIR ops to their definitions; tine lifts
+ * to FPIR and lowers that to the target's instructions. */
+static tine_expr_t *select_expr(tine_ctx_t *ctx, tine_expr_t *e, tine_selection_t sel, const char *target) {
+    if (!e) return NULL;
+    if (sel == TINE_SELECT_LLVM) return tine_expand(ctx, e);
+    tine_expr_t *r = tine_lower(ctx, tine_lift(ctx, e), target);
+    TINE_ASSERT(r != NULL); /* the target was checked when its machine was made */
+    return r;
+}
+
 static void build_stage(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc, tine_selection_t sel, int sn) {
     tine_kernel_t *k = cc->k;
     compiled_stage *c = &cc->st[sn];
     const tine_stage *st = tine_kernel_stage(k, sn);
     tine_ctx_t *ctx = tine_kernel_ctx(k);
-    gen g = {.ctx = ctx, .lc = lc, .sel = sel, .m = m};
+    gen g = {.ctx = ctx, .lc = lc, .sel = sel, .m = m, .features = tine_target_features(ctx, cc->target, NULL)};
     kgen kg = {.g = &g, .c = c, .dims = st->dims, .lanes = st->lanes, .ot = st->type};
     memcpy(kg.unroll, st->unroll, sizeof kg.unroll);
     memcpy(kg.tile, st->tile, sizeof kg.tile);
-    tine_expr_t *(*xform)(tine_ctx_t *, tine_expr_t *) = sel == TINE_SELECT_LLVM ? tine_expand : tine_lift;
+#define xform(ctx, e) select_expr(ctx, e, sel, cc->target)
     double t0 = seconds();
     kg.body = xform(ctx, st->body);
     kg.body1 = xform(ctx, st->body1);
@@ -1170,6 +1301,7 @@ static void build_stage(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc,
     free(g.lv);
     free(kg.reds[0]);
     free(kg.reds[1]);
+#undef xform
 }
 
 tine_compiled_t *tine_kernel_compile(tine_kernel_t *k, const char *target, tine_selection_t sel) {
@@ -1189,6 +1321,7 @@ tine_compiled_t *tine_kernel_compile(tine_kernel_t *k, const char *target, tine_
     tine_compiled_t *c = calloc(1, sizeof *c);
     TINE_ASSERT(c != NULL);
     c->k = k;
+    c->target = tine_strdup(target);
     LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
     LLVMContextRef lc = LLVMOrcThreadSafeContextGetContext(tsc);
     LLVMModuleRef m = LLVMModuleCreateWithNameInContext("tine", lc);
@@ -1309,6 +1442,7 @@ void tine_compiled_free(tine_compiled_t *c) {
     if (!c) return;
     if (c->jit) LLVMOrcDisposeLLJIT(c->jit);
     for (int s = 0; s < TINE_KERNEL_MAX_STAGES; s++) free(c->st[s].scalars);
+    free(c->target);
     free(c);
 }
 
@@ -1829,7 +1963,7 @@ void *tine_kernel_emit(tine_kernel_t *k, const char *target, tine_selection_t se
     char *triple = NULL;
     LLVMTargetMachineRef tm = target_machine(ctx, target, &triple);
     if (!tm) return NULL;
-    tine_compiled_t c = {.k = k};
+    tine_compiled_t c = {.k = k, .target = (char *)target};
     LLVMContextRef lc = LLVMContextCreate();
     LLVMModuleRef m = LLVMModuleCreateWithNameInContext(name, lc);
     for (int s = 0; s < tine_kernel_nstages(k); s++) build_stage(&c, m, lc, sel, s);

@@ -17,7 +17,7 @@ const tine_fpir_info tine_fpir_table[TINE_FPIR_COUNT] = {
 struct tine_fpir_tmpl {
     uint16_t op;
     tine_type_t types[3], rt;
-    tine_expr_t *ph[3];     /* placeholders */
+    tine_expr_t *ph[4];     /* placeholders (4: instruction templates share substitute) */
     tine_expr_t *expansion; /* fully expanded; NULL if the definition does not apply */
     char *error;            /* why not (malloc'd), when expansion is NULL */
 };
@@ -325,6 +325,12 @@ tine_expr_t *tine_expand(tine_ctx_t *ctx, tine_expr_t *root) {
             tine_fpir_tmpl *m = template_of(ctx, r);
             TINE_ASSERT(m->expansion != NULL);
             r = substitute(ctx, m, r->ops, r->nops);
+        } else if (r->op == TINE_OP_INSN) {
+            const tine_expr_t *const *ph;
+            const tine_expr_t *t = tine_insn_template(ctx, r, &ph, true);
+            tine_fpir_tmpl m = {.expansion = (tine_expr_t *)t};
+            for (int i = 0; i < r->nops; i++) m.ph[i] = (tine_expr_t *)ph[i];
+            r = substitute(ctx, &m, r->ops, r->nops);
         }
         if (ctx->count > ctx->expanded_cap) {
             uint32_t cap = ctx->expanded_cap ? ctx->expanded_cap : 1024;

@@ -60,6 +60,62 @@ typedef struct {
 int tine_parse_rules(tine_ctx_t *ctx, tine_arena *arena, const char *text, const char *file,
                      tine_rule_ast **out, int *count);
 
+/* A target description file (.isa, see src/targets/x86.isa). */
+typedef struct {
+    const char *s;
+    int line, col;
+} tine_word;
+
+typedef struct {
+    tine_word name;
+    tine_ast *sig;   /* name(op:TYPE, ...): an A_CALL whose arguments are names with types */
+    tine_ast *sem;   /* the semantics */
+    tine_word form_width[4], form_feature[4];
+    int nforms;
+    double lat, rtp;
+    bool has_cost;
+    tine_word llvm[4], c[4];
+    int nllvm, nc;
+    bool generic, pack;
+    int end_line;
+} tine_insn_ast;
+
+typedef struct {
+    tine_word name;
+    tine_word features[16];
+    int nfeatures;
+} tine_isa_target_ast;
+
+typedef struct {
+    const tine_src *src;
+    tine_word features[32];
+    int nfeatures;
+    tine_isa_target_ast targets[16];
+    int ntargets;
+    tine_word width_name[4];
+    int width_bits[4], nwidths;
+    tine_insn_ast *insns;
+    int ninsns;
+} tine_isa_ast;
+
+struct tine_isa {
+    int id;
+    const char *name;
+    tine_arena arena;
+    tine_isa_ast ast;
+    const char *features[32];
+    int nfeatures;
+    struct {
+        const char *name;
+        uint32_t features;
+    } targets[16];
+    int ntargets;
+    tine_insn *insn;
+    int n;
+};
+
+int tine_parse_isa(tine_ctx_t *ctx, tine_arena *arena, const char *text, const char *file, tine_isa_ast *out);
+
 /* A kernel file (.tine): declarations, then a schedule. */
 typedef enum { K_INPUT, K_PARAM, K_FUNC, K_BOUNDARY, K_OUTPUT } tine_kdecl_kind;
 

@@ -440,6 +440,34 @@ static val elab_fpir(elab *el, const tine_ast *a, tine_op_t op, int lanes) {
     return typed(el, a, tine_fpir(el->ctx, op, info->arity, args, tp));
 }
 
+/* A target instruction (src/targets): its operand types are fixed, so a literal operand
+ * takes its type from the description, at the lanes that give it the width of the
+ * operands beside it. */
+static val elab_insn(elab *el, const tine_ast *a, int code, int lanes) {
+    const tine_insn *in = tine_insn_info(el->ctx, (uint32_t)code, NULL);
+    if (!ok(el, arity(el, a, in->nops))) return (val){0};
+    if (a->targ) return fail(el, a, "%s takes no type parameter", in->name);
+    val v[TINE_INSN_MAX_OPS];
+    int width = 0;
+    for (int i = 0; i < in->nops; i++) {
+        v[i] = elab_expr(el, a->args[i], lanes);
+        if (!ok(el, v[i])) return (val){0};
+        if (!v[i].lit && !width) width = v[i].e->type.lanes * v[i].e->type.bits;
+    }
+    if (!width) return need_typed(el, a->args[0], v[0]);
+    tine_expr_t *args[TINE_INSN_MAX_OPS];
+    for (int i = 0; i < in->nops; i++) {
+        if (v[i].lit) {
+            int l = width / in->optype[i].bits;
+            if (l < 1) l = 1;
+            v[i] = lit_to(el, a->args[i], v[i], tine_type_with_lanes(in->optype[i], l));
+            if (!ok(el, v[i])) return (val){0};
+        }
+        args[i] = v[i].e;
+    }
+    return typed(el, a, tine_insn_make(el->ctx, (uint32_t)code, in->nops, args));
+}
+
 /* A scalar i32 variable of buffer geometry, broadcast to the lanes. */
 static tine_expr_t *geometry(elab *el, const char *buffer, const char *what, int dim, int lanes) {
     char vn[96];
@@ -809,6 +837,15 @@ static val elab_call(elab *el, const tine_ast *a, int lanes) {
             return r;
         }
     }
+    if (el->env->isa && !strcmp(n, "lanes")) {
+        if (!ok(el, arity(el, a, 1))) return (val){0};
+        v = elab_expr(el, a->args[0], lanes);
+        if (!ok(el, v)) return v;
+        if (v.lit) return need_typed(el, a->args[0], v);
+        return (val){.lit = 1, .iv = v.e->type.lanes};
+    }
+    int code = tine_isa_lookup(ctx, n);
+    if (code >= 0) return elab_insn(el, a, code, lanes);
     if (!strcmp(n, "bits")) {
         if (!ok(el, arity(el, a, 1))) return (val){0};
         t = type_of(el, a->args[0]);

@@ -48,6 +48,8 @@ void tine_ctx_free(tine_ctx_t *ctx) {
     tine_fpir_free_templates(ctx); /* before the arena that holds them */
     tine_bounds_free(ctx);
     tine_rules_free(ctx->lift_rules);
+    for (int i = 0; i < TINE_MAX_ISAS; i++) tine_rules_free(ctx->lower_rules[i]);
+    tine_isa_free_all(ctx);
     tine_arena_free(&ctx->arena);
     free(ctx->table);
     free(ctx->by_id);

@@ -371,6 +371,11 @@ static int eval_node(interp *in, const tine_expr_t *e, tine_u128 *const *ov, tin
         }
         return 0;
     }
+    case TINE_OP_INSN: { /* through the instruction's semantics */
+        const tine_expr_t *const *ph;
+        const tine_expr_t *tmpl = tine_insn_template(in->ctx, e, &ph, false);
+        return eval_dag(in, tmpl, e->nops, ph, ov, r);
+    }
     default: break;
     }
     TINE_ASSERT(tine_op_is_fpir(op));

@@ -685,6 +685,209 @@ int tine_parse_rules(tine_ctx_t *ctx, tine_arena *arena, const char *text, const
     return 0;
 }
 
+/* ---- target description files ------------------------------------------------------------
+ *
+ *   file   := (feature | target | width | insn)*
+ *   feature:= 'feature' WORD+                       on one line
+ *   target := 'target' WORD ':' WORD+               on one line
+ *   width  := 'width' WORD INT
+ *   insn   := 'insn' NAME '(' NAME ':' TYPE (',' ...)* ')' '=' expr attr*
+ *   attr   := 'forms' (WORD ':' WORD)+ | 'cost' NUMBER NUMBER | 'llvm' WORD+ | 'c' WORD+ | 'pack'
+ *
+ * A WORD is letters, digits and '_', '.', '-' (sse4.1, llvm.x86.sse2.pavg.b, x86-64-avx2);
+ * word lists end at the end of their line.
+ */
+
+static bool isa_word_char(char c) { return is_name_start(c) || is_digit(c) || c == '.' || c == '-'; }
+
+/* The word starting at the current token; the lexer resumes after it. */
+static bool isa_word(parser *ps, tine_word *w, const char *what) {
+    if (ps->tok != T_NAME && ps->tok != T_INT && ps->tok != T_FLOAT) {
+        char b[32];
+        perr(ps, "expected %s, found %s", what, tok_desc(ps->tok, b));
+        return false;
+    }
+    const char *q = ps->tstart;
+    while (isa_word_char(*q)) q++;
+    w->s = tine_arena_strdup(ps->arena, ps->tstart, (size_t)(q - ps->tstart));
+    w->line = ps->line;
+    w->col = ps->col;
+    ps->p = q;
+    ps->tlen = (size_t)(q - ps->tstart);
+    next(ps);
+    return true;
+}
+
+/* Words up to the end of the line (at least one). */
+static int isa_words(parser *ps, tine_word *out, int max, int line, const char *what) {
+    int n = 0;
+    if (ps->tok == T_EOF || ps->line != line) {
+        char b[32];
+        perr(ps, "expected %s, found %s", what, ps->tok == T_EOF ? "end of input" : "the end of the line");
+        (void)b;
+        return -1;
+    }
+    while (ps->tok != T_EOF && ps->line == line && ps->tok != ':') {
+        if (n == max) {
+            perr(ps, "too many words here (at most %d)", max);
+            return -1;
+        }
+        if (!isa_word(ps, &out[n++], what)) return -1;
+    }
+    return n;
+}
+
+static bool isa_number(parser *ps, double *out, const char *what) {
+    if (ps->tok != T_INT && ps->tok != T_FLOAT) {
+        char b[32];
+        perr(ps, "expected %s (a number), found %s", what, tok_desc(ps->tok, b));
+        return false;
+    }
+    tine_ast num = {0};
+    if (!parse_number(ps, &num)) return false;
+    *out = num.kind == A_FLOAT ? num.fval : (double)num.ival;
+    next(ps);
+    return true;
+}
+
+static bool parse_insn(parser *ps, tine_insn_ast *in) {
+    int line = ps->line;
+    next(ps); /* insn */
+    if (ps->tok != T_NAME) {
+        char b[32];
+        perr(ps, "expected the instruction's name after 'insn', found %s", tok_desc(ps->tok, b));
+        return false;
+    }
+    in->name = (tine_word){tine_arena_strdup(ps->arena, ps->tstart, ps->tlen), ps->line, ps->col};
+    in->sig = parse_expr(ps, 0);
+    if (!in->sig) return false;
+    if (in->sig->kind != A_CALL) {
+        perr(ps, "expected the operands of '%s' in parentheses, as in %s(a:u8, b:u8)", in->name.s, in->name.s);
+        return false;
+    }
+    if (!expect(ps, '=', "before the instruction's semantics")) return false;
+    in->sem = parse_expr(ps, 0);
+    if (!in->sem) return false;
+    (void)line;
+    for (;;) {
+        char b[32];
+        int l = ps->line;
+        if (is_word(ps, "forms")) {
+            next(ps);
+            while (ps->tok != T_EOF && ps->line == l) {
+                if (in->nforms == 4) {
+                    perr(ps, "at most 4 forms");
+                    return false;
+                }
+                if (!isa_word(ps, &in->form_width[in->nforms], "a register width (xmm, ymm, zmm)")) return false;
+                if (!expect(ps, ':', "between the width and its feature (xmm:sse2)")) return false;
+                if (!isa_word(ps, &in->form_feature[in->nforms++], "a feature")) return false;
+            }
+            if (in->nforms == 0) {
+                perr(ps, "expected the forms, as in xmm:sse2 ymm:avx2, found the end of the line");
+                return false;
+            }
+        } else if (is_word(ps, "cost")) {
+            next(ps);
+            if (!isa_number(ps, &in->lat, "the latency") || !isa_number(ps, &in->rtp, "the reciprocal throughput"))
+                return false;
+            in->has_cost = true;
+        } else if (is_word(ps, "llvm")) {
+            next(ps);
+            int n = isa_words(ps, in->llvm, 4, l, "'generic' or an LLVM intrinsic name per form");
+            if (n < 0) return false;
+            in->nllvm = n;
+            in->generic = n == 1 && !strcmp(in->llvm[0].s, "generic");
+        } else if (is_word(ps, "c")) {
+            next(ps);
+            int n = isa_words(ps, in->c, 4, l, "a C intrinsic name per form");
+            if (n < 0) return false;
+            in->nc = n;
+        } else if (is_word(ps, "pack")) {
+            next(ps);
+            in->pack = true;
+        } else if (ps->tok == T_EOF || is_word(ps, "insn") || is_word(ps, "feature") || is_word(ps, "target") ||
+                   is_word(ps, "width")) {
+            break;
+        } else {
+            bool quote = ps->tok == T_NAME;
+            char q[64], t[48];
+            if (quote) snprintf(q, sizeof q, "'%s'", tok_text(ps, t, sizeof t));
+            perr(ps, "unexpected %s in instruction '%s' (expected forms, cost, llvm, c or pack)",
+                 quote ? q : tok_desc(ps->tok, b), in->name.s);
+            return false;
+        }
+        in->end_line = ps->prev_line;
+    }
+    return true;
+}
+
+int tine_parse_isa(tine_ctx_t *ctx, tine_arena *arena, const char *text, const char *file, tine_isa_ast *out) {
+    tine_src *src = tine_arena_alloc(arena, sizeof *src);
+    src->file = tine_arena_strdup(arena, file ? file : "<isa>", strlen(file ? file : "<isa>"));
+    src->text = tine_arena_strdup(arena, text, strlen(text));
+    parser ps = {.ctx = ctx, .arena = arena, .src = src, .p = src->text, .line = 1, .line_start = src->text,
+                 .rules = true};
+    memset(out, 0, sizeof *out);
+    out->src = src;
+    int cap = 0;
+    next(&ps);
+    while (!ps.failed && ps.tok != T_EOF) {
+        int l = ps.line;
+        if (is_word(&ps, "feature")) {
+            next(&ps);
+            int n = isa_words(&ps, out->features + out->nfeatures, 32 - out->nfeatures, l, "a feature name");
+            if (n < 0) break;
+            out->nfeatures += n;
+        } else if (is_word(&ps, "target")) {
+            next(&ps);
+            if (out->ntargets == 16) {
+                perr(&ps, "at most 16 targets");
+                break;
+            }
+            tine_isa_target_ast *t = &out->targets[out->ntargets++];
+            if (!isa_word(&ps, &t->name, "a target name")) break;
+            if (!expect(&ps, ':', "after the target name")) break;
+            int n = isa_words(&ps, t->features, 16, l, "the target's features");
+            if (n < 0) break;
+            t->nfeatures = n;
+        } else if (is_word(&ps, "width")) {
+            next(&ps);
+            if (out->nwidths == 4) {
+                perr(&ps, "at most 4 register widths");
+                break;
+            }
+            if (!isa_word(&ps, &out->width_name[out->nwidths], "a register family name")) break;
+            double bits;
+            int bl = ps.line, bc = ps.col;
+            if (!isa_number(&ps, &bits, "the register width in bits")) break;
+            if (bits != 128 && bits != 256 && bits != 512) {
+                ps.line = bl;
+                ps.col = bc;
+                perr(&ps, "a register width is 128, 256 or 512 bits");
+                break;
+            }
+            out->width_bits[out->nwidths++] = (int)bits;
+        } else if (is_word(&ps, "insn")) {
+            if (out->ninsns == cap) {
+                cap = cap ? 2 * cap : 64;
+                tine_insn_ast *m = tine_arena_alloc(arena, (size_t)cap * sizeof *m);
+                if (out->ninsns) memcpy(m, out->insns, (size_t)out->ninsns * sizeof *m);
+                out->insns = m;
+            }
+            if (!parse_insn(&ps, &out->insns[out->ninsns])) break;
+            out->ninsns++;
+        } else {
+            char b[32], q[64], t[48];
+            bool quote = ps.tok == T_NAME;
+            if (quote) snprintf(q, sizeof q, "'%s'", tok_text(&ps, t, sizeof t));
+            perr(&ps, "expected 'feature', 'target', 'width' or 'insn', found %s", quote ? q : tok_desc(ps.tok, b));
+            break;
+        }
+    }
+    return ps.failed ? -1 : 0;
+}
+
 /* ---- kernel files -----------------------------------------------------------------------
  *
  *   file      := decl* ('schedule' directive*)?

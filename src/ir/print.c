@@ -230,6 +230,15 @@ static void print_expr(printer *p, const tine_expr_t *e, int lanes) {
         tine_buf_printf(b, ", %d, %d)", n, k);
         return;
     }
+    case TINE_OP_INSN: {
+        tine_buf_printf(b, "%s(", tine_insn_info(p->ctx, e->imm, NULL)->name);
+        for (int i = 0; i < e->nops; i++) {
+            if (i) tine_buf_puts(b, ", ");
+            print_operand(p, e->ops[i], i > 0, e->ops[i]->type, lanes);
+        }
+        tine_buf_putc(b, ')');
+        return;
+    }
     case TINE_OP_VECTOR_REDUCE_ADD:
         tine_buf_puts(b, "vector_reduce_add(");
         print_expr(p, e->ops[0], lanes);

@@ -21,76 +21,22 @@ typedef struct {
     void *user;
 } lifter;
 
-static tine_expr_t **memo_slot(tine_ruleset_t *rs, tine_ctx_t *ctx, uint32_t id) {
-    if (id >= rs->memo_cap) {
-        uint32_t cap = rs->memo_cap ? rs->memo_cap : 1024;
-        while (cap <= id || cap < ctx->count) cap *= 2;
-        rs->memo = realloc(rs->memo, cap * sizeof *rs->memo);
-        TINE_ASSERT(rs->memo != NULL);
-        memset(rs->memo + rs->memo_cap, 0, (cap - rs->memo_cap) * sizeof *rs->memo);
-        rs->memo_cap = cap;
-    }
-    return &rs->memo[id];
-}
-
-static tine_expr_t *lift_dag(lifter *L, tine_expr_t *root);
-
 /* Rules at the root of n (whose operands are lifted) until none applies. */
-static tine_expr_t *lift_root(lifter *L, tine_expr_t *n) {
+static tine_expr_t *lift_root(void *user, tine_expr_t *n) {
+    lifter *L = user;
     const tine_rule *used;
     tine_expr_t *r = tine_rules_try(L->ctx, L->rs, n, &used);
     if (!r) return n;
     if (L->trace) L->trace(L->user, used->ast.name, used->ast.src->file, used->ast.line, n, r);
     /* the right side's new nodes (and its root) are lifted in turn */
-    return lift_dag(L, r);
-}
-
-/* Post-order over the part of the DAG not lifted yet: the memo doubles as the visited
- * set, so a walk costs only the new nodes. The stack is the current path. */
-static tine_expr_t *lift_dag(lifter *L, tine_expr_t *root) {
-    if (*memo_slot(L->rs, L->ctx, root->id)) return *memo_slot(L->rs, L->ctx, root->id);
-    struct frame {
-        tine_expr_t *e;
-        int next;
-    } local[64], *stack = local;
-    size_t sp = 0, cap = 64;
-    stack[sp++] = (struct frame){root, 0};
-    while (sp) {
-        struct frame *f = &stack[sp - 1];
-        tine_expr_t *e = f->e;
-        if (f->next < e->nops) {
-            tine_expr_t *c = e->ops[f->next++];
-            if (*memo_slot(L->rs, L->ctx, c->id)) continue;
-            if (sp == cap) {
-                struct frame *n = malloc(2 * cap * sizeof *n);
-                TINE_ASSERT(n != NULL);
-                memcpy(n, stack, sp * sizeof *n);
-                if (stack != local) free(stack);
-                stack = n;
-                cap *= 2;
-            }
-            stack[sp++] = (struct frame){c, 0};
-            continue;
-        }
-        sp--;
-        tine_expr_t *ops[256];
-        for (int i = 0; i < e->nops; i++) ops[i] = *memo_slot(L->rs, L->ctx, e->ops[i]->id);
-        tine_expr_t *x = tine_rebuild(L->ctx, e, ops);
-        tine_expr_t *r = *memo_slot(L->rs, L->ctx, x->id);
-        if (!r) r = lift_root(L, x);
-        *memo_slot(L->rs, L->ctx, e->id) = r;
-        *memo_slot(L->rs, L->ctx, x->id) = r;
-        *memo_slot(L->rs, L->ctx, r->id) = r;
-    }
-    if (stack != local) free(stack);
-    return *memo_slot(L->rs, L->ctx, root->id);
+    return tine_rewrite_dag(L->ctx, &L->rs->memo, r, lift_root, L);
 }
 
 tine_expr_t *tine_lift_with(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_expr_t *e, tine_lift_trace_fn trace,
                             void *user) {
     if (!e || !rs) return NULL;
     lifter L = {ctx, rs, trace, user};
-    return lift_dag(&L, e);
+    return tine_rewrite_dag(ctx, &rs->memo, e, lift_root, &L);
 }
 
 tine_ruleset_t *tine_lift_rules(tine_ctx_t *ctx) {

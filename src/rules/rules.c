@@ -249,7 +249,8 @@ static void make_template(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_rule_inst *i
     tine_expr_t **order = tine_topo(ctx, t, &n);
     for (uint32_t k = 0; k < n; k++)
         if (!elementwise((tine_op_t)order[k]->op) ||
-            (order[k]->op == TINE_OP_CONST && !(order[k]->flags & TINE_F_UNIFORM))) {
+            (order[k]->op == TINE_OP_CONST && !(order[k]->flags & TINE_F_UNIFORM)) ||
+            (order[k]->op == TINE_OP_INSN && order[k]->type.lanes != order[k]->ops[0]->type.lanes)) {
             free(order);
             return;
         }
@@ -407,7 +408,7 @@ static bool compile_rule(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_rule *r) {
             tine_clear_error(ctx);
         }
         tine_cost cl = tine_lift_cost(ctx, lhs), cr = tine_lift_cost(ctx, rhs);
-        if (tine_cost_cmp(cr, cl) >= 0) {
+        if (!rs->lowering && tine_cost_cmp(cr, cl) >= 0) {
             char tb[16];
             free(first_err);
             rule_error(ctx, ra->rhs,
@@ -417,7 +418,7 @@ static bool compile_rule(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_rule *r) {
         }
         /* termination: the cost of the term as a tree (wildcards' subterms counted at
            every use) must fall, so the right side may not use a wildcard more often */
-        for (int i = 0; i < self.n; i++) {
+        for (int i = 0; i < self.n && !rs->lowering; i++) {
             if (is_cwild(self.wild[i])) continue;
             int nl = uses(lhs, self.wild[i]), nr = uses(rhs, self.wild[i]);
             if (nr > nl) {
@@ -480,8 +481,13 @@ static bool ast_equal(const tine_ast *a, const tine_ast *b) {
 }
 
 tine_ruleset_t *tine_rules_compile(tine_ctx_t *ctx, const char *text, const char *file) {
+    return tine_rules_compile_kind(ctx, text, file, false);
+}
+
+tine_ruleset_t *tine_rules_compile_kind(tine_ctx_t *ctx, const char *text, const char *file, bool lowering) {
     tine_ruleset_t *rs = calloc(1, sizeof *rs);
     TINE_ASSERT(rs != NULL);
+    rs->lowering = lowering;
     tine_rule_ast *asts;
     int n;
     if (tine_parse_rules(ctx, &rs->arena, text, file, &asts, &n) != 0) {
@@ -503,7 +509,7 @@ tine_ruleset_t *tine_rules_compile(tine_ctx_t *ctx, const char *text, const char
                 tine_rules_free(rs);
                 return NULL;
             }
-            if (ast_equal(o->lhs, r->ast.lhs) && ast_equal(o->pred, r->ast.pred)) {
+            if (!lowering && ast_equal(o->lhs, r->ast.lhs) && ast_equal(o->pred, r->ast.pred)) {
                 tine_diag(ctx, r->ast.src, r->ast.line, r->ast.col,
                           "rule '%s' has the same left side and condition as '%s' (line %d)", r->ast.name, o->name,
                           o->line);
@@ -524,7 +530,7 @@ tine_ruleset_t *tine_rules_compile(tine_ctx_t *ctx, const char *text, const char
         }
     }
     /* equal priority may not overlap: correctness must not depend on a tie-break */
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n && !rs->lowering; i++)
         for (int j = 0; j < i; j++) {
             tine_rule *a = &rs->rules[i], *b = &rs->rules[j];
             if (a->ast.priority != b->ast.priority) continue;
@@ -559,7 +565,7 @@ void tine_rules_free(tine_ruleset_t *rs) {
     if (!rs) return;
     for (int op = 0; op < TINE_OP_COUNT; op++)
         for (int k = 0; k < TINE_RULE_TYPES; k++) free(rs->by_key[op][k].items);
-    free(rs->memo);
+    free(rs->memo.v);
     free(rs->rules);
     tine_arena_free(&rs->arena);
     free(rs);
@@ -568,6 +574,94 @@ void tine_rules_free(tine_ruleset_t *rs) {
 int tine_rules_count(const tine_ruleset_t *rs) { return rs->n; }
 
 /* ---- applying --------------------------------------------------------------------- */
+
+/* The rewrite of e by one rule instantiation: NULL when it does not match, its
+ * predicate does not hold, or its right side does not apply (log2 of a constant it
+ * rejects, a constant that does not fit). */
+static tine_expr_t *candidate(tine_ctx_t *ctx, const tine_rule_ref *ref, tine_expr_t *e) {
+    bindings b;
+    b.n = 0;
+    if (!match(ref->inst->lhs, e, &b)) return NULL;
+    tine_binding binds[32];
+    tine_elab_env env;
+    const tine_rule_inst *in = ref->inst;
+    if (in->ndyn) {
+        rhs_env(&env, binds, &b, in->T, e->type.lanes, TINE_ELAB_PRED);
+        for (int c = 0; c < in->ndyn; c++)
+            if (eval_pred(ctx, in->dyn[c], &env) != 1) return NULL;
+    }
+    tine_expr_t *r;
+    if (in->rhs_order) {
+        r = instantiate(ctx, in, &b, e->type.lanes);
+    } else {
+        rhs_env(&env, binds, &b, in->T, e->type.lanes, TINE_ELAB_RHS);
+        r = tine_elaborate(ctx, ref->rule->ast.rhs, &env);
+    }
+    return r && tine_type_eq(r->type, e->type) ? r : NULL;
+}
+
+/* ---- rewriting a DAG ----------------------------------------------------------------- */
+
+static tine_expr_t **memo_slot(tine_ctx_t *ctx, tine_rewrite_memo *m, uint32_t id) {
+    if (id >= m->cap) {
+        uint32_t cap = m->cap ? m->cap : 1024;
+        while (cap <= id || cap < ctx->count) cap *= 2;
+        m->v = realloc(m->v, cap * sizeof *m->v);
+        TINE_ASSERT(m->v != NULL);
+        memset(m->v + m->cap, 0, (cap - m->cap) * sizeof *m->v);
+        m->cap = cap;
+    }
+    return &m->v[id];
+}
+
+tine_expr_t *tine_rewrite_memo_get(tine_ctx_t *ctx, tine_rewrite_memo *m, const tine_expr_t *e) {
+    return *memo_slot(ctx, m, e->id);
+}
+void tine_rewrite_memo_set(tine_ctx_t *ctx, tine_rewrite_memo *m, const tine_expr_t *e, tine_expr_t *r) {
+    *memo_slot(ctx, m, e->id) = r;
+}
+
+/* Post-order over the part of the DAG not rewritten yet: the memo doubles as the visited
+ * set, so a walk costs only the new nodes. The stack is the current path. */
+tine_expr_t *tine_rewrite_dag(tine_ctx_t *ctx, tine_rewrite_memo *m, tine_expr_t *root, tine_rewrite_root_fn fn,
+                              void *user) {
+    if (*memo_slot(ctx, m, root->id)) return *memo_slot(ctx, m, root->id);
+    struct frame {
+        tine_expr_t *e;
+        int next;
+    } local[64], *stack = local;
+    size_t sp = 0, cap = 64;
+    stack[sp++] = (struct frame){root, 0};
+    while (sp) {
+        struct frame *f = &stack[sp - 1];
+        tine_expr_t *e = f->e;
+        if (f->next < e->nops) {
+            tine_expr_t *c = e->ops[f->next++];
+            if (*memo_slot(ctx, m, c->id)) continue;
+            if (sp == cap) {
+                struct frame *n = malloc(2 * cap * sizeof *n);
+                TINE_ASSERT(n != NULL);
+                memcpy(n, stack, sp * sizeof *n);
+                if (stack != local) free(stack);
+                stack = n;
+                cap *= 2;
+            }
+            stack[sp++] = (struct frame){c, 0};
+            continue;
+        }
+        sp--;
+        tine_expr_t *ops[256];
+        for (int i = 0; i < e->nops; i++) ops[i] = *memo_slot(ctx, m, e->ops[i]->id);
+        tine_expr_t *x = tine_rebuild(ctx, e, ops);
+        tine_expr_t *r = *memo_slot(ctx, m, x->id);
+        if (!r) r = fn(user, x);
+        *memo_slot(ctx, m, e->id) = r;
+        *memo_slot(ctx, m, x->id) = r;
+        *memo_slot(ctx, m, r->id) = r;
+    }
+    if (stack != local) free(stack);
+    return *memo_slot(ctx, m, root->id);
+}
 
 tine_expr_t *tine_rules_try(tine_ctx_t *ctx, const tine_ruleset_t *rs, tine_expr_t *e, const tine_rule **used) {
     const struct tine_rule_list *l = &rs->by_key[e->op][tine_rule_key(e->type)];
@@ -583,28 +677,36 @@ tine_expr_t *tine_rules_try(tine_ctx_t *ctx, const tine_ruleset_t *rs, tine_expr
             int c = tine_cost_cmp(ref->inst->delta, best_ref->inst->delta);
             if (c > 0 || (c == 0 && ref->rule->ast.priority <= best_ref->rule->ast.priority)) continue;
         }
-        bindings b;
-        b.n = 0;
-        if (!match(ref->inst->lhs, e, &b)) continue;
-        tine_binding binds[32];
-        tine_elab_env env;
-        const tine_rule_inst *in = ref->inst;
-        if (in->ndyn) {
-            rhs_env(&env, binds, &b, in->T, e->type.lanes, TINE_ELAB_PRED);
-            bool holds = true;
-            for (int c = 0; c < in->ndyn && holds; c++) holds = eval_pred(ctx, in->dyn[c], &env) == 1;
-            if (!holds) continue;
-        }
-        tine_expr_t *r;
-        if (in->rhs_order) {
-            r = instantiate(ctx, in, &b, e->type.lanes);
-        } else {
-            rhs_env(&env, binds, &b, in->T, e->type.lanes, TINE_ELAB_RHS);
-            r = tine_elaborate(ctx, ref->rule->ast.rhs, &env);
-        }
-        if (!r || !tine_type_eq(r->type, e->type)) continue; /* e.g. log2 of a constant it rejects */
+        tine_expr_t *r = candidate(ctx, ref, e);
+        if (!r) continue;
         best = r;
         best_ref = ref;
+    }
+    tine_set_error_str(ctx, saved);
+    if (used) *used = best_ref ? best_ref->rule : NULL;
+    return best;
+}
+
+tine_expr_t *tine_rules_try_cost(tine_ctx_t *ctx, const tine_ruleset_t *rs, tine_expr_t *e, tine_rule_cost_fn cost,
+                                 void *user, const tine_rule **used) {
+    const struct tine_rule_list *l = &rs->by_key[e->op][tine_rule_key(e->type)];
+    if (used) *used = NULL;
+    if (l->n == 0) return NULL;
+    tine_expr_t *best = NULL;
+    const tine_rule_ref *best_ref = NULL;
+    double best_cost = 0;
+    char *saved = tine_error(ctx) ? tine_strdup(tine_error(ctx)) : NULL;
+    for (int i = 0; i < l->n; i++) {
+        const tine_rule_ref *ref = &l->items[i];
+        tine_expr_t *r = candidate(ctx, ref, e);
+        if (!r) continue;
+        double c = cost(user, e, r);
+        if (c < 0) continue; /* not on this target */
+        if (best_ref && (c > best_cost || (c == best_cost && ref->rule->ast.priority <= best_ref->rule->ast.priority)))
+            continue;
+        best = r;
+        best_ref = ref;
+        best_cost = c;
     }
     tine_set_error_str(ctx, saved);
     if (used) *used = best_ref ? best_ref->rule : NULL;

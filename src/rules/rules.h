@@ -9,6 +9,12 @@ typedef struct {
     int rank; /* sum of per-op ranks: the tie-break of FPIR.md */
 } tine_cost;
 
+/* Node id -> its rewrite (NULL: not visited). */
+typedef struct {
+    tine_expr_t **v;
+    uint32_t cap;
+} tine_rewrite_memo;
+
 typedef struct {
     tine_type_t T;        /* the type variable's value */
     tine_expr_t *lhs;     /* pattern: wildcards are variables ?x, constant wildcards ?c0 */
@@ -57,13 +63,34 @@ struct tine_ruleset {
     int n;
     /* dispatch: by root op and root element type (tine_rule_key) */
     struct tine_rule_list by_key[TINE_OP_COUNT][TINE_RULE_TYPES];
-    tine_expr_t **memo; /* lift.c: node id -> lifted node */
-    uint32_t memo_cap;
+    bool lowering;      /* lowering rules: no cost or copying checks, no overlap check */
+    tine_rewrite_memo memo; /* lift.c: node id -> lifted node */
 };
 
 tine_cost tine_lift_cost(tine_ctx_t *ctx, const tine_expr_t *e);
 int tine_cost_cmp(tine_cost a, tine_cost b);
 /* The cheapest rewrite of e's root by one rule, or NULL; *used names the rule. */
 tine_expr_t *tine_rules_try(tine_ctx_t *ctx, const tine_ruleset_t *rs, tine_expr_t *e, const tine_rule **used);
+
+/* Rewrites a DAG bottom-up, each node once: a node is rebuilt on its operands'
+ * rewrites, then fn gives its own (fn may rewrite the nodes it makes with this function
+ * again). Shared subexpressions stay shared; the memo keeps the results (a rewrite maps
+ * to itself). Used by lifting and lowering. */
+typedef tine_expr_t *(*tine_rewrite_root_fn)(void *user, tine_expr_t *n);
+tine_expr_t *tine_rewrite_dag(tine_ctx_t *ctx, tine_rewrite_memo *m, tine_expr_t *root, tine_rewrite_root_fn fn,
+                              void *user);
+tine_expr_t *tine_rewrite_memo_get(tine_ctx_t *ctx, tine_rewrite_memo *m, const tine_expr_t *e);
+void tine_rewrite_memo_set(tine_ctx_t *ctx, tine_rewrite_memo *m, const tine_expr_t *e, tine_expr_t *r);
+
+/* Lowering rules (tine_rules_compile_kind with lowering set) need not lower the lifting
+ * cost, may copy a wildcard, and may overlap: the lowering driver chooses among the
+ * rewrites that match by their cost on the target. */
+tine_ruleset_t *tine_rules_compile_kind(tine_ctx_t *ctx, const char *text, const char *file, bool lowering);
+/* Cost of a rewrite of e into r on the target; negative: r is not available there. */
+typedef double (*tine_rule_cost_fn)(void *user, const tine_expr_t *e, const tine_expr_t *r);
+/* The cheapest rewrite of e's root by one rule by that cost (ties: higher priority, then
+ * the earlier rule), or NULL. */
+tine_expr_t *tine_rules_try_cost(tine_ctx_t *ctx, const tine_ruleset_t *rs, tine_expr_t *e, tine_rule_cost_fn cost,
+                                 void *user, const tine_rule **used);
 
 #endif

@@ -1,0 +1,173 @@
+/* lower.c — the lowering driver: FPIR (and a few primitive ops) to one target's
+ * instructions, with that target's lowering rules (src/targets/NAME.rules).
+ *
+ * Bottom-up over the DAG like lifting: a node's operands are lowered first, then every
+ * rule whose left side matches the node is instantiated, and the driver keeps the
+ * rewrite that costs least on the target. A rewrite that names an instruction the
+ * target lacks (no form whose feature the target has) is not a candidate, so one rule
+ * file serves SSE2 to AVX-512: where the direct rule is out, an emulation or the
+ * generic fallback remains. The rewrite's own new nodes are lowered in turn (an
+ * emulation written with FPIR ops reaches instructions that way), to a bounded depth.
+ * What no rule covers is left as it is, and the emitter gives it to LLVM as generic IR.
+ *
+ * Cost of a rewrite: the sum over its new nodes (those created after the node it
+ * replaces) of an instruction's reciprocal throughput times the registers it needs at
+ * the width it is emitted at, 2 per register for an FPIR op still to be lowered, and
+ * 0.5 per register for a primitive op (1 for a multiply, 10 for a division); casts of
+ * equal width, reinterprets, constants and broadcasts are free. The numbers only rank
+ * candidates for one node.
+ */
+#include "../rules/rules.h"
+
+#include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
+
+extern const char tine_x86_rules_text[];
+extern const char tine_x86_rules_file[];
+
+tine_ruleset_t *tine_lower_rules(tine_ctx_t *ctx, const char *isa_name) {
+    const tine_isa *isa = tine_isa_get(ctx, isa_name);
+    if (!isa) {
+        tine_set_error(ctx, "no target description named '%s'", isa_name ? isa_name : "");
+        return NULL;
+    }
+    if (!ctx->lower_rules[isa->id]) {
+        char *saved = tine_error(ctx) ? tine_strdup(tine_error(ctx)) : NULL;
+        ctx->lower_rules[isa->id] = tine_rules_compile_kind(ctx, tine_x86_rules_text, tine_x86_rules_file, true);
+        if (!ctx->lower_rules[isa->id]) {
+            /* the shipped rules compile (a test says so); this is a build defect */
+            fprintf(stderr, "%s\n", tine_error(ctx));
+            TINE_ASSERT(!"the built-in lowering rules do not compile");
+        }
+        tine_set_error_str(ctx, saved);
+    }
+    return ctx->lower_rules[isa->id];
+}
+
+uint32_t tine_target_features(tine_ctx_t *ctx, const char *target, const tine_isa **isa_out) {
+    const tine_isa *isa = tine_isa_get(ctx, "x86");
+    if (isa_out) *isa_out = isa;
+    if (!target || !strcmp(target, "host")) { /* what this CPU has, as LLVM sees it */
+        char *f = LLVMGetHostCPUFeatures();
+        uint32_t m = 0;
+        for (int i = 0; i < isa->nfeatures; i++) {
+            char want[64];
+            snprintf(want, sizeof want, "+%s,", isa->features[i]);
+            size_t n = strlen(want);
+            for (const char *p = f; p && *p;) {
+                const char *c = strchr(p, ',');
+                size_t len = c ? (size_t)(c - p) : strlen(p);
+                if (len == n - 1 && !memcmp(p, want, n - 1)) m |= 1u << i;
+                p = c ? c + 1 : NULL;
+            }
+        }
+        LLVMDisposeMessage(f);
+        return m;
+    }
+    bool found;
+    uint32_t m = tine_isa_target(isa, target, &found);
+    if (!found) tine_set_error(ctx, "unknown target '%s'", target);
+    return m;
+}
+
+typedef struct {
+    tine_ctx_t *ctx;
+    const tine_ruleset_t *rs;
+    uint32_t features;
+    int widest; /* the widest register any instruction has on the target */
+    tine_lift_trace_fn trace;
+    void *user;
+    tine_rewrite_memo memo;
+    int depth;
+} lowerer;
+
+static double regs(int bits, int width) { return bits <= width ? 1.0 : (double)((bits + width - 1) / width); }
+
+static double node_cost(lowerer *L, const tine_expr_t *x) {
+    int bits = x->type.lanes * x->type.bits;
+    switch ((tine_op_t)x->op) {
+    case TINE_OP_CONST: case TINE_OP_VAR: case TINE_OP_LOAD: case TINE_OP_BROADCAST: case TINE_OP_REINTERPRET:
+        return 0;
+    case TINE_OP_INSN: {
+        const tine_insn *in = tine_insn_info(L->ctx, x->imm, NULL);
+        int w = 0;
+        for (int f = 0; f < in->nforms; f++)
+            if (L->features >> in->form[f].feature & 1 && in->form[f].bits > w && (w == 0 || in->form[f].bits <= bits))
+                w = in->form[f].bits;
+        if (!w) return -1;
+        return (in->rtp > 0 ? in->rtp : 0.25) * regs(bits, w);
+    }
+    case TINE_OP_CAST:
+        return x->ops[0]->type.bits == x->type.bits ? 0 : 0.5 * regs(bits, L->widest);
+    case TINE_OP_MUL: return regs(bits, L->widest);
+    case TINE_OP_DIV: case TINE_OP_MOD: return 10 * regs(bits, L->widest);
+    default:
+        if (tine_op_is_fpir((tine_op_t)x->op)) return 2 * regs(bits, L->widest);
+        return 0.5 * regs(bits, L->widest);
+    }
+}
+
+/* Cost of r's nodes that are newer than e (what the rewrite adds); -1 if one of them is
+ * an instruction the target lacks. */
+static double add_cost(lowerer *L, const tine_expr_t *e, const tine_expr_t *x, const tine_expr_t **seen, int *nseen) {
+    if (x->id <= e->id && x != e) return 0;
+    for (int i = 0; i < *nseen; i++)
+        if (seen[i] == x) return 0;
+    if (*nseen < 256) seen[(*nseen)++] = x;
+    double c = node_cost(L, x);
+    if (c < 0) return -1;
+    for (int i = 0; i < x->nops; i++) {
+        double o = add_cost(L, e, x->ops[i], seen, nseen);
+        if (o < 0) return -1;
+        c += o;
+    }
+    return c;
+}
+
+static double rewrite_cost(void *user, const tine_expr_t *e, const tine_expr_t *r) {
+    lowerer *L = user;
+    const tine_expr_t *seen[256];
+    int nseen = 0;
+    return add_cost(L, e, r, seen, &nseen);
+}
+
+static tine_expr_t *lower_root(void *user, tine_expr_t *n) {
+    lowerer *L = user;
+    if (L->depth >= 8) return n; /* a rule's output lowered that deep: leave the rest to LLVM */
+    const tine_rule *used;
+    tine_expr_t *r = tine_rules_try_cost(L->ctx, L->rs, n, rewrite_cost, L, &used);
+    if (!r) return n;
+    if (L->trace) L->trace(L->user, used->ast.name, used->ast.src->file, used->ast.line, n, r);
+    L->depth++;
+    tine_rewrite_memo_set(L->ctx, &L->memo, n, n); /* while its rewrite is lowered, n stands for itself */
+    r = tine_rewrite_dag(L->ctx, &L->memo, r, lower_root, L);
+    L->depth--;
+    return r;
+}
+
+tine_expr_t *tine_lower_with(tine_ctx_t *ctx, tine_expr_t *e, const char *target, tine_lift_trace_fn trace,
+                             void *user) {
+    if (!e) return NULL;
+    const tine_isa *isa;
+    char *saved = tine_error(ctx) ? tine_strdup(tine_error(ctx)) : NULL;
+    tine_clear_error(ctx);
+    uint32_t features = tine_target_features(ctx, target, &isa);
+    if (tine_error(ctx)) {
+        free(saved);
+        return NULL;
+    }
+    tine_set_error_str(ctx, saved);
+    lowerer L = {.ctx = ctx, .rs = tine_lower_rules(ctx, isa->name), .features = features, .trace = trace,
+                 .user = user, .widest = 128};
+    for (int k = 0; k < isa->n; k++)
+        for (int f = 0; f < isa->insn[k].nforms; f++)
+            if (features >> isa->insn[k].form[f].feature & 1 && isa->insn[k].form[f].bits > L.widest)
+                L.widest = isa->insn[k].form[f].bits;
+    tine_expr_t *r = tine_rewrite_dag(ctx, &L.memo, e, lower_root, &L);
+    free(L.memo.v);
+    return r;
+}
+
+tine_expr_t *tine_lower(tine_ctx_t *ctx, tine_expr_t *e, const char *target) {
+    return tine_lower_with(ctx, e, target, NULL, NULL);
+}

@@ -1,0 +1,363 @@
+/* test_isa.c — every instruction of the x86 description run on this machine against its
+ * semantics, bit for bit.
+ *
+ * For each instruction and each of its forms whose feature the host has, the test
+ * builds the instruction node on variables whose lanes fill exactly one register of
+ * that form (the emitter then uses that form), compiles it with LLVM's JIT for the host,
+ * and compares every lane with the interpreter, which evaluates the node through the
+ * description's semantics. Inputs: every combination of the operand types' edge values
+ * (min, max, 0, ±1, min+1, max-1, ±2^k, ±2^k ± 1; for three operands a thinned product),
+ * every pair of values for two 8-bit operands, and at least 10,000 random lane tuples
+ * (uniform bits, and values near the edges). The same node at half a register (padded
+ * by the emitter) and at two registers (split) is checked on random inputs too, and the
+ * form's assembly must name the instruction on a register of its width (vpavgb on %ymm).
+ * A form the host lacks is reported and not run; a model that disagrees with the
+ * hardware fails.
+ *
+ * The test also checks the description's shape (every instruction has its forms, cost,
+ * LLVM and C names) and that malformed descriptions get located errors.
+ *
+ * Usage: test_isa [-v] [--insn NAME]
+ */
+#include "internal.h"
+#include "ir/ast.h"
+
+#include "testutil.h"
+
+static uint64_t rng = 0x15a15a15aull;
+static uint64_t rnd(void) { return tine_rand64(&rng); }
+static bool verbose;
+
+static int64_t tmin(tine_type_t t) { return t.kind == TINE_INT ? -((int64_t)1 << (t.bits - 1)) : 0; }
+static uint64_t tmask(tine_type_t t) { return t.bits == 64 ? ~0ull : (1ull << t.bits) - 1; }
+static uint64_t tmax(tine_type_t t) { return t.kind == TINE_INT ? (tmask(t) >> 1) : tmask(t); }
+
+/* Edge values of t as bit patterns. */
+static int edges(tine_type_t t, uint64_t *out) {
+    int n = 0;
+    uint64_t m = tmask(t);
+    uint64_t base[] = {0, 1, m, (uint64_t)tmin(t), tmax(t), (uint64_t)tmin(t) + 1, tmax(t) - 1, 2, m - 1};
+    for (size_t i = 0; i < sizeof base / sizeof base[0]; i++) out[n++] = base[i] & m;
+    for (int k = 2; k < t.bits; k += (t.bits > 16 ? 3 : 1)) {
+        uint64_t p = 1ull << k;
+        out[n++] = p & m;
+        out[n++] = (p - 1) & m;
+        out[n++] = (p + 1) & m;
+        out[n++] = (0 - p) & m;
+    }
+    return n;
+}
+
+static uint64_t rand_val(tine_type_t t) {
+    uint64_t m = tmask(t), r = rnd();
+    switch (r % 4) {
+    case 0: return rnd() & m;
+    case 1: return ((uint64_t)tmin(t) + (rnd() % 4)) & m;
+    case 2: return (tmax(t) - (rnd() % 4)) & m;
+    default: return (rnd() >> (rnd() % 64)) & m;
+    }
+}
+
+typedef struct {
+    tine_ctx_t *ctx;
+    const tine_insn *in;
+    const char *form;
+    tine_expr_t *e, *vars[TINE_INSN_MAX_OPS];
+    tine_jit_t *jit;
+    int lanes[TINE_INSN_MAX_OPS];
+    /* pending lane tuples */
+    uint64_t *vals[TINE_INSN_MAX_OPS];
+    int n;
+    long tuples, vectors, mismatches;
+} icase;
+
+/* Runs the pending tuples (a partial last vector is filled by repeating tuples). */
+static void flush(icase *c) {
+    if (c->n == 0) return;
+    tine_type_t rt = tine_expr_type(c->e);
+    int nops = c->in->nops, L0 = 0;
+    for (int j = 0; j < nops; j++)
+        if (c->lanes[j] > L0) L0 = c->lanes[j];
+    /* lanes of operand j per tuple: operands with fewer lanes (an accumulator) take the
+       value of the tuple at their lane's position */
+    for (int start = 0; start < c->n; start += L0) {
+        uint64_t in[TINE_INSN_MAX_OPS][512];
+        for (int j = 0; j < nops; j++)
+            for (int l = 0; l < c->lanes[j]; l++) {
+                int idx = start + l * L0 / c->lanes[j];
+                in[j][l] = c->vals[j][idx < c->n ? idx : idx % c->n];
+            }
+        tine_env_t *env = tine_env_new(c->ctx);
+        const void *args[TINE_INSN_MAX_OPS];
+        uint8_t mem[TINE_INSN_MAX_OPS][512 * 8];
+        for (int a = 0; a < tine_jit_nargs(c->jit); a++) {
+            const tine_expr_t *v = tine_jit_arg(c->jit, a);
+            int j = 0;
+            while (c->vars[j] != v) j++;
+            tine_env_bind(env, v, in[j]);
+            int bytes = c->in->optype[j].bits / 8;
+            for (int l = 0; l < c->lanes[j]; l++) memcpy(mem[a] + (size_t)l * bytes, &in[j][l], (size_t)bytes);
+            args[a] = mem[a];
+        }
+        uint64_t want[512];
+        uint8_t got[512 * 8];
+        if (tine_eval(c->ctx, c->e, env, want) != 0) {
+            fail("%s (%s): the interpreter failed: %s", c->in->name, c->form, tine_error(c->ctx));
+            tine_env_free(env);
+            return;
+        }
+        tine_jit_call(c->jit, args, got);
+        tine_env_free(env);
+        int bytes = rt.bits / 8;
+        c->vectors++;
+        for (int l = 0; l < rt.lanes; l++) {
+            uint64_t g = 0;
+            memcpy(&g, got + (size_t)l * bytes, (size_t)bytes);
+            g &= tmask(rt);
+            uint64_t w = want[l] & tmask(rt);
+            if (g != w) {
+                if (c->mismatches++ == 0) {
+                    char ops[256] = "";
+                    for (int j = 0; j < nops; j++) {
+                        int lj = l * c->lanes[j] / rt.lanes;
+                        snprintf(ops + strlen(ops), sizeof ops - strlen(ops), "%s%s lane %d = %#llx", j ? ", " : "",
+                                 c->in->opname[j], lj, (unsigned long long)in[j][lj]);
+                    }
+                    fail("%s (%s): result lane %d is %#llx on the machine, %#llx in the model (%s)", c->in->name,
+                         c->form, l, (unsigned long long)g, (unsigned long long)w, ops);
+                }
+            }
+        }
+    }
+    c->tuples += c->n;
+    c->n = 0;
+}
+
+static void add(icase *c, const uint64_t *t) {
+    for (int j = 0; j < c->in->nops; j++) c->vals[j][c->n] = t[j];
+    if (++c->n == 4096) flush(c);
+}
+
+/* Random tuples, edge tuples, and all 8-bit pairs where there are two 8-bit operands. */
+static void inputs(icase *c, int random) {
+    const tine_insn *in = c->in;
+    uint64_t e[TINE_INSN_MAX_OPS][64], t[TINE_INSN_MAX_OPS];
+    int ne[TINE_INSN_MAX_OPS];
+    for (int j = 0; j < in->nops; j++) ne[j] = edges(in->optype[j], e[j]);
+    if (random < 0) return;
+    /* edge products (thinned for three operands) */
+    long total = 1;
+    for (int j = 0; j < in->nops; j++) total *= ne[j];
+    long step = total > 20000 ? total / 20000 : 1;
+    for (long k = 0; k < total; k += step) {
+        long r = k;
+        for (int j = 0; j < in->nops; j++) {
+            t[j] = e[j][r % ne[j]];
+            r /= ne[j];
+        }
+        add(c, t);
+    }
+    bool all8 = in->nops == 2 && in->optype[0].bits == 8 && in->optype[1].bits == 8;
+    if (all8)
+        for (int a = 0; a < 256; a++)
+            for (int b = 0; b < 256; b++) {
+                t[0] = (uint64_t)a;
+                t[1] = (uint64_t)b;
+                add(c, t);
+            }
+    if (in->nops == 1 && in->optype[0].bits <= 16)
+        for (uint64_t a = 0; a <= tmask(in->optype[0]); a++) add(c, &a);
+    for (int k = 0; k < random; k++) {
+        for (int j = 0; j < in->nops; j++) t[j] = rand_val(in->optype[j]);
+        add(c, t);
+    }
+    flush(c);
+}
+
+/* The node at `bits` bits of result, compiled for the host. */
+static bool build(icase *c, int code, int bits) {
+    const tine_insn *in = c->in;
+    tine_expr_t *ops[TINE_INSN_MAX_OPS];
+    for (int j = 0; j < in->nops; j++) {
+        tine_type_t t = in->optype[j];
+        /* operands fill the result's bits (a pack operand twice that), the accumulator too */
+        int l = bits / t.bits * (in->pack ? 2 : 1);
+        if (j == 0 && in->nops == 3) l = bits / t.bits;
+        c->lanes[j] = l;
+        char name[16];
+        snprintf(name, sizeof name, "%c", 'a' + j);
+        ops[j] = c->vars[j] = tine_var(c->ctx, name, tine_type_with_lanes(t, l));
+    }
+    c->e = tine_insn_make(c->ctx, (uint32_t)code, in->nops, ops);
+    if (!c->e) {
+        fail("%s: cannot build the node at %d bits: %s", in->name, bits, tine_error(c->ctx));
+        return false;
+    }
+    c->jit = tine_jit_expr(c->ctx, c->e, "host", TINE_SELECT_TINE);
+    if (!c->jit) {
+        fail("%s: does not compile at %d bits: %s", in->name, bits, tine_error(c->ctx));
+        return false;
+    }
+    return true;
+}
+
+/* The assembly must hold the mnemonic on a register of the form's width. */
+static void check_asm(icase *c, const tine_insn_form *f) {
+    char *text = tine_emit_expr(c->ctx, c->e, "host", TINE_SELECT_TINE, TINE_EMIT_ASM);
+    if (!text) {
+        fail("%s (%s): no assembly: %s", c->in->name, f->reg, tine_error(c->ctx));
+        return;
+    }
+    bool found = false;
+    for (char *line = text; line && *line && !found;) {
+        char *nl = strchr(line, '\n');
+        if (nl) *nl = 0;
+        char *m = strstr(line, c->in->name);
+        char reg[8];
+        snprintf(reg, sizeof reg, "%%%s", f->reg);
+        if (m && (m == line || m[-1] == 'v' || m[-1] == '\t' || m[-1] == ' ') && strstr(line, reg)) found = true;
+        line = nl ? nl + 1 : NULL;
+    }
+    check(found, "%s (%s): the assembly has no %s on %%%s registers", c->in->name, f->reg, c->in->name, f->reg);
+    free(text);
+}
+
+static void test_insn(int code, uint32_t host) {
+    tine_ctx_t *ctx = tine_ctx_new();
+    const tine_insn *in = tine_insn_info(ctx, (uint32_t)code, NULL);
+    int ran = 0;
+    for (int f = 0; f < in->nforms; f++) {
+        const tine_insn_form *fm = &in->form[f];
+        const tine_isa *isa;
+        tine_insn_info(ctx, (uint32_t)code, &isa);
+        if (!(host >> fm->feature & 1)) {
+            printf("  %-10s %s: this machine lacks %s; not run\n", in->name, fm->reg, isa->features[fm->feature]);
+            continue;
+        }
+        ran++;
+        int rbits = fm->bits;
+        icase c = {.ctx = ctx, .in = in, .form = fm->reg};
+        for (int j = 0; j < in->nops; j++) c.vals[j] = malloc(4096 * sizeof(uint64_t));
+        /* the form's own width: the full input set and the assembly */
+        if (build(&c, code, rbits)) {
+            check_asm(&c, fm);
+            int lanes = c.lanes[in->nops - 1];
+            inputs(&c, lanes * 700 > 10240 ? lanes * 700 : 10240);
+            tine_jit_free(c.jit);
+            check(c.mismatches == 0 && c.tuples >= 10000, "%s (%s): %ld mismatches in %ld tuples", in->name,
+                  fm->reg, c.mismatches, c.tuples);
+            if (verbose) printf("  %-10s %s: %ld tuples in %ld vectors\n", in->name, fm->reg, c.tuples, c.vectors);
+        }
+        /* half a register (padded) and two registers (split), on random inputs; the
+           narrowest form only (wider ones would pick another form) */
+        int sizes[2] = {rbits / 2, 2 * rbits};
+        for (int s = 0; s < 2; s++) {
+            if (s == 0 && f != 0) continue;
+            int total = sizes[s] / in->result.bits;
+            if (total < 1 || (in->nops >= 2 && sizes[s] / in->optype[in->nops - 1].bits < 8)) continue;
+            icase d = {.ctx = ctx, .in = in, .form = s ? "two registers" : "half a register"};
+            for (int j = 0; j < in->nops; j++) d.vals[j] = c.vals[j];
+            if (!build(&d, code, sizes[s])) continue;
+            uint64_t t[TINE_INSN_MAX_OPS];
+            for (int k = 0; k < 2048; k++) {
+                for (int j = 0; j < in->nops; j++) t[j] = rand_val(in->optype[j]);
+                add(&d, t);
+            }
+            flush(&d);
+            tine_jit_free(d.jit);
+            check(d.mismatches == 0, "%s at %d bits: %ld mismatches", in->name, sizes[s], d.mismatches);
+        }
+        for (int j = 0; j < in->nops; j++) free(c.vals[j]);
+    }
+    (void)ran;
+    tine_ctx_free(ctx);
+}
+
+/* ---- the description itself ------------------------------------------------------------ */
+
+static void test_shape(void) {
+    tine_ctx_t *ctx = tine_ctx_new();
+    const tine_isa *isa = tine_isa_get(ctx, "x86");
+    check(isa && isa->n >= 40, "the x86 description has %d instructions", isa ? isa->n : 0);
+    for (int k = 0; isa && k < isa->n; k++) {
+        const tine_insn *in = &isa->insn[k];
+        check(in->nforms >= 1 && in->lat > 0 && in->rtp > 0, "%s: forms and cost", in->name);
+        for (int f = 0; f < in->nforms; f++)
+            check(in->form[f].c && !strncmp(in->form[f].c, "_mm", 3), "%s: C intrinsic of form %d", in->name, f);
+    }
+    /* targets: each level has the features of the one below */
+    const char *levels[] = {"x86-64-sse2", "x86-64-sse41", "x86-64-avx2", "x86-64-avx512"};
+    uint32_t prev = 0;
+    for (int i = 0; i < 4; i++) {
+        bool found;
+        uint32_t m = tine_isa_target(isa, levels[i], &found);
+        check(found && (m & prev) == prev && m != prev, "target %s and its features", levels[i]);
+        prev = m;
+    }
+    tine_ctx_free(ctx);
+}
+
+/* Malformed descriptions, each with its located message. */
+static void test_errors(void) {
+    static const struct {
+        const char *text, *msg;
+    } cases[] = {
+        {"feature sse2\nwidth xmm 128\ninsn f(a:u8) = a\n  forms xmm:avx9\n  cost 1 1\n  llvm generic\n  c _mm_f\n",
+         "<t>:4:13: unknown feature 'avx9' (declare it with 'feature')"},
+        {"feature sse2\nwidth xmm 128\ninsn f(a:u8) = a\n  forms qmm:sse2\n  cost 1 1\n  llvm generic\n  c _mm_f\n",
+         "<t>:4:9: unknown register width 'qmm' (declare it with 'width')"},
+        {"feature sse2\nwidth xmm 128\ninsn f(a:u8) = a + b\n  forms xmm:sse2\n  cost 1 1\n  llvm generic\n  c _mm_f\n",
+         "<t>:3:20: "},
+        {"feature sse2\nwidth xmm 100\n", "<t>:2:11: a register width is 128, 256 or 512 bits"},
+        {"feature sse2\nwidth xmm 128\ninsn f(a) = a\n  forms xmm:sse2\n  cost 1 1\n  llvm generic\n  c _mm_f\n",
+         "<t>:3:8: an operand is written name:TYPE with an integer type (a:u8)"},
+        {"feature sse2\nwidth xmm 128\ninsn f(a:u8) = a\n  forms xmm:sse2\n  cost 1\n", "<t>:6:1: expected the reciprocal throughput (a number), found end of input"},
+        {"feature sse2\nwidth xmm 128\ninsn f(a:u8) = a\n  forms xmm:sse2\n  cost 1 1\n  llvm generic\n  c _mm_f _mm_g\n",
+         "<t>:7:5: instruction 'f' has 1 forms but 2 C names"},
+        {"feature sse2\nbogus\n", "<t>:2:1: expected 'feature', 'target', 'width' or 'insn', found 'bogus'"},
+        {"feature sse2\nwidth xmm 128\ninsn add(a:u8) = a\n  forms xmm:sse2\n  cost 1 1\n  llvm generic\n  c _mm_f\n",
+         "<t>:3:6: 'add' is already the name of an op"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tine_ctx_t *ctx = tine_ctx_new();
+        tine_isa *isa = tine_isa_parse(ctx, cases[i].text, "<t>");
+        const char *err = tine_error(ctx);
+        check(!isa && err && !strncmp(err, cases[i].msg, strlen(cases[i].msg)),
+              "malformed description %zu: got '%s', want '%s...'", i, err ? err : "(no error)", cases[i].msg);
+        if (isa) tine_isa_free(isa);
+        tine_ctx_free(ctx);
+    }
+}
+
+int main(int argc, char **argv) {
+    const char *only = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-v")) verbose = true;
+        else if (!strcmp(argv[i], "--insn") && i + 1 < argc) only = argv[++i];
+        else {
+            fprintf(stderr, "usage: test_isa [-v] [--insn NAME]\n");
+            return 2;
+        }
+    }
+    double t0 = now();
+    test_shape();
+    test_errors();
+    tine_ctx_t *ctx = tine_ctx_new();
+    uint32_t host = tine_target_features(ctx, "host", NULL);
+    const tine_isa *isa = tine_isa_get(ctx, "x86");
+    int n = isa->n, tested = 0;
+    tine_ctx_free(ctx);
+    for (int k = 0; k < n; k++) {
+        tine_ctx_t *c2 = tine_ctx_new();
+        const char *name = tine_insn_info(c2, (uint32_t)k, NULL)->name;
+        bool skip = only && strcmp(only, name);
+        tine_ctx_free(c2);
+        if (skip) continue;
+        test_insn(k, host);
+        tested++;
+    }
+    if (only && !tested) fail("no instruction is named '%s'", only);
+    printf("test_isa: %d instructions, %.1f s\n", tested, now() - t0);
+    printf("test_isa: %lld checks passed, %lld failed\n", g_pass, g_fail);
+    return g_fail != 0;
+}
