@@ -13,7 +13,8 @@
  * Cost of a rewrite: the sum over its new nodes (those created after the node it
  * replaces) of an instruction's reciprocal throughput times the registers it needs at
  * the width it is emitted at, 2 per register for an FPIR op still to be lowered, and
- * 0.5 per register for a primitive op (1 for a multiply, 10 for a division); casts of
+ * 0.5 per register for a primitive op (1 for a multiply or a shift of bytes, which x86
+ * does as a word shift and a mask, 10 for a division); casts of
  * equal width, reinterprets, constants and broadcasts are free. The numbers only rank
  * candidates for one node.
  */
@@ -100,6 +101,8 @@ static double node_cost(lowerer *L, const tine_expr_t *x) {
     case TINE_OP_CAST:
         return x->ops[0]->type.bits == x->type.bits ? 0 : 0.5 * regs(bits, L->widest);
     case TINE_OP_MUL: return regs(bits, L->widest);
+    case TINE_OP_SHL: case TINE_OP_SHR: /* x86 has no byte shifts: a word shift and a mask */
+        return (x->type.bits == 8 ? 1 : 0.5) * regs(bits, L->widest);
     case TINE_OP_DIV: case TINE_OP_MOD: return 10 * regs(bits, L->widest);
     default:
         if (tine_op_is_fpir((tine_op_t)x->op)) return 2 * regs(bits, L->widest);
