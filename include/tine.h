@@ -258,9 +258,10 @@ void tine_compiled_times(const tine_compiled_t *c, double *select_ms, double *ll
  *   int NAME(const tine_buffer_t *input..., intN_t param..., tine_buffer_t *out);
  * which checks its inputs' regions itself (see the header's comment for return codes).
  * Returns malloc'd bytes and their count, or NULL with an error. */
-/* Every stage's vector body after selection (lifted for tine, expanded for LLVM alone),
- * printed, each after a "# stage NAME" line; malloc'd. */
-char *tine_kernel_print_stages(tine_kernel_t *k, tine_selection_t sel);
+/* Every stage's vector body after selection (lifted for tine, and then lowered to the
+ * target's instructions when target is not NULL; expanded for LLVM alone), printed, each
+ * after a "# stage NAME" line; malloc'd, or NULL with an error for an unknown target. */
+char *tine_kernel_print_stages(tine_kernel_t *k, tine_selection_t sel, const char *target);
 void *tine_kernel_emit(tine_kernel_t *k, const char *target, tine_selection_t sel, const char *name, const char *what,
                        size_t *size);
 

@@ -269,5 +269,30 @@ check "  with the lifted ops" grep -qF 'rounding_mul_shr' "$TMP/out"
 run compile "$HERE/../bench/kernels/l2norm.tine" --emit llvm
 check "compile --emit llvm prints the module with the entry point" grep -qE 'define .*i32 @l2norm\(' "$TMP/out"
 
+# ---- x86 lowering from the command line ----------------------------------------------------
+avg='u8((u16(a_u8) + u16(b_u8) + 1) >> 1)'
+run compile -e "$avg" --target x86-64-avx2 --lanes 32 --emit asm --trace-rules
+check "compile --trace-rules exits 0 (rc $rc)" test "$rc" -eq 0
+check "  the average is one vpavgb on ymm registers" grep -qE '^[[:space:]]+vpavgb[[:space:]].*%ymm' "$TMP/out"
+check "  the trace names the lift rules" grep -qF 'rounding_halving_add_wide (src/lift/lift.rules:' "$TMP/err"
+check "  and the lowering rule" grep -qF 'pavgb (src/targets/x86.rules:' "$TMP/err"
+run compile -e "$avg" --target x86-64-avx2 --emit fpir
+check "compile --emit fpir prints the lifted form" test "$out" = "rounding_halving_add(a_u8, b_u8)"
+run compile -e "$avg" --target x86-64-avx2 --emit lowered
+check "compile --emit lowered prints the instruction" test "$out" = "pavgb(a_u8, b_u8)"
+run compile -e 'min(a_i8, b_i8)' --target x86-64-sse2 --emit lowered
+check "min of i8 on SSE2 is emulated through pminub" grep -qF 'pminub(reinterpret<u8>(a_i8) ^ 128' "$TMP/out"
+run compile -e 'min(a_i8, b_i8)' --target x86-64-sse41 --emit lowered
+check "  and is pminsb from SSE4.1" test "$out" = "pminsb(a_i8, b_i8)"
+run compile -e "$avg" --target x86-64-avx3 --emit lowered
+check "an unknown target is refused (rc $rc)" test "$rc" -ne 0
+check "  saying so" grep -qF "unknown target 'x86-64-avx3'" "$TMP/err"
+run compile "$HERE/../bench/kernels/sobel3x3.tine" --target x86-64-avx2 --emit lowered
+check "a kernel's lowered stages name instructions" grep -qF 'packuswb(' "$TMP/out"
+run eval 'pavgb(a_u8, b_u8)' --lanes 4 --seed 2
+check "an instruction evaluates through its semantics (rc $rc)" test "$rc" -eq 0
+run eval 'pavgb(a_u8, b_i8)' --lanes 4
+check "an instruction's operand types are checked" grep -qF 'operand 2 of pavgb is i8, not u8' "$TMP/err"
+
 echo "test_cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -43,7 +43,7 @@ static int usage(void) {
             "       tine compile -e EXPR [--target T] [--lanes N] [--emit asm|llvm|fpir|lowered] [--select llvm|tine]\n"
             "                    [--trace-rules]\n"
             "       tine run -e EXPR [--target T] [--lanes N] [--seed S] [--select llvm|tine]\n"
-            "       tine compile FILE.tine [--target T] [--select llvm|tine] --emit obj|h|asm|llvm|fpir [-o OUT] [--name N]\n"
+            "       tine compile FILE.tine [--target T] [--select llvm|tine] --emit obj|h|asm|llvm|fpir|lowered [-o OUT] [--name N]\n"
             "       tine run FILE.tine [--target T] [--seed S] [--size WxH..] [--param NAME=V]...\n"
             "       tine ops\n"
             "       tine bench [--filter NAME] [--target T] [--quick]\n"
@@ -632,7 +632,8 @@ static tine_buffer_t make_buffer(int dims, const int64_t *min, const int64_t *ex
 
 /* tine compile FILE.tine: the kernel ahead of time — an object file and its C header
  * (obj, h), assembly or LLVM IR of the whole object (asm, llvm), or the stages' bodies
- * after selection (fpir: lifted for tine, expanded for LLVM alone). The entry point is
+ * after selection (fpir: lifted for tine, expanded for LLVM alone; lowered: lifted and
+ * lowered to the target's instructions). The entry point is
  * named after the file unless --name is given. */
 static int cmd_kernel_compile(const options *o) {
     tine_selection_t sel;
@@ -662,9 +663,14 @@ static int cmd_kernel_compile(const options *o) {
     if (!k) {
         fprintf(stderr, "%s\n", tine_error(ctx));
         rc = 1;
-    } else if (!strcmp(what, "fpir")) {
-        bytes = tine_kernel_print_stages(k, sel);
-        size = strlen(bytes);
+    } else if (!strcmp(what, "fpir") || !strcmp(what, "lowered")) {
+        bytes = tine_kernel_print_stages(k, sel, what[0] == 'l' ? (o->target ? o->target : "host") : NULL);
+        if (!bytes) {
+            fprintf(stderr, "tine: %s\n", tine_error(ctx));
+            rc = 1;
+        } else {
+            size = strlen(bytes);
+        }
     } else {
         bytes = tine_kernel_emit(k, o->target ? o->target : "host", sel, name, what, &size);
         if (!bytes) {

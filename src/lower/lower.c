@@ -10,7 +10,8 @@
  * emulation written with FPIR ops reaches instructions that way), to a bounded depth.
  * What no rule covers is left as it is, and the emitter gives it to LLVM as generic IR.
  *
- * Cost of a rewrite: the sum over its new nodes (those created after the node it
+ * Cost of a rewrite: it is lowered first (so an op it introduces costs what its own
+ * lowering costs), then the sum over its new nodes (those created after the node it
  * replaces) of an instruction's reciprocal throughput times the registers it needs at
  * the width it is emitted at, 2 per register for an FPIR op still to be lowered, and
  * 0.5 per register for a primitive op (1 for a multiply or a shift of bytes, which x86
@@ -78,7 +79,9 @@ typedef struct {
     int widest; /* the widest register any instruction has on the target */
     tine_lift_trace_fn trace;
     void *user;
-    tine_rewrite_memo memo;
+    tine_rewrite_memo memo;  /* the lowering */
+    tine_rewrite_memo trial; /* candidates lowered to cost them (not traced) */
+    tine_rewrite_memo *cur;
     int depth;
 } lowerer;
 
@@ -127,23 +130,37 @@ static double add_cost(lowerer *L, const tine_expr_t *e, const tine_expr_t *x, c
     return c;
 }
 
+static tine_expr_t *lower_root(void *user, tine_expr_t *n);
+
+/* A candidate costs what it costs once lowered itself (its min of i8 on SSE2 is an
+ * emulation, not one instruction). Candidates are lowered in a memo of their own, with
+ * no trace: the winner is lowered again, traced, into the real one. */
 static double rewrite_cost(void *user, const tine_expr_t *e, const tine_expr_t *r) {
     lowerer *L = user;
     const tine_expr_t *seen[256];
     int nseen = 0;
-    return add_cost(L, e, r, seen, &nseen);
+    tine_rewrite_memo *cur = L->cur;
+    tine_lift_trace_fn trace = L->trace;
+    L->cur = &L->trial;
+    L->trace = NULL;
+    L->depth++;
+    tine_expr_t *lr = tine_rewrite_dag(L->ctx, L->cur, (tine_expr_t *)r, lower_root, L);
+    L->depth--;
+    L->cur = cur;
+    L->trace = trace;
+    return add_cost(L, e, lr, seen, &nseen);
 }
 
 static tine_expr_t *lower_root(void *user, tine_expr_t *n) {
     lowerer *L = user;
     if (L->depth >= 8) return n; /* a rule's output lowered that deep: leave the rest to LLVM */
     const tine_rule *used;
+    tine_rewrite_memo_set(L->ctx, L->cur, n, n); /* while rewrites are lowered, n stands for itself */
     tine_expr_t *r = tine_rules_try_cost(L->ctx, L->rs, n, rewrite_cost, L, &used);
     if (!r) return n;
     if (L->trace) L->trace(L->user, used->ast.name, used->ast.src->file, used->ast.line, n, r);
     L->depth++;
-    tine_rewrite_memo_set(L->ctx, &L->memo, n, n); /* while its rewrite is lowered, n stands for itself */
-    r = tine_rewrite_dag(L->ctx, &L->memo, r, lower_root, L);
+    r = tine_rewrite_dag(L->ctx, L->cur, r, lower_root, L);
     L->depth--;
     return r;
 }
@@ -166,8 +183,10 @@ tine_expr_t *tine_lower_with(tine_ctx_t *ctx, tine_expr_t *e, const char *target
         for (int f = 0; f < isa->insn[k].nforms; f++)
             if (features >> isa->insn[k].form[f].feature & 1 && isa->insn[k].form[f].bits > L.widest)
                 L.widest = isa->insn[k].form[f].bits;
+    L.cur = &L.memo;
     tine_expr_t *r = tine_rewrite_dag(ctx, &L.memo, e, lower_root, &L);
     free(L.memo.v);
+    free(L.trial.v);
     return r;
 }
 

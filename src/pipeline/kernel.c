@@ -749,11 +749,16 @@ int tine_kernel_interpret(const tine_kernel_t *k, tine_buffer_t *const *inputs, 
     return rc;
 }
 
-char *tine_kernel_print_stages(tine_kernel_t *k, tine_selection_t sel) {
+char *tine_kernel_print_stages(tine_kernel_t *k, tine_selection_t sel, const char *target) {
     tine_buf b = {0};
     for (int s = 0; s < k->nstages; s++) {
         const tine_stage *st = &k->stages[s];
         tine_expr_t *e = sel == TINE_SELECT_TINE ? tine_lift(k->ctx, st->body) : tine_expand(k->ctx, st->body);
+        if (sel == TINE_SELECT_TINE && target) e = tine_lower(k->ctx, e, target);
+        if (!e) {
+            free(b.p);
+            return NULL;
+        }
         char *p = tine_print(k->ctx, e);
         tine_buf_printf(&b, "# stage %s (%d lanes, %s)%s\n%s\n", st->name, st->lanes,
                         s == k->nstages - 1 ? "the output" : "materialized",
