@@ -32,7 +32,7 @@ static int64_t tmin(tine_type_t t) { return t.kind == TINE_INT ? -((int64_t)1 <<
 static uint64_t tmask(tine_type_t t) { return t.bits == 64 ? ~0ull : (1ull << t.bits) - 1; }
 static uint64_t tmax(tine_type_t t) { return t.kind == TINE_INT ? (tmask(t) >> 1) : tmask(t); }
 
-/* Edge values of t as bit patterns. */
+/* Edge values of t as bit patterns (at most 9 + 4 * 21 = 93). */
 static int edges(tine_type_t t, uint64_t *out) {
     int n = 0;
     uint64_t m = tmask(t);
@@ -141,7 +141,7 @@ static void add(icase *c, const uint64_t *t) {
 /* Random tuples, edge tuples, and all 8-bit pairs where there are two 8-bit operands. */
 static void inputs(icase *c, int random) {
     const tine_insn *in = c->in;
-    uint64_t e[TINE_INSN_MAX_OPS][64], t[TINE_INSN_MAX_OPS];
+    uint64_t e[TINE_INSN_MAX_OPS][128], t[TINE_INSN_MAX_OPS];
     int ne[TINE_INSN_MAX_OPS];
     for (int j = 0; j < in->nops; j++) ne[j] = edges(in->optype[j], e[j]);
     if (random < 0) return;
