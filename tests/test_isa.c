@@ -14,15 +14,25 @@
  * A form the host lacks is reported and not run; a model that disagrees with the
  * hardware fails.
  *
+ * The C intrinsics are checked the same way: the test writes a C file that calls each
+ * form's C intrinsic on loaded registers, builds it with clang-19 -march=native into a
+ * shared object, and compares its results on random and edge inputs with the model (a
+ * pack's result in the machine's per-block order). A misspelt C name fails the build,
+ * and the test with it.
+ *
  * The test also checks the description's shape (every instruction has its forms, cost,
  * LLVM and C names) and that malformed descriptions get located errors.
  *
  * Usage: test_isa [-v] [--insn NAME]
  */
+#define _POSIX_C_SOURCE 200809L
 #include "internal.h"
 #include "ir/ast.h"
 
 #include "testutil.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
 
 static uint64_t rng = 0x15a15a15aull;
 static uint64_t rnd(void) { return tine_rand64(&rng); }
@@ -329,6 +339,127 @@ static void test_errors(void) {
     }
 }
 
+/* ---- the C intrinsics ------------------------------------------------------------------ */
+
+typedef void (*cfn)(const void *, const void *, const void *, void *);
+
+/* Registers read by form f's C intrinsic (a pack reads two from its one operand). */
+static int c_args(const tine_insn *in) { return in->pack ? 2 : in->nops; }
+
+static void test_c_intrinsics(uint32_t host, const char *only) {
+    tine_ctx_t *ctx = tine_ctx_new();
+    const tine_isa *isa = tine_isa_get(ctx, "x86");
+    char dir[] = "/tmp/tine-isa-XXXXXX";
+    if (!mkdtemp(dir)) {
+        fail("C intrinsics: cannot make a temporary directory");
+        tine_ctx_free(ctx);
+        return;
+    }
+    char src[256], so[256], cmd[1024];
+    snprintf(src, sizeof src, "%s/intrinsics.c", dir);
+    snprintf(so, sizeof so, "%s/intrinsics.so", dir);
+    FILE *f = fopen(src, "w");
+    if (!f) {
+        fail("C intrinsics: cannot write %s", src);
+        tine_ctx_free(ctx);
+        return;
+    }
+    fprintf(f, "#include <immintrin.h>\n");
+    int nfn = 0;
+    for (int k = 0; k < isa->n; k++) {
+        const tine_insn *in = &isa->insn[k];
+        if (only && strcmp(only, in->name)) continue;
+        for (int fm = 0; fm < in->nforms; fm++) {
+            if (!(host >> in->form[fm].feature & 1)) continue;
+            int W = in->form[fm].bits;
+            const char *pre = W == 128 ? "_mm" : W == 256 ? "_mm256" : "_mm512";
+            char ty[16], ld[64];
+            snprintf(ty, sizeof ty, "__m%di", W);
+            snprintf(ld, sizeof ld, "%s_loadu_si%d", pre, W);
+            fprintf(f, "void t_%d_%d(const void *a, const void *b, const void *c, void *out) {\n", k, fm);
+            fprintf(f, "    %s r0 = %s((const void *)a), r1 = %s((const void *)b), r2 = %s((const void *)c);\n", ty,
+                    ld, ld, ld);
+            fprintf(f, "    (void)r0; (void)r1; (void)r2;\n");
+            fprintf(f, "    %s r = %s(", ty, in->form[fm].c);
+            for (int j = 0; j < c_args(in); j++) fprintf(f, "%sr%d", j ? ", " : "", j);
+            fprintf(f, ");\n    %s_storeu_si%d((void *)out, r);\n}\n", pre, W);
+            nfn++;
+        }
+    }
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "clang-19 -O1 -march=native -shared -fPIC -o %s %s 2>&1", so, src);
+    FILE *p = popen(cmd, "r");
+    char out[4096] = "";
+    size_t got = p ? fread(out, 1, sizeof out - 1, p) : 0;
+    out[got] = 0;
+    int rc = p ? pclose(p) : -1;
+    void *lib = rc == 0 ? dlopen(so, RTLD_NOW) : NULL;
+    check(lib != NULL, "C intrinsics: %s does not build with clang-19 (%d functions): %s", src, nfn, out);
+    for (int k = 0; lib && k < isa->n; k++) {
+        const tine_insn *in = &isa->insn[k];
+        if (only && strcmp(only, in->name)) continue;
+        for (int fm = 0; fm < in->nforms; fm++) {
+            if (!(host >> in->form[fm].feature & 1)) continue;
+            char sym[32];
+            snprintf(sym, sizeof sym, "t_%d_%d", k, fm);
+            cfn fn = (cfn)(uintptr_t)dlsym(lib, sym);
+            int W = in->form[fm].bits;
+            icase c = {.ctx = ctx, .in = in, .form = in->form[fm].reg};
+            if (!fn || !build(&c, k, W)) {
+                fail("C intrinsics: %s (%s) missing", in->name, in->form[fm].reg);
+                continue;
+            }
+            tine_jit_free(c.jit);
+            tine_type_t rt = tine_expr_type(c.e);
+            long bad = 0;
+            for (int v = 0; v < 3000 && bad == 0; v++) {
+                uint8_t mem[TINE_INSN_MAX_OPS][128];
+                uint64_t lanes[TINE_INSN_MAX_OPS][128];
+                tine_env_t *env = tine_env_new(ctx);
+                for (int j = 0; j < in->nops; j++) {
+                    tine_type_t t = in->optype[j];
+                    uint64_t e[128];
+                    int ne = edges(t, e);
+                    for (int l = 0; l < c.lanes[j]; l++) {
+                        lanes[j][l] = v < 64 ? e[(size_t)(v * 7 + l * (j + 3)) % (size_t)ne] : rand_val(t);
+                        memcpy(mem[j] + (size_t)l * (size_t)(t.bits / 8), &lanes[j][l], (size_t)(t.bits / 8));
+                    }
+                    tine_env_bind(env, c.vars[j], lanes[j]);
+                }
+                uint64_t want[128];
+                uint8_t res[64];
+                tine_eval(ctx, c.e, env, want);
+                tine_env_free(env);
+                /* a pack reads its one operand as two registers */
+                const void *a0 = mem[0], *a1 = in->pack ? (const void *)(mem[0] + W / 8) : mem[1 % in->nops];
+                fn(a0, a1, mem[in->nops > 2 ? 2 : 0], res);
+                int rl = rt.lanes, blk = 128 / rt.bits, half = blk / 2;
+                for (int pl = 0; pl < rl && bad == 0; pl++) {
+                    int l = pl;
+                    if (in->pack) { /* machine lane pl of block j: half from each register */
+                        int j = pl / blk, q = pl % blk;
+                        l = q < half ? j * half + q : rl / 2 + j * half + (q - half);
+                    }
+                    uint64_t g = 0;
+                    memcpy(&g, res + (size_t)pl * (size_t)(rt.bits / 8), (size_t)(rt.bits / 8));
+                    if ((g & tmask(rt)) != (want[l] & tmask(rt))) {
+                        bad++;
+                        fail("C intrinsic %s (%s): lane %d is %#llx, the model says %#llx", in->form[fm].c,
+                             in->form[fm].reg, pl, (unsigned long long)g, (unsigned long long)(want[l] & tmask(rt)));
+                    }
+                }
+            }
+            check(bad == 0, "C intrinsic %s", in->form[fm].c);
+        }
+    }
+    if (lib) dlclose(lib);
+    unlink(so);
+    unlink(src);
+    rmdir(dir);
+    printf("C intrinsics: %d forms built and compared with their models\n", nfn);
+    tine_ctx_free(ctx);
+}
+
 int main(int argc, char **argv) {
     const char *only = NULL;
     for (int i = 1; i < argc; i++) {
@@ -347,8 +478,9 @@ int main(int argc, char **argv) {
     const tine_isa *isa = tine_isa_get(ctx, "x86");
     int n = isa->n, tested = 0;
     tine_ctx_free(ctx);
+    tine_ctx_t *c2;
     for (int k = 0; k < n; k++) {
-        tine_ctx_t *c2 = tine_ctx_new();
+        c2 = tine_ctx_new();
         const char *name = tine_insn_info(c2, (uint32_t)k, NULL)->name;
         bool skip = only && strcmp(only, name);
         tine_ctx_free(c2);
@@ -357,6 +489,9 @@ int main(int argc, char **argv) {
         tested++;
     }
     if (only && !tested) fail("no instruction is named '%s'", only);
+    c2 = tine_ctx_new();
+    test_c_intrinsics(tine_target_features(c2, "host", NULL), only);
+    tine_ctx_free(c2);
     printf("test_isa: %d instructions, %.1f s\n", tested, now() - t0);
     printf("test_isa: %lld checks passed, %lld failed\n", g_pass, g_fail);
     return g_fail != 0;
