@@ -249,6 +249,27 @@ int tine_cmd_bench(const char *filter, const char *only_target, int quick) {
                r->compile_llvm_ms + r->parse_ms, r->compile_tine_ms + r->parse_ms, r->exact ? "yes" : "NO");
     }
     if (nres) printf("\ngeomean speedup of tine over LLVM alone: %.3fx over %d rows\n", __builtin_exp(geo / nres), nres);
+    /* per target: the geomean, the kernels tine is slower on, and total compile times */
+    for (int ti = 0; ti < (int)(sizeof targets / sizeof targets[0]); ti++) {
+        double g = 0, cl = 0, ct = 0;
+        int n = 0;
+        char slower[512] = "";
+        for (int i = 0; i < nres; i++) {
+            result *r = &res[i];
+            if (strcmp(r->target, targets[ti].name)) continue;
+            g += __builtin_log(r->llvm_ms / r->tine_ms);
+            cl += r->compile_llvm_ms + r->parse_ms;
+            ct += r->compile_tine_ms + r->parse_ms;
+            n++;
+            if (r->tine_ms > r->llvm_ms * 1.02 && strlen(slower) < sizeof slower - 40)
+                snprintf(slower + strlen(slower), sizeof slower - strlen(slower), " %s (%.2fx)", r->kernel,
+                         r->llvm_ms / r->tine_ms);
+        }
+        if (!n) continue;
+        printf("  %-14s geomean %.3fx over %d kernels; compile time tine %.0f ms, LLVM alone %.0f ms; slower than LLVM "
+               "alone by more than 2%%:%s\n",
+               targets[ti].name, __builtin_exp(g / n), n, ct, cl, slower[0] ? slower : " none");
+    }
     /* compile time by phase (cc columns above = parse + selection + LLVM) */
     printf("\ncompile time by phase, ms (parse = parsing and lowering to stages; select = lifting or expansion;\n"
            "LLVM = IR emission, O3 and machine code), medians over the targets:\n");

@@ -13,7 +13,7 @@
  * Cost of a rewrite: it is lowered first (so an op it introduces costs what its own
  * lowering costs), then the sum over its new nodes (those created after the node it
  * replaces) of an instruction's reciprocal throughput times the registers it needs at
- * the width it is emitted at, 2 per register for an FPIR op still to be lowered, and
+ * the width it is emitted at, an FPIR op no rule lowers what its definition costs, and
  * 0.5 per register for a primitive op (1 for a multiply or a shift of bytes, which x86
  * does as a word shift and a mask, 10 for a division); casts of
  * equal width, reinterprets, constants and broadcasts are free. The numbers only rank
@@ -87,6 +87,8 @@ typedef struct {
 
 static double regs(int bits, int width) { return bits <= width ? 1.0 : (double)((bits + width - 1) / width); }
 
+static double fpir_cost(lowerer *L, const tine_expr_t *x);
+
 static double node_cost(lowerer *L, const tine_expr_t *x) {
     int bits = x->type.lanes * x->type.bits;
     switch ((tine_op_t)x->op) {
@@ -108,9 +110,24 @@ static double node_cost(lowerer *L, const tine_expr_t *x) {
         return (x->type.bits == 8 ? 1 : 0.5) * regs(bits, L->widest);
     case TINE_OP_DIV: case TINE_OP_MOD: return 10 * regs(bits, L->widest);
     default:
-        if (tine_op_is_fpir((tine_op_t)x->op)) return 2 * regs(bits, L->widest);
+        if (tine_op_is_fpir((tine_op_t)x->op)) return fpir_cost(L, x);
         return 0.5 * regs(bits, L->widest);
     }
+}
+
+/* An FPIR op no rule lowers goes to LLVM as its definition: it costs that. */
+static double fpir_cost(lowerer *L, const tine_expr_t *x) {
+    tine_expr_t *ex = tine_fpir_expand_node(L->ctx, x);
+    uint32_t n;
+    tine_expr_t **order = tine_topo(L->ctx, ex, &n);
+    double c = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        if (order[k]->id <= x->id) continue; /* the operands and what they are made of */
+        double nc = node_cost(L, order[k]);
+        c += nc > 0 ? nc : 0;
+    }
+    free(order);
+    return c;
 }
 
 /* Cost of r's nodes that are newer than e (what the rewrite adds); -1 if one of them is
