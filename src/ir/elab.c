@@ -272,7 +272,8 @@ static val elab_wildcard(elab *el, const tine_ast *a, int lanes) {
     } else {
         snprintf(base, sizeof base, "%s", n);
     }
-    if (tine_type_valid(t)) t = tine_type_with_lanes(t, lanes);
+    /* x_i32x2: lanes of its own (a pattern summing lanes has operands of two widths) */
+    if (tine_type_valid(t)) t = tine_type_with_lanes(t, l > 0 && l <= TINE_MAX_LANES ? l : lanes);
     if (el->env->mode == TINE_ELAB_PATTERN) {
         for (int i = 0; i < el->ndecl; i++)
             if (!strcmp(el->decl_name[i], base)) {

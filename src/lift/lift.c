@@ -22,7 +22,8 @@ typedef struct {
 } lifter;
 
 /* Rules at the root of n (whose operands are lifted) until none applies. */
-static tine_expr_t *lift_root(void *user, tine_expr_t *n) {
+static tine_expr_t *lift_root(void *user, tine_expr_t *n, tine_expr_t *orig) {
+    (void)orig;
     lifter *L = user;
     const tine_rule *used;
     tine_expr_t *r = tine_rules_try(L->ctx, L->rs, n, &used);

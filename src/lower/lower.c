@@ -147,7 +147,7 @@ static double add_cost(lowerer *L, const tine_expr_t *e, const tine_expr_t *x, c
     return c;
 }
 
-static tine_expr_t *lower_root(void *user, tine_expr_t *n);
+static tine_expr_t *lower_root(void *user, tine_expr_t *n, tine_expr_t *orig);
 
 /* A candidate costs what it costs once lowered itself (its min of i8 on SSE2 is an
  * emulation, not one instruction). Candidates are lowered in a memo of their own, with
@@ -168,14 +168,26 @@ static double rewrite_cost(void *user, const tine_expr_t *e, const tine_expr_t *
     return add_cost(L, e, lr, seen, &nseen);
 }
 
-static tine_expr_t *lower_root(void *user, tine_expr_t *n) {
+/* Rules whose patterns reach into the operands (a sum of absolute differences, pairs of
+ * products) must see the operands before they are lowered, so the node as it was comes
+ * first (largest pattern first, as in maximal munch): its rewrite's leaves are the
+ * original operands, lowered in turn. Else the node on its lowered operands. */
+static tine_expr_t *lower_root(void *user, tine_expr_t *n, tine_expr_t *orig) {
     lowerer *L = user;
     if (L->depth >= 8) return n; /* a rule's output lowered that deep: leave the rest to LLVM */
-    const tine_rule *used;
+    const tine_rule *used = NULL;
     tine_rewrite_memo_set(L->ctx, L->cur, n, n); /* while rewrites are lowered, n stands for itself */
-    tine_expr_t *r = tine_rules_try_cost(L->ctx, L->rs, n, rewrite_cost, L, &used);
+    tine_expr_t *r = NULL, *at = n;
+    if (orig != n) {
+        r = tine_rules_try_cost(L->ctx, L->rs, orig, rewrite_cost, L, &used);
+        at = orig;
+    }
+    if (!r) {
+        r = tine_rules_try_cost(L->ctx, L->rs, n, rewrite_cost, L, &used);
+        at = n;
+    }
     if (!r) return n;
-    if (L->trace) L->trace(L->user, used->ast.name, used->ast.src->file, used->ast.line, n, r);
+    if (L->trace) L->trace(L->user, used->ast.name, used->ast.src->file, used->ast.line, at, r);
     L->depth++;
     r = tine_rewrite_dag(L->ctx, L->cur, r, lower_root, L);
     L->depth--;

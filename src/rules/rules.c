@@ -201,6 +201,18 @@ static int uses(const tine_expr_t *e, const tine_expr_t *w) {
 
 /* ---- compiling ------------------------------------------------------------------------ */
 
+/* Whether a rule side sums lanes (vector_reduce_add): such patterns are elaborated at
+ * PATTERN_SUM_LANES lanes, where a sum of 8 lanes (to 1) or of 2 (to 4) still exists and
+ * an instruction that sums lanes types; matching ignores lanes either way. */
+enum { PATTERN_SUM_LANES = 8 };
+static bool sums_lanes(const tine_ast *a) {
+    if (!a) return false;
+    if (a->kind == A_CALL && !strcmp(a->name, "vector_reduce_add")) return true;
+    for (int i = 0; i < a->nargs; i++)
+        if (sums_lanes(a->args[i])) return true;
+    return sums_lanes(a->targ);
+}
+
 static void rule_error(tine_ctx_t *ctx, const tine_ast *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void rule_error(tine_ctx_t *ctx, const tine_ast *at, const char *fmt, ...) {
     char msg[1024];
@@ -235,6 +247,14 @@ static bool elementwise(tine_op_t op) {
     }
 }
 
+/* An instruction whose operands and result all have one lane count (pavgb, not pmaddwd
+ * or vpdpbusd): its template node can be rebuilt at any lanes. */
+static bool same_lanes(const tine_expr_t *e) {
+    for (int i = 0; i < e->nops; i++)
+        if (e->ops[i]->type.lanes != e->type.lanes) return false;
+    return true;
+}
+
 static void make_template(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_rule_inst *in, const tine_rule_ast *ra,
                           const bindings *self) {
     tine_binding binds[32];
@@ -250,7 +270,7 @@ static void make_template(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_rule_inst *i
     for (uint32_t k = 0; k < n; k++)
         if (!elementwise((tine_op_t)order[k]->op) ||
             (order[k]->op == TINE_OP_CONST && !(order[k]->flags & TINE_F_UNIFORM)) ||
-            (order[k]->op == TINE_OP_INSN && order[k]->type.lanes != order[k]->ops[0]->type.lanes)) {
+            (order[k]->op == TINE_OP_INSN && !same_lanes(order[k]))) {
             free(order);
             return;
         }
@@ -309,9 +329,10 @@ static bool compile_rule(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_rule *r) {
     tine_type_t first_err_T = {0, 0, 0};
     bool err_differs = false; /* another T fails otherwise: the message is about first_err_T */
     int why_not = 0;
+    int plan = sums_lanes(ra->lhs) ? PATTERN_SUM_LANES : 1;
     for (int ti = 0; ti < 8; ti++) {
         tine_type_t T = TYPES[ti];
-        tine_elab_env env = {.T = T, .lanes = 1, .mode = TINE_ELAB_PATTERN};
+        tine_elab_env env = {.T = T, .lanes = plan, .mode = TINE_ELAB_PATTERN};
         tine_expr_t *lhs = tine_elaborate(ctx, ra->lhs, &env);
         if (!lhs) {
             const char *m = tine_error(ctx) ? tine_error(ctx) : "ill-typed left side";
@@ -360,7 +381,7 @@ static bool compile_rule(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_rule *r) {
         const tine_ast **dyn = ra->nconj ? tine_arena_alloc(&rs->arena, (size_t)ra->nconj * sizeof *dyn) : NULL;
         int ndyn = 0;
         if (ra->pred) {
-            rhs_env(&renv, binds, &self, T, 1, TINE_ELAB_PRED);
+            rhs_env(&renv, binds, &self, T, plan, TINE_ELAB_PRED);
             renv.static_only = true;
             for (int c = 0; c < ra->nconj && admitted; c++) {
                 int v = eval_pred(ctx, ra->conj[c], &renv);
@@ -378,7 +399,7 @@ static bool compile_rule(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_rule *r) {
             continue;
         }
         /* the right side, with every constant wildcard of the left side bound to 1 */
-        rhs_env(&renv, binds, &self, T, 1, TINE_ELAB_RHS);
+        rhs_env(&renv, binds, &self, T, plan, TINE_ELAB_RHS);
         for (int k = 0; k < 10; k++) renv.cvals[k] = 1;
         renv.cbound = cmask;
         tine_expr_t *rhs = tine_elaborate(ctx, ra->rhs, &renv);
@@ -398,7 +419,7 @@ static bool compile_rule(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_rule *r) {
         }
         /* the predicate must at least make sense: elaborate it with the wildcards bound */
         if (ra->pred) {
-            rhs_env(&renv, binds, &self, T, 1, TINE_ELAB_PRED);
+            rhs_env(&renv, binds, &self, T, plan, TINE_ELAB_PRED);
             for (int k = 0; k < 10; k++) renv.cvals[k] = 1;
             renv.cbound = cmask;
             if (eval_pred(ctx, ra->pred, &renv) == -2) {
@@ -654,7 +675,7 @@ tine_expr_t *tine_rewrite_dag(tine_ctx_t *ctx, tine_rewrite_memo *m, tine_expr_t
         for (int i = 0; i < e->nops; i++) ops[i] = *memo_slot(ctx, m, e->ops[i]->id);
         tine_expr_t *x = tine_rebuild(ctx, e, ops);
         tine_expr_t *r = *memo_slot(ctx, m, x->id);
-        if (!r) r = fn(user, x);
+        if (!r) r = fn(user, x, e);
         *memo_slot(ctx, m, e->id) = r;
         *memo_slot(ctx, m, x->id) = r;
         *memo_slot(ctx, m, r->id) = r;

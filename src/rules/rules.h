@@ -73,10 +73,11 @@ int tine_cost_cmp(tine_cost a, tine_cost b);
 tine_expr_t *tine_rules_try(tine_ctx_t *ctx, const tine_ruleset_t *rs, tine_expr_t *e, const tine_rule **used);
 
 /* Rewrites a DAG bottom-up, each node once: a node is rebuilt on its operands'
- * rewrites, then fn gives its own (fn may rewrite the nodes it makes with this function
- * again). Shared subexpressions stay shared; the memo keeps the results (a rewrite maps
- * to itself). Used by lifting and lowering. */
-typedef tine_expr_t *(*tine_rewrite_root_fn)(void *user, tine_expr_t *n);
+ * rewrites (n), then fn gives its own rewrite (fn may rewrite the nodes it makes with
+ * this function again; orig is the node before its operands were rewritten, for rules
+ * whose patterns reach into operands). Shared subexpressions stay shared; the memo
+ * keeps the results (a rewrite maps to itself). Used by lifting and lowering. */
+typedef tine_expr_t *(*tine_rewrite_root_fn)(void *user, tine_expr_t *n, tine_expr_t *orig);
 tine_expr_t *tine_rewrite_dag(tine_ctx_t *ctx, tine_rewrite_memo *m, tine_expr_t *root, tine_rewrite_root_fn fn,
                               void *user);
 tine_expr_t *tine_rewrite_memo_get(tine_ctx_t *ctx, tine_rewrite_memo *m, const tine_expr_t *e);
