@@ -38,7 +38,7 @@ static uint64_t rng = 0x15a15a15aull;
 static uint64_t rnd(void) { return tine_rand64(&rng); }
 static bool verbose;
 
-static int64_t tmin(tine_type_t t) { return t.kind == TINE_INT ? -((int64_t)1 << (t.bits - 1)) : 0; }
+static int64_t tmin(tine_type_t t) { return t.kind == TINE_INT ? -(int64_t)((1ull << (t.bits - 1)) - 1) - 1 : 0; }
 static uint64_t tmask(tine_type_t t) { return t.bits == 64 ? ~0ull : (1ull << t.bits) - 1; }
 static uint64_t tmax(tine_type_t t) { return t.kind == TINE_INT ? (tmask(t) >> 1) : tmask(t); }
 
