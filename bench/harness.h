@@ -7,6 +7,7 @@
 
 #include "ref/cases.h"
 #include "tine.h"
+#include "tine_buffer.h"
 
 typedef struct {
     tine_buffer_t in[CASE_MAX_INPUTS], out;
@@ -14,16 +15,6 @@ typedef struct {
     int64_t storage[CASE_MAX_PARAMS]; /* each value in its parameter's type, at the start */
     const void *params[CASE_MAX_PARAMS];
 } case_binding;
-
-static inline tine_buffer_t case_tine_buffer(const ref_buffer *b) {
-    tine_buffer_t t;
-    t.data = b->data;
-    t.dims = b->dims;
-    memcpy(t.min, b->min, sizeof t.min);
-    memcpy(t.extent, b->extent, sizeof t.extent);
-    memcpy(t.stride, b->stride, sizeof t.stride);
-    return t;
-}
 
 /* Binds c for kernel k, writing the output into out_data (c->out's geometry). Returns 0,
  * or -1 with a message in err when the kernel's inputs or parameters differ from the

@@ -14,6 +14,7 @@
 #include "gaussian3x3.h"
 #include "l2norm.h"
 #include "ref/cases.h"
+#include "tine_buffer.h"
 
 static int passed, failed;
 
@@ -23,16 +24,6 @@ static void check(int ok, const char *what, const char *kernel, int size, int pa
         failed++;
         printf("FAIL %s: %s (size %d, pattern %d)\n", kernel, what, size, pattern);
     }
-}
-
-static tine_buffer_t tb(const ref_buffer *r) {
-    tine_buffer_t t;
-    t.data = r->data;
-    t.dims = r->dims;
-    memcpy(t.min, r->min, sizeof t.min);
-    memcpy(t.extent, r->extent, sizeof t.extent);
-    memcpy(t.stride, r->stride, sizeof t.stride);
-    return t;
 }
 
 static size_t out_bytes(const bench_case *c) {
@@ -64,8 +55,8 @@ int main(void) {
                 unsigned char *want = malloc(nb), *got = malloc(nb);
                 if (!want || !got) return 2;
                 e->ref(&c, want);
-                tine_buffer_t in[8], out = tb(&c.out);
-                for (int i = 0; i < c.ninputs; i++) in[i] = tb(&c.in[i]);
+                tine_buffer_t in[8], out = case_tine_buffer(&c.out);
+                for (int i = 0; i < c.ninputs; i++) in[i] = case_tine_buffer(&c.in[i]);
                 memset(got, 0x5a, nb);
                 out.data = got;
                 int rc = call(e->name, in, c.params, &out);

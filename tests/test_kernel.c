@@ -683,6 +683,18 @@ static void describe_run(const run_t *r) {
 static int compiles, runs_compared;
 static double t_compile, t_interpret, t_run; /* seconds in each */
 
+/* The interpreter's output for run r (timed); false, with the failure reported (and the
+ * run described if asked), when it fails. */
+static bool interpret_run(const tine_kernel_t *k, run_t *r, const char *what, bool describe) {
+    double t0 = now();
+    int rc = tine_kernel_interpret(k, r->inp, r->params, &r->ref.b);
+    t_interpret += now() - t0;
+    if (rc == 0) return true;
+    fail("%s, %s: the interpreter fails: %s", what, r->what, tine_error(tine_kernel_ctx(k)));
+    if (describe) describe_run(r);
+    return false;
+}
+
 static tine_kernel_t *parse_ok(tine_ctx_t *ctx, const char *what, const char *text) {
     tine_kernel_t *k = tine_kernel_parse(ctx, text, what);
     if (!k) fail("%s: does not parse:\n%s\n%s", what, tine_error(ctx), text);
@@ -746,12 +758,7 @@ static int prepare_runs(tine_ctx_t *ctx, tine_kernel_t *k, const kernel_spec *sp
                 continue;
             }
             ntight += tight;
-            double t0 = now();
-            int rc = tine_kernel_interpret(k, r->inp, r->params, &r->ref.b);
-            t_interpret += now() - t0;
-            if (rc) {
-                fail("%s, %s: the interpreter fails: %s", what, r->what, tine_error(ctx));
-                describe_run(r);
+            if (!interpret_run(k, r, what, true)) {
                 free_run(r);
                 continue;
             }
@@ -913,11 +920,7 @@ static void test_bench_kernels(const char *dir) {
                 bench_case_free(&bc);
                 run_t *r = &runs[nruns];
                 snprintf(r->what, sizeof r->what, "harness case %d", w);
-                double t0 = now();
-                int rc = tine_kernel_interpret(k, r->inp, r->params, &r->ref.b);
-                t_interpret += now() - t0;
-                if (rc) {
-                    fail("%s, %s: the interpreter fails: %s", path, r->what, tine_error(ctx));
+                if (!interpret_run(k, r, path, false)) {
                     free_run(r);
                     continue;
                 }

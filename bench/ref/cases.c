@@ -81,6 +81,10 @@ void case_param(bench_case *c, const char *name, int64_t value) {
     c->params[i] = value;
 }
 
+void case_params(bench_case *c, const case_param_value *v, int n) {
+    for (int i = 0; i < n; i++) case_param(c, v[i].name, v[i].value);
+}
+
 void case_output(bench_case *c, int bits, int dims, const int64_t *extent) {
     case_buffer(&c->out, bits, dims, extent);
     c->out_bits = bits;

@@ -60,6 +60,17 @@ void case_fill(ref_buffer *b, int bits, int is_signed, case_pattern p, uint64_t 
 void case_input(bench_case *c, const char *name, int bits, int is_signed, int dims, const int64_t *min,
                 const int64_t *extent, case_pattern p, uint64_t *seed);
 void case_param(bench_case *c, const char *name, int64_t value);
+/* Several parameters in order: CASE_PARAMS(c, {"z1", 0}, {"m1", 100}). */
+typedef struct {
+    const char *name;
+    int64_t value;
+} case_param_value;
+void case_params(bench_case *c, const case_param_value *v, int n);
+#define CASE_PARAMS(c, ...)                                                  \
+    do {                                                                     \
+        const case_param_value case_params_[] = {__VA_ARGS__};              \
+        case_params((c), case_params_, (int)(sizeof case_params_ / sizeof case_params_[0])); \
+    } while (0)
 void case_output(bench_case *c, int bits, int dims, const int64_t *extent);
 uint64_t case_rand(uint64_t *seed);
 /* The address of element (i0, i1, i2, i3) of b, elements of `bytes` bytes. */

@@ -198,48 +198,47 @@ static int make_elementwise(bench_case *c, case_size size, case_pattern p, uint6
 
 static int make_add(bench_case *c, case_size size, case_pattern p, uint64_t *seed) {
     make_elementwise(c, size, p, seed);
-    case_param(c, "z1", 0);
-    case_param(c, "m1", 100);
-    case_param(c, "z2", 0);
-    case_param(c, "m2", 100);
-    case_param(c, "out_zero", 0);
-    case_param(c, "out_min", 5);
-    case_param(c, "out_max", 225);
+    CASE_PARAMS(c, {"z1", 0}, {"m1", 100}, {"z2", 0}, {"m2", 100}, {"out_zero", 0}, {"out_min", 5},
+                {"out_max", 225});
     return 0;
 }
 
+/* What add_ref and mul_ref take of a case besides its parameters. */
+typedef struct {
+    const uint8_t *a, *b;
+    ptrdiff_t sa[3], sb[3], so[3];
+    int e[4];
+} ew_args;
+
+static ew_args ew_of(const bench_case *c) {
+    ew_args w = {case_at(&c->in[0], 1, 0, 0, 0, 0), case_at(&c->in[1], 1, 0, 0, 0, 0), {0}, {0}, {0}, {0}};
+    strides(&c->in[0], w.sa);
+    strides(&c->in[1], w.sb);
+    strides(&c->out, w.so);
+    for (int d = 0; d < 4; d++) w.e[d] = (int)c->out.extent[d];
+    return w;
+}
+
 static void run_add(const bench_case *c, void *out) {
-    ptrdiff_t s1[3], s2[3], so[3];
-    strides(&c->in[0], s1);
-    strides(&c->in[1], s2);
-    strides(&c->out, so);
+    ew_args w = ew_of(c);
     const int64_t *p = c->params;
-    add_ref(case_at(&c->in[0], 1, 0, 0, 0, 0), s1, case_at(&c->in[1], 1, 0, 0, 0, 0), s2, (uint8_t)p[0],
-            (int16_t)p[1], (uint8_t)p[2], (int16_t)p[3], (uint8_t)p[4], (uint8_t)p[5], (uint8_t)p[6], out, so,
-            (int)c->out.extent[0], (int)c->out.extent[1], (int)c->out.extent[2], (int)c->out.extent[3]);
+    add_ref(w.a, w.sa, w.b, w.sb, (uint8_t)p[0],
+            (int16_t)p[1], (uint8_t)p[2], (int16_t)p[3], (uint8_t)p[4], (uint8_t)p[5], (uint8_t)p[6], out, w.so,
+            w.e[0], w.e[1], w.e[2], w.e[3]);
 }
 
 static int make_mul(bench_case *c, case_size size, case_pattern p, uint64_t *seed) {
     make_elementwise(c, size, p, seed);
-    case_param(c, "z1", 2);
-    case_param(c, "z2", 5);
-    case_param(c, "out_zero", 5);
-    case_param(c, "om", 10000);
-    case_param(c, "osh", 1);
-    case_param(c, "out_min", 5);
-    case_param(c, "out_max", 225);
+    CASE_PARAMS(c, {"z1", 2}, {"z2", 5}, {"out_zero", 5}, {"om", 10000}, {"osh", 1}, {"out_min", 5},
+                {"out_max", 225});
     return 0;
 }
 
 static void run_mul(const bench_case *c, void *out) {
-    ptrdiff_t s1[3], s2[3], so[3];
-    strides(&c->in[0], s1);
-    strides(&c->in[1], s2);
-    strides(&c->out, so);
+    ew_args w = ew_of(c);
     const int64_t *p = c->params;
-    mul_ref(case_at(&c->in[0], 1, 0, 0, 0, 0), s1, case_at(&c->in[1], 1, 0, 0, 0, 0), s2, (uint8_t)p[0],
-            (uint8_t)p[1], (uint8_t)p[2], (int32_t)p[3], (uint32_t)p[4], (uint8_t)p[5], (uint8_t)p[6], out, so,
-            (int)c->out.extent[0], (int)c->out.extent[1], (int)c->out.extent[2], (int)c->out.extent[3]);
+    mul_ref(w.a, w.sa, w.b, w.sb, (uint8_t)p[0], (uint8_t)p[1], (uint8_t)p[2], (int32_t)p[3], (uint32_t)p[4],
+            (uint8_t)p[5], (uint8_t)p[6], out, w.so, w.e[0], w.e[1], w.e[2], w.e[3]);
 }
 
 /* Pool inputs (c, in_w, in_h, b); the output is (c, ceil(in_w / 2), ceil(in_h / 2), b). The
@@ -306,13 +305,8 @@ static int make_depthwise_conv(bench_case *c, case_size size, case_pattern p, ui
         for (int64_t i = 0; i < e[0]; i++) bias[i] = (int32_t)(case_rand(seed) % (1u << 24)) - (1 << 23);
     }
     /* BENCHMARKS.md gives no values for 19: fully_connected's (17) */
-    case_param(c, "iz", 3);
-    case_param(c, "fz", 5);
-    case_param(c, "om", 32767);
-    case_param(c, "osh", 1);
-    case_param(c, "out_zero", 7);
-    case_param(c, "out_min", 5);
-    case_param(c, "out_max", 250);
+    CASE_PARAMS(c, {"iz", 3}, {"fz", 5}, {"om", 32767}, {"osh", 1}, {"out_zero", 7}, {"out_min", 5},
+                {"out_max", 250});
     case_output(c, 8, 4, e);
     return 0;
 }

@@ -273,12 +273,7 @@ static void run_l2norm(const bench_case *c, void *out) {
 static int make_softmax(bench_case *c, case_size size, case_pattern p, uint64_t *seed) {
     int64_t ext[2] = {row_dims[size][0], row_dims[size][1]};
     case_input(c, "in", 8, 0, 2, NULL, ext, p, seed);
-    case_param(c, "beta_mult", 2955);
-    case_param(c, "beta_shift", 6);
-    case_param(c, "om", 32767);
-    case_param(c, "osh", 7);
-    case_param(c, "oz", 0);
-    case_param(c, "W", ext[0]);
+    CASE_PARAMS(c, {"beta_mult", 2955}, {"beta_shift", 6}, {"om", 32767}, {"osh", 7}, {"oz", 0}, {"W", ext[0]});
     case_output(c, 8, 2, ext);
     return 0;
 }
@@ -292,13 +287,8 @@ static void run_softmax(const bench_case *c, void *out) {
 /* The tail's parameters of fully_connected and conv_nn (BENCHMARKS.md 17), after the
  * reduction bounds; bias(c) = 10000 for every pattern. */
 static void tail_params(bench_case *c) {
-    case_param(c, "iz", 3);
-    case_param(c, "fz", 5);
-    case_param(c, "om", 32767);
-    case_param(c, "shift", 1);
-    case_param(c, "out_zero", 7);
-    case_param(c, "omin", 5);
-    case_param(c, "omax", 250);
+    CASE_PARAMS(c, {"iz", 3}, {"fz", 5}, {"om", 32767}, {"shift", 1}, {"out_zero", 7}, {"omin", 5},
+                {"omax", 250});
 }
 
 static quant_params tail_of(const bench_case *c, int first) {
@@ -352,11 +342,7 @@ static int make_conv_nn(bench_case *c, case_size size, case_pattern p, uint64_t 
     case_input(c, "in", 8, 0, 4, NULL, in_ext, p, seed);
     case_input(c, "f", 8, 0, 4, NULL, f_ext, p, seed);
     bias_input(c, co, seed);
-    case_param(c, "C", ci);
-    case_param(c, "sx", sx);
-    case_param(c, "sy", sy);
-    case_param(c, "dx", dx);
-    case_param(c, "dy", dy);
+    CASE_PARAMS(c, {"C", ci}, {"sx", sx}, {"sy", sy}, {"dx", dx}, {"dy", dy});
     tail_params(c);
     case_output(c, 8, 4, out_ext);
     return 0;
@@ -385,15 +371,8 @@ static int make_matmul(bench_case *c, case_size size, case_pattern p, uint64_t *
     int64_t a_ext[2] = {k, h}, b_ext[2] = {w, k}, out_ext[2] = {w, h};
     case_input(c, "A", 8, 0, 2, NULL, a_ext, p, seed);
     case_input(c, "B", 8, 0, 2, NULL, b_ext, p, seed);
-    case_param(c, "K", k);
-    case_param(c, "a_off", 0);
-    case_param(c, "b_off", 0);
-    case_param(c, "bias", 10000);
-    case_param(c, "om", 65536);
-    case_param(c, "osh", 1);
-    case_param(c, "ooff", 0);
-    case_param(c, "omin", 5);
-    case_param(c, "omax", 250);
+    CASE_PARAMS(c, {"K", k}, {"a_off", 0}, {"b_off", 0}, {"bias", 10000}, {"om", 65536}, {"osh", 1},
+                {"ooff", 0}, {"omin", 5}, {"omax", 250});
     case_output(c, 8, 2, out_ext);
     return 0;
 }

@@ -842,6 +842,38 @@ static uint64_t jit_module(tine_ctx_t *ctx, LLVMTargetMachineRef tm, const char 
     return addr;
 }
 
+/* The module for the target, optimized (O3), as LLVM text, assembly or an object file:
+ * malloc'd bytes with a NUL after them (*size excludes it), or NULL with an error. */
+enum { OUT_LLVM, OUT_ASM, OUT_OBJ };
+static char *module_output(tine_ctx_t *ctx, LLVMModuleRef m, LLVMTargetMachineRef tm, const char *triple, int what,
+                           size_t *size) {
+    LLVMSetTarget(m, triple);
+    set_layout(m, tm);
+    if (optimize(ctx, m, tm) != 0) return NULL;
+    char *out = NULL;
+    if (what == OUT_LLVM) {
+        char *s = LLVMPrintModuleToString(m);
+        out = tine_strdup(s);
+        *size = strlen(s);
+        LLVMDisposeMessage(s);
+        return out;
+    }
+    LLVMMemoryBufferRef buf;
+    char *err = NULL;
+    if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, what == OUT_OBJ ? LLVMObjectFile : LLVMAssemblyFile, &err, &buf)) {
+        tine_set_error(ctx, "LLVM could not emit the %s: %s", what == OUT_OBJ ? "object file" : "assembly", err);
+        LLVMDisposeMessage(err);
+        return NULL;
+    }
+    *size = LLVMGetBufferSize(buf);
+    out = malloc(*size + 1);
+    TINE_ASSERT(out != NULL);
+    memcpy(out, LLVMGetBufferStart(buf), *size);
+    out[*size] = 0;
+    LLVMDisposeMemoryBuffer(buf);
+    return out;
+}
+
 char *tine_emit_expr(tine_ctx_t *ctx, const tine_expr_t *e, const char *target, tine_selection_t sel,
                      tine_emit_kind_t kind) {
     if (!e) return NULL;
@@ -855,29 +887,8 @@ char *tine_emit_expr(tine_ctx_t *ctx, const tine_expr_t *e, const char *target, 
     char *text = NULL;
     if (m) {
         free(args);
-        LLVMSetTarget(m, triple);
-        set_layout(m, tm);
-        if (optimize(ctx, m, tm) == 0) {
-            if (kind == TINE_EMIT_LLVM) {
-                char *s = LLVMPrintModuleToString(m);
-                text = tine_strdup(s);
-                LLVMDisposeMessage(s);
-            } else {
-                LLVMMemoryBufferRef buf;
-                char *err = NULL;
-                if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMAssemblyFile, &err, &buf)) {
-                    tine_set_error(ctx, "LLVM could not emit assembly: %s", err);
-                    LLVMDisposeMessage(err);
-                } else {
-                    size_t n = LLVMGetBufferSize(buf);
-                    text = malloc(n + 1);
-                    TINE_ASSERT(text != NULL);
-                    memcpy(text, LLVMGetBufferStart(buf), n);
-                    text[n] = 0;
-                    LLVMDisposeMemoryBuffer(buf);
-                }
-            }
-        }
+        size_t n;
+        text = module_output(ctx, m, tm, triple, kind == TINE_EMIT_LLVM ? OUT_LLVM : OUT_ASM, &n);
         LLVMDisposeModule(m);
     }
     LLVMContextDispose(lc);
@@ -1980,30 +1991,7 @@ void *tine_kernel_emit(tine_kernel_t *k, const char *target, tine_selection_t se
             TINE_ASSERT(!"tine emitted an invalid LLVM module");
         }
         LLVMDisposeMessage(msg);
-        LLVMSetTarget(m, triple);
-        set_layout(m, tm);
-        if (optimize(ctx, m, tm) == 0) {
-            if (ll) {
-                char *s = LLVMPrintModuleToString(m);
-                result = tine_strdup(s);
-                *size = strlen(s);
-                LLVMDisposeMessage(s);
-            } else {
-                LLVMMemoryBufferRef buf;
-                char *err = NULL;
-                if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, obj ? LLVMObjectFile : LLVMAssemblyFile, &err, &buf)) {
-                    tine_set_error(ctx, "LLVM could not emit the %s: %s", obj ? "object file" : "assembly", err);
-                    LLVMDisposeMessage(err);
-                } else {
-                    *size = LLVMGetBufferSize(buf);
-                    result = malloc(*size + 1);
-                    TINE_ASSERT(result != NULL);
-                    memcpy(result, LLVMGetBufferStart(buf), *size);
-                    ((char *)result)[*size] = 0;
-                    LLVMDisposeMemoryBuffer(buf);
-                }
-            }
-        }
+        result = module_output(ctx, m, tm, triple, ll ? OUT_LLVM : obj ? OUT_OBJ : OUT_ASM, size);
     }
     for (int s = 0; s < TINE_KERNEL_MAX_STAGES; s++) free(c.st[s].scalars);
     LLVMDisposeModule(m);
