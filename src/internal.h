@@ -270,14 +270,35 @@ void tine_bounds_free(tine_ctx_t *ctx);
 
 /* ---- kernels (pipeline/kernel.c) ------------------------------------------------------ */
 
-/* The value of a scalar leaf of a kernel body ($param, $in_min0 ...) for one run. */
-int tine_kernel_scalar(const tine_kernel_t *k, const char *var, tine_buffer_t *const *inputs,
-                       const void *const *params, const tine_buffer_t *out, int64_t *value);
 tine_ctx_t *tine_kernel_ctx(const tine_kernel_t *k);
-/* Names of the scalar variables a kernel body reads buffer geometry from ($in_min0). */
-void tine_kernel_var_name(char *out, size_t n, const char *buffer, const char *what, int dim);
 const char *tine_kernel_output_name(const tine_kernel_t *k);
-enum { TINE_KERNEL_MAX_INPUTS = 16, TINE_KERNEL_MAX_SCALARS = 256, TINE_KERNEL_MAX_STAGES = 8 };
+
+/* The scalars of kernel bodies, as typed data. A parameter is the variable `$NAME` of its
+ * type; a number of a buffer's geometry is the i32 variable `$BUFFER$min0` (extent,
+ * stride; dimensions 0..3): identifiers cannot hold a '$', so no parameter or other
+ * buffer's name can produce it. Each kernel builds, once, the table of every scalar its
+ * bodies may read; the planner, the interpreter and the code generators find a variable's
+ * meaning there (never by its name). */
+typedef enum { TINE_KS_PARAM, TINE_KS_MIN, TINE_KS_EXTENT, TINE_KS_STRIDE } tine_ks_what;
+typedef struct {
+    const tine_expr_t *var;
+    tine_ks_what what;
+    int param; /* TINE_KS_PARAM: the parameter's index; else -1 */
+    int input; /* geometry of input `input`, or -1 */
+    int stage; /* geometry of stage `stage`'s buffer (the last stage: the output), or -1 */
+    int dim;   /* geometry: the dimension */
+} tine_kscalar;
+/* The variables, made the same way by the elaborator and the table. */
+tine_expr_t *tine_kernel_param_var(tine_ctx_t *ctx, const char *param, tine_type_t t);
+tine_expr_t *tine_kernel_geometry_var(tine_ctx_t *ctx, const char *buffer, tine_ks_what what, int dim);
+/* The kernel's table: n entries; the entry of a variable, or NULL (coordinates, loop
+ * variables, anything else); the entry of one buffer's geometry. */
+const tine_kscalar *tine_kernel_scalars(const tine_kernel_t *k, int *n);
+const tine_kscalar *tine_kernel_scalar_of(const tine_kernel_t *k, const tine_expr_t *var);
+const tine_kscalar *tine_kernel_geometry(const tine_kernel_t *k, int input, int stage, tine_ks_what what, int dim);
+/* The most functions check() lets a kernel materialize, plus one (the output). Only the
+ * checker uses it: the library sizes every array by the kernel's own counts. */
+enum { TINE_KERNEL_MAX_STAGES = 8 };
 
 /* A stage: the output, or a materialized function, computed over a region into a buffer
  * of its name (the output's, or a scratch buffer); bodies over the coordinates $.c0.. */
@@ -299,15 +320,17 @@ const tine_stage *tine_kernel_stage(const tine_kernel_t *k, int i);
  * over the region their consumers read, allocated here, data NULL when nothing reads
  * them), after checking that every input covers what the stages read. */
 typedef struct {
-    tine_buffer_t buf[TINE_KERNEL_MAX_STAGES];
+    tine_buffer_t *buf; /* one per stage (malloc'd; tine_plan_free) */
 } tine_plan;
 int tine_kernel_plan(const tine_kernel_t *k, tine_buffer_t *const *inputs, const void *const *params,
                      const tine_buffer_t *out, tine_plan *plan);
 void tine_plan_free(const tine_kernel_t *k, tine_plan *plan);
-/* The value of a scalar variable of stage bodies: parameters, and the geometry of inputs,
- * the output and scratch buffers (plan may be NULL when the kernel has one stage). */
-int tine_kernel_scalar_in(const tine_kernel_t *k, const char *var, tine_buffer_t *const *inputs,
-                          const void *const *params, const tine_buffer_t *out, const tine_plan *plan, int64_t *value);
+/* The value of a scalar for one run (a stage's geometry from the plan's buffer). */
+int64_t tine_kscalar_value(const tine_kernel_t *k, const tine_kscalar *s, tine_buffer_t *const *inputs,
+                           const void *const *params, const tine_plan *plan);
+/* The rules every caller's buffer follows (tine.h, "Buffers"): 0, or -1 with an error
+ * naming the buffer and the rule. The AOT entry point checks the same rules. */
+int tine_kernel_check_buffers(const tine_kernel_t *k, tine_buffer_t *const *inputs, const tine_buffer_t *out);
 /* The loop reductions of a body (scalar: the one-lane body). */
 const tine_reduction *tine_kernel_reductions(const tine_kernel_t *k, int scalar, int *n);
 /* The coordinates of a load the elaborator built (index = (x0 - min0) + (x1 - min1) *

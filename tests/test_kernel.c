@@ -1100,14 +1100,16 @@ static void test_regions(void) {
            was accepted (no range of that run may linger) */
         const int64_t bmin[4] = {INT32_MAX - 10, 0}, bimin[4] = {INT32_MAX - 11, -1}, biext[4] = {W + 2, H + 2};
         region_run(k, 1, &bimin, &biext, bmin, oext, no, &seed, &r);
-        expect_rejected(ctx, k, cs, ncs, &r, "gaussian3x3, output x beyond INT32_MAX", "must fit in i32");
+        expect_rejected(ctx, k, cs, ncs, &r, "gaussian3x3, output x beyond INT32_MAX",
+                        "output 'out': min[0] + extent[0] - 1 = 2147483673 does not fit in i32");
         free_run(&r);
         const int64_t simin[4] = {-1, -1}, siext[4] = {W + 2, H + 2};
         region_run(k, 1, &simin, &siext, omin, oext, no, &seed, &r);
         expect_accepted(ctx, k, cs, ncs, &r, ref_gaussian3x3, "gaussian3x3, margin of 1 (before the next)");
         free_run(&r);
         region_run(k, 1, &simin, &siext, bmin, oext, no, &seed, &r); /* the input where the last run's was */
-        expect_rejected(ctx, k, cs, ncs, &r, "gaussian3x3, output x beyond INT32_MAX, input at 0", "must fit in i32");
+        expect_rejected(ctx, k, cs, ncs, &r, "gaussian3x3, output x beyond INT32_MAX, input at 0",
+                        "output 'out': min[0] + extent[0] - 1 = 2147483673 does not fit in i32");
         free_run(&r);
         const int64_t bmin2[4] = {0, INT32_MIN}, bimin2[4] = {-1, INT32_MIN}, biext2[4] = {W + 2, H + 2};
         region_run(k, 1, &bimin2, &biext2, bmin2, oext, no, &seed, &r);

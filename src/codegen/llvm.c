@@ -954,7 +954,7 @@ static double seconds(void) {
 
 typedef struct {
     void (*fn)(const void *const *);
-    const tine_expr_t **scalars; /* variables whose values the caller passes */
+    const tine_kscalar **scalars; /* the scalars whose values the caller passes */
     int nscalars;
     tine_expr_t *coord[4];       /* $.c0..: loop coordinates */
 } compiled_stage;
@@ -964,7 +964,8 @@ struct tine_compiled {
     char *target;
     LLVMOrcLLJITRef jit;
     double select_ms, llvm_ms;
-    compiled_stage st[TINE_KERNEL_MAX_STAGES];
+    compiled_stage *st; /* one per stage */
+    int nst;
 };
 
 typedef struct {
@@ -1206,7 +1207,8 @@ static void build_stage(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc,
     kg.body1 = xform(ctx, st->body1);
     /* every DAG the function evaluates: the bodies, and their loops' bounds and updates */
     int nroots = 2;
-    const tine_expr_t *roots[2 + 2 * 3 * 256];
+    const tine_expr_t **roots = malloc(sizeof *roots * (size_t)(2 + 3 * (st->reds.n + st->reds1.n)));
+    TINE_ASSERT(roots != NULL);
     roots[0] = kg.body;
     roots[1] = kg.body1;
     for (int w = 0; w < 2; w++) {
@@ -1229,8 +1231,9 @@ static void build_stage(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc,
     /* the scalars: every variable of those but the compiler's own, and the geometry of
        the stage's buffer, which the loops need */
     uint32_t total = 0;
-    tine_expr_t **order[2 + 2 * 3 * 256];
-    uint32_t norder[2 + 2 * 3 * 256];
+    tine_expr_t ***order = malloc(sizeof *order * (size_t)nroots);
+    uint32_t *norder = malloc(sizeof *norder * (size_t)nroots);
+    TINE_ASSERT(order && norder);
     for (int i = 0; i < nroots; i++) {
         order[i] = tine_topo(ctx, roots[i], &norder[i]);
         total += norder[i];
@@ -1238,14 +1241,11 @@ static void build_stage(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc,
     c->scalars = malloc(sizeof *c->scalars * (total + 12));
     TINE_ASSERT(c->scalars != NULL);
     tine_type_t i32 = tine_type(TINE_INT, 32, 1);
-    for (int d = 0; d < kg.dims; d++) {
-        static const char *const what[3] = {"min", "extent", "stride"};
-        for (int w = 0; w < 3; w++) {
-            char vn[96];
-            tine_kernel_var_name(vn, sizeof vn, st->name, what[w], d);
-            c->scalars[c->nscalars++] = tine_var(ctx, vn, i32);
+    for (int d = 0; d < kg.dims; d++)
+        for (int w = TINE_KS_MIN; w <= TINE_KS_STRIDE; w++) {
+            c->scalars[c->nscalars] = tine_kernel_geometry(k, -1, sn, (tine_ks_what)w, d);
+            TINE_ASSERT(c->scalars[c->nscalars++] != NULL);
         }
-    }
     for (int pass = 0; pass < nroots; pass++) {
         tine_expr_t **o = order[pass];
         for (uint32_t i = 0; i < norder[pass]; i++) {
@@ -1257,12 +1257,17 @@ static void build_stage(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc,
                 continue;
             }
             if (tine_kernel_internal_var(name)) continue;
+            const tine_kscalar *ks = tine_kernel_scalar_of(k, v);
+            TINE_ASSERT(ks != NULL); /* every other variable is a parameter or geometry */
             bool seen = false;
-            for (int j = 0; j < c->nscalars && !seen; j++) seen = c->scalars[j] == v;
-            if (!seen) c->scalars[c->nscalars++] = v;
+            for (int j = 0; j < c->nscalars && !seen; j++) seen = c->scalars[j] == ks;
+            if (!seen) c->scalars[c->nscalars++] = ks;
         }
     }
     for (int i = 0; i < nroots; i++) free(order[i]);
+    free(order);
+    free(norder);
+    free(roots);
     int nbuf = tine_kernel_ninputs(k) + sn;
     size_t nleaves = (size_t)(c->nscalars + 16 + nbuf + 3 * (kg.nreds[0] + kg.nreds[1]));
     g.lk = malloc(sizeof *g.lk * nleaves);
@@ -1278,8 +1283,9 @@ static void build_stage(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc,
     g.b = LLVMCreateBuilderInContext(lc);
     LLVMPositionBuilderAtEnd(g.b, LLVMAppendBasicBlockInContext(lc, kg.fn, "entry"));
     /* the arguments, loaded once */
-    LLVMValueRef raw[1 + TINE_KERNEL_MAX_SCALARS + TINE_KERNEL_MAX_INPUTS + TINE_KERNEL_MAX_STAGES];
     int nargs = 1 + c->nscalars + nbuf;
+    LLVMValueRef *raw = malloc(sizeof *raw * (size_t)nargs);
+    TINE_ASSERT(raw != NULL);
     for (int i = 0; i < nargs; i++) {
         LLVMValueRef idx = LLVMConstInt(kg.i64, (unsigned long long)i, 0);
         raw[i] = LLVMBuildLoad2(g.b, ptr, LLVMBuildGEP2(g.b, ptr, argv, &idx, 1, ""), "");
@@ -1287,7 +1293,7 @@ static void build_stage(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc,
     kg.out = raw[0];
     for (int i = 0; i < c->nscalars; i++) {
         LLVMValueRef v = LLVMBuildLoad2(g.b, kg.i64, raw[1 + i], "");
-        const tine_expr_t *var = c->scalars[i];
+        const tine_expr_t *var = c->scalars[i]->var;
         if (i < 3 * kg.dims) { /* the stage buffer's geometry */
             int d = i / 3;
             (i % 3 == 0 ? kg.min : i % 3 == 1 ? kg.extent : kg.stride)[d] = v;
@@ -1308,6 +1314,7 @@ static void build_stage(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc,
     }
     emit_dim(&kg, kg.dims - 1, LLVMConstInt(kg.i64, 0, 0));
     finish_function(&g);
+    free(raw);
     free(g.lk);
     free(g.lv);
     free(kg.reds[0]);
@@ -1318,13 +1325,6 @@ static void build_stage(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc,
 tine_compiled_t *tine_kernel_compile(tine_kernel_t *k, const char *target, tine_selection_t sel) {
     if (!k) return NULL;
     tine_ctx_t *ctx = tine_kernel_ctx(k);
-    if (tine_kernel_nparams(k) + 3 * tine_kernel_dims(k) + 3 * 4 * (tine_kernel_ninputs(k) + tine_kernel_nstages(k)) >
-            TINE_KERNEL_MAX_SCALARS ||
-        tine_kernel_ninputs(k) > TINE_KERNEL_MAX_INPUTS) {
-        tine_set_error(ctx, "a kernel has at most %d inputs and %d parameters and buffer sizes together",
-                       TINE_KERNEL_MAX_INPUTS, TINE_KERNEL_MAX_SCALARS);
-        return NULL;
-    }
     double t0 = seconds();
     char *triple = NULL;
     LLVMTargetMachineRef tm = target_machine(ctx, target, &triple);
@@ -1333,6 +1333,9 @@ tine_compiled_t *tine_kernel_compile(tine_kernel_t *k, const char *target, tine_
     TINE_ASSERT(c != NULL);
     c->k = k;
     c->target = tine_strdup(target);
+    c->nst = tine_kernel_nstages(k);
+    c->st = calloc((size_t)c->nst, sizeof *c->st);
+    TINE_ASSERT(c->st != NULL);
     LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
     LLVMContextRef lc = LLVMOrcThreadSafeContextGetContext(tsc);
     LLVMModuleRef m = LLVMModuleCreateWithNameInContext("tine", lc);
@@ -1366,30 +1369,30 @@ void tine_compiled_times(const tine_compiled_t *c, double *select_ms, double *ll
 }
 
 /* The stages of one plan, in order. */
-static int run_plan(tine_compiled_t *c, tine_buffer_t *const *inputs, const void *const *params, const tine_buffer_t *out,
-                    const tine_plan *plan) {
+static int run_plan(tine_compiled_t *c, tine_buffer_t *const *inputs, const void *const *params, const tine_plan *plan) {
     tine_kernel_t *k = c->k;
     for (int s = 0; s < tine_kernel_nstages(k); s++) {
         const compiled_stage *cs = &c->st[s];
         if (!plan->buf[s].data) continue; /* nothing reads it */
-        int64_t vals[TINE_KERNEL_MAX_SCALARS];
-        const void *args[1 + TINE_KERNEL_MAX_SCALARS + TINE_KERNEL_MAX_INPUTS + TINE_KERNEL_MAX_STAGES];
+        int64_t *vals = malloc(sizeof *vals * (size_t)(cs->nscalars + 1));
+        const void **args = malloc(sizeof *args * (size_t)(1 + cs->nscalars + tine_kernel_ninputs(k) + s));
+        if (!vals || !args) {
+            free(vals);
+            free(args);
+            return -1;
+        }
         int n = 0;
         args[n++] = plan->buf[s].data;
         for (int i = 0; i < cs->nscalars; i++) {
-            const char *name = tine_expr_name(cs->scalars[i]);
-            /* a stage's own geometry is its buffer's (for the output, out's) */
-            if (i < 3 * tine_kernel_stage(k, s)->dims) {
-                int d = i / 3;
-                vals[i] = i % 3 == 0 ? plan->buf[s].min[d] : i % 3 == 1 ? plan->buf[s].extent[d] : plan->buf[s].stride[d];
-            } else if (tine_kernel_scalar_in(k, name, inputs, params, out, plan, &vals[i])) {
-                return -1; /* the plan bound every scalar: tine's bug */
-            }
+            /* a stage's own geometry is its plan buffer's (for the output, this slice's) */
+            vals[i] = tine_kscalar_value(k, cs->scalars[i], inputs, params, plan);
             args[n++] = &vals[i];
         }
         for (int i = 0; i < tine_kernel_ninputs(k); i++) args[n++] = inputs[i]->data;
         for (int p = 0; p < s; p++) args[n++] = plan->buf[p].data;
         cs->fn(args);
+        free(vals);
+        free(args);
     }
     return 0;
 }
@@ -1405,7 +1408,7 @@ typedef struct {
 
 static int run_chunk(void *arg) {
     chunk *ch = arg;
-    ch->rc = run_plan(ch->c, ch->inputs, ch->params, &ch->out, &ch->plan);
+    ch->rc = run_plan(ch->c, ch->inputs, ch->params, &ch->plan);
     return 0;
 }
 
@@ -1413,6 +1416,8 @@ int tine_compiled_run(tine_compiled_t *c, tine_buffer_t *const *inputs, const vo
     tine_kernel_t *k = c->k;
     const tine_stage *os = tine_kernel_stage(k, tine_kernel_nstages(k) - 1);
     int D = os->dims - 1, nt = 1;
+    /* the buffers first: the split below computes with out's geometry */
+    if (tine_kernel_check_buffers(k, inputs, out)) return -1;
     if (os->parallel) {
         long np = sysconf(_SC_NPROCESSORS_ONLN);
         nt = np < 1 ? 1 : np > 64 ? 64 : (int)np;
@@ -1445,14 +1450,15 @@ int tine_compiled_run(tine_compiled_t *c, tine_buffer_t *const *inputs, const vo
         rc |= ch[t].rc;
     }
     for (int t = 0; t < nt; t++) tine_plan_free(k, &ch[t].plan);
-    if (rc) tine_set_error(tine_kernel_ctx(k), "a stage's scalar has no value (tine's bug)");
+    if (rc) tine_set_error(tine_kernel_ctx(k), "out of memory for a stage's arguments");
     return rc ? -1 : 0;
 }
 
 void tine_compiled_free(tine_compiled_t *c) {
     if (!c) return;
     if (c->jit) LLVMOrcDisposeLLJIT(c->jit);
-    for (int s = 0; s < TINE_KERNEL_MAX_STAGES; s++) free(c->st[s].scalars);
+    for (int s = 0; s < c->nst; s++) free(c->st[s].scalars);
+    free(c->st);
     free(c->target);
     free(c);
 }
@@ -1465,9 +1471,11 @@ void tine_compiled_free(tine_compiled_t *c) {
  * rules of bounds.c for the ops coordinates are made of; anything else gets its type's
  * range), derives each materialized stage's region from its consumers' reads, checks
  * every input covers what is read, allocates the scratch buffers, and calls the stage
- * functions in order. Returns 0; k > 0 when input k (1-based) is too small or has the
- * wrong number of dimensions; -1 when scratch memory cannot be allocated; -2 when `out`
- * has the wrong number of dimensions or an empty extent.
+ * functions in order. It first checks the buffers by the rules of tine_kernel_check_buffers
+ * (kernel.c), in the same order and with no arithmetic that can overflow. Returns 0; -2
+ * when `out` breaks a rule; k > 0 when input k (1-based) does, or does not cover what the
+ * kernel reads; -3 when out overlaps an input; -1 when a scratch buffer would be too large
+ * (the JIT plan's limits) or cannot be allocated.
  */
 
 typedef struct {
@@ -1477,30 +1485,27 @@ typedef struct {
 
 typedef struct {
     gen *g;
+    const tine_kernel_t *k;
     LLVMTypeRef i64, i1;
-    const char **names; /* scalar variables: name -> i64 value */
-    LLVMValueRef *vals;
-    int nvals;
+    const tine_kscalar *ks; /* the kernel's scalar table */
+    LLVMValueRef *sv;       /* and their i64 values, by index in it (NULL: not known) */
+    LLVMValueRef clo[4], chi[4]; /* the coordinates of the stage being bounded */
     /* per buffer (inputs, then stages): the region read so far */
-    LLVMValueRef lo[TINE_KERNEL_MAX_INPUTS + TINE_KERNEL_MAX_STAGES][4], hi[TINE_KERNEL_MAX_INPUTS + TINE_KERNEL_MAX_STAGES][4];
-    LLVMValueRef any[TINE_KERNEL_MAX_INPUTS + TINE_KERNEL_MAX_STAGES];
-    const tine_expr_t *rvar[2 * 256]; /* loop variables and their ranges */
-    ival rval[2 * 256];
+    LLVMValueRef (*lo)[4], (*hi)[4];
+    LLVMValueRef *any;
+    const tine_expr_t **rvar; /* loop variables and their ranges */
+    ival *rval;
     int nr;
     const char *bad; /* a buffer whose reads cannot be bounded */
 } aot;
 
 static LLVMValueRef k64(aot *a, int64_t v) { return LLVMConstInt(a->i64, (unsigned long long)v, 1); }
 
-static void aot_set(aot *a, const char *name, LLVMValueRef v) {
-    a->names[a->nvals] = name;
-    a->vals[a->nvals++] = v;
-}
-
-static LLVMValueRef aot_get(aot *a, const char *name) {
-    for (int i = a->nvals - 1; i >= 0; i--)
-        if (!strcmp(a->names[i], name)) return a->vals[i];
-    return NULL;
+/* The value slot of one buffer's geometry (input >= 0, or stage). */
+static LLVMValueRef *aot_geom(aot *a, int input, int stage, tine_ks_what what, int dim) {
+    const tine_kscalar *s = tine_kernel_geometry(a->k, input, stage, what, dim);
+    TINE_ASSERT(s != NULL);
+    return &a->sv[s - a->ks];
 }
 
 static ival type_ival(aot *a, tine_type_t t) {
@@ -1525,6 +1530,23 @@ static ival wrap_guard(aot *a, tine_type_t t, ival r) {
     return (ival){LLVMBuildSelect(b, in, r.lo, tr.lo, ""), LLVMBuildSelect(b, in, r.hi, tr.hi, ""), true, true};
 }
 
+/* x * y in i64; *ovf |= whether it overflowed. */
+static LLVMValueRef mul_ovf(aot *a, LLVMValueRef x, LLVMValueRef y, LLVMValueRef *ovf) {
+    LLVMBuilderRef b = a->g->b;
+    LLVMValueRef args[2] = {x, y};
+    LLVMValueRef r = intrinsic(a->g, "llvm.smul.with.overflow", &a->i64, 1, args, 2);
+    *ovf = LLVMBuildOr(b, *ovf, LLVMBuildExtractValue(b, r, 1, ""), "");
+    return LLVMBuildExtractValue(b, r, 0, "");
+}
+
+/* r, or t's range when ovf holds */
+static ival ovf_guard(aot *a, tine_type_t t, ival r, LLVMValueRef ovf) {
+    ival tr = type_ival(a, t);
+    if (!tr.klo) return tr;
+    LLVMBuilderRef b = a->g->b;
+    return (ival){LLVMBuildSelect(b, ovf, tr.lo, r.lo, ""), LLVMBuildSelect(b, ovf, tr.hi, r.hi, ""), true, true};
+}
+
 static bool const_int(const tine_expr_t *e, int64_t *v) {
     if (e->op != TINE_OP_CONST || !(e->flags & TINE_F_UNIFORM) || !tine_type_is_int(e->type) || e->type.bits > 32) return false;
     *v = (int64_t)(tine_i128)tine_const_value(e, 0);
@@ -1532,6 +1554,9 @@ static bool const_int(const tine_expr_t *e, int64_t *v) {
 }
 
 static ival aot_node(aot *a, const tine_expr_t *e, const ival *o) {
+    /* Every known value is an i32 (geometry, checked first; coordinates) or lies in its
+       type's range (parameters, results through wrap_guard, at most 32 bits): sums and
+       differences fit in i64; products are checked (mul_ovf). */
     LLVMBuilderRef b = a->g->b;
     tine_type_t t = e->type;
     int64_t c;
@@ -1540,19 +1565,13 @@ static ival aot_node(aot *a, const tine_expr_t *e, const ival *o) {
         if (const_int(e, &c)) return (ival){k64(a, c), k64(a, c), true, true};
         return type_ival(a, t);
     case TINE_OP_VAR: {
-        const char *name = tine_expr_name(e);
         for (int i = 0; i < a->nr; i++)
             if (a->rvar[i] == e) return a->rval[i];
-        LLVMValueRef v = aot_get(a, name);
+        const tine_kscalar *ks = tine_kernel_scalar_of(a->k, e);
+        LLVMValueRef v = ks ? a->sv[ks - a->ks] : NULL;
         if (v && tine_type_is_int(t)) return (ival){v, v, true, true};
-        int d = tine_kernel_coord_dim(name);
-        if (d >= 0) {
-            char vn[32];
-            snprintf(vn, sizeof vn, "$.lo%d", d);
-            LLVMValueRef lo = aot_get(a, vn);
-            snprintf(vn, sizeof vn, "$.hi%d", d);
-            return (ival){lo, aot_get(a, vn), true, true};
-        }
+        int d = tine_kernel_coord_dim(tine_expr_name(e));
+        if (d >= 0 && a->clo[d]) return (ival){a->clo[d], a->chi[d], true, true};
         return type_ival(a, t);
     }
     case TINE_OP_BROADCAST: return o[0];
@@ -1569,11 +1588,12 @@ static ival aot_node(aot *a, const tine_expr_t *e, const ival *o) {
     }
     case TINE_OP_MUL: {
         if (!tine_type_is_int(t) || t.bits > 32 || !o[0].klo || !o[0].khi || !o[1].klo || !o[1].khi) return type_ival(a, t);
-        /* products of 32-bit ranges fit in i64 */
-        LLVMValueRef p[4] = {LLVMBuildMul(b, o[0].lo, o[1].lo, ""), LLVMBuildMul(b, o[0].lo, o[1].hi, ""),
-                             LLVMBuildMul(b, o[0].hi, o[1].lo, ""), LLVMBuildMul(b, o[0].hi, o[1].hi, "")};
+        /* products of u32 ranges can pass 2^63: any product that overflows gives the type's range */
+        LLVMValueRef ovf = LLVMConstInt(a->i1, 0, 0);
+        LLVMValueRef p[4] = {mul_ovf(a, o[0].lo, o[1].lo, &ovf), mul_ovf(a, o[0].lo, o[1].hi, &ovf),
+                             mul_ovf(a, o[0].hi, o[1].lo, &ovf), mul_ovf(a, o[0].hi, o[1].hi, &ovf)};
         ival r = {smin(a, smin(a, p[0], p[1]), smin(a, p[2], p[3])), smax(a, smax(a, p[0], p[1]), smax(a, p[2], p[3])), true, true};
-        return wrap_guard(a, t, r);
+        return ovf_guard(a, t, wrap_guard(a, t, r), ovf);
     }
     case TINE_OP_DIV:
         /* floor division by a positive constant is monotone */
@@ -1593,9 +1613,12 @@ static ival aot_node(aot *a, const tine_expr_t *e, const ival *o) {
             return (ival){LLVMBuildAShr(b, o[0].lo, k64(a, c), ""), LLVMBuildAShr(b, o[0].hi, k64(a, c), ""), true, true};
         return type_ival(a, t);
     case TINE_OP_SHL:
-        if (tine_type_is_int(t) && t.bits <= 32 && const_int(e->ops[1], &c) && c >= 0 && c < t.bits && o[0].klo && o[0].khi)
-            return wrap_guard(a, t, (ival){LLVMBuildMul(b, o[0].lo, k64(a, (int64_t)1 << c), ""),
-                                           LLVMBuildMul(b, o[0].hi, k64(a, (int64_t)1 << c), ""), true, true});
+        if (tine_type_is_int(t) && t.bits <= 32 && const_int(e->ops[1], &c) && c >= 0 && c < t.bits && o[0].klo && o[0].khi) {
+            LLVMValueRef ovf = LLVMConstInt(a->i1, 0, 0);
+            ival r = {mul_ovf(a, o[0].lo, k64(a, (int64_t)1 << c), &ovf), mul_ovf(a, o[0].hi, k64(a, (int64_t)1 << c), &ovf),
+                      true, true};
+            return ovf_guard(a, t, wrap_guard(a, t, r), ovf);
+        }
         return type_ival(a, t);
     case TINE_OP_AND:
         for (int i = 0; i < 2; i++)
@@ -1646,8 +1669,8 @@ static void aot_dag(aot *a, const tine_kernel_t *k, const tine_expr_t *root, LLV
     LLVMBuilderRef b = a->g->b;
     for (uint32_t i = 0; i < n; i++) {
         const tine_expr_t *e = order[i];
-        ival o[256];
-        for (int j = 0; j < e->nops && j < 256; j++) o[j] = v[tine_topo_index(order, n, e->ops[j])];
+        ival o[UINT8_MAX + 1]; /* nops is a uint8_t */
+        for (int j = 0; j < e->nops; j++) o[j] = v[tine_topo_index(order, n, e->ops[j])];
         v[i] = aot_node(a, e, o);
         if (e->op != TINE_OP_LOAD) continue;
         const char *name = tine_expr_name(e);
@@ -1657,7 +1680,7 @@ static void aot_dag(aot *a, const tine_kernel_t *k, const tine_expr_t *root, LLV
             if (!strcmp(tine_kernel_input(k, j, NULL, &id), name)) buf = j, dims = id;
         }
         for (int s = 0; s < tine_kernel_nstages(k) - 1 && buf < 0; s++)
-            if (!strcmp(tine_kernel_stage(k, s)->name, name)) buf = TINE_KERNEL_MAX_INPUTS + s, dims = tine_kernel_stage(k, s)->dims;
+            if (!strcmp(tine_kernel_stage(k, s)->name, name)) buf = tine_kernel_ninputs(k) + s, dims = tine_kernel_stage(k, s)->dims;
         const tine_expr_t *x[4];
         if (buf < 0 || !tine_kernel_load_coords(tine_expr_operand(e, 0), dims, x)) {
             a->bad = name;
@@ -1686,7 +1709,12 @@ static void aot_stage(aot *a, const tine_kernel_t *k, const tine_stage *st) {
     LLVMBuilderRef b = a->g->b;
     LLVMValueRef yes = LLVMConstInt(a->i1, 1, 0);
     aot_dag(a, k, st->body1, yes, NULL);
-    LLVMValueRef runs[256];
+    LLVMValueRef *runs = malloc(sizeof *runs * (size_t)(st->reds1.n + 1));
+    free(a->rvar);
+    free(a->rval);
+    a->rvar = malloc(sizeof *a->rvar * (size_t)(st->reds1.n + 1));
+    a->rval = malloc(sizeof *a->rval * (size_t)(st->reds1.n + 1));
+    TINE_ASSERT(runs && a->rvar && a->rval);
     a->nr = 0;
     for (int i = 0; i < st->reds1.n; i++) {
         const tine_reduction *R = &st->reds1.v[i];
@@ -1695,7 +1723,7 @@ static void aot_stage(aot *a, const tine_kernel_t *k, const tine_stage *st) {
         aot_dag(a, k, R->hi, yes, &hi);
         if (!lo.klo || !hi.khi) {
             a->bad = "a loop reduction's bounds";
-            return;
+            break;
         }
         LLVMValueRef r = LLVMBuildICmp(b, LLVMIntSGT, hi.hi, lo.lo, "");
         runs[i] = R->parent >= 0 ? LLVMBuildAnd(b, runs[R->parent], r, "") : r;
@@ -1703,6 +1731,7 @@ static void aot_stage(aot *a, const tine_kernel_t *k, const tine_stage *st) {
         a->rval[a->nr++] = (ival){lo.lo, LLVMBuildSub(b, hi.hi, k64(a, 1), ""), true, true};
         aot_dag(a, k, R->update, runs[i], NULL);
     }
+    free(runs);
 }
 
 static LLVMValueRef field(aot *a, LLVMValueRef buf, int offset, bool is_int) {
@@ -1711,17 +1740,6 @@ static LLVMValueRef field(aot *a, LLVMValueRef buf, int offset, bool is_int) {
     LLVMValueRef p = LLVMBuildGEP2(b, LLVMInt8TypeInContext(a->g->lc), buf, &off, 1, "");
     if (is_int) return LLVMBuildSExt(b, LLVMBuildLoad2(b, LLVMInt32TypeInContext(a->g->lc), p, ""), a->i64, "");
     return LLVMBuildLoad2(b, a->i64, p, "");
-}
-
-/* The geometry of a tine_buffer_t: min at 16, extent at 48, stride at 80 (int64 [4]). */
-static void aot_buffer_vars(aot *a, const char *name, LLVMValueRef buf, int dims) {
-    static const char *const what[3] = {"min", "extent", "stride"};
-    for (int w = 0; w < 3; w++)
-        for (int d = 0; d < dims; d++) {
-            char vn[96];
-            tine_kernel_var_name(vn, sizeof vn, name, what[w], d);
-            aot_set(a, tine_strdup(vn), field(a, buf, 16 + 32 * w + 8 * d, false));
-        }
 }
 
 static LLVMValueRef aot_fail(aot *a, LLVMValueRef fn, LLVMValueRef cond, int code) {
@@ -1735,17 +1753,74 @@ static LLVMValueRef aot_fail(aot *a, LLVMValueRef fn, LLVMValueRef cond, int cod
     return NULL;
 }
 
+static LLVMValueRef icmp(aot *a, LLVMIntPredicate p, LLVMValueRef x, int64_t c) {
+    return LLVMBuildICmp(a->g->b, p, x, k64(a, c), "");
+}
+
+/* The rules of tine_kernel_check_buffers for one caller's buffer p (a tine_buffer_t *:
+ * data at 0, dims at 8, then int64 min[4] at 16, extent[4] at 48, stride[4] at 80),
+ * refused with `code`; sets the table's values of its geometry (stride[0] is 1) and
+ * returns the bytes it spans, *data its data. Values are compared before any arithmetic
+ * uses them, and a refusal is sticky, so a wrapped sum of values already refused cannot
+ * hide one. */
+static LLVMValueRef aot_check_buffer(aot *a, LLVMValueRef fn, LLVMValueRef p, int dims, int esize, bool is_out, int code,
+                                     int input, int stage, LLVMValueRef *data) {
+    LLVMBuilderRef b = a->g->b;
+    LLVMTypeRef ptr = LLVMPointerTypeInContext(a->g->lc, 0);
+    aot_fail(a, fn, LLVMBuildIsNull(b, p, ""), code);
+    *data = LLVMBuildLoad2(b, ptr, p, "");
+    aot_fail(a, fn, LLVMBuildIsNull(b, *data, ""), code);
+    aot_fail(a, fn, icmp(a, LLVMIntNE, field(a, p, 8, true), dims), code);
+    LLVMValueRef bad = LLVMConstInt(a->i1, 0, 0), last = k64(a, 0), mn[4], ex[4], sd[4];
+#define BAD(c) bad = LLVMBuildOr(b, bad, (c), "")
+    for (int d = 0; d < dims; d++) {
+        mn[d] = field(a, p, 16 + 8 * d, false);
+        ex[d] = field(a, p, 48 + 8 * d, false);
+        sd[d] = d ? field(a, p, 80 + 8 * d, false) : k64(a, 1);
+        BAD(icmp(a, LLVMIntSLT, ex[d], 1));
+        BAD(icmp(a, LLVMIntSGT, ex[d], INT32_MAX));
+        BAD(icmp(a, LLVMIntSLT, mn[d], INT32_MIN));
+        BAD(icmp(a, LLVMIntSGT, mn[d], INT32_MAX));
+        BAD(icmp(a, LLVMIntSGT, LLVMBuildSub(b, LLVMBuildAdd(b, mn[d], ex[d], ""), k64(a, 1), ""), INT32_MAX));
+        if (d) {
+            BAD(icmp(a, LLVMIntSLT, sd[d], 1));
+            BAD(icmp(a, LLVMIntSGT, sd[d], INT32_MAX));
+        }
+    }
+    for (int d = 0; d < dims; d++) {
+        last = LLVMBuildAdd(b, last, LLVMBuildMul(b, LLVMBuildSub(b, ex[d], k64(a, 1), ""), sd[d], ""), "");
+        BAD(icmp(a, LLVMIntSGT, last, INT32_MAX));
+        BAD(icmp(a, LLVMIntSLT, last, 0));
+    }
+    for (int d = 1; d < dims && is_out; d++)
+        BAD(LLVMBuildICmp(b, LLVMIntSLT, sd[d], LLVMBuildMul(b, sd[d - 1], ex[d - 1], ""), ""));
+#undef BAD
+    aot_fail(a, fn, bad, code);
+    for (int d = 0; d < dims; d++) {
+        *aot_geom(a, input, stage, TINE_KS_MIN, d) = mn[d];
+        *aot_geom(a, input, stage, TINE_KS_EXTENT, d) = ex[d];
+        *aot_geom(a, input, stage, TINE_KS_STRIDE, d) = sd[d];
+    }
+    return LLVMBuildMul(b, LLVMBuildAdd(b, last, k64(a, 1), ""), k64(a, esize), "");
+}
+
 static bool build_entry(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc, const char *name) {
     tine_kernel_t *k = cc->k;
     tine_ctx_t *ctx = tine_kernel_ctx(k);
-    int nin = tine_kernel_ninputs(k), np = tine_kernel_nparams(k), ns = tine_kernel_nstages(k);
+    int nin = tine_kernel_ninputs(k), np = tine_kernel_nparams(k), ns = tine_kernel_nstages(k), nks;
     gen g = {.ctx = ctx, .lc = lc, .m = m};
-    aot a = {.g = &g, .i64 = LLVMInt64TypeInContext(lc), .i1 = LLVMInt1TypeInContext(lc)};
-    a.names = calloc(1024, sizeof *a.names);
-    a.vals = calloc(1024, sizeof *a.vals);
-    TINE_ASSERT(a.names && a.vals);
+    aot a = {.g = &g, .k = k, .i64 = LLVMInt64TypeInContext(lc), .i1 = LLVMInt1TypeInContext(lc)};
+    a.ks = tine_kernel_scalars(k, &nks);
+    a.sv = calloc((size_t)nks + 1, sizeof *a.sv);
+    a.lo = calloc((size_t)(nin + ns), sizeof *a.lo);
+    a.hi = calloc((size_t)(nin + ns), sizeof *a.hi);
+    a.any = calloc((size_t)(nin + ns), sizeof *a.any);
     LLVMTypeRef ptr = LLVMPointerTypeInContext(lc, 0), i32 = LLVMInt32TypeInContext(lc);
-    LLVMTypeRef pt[TINE_KERNEL_MAX_INPUTS + TINE_KERNEL_MAX_SCALARS + 1];
+    LLVMTypeRef *pt = malloc(sizeof *pt * (size_t)(nin + np + 1));
+    LLVMValueRef *data = calloc((size_t)ns, sizeof *data), *indata = calloc((size_t)nin + 1, sizeof *indata),
+                 *inbytes = calloc((size_t)nin + 1, sizeof *inbytes), (*ext)[4] = calloc((size_t)ns, sizeof *ext),
+                 (*mins)[4] = calloc((size_t)ns, sizeof *mins);
+    TINE_ASSERT(a.sv && a.lo && a.hi && a.any && pt && data && indata && inbytes && ext && mins);
     for (int i = 0; i < nin; i++) pt[i] = ptr;
     for (int i = 0; i < np; i++) {
         tine_type_t t;
@@ -1757,69 +1832,56 @@ static bool build_entry(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc,
     g.b = LLVMCreateBuilderInContext(lc);
     LLVMBuilderRef b = g.b;
     LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(lc, fn, "entry"));
-    LLVMValueRef out = LLVMGetParam(fn, (unsigned)(nin + np));
-    int od = tine_kernel_dims(k);
-    /* out: its dims and non-empty extents */
-    LLVMValueRef badout = LLVMBuildICmp(b, LLVMIntNE, field(&a, out, 8, true), k64(&a, od), "");
-    aot_buffer_vars(&a, tine_kernel_output_name(k), out, od);
-    for (int d = 0; d < od; d++) {
-        char vn[96];
-        tine_kernel_var_name(vn, sizeof vn, tine_kernel_output_name(k), "extent", d);
-        badout = LLVMBuildOr(b, badout, LLVMBuildICmp(b, LLVMIntSLT, aot_get(&a, vn), k64(&a, 1), ""), "");
-    }
-    aot_fail(&a, fn, badout, -2);
+    /* the buffers, by the rules, in tine_kernel_check_buffers' order */
+    LLVMValueRef out = LLVMGetParam(fn, (unsigned)(nin + np)), odata;
+    LLVMValueRef obytes = aot_check_buffer(&a, fn, out, tine_kernel_dims(k), tine_kernel_output_type(k).bits / 8, true, -2,
+                                           -1, ns - 1, &odata);
     for (int i = 0; i < nin; i++) {
         int id;
-        const char *in = tine_kernel_input(k, i, NULL, &id);
-        LLVMValueRef p = LLVMGetParam(fn, (unsigned)i);
-        aot_fail(&a, fn, LLVMBuildICmp(b, LLVMIntNE, field(&a, p, 8, true), k64(&a, id), ""), i + 1);
-        aot_buffer_vars(&a, in, p, id);
+        tine_type_t t;
+        tine_kernel_input(k, i, &t, &id);
+        inbytes[i] = aot_check_buffer(&a, fn, LLVMGetParam(fn, (unsigned)i), id, t.bits / 8, false, i + 1, i, -1, &indata[i]);
+    }
+    LLVMValueRef o = LLVMBuildPtrToInt(b, odata, a.i64, "");
+    for (int i = 0; i < nin; i++) {
+        LLVMValueRef p = LLVMBuildPtrToInt(b, indata[i], a.i64, "");
+        LLVMValueRef overlap = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntULT, o, LLVMBuildAdd(b, p, inbytes[i], ""), ""),
+                                            LLVMBuildICmp(b, LLVMIntULT, p, LLVMBuildAdd(b, o, obytes, ""), ""), "");
+        aot_fail(&a, fn, overlap, -3);
     }
     for (int i = 0; i < np; i++) {
         tine_type_t t;
-        const char *pn = tine_kernel_param(k, i, &t);
-        char vn[96];
-        snprintf(vn, sizeof vn, "$%s", pn);
+        tine_kernel_param(k, i, &t);
         LLVMValueRef v = LLVMGetParam(fn, (unsigned)(nin + i));
         v = t.bits == 64 ? v : t.kind == TINE_INT ? LLVMBuildSExt(b, v, a.i64, "") : LLVMBuildZExt(b, v, a.i64, "");
-        aot_set(&a, tine_strdup(vn), v);
+        for (int j = 0; j < nks; j++)
+            if (a.ks[j].what == TINE_KS_PARAM && a.ks[j].param == i) a.sv[j] = v;
     }
     LLVMValueRef no = LLVMConstInt(a.i1, 0, 0);
-    for (int i = 0; i < TINE_KERNEL_MAX_INPUTS + TINE_KERNEL_MAX_STAGES; i++) {
+    for (int i = 0; i < nin + ns; i++) {
         a.any[i] = no;
         for (int d = 0; d < 4; d++) a.lo[i][d] = a.hi[i][d] = k64(&a, 0);
     }
     /* from the output back: each stage's region, then its reads */
-    LLVMValueRef data[TINE_KERNEL_MAX_STAGES] = {0}, ext[TINE_KERNEL_MAX_STAGES][4], mins[TINE_KERNEL_MAX_STAGES][4];
     for (int s = ns - 1; s >= 0 && !a.bad; s--) {
         const tine_stage *st = tine_kernel_stage(k, s);
+        memset(a.clo, 0, sizeof a.clo);
+        memset(a.chi, 0, sizeof a.chi);
         for (int d = 0; d < st->dims; d++) {
-            char vn[96];
             if (s == ns - 1) {
-                tine_kernel_var_name(vn, sizeof vn, st->name, "min", d);
-                mins[s][d] = aot_get(&a, vn);
-                tine_kernel_var_name(vn, sizeof vn, st->name, "extent", d);
-                ext[s][d] = aot_get(&a, vn);
+                mins[s][d] = *aot_geom(&a, -1, s, TINE_KS_MIN, d);
+                ext[s][d] = *aot_geom(&a, -1, s, TINE_KS_EXTENT, d);
             } else {
-                int bi = TINE_KERNEL_MAX_INPUTS + s;
+                int bi = nin + s;
                 mins[s][d] = a.lo[bi][d];
                 ext[s][d] = LLVMBuildSelect(b, a.any[bi], LLVMBuildAdd(b, LLVMBuildSub(b, a.hi[bi][d], a.lo[bi][d], ""), k64(&a, 1), ""), k64(&a, 0), "");
-                static const char *const what[3] = {"min", "extent", "stride"};
-                for (int w = 0; w < 3; w++) {
-                    tine_kernel_var_name(vn, sizeof vn, st->name, what[w], d);
-                    LLVMValueRef v = w == 0 ? mins[s][d] : w == 1 ? ext[s][d] : d == 0 ? k64(&a, 1) : NULL;
-                    if (w == 2 && d > 0) {
-                        char pv[96];
-                        tine_kernel_var_name(pv, sizeof pv, st->name, "stride", d - 1);
-                        v = LLVMBuildMul(b, aot_get(&a, pv), ext[s][d - 1], "");
-                    }
-                    aot_set(&a, tine_strdup(vn), v);
-                }
+                *aot_geom(&a, -1, s, TINE_KS_MIN, d) = mins[s][d];
+                *aot_geom(&a, -1, s, TINE_KS_EXTENT, d) = ext[s][d];
+                *aot_geom(&a, -1, s, TINE_KS_STRIDE, d) =
+                    d == 0 ? k64(&a, 1) : LLVMBuildMul(b, *aot_geom(&a, -1, s, TINE_KS_STRIDE, d - 1), ext[s][d - 1], "");
             }
-            snprintf(vn, sizeof vn, "$.lo%d", d);
-            aot_set(&a, tine_strdup(vn), mins[s][d]);
-            snprintf(vn, sizeof vn, "$.hi%d", d);
-            aot_set(&a, tine_strdup(vn), LLVMBuildSub(b, LLVMBuildAdd(b, mins[s][d], ext[s][d], ""), k64(&a, 1), ""));
+            a.clo[d] = mins[s][d];
+            a.chi[d] = LLVMBuildSub(b, LLVMBuildAdd(b, mins[s][d], ext[s][d], ""), k64(&a, 1), "");
         }
         aot_stage(&a, k, st);
     }
@@ -1829,20 +1891,34 @@ static bool build_entry(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc,
                        "interval arithmetic (the JIT's run plan bounds them with the run's values)", a.bad);
     for (int i = 0; i < nin && ok; i++) {
         int id;
-        const char *in = tine_kernel_input(k, i, NULL, &id);
+        tine_kernel_input(k, i, NULL, &id);
         LLVMValueRef bad = no;
         for (int d = 0; d < id; d++) {
-            char vn[96];
-            tine_kernel_var_name(vn, sizeof vn, in, "min", d);
-            LLVMValueRef mn = aot_get(&a, vn);
-            tine_kernel_var_name(vn, sizeof vn, in, "extent", d);
-            LLVMValueRef mx = LLVMBuildSub(b, LLVMBuildAdd(b, mn, aot_get(&a, vn), ""), k64(&a, 1), "");
+            LLVMValueRef mn = *aot_geom(&a, i, -1, TINE_KS_MIN, d);
+            LLVMValueRef mx = LLVMBuildSub(b, LLVMBuildAdd(b, mn, *aot_geom(&a, i, -1, TINE_KS_EXTENT, d), ""), k64(&a, 1), "");
             bad = LLVMBuildOr(b, bad, LLVMBuildICmp(b, LLVMIntSLT, a.lo[i][d], mn, ""), "");
             bad = LLVMBuildOr(b, bad, LLVMBuildICmp(b, LLVMIntSGT, a.hi[i][d], mx, ""), "");
         }
         aot_fail(&a, fn, LLVMBuildAnd(b, a.any[i], bad, ""), i + 1);
     }
     if (ok) {
+        /* the scratch buffers within the JIT plan's limits (each extent <= 2^28, fewer
+           than 2^31 elements; the running product is checked before the next factor) */
+        LLVMValueRef big = no;
+        for (int s = 0; s < ns - 1; s++) {
+            const tine_stage *st = tine_kernel_stage(k, s);
+            LLVMValueRef bad = no, total = k64(&a, 1);
+            for (int d = 0; d < st->dims; d++) {
+                bad = LLVMBuildOr(b, bad, icmp(&a, LLVMIntSLT, mins[s][d], INT32_MIN), "");
+                bad = LLVMBuildOr(b, bad, icmp(&a, LLVMIntSGT, a.hi[nin + s][d], INT32_MAX), "");
+                bad = LLVMBuildOr(b, bad, icmp(&a, LLVMIntSGT, ext[s][d], 1 << 28), "");
+                bad = LLVMBuildOr(b, bad, icmp(&a, LLVMIntSLT, ext[s][d], 0), "");
+                total = LLVMBuildMul(b, total, ext[s][d], "");
+                bad = LLVMBuildOr(b, bad, icmp(&a, LLVMIntSGT, total, INT32_MAX), "");
+            }
+            big = LLVMBuildOr(b, big, LLVMBuildAnd(b, a.any[nin + s], bad, ""), "");
+        }
+        aot_fail(&a, fn, big, -1);
         /* scratch buffers, then the stages in order */
         LLVMTypeRef mty = LLVMFunctionType(ptr, &a.i64, 1, 0), fty = LLVMFunctionType(LLVMVoidTypeInContext(lc), &ptr, 1, 0);
         LLVMValueRef mal = LLVMAddFunction(m, "malloc", mty), fre = LLVMAddFunction(m, "free", fty);
@@ -1851,7 +1927,7 @@ static bool build_entry(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc,
             const tine_stage *st = tine_kernel_stage(k, s);
             LLVMValueRef bytes = k64(&a, st->type.bits / 8);
             for (int d = 0; d < st->dims; d++) bytes = LLVMBuildMul(b, bytes, ext[s][d], "");
-            LLVMValueRef used = a.any[TINE_KERNEL_MAX_INPUTS + s];
+            LLVMValueRef used = a.any[nin + s];
             LLVMValueRef p = LLVMBuildCall2(b, mty, mal, &bytes, 1, "");
             /* malloc(0) may return NULL or not; an unread stage has no buffer */
             data[s] = LLVMBuildSelect(b, used, p, LLVMConstNull(ptr), "");
@@ -1869,29 +1945,31 @@ static bool build_entry(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc,
         for (int s = 0; s < ns - 1; s++) LLVMBuildCall2(b, fty, fre, &data[s], 1, "");
         LLVMBuildRet(b, LLVMConstInt(i32, (unsigned long long)-1, 1));
         LLVMPositionBuilderAtEnd(b, run);
-        data[ns - 1] = LLVMBuildLoad2(b, ptr, out, "");
+        data[ns - 1] = odata;
         for (int s = 0; s < ns; s++) {
             const compiled_stage *cs = &cc->st[s];
             int nargs = 1 + cs->nscalars + nin + s;
             LLVMValueRef args = LLVMBuildArrayAlloca(b, ptr, k64(&a, nargs), "");
             LLVMValueRef slots = LLVMBuildArrayAlloca(b, a.i64, k64(&a, cs->nscalars + 1), "");
             int n = 0;
-            LLVMValueRef vals[1 + TINE_KERNEL_MAX_SCALARS + TINE_KERNEL_MAX_INPUTS + TINE_KERNEL_MAX_STAGES];
+            LLVMValueRef *vals = malloc(sizeof *vals * (size_t)nargs);
+            TINE_ASSERT(vals != NULL);
             vals[n++] = data[s];
             for (int i = 0; i < cs->nscalars; i++) {
-                LLVMValueRef v = aot_get(&a, tine_expr_name(cs->scalars[i]));
+                LLVMValueRef v = a.sv[cs->scalars[i] - a.ks];
                 TINE_ASSERT(v != NULL);
                 LLVMValueRef idx = k64(&a, i);
                 LLVMValueRef slot = LLVMBuildGEP2(b, a.i64, slots, &idx, 1, "");
                 LLVMBuildStore(b, v, slot);
                 vals[n++] = slot;
             }
-            for (int i = 0; i < nin; i++) vals[n++] = LLVMBuildLoad2(b, ptr, LLVMGetParam(fn, (unsigned)i), "");
+            for (int i = 0; i < nin; i++) vals[n++] = indata[i];
             for (int p = 0; p < s; p++) vals[n++] = data[p];
             for (int i = 0; i < n; i++) {
                 LLVMValueRef idx = k64(&a, i);
                 LLVMBuildStore(b, vals[i], LLVMBuildGEP2(b, ptr, args, &idx, 1, ""));
             }
+            free(vals);
             char fname[32];
             snprintf(fname, sizeof fname, "tine_stage%d", s);
             LLVMValueRef sf = LLVMGetNamedFunction(m, fname);
@@ -1899,7 +1977,7 @@ static bool build_entry(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc,
             if (s == ns - 1) LLVMBuildCall2(b, fty, sf, call_args, 1, "");
             else {
                 LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(lc, fn, "stage"), next = LLVMAppendBasicBlockInContext(lc, fn, "after");
-                LLVMBuildCondBr(b, a.any[TINE_KERNEL_MAX_INPUTS + s], yes, next);
+                LLVMBuildCondBr(b, a.any[nin + s], yes, next);
                 LLVMPositionBuilderAtEnd(b, yes);
                 LLVMBuildCall2(b, fty, sf, call_args, 1, "");
                 LLVMBuildBr(b, next);
@@ -1912,9 +1990,18 @@ static bool build_entry(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc,
         LLVMBuildRet(b, LLVMConstInt(i32, 0, 0));
     }
     LLVMDisposeBuilder(b);
-    for (int i = 0; i < a.nvals; i++) free((char *)a.names[i]);
-    free(a.names);
-    free(a.vals);
+    free(a.sv);
+    free(a.lo);
+    free(a.hi);
+    free(a.any);
+    free(a.rvar);
+    free(a.rval);
+    free(pt);
+    free(data);
+    free(indata);
+    free(inbytes);
+    free(ext);
+    free(mins);
     return ok;
 }
 
@@ -1929,9 +2016,15 @@ static char *aot_header(tine_kernel_t *k, const char *name, const char *target, 
                       " * elements; dimension 0 is dense) */\n"
                       "typedef struct {\n    void *data;\n    int dims;\n    int64_t min[4], extent[4], stride[4];\n"
                       "} tine_buffer_t;\n#endif\n\n");
-    tine_buf_puts(&b, "/* Fills out. Returns 0; k > 0 when input k (1-based, in this order) does not cover the region\n"
-                      " * the kernel reads or has another number of dimensions; -1 when scratch memory cannot be\n"
-                      " * allocated; -2 when out has another number of dimensions or an empty extent. */\n");
+    tine_buf_puts(&b, "/* Fills out. Every buffer must be non-NULL with non-NULL data and the kernel's number of\n"
+                      " * dimensions; each extent >= 1; min, extent, min + extent - 1 and stride[d >= 1] (> 0) fit\n"
+                      " * in int32_t (stride[0] is ignored: dimension 0 is dense); the largest index\n"
+                      " * sum((extent[d] - 1) * stride[d]) fits in int32_t; out's dimensions nest (stride[d] >=\n"
+                      " * extent[d-1] * stride[d-1]) and out does not overlap any input. Data needs no alignment.\n"
+                      " * Returns 0 after filling out; -2 when out breaks a rule; k > 0 when input k (1-based, in\n"
+                      " * this order) breaks one or does not cover the region the kernel reads; -3 when out\n"
+                      " * overlaps an input; -1 when a scratch buffer would be too large or cannot be allocated.\n"
+                      " * A refused call writes nothing. */\n");
     tine_buf_printf(&b, "int %s(", name);
     for (int i = 0; i < tine_kernel_ninputs(k); i++) {
         int id;
@@ -1974,7 +2067,9 @@ void *tine_kernel_emit(tine_kernel_t *k, const char *target, tine_selection_t se
     char *triple = NULL;
     LLVMTargetMachineRef tm = target_machine(ctx, target, &triple);
     if (!tm) return NULL;
-    tine_compiled_t c = {.k = k, .target = (char *)target};
+    tine_compiled_t c = {.k = k, .target = (char *)target, .nst = tine_kernel_nstages(k)};
+    c.st = calloc((size_t)c.nst, sizeof *c.st);
+    TINE_ASSERT(c.st != NULL);
     LLVMContextRef lc = LLVMContextCreate();
     LLVMModuleRef m = LLVMModuleCreateWithNameInContext(name, lc);
     for (int s = 0; s < tine_kernel_nstages(k); s++) build_stage(&c, m, lc, sel, s);
@@ -1993,7 +2088,8 @@ void *tine_kernel_emit(tine_kernel_t *k, const char *target, tine_selection_t se
         LLVMDisposeMessage(msg);
         result = module_output(ctx, m, tm, triple, ll ? OUT_LLVM : obj ? OUT_OBJ : OUT_ASM, size);
     }
-    for (int s = 0; s < TINE_KERNEL_MAX_STAGES; s++) free(c.st[s].scalars);
+    for (int s = 0; s < c.nst; s++) free(c.st[s].scalars);
+    free(c.st);
     LLVMDisposeModule(m);
     LLVMContextDispose(lc);
     LLVMDisposeTargetMachine(tm);

@@ -317,9 +317,7 @@ static val elab_name(elab *el, const tine_ast *a, int lanes) {
         if (d && d->kind == K_PARAM) { /* a scalar, the same in every lane */
             tine_type_t t = type_of(el, d->type);
             if (!tine_type_valid(t)) return (val){0};
-            char vn[80];
-            snprintf(vn, sizeof vn, "$%s", n);
-            return typed(el, a, tine_broadcast(el->ctx, tine_var(el->ctx, vn, t), lanes));
+            return typed(el, a, tine_broadcast(el->ctx, tine_kernel_param_var(el->ctx, n, t), lanes));
         }
         if (d) return fail(el, a, "'%s' is a %s; call it with coordinates, as in %s(x, y)", n,
                            d->kind == K_INPUT ? "buffer" : "function", n);
@@ -470,10 +468,8 @@ static val elab_insn(elab *el, const tine_ast *a, int code, int lanes) {
 }
 
 /* A scalar i32 variable of buffer geometry, broadcast to the lanes. */
-static tine_expr_t *geometry(elab *el, const char *buffer, const char *what, int dim, int lanes) {
-    char vn[96];
-    tine_kernel_var_name(vn, sizeof vn, buffer, what, dim);
-    return tine_broadcast(el->ctx, tine_var(el->ctx, vn, tine_type(TINE_INT, 32, 1)), lanes);
+static tine_expr_t *geometry(elab *el, const char *buffer, tine_ks_what what, int dim, int lanes) {
+    return tine_broadcast(el->ctx, tine_kernel_geometry_var(el->ctx, buffer, what, dim), lanes);
 }
 
 /* A call in a kernel body: a function (inlined: its coordinates bound to the arguments),
@@ -519,10 +515,11 @@ static val elab_kernel_call(elab *el, const tine_ast *a, const tine_kdecl *d, in
     tine_ctx_t *ctx = el->ctx;
     tine_expr_t *inside = NULL, *index = NULL;
     for (int i = 0; i < want; i++) {
-        tine_expr_t *x = c[i].e, *mn = geometry(el, in->name, "min", i, lanes);
+        tine_expr_t *x = c[i].e, *mn = geometry(el, in->name, TINE_KS_MIN, i, lanes);
         if (d->kind == K_BOUNDARY) {
-            tine_expr_t *last = tine_binary(ctx, TINE_OP_SUB, tine_binary(ctx, TINE_OP_ADD, mn, geometry(el, in->name, "extent", i, lanes)),
-                                            tine_const_int(ctx, i32, 1));
+            /* min + (extent - 1): no i32 intermediate wraps when the last coordinate fits */
+            tine_expr_t *last = tine_binary(ctx, TINE_OP_ADD, mn, tine_binary(ctx, TINE_OP_SUB, geometry(el, in->name, TINE_KS_EXTENT, i, lanes),
+                                                                              tine_const_int(ctx, i32, 1)));
             if (d->fill) {
                 tine_expr_t *in_d = tine_binary(ctx, TINE_OP_AND, tine_binary(ctx, TINE_OP_GE, x, mn), tine_binary(ctx, TINE_OP_LE, x, last));
                 inside = inside ? tine_binary(ctx, TINE_OP_AND, inside, in_d) : in_d;
@@ -530,7 +527,7 @@ static val elab_kernel_call(elab *el, const tine_ast *a, const tine_kdecl *d, in
             x = tine_binary(ctx, TINE_OP_MIN, tine_binary(ctx, TINE_OP_MAX, x, mn), last);
         }
         tine_expr_t *off = tine_binary(ctx, TINE_OP_SUB, x, mn);
-        if (i > 0) off = tine_binary(ctx, TINE_OP_MUL, off, geometry(el, in->name, "stride", i, lanes));
+        if (i > 0) off = tine_binary(ctx, TINE_OP_MUL, off, geometry(el, in->name, TINE_KS_STRIDE, i, lanes));
         index = index ? tine_binary(ctx, TINE_OP_ADD, index, off) : off;
     }
     tine_expr_t *v = tine_load(ctx, in->name, et, index);

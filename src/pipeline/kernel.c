@@ -6,7 +6,8 @@
  * others broadcasts of $.c1..$.c3) and at one lane (for outputs narrower than a vector) —
  * with every function inlined, every input access a load at the flattened index
  * (coordinate − min, times the stride; stride 0 of every buffer is 1), and parameters
- * and buffer geometry read from scalar variables ($name, $in_min0, $in_extent1, ...).
+ * and buffer geometry read from scalar variables ($name, $in$min0, $in$extent1, ...),
+ * each described in the kernel's scalar table (tine_kscalar).
  * The compiled code (codegen/llvm.c) and the reference run evaluate these same bodies.
  */
 #include "../ir/ast.h"
@@ -16,9 +17,11 @@ struct tine_kernel {
     tine_arena arena;
     tine_kernel_ast ast;
     const tine_kdecl *out;
-    tine_stage stages[TINE_KERNEL_MAX_STAGES]; /* producers first, the output last */
-    const tine_kdecl *sdecl[TINE_KERNEL_MAX_STAGES];
-    int nstages;
+    tine_stage *stages; /* producers first, the output last (cap of them allocated) */
+    const tine_kdecl **sdecl;
+    int nstages, cap;
+    tine_kscalar *ks; /* the scalar table, sorted by variable id */
+    int nks;
 };
 
 int tine_kernel_nstages(const tine_kernel_t *k) { return k->nstages; }
@@ -41,8 +44,21 @@ const tine_kdecl *tine_kernel_find(const tine_kernel_ast *k, const char *name) {
     return NULL;
 }
 
-void tine_kernel_var_name(char *out, size_t n, const char *buffer, const char *what, int dim) {
-    snprintf(out, n, "$%s_%s%d", buffer, what, dim);
+tine_expr_t *tine_kernel_param_var(tine_ctx_t *ctx, const char *param, tine_type_t t) {
+    tine_buf b = {0};
+    tine_buf_printf(&b, "$%s", param);
+    tine_expr_t *v = tine_var(ctx, b.p, t);
+    free(b.p);
+    return v;
+}
+
+tine_expr_t *tine_kernel_geometry_var(tine_ctx_t *ctx, const char *buffer, tine_ks_what what, int dim) {
+    static const char *const names[] = {"", "min", "extent", "stride"};
+    tine_buf b = {0};
+    tine_buf_printf(&b, "$%s$%s%d", buffer, names[what], dim);
+    tine_expr_t *v = tine_var(ctx, b.p, tine_type(TINE_INT, 32, 1));
+    free(b.p);
+    return v;
 }
 
 static void kerr(tine_ctx_t *ctx, const tine_src *src, int line, int col, const char *fmt, ...)
@@ -200,6 +216,8 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
     return true;
 }
 
+static void build_scalars(tine_kernel_t *k);
+
 /* ---- lowering --------------------------------------------------------------------------- */
 
 /* The body of function f at `lanes` lanes: its first coordinate a ramp from $.c0, the
@@ -258,6 +276,11 @@ static bool lower_stage(tine_ctx_t *ctx, tine_kernel_t *kn, tine_kdecl *d) {
  * (directly or through inlined functions), then the output. */
 static bool lower_all(tine_ctx_t *ctx, tine_kernel_t *kn) {
     tine_kernel_ast *k = &kn->ast;
+    kn->cap = 1;
+    for (int i = 0; i < k->ndecls; i++) kn->cap += k->decls[i].materialized;
+    kn->stages = calloc((size_t)kn->cap, sizeof *kn->stages);
+    kn->sdecl = calloc((size_t)kn->cap, sizeof *kn->sdecl);
+    TINE_ASSERT(kn->stages && kn->sdecl);
     for (;;) {
         tine_kdecl *next = NULL;
         for (int i = 0; i < k->ndecls && !next; i++) {
@@ -286,15 +309,19 @@ tine_kernel_t *tine_kernel_parse(tine_ctx_t *ctx, const char *text, const char *
         tine_kernel_free(kn);
         return NULL;
     }
+    build_scalars(kn);
     return kn;
 }
 
 void tine_kernel_free(tine_kernel_t *k) {
     if (!k) return;
-    for (int i = 0; i <= k->nstages && i < TINE_KERNEL_MAX_STAGES; i++) {
+    for (int i = 0; i < k->cap; i++) {
         free(k->stages[i].reds.v);
         free(k->stages[i].reds1.v);
     }
+    free(k->stages);
+    free(k->sdecl);
+    free(k->ks);
     tine_arena_free(&k->arena);
     free(k);
 }
@@ -345,55 +372,77 @@ const char *tine_kernel_param(const tine_kernel_t *k, int i, tine_type_t *t) {
 
 /* ---- binding a run ---------------------------------------------------------------------- */
 
-int tine_kernel_scalar_in(const tine_kernel_t *k, const char *var, tine_buffer_t *const *inputs,
-                          const void *const *params, const tine_buffer_t *out, const tine_plan *plan, int64_t *value) {
-    char vn[96];
-    for (int i = 0; i < tine_kernel_nparams(k); i++) {
-        tine_type_t t;
-        const char *name = tine_kernel_param(k, i, &t);
-        snprintf(vn, sizeof vn, "$%s", name);
-        if (strcmp(vn, var)) continue;
-        int64_t v = 0;
-        switch (t.bits) {
-        case 8: v = t.kind == TINE_INT ? (int64_t) * (const int8_t *)params[i] : (int64_t) * (const uint8_t *)params[i]; break;
-        case 16: v = t.kind == TINE_INT ? (int64_t) * (const int16_t *)params[i] : (int64_t) * (const uint16_t *)params[i]; break;
-        case 32: v = t.kind == TINE_INT ? (int64_t) * (const int32_t *)params[i] : (int64_t) * (const uint32_t *)params[i]; break;
-        default: v = *(const int64_t *)params[i]; break;
-        }
-        *value = v;
-        return 0;
-    }
-    /* buffers: the output, the inputs, the scratch buffers of materialized stages */
-    for (int i = -1; i < tine_kernel_ninputs(k) + k->nstages - 1; i++) {
-        const tine_buffer_t *b;
-        const char *name;
-        if (i < 0) {
-            b = out;
-            name = k->out->name;
-        } else if (i < tine_kernel_ninputs(k)) {
-            b = inputs[i];
-            name = tine_kernel_input(k, i, NULL, NULL);
-        } else {
-            if (!plan) continue;
-            int st = i - tine_kernel_ninputs(k);
-            b = &plan->buf[st];
-            name = k->stages[st].name;
-        }
-        static const char *const what[3] = {"min", "extent", "stride"};
-        for (int w = 0; w < 3; w++)
-            for (int d = 0; d < 4; d++) {
-                tine_kernel_var_name(vn, sizeof vn, name, what[w], d);
-                if (strcmp(vn, var)) continue;
-                *value = w == 0 ? b->min[d] : w == 1 ? b->extent[d] : b->stride[d];
-                return 0;
-            }
-    }
-    return -1;
+static int cmp_ks(const void *a, const void *b) {
+    uint32_t x = ((const tine_kscalar *)a)->var->id, y = ((const tine_kscalar *)b)->var->id;
+    return x < y ? -1 : x > y;
 }
 
-int tine_kernel_scalar(const tine_kernel_t *k, const char *var, tine_buffer_t *const *inputs,
-                       const void *const *params, const tine_buffer_t *out, int64_t *value) {
-    return tine_kernel_scalar_in(k, var, inputs, params, out, NULL, value);
+/* The table: every parameter, and min, extent and stride of every dimension of every
+ * input and every stage's buffer. */
+static void build_scalars(tine_kernel_t *k) {
+    int nin = tine_kernel_ninputs(k), np = tine_kernel_nparams(k), n = np;
+    for (int i = 0; i < nin; i++) n += 3 * nth(k, K_INPUT, i)->dims;
+    for (int s = 0; s < k->nstages; s++) n += 3 * k->stages[s].dims;
+    k->ks = calloc((size_t)n + 1, sizeof *k->ks);
+    TINE_ASSERT(k->ks != NULL);
+    for (int i = 0; i < np; i++) {
+        tine_type_t t;
+        const char *name = tine_kernel_param(k, i, &t);
+        k->ks[k->nks++] = (tine_kscalar){tine_kernel_param_var(k->ctx, name, t), TINE_KS_PARAM, i, -1, -1, 0};
+    }
+    for (int b = 0; b < nin + k->nstages; b++) {
+        const char *name = b < nin ? nth(k, K_INPUT, b)->name : k->stages[b - nin].name;
+        int dims = b < nin ? nth(k, K_INPUT, b)->dims : k->stages[b - nin].dims;
+        for (int w = TINE_KS_MIN; w <= TINE_KS_STRIDE; w++)
+            for (int d = 0; d < dims; d++)
+                k->ks[k->nks++] = (tine_kscalar){tine_kernel_geometry_var(k->ctx, name, (tine_ks_what)w, d), (tine_ks_what)w,
+                                                 -1, b < nin ? b : -1, b < nin ? -1 : b - nin, d};
+    }
+    qsort(k->ks, (size_t)k->nks, sizeof *k->ks, cmp_ks);
+}
+
+const tine_kscalar *tine_kernel_scalars(const tine_kernel_t *k, int *n) {
+    *n = k->nks;
+    return k->ks;
+}
+
+const tine_kscalar *tine_kernel_scalar_of(const tine_kernel_t *k, const tine_expr_t *var) {
+    int lo = 0, hi = k->nks - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (k->ks[mid].var == var) return &k->ks[mid];
+        if (k->ks[mid].var->id < var->id) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return NULL;
+}
+
+const tine_kscalar *tine_kernel_geometry(const tine_kernel_t *k, int input, int stage, tine_ks_what what, int dim) {
+    for (int i = 0; i < k->nks; i++) {
+        const tine_kscalar *s = &k->ks[i];
+        if (s->what == what && s->input == input && s->stage == stage && s->dim == dim) return s;
+    }
+    return NULL;
+}
+
+int64_t tine_kscalar_value(const tine_kernel_t *k, const tine_kscalar *s, tine_buffer_t *const *inputs,
+                           const void *const *params, const tine_plan *plan) {
+    if (s->what == TINE_KS_PARAM) {
+        tine_type_t t;
+        tine_kernel_param(k, s->param, &t);
+        const void *p = params[s->param];
+        bool sg = t.kind == TINE_INT;
+        switch (t.bits) {
+        case 1: return *(const uint8_t *)p != 0; /* bool: one byte */
+        case 8: return sg ? (int64_t) * (const int8_t *)p : (int64_t) * (const uint8_t *)p;
+        case 16: return sg ? (int64_t) * (const int16_t *)p : (int64_t) * (const uint16_t *)p;
+        case 32: return sg ? (int64_t) * (const int32_t *)p : (int64_t) * (const uint32_t *)p;
+        default: return *(const int64_t *)p;
+        }
+    }
+    const tine_buffer_t *b = s->input >= 0 ? inputs[s->input] : &plan->buf[s->stage];
+    if (s->what == TINE_KS_STRIDE && s->dim == 0) return 1; /* stride[0] is ignored: dimension 0 is dense */
+    return s->what == TINE_KS_MIN ? b->min[s->dim] : s->what == TINE_KS_EXTENT ? b->extent[s->dim] : b->stride[s->dim];
 }
 
 /* Elements a buffer spans (the largest flattened index + 1). */
@@ -447,8 +496,8 @@ static tine_expr_t **stage_nodes(const tine_kernel_t *k, const tine_stage *st, c
  * over the values it takes (outer loops first). Returns the nodes whose loads are
  * reads (those of loops that never run are not), or NULL with an error. */
 static tine_expr_t **stage_ranges(const tine_kernel_t *k, const tine_stage *st, const tine_buffer_t *reg,
-                                  tine_buffer_t *const *inputs, const void *const *params, const tine_buffer_t *out,
-                                  const tine_plan *plan, uint32_t *count) {
+                                  tine_buffer_t *const *inputs, const void *const *params, const tine_plan *plan,
+                                  uint32_t *count) {
     tine_ctx_t *ctx = k->ctx;
     uint32_t n;
     tine_expr_t **order = stage_nodes(k, st, NULL, &n);
@@ -457,7 +506,7 @@ static tine_expr_t **stage_ranges(const tine_kernel_t *k, const tine_stage *st, 
         const tine_expr_t *v = order[i];
         if (v->op != TINE_OP_VAR) continue;
         const char *name = tine_expr_name(v);
-        int64_t x;
+        const tine_kscalar *ks = tine_kernel_scalar_of(k, v);
         int d = tine_kernel_coord_dim(name);
         if (d >= 0) {
             if (tine_bounds_set_var(ctx, v, reg->min[d], reg->min[d] + reg->extent[d] - 1)) {
@@ -465,10 +514,11 @@ static tine_expr_t **stage_ranges(const tine_kernel_t *k, const tine_stage *st, 
                                (long long)reg->min[d], (long long)(reg->min[d] + reg->extent[d] - 1), d);
                 rc = -1;
             }
-        } else if (tine_kernel_scalar_in(k, name, inputs, params, out, plan, &x) == 0 && tine_type_is_int(v->type)) {
+        } else if (ks && tine_type_is_int(v->type)) {
+            /* the buffers' geometry was checked to fit in i32 (parameters fit their type) */
+            int64_t x = tine_kscalar_value(k, ks, inputs, params, plan);
             if (tine_bounds_set_var(ctx, v, x, x)) {
-                tine_set_error(ctx, "a buffer's min, extent or stride (%s = %lld) does not fit in i32", name + 1,
-                               (long long)x);
+                tine_set_error(ctx, "internal error: %s = %lld does not fit its type", name, (long long)x);
                 rc = -1;
             }
         }
@@ -574,11 +624,100 @@ static int check_inputs(const tine_kernel_t *k, const tine_stage *st, tine_expr_
     return 0;
 }
 
-void tine_plan_free(const tine_kernel_t *k, tine_plan *plan) {
-    for (int s = 0; s + 1 < k->nstages; s++) {
-        free(plan->buf[s].data);
-        plan->buf[s].data = NULL;
+/* ---- the rules for a caller's buffers ----------------------------------------------------
+ *
+ * What tine.h promises a caller must pass, checked in one place for the JIT plan and the
+ * interpreter; build_entry (codegen/llvm.c) generates the same checks, in the same order,
+ * for an object's entry point (output: -2, input i: i + 1, aliasing: -3). Every value is
+ * checked to fit in i32 before it is multiplied, and the span is checked term by term, so
+ * no computation on a caller's values can overflow. */
+
+static int bad_buffer(tine_ctx_t *ctx, const char *role, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int bad_buffer(tine_ctx_t *ctx, const char *role, const char *name, const char *fmt, ...) {
+    tine_buf b = {0};
+    tine_buf_printf(&b, "%s '%s'", role, name);
+    va_list ap;
+    va_start(ap, fmt);
+    tine_buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    tine_set_error_str(ctx, b.p);
+    return -1;
+}
+
+static bool fits_i32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
+
+/* One buffer: the bytes its elements span in *bytes. */
+static int check_buffer(tine_ctx_t *ctx, const char *role, const char *name, const tine_buffer_t *b, int dims,
+                        int esize, bool is_out, uint64_t *bytes) {
+    if (!b) return bad_buffer(ctx, role, name, " is NULL");
+    if (!b->data) return bad_buffer(ctx, role, name, " has no data (data is NULL)");
+    if (b->dims != dims)
+        return bad_buffer(ctx, role, name, " has %d dimension%s; the kernel expects %d", b->dims, b->dims == 1 ? "" : "s", dims);
+    for (int d = 0; d < dims; d++) {
+        if (b->extent[d] < 1)
+            return bad_buffer(ctx, role, name, " has an empty extent: extent[%d] = %lld must be at least 1", d,
+                              (long long)b->extent[d]);
+        if (!fits_i32(b->extent[d]))
+            return bad_buffer(ctx, role, name, ": extent[%d] = %lld does not fit in i32", d, (long long)b->extent[d]);
+        if (!fits_i32(b->min[d]))
+            return bad_buffer(ctx, role, name, ": min[%d] = %lld does not fit in i32", d, (long long)b->min[d]);
+        if (!fits_i32(b->min[d] + b->extent[d] - 1))
+            return bad_buffer(ctx, role, name, ": min[%d] + extent[%d] - 1 = %lld does not fit in i32", d, d,
+                              (long long)(b->min[d] + b->extent[d] - 1));
+        if (d > 0 && b->stride[d] < 1)
+            return bad_buffer(ctx, role, name, ": stride[%d] = %lld must be positive", d, (long long)b->stride[d]);
+        if (d > 0 && !fits_i32(b->stride[d]))
+            return bad_buffer(ctx, role, name, ": stride[%d] = %lld does not fit in i32", d, (long long)b->stride[d]);
     }
+    int64_t last = 0; /* the largest flattened index, term by term: each < 2^62 */
+    for (int d = 0; d < dims; d++) {
+        last += (b->extent[d] - 1) * (d ? b->stride[d] : 1);
+        if (last > INT32_MAX)
+            return bad_buffer(ctx, role, name, " spans more than 2^31 elements (its largest index must fit in i32)");
+    }
+    /* the output's dimensions nest (each row after the previous one): no element is
+       written twice, and the slices of a parallel run do not overlap */
+    for (int d = 1; d < dims && is_out; d++) {
+        int64_t prev = (d > 1 ? b->stride[d - 1] : 1) * b->extent[d - 1];
+        if (b->stride[d] < prev)
+            return bad_buffer(ctx, role, name, ": stride[%d] = %lld is less than extent[%d] x stride[%d] = %lld (its rows would overlap)",
+                              d, (long long)b->stride[d], d - 1, d - 1, (long long)prev);
+    }
+    *bytes = (uint64_t)(last + 1) * (uint64_t)esize;
+    return 0;
+}
+
+int tine_kernel_check_buffers(const tine_kernel_t *k, tine_buffer_t *const *inputs, const tine_buffer_t *out) {
+    tine_ctx_t *ctx = k->ctx;
+    tine_type_t t = tine_kernel_output_type(k);
+    uint64_t obytes, ibytes;
+    if (check_buffer(ctx, "output", k->out->name, out, tine_kernel_dims(k), t.bits / 8, true, &obytes)) return -1;
+    int nin = tine_kernel_ninputs(k);
+    if (nin && !inputs) return bad_buffer(ctx, "input", tine_kernel_input(k, 0, NULL, NULL), " is NULL (no inputs given)");
+    for (int i = 0; i < nin; i++) {
+        int dims;
+        const char *name = tine_kernel_input(k, i, &t, &dims);
+        if (check_buffer(ctx, "input", name, inputs[i], dims, t.bits / 8, false, &ibytes)) return -1;
+    }
+    uintptr_t o = (uintptr_t)out->data;
+    for (int i = 0; i < nin; i++) {
+        int dims;
+        const char *name = tine_kernel_input(k, i, &t, &dims);
+        uintptr_t p = (uintptr_t)inputs[i]->data;
+        check_buffer(ctx, "input", name, inputs[i], dims, t.bits / 8, false, &ibytes);
+        if (o < p + ibytes && p < o + obytes)
+            return bad_buffer(ctx, "output", k->out->name, " overlaps input '%s' in memory; an output must not alias an input",
+                              name);
+    }
+    return 0;
+}
+
+void tine_plan_free(const tine_kernel_t *k, tine_plan *plan) {
+    if (!plan->buf) return;
+    for (int s = 0; s + 1 < k->nstages; s++) free(plan->buf[s].data);
+    free(plan->buf);
+    plan->buf = NULL;
 }
 
 /* Stages from the output back: each stage's region is known when its turn comes (its
@@ -587,47 +726,46 @@ void tine_plan_free(const tine_kernel_t *k, tine_plan *plan) {
 int tine_kernel_plan(const tine_kernel_t *k, tine_buffer_t *const *inputs, const void *const *params,
                      const tine_buffer_t *out, tine_plan *plan) {
     tine_ctx_t *ctx = k->ctx;
-    int dims = tine_kernel_dims(k);
+    int ns = k->nstages;
     memset(plan, 0, sizeof *plan);
-    for (int d = 0; d < dims; d++)
-        if (out->extent[d] < 1) {
-            tine_set_error(ctx, "output '%s' has an empty extent in dimension %d", k->out->name, d);
-            return -1;
-        }
-    plan->buf[k->nstages - 1] = *out;
-    bool have[TINE_KERNEL_MAX_STAGES] = {false};
-    tine_i128 lo[TINE_KERNEL_MAX_STAGES][4], hi[TINE_KERNEL_MAX_STAGES][4];
-    have[k->nstages - 1] = true;
-    for (int s = k->nstages - 1; s >= 0; s--) {
+    if (tine_kernel_check_buffers(k, inputs, out)) return -1;
+    plan->buf = calloc((size_t)ns, sizeof *plan->buf);
+    bool *have = calloc((size_t)ns, sizeof *have);
+    tine_i128(*lo)[4] = calloc((size_t)ns, sizeof *lo), (*hi)[4] = calloc((size_t)ns, sizeof *hi);
+    TINE_ASSERT(plan->buf && have && lo && hi);
+    plan->buf[ns - 1] = *out;
+    have[ns - 1] = true;
+    int rc = 0;
+    for (int s = ns - 1; s >= 0 && rc == 0; s--) {
         const tine_stage *st = &k->stages[s];
         if (!have[s]) continue; /* nothing reads it */
-        if (s < k->nstages - 1) { /* a scratch buffer over the region read */
+        if (s < ns - 1) { /* a scratch buffer over the region read */
             tine_buffer_t *b = &plan->buf[s];
-            size_t total = 1;
+            int64_t total = 1; /* < 2^31 before each product with an extent <= 2^28 */
             b->dims = st->dims;
-            for (int d = 0; d < 4; d++) {
+            for (int d = 0; d < 4 && rc == 0; d++) {
+                if (d < st->dims && (lo[s][d] < INT32_MIN || hi[s][d] > INT32_MAX || hi[s][d] - lo[s][d] + 1 > (1 << 28))) {
+                    tine_set_error(ctx, "stage '%s' would span [%lld, %lld] in dimension %d: too large", st->name,
+                                   (long long)lo[s][d], (long long)hi[s][d], d);
+                    rc = -1;
+                    break;
+                }
                 b->min[d] = d < st->dims ? (int64_t)lo[s][d] : 0;
                 b->extent[d] = d < st->dims ? (int64_t)(hi[s][d] - lo[s][d] + 1) : 1;
                 b->stride[d] = d == 0 ? 1 : b->stride[d - 1] * b->extent[d - 1];
-                if (d < st->dims && (lo[s][d] < INT32_MIN || hi[s][d] > INT32_MAX || b->extent[d] > (1 << 28))) {
-                    tine_set_error(ctx, "stage '%s' would span [%lld, %lld] in dimension %d: too large", st->name,
-                                   (long long)lo[s][d], (long long)hi[s][d], d);
-                    tine_plan_free(k, plan);
-                    return -1;
+                total *= b->extent[d];
+                if (total > INT32_MAX) {
+                    tine_set_error(ctx, "stage '%s' would need more than 2^31 - 1 elements: too large", st->name);
+                    rc = -1;
                 }
-                total *= (size_t)b->extent[d];
             }
-            if (total > ((size_t)1 << 31)) {
-                tine_set_error(ctx, "stage '%s' would need %zu elements: too large", st->name, total);
-                tine_plan_free(k, plan);
-                return -1;
-            }
-            b->data = calloc(total, (size_t)(st->type.bits / 8));
+            if (rc) break;
+            b->data = calloc((size_t)total, (size_t)(st->type.bits / 8));
             TINE_ASSERT(b->data != NULL);
         }
         uint32_t n;
-        tine_expr_t **order = stage_ranges(k, st, &plan->buf[s], inputs, params, out, plan, &n);
-        int rc = order ? check_inputs(k, st, order, n, inputs) : -1;
+        tine_expr_t **order = stage_ranges(k, st, &plan->buf[s], inputs, params, plan, &n);
+        rc = order ? check_inputs(k, st, order, n, inputs) : -1;
         for (int p = 0; p < s && rc == 0; p++) { /* the stages it reads */
             tine_i128 rlo[4], rhi[4];
             bool known;
@@ -643,12 +781,12 @@ int tine_kernel_plan(const tine_kernel_t *k, tine_buffer_t *const *inputs, const
             have[p] = true;
         }
         free(order);
-        if (rc) {
-            tine_plan_free(k, plan);
-            return -1;
-        }
     }
-    return 0;
+    free(have);
+    free(lo);
+    free(hi);
+    if (rc) tine_plan_free(k, plan);
+    return rc;
 }
 
 int tine_kernel_check_region(const tine_kernel_t *k, tine_buffer_t *const *inputs, const void *const *params,
@@ -691,8 +829,7 @@ static int run_loops(const tine_kernel_t *k, const tine_stage *st, tine_env_t *e
 
 /* One stage over its buffer's region, one element at a time on the interpreter. */
 static int interpret_stage(const tine_kernel_t *k, const tine_stage *st, tine_buffer_t *const *inputs,
-                           const void *const *params, const tine_buffer_t *out, const tine_plan *plan,
-                           const tine_buffer_t *dst) {
+                           const void *const *params, const tine_plan *plan, const tine_buffer_t *dst) {
     tine_ctx_t *ctx = k->ctx;
     tine_env_t *env = tine_env_new(ctx);
     for (int i = 0; i < tine_kernel_ninputs(k); i++) {
@@ -712,9 +849,12 @@ static int interpret_stage(const tine_kernel_t *k, const tine_stage *st, tine_bu
         const tine_expr_t *v = order[i];
         if (v->op != TINE_OP_VAR) continue;
         const char *name = tine_expr_name(v);
-        int64_t x;
+        const tine_kscalar *ks = tine_kernel_scalar_of(k, v);
         if (tine_kernel_coord_dim(name) >= 0) coord[tine_kernel_coord_dim(name)] = v;
-        else if (tine_kernel_scalar_in(k, name, inputs, params, out, plan, &x) == 0) tine_env_bind(env, v, (uint64_t *)&x);
+        else if (ks) {
+            int64_t x = tine_kscalar_value(k, ks, inputs, params, plan);
+            tine_env_bind(env, v, (uint64_t *)&x);
+        }
     }
     free(order);
     int64_t c[4] = {0};
@@ -744,7 +884,7 @@ int tine_kernel_interpret(const tine_kernel_t *k, tine_buffer_t *const *inputs, 
     if (tine_kernel_plan(k, inputs, params, out, &plan)) return -1;
     int rc = 0;
     for (int s = 0; s < k->nstages && rc == 0; s++)
-        if (plan.buf[s].data) rc = interpret_stage(k, &k->stages[s], inputs, params, out, &plan, &plan.buf[s]);
+        if (plan.buf[s].data) rc = interpret_stage(k, &k->stages[s], inputs, params, &plan, &plan.buf[s]);
     tine_plan_free(k, &plan);
     return rc;
 }
