@@ -1115,6 +1115,65 @@ static void test_regions(void) {
         region_run(k, 1, &bimin2, &biext2, bmin2, oext, no, &seed, &r);
         expect_rejected(ctx, k, cs, ncs, &r, "gaussian3x3, input y below INT32_MIN", "input 'in'");
         free_run(&r);
+        /* hostile geometry (tine.h's rules): refused by every entry point with exactly
+           this message, before anything is read or written */
+        {
+            const struct {
+                const char *what;
+                int buf, field, dim; /* buf 0: out, 1: in; field 0 min, 1 extent, 2 stride, 3 dims, 4 data NULL, 5 out = in */
+                int64_t value;
+                const char *msg;
+            } hostile[] = {
+                {"out extent[1] -3", 0, 1, 1, -3, "output 'out' has an empty extent: extent[1] = -3 must be at least 1"},
+                {"out extent[0] 2^31", 0, 1, 0, (int64_t)1 << 31, "output 'out': extent[0] = 2147483648 does not fit in i32"},
+                {"out min[1] INT64_MIN", 0, 0, 1, INT64_MIN, "output 'out': min[1] = -9223372036854775808 does not fit in i32"},
+                {"out stride[1] 0", 0, 2, 1, 0, "output 'out': stride[1] = 0 must be positive"},
+                {"out stride[1] -37", 0, 2, 1, -37, "output 'out': stride[1] = -37 must be positive"},
+                {"out stride[1] 2^32", 0, 2, 1, (int64_t)1 << 32, "output 'out': stride[1] = 4294967296 does not fit in i32"},
+                {"out stride[1] 36", 0, 2, 1, 36,
+                 "output 'out': stride[1] = 36 is less than extent[0] x stride[0] = 37 (its rows would overlap)"},
+                {"out stride[1] 2^29", 0, 2, 1, (int64_t)1 << 29,
+                 "output 'out' spans more than 2^31 elements (its largest index must fit in i32)"},
+                {"out dims 3", 0, 3, 0, 3, "output 'out' has 3 dimensions; the kernel expects 2"},
+                {"in dims 1", 1, 3, 0, 1, "input 'in' has 1 dimension; the kernel expects 2"},
+                {"in min[0] INT64_MAX", 1, 0, 0, INT64_MAX, "input 'in': min[0] = 9223372036854775807 does not fit in i32"},
+                {"in min[1] INT32_MAX - 2", 1, 0, 1, INT32_MAX - 2,
+                 "input 'in': min[1] + extent[1] - 1 = 2147483651 does not fit in i32"},
+                {"in stride[1] 0", 1, 2, 1, 0, "input 'in': stride[1] = 0 must be positive"},
+                {"in extent[0] 0", 1, 1, 0, 0, "input 'in' has an empty extent: extent[0] = 0 must be at least 1"},
+                {"in data NULL", 1, 4, 0, 0, "input 'in' has no data (data is NULL)"},
+                {"out on in's memory", 0, 5, 0, 0, "output 'out' overlaps input 'in' in memory; an output must not alias an input"},
+            };
+            const int64_t imin[4] = {-1, -1}, iext[4] = {W + 2, H + 2};
+            for (size_t i = 0; i < sizeof hostile / sizeof hostile[0]; i++) {
+                region_run(k, 1, &imin, &iext, omin, oext, no, &seed, &r);
+                tine_buffer_t *b = hostile[i].buf ? &r.in[0].b : &r.ref.b, saved = *b;
+                void *outdata = r.ref.b.data;
+                switch (hostile[i].field) {
+                case 0: b->min[hostile[i].dim] = hostile[i].value; break;
+                case 1: b->extent[hostile[i].dim] = hostile[i].value; break;
+                case 2: b->stride[hostile[i].dim] = hostile[i].value; break;
+                case 3: b->dims = (int)hostile[i].value; break;
+                case 4: b->data = NULL; break;
+                default: r.ref.b.data = r.in[0].b.data; break;
+                }
+                char what[96];
+                snprintf(what, sizeof what, "gaussian3x3, %s", hostile[i].what);
+                if (hostile[i].field != 5) expect_rejected(ctx, k, cs, ncs, &r, what, hostile[i].msg);
+                for (int a = 0; a < 2 + ncs; a++) { /* the exact message from each */
+                    tine_clear_error(ctx);
+                    int rc = a == 0   ? tine_kernel_check_region(k, r.inp, r.params, &r.ref.b)
+                             : a == 1 ? tine_kernel_interpret(k, r.inp, r.params, &r.ref.b)
+                                      : tine_compiled_run(cs[a - 2], r.inp, r.params, &r.ref.b);
+                    check(rc == -1 && tine_error(ctx) && !strcmp(tine_error(ctx), hostile[i].msg),
+                          "%s: entry point %d: rc %d, error\n  %s\nwant\n  %s", what, a, rc,
+                          tine_error(ctx) ? tine_error(ctx) : "(none)", hostile[i].msg);
+                }
+                *b = saved;
+                r.ref.b.data = outdata;
+                free_run(&r);
+            }
+        }
         /* an empty output extent: refused, naming the output */
         for (int d = 0; d < 2; d++) {
             int64_t e[4] = {W, H};
