@@ -211,7 +211,22 @@ void tine_jit_free(tine_jit_t *j);
 /* ---- kernels ---------------------------------------------------------------------- */
 
 /* A buffer: dims 1..4; element (i0, i1, ...) at data[(i0 - min[0]) + (i1 - min[1]) * stride[1]
- * + ...] (strides in elements; dimension 0 is dense). */
+ * + ...] (strides in elements; dimension 0 is dense).
+ *
+ * What a caller must pass to every kernel entry point (tine_kernel_check_region,
+ * tine_kernel_interpret, tine_compiled_run, and the entry points of AOT objects, which
+ * check the same rules in the same order):
+ *   - the buffer and its data non-NULL; dims the kernel's for that buffer;
+ *   - every extent >= 1; min, extent and min + extent - 1 fit in int32_t;
+ *   - stride[d] for d >= 1 positive and fits in int32_t; stride[0] is ignored (dense);
+ *   - the largest index, sum over d of (extent[d] - 1) * stride[d], fits in int32_t;
+ *   - the output's dimensions nest: stride[d] >= extent[d-1] * stride[d-1] (inputs may
+ *     overlap themselves);
+ *   - the output does not overlap any input in memory;
+ *   - data needs no alignment.
+ * A call that breaks a rule is refused before anything is read or written: -1 with an
+ * error naming the buffer and the rule (AOT: -2 for the output, k for input k, -3 when
+ * the output overlaps an input; -1 when a scratch buffer would be too large). */
 #ifndef TINE_BUFFER_T_DEFINED
 #define TINE_BUFFER_T_DEFINED 1 /* the headers of AOT kernels declare it too */
 typedef struct {
@@ -235,8 +250,9 @@ int tine_kernel_nparams(const tine_kernel_t *k);
 const char *tine_kernel_param(const tine_kernel_t *k, int i, tine_type_t *t);
 /* The body of one output vector (or one element, scalar != 0): IR over $c0.. */
 const tine_expr_t *tine_kernel_body(const tine_kernel_t *k, int scalar);
-/* 0 if every input covers the region the kernel reads to fill out; else -1 with an error
- * naming the input and the region. params[i] points at parameter i's value. */
+/* 0 if the buffers follow the rules above and every input covers the region the kernel
+ * reads to fill out; else -1 with an error naming the buffer, and the rule or the region.
+ * params[i] points at parameter i's value (bool parameters: one byte). */
 int tine_kernel_check_region(const tine_kernel_t *k, tine_buffer_t *const *inputs, const void *const *params,
                              const tine_buffer_t *out);
 /* The reference: fills out with the interpreter (checks the region first). */
@@ -256,7 +272,9 @@ void tine_compiled_times(const tine_compiled_t *c, double *select_ms, double *ll
 /* Ahead of time: the kernel as an object file (what = "obj"), assembly ("asm"), LLVM IR
  * ("llvm"), or the C header ("h") declaring its entry point
  *   int NAME(const tine_buffer_t *input..., intN_t param..., tine_buffer_t *out);
- * which checks its inputs' regions itself (see the header's comment for return codes).
+ * which checks its buffers (the rules above) and its inputs' regions itself, returning 0;
+ * -2 (output), k (input k), -3 (aliasing) or -1 (scratch) when it refuses (the header's
+ * comment says the same).
  * Returns malloc'd bytes and their count, or NULL with an error. */
 /* Every stage's vector body after selection (lifted for tine, and then lowered to the
  * target's instructions when target is not NULL; expanded for LLVM alone), printed, each

@@ -1241,6 +1241,34 @@ static void test_regions(void) {
         free_compiled(k, cs, ncs);
     }
 
+    /* scalars are typed data, not names: two inputs whose names agree in their first 95
+       characters (a 96-byte name buffer made them one), and a parameter named like an
+       input's geometry (in_min0 against in's min[0]) */
+    {
+        char text[1024], l1[128], l2[128];
+        memset(l1, 'L', 95);
+        memcpy(l2, l1, 95);
+        l1[95] = '1';
+        l2[95] = '2';
+        l1[96] = l2[96] = 0;
+        snprintf(text, sizeof text,
+                 "input %s: u8[2]\ninput %s: u8[2]\ninput in: u8[2]\nparam in_min0: i32\n"
+                 "output out(x, y): i16 = i16(%s(x, y)) - i16(%s(x + 1, y)) + i16(in(x, y + in_min0))\n",
+                 l1, l2, l1, l2);
+        k = with_compiled(ctx, text, cs, &ncs);
+        if (k) {
+            const int64_t omin[4] = {0, 0}, oext[4] = {W, H};
+            const int64_t imin[3][4] = {{0, 0}, {1, 0}, {0, 2}}, iext[3][4] = {{W, H}, {W, H}, {W, H}};
+            for (int64_t kv = 2; kv <= 3; kv++) {
+                region_run(k, 3, imin, iext, omin, oext, &kv, &seed, &r);
+                if (kv == 2) expect_accepted(ctx, k, cs, ncs, &r, NULL, "long names and a parameter named in_min0");
+                else expect_rejected(ctx, k, cs, ncs, &r, "in_min0 = 3 reads past in", "input 'in' is too small");
+                free_run(&r);
+            }
+            free_compiled(k, cs, ncs);
+        }
+    }
+
     /* 3-D: the z extent one short */
     k = with_compiled(ctx,
                       "input in: u16[3]\n"
@@ -1288,6 +1316,67 @@ static void test_regions(void) {
     tine_ctx_free(ctx);
 }
 
+/* ==== kernels with many inputs and parameters ================================================ */
+
+/* 16 inputs and 64 parameters (the checker's limits) once gave more scalars than codegen's
+ * fixed arrays held: compile refused the kernel and emit wrote past its arrays. Arrays are
+ * now sized by the kernel: both must take it, and the values must be the sums. */
+static void test_many_scalars(void) {
+    enum { NIN = 16, NP = 64, W = 21 };
+    tine_ctx_t *ctx = tine_ctx_new();
+    tine_buf t = {0};
+    for (int i = 0; i < NIN; i++) tine_buf_printf(&t, "input i%d: u8[1]\n", i);
+    for (int i = 0; i < NP; i++) tine_buf_printf(&t, "param p%d: i32\n", i);
+    tine_buf_puts(&t, "output out(x): i32 = ");
+    for (int i = 0; i < NIN; i++) tine_buf_printf(&t, "i32(i%d(x + %d)) + ", i, i % 3);
+    for (int i = 0; i < NP; i++) tine_buf_printf(&t, "p%d%s", i, i + 1 < NP ? " + " : "\n");
+    tine_kernel_t *k = parse_ok(ctx, "16 inputs, 64 parameters", t.p);
+    free(t.p);
+    if (!k) {
+        tine_ctx_free(ctx);
+        return;
+    }
+    uint8_t data[NIN][W + 2];
+    int32_t pv[NP], out[W], want[W];
+    tine_buffer_t in[NIN], ob = {.data = out, .dims = 1, .min = {0}, .extent = {W}, .stride = {1}};
+    tine_buffer_t *inp[NIN];
+    const void *params[NP];
+    uint64_t seed = 7;
+    for (int i = 0; i < NIN; i++) {
+        for (int x = 0; x < W + 2; x++) data[i][x] = (uint8_t)tine_rand64(&seed);
+        in[i] = (tine_buffer_t){.data = data[i], .dims = 1, .min = {0}, .extent = {W + 2}, .stride = {1}};
+        inp[i] = &in[i];
+    }
+    for (int i = 0; i < NP; i++) {
+        pv[i] = 3 * i - 50;
+        params[i] = &pv[i];
+    }
+    for (int x = 0; x < W; x++) {
+        want[x] = 0;
+        for (int i = 0; i < NIN; i++) want[x] += data[i][x + i % 3];
+        for (int i = 0; i < NP; i++) want[x] += pv[i];
+    }
+    memset(out, 0, sizeof out);
+    check(tine_kernel_interpret(k, inp, params, &ob) == 0 && !memcmp(out, want, sizeof out),
+          "16 inputs, 64 parameters: the interpreter's sums are wrong (%s)", tine_error(ctx) ? tine_error(ctx) : "");
+    for (int s = 0; s < 2; s++) {
+        tine_compiled_t *c = tine_kernel_compile(k, "host", s ? TINE_SELECT_TINE : TINE_SELECT_LLVM);
+        check(c != NULL, "16 inputs, 64 parameters: does not compile: %s", tine_error(ctx) ? tine_error(ctx) : "");
+        if (!c) continue;
+        memset(out, 0, sizeof out);
+        check(tine_compiled_run(c, inp, params, &ob) == 0 && !memcmp(out, want, sizeof out),
+              "16 inputs, 64 parameters: compiled (selection %d) sums are wrong (%s)", s,
+              tine_error(ctx) ? tine_error(ctx) : "");
+        tine_compiled_free(c);
+    }
+    size_t size = 0;
+    void *obj = tine_kernel_emit(k, "host", TINE_SELECT_TINE, "many", "obj", &size);
+    check(obj && size > 0, "16 inputs, 64 parameters: no object file: %s", tine_error(ctx) ? tine_error(ctx) : "");
+    free(obj);
+    tine_kernel_free(k);
+    tine_ctx_free(ctx);
+}
+
 int main(int argc, char **argv) {
     bool bless = argc > 1 && !strcmp(argv[1], "--bless");
     double t0 = now();
@@ -1295,6 +1384,7 @@ int main(int argc, char **argv) {
     double t1 = now();
     detect_targets();
     test_regions();
+    test_many_scalars();
     double t2 = now();
     test_inline_kernels();
     double t3 = now();
