@@ -11,7 +11,8 @@
  * a parameter reading past an input ...) and states the code the entry point must return
  * (tine.h: 0, -1 scratch, -2 output, -3 aliasing, k input k). Every buffer's memory is
  * exactly what its geometry describes, placed against PROT_NONE guard pages, once ending
- * at the upper guard and once starting at the lower one, so any access outside it faults.
+ * at the upper guard, once starting at the lower one (so any access outside it faults),
+ * and once a byte after it (data needs no alignment).
  * Per case and placement: the AOT entry point must return the stated code; the JIT
  * (tine_compiled_run) and the interpreter must refuse exactly when it does, the JIT with
  * an error of the same kind (naming the output, the input, the stage); accepted calls
@@ -54,10 +55,10 @@ typedef struct {
     size_t len;
 } mapping;
 
-/* bytes of memory between two PROT_NONE pages: ending at the upper one (place 0) or
-   starting at the lower one (place 1). */
+/* bytes of memory between two PROT_NONE pages: ending at the upper one (place 0),
+   starting at the lower one (place 1), or one byte after it (place 2: unaligned). */
 static unsigned char *guarded(size_t bytes, int place, mapping *m) {
-    size_t pg = (size_t)sysconf(_SC_PAGESIZE), n = (bytes + pg - 1) / pg * pg;
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE), n = (bytes + (place == 2) + pg - 1) / pg * pg;
     if (n == 0) n = pg;
     m->len = n + 2 * pg;
     m->map = mmap(NULL, m->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -69,7 +70,7 @@ static unsigned char *guarded(size_t bytes, int place, mapping *m) {
         perror("mprotect");
         exit(2);
     }
-    return place == 0 ? m->map + pg + n - bytes : m->map + pg;
+    return place == 0 ? m->map + pg + n - bytes : m->map + pg + (place == 2);
 }
 
 static void unmap(mapping *m) {
@@ -338,7 +339,7 @@ int main(void) {
     }
     int ncases = (int)(sizeof CASES / sizeof CASES[0]);
     for (int i = 0; i < ncases; i++)
-        for (int place = 0; place < 2; place++) run_case(ctx, &CASES[i], place, ks, cs);
+        for (int place = 0; place < 3; place++) run_case(ctx, &CASES[i], place, ks, cs);
     for (int i = 0; i < 2; i++) {
         tine_compiled_free(cs[i]);
         tine_kernel_free(ks[i]);
