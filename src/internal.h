@@ -277,7 +277,10 @@ tine_ctx_t *tine_kernel_ctx(const tine_kernel_t *k);
 /* Names of the scalar variables a kernel body reads buffer geometry from ($in_min0). */
 void tine_kernel_var_name(char *out, size_t n, const char *buffer, const char *what, int dim);
 const char *tine_kernel_output_name(const tine_kernel_t *k);
-enum { TINE_KERNEL_MAX_INPUTS = 16, TINE_KERNEL_MAX_SCALARS = 256, TINE_KERNEL_MAX_STAGES = 8 };
+/* Why a name cannot be a kernel's (or its inputs', params', output's) name in the C header
+ * of an object compiled ahead of time, or NULL. */
+const char *tine_c_name_clash(const char *name);
+enum { TINE_KERNEL_MAX_INPUTS = 16, TINE_KERNEL_MAX_SCALARS = 256, TINE_KERNEL_MAX_STAGES = 17 };
 
 /* A stage: the output, or a materialized function, computed over a region into a buffer
  * of its name (the output's, or a scratch buffer); bodies over the coordinates $.c0.. */
