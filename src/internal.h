@@ -298,7 +298,10 @@ const tine_kscalar *tine_kernel_scalar_of(const tine_kernel_t *k, const tine_exp
 const tine_kscalar *tine_kernel_geometry(const tine_kernel_t *k, int input, int stage, tine_ks_what what, int dim);
 /* The most functions check() lets a kernel materialize, plus one (the output). Only the
  * checker uses it: the library sizes every array by the kernel's own counts. */
-enum { TINE_KERNEL_MAX_STAGES = 8 };
+enum { TINE_KERNEL_MAX_STAGES = 17 };
+/* Why a name cannot be a kernel's (or its inputs', params', output's) name in the C header
+ * of an object compiled ahead of time, or NULL. */
+const char *tine_c_name_clash(const char *name);
 
 /* A stage: the output, or a materialized function, computed over a region into a buffer
  * of its name (the output's, or a scratch buffer); bodies over the coordinates $.c0.. */

@@ -1241,16 +1241,16 @@ static void test_regions(void) {
         free_compiled(k, cs, ncs);
     }
 
-    /* scalars are typed data, not names: two inputs whose names agree in their first 95
-       characters (a 96-byte name buffer made them one), and a parameter named like an
-       input's geometry (in_min0 against in's min[0]) */
+    /* scalars are typed data, not names: two inputs whose names, at the 64-character
+       limit, agree in their first 63 (a fixed name buffer once made long names one), and a
+       parameter named like an input's geometry (in_min0 against in's min[0]) */
     {
         char text[1024], l1[128], l2[128];
-        memset(l1, 'L', 95);
-        memcpy(l2, l1, 95);
-        l1[95] = '1';
-        l2[95] = '2';
-        l1[96] = l2[96] = 0;
+        memset(l1, 'L', 63);
+        memcpy(l2, l1, 63);
+        l1[63] = '1';
+        l2[63] = '2';
+        l1[64] = l2[64] = 0;
         snprintf(text, sizeof text,
                  "input %s: u8[2]\ninput %s: u8[2]\ninput in: u8[2]\nparam in_min0: i32\n"
                  "output out(x, y): i16 = i16(%s(x, y)) - i16(%s(x + 1, y)) + i16(in(x, y + in_min0))\n",

@@ -2036,7 +2036,8 @@ static char *aot_header(tine_kernel_t *k, const char *name, const char *target, 
     for (int i = 0; i < tine_kernel_nparams(k); i++) {
         tine_type_t t;
         const char *pn = tine_kernel_param(k, i, &t);
-        tine_buf_printf(&b, "%sint%d_t %s, ", t.kind == TINE_INT ? "" : "u", t.bits, pn);
+        if (t.kind == TINE_BOOL) tine_buf_printf(&b, "_Bool %s, ", pn); /* i1 in the object: bit 0, as C passes _Bool */
+        else tine_buf_printf(&b, "%sint%d_t %s, ", t.kind == TINE_INT ? "" : "u", t.bits, pn);
     }
     tine_type_t ot = tine_kernel_output_type(k);
     char tn[32];
@@ -2052,6 +2053,15 @@ void *tine_kernel_emit(tine_kernel_t *k, const char *target, tine_selection_t se
     for (const char *p = name; ident && *p; p++) ident = isalnum((unsigned char)*p) || *p == '_';
     if (!ident) {
         tine_set_error(ctx, "the kernel's name '%s' is not a C identifier", name ? name : "");
+        return NULL;
+    }
+    /* the entry point is an external symbol beside libc's, and the header's function */
+    static const char *const libc[] = {"malloc", "free", "memset", "memcpy", "memmove", "main"};
+    const char *why = tine_c_name_clash(name);
+    for (size_t i = 0; i < sizeof libc / sizeof *libc && !why; i++)
+        if (!strcmp(name, libc[i])) why = "the object calls (or the program defines) a C library function of that name";
+    if (why) {
+        tine_set_error(ctx, "the kernel's name '%s' cannot be its C function's name: %s; choose another name", name, why);
         return NULL;
     }
     if (!strcmp(what, "h")) {

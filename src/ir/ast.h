@@ -10,6 +10,20 @@
 
 #define TINE_MAX_DEPTH 256
 
+/* The front end's limits on a kernel (docs/KERNELS.md, "Limits"), each checked with a
+ * located error: they keep compile time and memory proportional to the file. */
+enum {
+    TINE_KLIMIT_NAME = 64,      /* characters in a declared name */
+    TINE_KLIMIT_INPUTS = 16,
+    TINE_KLIMIT_PARAMS = 64,
+    TINE_KLIMIT_DECLS = 1024,   /* declarations (inputs, params, functions, boundaries) */
+    TINE_KLIMIT_STAGES = 16,    /* materialized functions */
+    TINE_KLIMIT_TERMS = 8192,   /* unrolled terms of constant reductions, per stage body */
+    TINE_KLIMIT_DEPTH = 64,     /* chains of calls; reductions nested (through calls too) */
+    TINE_KLIMIT_NODES = 16384,  /* distinct operations of a stage body, functions inlined */
+    TINE_KLIMIT_STEPS = 1 << 24 /* steps elaborating one stage body (calls, terms) */
+};
+
 typedef struct {
     const char *file;
     const char *text;

@@ -28,13 +28,105 @@ typedef struct {
     const char *decl_name[32];
     tine_expr_t *decl[32];
     int ndecl;
-    /* names bound by let and by reductions, innermost last */
-    const char *scope_name[64];
-    val scope_val[64];
-    int nscope;
+    /* names bound by let and by reductions (and an inlined function's coordinates),
+     * innermost last: in scope0 until that is full, then on the heap (a chain of inlined
+     * calls stacks every function's coordinates and lets) */
+    const char **scope_name;
+    val *scope_val;
+    int nscope, scope_cap;
     int scope_base; /* names below it belong to the caller of the function being inlined */
+    int let_base;   /* the lets and reductions of the body being elaborated start here */
+    const char *scope_name0[16];
+    val scope_val0[16];
     int kdepth;
+    /* kernel bodies: work done, against the limits of ast.h (TINE_KLIMIT_*) */
+    long steps;      /* elab_expr calls */
+    long terms;      /* iterations of constant reductions */
+    long mult;       /* the product of the ranges of the constant reductions around */
+    int rdepth;      /* reductions nested, through inlined calls too */
+    struct call_memo *memo; /* inlined calls already elaborated (open addressing) */
+    size_t memo_n, memo_cap;
 } elab;
+
+/* An inlined call: the same function with the same (hash-consed) arguments, lanes and
+ * enclosing loop reduction elaborates to the same value, so a function reached many times
+ * through a chain (a blur of a blur of a blur) is elaborated once per distinct call, not
+ * once per path to it. */
+struct call_memo {
+    const void *d;
+    tine_expr_t *args[4];
+    int lanes, current;
+    val v;
+};
+
+static size_t memo_slot(const elab *el, const struct call_memo *key) {
+    uint64_t h = (uint64_t)(uintptr_t)key->d * 0x9E3779B97F4A7C15ull ^ (uint64_t)key->lanes ^ (uint64_t)(key->current + 1) << 40;
+    for (int i = 0; i < 4; i++) h = (h ^ (uint64_t)(uintptr_t)key->args[i]) * 0xBF58476D1CE4E5B9ull;
+    size_t i = (size_t)(h ^ h >> 29) & (el->memo_cap - 1);
+    while (el->memo[i].d && (el->memo[i].d != key->d || el->memo[i].lanes != key->lanes ||
+                             el->memo[i].current != key->current || memcmp(el->memo[i].args, key->args, sizeof key->args)))
+        i = (i + 1) & (el->memo_cap - 1);
+    return i;
+}
+
+static const val *memo_find(const elab *el, const struct call_memo *key) {
+    if (!el->memo_n) return NULL;
+    size_t i = memo_slot(el, key);
+    return el->memo[i].d ? &el->memo[i].v : NULL;
+}
+
+static void memo_add(elab *el, const struct call_memo *key) {
+    if (2 * (el->memo_n + 1) > el->memo_cap) {
+        struct call_memo *old = el->memo;
+        size_t oc = el->memo_cap;
+        el->memo_cap = oc ? 2 * oc : 64;
+        el->memo = calloc(el->memo_cap, sizeof *el->memo);
+        TINE_ASSERT(el->memo != NULL);
+        for (size_t i = 0; i < oc; i++)
+            if (old[i].d) el->memo[memo_slot(el, &old[i])] = old[i];
+        free(old);
+    }
+    el->memo[memo_slot(el, key)] = *key;
+    el->memo_n++;
+}
+
+static void push_scope(elab *el, const char *name, val v) {
+    if (el->nscope == el->scope_cap) {
+        int cap = 2 * el->scope_cap;
+        const char **n = malloc((size_t)cap * sizeof *n);
+        val *w = malloc((size_t)cap * sizeof *w);
+        TINE_ASSERT(n && w);
+        memcpy(n, el->scope_name, (size_t)el->nscope * sizeof *n);
+        memcpy(w, el->scope_val, (size_t)el->nscope * sizeof *w);
+        if (el->scope_name != el->scope_name0) {
+            free(el->scope_name);
+            free(el->scope_val);
+        }
+        el->scope_name = n;
+        el->scope_val = w;
+        el->scope_cap = cap;
+    }
+    el->scope_name[el->nscope] = name;
+    el->scope_val[el->nscope++] = v;
+}
+
+static void elab_init(elab *el, tine_ctx_t *ctx, const tine_elab_env *env) {
+    memset(el, 0, sizeof *el);
+    el->ctx = ctx;
+    el->env = env;
+    el->scope_name = el->scope_name0;
+    el->scope_val = el->scope_val0;
+    el->scope_cap = 16;
+    el->mult = 1;
+}
+
+static void elab_done(elab *el) {
+    if (el->scope_name != el->scope_name0) {
+        free(el->scope_name);
+        free(el->scope_val);
+    }
+    free(el->memo);
+}
 
 /* Stops elaboration without a message: the value depends on a match not made yet. */
 static val undecided(elab *el) {
@@ -472,6 +564,31 @@ static tine_expr_t *geometry(elab *el, const char *buffer, tine_ks_what what, in
     return tine_broadcast(el->ctx, tine_kernel_geometry_var(el->ctx, buffer, what, dim), lanes);
 }
 
+/* The integer value of a constant the same in every lane, in *v. */
+static bool uniform_const(const tine_expr_t *e, int32_t *v) {
+    if (e->op != TINE_OP_CONST || !(e->flags & TINE_F_UNIFORM)) return false;
+    *v = (int32_t)(uint32_t)tine_const_value(e, 0);
+    return true;
+}
+
+/* A coordinate passed to a function, its constant offsets summed: (x + 1) + -1 is x, and
+ * (x + -1) + -1 is x + -2 (i32 arithmetic wraps, so this is exact). Functions reached
+ * through a chain (a blur of a blur) then get the same argument along every path, and
+ * the calls' memo (struct call_memo) elaborates each distinct call once. */
+static tine_expr_t *sum_offsets(tine_ctx_t *ctx, tine_expr_t *e) {
+    int32_t k1, k2;
+    if ((e->op != TINE_OP_ADD && e->op != TINE_OP_SUB) || !uniform_const(e->ops[1], &k2)) return e;
+    tine_expr_t *base = e->ops[0];
+    uint32_t k = e->op == TINE_OP_ADD ? (uint32_t)k2 : 0u - (uint32_t)k2;
+    if ((base->op == TINE_OP_ADD || base->op == TINE_OP_SUB) && uniform_const(base->ops[1], &k1)) {
+        k += base->op == TINE_OP_ADD ? (uint32_t)k1 : 0u - (uint32_t)k1;
+        base = base->ops[0];
+    } else if (e->op == TINE_OP_ADD && k2) {
+        return e;
+    }
+    return k ? tine_binary(ctx, TINE_OP_ADD, base, tine_const_int(ctx, e->type, (int32_t)k)) : base;
+}
+
 /* A call in a kernel body: a function (inlined: its coordinates bound to the arguments),
  * an input (a load at the flattened index), or a boundary condition (the coordinates
  * clamped into the input; constant fill selects the value outside it). */
@@ -494,19 +611,25 @@ static val elab_kernel_call(elab *el, const tine_ast *a, const tine_kdecl *d, in
         }
     }
     if ((d->kind == K_FUNC && !mat) || d->kind == K_OUTPUT) {
-        if (el->nscope + d->nargs > 64) return fail(el, a, "functions are nested too deeply");
+        struct call_memo key = {.d = d, .lanes = lanes, .current = el->env->reds ? el->env->reds->current : -1};
+        for (int i = 0; i < d->nargs; i++) key.args[i] = c[i].e = sum_offsets(el->ctx, c[i].e);
+        const val *seen = memo_find(el, &key);
+        if (seen) return *seen;
         if (++el->kdepth > 64) return fail(el, a, "functions call each other too deeply");
-        for (int i = 0; i < d->nargs; i++) {
-            el->scope_name[el->nscope] = d->args[i];
-            el->scope_val[el->nscope++] = c[i];
-        }
+        for (int i = 0; i < d->nargs; i++) push_scope(el, d->args[i], c[i]);
         /* the callee's body sees only its own coordinates, parameters and functions */
-        int saved = el->scope_base;
+        int saved = el->scope_base, saved_lets = el->let_base;
         el->scope_base = el->nscope - d->nargs;
+        el->let_base = el->nscope;
         val r = elab_expr(el, d->body, lanes);
         el->scope_base = saved;
+        el->let_base = saved_lets;
         el->nscope -= d->nargs;
         el->kdepth--;
+        if (ok(el, r)) {
+            key.v = r;
+            memo_add(el, &key);
+        }
         return r;
     }
     tine_type_t et = mat ? d->mtype : type_of(el, in->type);
@@ -611,7 +734,10 @@ static val elab_loop_reduce(elab *el, const tine_ast *a, val lo, val hi, int lan
                         "the bounds of %s(%s in a..b) must be constants or expressions of parameters (not of "
                         "coordinates or buffer data)", a->name, a->field);
     }
-    if (el->nscope == 64) return fail(el, a, "too many nested lets and reductions");
+    if (el->rdepth >= TINE_KLIMIT_DEPTH)
+        return fail(el, a, "reductions are nested more than %d deep (counting those of the functions called)",
+                    TINE_KLIMIT_DEPTH);
+    if (el->nscope - el->let_base >= 64) return fail(el, a, "too many nested lets and reductions");
     if (rs->n == 256) return fail(el, a, "more than 256 reductions with parameter bounds");
     if (rs->n == rs->cap) {
         rs->cap = rs->cap ? 2 * rs->cap : 8;
@@ -625,9 +751,10 @@ static val elab_loop_reduce(elab *el, const tine_ast *a, val lo, val hi, int lan
     rs->v[me] = (tine_reduction){.r = r, .lo = s[0], .hi = s[1], .parent = rs->current};
     int saved = rs->current;
     rs->current = me;
-    el->scope_name[el->nscope] = a->field;
-    el->scope_val[el->nscope++] = (val){.e = tine_broadcast(ctx, r, lanes)};
+    push_scope(el, a->field, (val){.e = tine_broadcast(ctx, r, lanes)});
+    el->rdepth++;
     val t = elab_expr(el, a->args[2], lanes);
+    el->rdepth--;
     el->nscope--;
     rs->current = saved;
     if (!ok(el, t)) return (val){0};
@@ -891,6 +1018,9 @@ static val elab_load(elab *el, const tine_ast *a, int lanes) {
 
 static val elab_expr(elab *el, const tine_ast *a, int lanes) {
     if (el->failed) return (val){0};
+    if (el->env->kernel && ++el->steps > TINE_KLIMIT_STEPS)
+        return fail(el, a, "this definition takes more than %d steps to elaborate (inlined calls, unrolled terms); "
+                    "materialize functions or use parameter bounds", TINE_KLIMIT_STEPS);
     switch (a->kind) {
     case A_INT: return (val){.lit = 1, .iv = a->ival};
     case A_FLOAT: return (val){.lit = 2, .fv = a->fval};
@@ -929,9 +1059,8 @@ static val elab_expr(elab *el, const tine_ast *a, int lanes) {
     case A_LET: {
         val v = elab_expr(el, a->args[0], lanes);
         if (!ok(el, v)) return v;
-        if (el->nscope == 64) return fail(el, a, "too many nested lets and reductions");
-        el->scope_name[el->nscope] = a->field;
-        el->scope_val[el->nscope++] = v;
+        if (el->nscope - el->let_base >= 64) return fail(el, a, "too many nested lets and reductions");
+        push_scope(el, a->field, v);
         val r = elab_expr(el, a->args[1], lanes);
         el->nscope--;
         return r;
@@ -944,16 +1073,32 @@ static val elab_expr(elab *el, const tine_ast *a, int lanes) {
         if (lo.lit != 1 || hi.lit != 1) return fail(el, a, "the bounds of %s(%s in a..b) must be integer constants here", a->name, a->field);
         if (hi.iv <= lo.iv) return fail(el, a, "%s(%s in a..b) has an empty range", a->name, a->field);
         if (hi.iv - lo.iv > 4096) return fail(el, a, "%s(%s in a..b) has more than 4096 terms", a->name, a->field);
-        if (el->nscope == 64) return fail(el, a, "too many nested lets and reductions");
+        if (el->rdepth >= TINE_KLIMIT_DEPTH)
+            return fail(el, a, "reductions are nested more than %d deep (counting those of the functions called)",
+                        TINE_KLIMIT_DEPTH);
+        if (el->nscope - el->let_base >= 64) return fail(el, a, "too many nested lets and reductions");
+        /* the unrolling limit, before the work: this nest's terms (the product of its
+         * ranges), then the body's running total */
+        long n = (long)(hi.iv - lo.iv);
+        if (n * el->mult > TINE_KLIMIT_TERMS || el->terms + n > TINE_KLIMIT_TERMS)
+            return fail(el, a, "%s(%s in a..b) unrolls to %ld terms%s; a body unrolls at most %d (use parameter bounds for a loop)",
+                        a->name, a->field, n * el->mult > TINE_KLIMIT_TERMS ? n * el->mult : el->terms + n,
+                        n * el->mult > TINE_KLIMIT_TERMS ? " with the reductions around it" : " with the others before it",
+                        TINE_KLIMIT_TERMS);
+        long saved_mult = el->mult;
+        el->mult *= n;
+        el->terms += n;
+        el->rdepth++;
         val acc = {0};
         for (tine_i128 r = lo.iv; r < hi.iv && !el->failed; r++) {
-            el->scope_name[el->nscope] = a->field;
-            el->scope_val[el->nscope++] = (val){.lit = 1, .iv = r};
+            push_scope(el, a->field, (val){.lit = 1, .iv = r});
             val t = elab_expr(el, a->args[2], lanes);
             el->nscope--;
             if (!ok(el, t)) return (val){0};
             acc = r == lo.iv ? t : binary(el, a, a->op, a, acc, a->args[2], t);
         }
+        el->rdepth--;
+        el->mult = saved_mult;
         return acc;
     }
     }
@@ -961,8 +1106,10 @@ static val elab_expr(elab *el, const tine_ast *a, int lanes) {
 }
 
 int tine_elaborate_pred(tine_ctx_t *ctx, const tine_ast *ast, const tine_elab_env *env, tine_i128 *out) {
-    elab el = {.ctx = ctx, .env = env};
+    elab el;
+    elab_init(&el, ctx, env);
     val v = elab_expr(&el, ast, env->lanes);
+    elab_done(&el);
     if (el.undecided) return -1;
     if (!ok(&el, v)) return -2;
     if (v.lit != 1) {
@@ -975,8 +1122,10 @@ int tine_elaborate_pred(tine_ctx_t *ctx, const tine_ast *ast, const tine_elab_en
 }
 
 tine_expr_t *tine_elaborate(tine_ctx_t *ctx, const tine_ast *ast, const tine_elab_env *env) {
-    elab el = {.ctx = ctx, .env = env};
+    elab el;
+    elab_init(&el, ctx, env);
     val v = elab_expr(&el, ast, env->lanes);
+    elab_done(&el);
     if (!ok(&el, v)) return NULL;
     if (v.lit) {
         need_typed(&el, ast, v);

@@ -969,6 +969,10 @@ static bool expect_name(parser *ps, const char **out, const char *what) {
         perr(ps, "expected %s, found %s", what, f);
         return false;
     }
+    if (ps->tlen > TINE_KLIMIT_NAME) { /* a documented limit: generated C and messages quote names */
+        perr(ps, "a name has at most %d characters; this one has %zu", TINE_KLIMIT_NAME, (size_t)ps->tlen);
+        return false;
+    }
     *out = tine_arena_strdup(ps->arena, ps->tstart, ps->tlen);
     next(ps);
     return true;

@@ -83,6 +83,7 @@ typedef struct {
     tine_rewrite_memo trial; /* candidates lowered to cost them (not traced) */
     tine_rewrite_memo *cur;
     int depth;
+    uint32_t old_id; /* nodes up to this id existed before the node being lowered was rebuilt */
 } lowerer;
 
 static double regs(int bits, int width) { return bits <= width ? 1.0 : (double)((bits + width - 1) / width); }
@@ -133,7 +134,7 @@ static double fpir_cost(lowerer *L, const tine_expr_t *x) {
 /* Cost of r's nodes that are newer than e (what the rewrite adds); -1 if one of them is
  * an instruction the target lacks. */
 static double add_cost(lowerer *L, const tine_expr_t *e, const tine_expr_t *x, const tine_expr_t **seen, int *nseen) {
-    if (x->id <= e->id && x != e) return 0;
+    if ((x->id <= e->id || x->id <= L->old_id) && x != e) return 0;
     for (int i = 0; i < *nseen; i++)
         if (seen[i] == x) return 0;
     if (*nseen < 256) seen[(*nseen)++] = x;
@@ -178,6 +179,11 @@ static tine_expr_t *lower_root(void *user, tine_expr_t *n, tine_expr_t *orig) {
     const tine_rule *used = NULL;
     tine_rewrite_memo_set(L->ctx, L->cur, n, n); /* while rewrites are lowered, n stands for itself */
     tine_expr_t *r = NULL, *at = n;
+    /* The lowered operands (everything up to n) are not the rewrite's: a candidate for
+     * orig would otherwise be charged for the whole lowered DAG below it, a walk as long
+     * as the body for every node (a minute for a 4096-term min on SSE2). */
+    uint32_t saved_old = L->old_id;
+    L->old_id = n->id;
     if (orig != n) {
         r = tine_rules_try_cost(L->ctx, L->rs, orig, rewrite_cost, L, &used);
         at = orig;
@@ -186,6 +192,7 @@ static tine_expr_t *lower_root(void *user, tine_expr_t *n, tine_expr_t *orig) {
         r = tine_rules_try_cost(L->ctx, L->rs, n, rewrite_cost, L, &used);
         at = n;
     }
+    L->old_id = saved_old;
     if (!r) return n;
     if (L->trace) L->trace(L->user, used->ast.name, used->ast.src->file, used->ast.line, at, r);
     L->depth++;
