@@ -63,7 +63,7 @@ static const bench_entry *find_in(entries_fn f, const char *name) {
     return NULL;
 }
 
-char *tine_cli_read_file(const char *path); /* tine.c */
+char *tine_cli_read_file(const char *path); /* cli.c: says why on stderr when it returns NULL */
 
 typedef struct {
     const char *kernel, *target;
@@ -160,10 +160,7 @@ int tine_cmd_bench(const char *filter, const char *only_target, int quick) {
         char path[512];
         snprintf(path, sizeof path, "%s/bench/kernels/%s.tine", TINE_SOURCE_DIR, be->name);
         char *text = tine_cli_read_file(path);
-        if (!text) {
-            fprintf(stderr, "bench: cannot read %s\n", path);
-            return 1;
-        }
+        if (!text) return 1; /* it said why */
         fprintf(stderr, "\rbench: %-14s preparing inputs%20s", be->name, "");
         uint64_t seed = 42;
         bench_case bc = {.name = be->name};
