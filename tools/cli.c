@@ -270,17 +270,19 @@ void cli_free(options *o) {
 
 /* ---- files --------------------------------------------------------------------------- */
 
-/* file:line:col: message, the line (tabs and NULs shown as spaces) and a caret, as the
- * library's located errors look. */
-static void located(const char *path, const char *text, size_t len, size_t at, const char *msg) {
+/* file:line:col: message, the line up to `at` and a caret under it, as the library's
+ * located errors look. Tabs and other control bytes are shown as spaces (one column
+ * each, so the caret stays under its byte), trailing ones dropped. */
+static void located(const char *path, const char *text, size_t at, const char *msg) {
     size_t ls = at;
     while (ls > 0 && text[ls - 1] != '\n') ls--;
     int line = 1;
     for (size_t i = 0; i < ls; i++) line += text[i] == '\n';
     size_t le = at;
-    while (le < len && text[le] != '\n') le++;
+    while (le > ls && ((unsigned char)text[le - 1] <= ' ' || text[le - 1] == 0x7f)) le--;
     fprintf(stderr, "%s:%d:%zu: %s\n", path, line, at - ls + 1, msg);
-    for (size_t i = ls; i < le; i++) fputc(text[i] == '\t' || text[i] == 0 ? ' ' : text[i], stderr);
+    for (size_t i = ls; i < le; i++)
+        fputc((unsigned char)text[i] < ' ' || text[i] == 0x7f ? ' ' : text[i], stderr);
     fprintf(stderr, "\n%*s^\n", (int)(at - ls), "");
 }
 
@@ -322,7 +324,7 @@ char *tine_cli_read_file(const char *path) {
     /* the parsers see a C string: a NUL byte would silently end the text there */
     const char *nul = memchr(text, 0, n);
     if (nul) {
-        located(path, text, n, (size_t)(nul - text), "a NUL byte (tine reads text files)");
+        located(path, text, (size_t)(nul - text), "a NUL byte (tine reads text files)");
         free(text);
         return NULL;
     }

@@ -503,7 +503,8 @@ static tine_buffer_t make_buffer(int dims, const int64_t *min, const int64_t *ex
  * meant goes through -e, and the message says so. */
 static tine_kernel_t *load_kernel(tine_ctx_t *ctx, const char *path) {
     if (access(path, F_OK) != 0 && errno == ENOENT) {
-        fprintf(stderr, "tine: cannot read %s: no such file (an expression goes through -e EXPR)\n", path);
+        fprintf(stderr, "tine: cannot read %s: %s (compile and run take a kernel file; an expression goes through -e)\n",
+                path, strerror(errno));
         return NULL;
     }
     char *text = tine_cli_read_file(path);
