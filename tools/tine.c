@@ -9,6 +9,9 @@
  *   tine rules --list | --check FILE  the lift rules; or compile a rule file and report
  *   tine compile -e EXPR --target T [--lanes N] [--emit asm|llvm|fpir|lowered] [--select llvm|tine] [--trace-rules]
  *   tine run -e EXPR --target T [--lanes N] [--seed S] [--select ...]   JIT vs interpreter
+ *   tine compile FILE ... / tine run FILE ...   a kernel file (any name) ahead of time, or run
+ *                                     through both selections against the interpreter
+ * Options, input files and outputs: tools/cli.c (usage there).
  *   tine ops                          every op, FPIR ops with their definitions
  *   tine bench-ir [--nodes N]         interning speed and memory per node
  *   tine bench-lift [--nodes N]       lifting throughput on a generated corpus; the Sobel
