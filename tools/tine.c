@@ -87,6 +87,13 @@ static uint64_t random_lane(tine_type_t t, uint64_t *s) {
     return r;
 }
 
+/* One element of `bytes` bytes (little-endian host) from a random lane: lanes wider
+ * than 64 bits get the 64-bit value extended by their sign (signed) or zeros. */
+static void store_elem(void *dst, uint64_t v, tine_type_t t, size_t bytes) {
+    memcpy(dst, &v, bytes < 8 ? bytes : 8);
+    if (bytes > 8) memset((char *)dst + 8, t.kind == TINE_INT && (int64_t)v < 0 ? 0xff : 0, bytes - 8);
+}
+
 static void print_lanes(tine_type_t t, const uint64_t *v) {
     putchar('[');
     for (int i = 0; i < t.lanes; i++) {
@@ -134,7 +141,7 @@ static int bind_random(tine_ctx_t *ctx, tine_env_t *env, const tine_expr_t *e, u
     if (tine_expr_op(e) == TINE_OP_VAR) {
         uint64_t v[TINE_MAX_LANES];
         for (int i = 0; i < t.lanes; i++) v[i] = random_lane(t, seed);
-        tine_env_bind(env, e, v);
+        if (tine_env_bind(env, e, v)) return -1;
         if (verbose) {
             printf("  %s_%s = ", tine_expr_name(e), tine_type_str(tine_type_with_lanes(t, 1), ts, sizeof ts));
             print_lanes(t, v);
@@ -151,10 +158,10 @@ static int bind_random(tine_ctx_t *ctx, tine_env_t *env, const tine_expr_t *e, u
         tine_type_t one = tine_type_with_lanes(t, 1);
         for (int i = 0; i < BUFFER_ELEMS; i++) {
             uint64_t v = random_lane(one, seed);
-            memcpy(data + (size_t)i * (size_t)bytes, &v, (size_t)bytes); /* little-endian host */
+            store_elem(data + (size_t)i * (size_t)bytes, v, one, (size_t)bytes);
         }
         b->bufs[b->nbufs++] = data;
-        tine_env_bind_buffer(env, tine_expr_name(e), one, data, BUFFER_ELEMS);
+        if (tine_env_bind_buffer(env, tine_expr_name(e), one, data, BUFFER_ELEMS)) return -1; /* says why */
         if (verbose)
             printf("  %s_%s = buffer of %d random elements\n", tine_expr_name(e), tine_type_str(one, ts, sizeof ts),
                    BUFFER_ELEMS);
@@ -436,7 +443,7 @@ static int cmd_run(const options *o) {
             for (size_t i = 0; i < count; i++) {
                 uint64_t x = random_lane(one, &seed);
                 if (i < TINE_MAX_LANES) lanes[i] = x;
-                memcpy((char *)mem[a] + i * (size_t)bytes, &x, (size_t)bytes);
+                store_elem((char *)mem[a] + i * (size_t)bytes, x, one, (size_t)bytes);
             }
             if (tine_expr_op(leaf) == TINE_OP_LOAD) tine_env_bind_buffer(env, tine_expr_name(leaf), one, mem[a], count);
             else tine_env_bind(env, leaf, lanes);
@@ -665,7 +672,7 @@ static int cmd_kernel_run(const options *o) {
         }
         for (size_t j = 0; j < total; j++) {
             uint64_t v = random_lane(et, &seed);
-            memcpy((char *)inputs[i].data + j * eb, &v, eb);
+            store_elem((char *)inputs[i].data + j * eb, v, et, eb);
         }
     }
     size_t total = (size_t)count_elems(dims, ext), bytes = elem_bytes(ot);
