@@ -358,6 +358,17 @@ static int selection(const options *o, tine_selection_t *sel) {
     return 0;
 }
 
+/* 0 if target names a target, else 1 after the library's message. For the outputs that
+ * do not use the target (--emit fpir), so that a misspelt one is not silently ignored. */
+static int check_target(const char *target) {
+    if (!target) return 0;
+    tine_ctx_t *ctx = tine_ctx_new();
+    int bad = !tine_lower(ctx, tine_var(ctx, "t", tine_type(TINE_UINT, 8, 16)), target);
+    if (bad) fprintf(stderr, "tine: %s\n", tine_error(ctx));
+    tine_ctx_free(ctx);
+    return bad;
+}
+
 static int cmd_compile(const options *o) {
     tine_selection_t sel;
     if (selection(o, &sel)) return 2;
@@ -374,6 +385,7 @@ static int cmd_compile(const options *o) {
         return 2;
     }
     const char *target = o->target ? o->target : "host";
+    if (fpir && check_target(o->target)) return 1;
     tine_ctx_t *ctx = tine_ctx_new();
     tine_set_lanes(ctx, o->lanes);
     tine_expr_t *e = parse_or_report(ctx, o->expr);
@@ -550,6 +562,7 @@ static int cmd_kernel_compile(const options *o) {
         fprintf(stderr, "tine: an object file needs -o FILE.o\n");
         return 2;
     }
+    if (!strcmp(what, "fpir") && check_target(o->target)) return 1;
     tine_ctx_t *ctx = tine_ctx_new();
     tine_kernel_t *k = load_kernel(ctx, o->file);
     if (!k) {
