@@ -357,8 +357,11 @@ int cli_finish(int rc) {
     errno = 0;
     bool lost = fflush(stdout) != 0 || ferror(stdout);
     int err = errno;
-    lost |= fclose(stdout) != 0;
-    if (!err) err = errno;
+    /* a closed stdout (EBADF) loses nothing when nothing was written to it */
+    if (fclose(stdout) != 0 && errno != EBADF) {
+        lost = true;
+        if (!err) err = errno;
+    }
     if (lost) {
         fprintf(stderr, "tine: cannot write the standard output: %s\n", err ? strerror(err) : "write error");
         return rc ? rc : 1;
