@@ -230,7 +230,7 @@ int cli_parse(int argc, char **argv, options *o) {
                 if (parse_count(argv[i], v, 0, UINT64_MAX, &o->seed)) rc = 2;
                 break;
             case O_NODES:
-                if (parse_count(argv[i], v, 1000, 100000000, &n)) rc = 2;
+                if (parse_count(argv[i], v, 1000, 10000000, &n)) rc = 2; /* ~1 GB at the most */
                 o->nodes = (long)n;
                 break;
             case O_TRACE: o->trace = 1; break;

@@ -771,7 +771,10 @@ static int bench_run(long n, long window, ir_run *out) {
     tine_expr_t **pool = malloc(sizeof *pool * (size_t)n);
     int *opsel = malloc(sizeof *opsel * (size_t)n);
     long *ia = malloc(sizeof *ia * (size_t)n), *ib = malloc(sizeof *ib * (size_t)n);
-    if (!ctx || !pool || !opsel || !ia || !ib) return 1;
+    if (!ctx || !pool || !opsel || !ia || !ib) {
+        fprintf(stderr, "tine: out of memory for a corpus of %ld nodes\n", n);
+        return 1;
+    }
     static const tine_op_t ops[] = {TINE_OP_ADD, TINE_OP_SUB, TINE_OP_MUL, TINE_OP_MIN, TINE_OP_MAX,
                                     TINE_OP_AND, TINE_OP_OR, TINE_OP_XOR};
     uint64_t s = 42;
@@ -932,7 +935,10 @@ static int bench_lift_once(long want, lift_run *out) {
         if (n == cap) roots = realloc(roots, (cap *= 2) * sizeof *roots);
         if (roots) roots[n++] = e;
     }
-    if (!roots) return 1;
+    if (!roots) {
+        fprintf(stderr, "tine: out of memory for a corpus of %ld nodes\n", want);
+        return 1;
+    }
     size_t corpus = tine_ctx_nodes(ctx) - before;
     double t2 = now();
     for (size_t i = 0; i < n; i++) tine_lift_with(ctx, rs, roots[i], NULL, NULL);
