@@ -114,17 +114,25 @@ static int parse_size(const char *text, options *o) {
     }
 }
 
+/* The magnitude of an integer written in decimal or 0x hex (no sign, space or suffix; a
+ * leading 0 is not octal): 0, 1 when it is not such a number, 2 when it passes 64 bits. */
+static int parse_magnitude(const char *s, uint64_t *out) {
+    int base = s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10;
+    const char *p = base == 16 ? s + 2 : s;
+    if (!isxdigit((unsigned char)p[0]) || (base == 10 && !isdigit((unsigned char)p[0]))) return 1;
+    char *end;
+    errno = 0;
+    *out = strtoull(p, &end, base);
+    if (*end) return 1;
+    return errno == ERANGE ? 2 : 0;
+}
+
 /* NAME=INTEGER: the name non-empty, the integer decimal or 0x hex with an optional '-';
  * its range is the parameter's type, checked by cli_param_value. */
 static int parse_param(char *text, options *o) {
     char *eq = strchr(text, '=');
-    const char *v = eq ? eq + 1 + (eq[1] == '-') : NULL;
-    bool digits = v && isdigit((unsigned char)v[0]);
-    if (digits) {
-        char *end;
-        strtoull(v, &end, 0);
-        digits = !*end;
-    }
+    uint64_t mag;
+    bool digits = eq && parse_magnitude(eq + 1 + (eq[1] == '-'), &mag) != 1;
     if (!eq || eq == text || !digits) {
         fprintf(stderr, "tine: --param needs NAME=INTEGER, got '%s'\n", text);
         return -1;
@@ -379,9 +387,8 @@ int cli_param_value(const char *name, tine_type_t t, const char *text, uint64_t 
         return 1;
     }
     bool neg = text[0] == '-';
-    errno = 0;
-    uint64_t mag = strtoull(text + neg, NULL, 0);
-    bool over = errno == ERANGE;
+    uint64_t mag;
+    bool over = parse_magnitude(text + neg, &mag) != 0; /* parse_param checked the syntax */
     int64_t lo = t.kind == TINE_BOOL ? 0 : tine_type_min(t);
     uint64_t hi = t.kind == TINE_BOOL ? 1 : tine_type_max(t);
     /* |lo| as unsigned: 0 for unsigned types, 2^(bits-1) for signed ones */
