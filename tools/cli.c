@@ -177,7 +177,7 @@ int cli_parse(int argc, char **argv, options *o) {
             fprintf(stderr, "tine: unknown option '%s'\n", a);
             rc = 2;
         } else if (opt[i] < 0 && positional) {
-            fprintf(stderr, "tine: unexpected argument '%s'\n", a);
+            fprintf(stderr, "tine %s: unexpected argument '%s'\n", argv[1], a);
             rc = 2;
         } else if (opt[i] < 0) {
             positional = a;
