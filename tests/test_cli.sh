@@ -294,5 +294,80 @@ check "an instruction evaluates through its semantics (rc $rc)" test "$rc" -eq 0
 run eval 'pavgb(a_u8, b_i8)' --lanes 4
 check "an instruction's operand types are checked" grep -qF 'operand 2 of pavgb is i8, not u8' "$TMP/err"
 
+# ---- the bad-input corpus: tests/data/bad_cli.txt (format at its top) ---------------------------
+# Each case runs in a fresh directory holding copies of bench/kernels/*.tine, so messages
+# name files as the case wrote them. With TINE_BLESS=1 in the environment, the file is
+# rewritten with the current exit statuses and messages instead: review the diff.
+corpus_case() { # runs the case gathered in c_* and compares
+    local dir="$TMP/cli/$ncase" args=() cmd
+    mkdir -p "$dir"
+    cp "$HERE"/../bench/kernels/*.tine "$dir"/
+    for cmd in "${c_setup[@]}"; do (cd "$dir" && eval "$cmd") || bad "bad_cli '$c_title': setup '$cmd' failed"; done
+    eval "args=($c_args)"
+    (cd "$dir" && timeout 60 "$TINE_ABS" "${args[@]}" >"${c_stdout:-$TMP/cli.out}" 2>"$TMP/cli.err")
+    local rc=$?
+    if [ "${TINE_BLESS:-0}" = 1 ]; then
+        { printf '== %s\n' "$c_title"; printf '%s\n' "${c_body[@]}"; echo "-- exit $rc"; cat "$TMP/cli.err"
+          echo; } >>"$TMP/bless.txt"
+        return
+    fi
+    local want got
+    want=$(printf '%s\n' "${c_err[@]}" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}')
+    got=$(cat "$TMP/cli.err")
+    if [ "$rc" != "$c_exit" ]; then
+        bad "bad_cli '$c_title': exit $rc, expected $c_exit (stderr: $(head -3 "$TMP/cli.err"))"
+    elif [ "$got" != "$want" ]; then
+        bad "bad_cli '$c_title': stderr differs:$(diff <(printf '%s\n' "$want") <(printf '%s\n' "$got") | head -8)"
+    elif [ "$c_exit" != 0 ] && [ -z "$c_stdout" ] && [ -s "$TMP/cli.out" ]; then
+        bad "bad_cli '$c_title': a refused command printed on stdout: $(head -2 "$TMP/cli.out")"
+    else
+        ok
+    fi
+}
+ncase=0
+state=header
+: >"$TMP/bless.txt"
+while IFS= read -r line || [ -n "$line" ]; do
+    if [[ $line == "== "* ]]; then
+        [ "$state" = header ] || corpus_case
+        ncase=$((ncase + 1))
+        c_title=${line#== }
+        c_setup=() c_body=() c_args= c_stdout= c_exit= c_err=() state=case
+        continue
+    elif [ "$state" = header ]; then
+        printf '%s\n' "$line" >>"$TMP/bless.txt"
+        continue
+    elif [ "$state" = stderr ]; then
+        c_err+=("$line")
+        continue
+    fi
+    [ -n "$line" ] || [ "$state" = file ] && c_body+=("$line") # blank lines of a file are its own
+    if [ "$state" = file ]; then
+        if [ "$line" = EOF ]; then state=case; else c_setup+=("printf '%b\\n' $(printf '%q' "$line") >>$(printf '%q' "$c_file")"); fi
+    elif [[ $line == "file "* ]]; then
+        c_file=${line#file }
+        c_setup+=(": >$(printf '%q' "$c_file")")
+        state=file
+    elif [[ $line == "! "* ]]; then
+        c_setup+=("${line#! }")
+    elif [[ $line == '$ '* ]]; then
+        c_args=${line#\$ }
+    elif [[ $line == "> "* ]]; then
+        c_stdout=${line#> }
+    elif [[ $line == "-- exit "* ]]; then
+        c_exit=${line#-- exit }
+        unset 'c_body[-1]'
+        state=stderr
+    elif [ -n "$line" ]; then
+        bad "bad_cli.txt: unexpected line in case '$c_title': $line"
+    fi
+done <"$HERE/data/bad_cli.txt"
+[ "$state" = header ] || corpus_case
+if [ "${TINE_BLESS:-0}" = 1 ]; then
+    sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' "$TMP/bless.txt" >"$HERE/data/bad_cli.txt"
+    echo "test_cli: rewrote tests/data/bad_cli.txt with $ncase cases" >&2
+fi
+check "bad_cli.txt has at least 60 cases (got $ncase)" test "$ncase" -ge 60
+
 echo "test_cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

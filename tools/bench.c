@@ -9,6 +9,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -63,7 +64,7 @@ static const bench_entry *find_in(entries_fn f, const char *name) {
     return NULL;
 }
 
-char *tine_cli_read_file(const char *path); /* tine.c */
+char *tine_cli_read_file(const char *path); /* cli.c: says why on stderr when it returns NULL */
 
 typedef struct {
     const char *kernel, *target;
@@ -104,9 +105,10 @@ static size_t out_bytes(const bench_case *c) {
     return n * (size_t)(c->out_bits / 8);
 }
 
-static void write_svg(const char *path, const result *r, int n) {
+/* 0, or -1 when the file could not be written (errno says why) */
+static int write_svg(const char *path, const result *r, int n) {
     FILE *f = fopen(path, "w");
-    if (!f) return;
+    if (!f) return -1;
     int bw = 18, gap = 14, left = 60, top = 40, height = 260, width = left + n * (2 * bw + gap) + 40;
     double maxv = 1.0;
     for (int i = 0; i < n; i++) {
@@ -137,14 +139,11 @@ static void write_svg(const char *path, const result *r, int n) {
                 r[i].target + (strncmp(r[i].target, "x86-64-", 7) ? 0 : 7));
     }
     fprintf(f, "</svg>\n");
-    fclose(f);
+    bool ok = !ferror(f);
+    return fclose(f) == 0 && ok ? 0 : -1;
 }
 
 int tine_cmd_bench(const char *filter, const char *only_target, int quick) {
-    void *hc = NULL, *hg = NULL;
-    entries_fn clang = load_ref("clang-19", "clang", &hc), gcc = load_ref("gcc", "gcc", &hg);
-    if (!clang) fprintf(stderr, "bench: clang-19 is not installed: its column is empty (scripts/setup.sh installs it)\n");
-    if (!gcc) fprintf(stderr, "bench: gcc is not installed: its column is empty\n");
     __builtin_cpu_init();
     struct {
         const char *name;
@@ -153,6 +152,28 @@ int tine_cmd_bench(const char *filter, const char *only_target, int quick) {
                    {"x86-64-sse41", __builtin_cpu_supports("sse4.1")},
                    {"x86-64-avx2", __builtin_cpu_supports("avx2")},
                    {"x86-64-avx512", __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni")}};
+    /* a target or filter that selects nothing is a mistake, not an empty table */
+    int known = 0, runnable = 0, kernels = 0;
+    for (size_t ti = 0; ti < sizeof targets / sizeof *targets; ti++)
+        if (!only_target || !strcmp(only_target, targets[ti].name)) known++, runnable += targets[ti].ok;
+    if (!known) {
+        fprintf(stderr, "tine: bench --target takes x86-64-sse2, x86-64-sse41, x86-64-avx2 or x86-64-avx512, not '%s'\n",
+                only_target);
+        return 2;
+    }
+    if (!runnable) {
+        fprintf(stderr, "tine: this machine cannot run %s code\n", only_target);
+        return 1;
+    }
+    for (const bench_entry *be = bench_entries(); be->name; be++) kernels += !filter || strstr(be->name, filter);
+    if (!kernels) {
+        fprintf(stderr, "tine: no benchmark kernel matches --filter '%s'\n", filter);
+        return 2;
+    }
+    void *hc = NULL, *hg = NULL;
+    entries_fn clang = load_ref("clang-19", "clang", &hc), gcc = load_ref("gcc", "gcc", &hg);
+    if (!clang) fprintf(stderr, "bench: clang-19 is not installed: its column is empty (scripts/setup.sh installs it)\n");
+    if (!gcc) fprintf(stderr, "bench: gcc is not installed: its column is empty\n");
     result res[128];
     int nres = 0, failures = 0;
     for (const bench_entry *be = bench_entries(); be->name; be++) {
@@ -160,10 +181,7 @@ int tine_cmd_bench(const char *filter, const char *only_target, int quick) {
         char path[512];
         snprintf(path, sizeof path, "%s/bench/kernels/%s.tine", TINE_SOURCE_DIR, be->name);
         char *text = tine_cli_read_file(path);
-        if (!text) {
-            fprintf(stderr, "bench: cannot read %s\n", path);
-            return 1;
-        }
+        if (!text) return 1; /* it said why */
         fprintf(stderr, "\rbench: %-14s preparing inputs%20s", be->name, "");
         uint64_t seed = 42;
         bench_case bc = {.name = be->name};
@@ -299,9 +317,18 @@ int tine_cmd_bench(const char *filter, const char *only_target, int quick) {
                     res[i].llvm_ms, res[i].tine_ms, res[i].clang_ms, res[i].gcc_ms, res[i].parse_ms,
                     res[i].compile_llvm_ms, res[i].compile_tine_ms, res[i].expand_ms, res[i].llvm_cg_ms, res[i].lift_ms,
                     res[i].tine_cg_ms, res[i].exact);
-        fclose(csv);
     }
-    write_svg("tine-bench.svg", res, nres);
+    /* the CSV and the chart are results too: a write that fails is reported */
+    bool csv_ok = csv && !ferror(csv);
+    if (csv && fclose(csv) != 0) csv_ok = false;
+    if (!csv_ok) {
+        fprintf(stderr, "tine: cannot write tine-bench.csv: %s\n", strerror(errno));
+        return 1;
+    }
+    if (write_svg("tine-bench.svg", res, nres)) {
+        fprintf(stderr, "tine: cannot write tine-bench.svg: %s\n", strerror(errno));
+        return 1;
+    }
     bool png = system("command -v rsvg-convert >/dev/null 2>&1") == 0 &&
                system("rsvg-convert tine-bench.svg -o tine-bench.png") == 0;
     printf("wrote tine-bench.csv, tine-bench.svg%s\n", png ? ", tine-bench.png" : " (no PNG: rsvg-convert is not installed)");

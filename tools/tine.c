@@ -9,18 +9,24 @@
  *   tine rules --list | --check FILE  the lift rules; or compile a rule file and report
  *   tine compile -e EXPR --target T [--lanes N] [--emit asm|llvm|fpir|lowered] [--select llvm|tine] [--trace-rules]
  *   tine run -e EXPR --target T [--lanes N] [--seed S] [--select ...]   JIT vs interpreter
+ *   tine compile FILE ... / tine run FILE ...   a kernel file (any name) ahead of time, or run
+ *                                     through both selections against the interpreter
+ * Options, input files and outputs: tools/cli.c (usage there).
  *   tine ops                          every op, FPIR ops with their definitions
  *   tine bench-ir [--nodes N]         interning speed and memory per node
  *   tine bench-lift [--nodes N]       lifting throughput on a generated corpus; the Sobel
  */
 #include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "cli.h"
 #include "tine.h"
 
 static const char *const SOBEL =
@@ -31,143 +37,6 @@ static const char *const SOBEL_LIFTED =
     "saturating_cast<u8>(\n"
     "  absd(widening_add(a_u8, c_u8) + widening_shl(b_u8, 1), widening_add(d_u8, f_u8) + widening_shl(e_u8, 1)) +\n"
     "  absd(widening_add(g_u8, i_u8) + widening_shl(h_u8, 1), widening_add(j_u8, l_u8) + widening_shl(k_u8, 1)))";
-
-static int usage(void) {
-    fprintf(stderr,
-            "usage: tine demo\n"
-            "       tine print EXPR [--lanes N]\n"
-            "       tine expand EXPR [--lanes N]\n"
-            "       tine eval EXPR [--lanes N] [--seed S]\n"
-            "       tine lift EXPR [--lanes N] [--trace-rules]\n"
-            "       tine rules --list | --check FILE\n"
-            "       tine compile -e EXPR [--target T] [--lanes N] [--emit asm|llvm|fpir|lowered] [--select llvm|tine]\n"
-            "                    [--trace-rules]\n"
-            "       tine run -e EXPR [--target T] [--lanes N] [--seed S] [--select llvm|tine]\n"
-            "       tine compile FILE.tine [--target T] [--select llvm|tine] --emit obj|h|asm|llvm|fpir|lowered [-o OUT] [--name N]\n"
-            "       tine run FILE.tine [--target T] [--seed S] [--size WxH..] [--param NAME=V]...\n"
-            "       tine ops\n"
-            "       tine bench [--filter NAME] [--target T] [--quick]\n"
-            "       tine bench-ir [--nodes N]\n"
-            "       tine bench-lift [--nodes N]\n");
-    return 2;
-}
-
-typedef struct {
-    const char *expr;
-    int lanes;
-    uint64_t seed;
-    long nodes;
-    int trace, list, quick;
-    const char *check, *target, *emit, *select, *filter, *out, *name;
-    const char *param_name[16];
-    long long param_value[16];
-    int nparams;
-    int64_t size[4];
-    int nsize;
-} options;
-
-static int parse_options(int argc, char **argv, options *o) {
-    o->lanes = 16;
-    o->seed = 1;
-    o->nodes = 1000000;
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        if ((!strcmp(a, "--lanes") || !strcmp(a, "--seed") || !strcmp(a, "--nodes")) && i + 1 < argc) {
-            char *end;
-            long long v = strtoll(argv[++i], &end, 0);
-            if (*end || v < 0) {
-                fprintf(stderr, "tine: %s needs a non-negative number, got '%s'\n", a, argv[i]);
-                return -1;
-            }
-            if (a[2] == 'l') {
-                if (v < 1 || v > TINE_MAX_LANES) {
-                    fprintf(stderr, "tine: --lanes must be between 1 and %d\n", TINE_MAX_LANES);
-                    return -1;
-                }
-                o->lanes = (int)v;
-            } else if (a[2] == 's') {
-                o->seed = (uint64_t)v;
-            } else {
-                o->nodes = (long)v;
-            }
-        } else if (!strcmp(a, "--trace-rules")) {
-            o->trace = 1;
-        } else if (!strcmp(a, "--list")) {
-            o->list = 1;
-        } else if (!strcmp(a, "--quick")) {
-            o->quick = 1;
-        } else if (!strcmp(a, "--filter") && i + 1 < argc) {
-            o->filter = argv[++i];
-        } else if (!strcmp(a, "--check") && i + 1 < argc) {
-            o->check = argv[++i];
-        } else if (!strcmp(a, "--target") && i + 1 < argc) {
-            o->target = argv[++i];
-        } else if (!strcmp(a, "--emit") && i + 1 < argc) {
-            o->emit = argv[++i];
-        } else if (!strcmp(a, "--select") && i + 1 < argc) {
-            o->select = argv[++i];
-        } else if (!strcmp(a, "--param") && i + 1 < argc) {
-            char *eq = strchr(argv[++i], '='), *end = NULL;
-            long long v = eq ? strtoll(eq + 1, &end, 0) : 0;
-            if (!eq || eq == argv[i] || !eq[1] || *end || o->nparams == 16) {
-                fprintf(stderr, "tine: --param needs NAME=INTEGER (at most 16), got '%s'\n", argv[i]);
-                return -1;
-            }
-            *eq = 0;
-            o->param_name[o->nparams] = argv[i];
-            o->param_value[o->nparams++] = v;
-        } else if (!strcmp(a, "--size") && i + 1 < argc) {
-            const char *p = argv[++i];
-            o->nsize = 0;
-            for (;;) {
-                char *end;
-                long long v = strtoll(p, &end, 10);
-                if (end == p || v < 1 || v > (1 << 24) || o->nsize == 4) {
-                    fprintf(stderr, "tine: --size needs extents such as 64x32 (1 to 4 of them, each >= 1), got '%s'\n", argv[i]);
-                    return -1;
-                }
-                o->size[o->nsize++] = v;
-                if (!*end) break;
-                if (*end != 'x') {
-                    fprintf(stderr, "tine: --size needs extents such as 64x32, got '%s'\n", argv[i]);
-                    return -1;
-                }
-                p = end + 1;
-            }
-        } else if (!strcmp(a, "--name") && i + 1 < argc) {
-            o->name = argv[++i];
-        } else if (!strcmp(a, "-o") && i + 1 < argc) {
-            o->out = argv[++i];
-        } else if (!strcmp(a, "-e") && i + 1 < argc) {
-            o->expr = argv[++i];
-        } else if (a[0] == '-' && a[1] == '-') {
-            fprintf(stderr, "tine: unknown option '%s'\n", a);
-            return -1;
-        } else if (!o->expr) {
-            o->expr = a;
-        } else {
-            fprintf(stderr, "tine: unexpected argument '%s'\n", a);
-            return -1;
-        }
-    }
-    return 0;
-}
-
-typedef struct {
-    char *p;
-    size_t n, cap;
-} tine_buf_t;
-
-static void buf_append(tine_buf_t *b, const char *s, size_t n) {
-    if (b->n + n + 1 > b->cap) {
-        b->cap = (b->n + n + 1) * 2;
-        b->p = realloc(b->p, b->cap);
-        if (!b->p) abort();
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = 0;
-}
 
 static tine_expr_t *parse_or_report(tine_ctx_t *ctx, const char *text) {
     tine_expr_t *e = tine_parse(ctx, text, "<input>");
@@ -218,6 +87,13 @@ static uint64_t random_lane(tine_type_t t, uint64_t *s) {
     return r;
 }
 
+/* One element of `bytes` bytes (little-endian host) from a random lane: lanes wider
+ * than 64 bits get the 64-bit value extended by their sign (signed) or zeros. */
+static void store_elem(void *dst, uint64_t v, tine_type_t t, size_t bytes) {
+    memcpy(dst, &v, bytes < 8 ? bytes : 8);
+    if (bytes > 8) memset((char *)dst + 8, t.kind == TINE_INT && (int64_t)v < 0 ? 0xff : 0, bytes - 8);
+}
+
 static void print_lanes(tine_type_t t, const uint64_t *v) {
     putchar('[');
     for (int i = 0; i < t.lanes; i++) {
@@ -243,8 +119,8 @@ static void print_lanes(tine_type_t t, const uint64_t *v) {
 /* Binds every variable and buffer reachable from e to random data; prints them. */
 enum { BUFFER_ELEMS = 4096 };
 typedef struct {
-    void *bufs[64];
-    int nbufs;
+    void **bufs; /* one per buffer the expression loads from */
+    int nbufs, cap;
 } bound;
 
 static int bind_random(tine_ctx_t *ctx, tine_env_t *env, const tine_expr_t *e, uint64_t base_seed,
@@ -265,22 +141,27 @@ static int bind_random(tine_ctx_t *ctx, tine_env_t *env, const tine_expr_t *e, u
     if (tine_expr_op(e) == TINE_OP_VAR) {
         uint64_t v[TINE_MAX_LANES];
         for (int i = 0; i < t.lanes; i++) v[i] = random_lane(t, seed);
-        tine_env_bind(env, e, v);
+        if (tine_env_bind(env, e, v)) return -1;
         if (verbose) {
             printf("  %s_%s = ", tine_expr_name(e), tine_type_str(tine_type_with_lanes(t, 1), ts, sizeof ts));
             print_lanes(t, v);
         }
-    } else if (tine_expr_op(e) == TINE_OP_LOAD && b->nbufs < 64) {
+    } else if (tine_expr_op(e) == TINE_OP_LOAD) {
         int bytes = t.bits / 8;
+        if (b->nbufs == b->cap) {
+            void **nb = realloc(b->bufs, sizeof *nb * (size_t)(b->cap = b->cap ? 2 * b->cap : 8));
+            if (!nb) return -1;
+            b->bufs = nb;
+        }
         unsigned char *data = malloc((size_t)BUFFER_ELEMS * (size_t)bytes);
         if (!data) return -1;
         tine_type_t one = tine_type_with_lanes(t, 1);
         for (int i = 0; i < BUFFER_ELEMS; i++) {
             uint64_t v = random_lane(one, seed);
-            memcpy(data + (size_t)i * (size_t)bytes, &v, (size_t)bytes); /* little-endian host */
+            store_elem(data + (size_t)i * (size_t)bytes, v, one, (size_t)bytes);
         }
         b->bufs[b->nbufs++] = data;
-        tine_env_bind_buffer(env, tine_expr_name(e), one, data, BUFFER_ELEMS);
+        if (tine_env_bind_buffer(env, tine_expr_name(e), one, data, BUFFER_ELEMS)) return -1; /* says why */
         if (verbose)
             printf("  %s_%s = buffer of %d random elements\n", tine_expr_name(e), tine_type_str(one, ts, sizeof ts),
                    BUFFER_ELEMS);
@@ -295,12 +176,13 @@ static int eval_random(tine_ctx_t *ctx, const tine_expr_t *e, uint64_t seed, int
     size_t n = tine_ctx_nodes(ctx);
     unsigned char *seen = calloc(n / 8 + 1, 1);
     uint64_t state = seed;
-    int rc = bind_random(ctx, env, e, seed, &state, &b, seen, verbose);
+    int rc = seen ? bind_random(ctx, env, e, seed, &state, &b, seen, verbose) : -1;
     free(seen);
     if (rc == 0) rc = tine_eval(ctx, e, env, out);
     if (env_out) *env_out = env;
     else tine_env_free(env);
     for (int i = 0; i < b.nbufs; i++) free(b.bufs[i]);
+    free(b.bufs);
     return rc;
 }
 
@@ -436,19 +318,13 @@ static int cmd_rules(const options *o) {
     tine_ruleset_t *rs = NULL;
     int own = 0;
     if (o->check) {
-        FILE *f = fopen(o->check, "rb");
-        if (!f) {
-            fprintf(stderr, "tine: cannot open %s\n", o->check);
+        char *text = tine_cli_read_file(o->check);
+        if (!text) {
             tine_ctx_free(ctx);
             return 1;
         }
-        tine_buf_t text = {0};
-        char chunk[4096];
-        size_t n;
-        while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) buf_append(&text, chunk, n);
-        fclose(f);
-        rs = tine_rules_compile(ctx, text.p ? text.p : "", o->check);
-        free(text.p);
+        rs = tine_rules_compile(ctx, text, o->check);
+        free(text);
         if (!rs) {
             fprintf(stderr, "%s\n", tine_error(ctx));
             tine_ctx_free(ctx);
@@ -457,9 +333,6 @@ static int cmd_rules(const options *o) {
         own = 1;
     } else if (o->list) {
         rs = tine_lift_rules(ctx);
-    } else {
-        tine_ctx_free(ctx);
-        return usage();
     }
     if (o->list || !o->check) {
         for (int i = 0; i < tine_rules_count(rs); i++) {
@@ -485,6 +358,17 @@ static int selection(const options *o, tine_selection_t *sel) {
     return 0;
 }
 
+/* 0 if target names a target, else 1 after the library's message. For the outputs that
+ * do not use the target (--emit fpir), so that a misspelt one is not silently ignored. */
+static int check_target(const char *target) {
+    if (!target) return 0;
+    tine_ctx_t *ctx = tine_ctx_new();
+    int bad = !tine_lower(ctx, tine_var(ctx, "t", tine_type(TINE_UINT, 8, 16)), target);
+    if (bad) fprintf(stderr, "tine: %s\n", tine_error(ctx));
+    tine_ctx_free(ctx);
+    return bad;
+}
+
 static int cmd_compile(const options *o) {
     tine_selection_t sel;
     if (selection(o, &sel)) return 2;
@@ -501,6 +385,7 @@ static int cmd_compile(const options *o) {
         return 2;
     }
     const char *target = o->target ? o->target : "host";
+    if (fpir && check_target(o->target)) return 1;
     tine_ctx_t *ctx = tine_ctx_new();
     tine_set_lanes(ctx, o->lanes);
     tine_expr_t *e = parse_or_report(ctx, o->expr);
@@ -551,11 +436,11 @@ static int cmd_run(const options *o) {
     tine_type_t rt = tine_expr_type(e);
     int bad = 0, n = tine_jit_nargs(j);
     uint64_t seed = o->seed;
-    for (int v = 0; v < VECTORS && bad < 5; v++) {
+    const void **args = calloc((size_t)n + 1, sizeof *args); /* one per argument of the compiled code */
+    void **mem = calloc((size_t)n + 1, sizeof *mem);
+    for (int v = 0; v < VECTORS && bad < 5 && args && mem; v++) {
         tine_env_t *env = tine_env_new(ctx);
-        const void *args[64];
-        void *mem[64];
-        for (int a = 0; a < n && a < 64; a++) {
+        for (int a = 0; a < n; a++) {
             const tine_expr_t *leaf = tine_jit_arg(j, a);
             tine_type_t t = tine_expr_type(leaf);
             int bytes = t.kind == TINE_BOOL ? 1 : t.bits / 8;
@@ -563,11 +448,14 @@ static int cmd_run(const options *o) {
             size_t count = tine_expr_op(leaf) == TINE_OP_LOAD ? BUFFER_ELEMS : (size_t)t.lanes;
             uint64_t lanes[TINE_MAX_LANES];
             mem[a] = calloc(count, (size_t)bytes);
-            if (!mem[a]) return 1;
+            if (!mem[a]) {
+                fprintf(stderr, "tine: out of memory\n");
+                return 1;
+            }
             for (size_t i = 0; i < count; i++) {
                 uint64_t x = random_lane(one, &seed);
                 if (i < TINE_MAX_LANES) lanes[i] = x;
-                memcpy((char *)mem[a] + i * (size_t)bytes, &x, (size_t)bytes);
+                store_elem((char *)mem[a] + i * (size_t)bytes, x, one, (size_t)bytes);
             }
             if (tine_expr_op(leaf) == TINE_OP_LOAD) tine_env_bind_buffer(env, tine_expr_name(leaf), one, mem[a], count);
             else tine_env_bind(env, leaf, lanes);
@@ -576,7 +464,7 @@ static int cmd_run(const options *o) {
         uint64_t want[TINE_MAX_LANES], got_raw[TINE_MAX_LANES] = {0};
         int ok = tine_eval(ctx, e, env, want) == 0;
         if (ok) tine_jit_call(j, args, got_raw);
-        for (int a = 0; a < n && a < 64; a++) free(mem[a]);
+        for (int a = 0; a < n; a++) free(mem[a]);
         tine_env_free(env);
         if (!ok) { /* an input the interpreter rejects (a load out of bounds): skip */
             tine_clear_error(ctx);
@@ -595,173 +483,221 @@ static int cmd_run(const options *o) {
             }
         }
     }
+    bool oom = !args || !mem;
+    free(args);
+    free(mem);
     tine_jit_free(j);
     tine_ctx_free(ctx);
-    if (bad) return 1;
+    if (oom) fprintf(stderr, "tine: out of memory\n");
+    if (bad || oom) return 1;
     printf("%d random input vectors: the compiled code and the interpreter agree bit for bit\n", VECTORS);
     return 0;
 }
 
-/* A whole file, NUL-terminated and malloc'd; NULL if unreadable (bench.c uses it too). */
-char *tine_cli_read_file(const char *path);
-char *tine_cli_read_file(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    tine_buf_t text = {0};
-    char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) buf_append(&text, chunk, n);
-    fclose(f);
-    if (!text.p) buf_append(&text, "", 0);
-    return text.p;
+/* Bytes of one element of t in a buffer (a bool takes a byte). */
+static size_t elem_bytes(tine_type_t t) {
+    return t.bits < 8 ? 1 : (size_t)t.bits / 8;
 }
 
-static tine_buffer_t make_buffer(int dims, const int64_t *min, const int64_t *extent, int bytes) {
+/* Elements of a dense buffer of these extents, or more than CLI_MAX_ELEMS when larger
+ * (the product stops growing there, so it cannot wrap). */
+static uint64_t count_elems(int dims, const int64_t *extent) {
+    uint64_t n = 1;
+    for (int d = 0; d < dims && n <= CLI_MAX_ELEMS; d++) n *= (uint64_t)extent[d];
+    return n;
+}
+
+/* A dense, zeroed buffer; data is NULL when it cannot be allocated. */
+static tine_buffer_t make_buffer(int dims, const int64_t *min, const int64_t *extent, size_t bytes) {
     tine_buffer_t b = {0};
     b.dims = dims;
-    size_t total = 1;
     for (int d = 0; d < dims; d++) {
         b.min[d] = min[d];
         b.extent[d] = extent[d];
-        b.stride[d] = (int64_t)total;
-        total *= (size_t)extent[d];
+        b.stride[d] = d ? b.stride[d - 1] * extent[d - 1] : 1;
     }
-    b.data = calloc(total, (size_t)bytes);
+    b.data = calloc((size_t)count_elems(dims, extent), bytes);
     return b;
 }
 
-/* tine compile FILE.tine: the kernel ahead of time — an object file and its C header
+/* The kernel of a file, parsed and checked; NULL after a message. A positional argument
+ * of compile and run is always a kernel file, whatever its name: an expression that was
+ * meant goes through -e, and the message says so. */
+static tine_kernel_t *load_kernel(tine_ctx_t *ctx, const char *path) {
+    if (access(path, F_OK) != 0 && errno == ENOENT) {
+        fprintf(stderr, "tine: cannot read %s: %s (compile and run take a kernel file; an expression goes through -e)\n",
+                path, strerror(errno));
+        return NULL;
+    }
+    char *text = tine_cli_read_file(path);
+    if (!text) return NULL;
+    tine_kernel_t *k = tine_kernel_parse(ctx, text, path);
+    free(text);
+    if (!k) fprintf(stderr, "%s\n", tine_error(ctx));
+    return k;
+}
+
+/* tine compile FILE: the kernel ahead of time — an object file and its C header
  * (obj, h), assembly or LLVM IR of the whole object (asm, llvm), or the stages' bodies
  * after selection (fpir: lifted for tine, expanded for LLVM alone; lowered: lifted and
- * lowered to the target's instructions). The entry point is
- * named after the file unless --name is given. */
+ * lowered to the target's instructions). The entry point is named after the file
+ * (its name up to the last '.', other characters than letters and digits as '_')
+ * unless --name is given. */
 static int cmd_kernel_compile(const options *o) {
     tine_selection_t sel;
     if (selection(o, &sel)) return 2;
     const char *what = o->emit ? o->emit : "obj";
-    char *text = tine_cli_read_file(o->expr);
-    if (!text) {
-        fprintf(stderr, "tine: cannot read %s\n", o->expr);
+    static const char *const kinds[] = {"obj", "h", "asm", "llvm", "fpir", "lowered"};
+    bool known = false;
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) known |= !strcmp(what, kinds[i]);
+    if (!known) {
+        fprintf(stderr, "tine: --emit takes obj, h, asm, llvm, fpir or lowered for a kernel, not '%s'\n", what);
+        return 2;
+    }
+    if (!strcmp(what, "lowered") && sel != TINE_SELECT_TINE) {
+        fprintf(stderr, "tine: --emit lowered shows tine's selection; drop --select llvm\n");
+        return 2;
+    }
+    if (!strcmp(what, "obj") && !o->out) { /* object code is not for a terminal */
+        fprintf(stderr, "tine: an object file needs -o FILE.o\n");
+        return 2;
+    }
+    if (!strcmp(what, "fpir") && check_target(o->target)) return 1;
+    tine_ctx_t *ctx = tine_ctx_new();
+    tine_kernel_t *k = load_kernel(ctx, o->file);
+    if (!k) {
+        tine_ctx_free(ctx);
         return 1;
     }
-    char name[128];
-    if (o->name) snprintf(name, sizeof name, "%s", o->name);
-    else {
-        const char *base = strrchr(o->expr, '/');
-        snprintf(name, sizeof name, "%s", base ? base + 1 : o->expr);
-        char *dot = strstr(name, ".tine");
-        if (dot) *dot = 0;
+    const char *base = strrchr(o->file, '/');
+    char *name = strdup(o->name ? o->name : base ? base + 1 : o->file);
+    if (!name) abort();
+    if (!o->name) {
+        char *dot = strrchr(name, '.');
+        if (dot && dot != name) *dot = 0;
         for (char *p = name; *p; p++)
             if (!isalnum((unsigned char)*p)) *p = '_';
     }
-    tine_ctx_t *ctx = tine_ctx_new();
-    tine_kernel_t *k = tine_kernel_parse(ctx, text, o->expr);
-    free(text);
     int rc = 0;
     void *bytes = NULL;
     size_t size = 0;
-    if (!k) {
-        fprintf(stderr, "%s\n", tine_error(ctx));
-        rc = 1;
-    } else if (!strcmp(what, "fpir") || !strcmp(what, "lowered")) {
+    if (!strcmp(what, "fpir") || !strcmp(what, "lowered")) {
         bytes = tine_kernel_print_stages(k, sel, what[0] == 'l' ? (o->target ? o->target : "host") : NULL);
-        if (!bytes) {
-            fprintf(stderr, "tine: %s\n", tine_error(ctx));
-            rc = 1;
-        } else {
-            size = strlen(bytes);
-        }
+        if (bytes) size = strlen(bytes);
     } else {
         bytes = tine_kernel_emit(k, o->target ? o->target : "host", sel, name, what, &size);
-        if (!bytes) {
-            fprintf(stderr, "tine: %s\n", tine_error(ctx));
-            rc = 1;
-        }
     }
-    if (bytes && !o->out && !strcmp(what, "obj")) {
-        fprintf(stderr, "tine: an object file needs -o FILE.o\n");
-        rc = 2;
-    } else if (bytes) {
-        FILE *f = o->out ? fopen(o->out, "wb") : stdout;
-        if (!f || fwrite(bytes, 1, size, f) != size) {
-            fprintf(stderr, "tine: cannot write %s\n", o->out);
-            rc = 1;
-        }
-        if (f && f != stdout) fclose(f);
+    if (!bytes) {
+        fprintf(stderr, "tine: %s\n", tine_error(ctx));
+        rc = 1;
+    } else {
+        rc = cli_write(o->out, bytes, size);
     }
     free(bytes);
+    free(name);
     tine_kernel_free(k);
     tine_ctx_free(ctx);
     return rc;
 }
 
+/* The values of a kernel's parameters: given ones checked against their types, the
+ * others random in [0, 16) (small: counts, shifts, zero points). 0, or 2 after a message. */
+static int kernel_params(const options *o, const tine_kernel_t *k, uint64_t *seed, uint64_t *pv) {
+    int np = tine_kernel_nparams(k);
+    for (int j = 0; j < o->nparams; j++) {
+        bool found = false;
+        for (int i = 0; i < np; i++) found |= !strcmp(tine_kernel_param(k, i, NULL), o->params[j].name);
+        if (!found) {
+            fprintf(stderr, "tine: %s has no parameter '%s'\n", o->file, o->params[j].name);
+            return 2;
+        }
+    }
+    for (int i = 0; i < np; i++) {
+        tine_type_t pt;
+        const char *pn = tine_kernel_param(k, i, &pt);
+        pv[i] = random_lane(pt, seed) % 16;
+        for (int j = 0; j < o->nparams; j++)
+            if (!strcmp(o->params[j].name, pn) && cli_param_value(pn, pt, o->params[j].value, &pv[i])) return 2;
+    }
+    return 0;
+}
+
 /* tine run FILE: random inputs (the output's size plus a margin of 16 on every side),
  * the kernel compiled through both selections and run, every output element compared
  * with the interpreter's. Parameters are random in [0, 16) unless given (--param K=V);
- * --size gives the output's extents. */
+ * --size gives the output's extents (one per dimension). */
 static int cmd_kernel_run(const options *o) {
-    char *text = tine_cli_read_file(o->expr);
-    if (!text) {
-        fprintf(stderr, "tine: cannot read %s\n", o->expr);
-        return 1;
-    }
     tine_ctx_t *ctx = tine_ctx_new();
-    tine_kernel_t *k = tine_kernel_parse(ctx, text, o->expr);
-    free(text);
+    tine_kernel_t *k = load_kernel(ctx, o->file);
     if (!k) {
-        fprintf(stderr, "%s\n", tine_error(ctx));
         tine_ctx_free(ctx);
         return 1;
     }
-    int dims = tine_kernel_dims(k), rc = 0;
+    int dims = tine_kernel_dims(k), nin = tine_kernel_ninputs(k), np = tine_kernel_nparams(k), rc = 0;
     int64_t zero[4] = {0}, ext[4] = {67, 45, 3, 2}, margin = 16;
+    if (o->nsize && o->nsize != dims) {
+        fprintf(stderr, "tine: --size %s gives %d extent%s; the output of %s has %d dimension%s\n", o->size_text,
+                o->nsize, o->nsize == 1 ? "" : "s", o->file, dims, dims == 1 ? "" : "s");
+        rc = 2;
+    }
     for (int d = 0; d < o->nsize; d++) ext[d] = o->size[d];
     tine_type_t ot = tine_kernel_output_type(k);
-    tine_buffer_t inputs[8], *inp[8];
-    int nin = tine_kernel_ninputs(k);
-    uint64_t seed = o->seed;
-    for (int i = 0; i < nin && i < 8; i++) {
+    /* every buffer the run allocates, counted before any is: the output twice (the
+       interpreter's and the compiled code's) and each input with its margins */
+    int64_t (*in_ext)[4] = calloc((size_t)nin + 1, sizeof *in_ext);
+    uint64_t elems = 2 * count_elems(dims, ext);
+    for (int i = 0; i < nin && in_ext; i++) {
+        int id;
+        tine_kernel_input(k, i, NULL, &id);
+        for (int d = 0; d < id; d++) in_ext[i][d] = (d < dims ? ext[d] : 1) + 2 * margin;
+        uint64_t n = count_elems(id, in_ext[i]);
+        elems = elems > CLI_MAX_ELEMS ? elems : elems + n;
+    }
+    if (!rc && elems > CLI_MAX_ELEMS) {
+        fprintf(stderr,
+                "tine: --size %s is too large: the output twice and the inputs with their margins would exceed %d "
+                "elements\n",
+                o->size_text ? o->size_text : "(default)", CLI_MAX_ELEMS);
+        rc = 2;
+    }
+    uint64_t seed = o->seed, *pv = calloc((size_t)np + 1, sizeof *pv);
+    const void **params = calloc((size_t)np + 1, sizeof *params);
+    tine_buffer_t *inputs = calloc((size_t)nin + 1, sizeof *inputs), **inp = calloc((size_t)nin + 1, sizeof *inp);
+    tine_buffer_t ref = {0}, got = {0};
+    if (!rc && (!in_ext || !pv || !params || !inputs || !inp)) {
+        fprintf(stderr, "tine: out of memory\n");
+        rc = 1;
+    }
+    if (!rc) rc = kernel_params(o, k, &seed, pv);
+    for (int i = 0; i < np && !rc; i++) params[i] = &pv[i]; /* little-endian: the low bytes hold the value */
+    for (int i = 0; i < nin && !rc; i++) {
         tine_type_t et;
         int id;
-        tine_kernel_input(k, i, &et, &id);
-        int64_t mn[4], ex[4];
-        for (int d = 0; d < id; d++) {
-            mn[d] = -margin;
-            ex[d] = (d < dims ? ext[d] : 1) + 2 * margin;
+        const char *in_name = tine_kernel_input(k, i, &et, &id);
+        int64_t mn[4] = {-margin, -margin, -margin, -margin};
+        size_t eb = elem_bytes(et), total = (size_t)count_elems(id, in_ext[i]);
+        inputs[i] = make_buffer(id, mn, in_ext[i], eb);
+        inp[i] = &inputs[i];
+        if (!inputs[i].data) {
+            fprintf(stderr, "tine: out of memory for input '%s' (%zu bytes)\n", in_name, total * eb);
+            rc = 1;
+            break;
         }
-        inputs[i] = make_buffer(id, mn, ex, et.bits / 8);
-        size_t total = 1;
-        for (int d = 0; d < id; d++) total *= (size_t)ex[d];
         for (size_t j = 0; j < total; j++) {
             uint64_t v = random_lane(et, &seed);
-            memcpy((char *)inputs[i].data + j * (size_t)(et.bits / 8), &v, (size_t)(et.bits / 8));
-        }
-        inp[i] = &inputs[i];
-    }
-    int64_t pv[16];
-    const void *params[16];
-    for (int i = 0; i < tine_kernel_nparams(k) && i < 16; i++) {
-        tine_type_t pt;
-        const char *pn = tine_kernel_param(k, i, &pt);
-        pv[i] = (int64_t)(random_lane(pt, &seed) % 16); /* small: counts, shifts, zero points */
-        for (int j = 0; j < o->nparams; j++)
-            if (!strcmp(o->param_name[j], pn)) pv[i] = o->param_value[j];
-        params[i] = &pv[i];
-    }
-    for (int j = 0; j < o->nparams; j++) {
-        bool found = false;
-        for (int i = 0; i < tine_kernel_nparams(k); i++) found |= !strcmp(tine_kernel_param(k, i, NULL), o->param_name[j]);
-        if (!found) {
-            fprintf(stderr, "tine: %s has no parameter '%s'\n", o->expr, o->param_name[j]);
-            tine_kernel_free(k);
-            tine_ctx_free(ctx);
-            return 1;
+            store_elem((char *)inputs[i].data + j * eb, v, et, eb);
         }
     }
-    tine_buffer_t ref = make_buffer(dims, zero, ext, ot.bits / 8), got = make_buffer(dims, zero, ext, ot.bits / 8);
-    size_t total = 1, bytes = (size_t)(ot.bits / 8);
-    for (int d = 0; d < dims; d++) total *= (size_t)ext[d];
-    if (tine_kernel_interpret(k, inp, params, &ref)) {
+    size_t total = (size_t)count_elems(dims, ext), bytes = elem_bytes(ot);
+    if (!rc) {
+        ref = make_buffer(dims, zero, ext, bytes);
+        got = make_buffer(dims, zero, ext, bytes);
+        if (!ref.data || !got.data) {
+            fprintf(stderr, "tine: out of memory for the output (%zu bytes, twice)\n", total * bytes);
+            rc = 1;
+        }
+    }
+    if (!rc && tine_kernel_interpret(k, inp, params, &ref)) {
         fprintf(stderr, "tine: %s\n", tine_error(ctx));
         rc = 1;
     }
@@ -787,7 +723,12 @@ static int cmd_kernel_run(const options *o) {
         tine_compiled_free(c);
         memset(got.data, 0, total * bytes);
     }
-    for (int i = 0; i < nin && i < 8; i++) free(inputs[i].data);
+    for (int i = 0; inputs && i < nin; i++) free(inputs[i].data);
+    free(inputs);
+    free(inp);
+    free(in_ext);
+    free(pv);
+    free(params);
     free(ref.data);
     free(got.data);
     tine_kernel_free(k);
@@ -830,7 +771,10 @@ static int bench_run(long n, long window, ir_run *out) {
     tine_expr_t **pool = malloc(sizeof *pool * (size_t)n);
     int *opsel = malloc(sizeof *opsel * (size_t)n);
     long *ia = malloc(sizeof *ia * (size_t)n), *ib = malloc(sizeof *ib * (size_t)n);
-    if (!ctx || !pool || !opsel || !ia || !ib) return 1;
+    if (!ctx || !pool || !opsel || !ia || !ib) {
+        fprintf(stderr, "tine: out of memory for a corpus of %ld nodes\n", n);
+        return 1;
+    }
     static const tine_op_t ops[] = {TINE_OP_ADD, TINE_OP_SUB, TINE_OP_MUL, TINE_OP_MIN, TINE_OP_MAX,
                                     TINE_OP_AND, TINE_OP_OR, TINE_OP_XOR};
     uint64_t s = 42;
@@ -991,7 +935,10 @@ static int bench_lift_once(long want, lift_run *out) {
         if (n == cap) roots = realloc(roots, (cap *= 2) * sizeof *roots);
         if (roots) roots[n++] = e;
     }
-    if (!roots) return 1;
+    if (!roots) {
+        fprintf(stderr, "tine: out of memory for a corpus of %ld nodes\n", want);
+        return 1;
+    }
     size_t corpus = tine_ctx_nodes(ctx) - before;
     double t2 = now();
     for (size_t i = 0; i < n; i++) tine_lift_with(ctx, rs, roots[i], NULL, NULL);
@@ -1045,35 +992,32 @@ static int cmd_bench_lift(const options *o) {
 
 int tine_cmd_bench(const char *filter, const char *only_target, int quick);
 
+static int dispatch(const options *o) {
+    switch (o->form) {
+    case CLI_DEMO: return cmd_demo();
+    case CLI_OPS: return cmd_ops();
+    case CLI_BENCH_IR: return cmd_bench_ir(o);
+    case CLI_RULES: return cmd_rules(o);
+    case CLI_BENCH_LIFT: return cmd_bench_lift(o);
+    case CLI_BENCH: return tine_cmd_bench(o->filter, o->target, o->quick);
+    case CLI_RUN_KERNEL: return cmd_kernel_run(o);
+    case CLI_COMPILE_KERNEL: return cmd_kernel_compile(o);
+    case CLI_COMPILE_EXPR: return cmd_compile(o);
+    case CLI_RUN_EXPR: return cmd_run(o);
+    case CLI_EVAL: return cmd_eval(o);
+    case CLI_LIFT: return cmd_lift(o);
+    case CLI_PRINT: return cmd_print(o, 0);
+    case CLI_EXPAND: return cmd_print(o, 1);
+    case CLI_FORMS: break;
+    }
+    return 2;
+}
+
 int main(int argc, char **argv) {
-    if (argc < 2) return usage();
-    const char *cmd = argv[1];
-    options o = {0};
-    if (parse_options(argc, argv, &o)) return 2;
-    if (!strcmp(cmd, "demo")) return cmd_demo();
-    if (!strcmp(cmd, "ops")) return cmd_ops();
-    if (!strcmp(cmd, "bench-ir")) return cmd_bench_ir(&o);
-    if (!strcmp(cmd, "rules")) return cmd_rules(&o);
-    if (!strcmp(cmd, "bench-lift")) return cmd_bench_lift(&o);
-    if (!strcmp(cmd, "bench")) return tine_cmd_bench(o.filter, o.target, o.quick);
-    if (!strcmp(cmd, "run") && o.expr && strstr(o.expr, ".tine") && !strchr(o.expr, '(')) return cmd_kernel_run(&o);
-    if (!strcmp(cmd, "compile") && o.expr && strstr(o.expr, ".tine") && !strchr(o.expr, '(')) return cmd_kernel_compile(&o);
-    if (!strcmp(cmd, "compile") || !strcmp(cmd, "run")) {
-        if (!o.expr) {
-            fprintf(stderr, "tine %s: needs -e EXPR\n", cmd);
-            return 2;
-        }
-        return cmd[0] == 'c' ? cmd_compile(&o) : cmd_run(&o);
-    }
-    if (!strcmp(cmd, "print") || !strcmp(cmd, "expand") || !strcmp(cmd, "eval") || !strcmp(cmd, "lift")) {
-        if (!o.expr) {
-            fprintf(stderr, "tine %s: needs an expression\n", cmd);
-            return 2;
-        }
-        if (!strcmp(cmd, "eval")) return cmd_eval(&o);
-        if (!strcmp(cmd, "lift")) return cmd_lift(&o);
-        return cmd_print(&o, cmd[0] == 'e');
-    }
-    fprintf(stderr, "tine: unknown command '%s'\n", cmd);
-    return usage();
+    options o;
+    int rc = cli_parse(argc, argv, &o);
+    if (!rc) rc = dispatch(&o);
+    cli_free(&o);
+    /* whatever went to stdout must have arrived: a full disk is an error, not exit 0 */
+    return cli_finish(rc);
 }

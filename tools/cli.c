@@ -1,0 +1,403 @@
+#define _POSIX_C_SOURCE 200809L
+/* cli.c — the tine driver's command line, input files and outputs.
+ *
+ * Every option is one row of OPTIONS with the command forms that take it, so an option
+ * given to a command that does not use it is refused instead of ignored. Bad usage is
+ * exit 2 with a one-line message; input that cannot be read or used is exit 1.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+int cli_usage(void) {
+    fprintf(stderr,
+            "usage: tine demo\n"
+            "       tine print EXPR [--lanes N]\n"
+            "       tine expand EXPR [--lanes N]\n"
+            "       tine eval EXPR [--lanes N] [--seed S]\n"
+            "       tine lift EXPR [--lanes N] [--trace-rules]\n"
+            "       tine rules --list | --check FILE\n"
+            "       tine compile -e EXPR [--target T] [--lanes N] [--emit asm|llvm|fpir|lowered] [--select llvm|tine]\n"
+            "                    [--trace-rules]\n"
+            "       tine run -e EXPR [--target T] [--lanes N] [--seed S] [--select llvm|tine]\n"
+            "       tine compile FILE [--target T] [--select llvm|tine] [--emit obj|h|asm|llvm|fpir|lowered] [-o OUT]\n"
+            "                    [--name N]\n"
+            "       tine run FILE [--target T] [--seed S] [--size WxH..] [--param NAME=V]...\n"
+            "       tine ops\n"
+            "       tine bench [--filter NAME] [--target T] [--quick]\n"
+            "       tine bench-ir [--nodes N]\n"
+            "       tine bench-lift [--nodes N]\n"
+            "compile and run read a kernel FILE (any name); an expression goes through -e EXPR.\n");
+    return 2;
+}
+
+#define F(x) (1u << CLI_##x)
+static const char *const COMMANDS[CLI_FORMS] = {
+    [CLI_DEMO] = "demo", [CLI_PRINT] = "print", [CLI_EXPAND] = "expand", [CLI_EVAL] = "eval",
+    [CLI_LIFT] = "lift", [CLI_RULES] = "rules", [CLI_COMPILE_EXPR] = "compile", [CLI_RUN_EXPR] = "run",
+    [CLI_OPS] = "ops", [CLI_BENCH] = "bench", [CLI_BENCH_IR] = "bench-ir", [CLI_BENCH_LIFT] = "bench-lift",
+};
+/* the forms whose positional argument is an expression (compile and run take a kernel file) */
+static const unsigned TAKES_EXPR = F(PRINT) | F(EXPAND) | F(EVAL) | F(LIFT);
+
+enum { O_LANES, O_SEED, O_NODES, O_TRACE, O_LIST, O_CHECK, O_QUICK, O_FILTER, O_TARGET, O_EMIT, O_SELECT,
+       O_PARAM, O_SIZE, O_NAME, O_OUT, O_EXPR, O_COUNT };
+static const struct {
+    const char *name;
+    int value;      /* takes a value */
+    unsigned forms; /* the command forms that take it */
+} OPTIONS[O_COUNT] = {
+    [O_LANES] = {"--lanes", 1, F(PRINT) | F(EXPAND) | F(EVAL) | F(LIFT) | F(COMPILE_EXPR) | F(RUN_EXPR)},
+    [O_SEED] = {"--seed", 1, F(EVAL) | F(RUN_EXPR) | F(RUN_KERNEL)},
+    [O_NODES] = {"--nodes", 1, F(BENCH_IR) | F(BENCH_LIFT)},
+    [O_TRACE] = {"--trace-rules", 0, F(LIFT) | F(COMPILE_EXPR)},
+    [O_LIST] = {"--list", 0, F(RULES)},
+    [O_CHECK] = {"--check", 1, F(RULES)},
+    [O_QUICK] = {"--quick", 0, F(BENCH)},
+    [O_FILTER] = {"--filter", 1, F(BENCH)},
+    [O_TARGET] = {"--target", 1, F(COMPILE_EXPR) | F(RUN_EXPR) | F(COMPILE_KERNEL) | F(RUN_KERNEL) | F(BENCH)},
+    [O_EMIT] = {"--emit", 1, F(COMPILE_EXPR) | F(COMPILE_KERNEL)},
+    [O_SELECT] = {"--select", 1, F(COMPILE_EXPR) | F(RUN_EXPR) | F(COMPILE_KERNEL)},
+    [O_PARAM] = {"--param", 1, F(RUN_KERNEL)},
+    [O_SIZE] = {"--size", 1, F(RUN_KERNEL)},
+    [O_NAME] = {"--name", 1, F(COMPILE_KERNEL)},
+    [O_OUT] = {"-o", 1, F(COMPILE_KERNEL)},
+    [O_EXPR] = {"-e", 1, F(COMPILE_EXPR) | F(RUN_EXPR)},
+};
+
+/* How the form is named in messages: compile and run by the form they take. */
+static const char *form_name(const options *o) {
+    switch (o->form) {
+    case CLI_COMPILE_EXPR: return "compile -e";
+    case CLI_RUN_EXPR: return "run -e";
+    case CLI_COMPILE_KERNEL: return "compile FILE";
+    case CLI_RUN_KERNEL: return "run FILE";
+    default: return o->cmd;
+    }
+}
+
+/* A whole number in [lo, hi], decimal digits only (no sign, space or suffix). */
+static int parse_count(const char *opt, const char *text, uint64_t lo, uint64_t hi, uint64_t *out) {
+    char *end;
+    errno = 0;
+    uint64_t v = isdigit((unsigned char)text[0]) ? strtoull(text, &end, 10) : 0;
+    if (!isdigit((unsigned char)text[0]) || *end || errno == ERANGE || v < lo || v > hi) {
+        fprintf(stderr, "tine: %s needs a whole number from %" PRIu64 " to %" PRIu64 ", got '%s'\n", opt, lo, hi,
+                text);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_size(const char *text, options *o) {
+    const char *p = text;
+    o->nsize = 0;
+    for (;;) {
+        char *end = (char *)p;
+        errno = 0;
+        long long v = isdigit((unsigned char)*p) ? strtoll(p, &end, 10) : 0;
+        if (end == p || errno == ERANGE || v < 1 || v > (1 << 24) || o->nsize == 4 || (*end && *end != 'x')) {
+            fprintf(stderr, "tine: --size needs 1 to 4 extents from 1 to %d joined by 'x' (64x32), got '%s'\n",
+                    1 << 24, text);
+            return -1;
+        }
+        o->size[o->nsize++] = v;
+        if (!*end) return 0;
+        p = end + 1;
+    }
+}
+
+/* The magnitude of an integer written in decimal or 0x hex (no sign, space or suffix; a
+ * leading 0 is not octal): 0, 1 when it is not such a number, 2 when it passes 64 bits. */
+static int parse_magnitude(const char *s, uint64_t *out) {
+    int base = s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10;
+    const char *p = base == 16 ? s + 2 : s;
+    if (!isxdigit((unsigned char)p[0]) || (base == 10 && !isdigit((unsigned char)p[0]))) return 1;
+    char *end;
+    errno = 0;
+    *out = strtoull(p, &end, base);
+    if (*end) return 1;
+    return errno == ERANGE ? 2 : 0;
+}
+
+/* NAME=INTEGER: the name non-empty, the integer decimal or 0x hex with an optional '-';
+ * its range is the parameter's type, checked by cli_param_value. */
+static int parse_param(char *text, options *o) {
+    char *eq = strchr(text, '=');
+    uint64_t mag;
+    bool digits = eq && parse_magnitude(eq + 1 + (eq[1] == '-'), &mag) != 1;
+    if (!eq || eq == text || !digits) {
+        fprintf(stderr, "tine: --param needs NAME=INTEGER, got '%s'\n", text);
+        return -1;
+    }
+    *eq = 0;
+    for (int j = 0; j < o->nparams; j++)
+        if (!strcmp(o->params[j].name, text)) {
+            fprintf(stderr, "tine: --param %s is given twice\n", text);
+            return -1;
+        }
+    o->params[o->nparams++] = (cli_param){text, eq + 1};
+    return 0;
+}
+
+int cli_parse(int argc, char **argv, options *o) {
+    *o = (options){.lanes = 16, .seed = 1, .nodes = 1000000, .cmd = argc > 1 ? argv[1] : NULL};
+    if (argc < 2) return cli_usage();
+    int form = -1;
+    for (int f = 0; f < CLI_FORMS; f++)
+        if (COMMANDS[f] && !strcmp(argv[1], COMMANDS[f])) form = f;
+    if (form < 0) {
+        fprintf(stderr, "tine: unknown command '%s'\n", argv[1]);
+        return cli_usage();
+    }
+    /* first the words: options with their values, and positional arguments */
+    int *opt = malloc(sizeof *opt * (size_t)argc);
+    o->params = malloc(sizeof *o->params * (size_t)argc);
+    if (!opt || !o->params) {
+        free(opt);
+        fprintf(stderr, "tine: out of memory\n");
+        return 2;
+    }
+    int rc = 0;
+    const char *positional = NULL;
+    bool has_expr = false;
+    for (int i = 2; i < argc && !rc; i++) {
+        const char *a = argv[i];
+        opt[i] = -1;
+        for (int k = 0; k < O_COUNT; k++)
+            if (!strcmp(a, OPTIONS[k].name)) opt[i] = k;
+        if (opt[i] < 0 && a[0] == '-' && a[1] == '-') {
+            fprintf(stderr, "tine: unknown option '%s'\n", a);
+            rc = 2;
+        } else if (opt[i] < 0 && positional) {
+            fprintf(stderr, "tine %s: unexpected argument '%s'\n", argv[1], a);
+            rc = 2;
+        } else if (opt[i] < 0) {
+            positional = a;
+        } else if (OPTIONS[opt[i]].value) {
+            /* an option in the place of the value means the value is missing (an
+               expression may begin with '-', so -e takes anything) */
+            if (i + 1 == argc || (opt[i] != O_EXPR && !strncmp(argv[i + 1], "--", 2))) {
+                fprintf(stderr, "tine: %s needs a value\n", a);
+                rc = 2;
+            }
+            has_expr |= opt[i] == O_EXPR;
+            if (!rc) opt[++i] = -2; /* a value */
+        }
+    }
+    if (!rc && (form == CLI_COMPILE_EXPR || form == CLI_RUN_EXPR)) {
+        if (has_expr && positional) {
+            fprintf(stderr, "tine %s: give a kernel FILE or -e EXPR, not both\n", argv[1]);
+            rc = 2;
+        } else if (!has_expr && !positional) {
+            fprintf(stderr, "tine %s: needs a kernel FILE or -e EXPR\n", argv[1]);
+            rc = 2;
+        } else if (positional) {
+            form = form == CLI_COMPILE_EXPR ? CLI_COMPILE_KERNEL : CLI_RUN_KERNEL;
+            o->file = positional;
+        }
+    } else if (!rc && (1u << form) & TAKES_EXPR) {
+        if (!positional) {
+            fprintf(stderr, "tine %s: needs an expression\n", argv[1]);
+            rc = 2;
+        }
+        o->expr = positional;
+    } else if (!rc && positional) {
+        fprintf(stderr, "tine %s: unexpected argument '%s'\n", argv[1], positional);
+        rc = 2;
+    }
+    o->form = (cli_form)form;
+    /* then each option: taken by this form, given once (--param once per name), a valid value */
+    bool seen[O_COUNT] = {0};
+    for (int i = 2; i < argc && !rc; i++) {
+        int k = opt[i];
+        if (k < 0) continue;
+        const char *v = OPTIONS[k].value ? argv[i + 1] : NULL;
+        uint64_t n;
+        if (!(OPTIONS[k].forms & (1u << form))) {
+            fprintf(stderr, "tine %s does not take %s\n", form_name(o), OPTIONS[k].name);
+            rc = 2;
+        } else if (seen[k] && k != O_PARAM) {
+            fprintf(stderr, "tine: %s is given twice\n", OPTIONS[k].name);
+            rc = 2;
+        } else {
+            seen[k] = true;
+            switch (k) {
+            case O_LANES:
+                if (parse_count(argv[i], v, 1, TINE_MAX_LANES, &n)) rc = 2;
+                o->lanes = (int)n;
+                break;
+            case O_SEED:
+                if (parse_count(argv[i], v, 0, UINT64_MAX, &o->seed)) rc = 2;
+                break;
+            case O_NODES:
+                if (parse_count(argv[i], v, 1000, 10000000, &n)) rc = 2; /* ~1 GB at the most */
+                o->nodes = (long)n;
+                break;
+            case O_TRACE: o->trace = 1; break;
+            case O_LIST: o->list = 1; break;
+            case O_QUICK: o->quick = 1; break;
+            case O_CHECK: o->check = v; break;
+            case O_FILTER: o->filter = v; break;
+            case O_TARGET: o->target = v; break;
+            case O_EMIT: o->emit = v; break;
+            case O_SELECT: o->select = v; break;
+            case O_NAME: o->name = v; break;
+            case O_OUT: o->out = v; break;
+            case O_EXPR: o->expr = v; break;
+            case O_PARAM:
+                if (parse_param(argv[i + 1], o)) rc = 2;
+                break;
+            case O_SIZE:
+                o->size_text = v;
+                if (parse_size(v, o)) rc = 2;
+                break;
+            }
+        }
+        if (OPTIONS[k].value) i++;
+    }
+    free(opt);
+    if (!rc && form == CLI_RULES && !o->check && !o->list) {
+        fprintf(stderr, "tine rules: needs --list or --check FILE\n");
+        rc = 2;
+    }
+    return rc;
+}
+
+void cli_free(options *o) {
+    free(o->params);
+    o->params = NULL;
+}
+
+/* ---- files --------------------------------------------------------------------------- */
+
+/* file:line:col: message, the line up to `at` and a caret under it, as the library's
+ * located errors look. Tabs and other control bytes are shown as spaces (one column
+ * each, so the caret stays under its byte), trailing ones dropped. */
+static void located(const char *path, const char *text, size_t at, const char *msg) {
+    size_t ls = at;
+    while (ls > 0 && text[ls - 1] != '\n') ls--;
+    int line = 1;
+    for (size_t i = 0; i < ls; i++) line += text[i] == '\n';
+    size_t le = at;
+    while (le > ls && ((unsigned char)text[le - 1] <= ' ' || text[le - 1] == 0x7f)) le--;
+    fprintf(stderr, "%s:%d:%zu: %s\n", path, line, at - ls + 1, msg);
+    for (size_t i = ls; i < le; i++)
+        fputc((unsigned char)text[i] < ' ' || text[i] == 0x7f ? ' ' : text[i], stderr);
+    fprintf(stderr, "\n%*s^\n", (int)(at - ls), "");
+}
+
+char *tine_cli_read_file(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "tine: cannot read %s: %s\n", path, strerror(errno));
+        return NULL;
+    }
+    /* read at most one byte past the limit: /dev/zero or a huge file is refused after
+       16 MiB, not read to the end */
+    size_t cap = 4096, n = 0;
+    char *text = malloc(cap);
+    while (text) {
+        if (n + 4096 + 1 > cap) {
+            char *t = realloc(text, cap *= 2);
+            if (!t) free(text);
+            text = t;
+            if (!text) break;
+        }
+        size_t want = CLI_MAX_FILE + 1 - n < 4096 ? CLI_MAX_FILE + 1 - n : 4096;
+        size_t got = fread(text + n, 1, want, f);
+        n += got;
+        if (got < want || n > CLI_MAX_FILE) break;
+    }
+    int err = ferror(f) ? errno : 0;
+    fclose(f);
+    if (!text) {
+        fprintf(stderr, "tine: out of memory reading %s\n", path);
+        return NULL;
+    }
+    const char *why = err ? strerror(err) : n > CLI_MAX_FILE ? "larger than 16 MiB, the limit for an input file" : NULL;
+    if (why) {
+        fprintf(stderr, "tine: cannot read %s: %s\n", path, why);
+        free(text);
+        return NULL;
+    }
+    text[n] = 0;
+    /* the parsers see a C string: a NUL byte would silently end the text there */
+    const char *nul = memchr(text, 0, n);
+    if (nul) {
+        located(path, text, (size_t)(nul - text), "a NUL byte (tine reads text files)");
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* ---- outputs ------------------------------------------------------------------------- */
+
+int cli_write(const char *path, const void *bytes, size_t n) {
+    FILE *f = path ? fopen(path, "wb") : stdout;
+    if (!f) {
+        fprintf(stderr, "tine: cannot write %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    errno = 0;
+    bool ok = fwrite(bytes, 1, n, f) == n;
+    int err = errno;
+    if (path) {
+        errno = 0;
+        if (fclose(f) != 0 && ok) {
+            ok = false;
+            err = errno;
+        }
+        if (!ok) fprintf(stderr, "tine: cannot write %s: %s\n", path, err ? strerror(err) : "write error");
+    }
+    return ok ? 0 : 1; /* stdout is checked once, by cli_finish */
+}
+
+int cli_finish(int rc) {
+    errno = 0;
+    bool lost = fflush(stdout) != 0 || ferror(stdout);
+    int err = errno;
+    /* a closed stdout (EBADF) loses nothing when nothing was written to it */
+    if (fclose(stdout) != 0 && errno != EBADF) {
+        lost = true;
+        if (!err) err = errno;
+    }
+    if (lost) {
+        fprintf(stderr, "tine: cannot write the standard output: %s\n", err ? strerror(err) : "write error");
+        return rc ? rc : 1;
+    }
+    return rc;
+}
+
+/* ---- parameters ---------------------------------------------------------------------- */
+
+int cli_param_value(const char *name, tine_type_t t, const char *text, uint64_t *out) {
+    char ts[32];
+    tine_type_str(tine_type_with_lanes(t, 1), ts, sizeof ts);
+    if (t.kind == TINE_FLOAT) {
+        fprintf(stderr, "tine: parameter '%s' is %s: --param gives integers only\n", name, ts);
+        return 1;
+    }
+    bool neg = text[0] == '-';
+    uint64_t mag;
+    bool over = parse_magnitude(text + neg, &mag) != 0; /* parse_param checked the syntax */
+    int64_t lo = t.kind == TINE_BOOL ? 0 : tine_type_min(t);
+    uint64_t hi = t.kind == TINE_BOOL ? 1 : tine_type_max(t);
+    /* |lo| as unsigned: 0 for unsigned types, 2^(bits-1) for signed ones */
+    uint64_t neg_limit = lo < 0 ? (uint64_t)0 - (uint64_t)lo : 0;
+    if (over || (neg ? mag > neg_limit : mag > hi)) {
+        fprintf(stderr, "tine: parameter '%s' is %s: %s is out of range [%" PRId64 ", %" PRIu64 "]\n", name, ts, text,
+                lo, hi);
+        return 1;
+    }
+    *out = neg ? (uint64_t)0 - mag : mag;
+    return 0;
+}

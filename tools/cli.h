@@ -1,0 +1,57 @@
+/* cli.h — the tine driver's command line, input files and outputs (tools/cli.c). */
+#ifndef TINE_CLI_H
+#define TINE_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tine.h"
+
+/* A command and the form it takes: compile and run take a kernel FILE or -e EXPR. */
+typedef enum {
+    CLI_DEMO, CLI_PRINT, CLI_EXPAND, CLI_EVAL, CLI_LIFT, CLI_RULES, CLI_COMPILE_EXPR, CLI_RUN_EXPR,
+    CLI_COMPILE_KERNEL, CLI_RUN_KERNEL, CLI_OPS, CLI_BENCH, CLI_BENCH_IR, CLI_BENCH_LIFT, CLI_FORMS
+} cli_form;
+
+/* --param NAME=VALUE: the value's text, checked against the parameter's type by
+ * cli_param_value once the kernel is known. */
+typedef struct {
+    const char *name, *value;
+} cli_param;
+
+typedef struct {
+    cli_form form;
+    const char *cmd;
+    const char *expr; /* print/expand/eval/lift's EXPR, or -e EXPR */
+    const char *file; /* compile/run's kernel FILE */
+    int lanes;
+    uint64_t seed;
+    long nodes;
+    int trace, list, quick;
+    const char *check, *target, *emit, *select, *filter, *out, *name, *size_text;
+    cli_param *params; /* malloc'd, one per --param */
+    int nparams;
+    int64_t size[4];
+    int nsize;
+} options;
+
+/* The largest kernel, rule or expression file read (bytes), and the most elements the
+ * buffers of one `tine run FILE` may hold together. */
+enum { CLI_MAX_FILE = 16 << 20, CLI_MAX_ELEMS = 1 << 28 };
+
+int cli_usage(void);
+/* Parses argv into o; 0, or the exit status (2) after a message on stderr. */
+int cli_parse(int argc, char **argv, options *o);
+void cli_free(options *o);
+/* A whole text file, NUL-terminated and malloc'd; NULL after a message on stderr when it
+ * cannot be read, is larger than CLI_MAX_FILE, or holds a NUL byte (located). */
+char *tine_cli_read_file(const char *path);
+/* Writes n bytes to path (stdout when path is NULL); 0, or 1 after a message. */
+int cli_write(const char *path, const void *bytes, size_t n);
+/* Flushes and closes stdout: rc, or 1 after a message if anything written was lost. */
+int cli_finish(int rc);
+/* The value of --param name=text for a parameter of type t, as a bit pattern in the low
+ * bytes of *out (sign-extended); 0, or 1 after a message when it is out of t's range. */
+int cli_param_value(const char *name, tine_type_t t, const char *text, uint64_t *out);
+
+#endif
