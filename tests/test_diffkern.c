@@ -11,7 +11,9 @@
  *      max(y, 20) and `parallel out.y`; two stages with loop reductions over K and N; a
  *      kernel interpreted with k = 2, then compiled and run with k = 200 on a wider output.
  *      Every x86 level this CPU runs, both selections; the output must be byte-identical
- *      to the interpreter's. Before the fix each of them differed.
+ *      to the interpreter's. Before the fix each of them differed. And ahead of time: the
+ *      object's LLVM IR and the selected stages are the same text in a fresh context and
+ *      in one where runs came first.
  *   2. Empty reduction ranges (constant, and loops that do not run) give the identity of
  *      the body's type for sum, min and max and every element type, interpreted and
  *      compiled.
@@ -34,6 +36,9 @@
  *      events and the first differing element; `test_diffkern 1 SEED` does not reproduce
  *      kernel N > 0 of a run (the generator state depends on the earlier kernels): rerun
  *      with the same COUNT and SEED.
+ *
+ * DIFFKERN_PRINT=1 in the environment prints every random kernel and the CPU time of each
+ * compilation (the test's cost is LLVM's: two compilations per kernel).
  *
  * Output: a line per failure, then "test_diffkern: N checks passed, M failed".
  */
@@ -250,10 +255,59 @@ static const regression_t REGRESSIONS[] = {
      {0}, {16}, {2}, {0}, {64}, {200}},
 };
 
+/* Ahead of time too: the object's code (LLVM IR) and the stages as selected are the same
+ * text emitted in a fresh context and in one where runs came first. */
+static void regression_aot(const regression_t *g) {
+    uint64_t seed = 11;
+    const char *level = LEVELS[NLEVELS - 1];
+    char *before[2] = {NULL, NULL}, *after[2];
+    size_t n;
+    tine_ctx_t *ctx = tine_ctx_new();
+    tine_kernel_t *k = tine_kernel_parse(ctx, g->text, "<regression>");
+    if (k) {
+        before[0] = tine_kernel_emit(k, level, TINE_SELECT_TINE, "k", "llvm", &n);
+        before[1] = tine_kernel_print_stages(k, TINE_SELECT_TINE, level);
+        tine_kernel_free(k);
+    }
+    tine_ctx_free(ctx);
+    ctx = tine_ctx_new();
+    k = tine_kernel_parse(ctx, g->text, "<regression>");
+    if (!k) {
+        fail("regression '%s' does not parse: %s", g->title, tine_error(ctx));
+        tine_ctx_free(ctx);
+        return;
+    }
+    run_t a, b;
+    make_run(k, &a, g->amin, g->aext, 0, g->apv, &seed);
+    make_run(k, &b, g->bmin, g->bext, 0, g->bpv, &seed);
+    a.ref_rc = tine_kernel_interpret(k, a.inp, a.params, &a.ref.b);
+    tine_compiled_t *c = tine_kernel_compile(k, level, TINE_SELECT_LLVM);
+    if (c) a.got_rc[0] = tine_compiled_run(c, a.inp, a.params, &a.got[0].b);
+    b.ref_rc = tine_kernel_interpret(k, b.inp, b.params, &b.ref.b);
+    after[0] = tine_kernel_emit(k, level, TINE_SELECT_TINE, "k", "llvm", &n);
+    after[1] = tine_kernel_print_stages(k, TINE_SELECT_TINE, level);
+    for (int w = 0; w < 2; w++)
+        CHECK(before[w] && after[w] && !strcmp(before[w], after[w]),
+              "regression '%s' at %s: %s after runs, not as in a fresh context:\n%s\n--- "
+              "after runs\n%s",
+              g->title, level, w ? "other selected stages" : "another object (LLVM IR)", before[w] ? before[w] : "(none)",
+              after[w] ? after[w] : "(none)");
+    for (int w = 0; w < 2; w++) {
+        free(before[w]);
+        free(after[w]);
+    }
+    tine_compiled_free(c);
+    free_run(&a);
+    free_run(&b);
+    tine_kernel_free(k);
+    tine_ctx_free(ctx);
+}
+
 static void test_regressions(void) {
     uint64_t seed = 10;
     for (size_t i = 0; i < sizeof REGRESSIONS / sizeof REGRESSIONS[0]; i++) {
         const regression_t *g = &REGRESSIONS[i];
+        regression_aot(g);
         for (int l = 0; l < NLEVELS; l++)
             for (int s = 0; s < 2; s++) {
                 tine_ctx_t *ctx = tine_ctx_new();
