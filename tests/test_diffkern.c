@@ -3,7 +3,11 @@
  * Design note. Compiled code must depend only on what holds for every run it accepts:
  * bounds facts that one run's values prove (its parameters, its output's extents, a
  * parallel slice, one stage's loop ranges) must never reach a compile-time rewrite
- * (docs/ARCHITECTURE.md, Bounds). Three parts pin it:
+ * (docs/ARCHITECTURE.md, Bounds). Four parts pin it:
+ *
+ *   0. Bounds scopes: a fact supplied in a scope is gone when it closes, a clean scope
+ *      hides the facts around it, and lifting never reuses a rewrite made under other
+ *      facts (u8(min(x, 40)) becomes u8(x) exactly while x in [0, 10] is in view).
  *
  *   1. The miscompiles of issue 10, each as it was found: a run (interpreted, or compiled
  *      and run with the other selection) comes first, then the kernel is compiled and run
@@ -207,6 +211,44 @@ static bool compare(const tine_kernel_t *k, const run_t *r, int s, const char *w
     }
     free(b.p);
     return false;
+}
+
+/* ==== 0. bounds scopes and the lifting memo ================================================= */
+
+/* u8(min(x, 40)) lifts to u8(x) exactly while a fact x in [0, 10] is in view: facts supplied
+ * in a scope vanish when it closes (what was there comes back), a clean scope hides the
+ * facts around it, and the per-rule-set lifting memo never returns a rewrite made under
+ * other facts. */
+static void test_scopes(void) {
+    tine_ctx_t *ctx = tine_ctx_new();
+    tine_set_lanes(ctx, 8);
+    tine_expr_t *e = tine_parse(ctx, "u8(min(x_i32, 40))", NULL);
+    tine_expr_t *x = tine_var(ctx, "x", tine_type(TINE_INT, 32, 8));
+    tine_expr_t *narrow = tine_parse(ctx, "u8(x_i32)", NULL);
+    TINE_ASSERT(e && narrow);
+    /* whether lifting e drops the min now */
+#define DROPS() (tine_lift(ctx, e) == tine_lift(ctx, narrow))
+    CHECK(!DROPS(), "scopes: min(x, 40) is dropped with no fact");
+    int a = tine_bounds_open(ctx, false);
+    tine_bounds_set_var(ctx, x, 0, 10);
+    CHECK(DROPS(), "scopes: min(x, 40) is kept with x in [0, 10]");
+    int b = tine_bounds_open(ctx, true);
+    CHECK(!DROPS(), "scopes: a clean scope does not hide x in [0, 10]");
+    tine_bounds_set_var(ctx, x, 0, 100);
+    tine_bounds_set_var(ctx, x, 0, 39); /* again in the same scope: replaced */
+    CHECK(DROPS(), "scopes: x in [0, 39] supplied in a clean scope is not used");
+    tine_bounds_close(ctx, b);
+    tine_i128 lo = 0, hi = 0;
+    CHECK(tine_bounds(ctx, x, &lo, &hi) && lo == 0 && hi == 10, "scopes: closing does not restore x in [0, 10]");
+    int c = tine_bounds_open(ctx, false);
+    tine_bounds_set_var(ctx, x, 0, 1000); /* shadows [0, 10] */
+    CHECK(!DROPS(), "scopes: a rewrite made under x in [0, 10] is reused under x in [0, 1000]");
+    tine_bounds_close(ctx, c);
+    CHECK(DROPS(), "scopes: x in [0, 10] is not back after an inner scope");
+    tine_bounds_close(ctx, a);
+    CHECK(!DROPS(), "scopes: a rewrite made under a closed scope's facts is reused outside it");
+#undef DROPS
+    tine_ctx_free(ctx);
 }
 
 /* ==== 1. the miscompiles of issue 10 ====================================================== */
@@ -833,6 +875,7 @@ int main(int argc, char **argv) {
     uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 20261123;
     detect_levels();
     double t0 = now();
+    test_scopes();
     test_regressions();
     test_empty_ranges();
     double t1 = now();
