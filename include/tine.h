@@ -182,7 +182,10 @@ tine_expr_t *tine_lift_with(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_expr_t *e,
                             void *user);
 
 /* Supplies a range for an integer variable, used by bounds inference (and so by
- * predicated rules); the range must lie within the variable's type. */
+ * predicated rules: tine_lift, tine_lower, tine_jit_expr trust it); the range must lie
+ * within the variable's type. It stays in the context until it is supplied again. Kernel
+ * compilation and kernel runs never see such ranges: compiled kernels depend only on what
+ * holds for every run. */
 int tine_bounds_set_var(tine_ctx_t *ctx, const tine_expr_t *var, int64_t lo, int64_t hi);
 
 /* ---- code generation (LLVM 19) ---------------------------------------------------- */

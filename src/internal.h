@@ -242,6 +242,7 @@ typedef struct tine_reductions {
     tine_reduction *v;
     int n, cap;
     int current; /* the loop being elaborated, or -1 */
+    int base;    /* v[i]'s variables are numbered base + i: each stage has its own */
 } tine_reductions;
 
 /* Parse text into an AST owned by arena; NULL with ctx error on failure. */
@@ -267,6 +268,16 @@ void tine_fpir_free_templates(tine_ctx_t *ctx);
 /* A range holding every lane of e for every input; false when none can be stated. */
 bool tine_bounds(tine_ctx_t *ctx, const tine_expr_t *e, tine_i128 *lo, tine_i128 *hi);
 void tine_bounds_free(tine_ctx_t *ctx);
+/* Scopes of supplied ranges (tine_bounds_set_var): facts that hold for some evaluations
+ * only (one kernel run's values) are supplied inside a scope and dropped when it closes,
+ * restoring what was there. A clean scope hides every fact from outside it: compiling a
+ * kernel selects in one, so the code depends only on what holds for every run. Scopes
+ * nest; close returns to the state before the matching open (its returned value). */
+int tine_bounds_open(tine_ctx_t *ctx, bool clean);
+void tine_bounds_close(tine_ctx_t *ctx, int scope);
+/* Advances whenever the facts in view change: a cache of results computed with bounds
+ * (a rewrite memo) is valid for the epoch it was filled in only. */
+uint64_t tine_bounds_epoch(tine_ctx_t *ctx);
 
 /* ---- kernels (pipeline/kernel.c) ------------------------------------------------------ */
 

@@ -604,6 +604,13 @@ static const struct {
     {"sum(r in 0..3) (u16(a_u8) << r)", 8, "(u16(a_u8) << 0) + (u16(a_u8) << 1) + (u16(a_u8) << 2)"},
     {"max(r in -1..2) in_u8[ramp(x_i32 + r, 1, 8)]", 8,
      "max(max(in_u8[ramp(x_i32 + -1, 1, 8)], in_u8[ramp(x_i32 + 0, 1, 8)]), in_u8[ramp(x_i32 + 1, 1, 8)])"},
+    /* an empty range gives the identity of the body's type */
+    {"sum(r in 0..0) (u16(a_u8) << r)", 8, "u16(0)"},
+    {"min(r in 5..2) (a_i8 + r)", 8, "i8(127)"},
+    {"max(r in 0..0) a_i64", 8, "i64(-9223372036854775808)"},
+    {"min(r in 1..1) b_f32", 8, "f32(inf)"},
+    {"max(r in 1..1) b_f64", 8, "f64(-inf)"},
+    {"sum(r in 0..0) b_f32 + a_f32", 8, "0.0 + a_f32"},
     {"min(a_u8, b_u8)", 8, "min(a_u8, b_u8)"},
     {"widen(a_u8)", 8, "u16(a_u8)"},
     {"narrow(a_i32)", 8, "i16(a_i32)"},

@@ -5,6 +5,13 @@
  * mathematical range of an op leaves its type's range, the op may wrap, and the result
  * is the whole type range. So a range is always sound; it is often tight. Results are
  * cached per node in the context; supplying a variable's range clears the cache.
+ *
+ * Supplied ranges are facts about some evaluations only (one kernel run's parameters and
+ * region), so they live in scopes: tine_bounds_open starts one (a clean one hides every
+ * fact from outside it), tine_bounds_close drops what was supplied inside and restores
+ * what was there. Every change of the facts advances an epoch, and caches of results
+ * computed with bounds (the rule sets' rewrite memos) are valid for one epoch only: a
+ * rewrite that held under one run's facts is never reused under others.
  * A node whose range cannot be stated (floats, u128 beyond 2^127) is "unknown", and
  * predicates over it are false. Tests check soundness against the interpreter.
  */
@@ -19,10 +26,16 @@ struct tine_bounds_cache {
     interval *iv;
     uint8_t *have;
     uint32_t cap;
-    /* supplied ranges of variables */
+    /* supplied ranges of variables, a stack: each scope's own after those of the scopes
+       around it, the innermost supply of a variable wins */
     const tine_expr_t **vars;
     interval *var_iv;
     int nvars, capvars;
+    /* open scopes: where each one's facts start, and whether it hides those before */
+    int *scope_base;
+    bool *scope_clean;
+    int nscopes, capscopes;
+    uint64_t epoch; /* advanced whenever the facts change */
 };
 
 static const tine_i128 I128_MAX = (tine_i128)(~(tine_u128)0 >> 1);
@@ -353,6 +366,8 @@ void tine_bounds_free(tine_ctx_t *ctx) {
     free(c->have);
     free(c->vars);
     free(c->var_iv);
+    free(c->scope_base);
+    free(c->scope_clean);
     free(c);
     ctx->bounds = NULL;
 }
@@ -369,7 +384,9 @@ int tine_bounds_set_var(tine_ctx_t *ctx, const tine_expr_t *var, int64_t lo, int
         return -1;
     }
     struct tine_bounds_cache *c = cache(ctx);
-    int k = 0;
+    /* a variable supplied again in the same scope is replaced; one supplied outside it is
+       shadowed until the scope closes */
+    int base = c->nscopes ? c->scope_base[c->nscopes - 1] : 0, k = base;
     while (k < c->nvars && c->vars[k] != var) k++;
     if (k == c->nvars) {
         if (c->nvars == c->capvars) {
@@ -383,7 +400,57 @@ int tine_bounds_set_var(tine_ctx_t *ctx, const tine_expr_t *var, int64_t lo, int
     c->vars[k] = var;
     c->var_iv[k] = (interval){lo, hi, true};
     memset(c->have, 0, c->cap); /* every cached range may depend on it */
+    c->epoch++;
     return 0;
+}
+
+int tine_bounds_open(tine_ctx_t *ctx, bool clean) {
+    struct tine_bounds_cache *c = cache(ctx);
+    if (c->nscopes == c->capscopes) {
+        c->capscopes = c->capscopes ? 2 * c->capscopes : 8;
+        c->scope_base = realloc(c->scope_base, (size_t)c->capscopes * sizeof *c->scope_base);
+        c->scope_clean = realloc(c->scope_clean, (size_t)c->capscopes * sizeof *c->scope_clean);
+        TINE_ASSERT(c->scope_base && c->scope_clean);
+    }
+    c->scope_base[c->nscopes] = c->nvars;
+    c->scope_clean[c->nscopes] = clean;
+    if (clean && c->nvars > 0) { /* the outer facts disappear from view */
+        memset(c->have, 0, c->cap);
+        c->epoch++;
+    }
+    return c->nscopes++;
+}
+
+void tine_bounds_close(tine_ctx_t *ctx, int scope) {
+    struct tine_bounds_cache *c = cache(ctx);
+    /* scopes nest: closing another than the innermost is tine's bug */
+    TINE_ASSERT(scope >= 0 && scope == c->nscopes - 1);
+    bool changed = c->nvars > c->scope_base[scope] || (c->scope_clean[scope] && c->scope_base[scope] > 0);
+    c->nvars = c->scope_base[scope];
+    c->nscopes = scope;
+    if (changed) {
+        memset(c->have, 0, c->cap);
+        c->epoch++;
+    }
+}
+
+uint64_t tine_bounds_epoch(tine_ctx_t *ctx) { return ctx->bounds ? ctx->bounds->epoch : 0; }
+
+/* The supplied range of variable e, if one is in view: the innermost supply, looking no
+   further out than the innermost clean scope. */
+static bool supplied(const struct tine_bounds_cache *c, const tine_expr_t *e, interval *r) {
+    int floor = 0;
+    for (int s = c->nscopes - 1; s >= 0; s--)
+        if (c->scope_clean[s]) {
+            floor = c->scope_base[s];
+            break;
+        }
+    for (int v = c->nvars - 1; v >= floor; v--)
+        if (c->vars[v] == e) {
+            *r = c->var_iv[v];
+            return true;
+        }
+    return false;
 }
 
 static interval bounds(tine_ctx_t *ctx, const tine_expr_t *root) {
@@ -397,9 +464,7 @@ static interval bounds(tine_ctx_t *ctx, const tine_expr_t *root) {
         interval o[256], r;
         for (int i = 0; i < e->nops; i++) o[i] = c->iv[e->ops[i]->id];
         r = bound_of(ctx, e, o);
-        if (e->op == TINE_OP_VAR)
-            for (int v = 0; v < c->nvars; v++)
-                if (c->vars[v] == e) r = c->var_iv[v];
+        if (e->op == TINE_OP_VAR) supplied(c, e, &r);
         c->iv[e->id] = r;
         c->have[e->id] = 1;
     }

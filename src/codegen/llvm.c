@@ -1339,7 +1339,10 @@ tine_compiled_t *tine_kernel_compile(tine_kernel_t *k, const char *target, tine_
     LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
     LLVMContextRef lc = LLVMOrcThreadSafeContextGetContext(tsc);
     LLVMModuleRef m = LLVMModuleCreateWithNameInContext("tine", lc);
+    /* the code serves every run: selection sees no run's bounds facts (docs/ARCHITECTURE.md) */
+    int scope = tine_bounds_open(ctx, true);
     for (int s = 0; s < tine_kernel_nstages(k); s++) build_stage(c, m, lc, sel, s);
+    tine_bounds_close(ctx, scope);
     uint64_t addr = jit_module(ctx, tm, triple, tsc, m, "tine_stage0", &c->jit);
     free(triple);
     c->st[0].fn = (void (*)(const void *const *))(uintptr_t)addr;
@@ -2082,7 +2085,9 @@ void *tine_kernel_emit(tine_kernel_t *k, const char *target, tine_selection_t se
     TINE_ASSERT(c.st != NULL);
     LLVMContextRef lc = LLVMContextCreate();
     LLVMModuleRef m = LLVMModuleCreateWithNameInContext(name, lc);
+    int scope = tine_bounds_open(ctx, true); /* as in tine_kernel_compile: no run's facts */
     for (int s = 0; s < tine_kernel_nstages(k); s++) build_stage(&c, m, lc, sel, s);
+    tine_bounds_close(ctx, scope);
     void *result = NULL;
     if (build_entry(&c, m, lc, name)) {
         for (int s = 0; s < tine_kernel_nstages(k); s++) {

@@ -716,6 +716,34 @@ static bool bound_ok(tine_ctx_t *ctx, const tine_expr_t *e) {
     return good;
 }
 
+/* The identity of reduction op over T: 0 for sum, T's max for min, its min for max
+ * (+inf and -inf for floats). An empty range gives it, and a loop starts from it. */
+static tine_expr_t *reduce_identity(tine_ctx_t *ctx, tine_op_t op, tine_type_t T) {
+    if (op == TINE_OP_ADD) return T.kind == TINE_FLOAT ? tine_const_float(ctx, T, 0.0) : tine_const_int(ctx, T, 0);
+    bool is_min = op == TINE_OP_MIN;
+    if (T.kind == TINE_FLOAT) return tine_const_float(ctx, T, is_min ? __builtin_inf() : -__builtin_inf());
+    return is_min ? tine_const_uint(ctx, T, tine_type_max(T)) : tine_const_int(ctx, T, tine_type_min(T));
+}
+
+/* A reduction over an empty constant range: the identity of the body's type. The body is
+ * still elaborated (once, at the range's start) and combined with itself, so that it is
+ * checked exactly as in a range with terms. */
+static val empty_reduce(elab *el, const tine_ast *a, tine_i128 at, int lanes) {
+    if (el->nscope == 64) return fail(el, a, "too many nested lets and reductions");
+    el->scope_name[el->nscope] = a->field;
+    el->scope_val[el->nscope++] = (val){.lit = 1, .iv = at};
+    val t = elab_expr(el, a->args[2], lanes);
+    el->nscope--;
+    val u = binary(el, a, a->op, a, t, a->args[2], t);
+    if (!ok(el, u)) return (val){0};
+    if (u.lit) {
+        if (a->op == TINE_OP_ADD) return (val){.lit = u.lit};
+        return fail(el, a, "%s(%s in a..b) has an empty range, and the identity of an untyped constant is unknown; "
+                    "give the body a type", a->name, a->field);
+    }
+    return typed(el, a, reduce_identity(el->ctx, a->op, u.e->type));
+}
+
 /* A reduction with parameter bounds: a loop (tine_reduction), its result a variable. */
 static val elab_loop_reduce(elab *el, const tine_ast *a, val lo, val hi, int lanes) {
     tine_ctx_t *ctx = el->ctx;
@@ -746,7 +774,7 @@ static val elab_loop_reduce(elab *el, const tine_ast *a, val lo, val hi, int lan
     }
     int me = rs->n++;
     char vn[32];
-    snprintf(vn, sizeof vn, "$.r%d", me);
+    snprintf(vn, sizeof vn, "$.r%d", rs->base + me);
     tine_expr_t *r = tine_var(ctx, vn, tine_type(TINE_INT, 32, 1));
     rs->v[me] = (tine_reduction){.r = r, .lo = s[0], .hi = s[1], .parent = rs->current};
     int saved = rs->current;
@@ -760,21 +788,16 @@ static val elab_loop_reduce(elab *el, const tine_ast *a, val lo, val hi, int lan
     if (!ok(el, t)) return (val){0};
     if (t.lit) return need_typed(el, a->args[2], t);
     tine_type_t T = t.e->type;
-    snprintf(vn, sizeof vn, "$.acc%d", me);
+    snprintf(vn, sizeof vn, "$.acc%d", rs->base + me);
     tine_expr_t *acc = tine_var(ctx, vn, T);
     val u = binary(el, a, a->op, a, (val){.e = acc}, a->args[2], t);
     if (!ok(el, u)) return (val){0};
-    snprintf(vn, sizeof vn, "$.red%d", me);
+    snprintf(vn, sizeof vn, "$.red%d", rs->base + me);
     tine_reduction *R = &rs->v[me];
     R->acc = acc;
     R->result = tine_var(ctx, vn, T);
     R->update = u.e;
-    if (a->op == TINE_OP_ADD) R->init = T.kind == TINE_FLOAT ? tine_const_float(ctx, T, 0.0) : tine_const_int(ctx, T, 0);
-    else {
-        bool is_min = a->op == TINE_OP_MIN;
-        if (T.kind == TINE_FLOAT) R->init = tine_const_float(ctx, T, is_min ? __builtin_inf() : -__builtin_inf());
-        else R->init = is_min ? tine_const_uint(ctx, T, tine_type_max(T)) : tine_const_int(ctx, T, tine_type_min(T));
-    }
+    R->init = reduce_identity(ctx, (tine_op_t)a->op, T);
     return typed(el, a, R->result);
 }
 
@@ -1071,7 +1094,7 @@ static val elab_expr(elab *el, const tine_ast *a, int lanes) {
         if (!ok(el, lo) || !ok(el, hi)) return (val){0};
         if ((lo.lit != 1 || hi.lit != 1) && el->env->reds) return elab_loop_reduce(el, a, lo, hi, lanes);
         if (lo.lit != 1 || hi.lit != 1) return fail(el, a, "the bounds of %s(%s in a..b) must be integer constants here", a->name, a->field);
-        if (hi.iv <= lo.iv) return fail(el, a, "%s(%s in a..b) has an empty range", a->name, a->field);
+        if (hi.iv <= lo.iv) return empty_reduce(el, a, lo.iv, lanes);
         if (hi.iv - lo.iv > 4096) return fail(el, a, "%s(%s in a..b) has more than 4096 terms", a->name, a->field);
         if (el->rdepth >= TINE_KLIMIT_DEPTH)
             return fail(el, a, "reductions are nested more than %d deep (counting those of the functions called)",

@@ -478,6 +478,10 @@ static tine_expr_t *lower(tine_ctx_t *ctx, tine_kernel_t *kn, const tine_kdecl *
 static bool lower_stage(tine_ctx_t *ctx, tine_kernel_t *kn, tine_kdecl *d) {
     tine_stage *st = &kn->stages[kn->nstages];
     memset(st, 0, sizeof *st);
+    /* loop variables of different stages are different nodes: a stage's loop ranges (its
+       bounds facts while a run is planned) can never be taken for another stage's */
+    for (int i = 0; i < kn->nstages; i++) st->reds1.base += kn->stages[i].reds1.n;
+    st->reds.base = st->reds1.base;
     if (!(st->body1 = lower(ctx, kn, d, 1, &st->reds1))) return false;
     if (st->body1->type.kind == TINE_BOOL) {
         kerr(ctx, kn->ast.src, d->line, d->col, "'%s' is a condition (bool); materialize values, as in u8(c)", d->name);
@@ -997,6 +1001,9 @@ int tine_kernel_plan(const tine_kernel_t *k, tine_buffer_t *const *inputs, const
             b->data = calloc((size_t)total, (size_t)(st->type.bits / 8));
             TINE_ASSERT(b->data != NULL);
         }
+        /* this run's values, and this stage's region and loops, are facts for this stage's
+           bounds inference only: a clean scope, closed before anything else uses bounds */
+        int scope = tine_bounds_open(ctx, true);
         uint32_t n;
         tine_expr_t **order = stage_ranges(k, st, &plan->buf[s], inputs, params, plan, &n);
         rc = order ? check_inputs(k, st, order, n, inputs) : -1;
@@ -1015,6 +1022,7 @@ int tine_kernel_plan(const tine_kernel_t *k, tine_buffer_t *const *inputs, const
             have[p] = true;
         }
         free(order);
+        tine_bounds_close(ctx, scope);
     }
     free(have);
     free(lo);
@@ -1125,20 +1133,23 @@ int tine_kernel_interpret(const tine_kernel_t *k, tine_buffer_t *const *inputs, 
 
 char *tine_kernel_print_stages(tine_kernel_t *k, tine_selection_t sel, const char *target) {
     tine_buf b = {0};
+    int scope = tine_bounds_open(k->ctx, true); /* as compiled: no run's facts */
     for (int s = 0; s < k->nstages; s++) {
         const tine_stage *st = &k->stages[s];
         tine_expr_t *e = sel == TINE_SELECT_TINE ? tine_lift(k->ctx, st->body) : tine_expand(k->ctx, st->body);
         if (sel == TINE_SELECT_TINE && target) e = tine_lower(k->ctx, e, target);
         if (!e) {
+            tine_bounds_close(k->ctx, scope);
             free(b.p);
             return NULL;
         }
         char *p = tine_print(k->ctx, e);
         tine_buf_printf(&b, "# stage %s (%d lanes, %s)%s\n%s\n", st->name, st->lanes,
                         s == k->nstages - 1 ? "the output" : "materialized",
-                        st->reds.n ? "; its loop reductions' results are $.red0..." : "", p);
+                        st->reds.n ? "; its loop reductions' results are $.redN" : "", p);
         free(p);
     }
+    tine_bounds_close(k->ctx, scope);
     return b.p;
 }
 

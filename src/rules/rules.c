@@ -635,10 +635,20 @@ static tine_expr_t **memo_slot(tine_ctx_t *ctx, tine_rewrite_memo *m, uint32_t i
     return &m->v[id];
 }
 
+/* Forgets every rewrite made under other bounds facts than the ones in view now. */
+static void memo_sync(tine_ctx_t *ctx, tine_rewrite_memo *m) {
+    uint64_t epoch = tine_bounds_epoch(ctx);
+    if (m->epoch == epoch) return;
+    if (m->v) memset(m->v, 0, m->cap * sizeof *m->v);
+    m->epoch = epoch;
+}
+
 tine_expr_t *tine_rewrite_memo_get(tine_ctx_t *ctx, tine_rewrite_memo *m, const tine_expr_t *e) {
+    memo_sync(ctx, m);
     return *memo_slot(ctx, m, e->id);
 }
 void tine_rewrite_memo_set(tine_ctx_t *ctx, tine_rewrite_memo *m, const tine_expr_t *e, tine_expr_t *r) {
+    memo_sync(ctx, m);
     *memo_slot(ctx, m, e->id) = r;
 }
 
@@ -646,6 +656,7 @@ void tine_rewrite_memo_set(tine_ctx_t *ctx, tine_rewrite_memo *m, const tine_exp
  * set, so a walk costs only the new nodes. The stack is the current path. */
 tine_expr_t *tine_rewrite_dag(tine_ctx_t *ctx, tine_rewrite_memo *m, tine_expr_t *root, tine_rewrite_root_fn fn,
                               void *user) {
+    memo_sync(ctx, m);
     if (*memo_slot(ctx, m, root->id)) return *memo_slot(ctx, m, root->id);
     struct frame {
         tine_expr_t *e;

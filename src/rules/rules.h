@@ -9,10 +9,13 @@ typedef struct {
     int rank; /* sum of per-op ranks: the tie-break of FPIR.md */
 } tine_cost;
 
-/* Node id -> its rewrite (NULL: not visited). */
+/* Node id -> its rewrite (NULL: not visited). Rewrites may depend on bounds facts
+ * (predicated rules), so the memo holds the results of one bounds epoch only
+ * (tine_bounds_epoch): it empties itself when the facts have changed since. */
 typedef struct {
     tine_expr_t **v;
     uint32_t cap;
+    uint64_t epoch;
 } tine_rewrite_memo;
 
 typedef struct {
