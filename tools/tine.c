@@ -48,7 +48,8 @@ static int usage(void) {
             "       tine ops\n"
             "       tine bench [--filter NAME] [--target T] [--quick]\n"
             "       tine bench-ir [--nodes N]\n"
-            "       tine bench-lift [--nodes N]\n");
+            "       tine bench-lift [--nodes N]\n"
+            "exit status: 0 success, 1 an error in the input (or a limit), 2 usage, 3 internal error (tine's bug)\n");
     return 2;
 }
 
@@ -169,9 +170,26 @@ static void buf_append(tine_buf_t *b, const char *s, size_t n) {
     b->p[b->n] = 0;
 }
 
+/* Exit codes: 0 success, 1 an error in the input (or a documented limit), 2 usage, 3 an
+ * internal error (tine's bug). report() prints a failed call's message and notes an
+ * internal one, which main turns into exit code 3. */
+enum { EXIT_INTERNAL = 3 };
+static bool internal_error_seen;
+
+static void report(tine_ctx_t *ctx, const char *prefix) {
+    const char *msg = tine_error(ctx);
+    if (!msg) msg = "failed without a message";
+    if (tine_error_kind(ctx) == TINE_ERROR_INTERNAL) {
+        internal_error_seen = true;
+        fprintf(stderr, "tine: internal error: %s\n(this is a bug in tine, not in the input)\n", msg);
+    } else {
+        fprintf(stderr, "%s%s\n", prefix, msg);
+    }
+}
+
 static tine_expr_t *parse_or_report(tine_ctx_t *ctx, const char *text) {
     tine_expr_t *e = tine_parse(ctx, text, "<input>");
-    if (!e) fprintf(stderr, "%s\n", tine_error(ctx));
+    if (!e) report(ctx, "");
     return e;
 }
 
@@ -337,7 +355,7 @@ static int cmd_demo(void) {
     printf("\nrandom inputs (seed 1):\n");
     if (eval_random(ctx, e, 1, 1, r0, NULL) || eval_random(ctx, x, 1, 0, r1, NULL) ||
         eval_random(ctx, lifted, 1, 0, r2, NULL)) {
-        fprintf(stderr, "%s\n", tine_error(ctx));
+        report(ctx, "");
         return 1;
     }
     printf("result of the input form:    ");
@@ -391,7 +409,7 @@ static int cmd_eval(const options *o) {
     printf("inputs (seed %" PRIu64 ", %d lanes):\n", o->seed, o->lanes);
     uint64_t r[TINE_MAX_LANES];
     if (eval_random(ctx, e, o->seed, 1, r, NULL)) {
-        fprintf(stderr, "%s\n", tine_error(ctx));
+        report(ctx, "");
         tine_ctx_free(ctx);
         return 1;
     }
@@ -450,7 +468,7 @@ static int cmd_rules(const options *o) {
         rs = tine_rules_compile(ctx, text.p ? text.p : "", o->check);
         free(text.p);
         if (!rs) {
-            fprintf(stderr, "%s\n", tine_error(ctx));
+            report(ctx, "");
             tine_ctx_free(ctx);
             return 1;
         }
@@ -513,7 +531,7 @@ static int cmd_compile(const options *o) {
         if (o->trace) fprintf(stderr, "lowering rules applied (%s), in order:\n", target);
         tine_expr_t *l = tine_lower_with(ctx, e, target, o->trace ? trace_rule : NULL, &tr);
         if (!l) {
-            fprintf(stderr, "tine: %s\n", tine_error(ctx));
+            report(ctx, "tine: ");
             tine_ctx_free(ctx);
             return 1;
         }
@@ -521,7 +539,7 @@ static int cmd_compile(const options *o) {
         e = l;
     }
     char *text = e ? tine_emit_expr(ctx, e, target, sel, kind) : NULL;
-    if (e && !text) fprintf(stderr, "tine: %s\n", tine_error(ctx));
+    if (e && !text) report(ctx, "tine: ");
     if (text) fputs(text, stdout);
     free(text);
     tine_ctx_free(ctx);
@@ -543,7 +561,7 @@ static int cmd_run(const options *o) {
     tine_expr_t *c = sel == TINE_SELECT_TINE ? tine_lift(ctx, e) : e;
     tine_jit_t *j = tine_jit_expr(ctx, c, o->target ? o->target : "host", sel);
     if (!j) {
-        fprintf(stderr, "tine: %s\n", tine_error(ctx));
+        report(ctx, "tine: ");
         tine_ctx_free(ctx);
         return 1;
     }
@@ -661,12 +679,12 @@ static int cmd_kernel_compile(const options *o) {
     void *bytes = NULL;
     size_t size = 0;
     if (!k) {
-        fprintf(stderr, "%s\n", tine_error(ctx));
+        report(ctx, "");
         rc = 1;
     } else if (!strcmp(what, "fpir") || !strcmp(what, "lowered")) {
         bytes = tine_kernel_print_stages(k, sel, what[0] == 'l' ? (o->target ? o->target : "host") : NULL);
         if (!bytes) {
-            fprintf(stderr, "tine: %s\n", tine_error(ctx));
+            report(ctx, "tine: ");
             rc = 1;
         } else {
             size = strlen(bytes);
@@ -674,7 +692,7 @@ static int cmd_kernel_compile(const options *o) {
     } else {
         bytes = tine_kernel_emit(k, o->target ? o->target : "host", sel, name, what, &size);
         if (!bytes) {
-            fprintf(stderr, "tine: %s\n", tine_error(ctx));
+            report(ctx, "tine: ");
             rc = 1;
         }
     }
@@ -709,7 +727,7 @@ static int cmd_kernel_run(const options *o) {
     tine_kernel_t *k = tine_kernel_parse(ctx, text, o->expr);
     free(text);
     if (!k) {
-        fprintf(stderr, "%s\n", tine_error(ctx));
+        report(ctx, "");
         tine_ctx_free(ctx);
         return 1;
     }
@@ -762,7 +780,7 @@ static int cmd_kernel_run(const options *o) {
     size_t total = 1, bytes = (size_t)(ot.bits / 8);
     for (int d = 0; d < dims; d++) total *= (size_t)ext[d];
     if (tine_kernel_interpret(k, inp, params, &ref)) {
-        fprintf(stderr, "tine: %s\n", tine_error(ctx));
+        report(ctx, "tine: ");
         rc = 1;
     }
     static const tine_selection_t sels[2] = {TINE_SELECT_LLVM, TINE_SELECT_TINE};
@@ -770,7 +788,7 @@ static int cmd_kernel_run(const options *o) {
     for (int s = 0; s < 2 && rc == 0; s++) {
         tine_compiled_t *c = tine_kernel_compile(k, o->target ? o->target : "host", sels[s]);
         if (!c || tine_compiled_run(c, inp, params, &got)) {
-            fprintf(stderr, "tine: %s\n", tine_error(ctx));
+            report(ctx, "tine: ");
             rc = 1;
         } else if (memcmp(ref.data, got.data, total * bytes)) {
             for (size_t j = 0; j < total; j++)
@@ -1045,7 +1063,14 @@ static int cmd_bench_lift(const options *o) {
 
 int tine_cmd_bench(const char *filter, const char *only_target, int quick);
 
+static int command(int argc, char **argv);
+
 int main(int argc, char **argv) {
+    int rc = command(argc, argv);
+    return internal_error_seen && rc != 0 ? EXIT_INTERNAL : rc;
+}
+
+static int command(int argc, char **argv) {
     if (argc < 2) return usage();
     const char *cmd = argv[1];
     options o = {0};

@@ -150,6 +150,7 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
             for (int j = 0; j < k->ndecls; j++) n += k->decls[j].materialized;
             if (n >= TINE_KERNEL_MAX_STAGES) {
                 kerr(ctx, src, s->line, s->col, "at most %d functions can be materialized", TINE_KERNEL_MAX_STAGES - 1);
+                tine_error_set_kind(ctx, TINE_ERROR_LIMIT);
                 return false;
             }
             f->materialized = true;
@@ -610,7 +611,7 @@ int tine_kernel_plan(const tine_kernel_t *k, tine_buffer_t *const *inputs, const
                 b->extent[d] = d < st->dims ? (int64_t)(hi[s][d] - lo[s][d] + 1) : 1;
                 b->stride[d] = d == 0 ? 1 : b->stride[d - 1] * b->extent[d - 1];
                 if (d < st->dims && (lo[s][d] < INT32_MIN || hi[s][d] > INT32_MAX || b->extent[d] > (1 << 28))) {
-                    tine_set_error(ctx, "stage '%s' would span [%lld, %lld] in dimension %d: too large", st->name,
+                    tine_set_limit_error(ctx, "stage '%s' would span [%lld, %lld] in dimension %d: too large", st->name,
                                    (long long)lo[s][d], (long long)hi[s][d], d);
                     tine_plan_free(k, plan);
                     return -1;
@@ -618,12 +619,16 @@ int tine_kernel_plan(const tine_kernel_t *k, tine_buffer_t *const *inputs, const
                 total *= (size_t)b->extent[d];
             }
             if (total > ((size_t)1 << 31)) {
-                tine_set_error(ctx, "stage '%s' would need %zu elements: too large", st->name, total);
+                tine_set_limit_error(ctx, "stage '%s' would need %zu elements: too large", st->name, total);
                 tine_plan_free(k, plan);
                 return -1;
             }
             b->data = calloc(total, (size_t)(st->type.bits / 8));
-            TINE_ASSERT(b->data != NULL);
+            if (!b->data) { /* the size follows the run's region: the machine's limit, not tine's bug */
+                tine_set_limit_error(ctx, "stage '%s': no memory for %zu elements", st->name, total);
+                tine_plan_free(k, plan);
+                return -1;
+            }
         }
         uint32_t n;
         tine_expr_t **order = stage_ranges(k, st, &plan->buf[s], inputs, params, out, plan, &n);
