@@ -1,11 +1,19 @@
 /* fuzz_rules.c — the rule compiler: any text compiles or is refused with a message that
- * is not an internal error; nothing crashes. A compiled set's rules are all described. */
+ * is not an internal error; nothing crashes. A compiled set's rules are all described.
+ * A text whose first line starts "# lower" (any case; x86.rules starts "# Lowering") is
+ * compiled as lowering rules, any other as lift rules. */
+#include <ctype.h>
+#include <stdbool.h>
+
 #include "fuzz.h"
+#include "rules/rules.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char *text = fuzz_text(data, size);
     tine_ctx_t *ctx = tine_ctx_new();
-    tine_ruleset_t *rs = tine_rules_compile(ctx, text, "<fuzz>");
+    bool lowering = size >= 7 && !strncmp(text, "# ", 2);
+    for (int i = 0; lowering && i < 5; i++) lowering = tolower((unsigned char)text[2 + i]) == "lower"[i];
+    tine_ruleset_t *rs = tine_rules_compile_kind(ctx, text, "<fuzz>", lowering);
     if (rs) {
         int n = tine_rules_count(rs);
         for (int i = 0; i < n; i++) {
