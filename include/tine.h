@@ -174,7 +174,8 @@ tine_expr_t *tine_expand(tine_ctx_t *ctx, tine_expr_t *e);
 /* ---- text --------------------------------------------------------------------- */
 
 /* Parses one expression; variables are typed by suffix (a_u8, x_i16x32), lanes default to
- * tine_lanes(ctx). `file` names the input in diagnostics ("<input>" if NULL). */
+ * tine_lanes(ctx). `file` names the input in diagnostics ("<input>" if NULL). Nesting
+ * deeper than 256 (parentheses, operators, calls) is refused as a limit. */
 tine_expr_t *tine_parse(tine_ctx_t *ctx, const char *text, const char *file);
 /* Prints in the syntax tine_parse reads (parse(print(e)) == e). The string is
  * malloc'd; release it with free(). */

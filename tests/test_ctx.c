@@ -41,6 +41,24 @@ static void test_kinds(void) {
     CHECK(tine_error(ctx) && strncmp(tine_error(ctx), "x:1:", 4) == 0, "parse errors are located: %s",
           tine_error(ctx) ? tine_error(ctx) : "(null)");
 
+    /* the nesting limit is a limit; one level less parses */
+    for (int depth = 250; depth <= 260; depth++) {
+        tine_buf b = {0};
+        for (int i = 0; i < depth; i++) tine_buf_puts(&b, "(");
+        tine_buf_puts(&b, "a_u8");
+        for (int i = 0; i < depth; i++) tine_buf_puts(&b, ")");
+        tine_clear_error(ctx);
+        tine_expr_t *e = tine_parse(ctx, b.p, "deep");
+        if (depth < 250 + 3) CHECK(e != NULL, "%d parentheses parse: %s", depth, tine_error(ctx) ? tine_error(ctx) : "");
+        if (!e) {
+            EXPECT_KIND(ctx, TINE_ERROR_LIMIT, "nesting too deep");
+            CHECK(strstr(tine_error(ctx), "nested more than 256 deep") != NULL, "the nesting message: %s", tine_error(ctx));
+        }
+        free(b.p);
+        if (!e) break;
+    }
+    CHECK(tine_error_kind(ctx) == TINE_ERROR_LIMIT, "260 parentheses are refused");
+
     /* internal errors keep their kind until the next error or a clear */
     tine_set_internal_error(ctx, "invariant %d broken", 7);
     EXPECT_KIND(ctx, TINE_ERROR_INTERNAL, "tine_set_internal_error");
