@@ -6,6 +6,24 @@
  * lanes; on misuse they return NULL and record a message in the context
  * (tine_error()). A NULL operand propagates: a chain of constructor calls can be
  * checked once at the end. The library never calls exit() and never prints.
+ *
+ * Errors: a call reports failure by its return value (NULL, -1); only then is
+ * tine_error() its message and tine_error_kind() its kind. After a successful call the
+ * error state is unspecified (it may still hold an earlier failure's message, or one a
+ * successful call recovered from): never test tine_error() to learn whether a call
+ * failed. A call that reports failure always leaves a message (never NULL), except a
+ * constructor given a NULL operand, which keeps the message of the call that made it.
+ *
+ * Threads: one context per thread. A context and everything made from it (expressions,
+ * rule sets, kernels, compiled kernels, JIT functions, environments) may be used by one
+ * thread at a time only; separate contexts share nothing mutable and may be used on
+ * different threads at once. What is process-wide is read-only or synchronised: LLVM's
+ * target registration (once, under call_once), the embedded rule and target-description
+ * text, and the FPIR op table. tine_compiled_run and tine_kernel_interpret record errors
+ * and bounds in the kernel's context, so one compiled kernel must not be run from two
+ * threads concurrently (tine_compiled_run itself runs a parallel kernel on threads it
+ * starts and joins). tine_jit_call only calls the generated function and may be called
+ * from several threads at once, while nothing else uses the context.
  */
 #ifndef TINE_H
 #define TINE_H
@@ -59,8 +77,20 @@ void tine_ctx_free(tine_ctx_t *ctx);
 /* Default lanes for parsing and printing (the --lanes of the CLI). Default 16. */
 void tine_set_lanes(tine_ctx_t *ctx, int lanes);
 int tine_lanes(const tine_ctx_t *ctx);
-/* The last error, or NULL. Parse errors read "<file>:line:col: message\n<line>\n   ^". */
+/* The last error, or NULL (see "Errors" above: read it after a call that failed). Parse
+ * errors read "<file>:line:col: message\n<line>\n   ^". */
 const char *tine_error(const tine_ctx_t *ctx);
+/* What the last error is about: the caller's input, a documented limit or an allocation
+ * (sizes, counts, memory), or tine's own bug (an invalid LLVM module, LLVM failing to
+ * optimize, JIT or emit, a broken invariant) -- to be reported as a bug, never as the
+ * user's mistake. NONE when no error is held. */
+typedef enum {
+    TINE_ERROR_NONE = 0,
+    TINE_ERROR_INPUT = 1,
+    TINE_ERROR_LIMIT = 2,
+    TINE_ERROR_INTERNAL = 3
+} tine_error_kind_t;
+tine_error_kind_t tine_error_kind(const tine_ctx_t *ctx);
 void tine_clear_error(tine_ctx_t *ctx);
 /* Bytes held by the context's arenas and tables, and the number of interned nodes. */
 size_t tine_ctx_bytes(const tine_ctx_t *ctx);
@@ -144,7 +174,8 @@ tine_expr_t *tine_expand(tine_ctx_t *ctx, tine_expr_t *e);
 /* ---- text --------------------------------------------------------------------- */
 
 /* Parses one expression; variables are typed by suffix (a_u8, x_i16x32), lanes default to
- * tine_lanes(ctx). `file` names the input in diagnostics ("<input>" if NULL). */
+ * tine_lanes(ctx). `file` names the input in diagnostics ("<input>" if NULL). Nesting
+ * deeper than 256 (parentheses, operators, calls) is refused as a limit. */
 tine_expr_t *tine_parse(tine_ctx_t *ctx, const char *text, const char *file);
 /* Prints in the syntax tine_parse reads (parse(print(e)) == e). The string is
  * malloc'd; release it with free(). */

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite, twice: a normal build, and an ASan + UBSan build. Sets up the
-# machine first. This is the README's test command and exactly what CI runs.
+# The whole test suite, twice: a normal build, and an ASan + UBSan build; then a 30-second
+# run of each fuzzing harness. Sets up the machine first. This is the README's test
+# command and exactly what CI runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,3 +20,7 @@ cmake --build build-asan -j"$jobs"
 echo "== tests under ASan + UBSan =="
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs"
+
+# Each libFuzzer harness for 30 s (clang-19 build in build-fuzz; see DEVELOPERS.md).
+echo "== fuzz smoke run =="
+bash scripts/fuzz.sh -t 30

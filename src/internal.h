@@ -123,6 +123,7 @@ struct tine_ctx {
     tine_strtab names;
     int lanes;
     char *error;
+    tine_error_kind_t error_kind; /* of error; see tine_set_error_kind */
     /* FPIR: parsed definitions and instantiated templates */
     tine_ast *fpir_def[TINE_FPIR_COUNT];
     tine_fpir_tmpl **tmpl;
@@ -137,8 +138,18 @@ struct tine_ctx {
     uint32_t expanded_cap;
 };
 
+/* Errors are user input (TINE_ERROR_INPUT) unless set otherwise: located diagnostics and
+ * every message about what the caller passed. A documented limit (sizes, counts) or a
+ * failed allocation is TINE_ERROR_LIMIT; tine's own bug (an invalid LLVM module, an
+ * invariant reported instead of asserted) is TINE_ERROR_INTERNAL. */
 void tine_set_error(tine_ctx_t *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void tine_set_error_str(tine_ctx_t *ctx, char *msg); /* takes ownership (malloc'd) */
+void tine_set_error_kind(tine_ctx_t *ctx, tine_error_kind_t kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+#define tine_set_limit_error(ctx, ...) tine_set_error_kind((ctx), TINE_ERROR_LIMIT, __VA_ARGS__)
+#define tine_set_internal_error(ctx, ...) tine_set_error_kind((ctx), TINE_ERROR_INTERNAL, __VA_ARGS__)
+void tine_set_error_str(tine_ctx_t *ctx, char *msg); /* takes ownership (malloc'd); kind input */
+/* Re-kinds the error held (a located diagnostic built by a helper that sets it as input). */
+void tine_error_set_kind(tine_ctx_t *ctx, tine_error_kind_t kind);
 uint32_t tine_intern_name(tine_ctx_t *ctx, const char *s, size_t n);
 const char *tine_name(const tine_ctx_t *ctx, uint32_t id);
 

@@ -33,7 +33,8 @@ int cli_usage(void) {
             "       tine bench [--filter NAME] [--target T] [--quick]\n"
             "       tine bench-ir [--nodes N]\n"
             "       tine bench-lift [--nodes N]\n"
-            "compile and run read a kernel FILE (any name); an expression goes through -e EXPR.\n");
+            "compile and run read a kernel FILE (any name); an expression goes through -e EXPR.\n"
+            "exit status: 0 success, 1 an error in the input (or a limit), 2 usage, 3 internal error (tine's bug)\n");
     return 2;
 }
 

@@ -38,9 +38,26 @@ static const char *const SOBEL_LIFTED =
     "  absd(widening_add(a_u8, c_u8) + widening_shl(b_u8, 1), widening_add(d_u8, f_u8) + widening_shl(e_u8, 1)) +\n"
     "  absd(widening_add(g_u8, i_u8) + widening_shl(h_u8, 1), widening_add(j_u8, l_u8) + widening_shl(k_u8, 1)))";
 
+/* Exit codes: 0 success, 1 an error in the input (or a documented limit), 2 usage, 3 an
+ * internal error (tine's bug). report() prints a failed call's message and notes an
+ * internal one, which main turns into exit code 3. */
+enum { EXIT_INTERNAL = 3 };
+static bool internal_error_seen;
+
+static void report(tine_ctx_t *ctx, const char *prefix) {
+    const char *msg = tine_error(ctx);
+    if (!msg) msg = "failed without a message";
+    if (tine_error_kind(ctx) == TINE_ERROR_INTERNAL) {
+        internal_error_seen = true;
+        fprintf(stderr, "tine: internal error: %s\n(this is a bug in tine, not in the input)\n", msg);
+    } else {
+        fprintf(stderr, "%s%s\n", prefix, msg);
+    }
+}
+
 static tine_expr_t *parse_or_report(tine_ctx_t *ctx, const char *text) {
     tine_expr_t *e = tine_parse(ctx, text, "<input>");
-    if (!e) fprintf(stderr, "%s\n", tine_error(ctx));
+    if (!e) report(ctx, "");
     return e;
 }
 
@@ -219,7 +236,7 @@ static int cmd_demo(void) {
     printf("\nrandom inputs (seed 1):\n");
     if (eval_random(ctx, e, 1, 1, r0, NULL) || eval_random(ctx, x, 1, 0, r1, NULL) ||
         eval_random(ctx, lifted, 1, 0, r2, NULL)) {
-        fprintf(stderr, "%s\n", tine_error(ctx));
+        report(ctx, "");
         return 1;
     }
     printf("result of the input form:    ");
@@ -273,7 +290,7 @@ static int cmd_eval(const options *o) {
     printf("inputs (seed %" PRIu64 ", %d lanes):\n", o->seed, o->lanes);
     uint64_t r[TINE_MAX_LANES];
     if (eval_random(ctx, e, o->seed, 1, r, NULL)) {
-        fprintf(stderr, "%s\n", tine_error(ctx));
+        report(ctx, "");
         tine_ctx_free(ctx);
         return 1;
     }
@@ -326,7 +343,7 @@ static int cmd_rules(const options *o) {
         rs = tine_rules_compile(ctx, text, o->check);
         free(text);
         if (!rs) {
-            fprintf(stderr, "%s\n", tine_error(ctx));
+            report(ctx, "");
             tine_ctx_free(ctx);
             return 1;
         }
@@ -364,7 +381,7 @@ static int check_target(const char *target) {
     if (!target) return 0;
     tine_ctx_t *ctx = tine_ctx_new();
     int bad = !tine_lower(ctx, tine_var(ctx, "t", tine_type(TINE_UINT, 8, 16)), target);
-    if (bad) fprintf(stderr, "tine: %s\n", tine_error(ctx));
+    if (bad) report(ctx, "tine: ");
     tine_ctx_free(ctx);
     return bad;
 }
@@ -398,7 +415,7 @@ static int cmd_compile(const options *o) {
         if (o->trace) fprintf(stderr, "lowering rules applied (%s), in order:\n", target);
         tine_expr_t *l = tine_lower_with(ctx, e, target, o->trace ? trace_rule : NULL, &tr);
         if (!l) {
-            fprintf(stderr, "tine: %s\n", tine_error(ctx));
+            report(ctx, "tine: ");
             tine_ctx_free(ctx);
             return 1;
         }
@@ -406,7 +423,7 @@ static int cmd_compile(const options *o) {
         e = l;
     }
     char *text = e ? tine_emit_expr(ctx, e, target, sel, kind) : NULL;
-    if (e && !text) fprintf(stderr, "tine: %s\n", tine_error(ctx));
+    if (e && !text) report(ctx, "tine: ");
     if (text) fputs(text, stdout);
     free(text);
     tine_ctx_free(ctx);
@@ -428,7 +445,7 @@ static int cmd_run(const options *o) {
     tine_expr_t *c = sel == TINE_SELECT_TINE ? tine_lift(ctx, e) : e;
     tine_jit_t *j = tine_jit_expr(ctx, c, o->target ? o->target : "host", sel);
     if (!j) {
-        fprintf(stderr, "tine: %s\n", tine_error(ctx));
+        report(ctx, "tine: ");
         tine_ctx_free(ctx);
         return 1;
     }
@@ -533,7 +550,7 @@ static tine_kernel_t *load_kernel(tine_ctx_t *ctx, const char *path) {
     if (!text) return NULL;
     tine_kernel_t *k = tine_kernel_parse(ctx, text, path);
     free(text);
-    if (!k) fprintf(stderr, "%s\n", tine_error(ctx));
+    if (!k) report(ctx, "");
     return k;
 }
 
@@ -588,7 +605,7 @@ static int cmd_kernel_compile(const options *o) {
         bytes = tine_kernel_emit(k, o->target ? o->target : "host", sel, name, what, &size);
     }
     if (!bytes) {
-        fprintf(stderr, "tine: %s\n", tine_error(ctx));
+        report(ctx, "tine: ");
         rc = 1;
     } else {
         rc = cli_write(o->out, bytes, size);
@@ -698,7 +715,7 @@ static int cmd_kernel_run(const options *o) {
         }
     }
     if (!rc && tine_kernel_interpret(k, inp, params, &ref)) {
-        fprintf(stderr, "tine: %s\n", tine_error(ctx));
+        report(ctx, "tine: ");
         rc = 1;
     }
     static const tine_selection_t sels[2] = {TINE_SELECT_LLVM, TINE_SELECT_TINE};
@@ -706,7 +723,7 @@ static int cmd_kernel_run(const options *o) {
     for (int s = 0; s < 2 && rc == 0; s++) {
         tine_compiled_t *c = tine_kernel_compile(k, o->target ? o->target : "host", sels[s]);
         if (!c || tine_compiled_run(c, inp, params, &got)) {
-            fprintf(stderr, "tine: %s\n", tine_error(ctx));
+            report(ctx, "tine: ");
             rc = 1;
         } else if (memcmp(ref.data, got.data, total * bytes)) {
             for (size_t j = 0; j < total; j++)
@@ -1017,6 +1034,7 @@ int main(int argc, char **argv) {
     options o;
     int rc = cli_parse(argc, argv, &o);
     if (!rc) rc = dispatch(&o);
+    if (rc && internal_error_seen) rc = EXIT_INTERNAL;
     cli_free(&o);
     /* whatever went to stdout must have arrived: a full disk is an error, not exit 0 */
     return cli_finish(rc);

@@ -43,15 +43,19 @@ static const target_desc TARGETS[] = {
     {"x86-64-avx512", "x86-64-v4", "+avx512f,+avx512bw,+avx512vl,+avx512dq,+avx512vnni"},
 };
 
-static void init_llvm(void) {
-    static int done;
-    if (done) return;
-    done = 1;
+static void init_llvm_once(void) {
     LLVMInitializeX86TargetInfo();
     LLVMInitializeX86Target();
     LLVMInitializeX86TargetMC();
     LLVMInitializeX86AsmPrinter();
     LLVMInitializeX86AsmParser();
+}
+
+/* LLVM's target registry is process-wide: contexts on several threads may reach this at
+ * once, so the registration runs exactly once and the others wait for it. */
+static void init_llvm(void) {
+    static once_flag once = ONCE_FLAG_INIT;
+    call_once(&once, init_llvm_once);
 }
 
 /* A target machine for a target name; NULL with an error for an unknown name. */
@@ -82,11 +86,12 @@ static LLVMTargetMachineRef target_machine(tine_ctx_t *ctx, const char *name, ch
     char *err = NULL;
     LLVMTargetMachineRef tm = NULL;
     if (LLVMGetTargetFromTriple(triple, &t, &err)) {
-        tine_set_error(ctx, "LLVM has no target for %s: %s", triple, err);
+        tine_set_internal_error(ctx, "LLVM has no target for %s: %s", triple, err ? err : "");
         LLVMDisposeMessage(err);
     } else {
         tm = LLVMCreateTargetMachine(t, triple, cpu, features, LLVMCodeGenLevelAggressive, LLVMRelocPIC,
                                      LLVMCodeModelDefault);
+        if (!tm) tine_set_internal_error(ctx, "LLVM could not make a target machine for %s", d->name);
     }
     if (d->cpu) {
         free(cpu);
@@ -717,16 +722,27 @@ static LLVMValueRef emit_dag(gen *g, const tine_expr_t *root) {
     return r;
 }
 
-/* Ends the function being built and verifies the module: an invalid module is tine's bug. */
-static void finish_function(gen *g) {
-    LLVMBuildRetVoid(g->b);
-    LLVMDisposeBuilder(g->b);
+/* An invalid module is tine's bug, never the input's: reported as an internal error (with
+ * the verifier's first complaint) so that the caller gets a failure instead of LLVM
+ * crashing on the module later. False if m is invalid. */
+static bool verify_module(tine_ctx_t *ctx, LLVMModuleRef m) {
     char *msg = NULL;
-    if (LLVMVerifyModule(g->m, LLVMReturnStatusAction, &msg)) {
-        fprintf(stderr, "%s\n", msg);
-        TINE_ASSERT(!"tine emitted an invalid LLVM module");
+    bool bad = LLVMVerifyModule(m, LLVMReturnStatusAction, &msg);
+    if (bad) {
+        const char *why = msg ? msg : "";
+        const char *nl = strchr(why, '\n');
+        tine_set_internal_error(ctx, "tine emitted an invalid LLVM module: %.*s", (int)(nl ? nl - why : (long)strlen(why)),
+                                why);
     }
     LLVMDisposeMessage(msg);
+    return !bad;
+}
+
+/* Ends the function being built and verifies the module. */
+static bool finish_function(gen *g) {
+    LLVMBuildRetVoid(g->b);
+    LLVMDisposeBuilder(g->b);
+    return verify_module(g->ctx, g->m);
 }
 
 /* Builds the module of one expression; NULL with an error. */
@@ -780,7 +796,11 @@ static LLVMModuleRef build_module(tine_ctx_t *ctx, LLVMContextRef lc, const tine
     if (rt.kind == TINE_BOOL) r = LLVMBuildZExt(g.b, r, LLVMVectorType(LLVMInt8TypeInContext(lc), rt.lanes), "");
     LLVMValueRef st = LLVMBuildStore(g.b, r, out);
     LLVMSetAlignment(st, 1);
-    finish_function(&g);
+    if (!finish_function(&g)) {
+        free(g.args);
+        LLVMDisposeModule(g.m);
+        return NULL;
+    }
     *args_out = g.args;
     *nargs_out = g.nargs;
     return g.m;
@@ -800,7 +820,7 @@ static int optimize(tine_ctx_t *ctx, LLVMModuleRef m, LLVMTargetMachineRef tm) {
     LLVMDisposePassBuilderOptions(opts);
     if (err) {
         char *msg = LLVMGetErrorMessage(err);
-        tine_set_error(ctx, "LLVM's optimizer failed: %s", msg);
+        tine_set_internal_error(ctx, "LLVM's optimizer failed: %s", msg ? msg : "");
         LLVMDisposeErrorMessage(msg);
         return -1;
     }
@@ -835,7 +855,7 @@ static uint64_t jit_module(tine_ctx_t *ctx, LLVMTargetMachineRef tm, const char 
     if (tm) LLVMDisposeTargetMachine(tm);
     if (err) {
         char *msg = LLVMGetErrorMessage(err);
-        tine_set_error(ctx, "LLVM's JIT failed: %s", msg);
+        tine_set_internal_error(ctx, "LLVM's JIT failed: %s", msg ? msg : "");
         LLVMDisposeErrorMessage(msg);
         addr = 0;
     }
@@ -861,7 +881,8 @@ static char *module_output(tine_ctx_t *ctx, LLVMModuleRef m, LLVMTargetMachineRe
     LLVMMemoryBufferRef buf;
     char *err = NULL;
     if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, what == OUT_OBJ ? LLVMObjectFile : LLVMAssemblyFile, &err, &buf)) {
-        tine_set_error(ctx, "LLVM could not emit the %s: %s", what == OUT_OBJ ? "object file" : "assembly", err);
+        tine_set_internal_error(ctx, "LLVM could not emit the %s: %s", what == OUT_OBJ ? "object file" : "assembly",
+                                err ? err : "");
         LLVMDisposeMessage(err);
         return NULL;
     }
@@ -1192,7 +1213,8 @@ static tine_expr_t *select_expr(tine_ctx_t *ctx, tine_expr_t *e, tine_selection_
     return r;
 }
 
-static void build_stage(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc, tine_selection_t sel, int sn) {
+/* False with an internal error if the module is invalid. */
+static bool build_stage(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc, tine_selection_t sel, int sn) {
     tine_kernel_t *k = cc->k;
     compiled_stage *c = &cc->st[sn];
     const tine_stage *st = tine_kernel_stage(k, sn);
@@ -1313,12 +1335,13 @@ static void build_stage(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc,
         set_leaf(&g, tine_load(ctx, name, et, tine_const_int(ctx, i32, 0)), raw[1 + c->nscalars + i]);
     }
     emit_dim(&kg, kg.dims - 1, LLVMConstInt(kg.i64, 0, 0));
-    finish_function(&g);
+    bool ok = finish_function(&g);
     free(raw);
     free(g.lk);
     free(g.lv);
     free(kg.reds[0]);
     free(kg.reds[1]);
+    return ok;
 #undef xform
 }
 
@@ -1341,24 +1364,35 @@ tine_compiled_t *tine_kernel_compile(tine_kernel_t *k, const char *target, tine_
     LLVMModuleRef m = LLVMModuleCreateWithNameInContext("tine", lc);
     /* the code serves every run: selection sees no run's bounds facts (docs/ARCHITECTURE.md) */
     int scope = tine_bounds_open(ctx, true);
-    for (int s = 0; s < tine_kernel_nstages(k); s++) build_stage(c, m, lc, sel, s);
+    bool built = true;
+    for (int s = 0; s < tine_kernel_nstages(k) && built; s++) built = build_stage(c, m, lc, sel, s);
     tine_bounds_close(ctx, scope);
+    if (!built) {
+        LLVMDisposeModule(m);
+        LLVMOrcDisposeThreadSafeContext(tsc);
+        LLVMDisposeTargetMachine(tm);
+        free(triple);
+        tine_compiled_free(c);
+        return NULL;
+    }
     uint64_t addr = jit_module(ctx, tm, triple, tsc, m, "tine_stage0", &c->jit);
     free(triple);
     c->st[0].fn = (void (*)(const void *const *))(uintptr_t)addr;
-    for (int s = 1; s < tine_kernel_nstages(k) && addr; s++) {
+    bool lost = false; /* jit_module reported its own failure; a lost stage is reported here */
+    for (int s = 1; s < tine_kernel_nstages(k) && addr && !lost; s++) {
         char fname[32];
         snprintf(fname, sizeof fname, "tine_stage%d", s);
         LLVMOrcExecutorAddress a = 0;
         LLVMErrorRef err = LLVMOrcLLJITLookup(c->jit, &a, fname);
         if (err) {
-            LLVMConsumeError(err);
-            addr = 0;
+            char *msg = LLVMGetErrorMessage(err);
+            tine_set_internal_error(ctx, "LLVM's JIT lost the function of stage %d: %s", s, msg ? msg : "");
+            LLVMDisposeErrorMessage(msg);
+            lost = true;
         }
         c->st[s].fn = (void (*)(const void *const *))(uintptr_t)a;
     }
-    if (!addr) {
-        if (!*tine_error(ctx)) tine_set_error(ctx, "LLVM's JIT lost a stage function");
+    if (!addr || lost) {
         tine_compiled_free(c);
         return NULL;
     }
@@ -1453,7 +1487,7 @@ int tine_compiled_run(tine_compiled_t *c, tine_buffer_t *const *inputs, const vo
         rc |= ch[t].rc;
     }
     for (int t = 0; t < nt; t++) tine_plan_free(k, &ch[t].plan);
-    if (rc) tine_set_error(tine_kernel_ctx(k), "out of memory for a stage's arguments");
+    if (rc) tine_set_limit_error(tine_kernel_ctx(k), "out of memory for a stage's arguments");
     return rc ? -1 : 0;
 }
 
@@ -2086,22 +2120,17 @@ void *tine_kernel_emit(tine_kernel_t *k, const char *target, tine_selection_t se
     LLVMContextRef lc = LLVMContextCreate();
     LLVMModuleRef m = LLVMModuleCreateWithNameInContext(name, lc);
     int scope = tine_bounds_open(ctx, true); /* as in tine_kernel_compile: no run's facts */
-    for (int s = 0; s < tine_kernel_nstages(k); s++) build_stage(&c, m, lc, sel, s);
+    bool built = true;
+    for (int s = 0; s < tine_kernel_nstages(k) && built; s++) built = build_stage(&c, m, lc, sel, s);
     tine_bounds_close(ctx, scope);
     void *result = NULL;
-    if (build_entry(&c, m, lc, name)) {
+    if (built && build_entry(&c, m, lc, name)) {
         for (int s = 0; s < tine_kernel_nstages(k); s++) {
             char fname[32];
             snprintf(fname, sizeof fname, "tine_stage%d", s);
             LLVMSetLinkage(LLVMGetNamedFunction(m, fname), LLVMInternalLinkage);
         }
-        char *msg = NULL;
-        if (LLVMVerifyModule(m, LLVMReturnStatusAction, &msg)) {
-            fprintf(stderr, "%s\n", msg);
-            TINE_ASSERT(!"tine emitted an invalid LLVM module");
-        }
-        LLVMDisposeMessage(msg);
-        result = module_output(ctx, m, tm, triple, ll ? OUT_LLVM : obj ? OUT_OBJ : OUT_ASM, size);
+        if (verify_module(ctx, m)) result = module_output(ctx, m, tm, triple, ll ? OUT_LLVM : obj ? OUT_OBJ : OUT_ASM, size);
     }
     for (int s = 0; s < c.nst; s++) free(c.st[s].scalars);
     free(c.st);

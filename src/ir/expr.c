@@ -58,7 +58,7 @@ void tine_ctx_free(tine_ctx_t *ctx) {
     free(ctx->names.table);
     free(ctx->tmpl);
     free(ctx->expanded);
-    free(ctx->error);
+    tine_clear_error(ctx);
     free(ctx);
 }
 
@@ -68,23 +68,39 @@ void tine_set_lanes(tine_ctx_t *ctx, int lanes) {
 }
 int tine_lanes(const tine_ctx_t *ctx) { return ctx->lanes; }
 const char *tine_error(const tine_ctx_t *ctx) { return ctx->error; }
-void tine_clear_error(tine_ctx_t *ctx) {
-    free(ctx->error);
-    ctx->error = NULL;
-}
+tine_error_kind_t tine_error_kind(const tine_ctx_t *ctx) { return ctx->error ? ctx->error_kind : TINE_ERROR_NONE; }
+void tine_clear_error(tine_ctx_t *ctx) { tine_set_error_str(ctx, NULL); }
 
-void tine_set_error_str(tine_ctx_t *ctx, char *msg) {
+static void set_error(tine_ctx_t *ctx, tine_error_kind_t kind, char *msg) {
     free(ctx->error);
     ctx->error = msg;
+    ctx->error_kind = msg ? kind : TINE_ERROR_NONE;
+}
+
+void tine_set_error_str(tine_ctx_t *ctx, char *msg) { set_error(ctx, TINE_ERROR_INPUT, msg); }
+
+static void vset_error(tine_ctx_t *ctx, tine_error_kind_t kind, const char *fmt, va_list ap) {
+    tine_buf b = {0};
+    tine_buf_vprintf(&b, fmt, ap); /* never NULL: tine_buf asserts on allocation */
+    set_error(ctx, kind, b.p);
 }
 
 void tine_set_error(tine_ctx_t *ctx, const char *fmt, ...) {
-    tine_buf b = {0};
     va_list ap;
     va_start(ap, fmt);
-    tine_buf_vprintf(&b, fmt, ap);
+    vset_error(ctx, TINE_ERROR_INPUT, fmt, ap);
     va_end(ap);
-    tine_set_error_str(ctx, b.p);
+}
+
+void tine_set_error_kind(tine_ctx_t *ctx, tine_error_kind_t kind, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vset_error(ctx, kind, fmt, ap);
+    va_end(ap);
+}
+
+void tine_error_set_kind(tine_ctx_t *ctx, tine_error_kind_t kind) {
+    if (ctx->error) ctx->error_kind = kind;
 }
 
 size_t tine_ctx_bytes(const tine_ctx_t *ctx) {

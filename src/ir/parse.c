@@ -81,6 +81,14 @@ static void perr(parser *ps, const char *fmt, ...) {
     tine_diag(ps->ctx, ps->src, ps->line, ps->col, "%s", msg);
 }
 
+/* The nesting limit (recursion depth) is one of tine's documented limits, not a mistake
+ * in the input. */
+static void perr_depth(parser *ps) {
+    if (ps->failed) return;
+    perr(ps, "expression is nested more than %d deep", TINE_MAX_DEPTH);
+    tine_error_set_kind(ps->ctx, TINE_ERROR_LIMIT);
+}
+
 /* ---- lexer -------------------------------------------------------------------------- */
 
 static bool is_name_start(char c) { return c == '_' || c == '$' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
@@ -478,7 +486,7 @@ static tine_ast *parse_unary(parser *ps) {
         a->op = ps->tok == '-' ? TINE_OP_NEG : TINE_OP_NOT;
         next(ps);
         if (++ps->depth > TINE_MAX_DEPTH) {
-            perr(ps, "expression is nested more than %d deep", TINE_MAX_DEPTH);
+            perr_depth(ps);
             return NULL;
         }
         tine_ast *e = parse_unary(ps);
@@ -515,7 +523,7 @@ int tine_binop_prec(tine_op_t op) {
 
 static tine_ast *parse_expr(parser *ps, int min_prec) {
     if (++ps->depth > TINE_MAX_DEPTH) {
-        perr(ps, "expression is nested more than %d deep", TINE_MAX_DEPTH);
+        perr_depth(ps);
         return NULL;
     }
     tine_ast *lhs = parse_unary(ps);

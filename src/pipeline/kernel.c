@@ -391,6 +391,7 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
             for (int j = 0; j < k->ndecls; j++) n += k->decls[j].materialized;
             if (n >= TINE_KERNEL_MAX_STAGES) {
                 kerr(ctx, src, s->line, s->col, "at most %d functions can be materialized", TINE_KERNEL_MAX_STAGES - 1);
+                tine_error_set_kind(ctx, TINE_ERROR_LIMIT);
                 return false;
             }
             f->materialized = true;
@@ -993,13 +994,17 @@ int tine_kernel_plan(const tine_kernel_t *k, tine_buffer_t *const *inputs, const
                 b->stride[d] = d == 0 ? 1 : b->stride[d - 1] * b->extent[d - 1];
                 total *= b->extent[d];
                 if (total > INT32_MAX) {
-                    tine_set_error(ctx, "stage '%s' would need more than 2^31 - 1 elements: too large", st->name);
+                    tine_set_limit_error(ctx, "stage '%s' would need more than 2^31 - 1 elements: too large", st->name);
                     rc = -1;
                 }
             }
             if (rc) break;
             b->data = calloc((size_t)total, (size_t)(st->type.bits / 8));
-            TINE_ASSERT(b->data != NULL);
+            if (!b->data) { /* the size follows the run's region: the machine's limit, not tine's bug */
+                tine_set_limit_error(ctx, "stage '%s': no memory for %lld elements", st->name, (long long)total);
+                rc = -1;
+                break;
+            }
         }
         /* this run's values, and this stage's region and loops, are facts for this stage's
            bounds inference only: a clean scope, closed before anything else uses bounds */
