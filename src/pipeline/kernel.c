@@ -8,7 +8,7 @@
  * (coordinate − min, times the stride; stride 0 of every buffer is 1), and parameters
  * and buffer geometry read from scalar variables ($name, $in$min0, $in$extent1, ...),
  * each described in the kernel's scalar table (tine_kscalar).
- * The compiled code (codegen/llvm.c) and the reference run evaluate these same bodies.
+ * The compiled code (codegen/kernel_gen.c) and the reference run evaluate these same bodies.
  */
 #include "../ir/ast.h"
 
@@ -866,7 +866,7 @@ static int check_inputs(const tine_kernel_t *k, const tine_stage *st, tine_expr_
 /* ---- the rules for a caller's buffers ----------------------------------------------------
  *
  * What tine.h promises a caller must pass, checked in one place for the JIT plan and the
- * interpreter; build_entry (codegen/llvm.c) generates the same checks, in the same order,
+ * interpreter; build_entry (codegen/aot.c) generates the same checks, in the same order,
  * for an object's entry point (output: -2, input i: i + 1, aliasing: -3). Every value is
  * checked to fit in i32 before it is multiplied, and the span is checked term by term, so
  * no computation on a caller's values can overflow. */

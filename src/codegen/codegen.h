@@ -1,0 +1,73 @@
+/* codegen.h — private to src/codegen: the types and functions that llvm.c (expressions),
+ * kernel_gen.c (kernels as loop nests) and aot.c (ahead-of-time objects) share.
+ */
+#ifndef TINE_CODEGEN_H
+#define TINE_CODEGEN_H
+
+#include "../internal.h"
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Core.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/LLJIT.h>
+#include <llvm-c/Orc.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+typedef struct {
+    tine_ctx_t *ctx;
+    LLVMContextRef lc;
+    LLVMModuleRef m;
+    LLVMBuilderRef b;
+    tine_selection_t sel;
+    tine_expr_t **order;
+    LLVMValueRef *val;
+    uint32_t n;
+    /* kernels: leaf values by node (variables) or by buffer name (loads) */
+    const tine_expr_t **lk;
+    LLVMValueRef *lv;
+    int nl;
+    /* expressions: leaves */
+    const tine_expr_t **args;
+    int nargs;
+    LLVMValueRef argv;
+    uint32_t features; /* the target's features, in the x86 description's numbering */
+} gen;
+
+typedef struct {
+    void (*fn)(const void *const *);
+    const tine_kscalar **scalars; /* the scalars whose values the caller passes */
+    int nscalars;
+    tine_expr_t *coord[4];       /* $.c0..: loop coordinates */
+} compiled_stage;
+
+struct tine_compiled {
+    tine_kernel_t *k;
+    char *target;
+    LLVMOrcLLJITRef jit;
+    double select_ms, llvm_ms;
+    compiled_stage *st; /* one per stage */
+    int nst;
+};
+
+/* llvm.c */
+LLVMTargetMachineRef target_machine(tine_ctx_t *ctx, const char *name, char **triple_out);
+LLVMTypeRef elem_type(gen *g, tine_type_t t);
+LLVMValueRef intrinsic(gen *g, const char *name, LLVMTypeRef *types, int ntypes, LLVMValueRef *args,
+                       int nargs);
+LLVMValueRef emit_dag(gen *g, const tine_expr_t *root);
+bool verify_module(tine_ctx_t *ctx, LLVMModuleRef m);
+bool finish_function(gen *g);
+uint64_t jit_module(tine_ctx_t *ctx, LLVMTargetMachineRef tm, const char *triple,
+                    LLVMOrcThreadSafeContextRef tsc, LLVMModuleRef m, const char *symbol,
+                    LLVMOrcLLJITRef *jit);
+/* What module_output emits. */
+enum { OUT_LLVM, OUT_ASM, OUT_OBJ };
+char *module_output(tine_ctx_t *ctx, LLVMModuleRef m, LLVMTargetMachineRef tm, const char *triple, int what,
+                    size_t *size);
+
+/* kernel_gen.c */
+bool build_stage(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc, tine_selection_t sel, int sn);
+
+#endif
