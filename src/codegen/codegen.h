@@ -62,6 +62,7 @@ bool finish_function(gen *g);
 uint64_t jit_module(tine_ctx_t *ctx, LLVMTargetMachineRef tm, const char *triple,
                     LLVMOrcThreadSafeContextRef tsc, LLVMModuleRef m, const char *symbol,
                     LLVMOrcLLJITRef *jit);
+void jit_abandon(LLVMOrcThreadSafeContextRef tsc, LLVMModuleRef m, LLVMTargetMachineRef tm, char *triple);
 /* What module_output emits. */
 enum { OUT_LLVM, OUT_ASM, OUT_OBJ };
 char *module_output(tine_ctx_t *ctx, LLVMModuleRef m, LLVMTargetMachineRef tm, const char *triple, int what,

@@ -403,10 +403,7 @@ tine_compiled_t *tine_kernel_compile(tine_kernel_t *k, const char *target, tine_
     for (int s = 0; s < tine_kernel_nstages(k) && built; s++) built = build_stage(c, m, lc, sel, s);
     tine_bounds_close(ctx, scope);
     if (!built) {
-        LLVMDisposeModule(m);
-        LLVMOrcDisposeThreadSafeContext(tsc);
-        LLVMDisposeTargetMachine(tm);
-        free(triple);
+        jit_abandon(tsc, m, tm, triple);
         tine_compiled_free(c);
         return NULL;
     }

@@ -795,6 +795,15 @@ static int optimize(tine_ctx_t *ctx, LLVMModuleRef m, LLVMTargetMachineRef tm) {
     return 0;
 }
 
+/* Gives up on a JIT build before jit_module would have consumed what it was given: the
+ * module (if any), the thread-safe context, the target machine and the triple. */
+void jit_abandon(LLVMOrcThreadSafeContextRef tsc, LLVMModuleRef m, LLVMTargetMachineRef tm, char *triple) {
+    if (m) LLVMDisposeModule(m);
+    LLVMOrcDisposeThreadSafeContext(tsc);
+    LLVMDisposeTargetMachine(tm);
+    free(triple);
+}
+
 /* Sets the module's target, optimizes it, and hands it to a new LLJIT; the target
  * machine, the module and the thread-safe context are consumed. Returns the address of
  * `symbol`, or 0 with an error in ctx. */
@@ -897,9 +906,7 @@ tine_jit_t *tine_jit_expr(tine_ctx_t *ctx, const tine_expr_t *e, const char *tar
     LLVMContextRef lc = LLVMOrcThreadSafeContextGetContext(tsc);
     LLVMModuleRef m = build_module(ctx, lc, e, sel, target, "tine_expr", &j->args, &j->nargs);
     if (!m) {
-        LLVMOrcDisposeThreadSafeContext(tsc);
-        LLVMDisposeTargetMachine(tm);
-        free(triple);
+        jit_abandon(tsc, NULL, tm, triple);
         free(j);
         return NULL;
     }
