@@ -207,6 +207,14 @@ tine_expr_t *tine_lift(tine_ctx_t *ctx, tine_expr_t *e);
 tine_expr_t *tine_lower(tine_ctx_t *ctx, tine_expr_t *e, const char *target);
 tine_expr_t *tine_lower_with(tine_ctx_t *ctx, tine_expr_t *e, const char *target, tine_lift_trace_fn trace,
                              void *user);
+/* The targets tine compiles for, in the order of their target descriptions (x86:
+ * "x86-64-sse2", "x86-64-sse41", "x86-64-avx2", "x86-64-avx512"): the i-th name, or NULL
+ * past the end. */
+const char *tine_target_name(tine_ctx_t *ctx, int i);
+/* 1 when this machine runs code for target (it has every feature the target's
+ * description names, as LLVM sees the host), 0 when it does not; -1 with an error for an
+ * unknown target. */
+int tine_target_runs_here(tine_ctx_t *ctx, const char *target);
 /* The lowering rules of a target description ("x86"), compiled on first use. */
 tine_ruleset_t *tine_lower_rules(tine_ctx_t *ctx, const char *isa);
 tine_expr_t *tine_lift_with(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_expr_t *e, tine_lift_trace_fn trace,

@@ -26,12 +26,6 @@ static void check(int ok, const char *what, const char *kernel, int size, int pa
     }
 }
 
-static size_t out_bytes(const bench_case *c) {
-    size_t n = 1;
-    for (int d = 0; d < c->out.dims; d++) n += (size_t)(c->out.extent[d] - 1) * (size_t)c->out.stride[d];
-    return n * (size_t)(c->out_bits / 8);
-}
-
 static int call(const char *name, tine_buffer_t *in, const int64_t *p, tine_buffer_t *out) {
     if (!strcmp(name, "gaussian3x3")) return gaussian3x3(&in[0], out);
     if (!strcmp(name, "l2norm")) return l2norm(&in[0], (uint8_t)p[0], (int32_t)p[1], out);
@@ -51,7 +45,7 @@ int main(void) {
             for (int pat = 0; pat < PAT_COUNT; pat++) {
                 bench_case c = {.name = e->name};
                 e->make(&c, (case_size)size, (case_pattern)pat, &seed);
-                size_t nb = out_bytes(&c);
+                size_t nb = case_bytes(&c.out, c.out_bits);
                 unsigned char *want = malloc(nb), *got = malloc(nb);
                 if (!want || !got) return 2;
                 e->ref(&c, want);

@@ -224,6 +224,18 @@ check "bench prints a bit-exact median3x3 row" grep -qE '^median3x3 +x86-64-sse2
 check "bench prints compile time by phase" grep -q 'compile time by phase' "$TMP/bout"
 check "bench writes the CSV with one row" test "$(wc -l <"$TMP/tine-bench.csv" 2>/dev/null)" = 2
 check "bench writes the SVG chart" grep -q '<svg' "$TMP/tine-bench.svg"
+check "bench's CSV has every implementation's median and spread" \
+  grep -q '^kernel,target,runs,bytes,roof_ms,tine_ms,tine_min_ms,tine_max_ms,.*,halide_ms,.*,gcc_roof_fraction,' "$TMP/tine-bench.csv"
+check "bench times tine, LLVM alone and the C references (all marked timed)" \
+  test "$(tail -1 "$TMP/tine-bench.csv" | grep -o ',timed,' | wc -l)" -ge 4
+# The Halide column when the peer is built (scripts/setup.sh installs Halide 14)
+if ! grep -q 'Halide peer is not built' "$TMP/berr"; then
+  check "bench times the Halide peer, bit-exact" grep -q '^median3x3,x86-64-sse2,.*,[0-9.]*,timed,[0-9.]*,[0-9.]*,[0-9.]*,[0-9.]*,timed,' "$TMP/tine-bench.csv"
+  (cd "$TMP" && "$TINE_ABS" bench --quick --filter median3x3 --target x86-64-sse2 --peers halide >"$TMP/bout" 2>"$TMP/berr")
+  rc=$?
+  check "bench --peers halide exits 0 (rc $rc)" test "$rc" -eq 0
+  check "  and leaves the C columns empty" test "$(tail -1 "$TMP/tine-bench.csv" | grep -o ',absent,' | wc -l)" -eq 2
+fi
 
 # ---- kernels: tine run with parameters ----------------------------------------------------------
 run run "$HERE/../bench/kernels/l2norm.tine" --param W=40 --param zero=128 --size 40x6

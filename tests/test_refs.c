@@ -15,29 +15,6 @@
 
 static const char *const PATTERNS[] = {"random", "zero", "max", "checker", "stripes"};
 
-/* The first element where a and b differ, as coordinates; false if none. */
-static bool differs(const bench_case *c, const void *a, const void *b, int64_t *at) {
-    int bytes = c->out_bits / 8;
-    int64_t total = 1;
-    for (int d = 0; d < c->out.dims; d++) total *= c->out.extent[d];
-    for (int64_t n = 0; n < total; n++) {
-        int64_t q = n, off = 0;
-        for (int d = 0; d < c->out.dims; d++) {
-            at[d] = q % c->out.extent[d];
-            off += at[d] * c->out.stride[d];
-            q /= c->out.extent[d];
-        }
-        if (memcmp((const char *)a + off * bytes, (const char *)b + off * bytes, (size_t)bytes)) return true;
-    }
-    return false;
-}
-
-static size_t out_bytes(const bench_case *c) {
-    size_t n = 1;
-    for (int d = 0; d < c->out.dims; d++) n += (size_t)(c->out.extent[d] - 1) * (size_t)c->out.stride[d];
-    return n * (size_t)(c->out_bits / 8);
-}
-
 static void test_kernel(const bench_entry *be) {
     char path[256];
     snprintf(path, sizeof path, "../bench/kernels/%s.tine", be->name);
@@ -59,7 +36,7 @@ static void test_kernel(const bench_entry *be) {
         for (int pi = 0; pi < PAT_COUNT; pi++) {
             bench_case bc = {.name = be->name};
             CHECK(be->make(&bc, (case_size)size, (case_pattern)pi, &seed) == 0, "%s: no case", be->name);
-            size_t nb = out_bytes(&bc);
+            size_t nb = case_bytes(&bc.out, bc.out_bits);
             unsigned char *want = malloc(nb), *got = malloc(nb);
             if (!want || !got) abort();
             memset(want, 0x5a, nb);
@@ -75,7 +52,7 @@ static void test_kernel(const bench_entry *be) {
                                : tine_kernel_interpret(k, b.inputs, b.params, &b.out);
                 CHECK(rc == 0, "%s: run: %s", be->name, tine_error(ctx));
                 int64_t at[4] = {0};
-                bool bad = rc == 0 && differs(&bc, got, want, at);
+                bool bad = rc == 0 && case_first_difference(&bc, got, want, at);
                 CHECK(!bad, "%s (%s, size %d, %s): element (%lld, %lld, %lld, %lld) differs from the reference",
                       be->name, s == 0 ? "LLVM alone" : s == 1 ? "tine" : "interpreter", size, PATTERNS[pi],
                       (long long)at[0], (long long)at[1], (long long)at[2], (long long)at[3]);

@@ -1,11 +1,23 @@
-/* bench.c — `tine bench`: the benchmark kernels, side by side in one run.
+/* bench.c — `tine bench`: the benchmark kernels, tine beside its peers in one run.
  *
- * For each kernel and each x86 level this machine runs: the kernel compiled by LLVM
- * alone and by tine, and the scalar C reference (bench/ref) compiled by clang-19 and by
- * gcc at -O3 -march=native (built here as shared objects and loaded). Every output is
- * first checked bit for bit against the clang-built reference; then each is timed, the
- * median of ten runs after two warm-ups, single thread. Reports a table, a CSV and an SVG
- * bar chart (and a PNG when rsvg-convert is installed).
+ * For each kernel and each x86 target this machine runs, five implementations on the
+ * same buffers (bench/ref/cases.h):
+ *   - tine: the kernel compiled with tine's instruction selection;
+ *   - LLVM alone: the same loops with LLVM's own selection;
+ *   - Halide 14: the kernel as a Halide generator (bench/peers/halide), built ahead of
+ *     time for the matching Halide target, when the peer is built;
+ *   - clang, gcc: the scalar C reference (bench/ref) built here at -O3 for the row's
+ *     x86-64 level (-march=x86-64, -v2, -v3, -v4 + VNNI), so each row's C baseline has
+ *     the instructions the row's tine code has, and no more.
+ * Each implementation is first run on every fill pattern and compared byte for byte with
+ * the reference; one that differs is reported and not timed. Then the implementations
+ * are timed interleaved (A, B, C, A, B, C ..., the order rotating each round) so that
+ * the shared machine's slow moments fall on all of them alike: the median and the
+ * min–max of at least ten runs after warm-ups, single thread.
+ *
+ * Before the kernels, the bench measures this machine's copy and read bandwidth once;
+ * each row's roof is the time its bytes (inputs read once, output written once) take at
+ * the copy bandwidth (bench_report.c prints each implementation's fraction of it).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
@@ -19,6 +31,8 @@
 #include <unistd.h>
 
 #include "../bench/harness.h"
+#include "../bench/peers/peer.h"
+#include "bench.h"
 
 #ifndef TINE_SOURCE_DIR
 #define TINE_SOURCE_DIR "."
@@ -37,24 +51,43 @@ static int cmpd(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* Builds bench/ref as a shared object with `compiler`; its entry table, or NULL if the
- * compiler is not installed. */
-static entries_fn load_ref(const char *compiler, const char *tag, void **handle) {
+/* ---- the C baselines ------------------------------------------------------------------ */
+
+/* The x86-64 level each tine target's C baseline is built for: the psABI levels, the
+ * strongest that have no instruction set the tine target lacks (v4 adds VNNI to match
+ * x86-64-avx512). runs: whether this machine runs that level. */
+static const char *c_march(const char *target, bool *runs) {
+    __builtin_cpu_init();
+    if (!strcmp(target, "x86-64-sse2")) return *runs = true, "-march=x86-64";
+    if (!strcmp(target, "x86-64-sse41")) return *runs = __builtin_cpu_supports("x86-64-v2"), "-march=x86-64-v2";
+    if (!strcmp(target, "x86-64-avx2")) return *runs = __builtin_cpu_supports("x86-64-v3"), "-march=x86-64-v3";
+    if (!strcmp(target, "x86-64-avx512"))
+        return *runs = __builtin_cpu_supports("x86-64-v4") && __builtin_cpu_supports("avx512vnni"),
+               "-march=x86-64-v4 -mavx512vnni";
+    return *runs = false, NULL;
+}
+
+/* Builds bench/ref as a shared object with `compiler` and `march`: its entry table, or
+ * NULL if the compiler is not installed or the build fails. compile_ms: the build's time. */
+static entries_fn load_ref(const char *compiler, const char *march, double *compile_ms) {
     char so[256], cmd[2048];
-    snprintf(so, sizeof so, "/tmp/tine-bench-ref-%s-%ld.so", tag, (long)getpid());
-    snprintf(cmd, sizeof cmd, "%s -O3 -march=native -fPIC -shared -o %s", compiler, so);
+    static int serial;
+    snprintf(so, sizeof so, "/tmp/tine-bench-ref-%ld-%d.so", (long)getpid(), serial++);
+    snprintf(cmd, sizeof cmd, "%s -O3 %s -fPIC -shared -o %s", compiler, march, so);
     static const char *const files[] = {"cases.c", "image.c", "camera.c", "ml.c", "ml_reduce.c"};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++)
         snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), " %s/bench/ref/%s", TINE_SOURCE_DIR, files[i]);
-    snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), " 2>/dev/null");
+    snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), " -lm 2>/dev/null");
+    double t0 = now();
     if (system(cmd) != 0) return NULL;
-    *handle = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+    *compile_ms = (now() - t0) * 1e3;
+    void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
     remove(so);
-    if (!*handle) return NULL;
+    if (!h) return NULL;
     entries_fn f;
-    void *sym = dlsym(*handle, "bench_entries");
+    void *sym = dlsym(h, "bench_entries");
     memcpy(&f, &sym, sizeof f);
-    return f;
+    return sym ? f : NULL;
 }
 
 static const bench_entry *find_in(entries_fn f, const char *name) {
@@ -64,276 +97,378 @@ static const bench_entry *find_in(entries_fn f, const char *name) {
     return NULL;
 }
 
+/* ---- the roof ------------------------------------------------------------------------- */
+
+static void measure_roof(bench_roof *r, bool quick) {
+    size_t n = (quick ? 64u : 256u) << 20;
+    unsigned char *a = malloc(n), *b = malloc(n);
+    r->copy_gbs = r->read_gbs = 0;
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return;
+    }
+    memset(a, 1, n);
+    memset(b, 2, n);
+    for (int rep = 0; rep < 5; rep++) {
+        double t0 = now();
+        memcpy(b, a, n);
+        double t = now() - t0;
+        if (2.0 * (double)n / t / 1e9 > r->copy_gbs) r->copy_gbs = 2.0 * (double)n / t / 1e9;
+        /* four independent sums, so the read is limited by memory, not by one add chain */
+        const uint64_t *w = (const uint64_t *)(const void *)b;
+        uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        t0 = now();
+        for (size_t i = 0; i + 4 <= n / 8; i += 4) s0 += w[i], s1 += w[i + 1], s2 += w[i + 2], s3 += w[i + 3];
+        t = now() - t0;
+        volatile uint64_t sink = s0 + s1 + s2 + s3;
+        (void)sink;
+        if ((double)n / t / 1e9 > r->read_gbs) r->read_gbs = (double)n / t / 1e9;
+    }
+    free(a);
+    free(b);
+}
+
+static double buffer_bytes(const ref_buffer *b, int bits) {
+    double n = bits / 8;
+    for (int d = 0; d < b->dims; d++) n *= (double)b->extent[d];
+    return n;
+}
+
+/* ---- implementations ------------------------------------------------------------------ */
+
+typedef struct {
+    int kind;
+    meas *m;
+    tine_compiled_t *compiled; /* tine, LLVM alone */
+    const tine_kernel_t *k;
+    case_binding b;
+    const peer_entry *peer; /* Halide */
+    peer_call *call;
+    const bench_entry *ref; /* clang, gcc */
+    const bench_case *c;
+    void *out;
+} impl;
+
+static int impl_bind(impl *im, const bench_case *c, void *out, char *err, size_t n) {
+    im->c = c;
+    im->out = out;
+    switch (im->kind) {
+    case IMPL_TINE:
+    case IMPL_LLVM: return case_bind(c, im->k, out, &im->b, err, n);
+    case IMPL_HALIDE:
+        if (im->call) im->peer->unbind(im->call);
+        im->call = im->peer->bind(im->peer, c, out, err, n);
+        return im->call ? 0 : -1;
+    default: return 0;
+    }
+}
+
+static int impl_run(impl *im) {
+    switch (im->kind) {
+    case IMPL_TINE:
+    case IMPL_LLVM: return tine_compiled_run(im->compiled, im->b.inputs, im->b.params, &im->b.out);
+    case IMPL_HALIDE: return im->peer->run(im->call);
+    default: im->ref->ref(im->c, im->out); return 0;
+    }
+}
+
+static void impl_release(impl *im) {
+    if (im->call) im->peer->unbind(im->call);
+    if (im->compiled) tine_compiled_free(im->compiled);
+    im->call = NULL;
+    im->compiled = NULL;
+}
+
+static const char *const PATTERNS[PAT_COUNT] = {"random", "zero", "max", "checker", "stripes"};
+
+/* Runs im on every pattern's case against the reference; marks it MEAS_INEXACT or
+ * MEAS_FAILED (and says so) when it does not match everywhere. */
+static void check_exact(impl *im, const bench_row *row, bench_case *cases, void *const *want, void *got) {
+    for (int p = 0; p < PAT_COUNT && im->m->state == MEAS_TIMED; p++) {
+        char err[512];
+        size_t nb = case_bytes(&cases[p].out, cases[p].out_bits);
+        memset(got, 0x5a, nb);
+        int64_t at[4] = {0};
+        int rc = 0;
+        if (impl_bind(im, &cases[p], got, err, sizeof err) || (rc = impl_run(im))) {
+            if (rc) snprintf(err, sizeof err, "the run returned %d", rc);
+            fprintf(stderr, "\nbench: %s %s, %s: %s\n", row->kernel, row->target, bench_impl_names[im->kind], err);
+            im->m->state = MEAS_FAILED;
+        } else if (case_first_difference(&cases[p], got, want[p], at)) {
+            fprintf(stderr, "\nbench: %s %s, %s: NOT bit-exact with the reference (%s data, first at %" PRId64
+                            ", %" PRId64 ", %" PRId64 ", %" PRId64 "): not timed\n",
+                    row->kernel, row->target, bench_impl_names[im->kind], PATTERNS[p], at[0], at[1], at[2], at[3]);
+            im->m->state = MEAS_INEXACT;
+        }
+    }
+}
+
+/* Times the implementations interleaved on c: warm-ups, then rounds of one run of each,
+ * the order rotating by one each round. At least ten rounds, more (up to 60) when a round
+ * is short, for about a second of timed rounds per row. */
+static void time_interleaved(impl **ims, int n, const bench_case *c, void *got, bench_row *row, bool quick) {
+    char err[512];
+    for (int i = 0; i < n; i++)
+        if (impl_bind(ims[i], c, got, err, sizeof err)) ims[i]->m->state = MEAS_FAILED;
+    double round = 0;
+    for (int w = 0; w < 2; w++)
+        for (int i = 0; i < n; i++) {
+            double t0 = now();
+            if (ims[i]->m->state == MEAS_TIMED) impl_run(ims[i]);
+            if (w) round += now() - t0;
+        }
+    int runs = round > 0 ? (int)((quick ? 0.2 : 1.0) / round) : 60;
+    runs = runs < 10 ? 10 : runs > 60 ? 60 : runs;
+    double *t = malloc(sizeof(double) * (size_t)(runs * n));
+    if (!t) return;
+    for (int r = 0; r < runs; r++)
+        for (int j = 0; j < n; j++) {
+            int i = (r + j) % n;
+            double t0 = now();
+            if (ims[i]->m->state == MEAS_TIMED) impl_run(ims[i]);
+            t[i * runs + r] = (now() - t0) * 1e3;
+        }
+    for (int i = 0; i < n; i++) {
+        qsort(t + i * runs, (size_t)runs, sizeof *t, cmpd);
+        ims[i]->m->ms = t[i * runs + runs / 2];
+        ims[i]->m->min_ms = t[i * runs];
+        ims[i]->m->max_ms = t[i * runs + runs - 1];
+    }
+    row->runs = runs;
+    free(t);
+}
+
+/* ---- the command ---------------------------------------------------------------------- */
+
 char *tine_cli_read_file(const char *path); /* cli.c: says why on stderr when it returns NULL */
 
 typedef struct {
-    const char *kernel, *target;
-    double llvm_ms, tine_ms, clang_ms, gcc_ms, compile_llvm_ms, compile_tine_ms, parse_ms;
-    double expand_ms, lift_ms, llvm_cg_ms, tine_cg_ms; /* by phase: selection, then LLVM */
-    bool exact;
-} result;
+    const char *name;
+    bool runs;
+    entries_fn cref[2]; /* clang, gcc builds for this row */
+    double cref_ms[2];
+} row_target;
 
-enum { WARM = 2, RUNS = 10 };
-
-static double time_compiled(tine_compiled_t *c, case_binding *b) {
-    double t[RUNS];
-    for (int i = 0; i < WARM; i++) tine_compiled_run(c, b->inputs, b->params, &b->out);
-    for (int i = 0; i < RUNS; i++) {
-        double t0 = now();
-        tine_compiled_run(c, b->inputs, b->params, &b->out);
-        t[i] = now() - t0;
+/* peers: NULL (every peer that is built) or a comma-separated list of halide, c, clang,
+ * gcc; sets want[IMPL_*]. 0, or 2 with a message for a name it does not know. */
+static int parse_peers(const char *peers, bool want[NIMPL]) {
+    for (int i = 0; i < NIMPL; i++) want[i] = !peers || i == IMPL_TINE || i == IMPL_LLVM;
+    if (!peers) return 0;
+    for (const char *p = peers; *p;) {
+        size_t len = strcspn(p, ",");
+        if (len == 6 && !strncmp(p, "halide", 6)) want[IMPL_HALIDE] = true;
+        else if (len == 1 && *p == 'c') want[IMPL_CLANG] = want[IMPL_GCC] = true;
+        else if (len == 5 && !strncmp(p, "clang", 5)) want[IMPL_CLANG] = true;
+        else if (len == 3 && !strncmp(p, "gcc", 3)) want[IMPL_GCC] = true;
+        else if (len) {
+            fprintf(stderr, "tine: bench --peers takes a comma-separated list of halide, c, clang and gcc, not '%.*s'\n",
+                    (int)len, p);
+            return 2;
+        }
+        p += len + (p[len] == ',');
     }
-    qsort(t, RUNS, sizeof *t, cmpd);
-    return t[RUNS / 2] * 1e3;
+    return 0;
 }
 
-static double time_ref(const bench_entry *e, const bench_case *c, void *out) {
-    double t[RUNS];
-    for (int i = 0; i < WARM; i++) e->ref(c, out);
-    for (int i = 0; i < RUNS; i++) {
-        double t0 = now();
-        e->ref(c, out);
-        t[i] = now() - t0;
-    }
-    qsort(t, RUNS, sizeof *t, cmpd);
-    return t[RUNS / 2] * 1e3;
+static const peer_entry *load_halide(bool wanted, bool explicit) {
+    if (!wanted) return NULL;
+#ifdef TINE_HALIDE_PEER_PATH
+    (void)explicit;
+    char err[1024];
+    const peer_entry *e = peer_load(TINE_HALIDE_PEER_PATH, err, sizeof err);
+    if (!e) fprintf(stderr, "bench: the Halide peer: %s; its column is empty\n", err);
+    return e;
+#else
+    fprintf(stderr, "bench: the Halide peer is not built (Halide 14 was not found when tine was configured; "
+                    "scripts/setup.sh installs libhalide14-0-dev)%s\n",
+            explicit ? "" : ": its column is empty");
+    return NULL;
+#endif
 }
 
-static size_t out_bytes(const bench_case *c) {
-    size_t n = 1;
-    for (int d = 0; d < c->out.dims; d++) n += (size_t)(c->out.extent[d] - 1) * (size_t)c->out.stride[d];
-    return n * (size_t)(c->out_bits / 8);
+/* Measures one kernel at one row into r; false on an error that ends the bench. */
+static bool bench_row_run(const bench_entry *be, const char *text, const char *path, const row_target *rt,
+                          const peer_entry *halide, const bool want[NIMPL], bench_case *cases, void *const *want_out,
+                          void *got, bench_row *r, bool quick) {
+    tine_ctx_t *ctx = tine_ctx_new();
+    double t0 = now();
+    tine_kernel_t *k = tine_kernel_parse(ctx, text, path);
+    r->parse_ms = (now() - t0) * 1e3;
+    if (!k) {
+        fprintf(stderr, "\n%s\n", tine_error(ctx));
+        tine_ctx_free(ctx);
+        return false;
+    }
+    impl ims[NIMPL];
+    memset(ims, 0, sizeof ims);
+    for (int i = 0; i < NIMPL; i++) {
+        ims[i].kind = i;
+        ims[i].m = &r->m[i];
+        ims[i].k = k;
+        r->m[i].state = MEAS_ABSENT;
+        r->m[i].compile_ms = -1;
+    }
+    for (int s = 0; s < 2; s++) {
+        impl *im = &ims[s ? IMPL_TINE : IMPL_LLVM];
+        double c0 = now();
+        im->compiled = tine_kernel_compile(k, rt->name, s ? TINE_SELECT_TINE : TINE_SELECT_LLVM);
+        if (!im->compiled) {
+            fprintf(stderr, "\n%s: %s\n", be->name, tine_error(ctx));
+            tine_kernel_free(k);
+            tine_ctx_free(ctx);
+            return false;
+        }
+        im->m->compile_ms = (now() - c0) * 1e3 + r->parse_ms;
+        im->m->state = MEAS_TIMED;
+        double sel_ms, cg_ms;
+        tine_compiled_times(im->compiled, &sel_ms, &cg_ms);
+        *(s ? &r->lift_ms : &r->expand_ms) = sel_ms;
+        *(s ? &r->tine_cg_ms : &r->llvm_cg_ms) = cg_ms;
+    }
+    if (want[IMPL_HALIDE] && halide)
+        for (const peer_entry *pe = halide; pe->kernel; pe++)
+            if (!strcmp(pe->kernel, be->name) && !strcmp(pe->target, rt->name) && pe->runs_here(pe)) {
+                ims[IMPL_HALIDE].peer = pe;
+                r->m[IMPL_HALIDE].state = MEAS_TIMED;
+                r->m[IMPL_HALIDE].compile_ms = pe->compile_ms(pe);
+            }
+    for (int c = 0; c < 2; c++) {
+        impl *im = &ims[IMPL_CLANG + c];
+        if (!want[IMPL_CLANG + c] || !(im->ref = find_in(rt->cref[c], be->name))) continue;
+        im->m->state = MEAS_TIMED;
+        im->m->compile_ms = rt->cref_ms[c];
+    }
+    impl *timed[NIMPL];
+    int n = 0;
+    for (int i = 0; i < NIMPL; i++) {
+        if (ims[i].m->state != MEAS_TIMED) continue;
+        fprintf(stderr, "\rbench: %-15s %-14s checking %-12s", be->name, rt->name, bench_impl_names[i]);
+        check_exact(&ims[i], r, cases, want_out, got);
+        if (ims[i].m->state == MEAS_TIMED) timed[n++] = &ims[i];
+    }
+    fprintf(stderr, "\rbench: %-15s %-14s timing %d implementations", be->name, rt->name, n);
+    time_interleaved(timed, n, &cases[PAT_RANDOM], got, r, quick);
+    for (int i = 0; i < NIMPL; i++) impl_release(&ims[i]);
+    tine_kernel_free(k);
+    tine_ctx_free(ctx);
+    return true;
 }
 
-/* 0, or -1 when the file could not be written (errno says why) */
-static int write_svg(const char *path, const result *r, int n) {
-    FILE *f = fopen(path, "w");
-    if (!f) return -1;
-    int bw = 18, gap = 14, left = 60, top = 40, height = 260, width = left + n * (2 * bw + gap) + 40;
-    double maxv = 1.0;
-    for (int i = 0; i < n; i++) {
-        double a = r[i].llvm_ms / r[i].tine_ms, b = r[i].clang_ms > 0 ? r[i].clang_ms / r[i].tine_ms : 0;
-        if (a > maxv) maxv = a;
-        if (b > maxv) maxv = b;
+int tine_cmd_bench(const char *filter, const char *only_target, const char *peers, int quick) {
+    bool want[NIMPL];
+    if (parse_peers(peers, want)) return 2;
+    tine_ctx_t *tctx = tine_ctx_new();
+    row_target rows[8];
+    int nrows = 0, known = 0, kernels = 0;
+    const char *all[8];
+    int nall = 0;
+    for (int i = 0; tine_target_name(tctx, i) && nall < 8; i++) {
+        const char *t = all[nall++] = tine_target_name(tctx, i);
+        if (only_target && strcmp(only_target, t)) continue;
+        known++;
+        rows[nrows] = (row_target){.name = t, .runs = tine_target_runs_here(tctx, t) == 1};
+        nrows += rows[nrows].runs;
     }
-    maxv *= 1.1;
-    fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' font-family='sans-serif' font-size='11'>\n",
-            width, top + height + 120);
-    fprintf(f, "<rect width='100%%' height='100%%' fill='white'/>\n");
-    fprintf(f, "<text x='%d' y='20' font-size='14'>tine speedup over LLVM alone (blue) and over clang-19 -O3 scalar C (orange)</text>\n", left);
-    for (int g = 0; g <= 4; g++) {
-        double v = maxv * g / 4;
-        int y = top + height - (int)(height * v / maxv);
-        fprintf(f, "<line x1='%d' x2='%d' y1='%d' y2='%d' stroke='#ddd'/><text x='%d' y='%d' text-anchor='end'>%.1fx</text>\n",
-                left, width - 20, y, y, left - 6, y + 4, v);
-    }
-    int y1 = top + height - (int)(height * 1.0 / maxv);
-    fprintf(f, "<line x1='%d' x2='%d' y1='%d' y2='%d' stroke='black' stroke-dasharray='4 3'/>\n", left, width - 20, y1, y1);
-    for (int i = 0; i < n; i++) {
-        int x = left + 10 + i * (2 * bw + gap);
-        double a = r[i].llvm_ms / r[i].tine_ms, b = r[i].clang_ms > 0 ? r[i].clang_ms / r[i].tine_ms : 0;
-        int ha = (int)(height * a / maxv), hb = (int)(height * b / maxv);
-        fprintf(f, "<rect x='%d' y='%d' width='%d' height='%d' fill='#3b6fb6'/>\n", x, top + height - ha, bw, ha);
-        fprintf(f, "<rect x='%d' y='%d' width='%d' height='%d' fill='#e08a2c'/>\n", x + bw, top + height - hb, bw, hb);
-        fprintf(f, "<text transform='translate(%d,%d) rotate(60)'>%s %s</text>\n", x + 4, top + height + 8, r[i].kernel,
-                r[i].target + (strncmp(r[i].target, "x86-64-", 7) ? 0 : 7));
-    }
-    fprintf(f, "</svg>\n");
-    bool ok = !ferror(f);
-    return fclose(f) == 0 && ok ? 0 : -1;
-}
-
-int tine_cmd_bench(const char *filter, const char *only_target, int quick) {
-    __builtin_cpu_init();
-    struct {
-        const char *name;
-        bool ok;
-    } targets[] = {{"x86-64-sse2", true},
-                   {"x86-64-sse41", __builtin_cpu_supports("sse4.1")},
-                   {"x86-64-avx2", __builtin_cpu_supports("avx2")},
-                   {"x86-64-avx512", __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni")}};
+    char names[256] = "";
+    for (int i = 0; i < nall; i++)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i == 0 ? "" : i == nall - 1 ? " or " : ", ",
+                 all[i]);
     /* a target or filter that selects nothing is a mistake, not an empty table */
-    int known = 0, runnable = 0, kernels = 0;
-    for (size_t ti = 0; ti < sizeof targets / sizeof *targets; ti++)
-        if (!only_target || !strcmp(only_target, targets[ti].name)) known++, runnable += targets[ti].ok;
     if (!known) {
-        fprintf(stderr, "tine: bench --target takes x86-64-sse2, x86-64-sse41, x86-64-avx2 or x86-64-avx512, not '%s'\n",
-                only_target);
+        fprintf(stderr, "tine: bench --target takes %s, not '%s'\n", names, only_target);
+        tine_ctx_free(tctx);
         return 2;
     }
-    if (!runnable) {
+    if (!nrows) {
         fprintf(stderr, "tine: this machine cannot run %s code\n", only_target);
+        tine_ctx_free(tctx);
         return 1;
     }
     for (const bench_entry *be = bench_entries(); be->name; be++) kernels += !filter || strstr(be->name, filter);
     if (!kernels) {
         fprintf(stderr, "tine: no benchmark kernel matches --filter '%s'\n", filter);
+        tine_ctx_free(tctx);
         return 2;
     }
-    void *hc = NULL, *hg = NULL;
-    entries_fn clang = load_ref("clang-19", "clang", &hc), gcc = load_ref("gcc", "gcc", &hg);
-    if (!clang) fprintf(stderr, "bench: clang-19 is not installed: its column is empty (scripts/setup.sh installs it)\n");
-    if (!gcc) fprintf(stderr, "bench: gcc is not installed: its column is empty\n");
-    result res[128];
-    int nres = 0, failures = 0;
-    for (const bench_entry *be = bench_entries(); be->name; be++) {
+    const peer_entry *halide = load_halide(want[IMPL_HALIDE], peers != NULL);
+    if (want[IMPL_HALIDE] && !halide && peers) return 1; /* asked for by name: said why */
+    static const char *const compilers[2] = {"clang-19", "gcc"};
+    for (int c = 0; c < 2; c++) {
+        if (!want[IMPL_CLANG + c]) continue;
+        for (int t = 0; t < nrows; t++) {
+            bool runs;
+            const char *march = c_march(rows[t].name, &runs);
+            if (!march || !runs) continue;
+            fprintf(stderr, "\rbench: building the C references with %s %s%20s", compilers[c], march, "");
+            rows[t].cref[c] = load_ref(compilers[c], march, &rows[t].cref_ms[c]);
+            if (!rows[t].cref[c])
+                fprintf(stderr, "\nbench: %s %s could not build the C references: its column is empty%s\n",
+                        compilers[c], march, c ? "" : " (scripts/setup.sh installs clang-19)");
+        }
+    }
+    fprintf(stderr, "\rbench: measuring this machine's memory bandwidth%30s", "");
+    bench_roof roof;
+    measure_roof(&roof, quick);
+    bench_row *res = calloc((size_t)(kernels * nrows), sizeof *res);
+    int nres = 0, status = 0;
+    for (const bench_entry *be = bench_entries(); be->name && res && !status; be++) {
         if (filter && !strstr(be->name, filter)) continue;
         char path[512];
         snprintf(path, sizeof path, "%s/bench/kernels/%s.tine", TINE_SOURCE_DIR, be->name);
         char *text = tine_cli_read_file(path);
-        if (!text) return 1; /* it said why */
-        fprintf(stderr, "\rbench: %-14s preparing inputs%20s", be->name, "");
+        if (!text) {
+            status = 1; /* it said why */
+            break;
+        }
+        fprintf(stderr, "\rbench: %-15s preparing inputs and references%20s", be->name, "");
+        bench_case cases[PAT_COUNT];
+        void *want_out[PAT_COUNT] = {0}, *got = NULL;
         uint64_t seed = 42;
-        bench_case bc = {.name = be->name};
-        if (be->make(&bc, quick ? CASE_QUICK : CASE_FULL, PAT_RANDOM, &seed) != 0) {
-            fprintf(stderr, "\nbench: %s: no case\n", be->name);
-            return 1;
+        size_t most = 0;
+        int made = 0;
+        for (int p = 0; p < PAT_COUNT; p++, made++) {
+            cases[p] = (bench_case){.name = be->name};
+            if (be->make(&cases[p], quick ? CASE_QUICK : CASE_FULL, (case_pattern)p, &seed) != 0) break;
+            size_t nb = case_bytes(&cases[p].out, cases[p].out_bits);
+            most = nb > most ? nb : most;
+            if (!(want_out[p] = calloc(nb, 1))) break;
+            be->ref(&cases[p], want_out[p]);
         }
-        size_t nb = out_bytes(&bc);
-        unsigned char *want = calloc(nb, 1), *got = calloc(nb, 1);
-        if (!want || !got) return 1;
-        const bench_entry *rc_ = find_in(clang, be->name), *rg = find_in(gcc, be->name);
-        (rc_ ? rc_ : rg ? rg : be)->ref(&bc, want);
-        double clang_ms = rc_ ? time_ref(rc_, &bc, got) : 0;
-        double gcc_ms = rg ? time_ref(rg, &bc, got) : 0;
-        for (size_t ti = 0; ti < sizeof targets / sizeof *targets && nres < 128; ti++) {
-            if (!targets[ti].ok || (only_target && strcmp(only_target, targets[ti].name))) continue;
-            fprintf(stderr, "\rbench: %-14s %-14s%20s", be->name, targets[ti].name, "");
-            result *r = &res[nres++];
-            memset(r, 0, sizeof *r);
+        if (made < PAT_COUNT || !(got = calloc(most, 1))) {
+            fprintf(stderr, "\nbench: %s: cannot make its cases (out of memory?)\n", be->name);
+            status = 1;
+        }
+        for (int t = 0; t < nrows && !status; t++) {
+            bench_row *r = &res[nres++];
             r->kernel = be->name;
-            r->target = targets[ti].name;
-            r->clang_ms = clang_ms;
-            r->gcc_ms = gcc_ms;
-            r->exact = true;
-            tine_ctx_t *ctx = tine_ctx_new();
-            double t0 = now();
-            tine_kernel_t *k = tine_kernel_parse(ctx, text, path);
-            r->parse_ms = (now() - t0) * 1e3;
-            case_binding b;
-            char err[256];
-            if (!k || case_bind(&bc, k, got, &b, err, sizeof err)) {
-                fprintf(stderr, "\n%s\n", k ? err : tine_error(ctx));
-                return 1;
-            }
-            for (int s = 0; s < 2; s++) {
-                double c0 = now();
-                tine_compiled_t *c = tine_kernel_compile(k, targets[ti].name, s ? TINE_SELECT_TINE : TINE_SELECT_LLVM);
-                double cms = (now() - c0) * 1e3;
-                if (!c) {
-                    fprintf(stderr, "\n%s: %s\n", be->name, tine_error(ctx));
-                    return 1;
-                }
-                memset(got, 0, nb);
-                if (tine_compiled_run(c, b.inputs, b.params, &b.out) != 0 || memcmp(got, want, nb)) {
-                    r->exact = false;
-                    failures++;
-                }
-                double ms = time_compiled(c, &b);
-                double sel_ms, cg_ms;
-                tine_compiled_times(c, &sel_ms, &cg_ms);
-                if (s) {
-                    r->tine_ms = ms;
-                    r->compile_tine_ms = cms;
-                    r->lift_ms = sel_ms;
-                    r->tine_cg_ms = cg_ms;
-                } else {
-                    r->llvm_ms = ms;
-                    r->compile_llvm_ms = cms;
-                    r->expand_ms = sel_ms;
-                    r->llvm_cg_ms = cg_ms;
-                }
-                tine_compiled_free(c);
-            }
-            tine_kernel_free(k);
-            tine_ctx_free(ctx);
+            r->target = rows[t].name;
+            r->bytes = buffer_bytes(&cases[PAT_RANDOM].out, cases[PAT_RANDOM].out_bits);
+            for (int i = 0; i < cases[PAT_RANDOM].ninputs; i++)
+                r->bytes += buffer_bytes(&cases[PAT_RANDOM].in[i], cases[PAT_RANDOM].in_bits[i]);
+            r->roof_ms = roof.copy_gbs > 0 ? r->bytes / (roof.copy_gbs * 1e9) * 1e3 : 0;
+            if (!bench_row_run(be, text, path, &rows[t], halide, want, cases, want_out, got, r, quick)) status = 1;
         }
-        free(text);
-        bench_case_free(&bc);
-        free(want);
+        for (int p = 0; p < made; p++) {
+            bench_case_free(&cases[p]);
+            free(want_out[p]);
+        }
         free(got);
+        free(text);
     }
-    fprintf(stderr, "\r%60s\r", "");
-    printf("tine bench: median of %d runs after %d warm-ups, single thread%s\n\n", RUNS, WARM, quick ? " (quick sizes)" : "");
-    printf("%-15s %-14s %9s %9s %9s %9s %8s %8s %8s %9s %9s %6s\n", "kernel", "target", "LLVM ms", "tine ms", "clang ms",
-           "gcc ms", "vs LLVM", "vs clang", "vs gcc", "cc LLVM", "cc tine", "exact");
-    double geo = 0;
-    for (int i = 0; i < nres; i++) {
-        result *r = &res[i];
-        geo += __builtin_log(r->llvm_ms / r->tine_ms);
-        printf("%-15s %-14s %9.3f %9.3f %9.3f %9.3f %7.2fx %7.2fx %7.2fx %7.1fms %7.1fms %6s\n", r->kernel, r->target,
-               r->llvm_ms, r->tine_ms, r->clang_ms, r->gcc_ms, r->llvm_ms / r->tine_ms,
-               r->clang_ms > 0 ? r->clang_ms / r->tine_ms : 0, r->gcc_ms > 0 ? r->gcc_ms / r->tine_ms : 0,
-               r->compile_llvm_ms + r->parse_ms, r->compile_tine_ms + r->parse_ms, r->exact ? "yes" : "NO");
-    }
-    if (nres) printf("\ngeomean speedup of tine over LLVM alone: %.3fx over %d rows\n", __builtin_exp(geo / nres), nres);
-    /* per target: the geomean, the kernels tine is slower on, and total compile times */
-    for (int ti = 0; ti < (int)(sizeof targets / sizeof targets[0]); ti++) {
-        double g = 0, cl = 0, ct = 0;
-        int n = 0;
-        char slower[512] = "";
-        for (int i = 0; i < nres; i++) {
-            result *r = &res[i];
-            if (strcmp(r->target, targets[ti].name)) continue;
-            g += __builtin_log(r->llvm_ms / r->tine_ms);
-            cl += r->compile_llvm_ms + r->parse_ms;
-            ct += r->compile_tine_ms + r->parse_ms;
-            n++;
-            if (r->tine_ms > r->llvm_ms * 1.02 && strlen(slower) < sizeof slower - 40)
-                snprintf(slower + strlen(slower), sizeof slower - strlen(slower), " %s (%.2fx)", r->kernel,
-                         r->llvm_ms / r->tine_ms);
-        }
-        if (!n) continue;
-        printf("  %-14s geomean %.3fx over %d kernels; compile time tine %.0f ms, LLVM alone %.0f ms; slower than LLVM "
-               "alone by more than 2%%:%s\n",
-               targets[ti].name, __builtin_exp(g / n), n, ct, cl, slower[0] ? slower : " none");
-    }
-    /* compile time by phase (cc columns above = parse + selection + LLVM) */
-    printf("\ncompile time by phase, ms (parse = parsing and lowering to stages; select = lifting or expansion;\n"
-           "LLVM = IR emission, O3 and machine code), medians over the targets:\n");
-    printf("%-15s %8s %11s %11s %11s %11s\n", "kernel", "parse", "alone:exp", "alone:LLVM", "tine:lift", "tine:LLVM");
-    for (int i = 0; i < nres;) {
-        int j = i;
-        double v[5][8];
-        while (j < nres && !strcmp(res[j].kernel, res[i].kernel) && j - i < 8) {
-            v[0][j - i] = res[j].parse_ms;
-            v[1][j - i] = res[j].expand_ms;
-            v[2][j - i] = res[j].llvm_cg_ms;
-            v[3][j - i] = res[j].lift_ms;
-            v[4][j - i] = res[j].tine_cg_ms;
-            j++;
-        }
-        for (int c = 0; c < 5; c++) qsort(v[c], (size_t)(j - i), sizeof(double), cmpd);
-        int m = (j - i) / 2;
-        printf("%-15s %8.1f %11.1f %11.1f %11.1f %11.1f\n", res[i].kernel, v[0][m], v[1][m], v[2][m], v[3][m], v[4][m]);
-        i = j;
-    }
-    FILE *csv = fopen("tine-bench.csv", "w");
-    if (csv) {
-        fprintf(csv, "kernel,target,llvm_ms,tine_ms,clang_ms,gcc_ms,parse_ms,compile_llvm_ms,compile_tine_ms,"
-                     "expand_ms,llvm_codegen_ms,lift_ms,tine_codegen_ms,exact\n");
-        for (int i = 0; i < nres; i++)
-            fprintf(csv, "%s,%s,%.4f,%.4f,%.4f,%.4f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d\n", res[i].kernel, res[i].target,
-                    res[i].llvm_ms, res[i].tine_ms, res[i].clang_ms, res[i].gcc_ms, res[i].parse_ms,
-                    res[i].compile_llvm_ms, res[i].compile_tine_ms, res[i].expand_ms, res[i].llvm_cg_ms, res[i].lift_ms,
-                    res[i].tine_cg_ms, res[i].exact);
-    }
-    /* the CSV and the chart are results too: a write that fails is reported */
-    bool csv_ok = csv && !ferror(csv);
-    if (csv && fclose(csv) != 0) csv_ok = false;
-    if (!csv_ok) {
-        fprintf(stderr, "tine: cannot write tine-bench.csv: %s\n", strerror(errno));
+    fprintf(stderr, "\r%80s\r", "");
+    if (!res) fprintf(stderr, "tine: bench: out of memory\n");
+    if (!res || status) {
+        free(res);
+        tine_ctx_free(tctx);
         return 1;
     }
-    if (write_svg("tine-bench.svg", res, nres)) {
-        fprintf(stderr, "tine: cannot write tine-bench.svg: %s\n", strerror(errno));
-        return 1;
-    }
-    bool png = system("command -v rsvg-convert >/dev/null 2>&1") == 0 &&
-               system("rsvg-convert tine-bench.svg -o tine-bench.png") == 0;
-    printf("wrote tine-bench.csv, tine-bench.svg%s\n", png ? ", tine-bench.png" : " (no PNG: rsvg-convert is not installed)");
-    if (failures) printf("%d compiled kernels were NOT bit-exact with the reference\n", failures);
-    if (hc) dlclose(hc);
-    if (hg) dlclose(hg);
-    return failures ? 1 : 0;
+    int failures = 0;
+    for (int i = 0; i < nres; i++)
+        for (int m = 0; m < NIMPL; m++) failures += res[i].m[m].state == MEAS_INEXACT || res[i].m[m].state == MEAS_FAILED;
+    status = bench_report(res, nres, &roof, quick);
+    if (failures) printf("%d implementations were NOT bit-exact with the reference or failed (see above)\n", failures);
+    free(res);
+    tine_ctx_free(tctx);
+    return status ? status : failures ? 1 : 0;
 }

@@ -30,7 +30,7 @@ int cli_usage(void) {
             "                    [--name N]\n"
             "       tine run FILE [--target T] [--seed S] [--size WxH..] [--param NAME=V]...\n"
             "       tine ops\n"
-            "       tine bench [--filter NAME] [--target T] [--quick]\n"
+            "       tine bench [--filter NAME] [--target T] [--peers halide,c,clang,gcc] [--quick]\n"
             "       tine bench-ir [--nodes N]\n"
             "       tine bench-lift [--nodes N]\n"
             "compile and run read a kernel FILE (any name); an expression goes through -e EXPR.\n"
@@ -47,7 +47,7 @@ static const char *const COMMANDS[CLI_FORMS] = {
 /* the forms whose positional argument is an expression (compile and run take a kernel file) */
 static const unsigned TAKES_EXPR = F(PRINT) | F(EXPAND) | F(EVAL) | F(LIFT);
 
-enum { O_LANES, O_SEED, O_NODES, O_TRACE, O_LIST, O_CHECK, O_QUICK, O_FILTER, O_TARGET, O_EMIT, O_SELECT,
+enum { O_LANES, O_SEED, O_NODES, O_TRACE, O_LIST, O_CHECK, O_QUICK, O_FILTER, O_PEERS, O_TARGET, O_EMIT, O_SELECT,
        O_PARAM, O_SIZE, O_NAME, O_OUT, O_EXPR, O_COUNT };
 static const struct {
     const char *name;
@@ -62,6 +62,7 @@ static const struct {
     [O_CHECK] = {"--check", 1, F(RULES)},
     [O_QUICK] = {"--quick", 0, F(BENCH)},
     [O_FILTER] = {"--filter", 1, F(BENCH)},
+    [O_PEERS] = {"--peers", 1, F(BENCH)},
     [O_TARGET] = {"--target", 1, F(COMPILE_EXPR) | F(RUN_EXPR) | F(COMPILE_KERNEL) | F(RUN_KERNEL) | F(BENCH)},
     [O_EMIT] = {"--emit", 1, F(COMPILE_EXPR) | F(COMPILE_KERNEL)},
     [O_SELECT] = {"--select", 1, F(COMPILE_EXPR) | F(RUN_EXPR) | F(COMPILE_KERNEL)},
@@ -247,6 +248,7 @@ int cli_parse(int argc, char **argv, options *o) {
             case O_QUICK: o->quick = 1; break;
             case O_CHECK: o->check = v; break;
             case O_FILTER: o->filter = v; break;
+            case O_PEERS: o->peers = v; break;
             case O_TARGET: o->target = v; break;
             case O_EMIT: o->emit = v; break;
             case O_SELECT: o->select = v; break;

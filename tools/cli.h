@@ -28,7 +28,7 @@ typedef struct {
     uint64_t seed;
     long nodes;
     int trace, list, quick;
-    const char *check, *target, *emit, *select, *filter, *out, *name, *size_text;
+    const char *check, *target, *emit, *select, *filter, *peers, *out, *name, *size_text;
     cli_param *params; /* malloc'd, one per --param */
     int nparams;
     int64_t size[4];

@@ -1007,7 +1007,7 @@ static int cmd_bench_lift(const options *o) {
     return 0;
 }
 
-int tine_cmd_bench(const char *filter, const char *only_target, int quick);
+int tine_cmd_bench(const char *filter, const char *only_target, const char *peers, int quick);
 
 static int dispatch(const options *o) {
     switch (o->form) {
@@ -1016,7 +1016,7 @@ static int dispatch(const options *o) {
     case CLI_BENCH_IR: return cmd_bench_ir(o);
     case CLI_RULES: return cmd_rules(o);
     case CLI_BENCH_LIFT: return cmd_bench_lift(o);
-    case CLI_BENCH: return tine_cmd_bench(o->filter, o->target, o->quick);
+    case CLI_BENCH: return tine_cmd_bench(o->filter, o->target, o->peers, o->quick);
     case CLI_RUN_KERNEL: return cmd_kernel_run(o);
     case CLI_COMPILE_KERNEL: return cmd_kernel_compile(o);
     case CLI_COMPILE_EXPR: return cmd_compile(o);

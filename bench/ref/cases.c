@@ -17,6 +17,24 @@ static size_t elements(const ref_buffer *b) {
     return n;
 }
 
+size_t case_bytes(const ref_buffer *b, int bits) { return elements(b) * (size_t)(bits / 8); }
+
+int case_first_difference(const bench_case *c, const void *a, const void *b, int64_t *at) {
+    int bytes = c->out_bits / 8;
+    int64_t total = 1;
+    for (int d = 0; d < c->out.dims; d++) total *= c->out.extent[d];
+    for (int64_t n = 0; n < total; n++) {
+        int64_t q = n, off = 0;
+        for (int d = 0; d < c->out.dims; d++) {
+            at[d] = c->out.min[d] + q % c->out.extent[d];
+            off += (at[d] - c->out.min[d]) * c->out.stride[d];
+            q /= c->out.extent[d];
+        }
+        if (memcmp((const char *)a + off * bytes, (const char *)b + off * bytes, (size_t)bytes)) return 1;
+    }
+    return 0;
+}
+
 void case_buffer(ref_buffer *b, int bits, int dims, const int64_t *extent) {
     memset(b, 0, sizeof *b);
     b->dims = dims;

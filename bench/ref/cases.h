@@ -73,6 +73,11 @@ void case_params(bench_case *c, const case_param_value *v, int n);
     } while (0)
 void case_output(bench_case *c, int bits, int dims, const int64_t *extent);
 uint64_t case_rand(uint64_t *seed);
+/* The bytes b spans (from its first element to its last), elements of `bits` bits. */
+size_t case_bytes(const ref_buffer *b, int bits);
+/* Whether outputs a and b (c->out's geometry) differ; if so, the first differing
+ * element's coordinates in at[0 .. dims-1]. Only elements of the output are compared. */
+int case_first_difference(const bench_case *c, const void *a, const void *b, int64_t *at);
 /* The address of element (i0, i1, i2, i3) of b, elements of `bytes` bytes. */
 void *case_at(const ref_buffer *b, int bytes, int64_t i0, int64_t i1, int64_t i2, int64_t i3);
 

@@ -72,6 +72,21 @@ uint32_t tine_target_features(tine_ctx_t *ctx, const char *target, const tine_is
     return m;
 }
 
+const char *tine_target_name(tine_ctx_t *ctx, int i) {
+    const tine_isa *isa = tine_isa_get(ctx, "x86");
+    return i >= 0 && i < isa->ntargets ? isa->targets[i].name : NULL;
+}
+
+int tine_target_runs_here(tine_ctx_t *ctx, const char *target) {
+    bool found;
+    uint32_t want = tine_isa_target(tine_isa_get(ctx, "x86"), target, &found);
+    if (!found) {
+        tine_set_error(ctx, "unknown target '%s'", target);
+        return -1;
+    }
+    return (want & ~tine_target_features(ctx, "host", NULL)) == 0;
+}
+
 typedef struct {
     tine_ctx_t *ctx;
     const tine_ruleset_t *rs;

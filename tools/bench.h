@@ -1,0 +1,42 @@
+/* bench.h — what `tine bench` measures (bench.c) and reports (bench_report.c). */
+#ifndef TINE_TOOLS_BENCH_H
+#define TINE_TOOLS_BENCH_H
+#include <stdbool.h>
+
+/* The implementations measured side by side, in the table's order. */
+enum { IMPL_TINE, IMPL_LLVM, IMPL_HALIDE, IMPL_CLANG, IMPL_GCC, NIMPL };
+extern const char *const bench_impl_names[NIMPL];
+
+typedef enum {
+    MEAS_ABSENT,   /* not built, not selected, or this machine does not run it */
+    MEAS_INEXACT,  /* ran, and differed from the reference (so not timed) */
+    MEAS_FAILED,   /* could not be bound or returned an error (not timed) */
+    MEAS_TIMED     /* bit-exact on every fill pattern, then timed */
+} meas_state;
+
+typedef struct {
+    meas_state state;
+    double ms, min_ms, max_ms; /* median and spread of the interleaved runs */
+    double compile_ms;         /* negative when not known (the C references) */
+} meas;
+
+typedef struct {
+    const char *kernel, *target;
+    meas m[NIMPL];
+    int runs;            /* timed runs of each implementation */
+    double bytes;        /* inputs read once and the output written once */
+    double roof_ms;      /* bytes at this machine's copy bandwidth */
+    double parse_ms;     /* tine: parsing and lowering to stages */
+    double expand_ms, llvm_cg_ms, lift_ms, tine_cg_ms; /* tine's compile by phase */
+} bench_row;
+
+typedef struct {
+    double copy_gbs; /* a large memcpy: bytes read plus bytes written per second */
+    double read_gbs; /* a streaming read */
+} bench_roof;
+
+/* The table, the summaries, tine-bench.csv, tine-bench.svg (and .png); 0, or 1 when a
+ * file could not be written (said on stderr). */
+int bench_report(const bench_row *rows, int n, const bench_roof *roof, bool quick);
+
+#endif

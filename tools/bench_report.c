@@ -1,0 +1,268 @@
+/* bench_report.c — what `tine bench` prints and writes: the table (median and min–max of
+ * every implementation, tine's time over Halide's and over the best other, the fraction
+ * of the memory roof, compile times), per-target geomeans and the kernels where tine is
+ * behind Halide, compile time by phase, tine-bench.csv (every column) and a chart of
+ * tine against Halide 14 and LLVM alone (SVG, and PNG through rsvg-convert).
+ *
+ * Ratios are of times: tine/Halide = 2 means tine takes twice as long as Halide.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+const char *const bench_impl_names[NIMPL] = {"tine", "LLVM alone", "Halide 14", "clang", "gcc"};
+static const char *const CSV_NAMES[NIMPL] = {"tine", "llvm", "halide", "clang", "gcc"};
+static const char *const STATE_NAMES[] = {"absent", "inexact", "failed", "timed"};
+
+static bool timed(const meas *m) { return m->state == MEAS_TIMED && m->ms > 0; }
+
+/* tine's time over the fastest other implementation; 0 when none was timed */
+static double over_best(const bench_row *r) {
+    double best = 0;
+    for (int i = 1; i < NIMPL; i++)
+        if (timed(&r->m[i]) && (best == 0 || r->m[i].ms < best)) best = r->m[i].ms;
+    return best > 0 && timed(&r->m[IMPL_TINE]) ? r->m[IMPL_TINE].ms / best : 0;
+}
+
+static double over(const bench_row *r, int other) {
+    return timed(&r->m[IMPL_TINE]) && timed(&r->m[other]) ? r->m[IMPL_TINE].ms / r->m[other].ms : 0;
+}
+
+
+/* "median [min-max]", or what kept it from being timed */
+static void cell(char *buf, size_t n, const meas *m) {
+    switch (m->state) {
+    case MEAS_ABSENT: snprintf(buf, n, "-"); break;
+    case MEAS_INEXACT: snprintf(buf, n, "NOT EXACT"); break;
+    case MEAS_FAILED: snprintf(buf, n, "FAILED"); break;
+    case MEAS_TIMED: snprintf(buf, n, "%.4g [%.3g-%.3g]", m->ms, m->min_ms, m->max_ms); break;
+    }
+}
+
+static void print_table(const bench_row *rows, int n) {
+    printf("%-15s %-14s", "kernel", "target");
+    for (int i = 0; i < NIMPL; i++) printf(" %-26s", bench_impl_names[i]);
+    printf(" %8s %8s %8s %6s %6s %8s %8s %8s %6s\n", "t/Halide", "t/best", "roof ms", "roof:t", "roof:H", "cc tine",
+           "cc LLVM", "cc Halid", "exact");
+    for (int r = 0; r < n; r++) {
+        const bench_row *row = &rows[r];
+        printf("%-15s %-14s", row->kernel, row->target);
+        bool exact = true;
+        for (int i = 0; i < NIMPL; i++) {
+            char c[64];
+            cell(c, sizeof c, &row->m[i]);
+            printf(" %-26s", c);
+            exact &= row->m[i].state == MEAS_TIMED || row->m[i].state == MEAS_ABSENT;
+        }
+        double h = over(row, IMPL_HALIDE), b = over_best(row);
+        char hs[16] = "-", bs[16] = "-", rt[16] = "-", rh[16] = "-", ch[16] = "-";
+        if (h > 0) snprintf(hs, sizeof hs, "%.2f", h);
+        if (b > 0) snprintf(bs, sizeof bs, "%.2f", b);
+        if (timed(&row->m[IMPL_TINE])) snprintf(rt, sizeof rt, "%.0f%%", 100 * row->roof_ms / row->m[IMPL_TINE].ms);
+        if (timed(&row->m[IMPL_HALIDE])) snprintf(rh, sizeof rh, "%.0f%%", 100 * row->roof_ms / row->m[IMPL_HALIDE].ms);
+        if (row->m[IMPL_HALIDE].compile_ms >= 0) snprintf(ch, sizeof ch, "%.0fms", row->m[IMPL_HALIDE].compile_ms);
+        printf(" %8s %8s %8.3f %6s %6s %6.0fms %6.0fms %8s %6s\n", hs, bs, row->roof_ms, rt, rh,
+               row->m[IMPL_TINE].compile_ms, row->m[IMPL_LLVM].compile_ms, ch, exact ? "yes" : "NO");
+    }
+}
+
+/* geomean of tine's time over `other`'s across the rows of one target; 0 when none */
+static double geomean(const bench_row *rows, int n, const char *target, int other, int *count) {
+    double g = 0;
+    *count = 0;
+    for (int r = 0; r < n; r++) {
+        if (strcmp(rows[r].target, target)) continue;
+        double x = other < 0 ? over_best(&rows[r]) : over(&rows[r], other);
+        if (x > 0) g += log(x), ++*count;
+    }
+    return *count ? exp(g / *count) : 0;
+}
+
+static void print_summaries(const bench_row *rows, int n) {
+    printf("\nper target: geomean of tine's time over each other implementation's (below 1: tine faster)\n");
+    for (int r = 0; r < n; r++) {
+        bool first = true;
+        for (int q = 0; q < r; q++) first &= strcmp(rows[q].target, rows[r].target) != 0;
+        if (!first) continue;
+        const char *t = rows[r].target;
+        printf("  %-14s", t);
+        for (int i = 1; i <= NIMPL; i++) {
+            int cnt;
+            double g = geomean(rows, n, t, i == NIMPL ? -1 : i, &cnt);
+            if (cnt) printf("  tine/%s %.3f (%d)", i == NIMPL ? "best other" : bench_impl_names[i], g, cnt);
+        }
+        double cc[3] = {0, 0, 0};
+        char behind[1024] = "";
+        for (int q = 0; q < n; q++) {
+            if (strcmp(rows[q].target, t)) continue;
+            cc[0] += rows[q].m[IMPL_TINE].compile_ms;
+            cc[1] += rows[q].m[IMPL_LLVM].compile_ms;
+            cc[2] += rows[q].m[IMPL_HALIDE].compile_ms > 0 ? rows[q].m[IMPL_HALIDE].compile_ms : 0;
+            double h = over(&rows[q], IMPL_HALIDE);
+            if (h > 1.02 && strlen(behind) < sizeof behind - 40)
+                snprintf(behind + strlen(behind), sizeof behind - strlen(behind), " %s (%.2fx)", rows[q].kernel, h);
+        }
+        printf("\n  %14s  compile time: tine %.1f s, LLVM alone %.1f s, Halide 14 %.1f s (ahead of time)\n", "",
+               cc[0] / 1e3, cc[1] / 1e3, cc[2] / 1e3);
+        printf("  %14s  tine behind Halide 14 by more than 2%%:%s\n", "", behind[0] ? behind : " none");
+    }
+}
+
+static void print_phases(const bench_row *rows, int n) {
+    printf("\ncompile time by phase, ms (parse = parsing and lowering to stages; select = lifting or expansion;\n"
+           "LLVM = IR emission, O3 and machine code), medians over the targets:\n");
+    printf("%-15s %8s %11s %11s %11s %11s\n", "kernel", "parse", "alone:exp", "alone:LLVM", "tine:lift", "tine:LLVM");
+    for (int i = 0; i < n;) {
+        int j = i;
+        double v[5][8];
+        while (j < n && !strcmp(rows[j].kernel, rows[i].kernel) && j - i < 8) {
+            v[0][j - i] = rows[j].parse_ms;
+            v[1][j - i] = rows[j].expand_ms;
+            v[2][j - i] = rows[j].llvm_cg_ms;
+            v[3][j - i] = rows[j].lift_ms;
+            v[4][j - i] = rows[j].tine_cg_ms;
+            j++;
+        }
+        for (int c = 0; c < 5; c++)
+            for (int a = 0; a < j - i; a++) /* insertion sort: at most 8 */
+                for (int b = a; b > 0 && v[c][b] < v[c][b - 1]; b--) {
+                    double x = v[c][b];
+                    v[c][b] = v[c][b - 1];
+                    v[c][b - 1] = x;
+                }
+        int m = (j - i) / 2;
+        printf("%-15s %8.1f %11.1f %11.1f %11.1f %11.1f\n", rows[i].kernel, v[0][m], v[1][m], v[2][m], v[3][m], v[4][m]);
+        i = j;
+    }
+}
+
+static int write_csv(const char *path, const bench_row *rows, int n) {
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    fprintf(f, "kernel,target,runs,bytes,roof_ms");
+    for (int i = 0; i < NIMPL; i++)
+        fprintf(f, ",%s_ms,%s_min_ms,%s_max_ms,%s_state,%s_compile_ms,%s_roof_fraction", CSV_NAMES[i], CSV_NAMES[i],
+                CSV_NAMES[i], CSV_NAMES[i], CSV_NAMES[i], CSV_NAMES[i]);
+    fprintf(f, ",tine_over_halide,tine_over_best,parse_ms,expand_ms,llvm_codegen_ms,lift_ms,tine_codegen_ms\n");
+    for (int r = 0; r < n; r++) {
+        const bench_row *row = &rows[r];
+        fprintf(f, "%s,%s,%d,%.0f,%.4f", row->kernel, row->target, row->runs, row->bytes, row->roof_ms);
+        for (int i = 0; i < NIMPL; i++) {
+            const meas *m = &row->m[i];
+            if (timed(m))
+                fprintf(f, ",%.4f,%.4f,%.4f,%s", m->ms, m->min_ms, m->max_ms, STATE_NAMES[m->state]);
+            else
+                fprintf(f, ",,,,%s", STATE_NAMES[m->state]);
+            if (m->compile_ms >= 0) fprintf(f, ",%.1f", m->compile_ms);
+            else fprintf(f, ",");
+            if (timed(m)) fprintf(f, ",%.4f", row->roof_ms / m->ms);
+            else fprintf(f, ",");
+        }
+        double h = over(row, IMPL_HALIDE), b = over_best(row);
+        if (h > 0) fprintf(f, ",%.4f", h);
+        else fprintf(f, ",");
+        if (b > 0) fprintf(f, ",%.4f", b);
+        else fprintf(f, ",");
+        fprintf(f, ",%.3f,%.3f,%.3f,%.3f,%.3f\n", row->parse_ms, row->expand_ms, row->llvm_cg_ms, row->lift_ms,
+                row->tine_cg_ms);
+    }
+    bool ok = !ferror(f);
+    return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+/* The chart: for each target a panel, for each kernel two bars — tine's speedup over
+ * Halide 14 and over LLVM alone (the other's time over tine's), on a log scale so that
+ * 10x slower and 10x faster are the same length. */
+static int write_svg(const char *path, const bench_row *rows, int n) {
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    const char *targets[8];
+    int nt = 0, per = 0;
+    for (int r = 0; r < n; r++) {
+        bool seen = false;
+        for (int t = 0; t < nt; t++) seen |= !strcmp(targets[t], rows[r].target);
+        if (!seen && nt < 8) targets[nt++] = rows[r].target;
+    }
+    for (int r = 0; r < n; r++) per += !strcmp(rows[r].target, targets[0]);
+    /* over() is tine/other; the bars show other/tine */
+    double smin = 1, smax = 1;
+    for (int r = 0; r < n; r++)
+        for (int i = IMPL_LLVM; i <= IMPL_HALIDE; i++) {
+            double x = over(&rows[r], i);
+            if (x > 0) smin = fmin(smin, 1 / x), smax = fmax(smax, 1 / x);
+        }
+    double l0 = floor(log2(smin)), l1 = ceil(log2(smax));
+    if (l1 < 1) l1 = 1; /* room above 1x, and the panel's label clear of the 1x line */
+    int bw = 11, gap = 10, left = 70, ph = 220, top = 90, panel_gap = 110;
+    int width = left + per * (2 * bw + gap) + 40;
+    if (width < 860) width = 860; /* the title and the legend fit */
+    int height = top + nt * (ph + panel_gap) + 10;
+    fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' font-family='sans-serif' font-size='11'>\n",
+            width, height);
+    fprintf(f, "<rect width='100%%' height='100%%' fill='white'/>\n");
+    fprintf(f, "<text x='%d' y='20' font-size='15'>tine's speedup over Halide 14 and over LLVM alone, per kernel</text>\n"
+               "<text x='%d' y='36'>the other's time / tine's (median), log scale: below 1x tine is slower</text>\n",
+            left, left);
+    fprintf(f, "<rect x='%d' y='44' width='12' height='12' fill='#c0392b'/><text x='%d' y='54'>over Halide 14</text>\n",
+            left, left + 16);
+    fprintf(f, "<rect x='%d' y='44' width='12' height='12' fill='#3b6fb6'/><text x='%d' y='54'>over LLVM alone (same "
+               "loops, LLVM's instruction selection)</text>\n", left + 120, left + 136);
+    for (int t = 0; t < nt; t++) {
+        int y0 = top + t * (ph + panel_gap);
+#define YOF(v) (y0 + ph - (int)(ph * (log2(v) - l0) / (l1 - l0)))
+        fprintf(f, "<text x='%d' y='%d' font-size='13' font-weight='bold'>%s</text>\n", left, y0 - 6, targets[t]);
+        for (double e = l0; e <= l1; e++) {
+            double v = exp2(e);
+            fprintf(f, "<line x1='%d' x2='%d' y1='%d' y2='%d' stroke='%s'/>"
+                       "<text x='%d' y='%d' text-anchor='end'>%gx</text>\n",
+                    left, width - 20, YOF(v), YOF(v), e == 0 ? "black" : "#ddd", left - 6, YOF(v) + 4, v);
+        }
+        int k = 0;
+        for (int r = 0; r < n; r++) {
+            if (strcmp(rows[r].target, targets[t])) continue;
+            int x = left + 8 + k++ * (2 * bw + gap);
+            for (int b = 0; b < 2; b++) {
+                double o = over(&rows[r], b ? IMPL_LLVM : IMPL_HALIDE);
+                if (o <= 0) continue;
+                int y1 = YOF(1.0), yv = YOF(1 / o);
+                fprintf(f, "<rect x='%d' y='%d' width='%d' height='%d' fill='%s'><title>%s %s: %.2fx</title></rect>\n",
+                        x + b * bw, yv < y1 ? yv : y1, bw, abs(yv - y1) > 0 ? abs(yv - y1) : 1,
+                        b ? "#3b6fb6" : "#c0392b", rows[r].kernel, b ? "over LLVM alone" : "over Halide 14", 1 / o);
+            }
+            fprintf(f, "<text transform='translate(%d,%d) rotate(50)'>%s</text>\n", x + 4, y0 + ph + 10,
+                    rows[r].kernel);
+        }
+#undef YOF
+    }
+    fprintf(f, "</svg>\n");
+    bool ok = !ferror(f);
+    return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+int bench_report(const bench_row *rows, int n, const bench_roof *roof, bool quick) {
+    printf("tine bench: median [min-max] ms of interleaved runs after 2 warm-ups, single thread%s\n",
+           quick ? " (quick sizes)" : "");
+    printf("roof: this machine copies %.1f GB/s (memcpy, bytes read + written) and streams reads at %.1f GB/s; a\n"
+           "row's roof is its bytes (inputs once + output once) at the copy rate, roof:X = roof / X's time\n\n",
+           roof->copy_gbs, roof->read_gbs);
+    print_table(rows, n);
+    print_summaries(rows, n);
+    print_phases(rows, n);
+    if (write_csv("tine-bench.csv", rows, n)) {
+        fprintf(stderr, "tine: cannot write tine-bench.csv: %s\n", strerror(errno));
+        return 1;
+    }
+    if (write_svg("tine-bench.svg", rows, n)) {
+        fprintf(stderr, "tine: cannot write tine-bench.svg: %s\n", strerror(errno));
+        return 1;
+    }
+    bool png = system("command -v rsvg-convert >/dev/null 2>&1") == 0 &&
+               system("rsvg-convert tine-bench.svg -o tine-bench.png") == 0;
+    printf("wrote tine-bench.csv, tine-bench.svg%s\n", png ? ", tine-bench.png" : " (no PNG: rsvg-convert is not installed)");
+    return 0;
+}
