@@ -151,22 +151,22 @@ static int write_csv(const char *path, const bench_row *rows, int n) {
     fprintf(f, ",tine_over_halide,tine_over_best,parse_ms,expand_ms,llvm_codegen_ms,lift_ms,tine_codegen_ms\n");
     for (int r = 0; r < n; r++) {
         const bench_row *row = &rows[r];
-        fprintf(f, "%s,%s,%d,%.0f,%.4f", row->kernel, row->target, row->runs, row->bytes, row->roof_ms);
+        fprintf(f, "%s,%s,%d,%.0f,%.5g", row->kernel, row->target, row->runs, row->bytes, row->roof_ms);
         for (int i = 0; i < NIMPL; i++) {
             const meas *m = &row->m[i];
             if (timed(m))
-                fprintf(f, ",%.4f,%.4f,%.4f,%s", m->ms, m->min_ms, m->max_ms, STATE_NAMES[m->state]);
+                fprintf(f, ",%.5g,%.5g,%.5g,%s", m->ms, m->min_ms, m->max_ms, STATE_NAMES[m->state]);
             else
                 fprintf(f, ",,,,%s", STATE_NAMES[m->state]);
             if (m->compile_ms >= 0) fprintf(f, ",%.1f", m->compile_ms);
             else fprintf(f, ",");
-            if (timed(m)) fprintf(f, ",%.4f", row->roof_ms / m->ms);
+            if (timed(m)) fprintf(f, ",%.4g", row->roof_ms / m->ms);
             else fprintf(f, ",");
         }
         double h = over(row, IMPL_HALIDE), b = over_best(row);
-        if (h > 0) fprintf(f, ",%.4f", h);
+        if (h > 0) fprintf(f, ",%.4g", h);
         else fprintf(f, ",");
-        if (b > 0) fprintf(f, ",%.4f", b);
+        if (b > 0) fprintf(f, ",%.4g", b);
         else fprintf(f, ",");
         fprintf(f, ",%.3f,%.3f,%.3f,%.3f,%.3f\n", row->parse_ms, row->expand_ms, row->llvm_cg_ms, row->lift_ms,
                 row->tine_cg_ms);
