@@ -1,0 +1,30 @@
+// dilate3x3 (BENCHMARKS.md 6): the max over the 3x3 neighbourhood of edge(in) (repeat_edge),
+// separable: the max of three rows, then the max of three columns, all in u8.
+//
+// Schedule: TBD
+#include "Halide.h"
+
+namespace {
+using namespace Halide;
+
+class Dilate3x3 : public Generator<Dilate3x3> {
+public:
+    Input<Buffer<uint8_t, 2>> in{"in"};
+    Output<Buffer<uint8_t, 2>> out{"out"};
+
+    void generate() {
+        Var x("x"), y("y"), yo("yo"), yi("yi");
+        Func b = BoundaryConditions::repeat_edge(in);
+        Func v("v");
+        v(x, y) = max(max(b(x, y - 1), b(x, y)), b(x, y + 1));
+        out(x, y) = max(max(v(x - 1, y), v(x, y)), v(x + 1, y));
+
+        const int vec = natural_vector_size<uint8_t>();
+        out.split(y, yo, yi, 64, TailStrategy::GuardWithIf).vectorize(x, vec, TailStrategy::GuardWithIf);
+        v.store_at(out, yo).compute_at(out, yi).vectorize(x, vec, TailStrategy::GuardWithIf);
+    }
+};
+
+}  // namespace
+
+HALIDE_REGISTER_GENERATOR(Dilate3x3, dilate3x3)
