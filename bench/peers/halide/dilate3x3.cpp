@@ -14,10 +14,11 @@ public:
 
     void generate() {
         Var x("x"), y("y"), yo("yo"), yi("yi");
-        Func b = BoundaryConditions::repeat_edge(in);
+        Func b("b");
+        b(x, y) = BoundaryConditions::repeat_edge(in)(x, y);
         Func v("v");
-        v(x, y) = max(max(b(x, y - 1), b(x, y)), b(x, y + 1));
-        out(x, y) = max(max(v(x - 1, y), v(x, y)), v(x + 1, y));
+        v(x, y) = max(max(b(x - 1, y), b(x, y)), b(x + 1, y));
+        out(x, y) = max(max(v(x, y - 1), v(x, y)), v(x, y + 1));
 
         const int vec = natural_vector_size<uint8_t>();
         out.split(y, yo, yi, 64, TailStrategy::GuardWithIf).vectorize(x, vec, TailStrategy::GuardWithIf);
