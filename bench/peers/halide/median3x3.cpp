@@ -17,7 +17,8 @@ public:
 
     void generate() {
         Var x("x"), y("y"), yo("yo"), yi("yi");
-        Func b = BoundaryConditions::repeat_edge(in);
+        Func b("b");
+        b(x, y) = BoundaryConditions::repeat_edge(in)(x, y);
         Func hi("hi"), lo("lo"), md("md");
         hi(x, y) = max(max(b(x, y - 1), b(x, y)), b(x, y + 1));
         lo(x, y) = min(min(b(x, y - 1), b(x, y)), b(x, y + 1));
@@ -29,6 +30,7 @@ public:
 
         const int vec = natural_vector_size<uint8_t>();
         out.split(y, yo, yi, 64, TailStrategy::GuardWithIf).vectorize(x, vec, TailStrategy::GuardWithIf);
+        b.store_at(out, yo).compute_at(out, yi).vectorize(x, vec, TailStrategy::GuardWithIf);
         for (Func f : {hi, lo, md}) f.store_at(out, yo).compute_at(out, yi).vectorize(x, vec, TailStrategy::GuardWithIf);
     }
 };
