@@ -16,7 +16,8 @@ public:
 
     void generate() {
         Var x("x"), y("y"), yo("yo"), yi("yi");
-        Func b = BoundaryConditions::repeat_edge(in);
+        Func b("b");
+        b(x, y) = BoundaryConditions::repeat_edge(in)(x, y);
         Func p("p"), h("h"), v("v");
         p(x, y) = u16(b(x, y));
         h(x, y) = p(x - 1, y) + 2 * p(x, y) + p(x + 1, y);  // the row sum sx uses
@@ -27,6 +28,7 @@ public:
 
         const int vec = natural_vector_size<uint8_t>();
         out.split(y, yo, yi, 64, TailStrategy::GuardWithIf).vectorize(x, vec, TailStrategy::GuardWithIf);
+        b.store_at(out, yo).compute_at(out, yi).vectorize(x, vec, TailStrategy::GuardWithIf);
         h.store_at(out, yo).compute_at(out, yi).vectorize(x, vec / 2, TailStrategy::GuardWithIf);
         v.compute_at(out, yi).vectorize(x, vec / 2, TailStrategy::GuardWithIf);
     }
