@@ -14,14 +14,14 @@ public:
     Output<Buffer<uint16_t, 2>> out{"out"};
 
     void generate() {
-        Var x("x"), y("y"), xi("xi"), yi("yi");
+        Var x("x"), y("y"), yo("yo"), yi("yi");
         Func bx("bx");
         bx(x, y) = (in(x, y) + in(x + 1, y) + in(x + 2, y)) / 3;
         out(x, y) = (bx(x, y) + bx(x, y + 1) + bx(x, y + 2)) / 3;
 
         const int vec = natural_vector_size<uint16_t>();
-        out.tile(x, y, xi, yi, 256, 32, TailStrategy::GuardWithIf).vectorize(xi, vec, TailStrategy::GuardWithIf);
-        bx.compute_at(out, x).vectorize(x, vec, TailStrategy::GuardWithIf);
+        out.split(y, yo, yi, 64, TailStrategy::GuardWithIf).vectorize(x, vec, TailStrategy::GuardWithIf);
+        bx.store_at(out, yo).compute_at(out, yi).vectorize(x, vec, TailStrategy::GuardWithIf);
     }
 };
 
