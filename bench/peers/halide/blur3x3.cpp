@@ -20,7 +20,7 @@ public:
         out(x, y) = (bx(x, y) + bx(x, y + 1) + bx(x, y + 2)) / 3;
 
         const int vec = natural_vector_size<uint16_t>();
-        out.split(y, yo, yi, 64, TailStrategy::GuardWithIf).vectorize(x, vec, TailStrategy::GuardWithIf);
+        out.split(y, yo, yi, 32, TailStrategy::GuardWithIf).vectorize(x, vec, TailStrategy::GuardWithIf);
         bx.store_at(out, yo).compute_at(out, yi).vectorize(x, vec, TailStrategy::GuardWithIf);
     }
 };

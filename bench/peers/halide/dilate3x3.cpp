@@ -22,7 +22,8 @@ public:
 
         const int vec = natural_vector_size<uint8_t>();
         out.split(y, yo, yi, 64, TailStrategy::GuardWithIf).vectorize(x, vec, TailStrategy::GuardWithIf);
-        v.store_at(out, yo).compute_at(out, yi).vectorize(x, vec, TailStrategy::GuardWithIf);
+        b.store_at(out, yo).compute_at(out, yi).vectorize(x, vec, TailStrategy::RoundUp);
+        v.store_at(out, yo).compute_at(out, yi).vectorize(x, vec, TailStrategy::RoundUp);
     }
 };
 

@@ -19,19 +19,19 @@ public:
         Var x("x"), y("y"), yo("yo"), yi("yi");
         Func b("b");
         b(x, y) = BoundaryConditions::repeat_edge(in)(x, y);
-        Func hi("hi"), lo("lo"), md("md");
-        hi(x, y) = max(max(b(x, y - 1), b(x, y)), b(x, y + 1));
-        lo(x, y) = min(min(b(x, y - 1), b(x, y)), b(x, y + 1));
-        md(x, y) = mid(b(x, y - 1), b(x, y), b(x, y + 1));
-        Expr p = min(min(hi(x - 1, y), hi(x, y)), hi(x + 1, y));
-        Expr q = max(max(lo(x - 1, y), lo(x, y)), lo(x + 1, y));
-        Expr r = mid(md(x - 1, y), md(x, y), md(x + 1, y));
+        // per column: (max, min, middle) of the three rows, one Func so the loads are shared
+        Func col("col");
+        Expr a = b(x, y - 1), c = b(x, y), d = b(x, y + 1);
+        col(x, y) = Tuple(max(max(a, c), d), min(min(a, c), d), mid(a, c, d));
+        Expr p = min(min(col(x - 1, y)[0], col(x, y)[0]), col(x + 1, y)[0]);
+        Expr q = max(max(col(x - 1, y)[1], col(x, y)[1]), col(x + 1, y)[1]);
+        Expr r = mid(col(x - 1, y)[2], col(x, y)[2], col(x + 1, y)[2]);
         out(x, y) = mid(p, q, r);
 
         const int vec = natural_vector_size<uint8_t>();
         out.split(y, yo, yi, 64, TailStrategy::GuardWithIf).vectorize(x, vec, TailStrategy::GuardWithIf);
-        b.store_at(out, yo).compute_at(out, yi).vectorize(x, vec, TailStrategy::GuardWithIf);
-        for (Func f : {hi, lo, md}) f.store_at(out, yo).compute_at(out, yi).vectorize(x, vec, TailStrategy::GuardWithIf);
+        b.store_at(out, yo).compute_at(out, yi).vectorize(x, vec, TailStrategy::RoundUp);
+        col.compute_at(out, yi).vectorize(x, vec, TailStrategy::RoundUp);
     }
 };
 

@@ -28,9 +28,9 @@ public:
 
         const int vec = natural_vector_size<uint8_t>();
         out.split(y, yo, yi, 64, TailStrategy::GuardWithIf).vectorize(x, vec, TailStrategy::GuardWithIf);
-        b.store_at(out, yo).compute_at(out, yi).vectorize(x, vec, TailStrategy::GuardWithIf);
-        h.store_at(out, yo).compute_at(out, yi).vectorize(x, vec / 2, TailStrategy::GuardWithIf);
-        v.compute_at(out, yi).vectorize(x, vec / 2, TailStrategy::GuardWithIf);
+        b.store_at(out, yo).compute_at(out, yi).vectorize(x, vec, TailStrategy::RoundUp);
+        h.store_at(out, yo).compute_at(out, yi).vectorize(x, vec, TailStrategy::RoundUp);
+        v.compute_at(out, yi).vectorize(x, vec, TailStrategy::RoundUp);
     }
 };
 
