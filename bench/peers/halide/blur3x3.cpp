@@ -20,8 +20,8 @@ public:
         out(x, y) = (bx(x, y) + bx(x, y + 1) + bx(x, y + 2)) / 3;
 
         const int vec = natural_vector_size<uint16_t>();
-        out.split(y, yo, yi, 32, TailStrategy::GuardWithIf).vectorize(x, vec, TailStrategy::GuardWithIf);
-        bx.store_at(out, yo).compute_at(out, yi).vectorize(x, vec, TailStrategy::GuardWithIf);
+        out.vectorize(x, 2 * vec, TailStrategy::GuardWithIf);
+        bx.store_root().compute_at(out, y).vectorize(x, 2 * vec, TailStrategy::GuardWithIf);
     }
 };
 

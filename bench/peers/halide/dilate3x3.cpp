@@ -21,9 +21,9 @@ public:
         out(x, y) = max(max(v(x, y - 1), v(x, y)), v(x, y + 1));
 
         const int vec = natural_vector_size<uint8_t>();
-        out.split(y, yo, yi, 64, TailStrategy::GuardWithIf).vectorize(x, vec, TailStrategy::GuardWithIf);
-        b.store_at(out, yo).compute_at(out, yi).vectorize(x, vec, TailStrategy::RoundUp);
-        v.store_at(out, yo).compute_at(out, yi).vectorize(x, vec, TailStrategy::RoundUp);
+        out.vectorize(x, vec, TailStrategy::GuardWithIf);
+        b.store_root().compute_at(out, y).vectorize(x, vec, TailStrategy::RoundUp);
+        v.store_root().compute_at(out, y).vectorize(x, vec, TailStrategy::RoundUp);
     }
 };
 

@@ -29,9 +29,9 @@ public:
         out(x, y) = mid(p, q, r);
 
         const int vec = natural_vector_size<uint8_t>();
-        out.split(y, yo, yi, 64, TailStrategy::GuardWithIf).vectorize(x, vec, TailStrategy::GuardWithIf);
-        b.store_at(out, yo).compute_at(out, yi).vectorize(x, vec, TailStrategy::RoundUp);
-        col.compute_at(out, yi).vectorize(x, vec, TailStrategy::RoundUp);
+        out.vectorize(x, vec, TailStrategy::GuardWithIf);
+        b.store_root().compute_at(out, y).vectorize(x, vec, TailStrategy::RoundUp);
+        col.compute_at(out, y).vectorize(x, vec, TailStrategy::RoundUp);
     }
 };
 
