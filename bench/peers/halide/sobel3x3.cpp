@@ -18,19 +18,19 @@ public:
         Var x("x"), y("y"), yo("yo"), yi("yi");
         Func b("b");
         b(x, y) = BoundaryConditions::repeat_edge(in)(x, y);
-        Func p("p"), h("h"), v("v");
-        p(x, y) = u16(b(x, y));
-        h(x, y) = p(x - 1, y) + 2 * p(x, y) + p(x + 1, y);  // the row sum sx uses
-        v(x, y) = p(x, y - 1) + 2 * p(x, y) + p(x, y + 1);  // the column sum sy uses
-        Expr sx = absd(h(x, y - 1), h(x, y + 1));
-        Expr sy = absd(v(x - 1, y), v(x + 1, y));
+        // per column, from the same three rows: the [1 2 1] sum (sy's terms) and the
+        // difference of the rows above and below (sx = |[1 2 1] of it|, = absd of the sums)
+        Func col("col");
+        Expr a = u16(b(x, y - 1)), c = u16(b(x, y)), d = u16(b(x, y + 1));
+        col(x, y) = Tuple(a + 2 * c + d, i16(a) - i16(d));
+        Expr sx = abs(col(x - 1, y)[1] + 2 * col(x, y)[1] + col(x + 1, y)[1]);
+        Expr sy = absd(col(x - 1, y)[0], col(x + 1, y)[0]);
         out(x, y) = u8(min(sx + sy, 255));
 
         const int vec = natural_vector_size<uint8_t>();
         out.vectorize(x, vec, TailStrategy::GuardWithIf);
         b.store_root().compute_at(out, y).vectorize(x, vec, TailStrategy::RoundUp);
-        h.store_root().compute_at(out, y).vectorize(x, vec, TailStrategy::RoundUp);
-        v.compute_at(out, y).vectorize(x, vec, TailStrategy::RoundUp);
+        col.compute_at(out, y).vectorize(x, vec, TailStrategy::RoundUp);
     }
 };
 
