@@ -1,0 +1,71 @@
+// fully_connected: see header written at the end
+#include "Halide.h"
+
+namespace {
+using namespace Halide;
+using namespace Halide::ConciseCasts;
+
+// the shared requantization tail, exact: m2h = rounding_mul_shr(acc, om, 31) in i64 with
+// i32 saturation; rshr by min(shift, 33) rounding half up; i16 saturation; + out_zero with
+// i16 saturation, u8 saturation (together a clamp to [0, 255]); then the reference's clamp.
+Expr requantize(Expr acc, Expr om, Expr shift, Expr out_zero, Expr omin, Expr omax) {
+    Expr p = i64(acc) * i64(om);
+    Expr m = i32(clamp((p + (i64(1) << 30)) >> 31, i64(INT32_MIN), i64(INT32_MAX)));
+    Expr s = i64(min(shift, u32(33)));
+    Expr r = (i64(m) + ((i64(1) << s) >> 1)) >> s;
+    Expr t = i32(clamp(r, i64(-32768), i64(32767)));
+    Expr o = u8(clamp(t + i32(out_zero), 0, 255));
+    return select(o < omin, omin, min(o, omax));
+}
+
+class FullyConnected : public Generator<FullyConnected> {
+public:
+    Input<Buffer<uint8_t, 2>> in{"in"};
+    Input<Buffer<uint8_t, 2>> f{"f"};
+    Input<Buffer<int32_t, 1>> bias{"bias"};
+    Input<int32_t> K{"K"};
+    Input<uint8_t> iz{"iz"};
+    Input<uint8_t> fz{"fz"};
+    Input<int32_t> om{"om"};
+    Input<uint32_t> shift{"shift"};
+    Input<uint8_t> out_zero{"out_zero"};
+    Input<uint8_t> omin{"omin"};
+    Input<uint8_t> omax{"omax"};
+    Output<Buffer<uint8_t, 2>> out{"out"};
+
+    void generate() {
+        Var c("c"), b("b"), v("v");
+        Func inp("inp"), fw("fw");
+        inp(v, b) = i16(in(v, b)) - i16(iz);
+        fw(v, c) = i16(f(v, c)) - i16(fz);
+
+        // k = rl + 2 rh + 16 ro over the multiple of 16 below K, then the tail
+        Expr K16 = (K / 16) * 16;
+        RDom r(0, 2, 0, 8, 0, K / 16);
+        RVar rl = r[0], rh = r[1], ro = r[2];
+        Expr k = rl + 2 * rh + 16 * ro;
+        Func dot("dot");
+        dot(c, b) = 0;
+        dot(c, b) += i32(fw(k, c)) * i32(inp(k, b));
+        RDom rt(K16, K - K16);
+        Func acc("acc");
+        acc(c, b) = bias(c) + dot(c, b);
+        acc(c, b) += i32(fw(rt, c)) * i32(inp(rt, b));
+        out(c, b) = requantize(acc(c, b), om, shift, out_zero, omin, omax);
+
+        const int vec = natural_vector_size<uint8_t>();
+        out.vectorize(c, vec, TailStrategy::GuardWithIf);
+        inp.compute_at(out, b).vectorize(v, natural_vector_size<int16_t>(), TailStrategy::GuardWithIf);
+        acc.compute_at(out, c);
+        // 8 lanes of partial sums per output, two products per lane (pmaddwd)
+        Func part = dot.update().rfactor(rh, v);
+        dot.compute_at(acc, c);
+        dot.update().atomic().vectorize(rh);
+        part.compute_at(dot, c).vectorize(v);
+        part.update().reorder(rl, v, ro).atomic().vectorize(rl).vectorize(v);
+    }
+};
+
+}  // namespace
+
+HALIDE_REGISTER_GENERATOR(FullyConnected, fully_connected)
