@@ -60,21 +60,29 @@ public:
 
         const int vec = natural_vector_size<uint8_t>();
         const int v32 = natural_vector_size<int32_t>();
-        Var xo("xo"), xi("xi"), coo("coo"), c1("c1"), c0("c0");
-        out.split(x, xo, xi, XT, TailStrategy::GuardWithIf)
-            .vectorize(co, vec, TailStrategy::GuardWithIf)
-            .reorder(co, xi, xo, y, b);
-        acc.compute_at(out, xo).vectorize(co, v32);
+        Var xo("xo"), xi("xi"), coo("coo"), c1("c1"), c0("c0"), c1o("c1o"), c1i("c1i");
+        // full tiles of 32 channels x XT pixels when the output has them; guarded otherwise
+        Expr Co = out.dim(0).extent(), W = out.dim(1).extent();
+        out.specialize(Co >= vec && W >= XT)
+            .split(co, coo, co, vec, TailStrategy::ShiftInwards)
+            .split(x, xo, xi, XT, TailStrategy::ShiftInwards)
+            .reorder(co, xi, coo, xo, y, b)
+            .vectorize(co);
+        out.split(co, coo, co, vec, TailStrategy::GuardWithIf)
+            .split(x, xo, xi, XT, TailStrategy::GuardWithIf)
+            .reorder(co, xi, coo, xo, y, b)
+            .vectorize(co);
+        acc.compute_at(out, coo).bound_extent(co, vec).bound_extent(x, XT).store_in(MemoryType::Register).vectorize(co, v32);
         acc.update()
-            .split(co, co, c0, v32, TailStrategy::RoundUp)
-            .split(co, coo, c1, vec / v32, TailStrategy::RoundUp)
+            .split(co, c1, c0, v32, TailStrategy::RoundUp)
+            .split(c1, c1o, c1i, vec / v32, TailStrategy::RoundUp)
             .split(x, xo, xi, XT, TailStrategy::RoundUp)
-            .reorder(rl, c0, xi, c1, rc, rx, ry, coo, xo, y, b)
+            .reorder(rl, c0, c1i, xi, rc, rx, ry, c1o, xo, y, b)
             .atomic()
             .vectorize(rl)
             .vectorize(c0)
-            .unroll(xi)
-            .unroll(c1);
+            .unroll(c1i)
+            .unroll(xi);
         inp.compute_root().vectorize(ci, natural_vector_size<int16_t>(), TailStrategy::GuardWithIf);
         fp.compute_root().reorder_storage(cil, co, cio, fx, fy).vectorize(co, v32, TailStrategy::GuardWithIf);
     }
