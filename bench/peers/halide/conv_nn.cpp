@@ -17,7 +17,7 @@ Expr requantize(Expr acc, Expr om, Expr shift, Expr out_zero, Expr omin, Expr om
 
 class ConvNN : public Generator<ConvNN> {
 public:
-    GeneratorParam<int> XT{"XT", 3};
+    GeneratorParam<int> XT{"XT", 2};
     Input<Buffer<uint8_t, 4>> in{"in"};
     Input<Buffer<uint8_t, 4>> f{"f"};
     Input<Buffer<int32_t, 1>> bias{"bias"};
