@@ -83,7 +83,7 @@ public:
             .vectorize(c0)
             .unroll(c1i)
             .unroll(xi);
-        inp.compute_root().vectorize(ci, natural_vector_size<int16_t>(), TailStrategy::GuardWithIf);
+        inp.store_root().compute_at(out, y).vectorize(ci, natural_vector_size<int16_t>(), TailStrategy::GuardWithIf);
         fp.compute_root().reorder_storage(cil, co, cio, fx, fy).vectorize(co, v32, TailStrategy::GuardWithIf);
     }
 };
