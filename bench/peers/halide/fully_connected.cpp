@@ -1,11 +1,28 @@
-// fully_connected: see header written at the end
+// fully_connected (BENCHMARKS.md 17): acc(c, b) = bias(c) + sum_k (f(k, c) - fz)(in(k, b) - iz),
+// zero points subtracted in i16, products summed in i32 (exact: |acc| < 2^31 for K < 32000),
+// then the requantization tail written out in i64 (see requantize); no boundary.
+//
+// Schedule: the filter is k-dense, so each output is a dot product of two contiguous rows
+// (a GEMV for batch 1, bound by streaming the filter once). The reduction over k is split
+// k = rl + 2 rh + 16 ro and rfactored over rh: 8 i32 lanes of partial sums, each lane the
+// sum of k pairs (rl vectorized atomically, which Halide lowers to pmaddwd on SSE2/AVX2 and
+// vpdpwssd on the AVX-512 row), then one horizontal add per output and a scalar tail for
+// K % 16. in - iz is staged as i16 once per batch row; the requantized output is vectorized
+// over c at the natural u8 width.
+// Tried (avx2, medians of --time with the clock counting this thread's CPU time; the machine
+// was shared and wall medians swung 2-3x): this rfactor dot product (0.040 ms); the same
+// with 4 channels per pass sharing the input loads (part at the 32-channel tile, 0.068 ms);
+// hannk's layout, vectorized over c with the filter repacked in the pipeline as k pairs
+// interleaved along c (1.10 ms: the per-call transpose of the 1 MB filter dominates);
+// kept the first.
 #include "Halide.h"
 
 namespace {
 using namespace Halide;
 using namespace Halide::ConciseCasts;
 
-// the shared requantization tail, exact: m2h = rounding_mul_shr(acc, om, 31) in i64 with
+// the shared requantization tail, exact (the reference clamp: omin wins if omin > omax):
+// m2h = rounding_mul_shr(acc, om, 31) in i64 with
 // i32 saturation; rshr by min(shift, 33) rounding half up; i16 saturation; + out_zero with
 // i16 saturation, u8 saturation (together a clamp to [0, 255]); then the reference's clamp.
 Expr requantize(Expr acc, Expr om, Expr shift, Expr out_zero, Expr omin, Expr omax) {
