@@ -21,10 +21,10 @@ namespace {
 using namespace Halide;
 using namespace Halide::ConciseCasts;
 
-// the shared requantization tail, exact (the reference clamp: omin wins if omin > omax):
-// m2h = rounding_mul_shr(acc, om, 31) in i64 with
-// i32 saturation; rshr by min(shift, 33) rounding half up; i16 saturation; + out_zero with
-// i16 saturation, u8 saturation (together a clamp to [0, 255]); then the reference's clamp.
+// the shared requantization tail, exact: m2h = rounding_mul_shr(acc, om, 31) in i64 with
+// i32 saturation; rshr by min(shift, 33) rounding half up; i16 saturation; + out_zero
+// saturated to i16 then u8 (together a clamp to [0, 255]); the reference's clamp (omin
+// wins if omin > omax).
 Expr requantize(Expr acc, Expr om, Expr shift, Expr out_zero, Expr omin, Expr omax) {
     Expr p = i64(acc) * i64(om);
     Expr m = i32(clamp((p + (i64(1) << 30)) >> 31, i64(INT32_MIN), i64(INT32_MAX)));
