@@ -1,0 +1,74 @@
+// l2norm (BENCHMARKS.md 15): per row, z = in - zero, ss = sum z^2 (i32), inv = hannk's
+// approx_reciprocal_sqrt(15, ss) = approx_exp2(15, -approx_log2(14, ss), 15) in i32;
+// out = u8_sat(i16_sat(rshr(z * inv, 8)) + 128). No boundary (the row is read in 0..W).
+//
+// Schedule: SCHEDULE
+#include "Halide.h"
+
+namespace {
+using namespace Halide;
+using namespace Halide::ConciseCasts;
+
+// m2h on i16: rounding_mul_shr(a, b, 15), round half up, saturating (Halide's intrinsic
+// is defined as exactly that: saturating_narrow(rounding_shift_right(widening_mul)))
+Expr m2h16(Expr a, Expr b) { return rounding_mul_shift_right(a, b, 15); }
+
+// hannk's approx_log2(q, v) (q = 14 or 15) for v >= 0, i32: floor(log2 v) from the
+// leading zeros (-1 for 0), the 15 bits below the leading one through a Q14 cubic
+Expr approx_log2(int q, Expr v) {
+    Expr fl = 31 - i32(count_leading_zeros(v));
+    Expr norm = select(fl <= 15, v << u32(clamp(15 - fl, 0, 16)), v >> u32(clamp(fl - 15, 0, 16)));
+    Expr f1 = i16(norm & 0x7fff);
+    Expr f2 = m2h16(f1, f1);
+    Expr f3 = m2h16(f2, f1);
+    Expr poly = m2h16(i16(2555), f3) + m2h16(i16(-9421), f2) + m2h16(i16(23249), f1) + i16(5);
+    return i32(clamp(i64(fl) * (1 << q) + i64(poly) * (1 << (q - 14)), Int(32).min(), Int(32).max()));
+}
+
+// hannk's approx_exp2(15, v, 15) in i32: 2^floor (0 below 2^0, INT32_MIN at 2^31, 0
+// beyond) plus the Q15 fraction's cubic through the 32-bit m2h
+Expr approx_exp2_q15_i32(Expr v) {
+    Expr fl = v >> 15;
+    Expr n = fl + 15;
+    Expr p = select(n < 0 || n > 31, 0, n == 31, Int(32).min(), i32(1) << u32(clamp(n, 0, 30)));
+    Expr f1 = i16(v & 0x7fff);
+    Expr f2 = m2h16(f1, f1);
+    Expr f3 = m2h16(f2, f1);
+    Expr poly = m2h16(i16(2592), f3) + m2h16(i16(7363), f2) + m2h16(i16(22812), f1);
+    Expr m = clamp((i64(p) * (i64(poly) << 16) + (i64(1) << 30)) >> 31, Int(32).min(), Int(32).max());
+    return i32(clamp(i64(p) + m, Int(32).min(), Int(32).max()));
+}
+
+class L2Norm : public Generator<L2Norm> {
+public:
+    Input<Buffer<uint8_t, 2>> in{"in"};
+    Input<uint8_t> zero{"zero"};
+    Input<int32_t> W{"W"};
+    Output<Buffer<uint8_t, 2>> out{"out"};
+
+    void generate() {
+        Var x("x"), y("y");
+        Func z("z");
+        z(x, y) = i16(in(x, y)) - i16(zero);
+
+        RDom r(0, W, "r");
+        Func ss("ss");
+        ss(y) = 0;
+        ss(y) += i32(z(r, y)) * i32(z(r, y));
+
+        Func inv("inv");
+        inv(y) = approx_exp2_q15_i32(-approx_log2(14, ss(y)));
+
+        Expr t = (i32(z(x, y)) * inv(y) + 128) >> 8;
+        out(x, y) = u8(clamp(t + 128, 0, 255));
+
+        const int vec = natural_vector_size<uint8_t>();
+        out.vectorize(x, vec, TailStrategy::GuardWithIf);
+        inv.compute_at(out, y);
+        ss.compute_at(out, y).update().atomic().vectorize(r, vec);
+    }
+};
+
+}  // namespace
+
+HALIDE_REGISTER_GENERATOR(L2Norm, l2norm)
