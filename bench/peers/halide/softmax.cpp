@@ -1,0 +1,103 @@
+// softmax (BENCHMARKS.md 16): per row, mx = max in; e = approx_exp2(15, m2h((in - mx) << 6,
+// beta_mult), beta_shift) in i16; s = sum i32(e); inv = approx_exp2(30, -approx_log2(15, s),
+// 15) in i16; out = u8_sat(rshr(m2h(m2h(e, inv), om), osh) + oz). No boundary (rows 0..W).
+//
+// Schedule: SCHEDULE
+#include "Halide.h"
+
+namespace {
+using namespace Halide;
+using namespace Halide::ConciseCasts;
+
+// m2h on i16: rounding_mul_shr(a, b, 15), round half up, saturating (Halide's intrinsic
+// is defined as exactly that: saturating_narrow(rounding_shift_right(widening_mul)))
+Expr m2h16(Expr a, Expr b) { return rounding_mul_shift_right(a, b, 15); }
+
+// hannk's approx_log2(15, v) for v >= 0, i32: floor(log2 v) from the leading zeros (-1 for
+// 0), the 15 bits below the leading one through a Q14 cubic
+Expr approx_log2_q15(Expr v) {
+    Expr fl = 31 - i32(count_leading_zeros(v));
+    Expr norm = select(fl <= 15, v << u32(clamp(15 - fl, 0, 16)), v >> u32(clamp(fl - 15, 0, 16)));
+    Expr f1 = i16(norm & 0x7fff);
+    Expr f2 = m2h16(f1, f1);
+    Expr f3 = m2h16(f2, f1);
+    Expr poly = m2h16(i16(2555), f3) + m2h16(i16(-9421), f2) + m2h16(i16(23249), f1) + i16(5);
+    return i32(clamp(i64(fl) * (1 << 15) + i64(poly) * 2, Int(32).min(), Int(32).max()));
+}
+
+// 2^f - 1 in Q15 for a Q15 fraction f1 (i16, 0 <= f1 < 2^15)
+Expr exp2_poly(Expr f1) {
+    Expr f2 = m2h16(f1, f1);
+    Expr f3 = m2h16(f2, f1);
+    return m2h16(i16(2592), f3) + m2h16(i16(7363), f2) + m2h16(i16(22812), f1);
+}
+
+// hannk's approx_exp2(30, v, 15) in i16 for an i32 v (per row: written for any v)
+Expr approx_exp2_q30_i16(Expr v) {
+    Expr fl = v >> 15;
+    Expr n = fl + 30;
+    Expr p32 = select(n < 0 || n > 31, 0, n == 31, Int(32).min(), i32(1) << u32(clamp(n, 0, 30)));
+    Expr p = i16_sat(p32);
+    Expr f1 = i16(v & 0x7fff);
+    return saturating_add(p, m2h16(p, exp2_poly(f1)));
+}
+
+class Softmax : public Generator<Softmax> {
+public:
+    Input<Buffer<uint8_t, 2>> in{"in"};
+    Input<int16_t> beta_mult{"beta_mult"};
+    Input<uint16_t> beta_shift{"beta_shift"};
+    Input<int16_t> om{"om"};
+    Input<uint16_t> osh{"osh"};
+    Input<uint8_t> oz{"oz"};
+    Input<int32_t> W{"W"};
+    Output<Buffer<uint8_t, 2>> out{"out"};
+
+    void generate() {
+        Var x("x"), y("y");
+        RDom r(0, W, "r");
+
+        Func mx("mx");
+        mx(y) = u8(0);
+        mx(y) = max(mx(y), in(r, y));
+
+        // e = approx_exp2(15, db, beta_shift) in i16, db = m2h((in - mx) << 6, beta_mult);
+        // the reference's shift count is 0..15 (its fraction is shifted by 15 - count)
+        Expr qx = u16(min(beta_shift, 15));
+        Func e("e");
+        {
+            Expr d = (i16(in(x, y)) - i16(mx(y))) << 6;
+            Expr db = m2h16(d, beta_mult);
+            Expr fl = db >> qx;  // floor(db / 2^qx)
+            // 2^(fl + 15) saturated to i16: 0 below 2^0, 32767 for 2^15..2^30, -32768 for
+            // 2^31 (INT32_MIN), 0 beyond 2^31 (the reference's 32-bit power)
+            Expr p = select(fl < -15 || fl > 16, i16(0), fl == 16, i16(-32768), fl >= 0, i16(32767),
+                            i16(1) << u16(clamp(fl + 15, 0, 14)));
+            Expr f1 = (db & ((i16(1) << qx) - 1)) << (u16(15) - qx);
+            e(x, y) = saturating_add(p, m2h16(p, exp2_poly(f1)));
+        }
+
+        Func s("s");
+        s(y) = 0;
+        s(y) += i32(e(r, y));
+
+        Func inv("inv");
+        inv(y) = approx_exp2_q30_i16(-approx_log2_q15(s(y)));
+
+        // rshr(v, osh) on an i16 v: counts from 16 up all give 0, as 16 does
+        Expr sh = u32(min(osh, 16));
+        Expr v = i32(m2h16(m2h16(e(x, y), inv(y)), om));
+        Expr t = (v + ((i32(1) << sh) >> 1)) >> sh;
+        out(x, y) = u8(clamp(t + i32(oz), 0, 255));
+
+        const int vec = natural_vector_size<uint8_t>();
+        out.vectorize(x, vec, TailStrategy::GuardWithIf);
+        mx.compute_at(out, y).update().atomic().vectorize(r, vec);
+        s.compute_at(out, y).update().atomic().vectorize(r, vec);
+        inv.compute_at(out, y);
+    }
+};
+
+}  // namespace
+
+HALIDE_REGISTER_GENERATOR(Softmax, softmax)
