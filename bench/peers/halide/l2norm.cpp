@@ -59,12 +59,17 @@ public:
         Func inv("inv");
         inv(y) = approx_exp2_q15_i32(-approx_log2(14, ss(y)));
 
-        Expr t = (i32(z(x, y)) * inv(y) + 128) >> 8;
-        out(x, y) = u8(clamp(t + 128, 0, 255));
+        // rshr(z * inv, 8) = m2h(z << 7, inv) exactly: |z << 7| <= 32640 and inv <= 32765
+        // whenever ss >= 1 (checked for every ss in 1..2^31-1); for ss = 0 every z is 0, so
+        // saturating inv to i16 changes nothing. The rounded product fits i16.
+        Func inv16("inv16");
+        inv16(y) = i16_sat(inv(y));
+        Expr t = m2h16(z(x, y) << 7, inv16(y));
+        out(x, y) = u8_sat(saturating_add(t, i16(128)));
 
         const int vec = natural_vector_size<uint8_t>();
         out.vectorize(x, vec, TailStrategy::GuardWithIf);
-        inv.compute_at(out, y);
+        inv16.compute_at(out, y);
         ss.compute_at(out, y).update().atomic().vectorize(r, vec);
     }
 };
