@@ -9,9 +9,15 @@ namespace {
 using namespace Halide;
 using namespace Halide::ConciseCasts;
 
-// m2h on i16: rounding_mul_shr(a, b, 15), round half up, saturating (Halide's intrinsic
-// is defined as exactly that: saturating_narrow(rounding_shift_right(widening_mul)))
-Expr m2h16(Expr a, Expr b) { return rounding_mul_shift_right(a, b, 15); }
+// m2h on i16: rounding_mul_shr(a, b, 15), round half up, saturating. It saturates only for
+// MIN * MIN, which none of this kernel's products can be (see each), so it is written with
+// a truncating narrow: x86's pmulhrsw exactly, where Halide's rounding_mul_shift_right
+// adds a compare and blend per vector for the MIN * MIN lanes. SSE2 has no pmulhrsw:
+// there Halide's own lowering of the intrinsic is the faster one (measured).
+bool has_pmulhrsw = true;  // set by generate() from the target
+Expr m2h16(Expr a, Expr b) {
+    return has_pmulhrsw ? i16(rounding_shift_right(widening_mul(a, b), 15)) : rounding_mul_shift_right(a, b, 15);
+}
 
 // hannk's approx_log2(q, v) (q = 14 or 15) for v >= 0, i32: floor(log2 v) from the
 // leading zeros (-1 for 0), the 15 bits below the leading one through a Q14 cubic
@@ -47,14 +53,28 @@ public:
     Output<Buffer<uint8_t, 2>> out{"out"};
 
     void generate() {
+        has_pmulhrsw = get_target().has_feature(Target::SSE41);
         Var x("x"), y("y");
         Func z("z");
         z(x, y) = i16(in(x, y)) - i16(zero);
 
-        RDom r(0, W, "r");
+        // ss = the row's sum of squares: LANES i32 partial sums, each over pairs of adjacent
+        // elements of the whole blocks of 2 * LANES (pmaddwd), then the partial sums and the
+        // tail of the row (fewer than 2 * LANES elements)
+        Func sq("sq");
+        sq(x, y) = i32(z(x, y)) * i32(z(x, y));
+        const int lanes = 2 * natural_vector_size<int32_t>();
+        Expr whole = (W / (2 * lanes)) * (2 * lanes);
+        RDom rb(0, W / (2 * lanes), 0, 2, "rb");
+        Var u("u");
+        Func part("part");
+        part(u, y) = 0;
+        part(u, y) += sq(rb.x * (2 * lanes) + 2 * u + rb.y, y);
+        RDom ru(0, lanes, "ru"), rt(whole, W - whole, "rt");
         Func ss("ss");
         ss(y) = 0;
-        ss(y) += i32(z(r, y)) * i32(z(r, y));
+        ss(y) += part(ru, y);
+        ss(y) += sq(rt, y);
 
         Func inv("inv");
         inv(y) = approx_exp2_q15_i32(-approx_log2(14, ss(y)));
@@ -70,7 +90,9 @@ public:
         const int vec = natural_vector_size<uint8_t>();
         out.vectorize(x, vec, TailStrategy::GuardWithIf);
         inv16.compute_at(out, y);
-        ss.compute_at(out, y).update().atomic().vectorize(r, vec);
+        ss.compute_at(out, y);
+        part.compute_at(out, y).vectorize(u);
+        part.update().reorder(rb.y, u, rb.x).atomic().vectorize(rb.y).vectorize(u);
     }
 };
 
