@@ -102,6 +102,7 @@ public:
         mx.compute_at(out, y).update().atomic().vectorize(r, vec);
         s.compute_at(out, y).update().atomic().vectorize(r, vec);
         inv.compute_at(out, y);
+        e.compute_at(out, y).vectorize(x, vec, TailStrategy::GuardWithIf);
     }
 };
 
