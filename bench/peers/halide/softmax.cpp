@@ -84,9 +84,20 @@ public:
             e(x, y) = saturating_add(p, m2h16(p, exp2_poly(f1)));
         }
 
+        // s = the row's sum of e: LANES i32 partial sums over the whole blocks of LANES
+        // elements, then the partial sums and the tail of the row (fewer than LANES)
+        const int lanes = 2 * natural_vector_size<int32_t>();
+        Expr whole = (W / lanes) * lanes;
+        RDom rb(0, W / lanes, "rb");
+        Var u("u");
+        Func part("part");
+        part(u, y) = 0;
+        part(u, y) += i32(e(rb * lanes + u, y));
+        RDom ru(0, lanes, "ru"), rt(whole, W - whole, "rt");
         Func s("s");
         s(y) = 0;
-        s(y) += i32(e(r, y));
+        s(y) += part(ru, y);
+        s(y) += i32(e(rt, y));
 
         Func inv("inv");
         inv(y) = approx_exp2_q30_i16(-approx_log2_q15(s(y)));
@@ -100,7 +111,9 @@ public:
         const int vec = natural_vector_size<uint8_t>();
         out.vectorize(x, vec, TailStrategy::GuardWithIf);
         mx.compute_at(out, y).update().atomic().vectorize(r, vec);
-        s.compute_at(out, y).update().atomic().vectorize(r, vec);
+        s.compute_at(out, y);
+        part.compute_at(out, y).vectorize(u);
+        part.update().vectorize(u);
         inv.compute_at(out, y);
         e.compute_at(out, y).vectorize(x, vec, TailStrategy::GuardWithIf);
     }
