@@ -74,14 +74,24 @@ public:
         Func e("e");
         {
             Expr d = (i16(in(x, y)) - i16(mx(y))) << 6;
-            Expr db = m2h16(d, beta_mult);
-            Expr fl = db >> qx;  // floor(db / 2^qx)
-            // 2^(fl + 15) saturated to i16: 0 below 2^0, 32767 for 2^15..2^30, -32768 for
-            // 2^31 (INT32_MIN), 0 beyond 2^31 (the reference's 32-bit power)
+            Expr db = m2h16(d, beta_mult);  // d >= -16320: never MIN * MIN
+            Expr fl = db >> qx;              // floor(db / 2^qx)
+            Expr f1 = (db & ((i16(1) << qx) - 1)) << (u16(15) - qx);
+            Expr poly = exp2_poly(f1);       // 0 <= poly < 2^15
+            // Any beta_mult: p = 2^(fl + 15) saturated to i16 (0 below 2^0, 32767 for 2^15..2^30,
+            // -32768 for 2^31 = INT32_MIN, 0 beyond: the reference's 32-bit power), then
+            // sat(p + m2h(p, poly)) (p = -32768 and poly >= 0: never MIN * MIN)
             Expr p = select(fl < -15 || fl > 16, i16(0), fl == 16, i16(-32768), fl >= 0, i16(32767),
                             i16(1) << u16(clamp(fl + 15, 0, 14)));
-            Expr f1 = (db & ((i16(1) << qx) - 1)) << (u16(15) - qx);
-            e(x, y) = saturating_add(p, m2h16(p, exp2_poly(f1)));
+            Expr general = saturating_add(p, m2h16(p, poly));
+            // beta_mult >= 0 (the usual, positive beta): d <= 0, so db <= 0 and fl <= 0, and
+            // fl = 0 only for db = 0, where poly = 0. Then p = 2^(fl + 15) as u16 (0 below
+            // fl = -15), and p + m2h(p, poly) < 2^15 except at fl = 0, where it is 2^15 + 0 and
+            // saturates to 32767 (p = 2^15 read as i16 is -32768, times poly = 0 still 0).
+            Expr pu = select(fl < -15, u16(0), u16(1) << u16(clamp(fl + 15, 0, 15)));
+            // (reinterpret, not a cast: Halide would fold u16(i16(...)) and lose pmulhrsw)
+            Expr nonneg = i16(min(pu + reinterpret<uint16_t>(m2h16(i16(pu), poly)), u16(32767)));
+            e(x, y) = select(beta_mult >= 0, nonneg, general);
         }
 
         // s = the row's sum of e: LANES i32 partial sums over the whole blocks of LANES
@@ -115,7 +125,7 @@ public:
         part.compute_at(out, y).vectorize(u);
         part.update().vectorize(u);
         inv.compute_at(out, y);
-        e.compute_at(out, y).vectorize(x, vec, TailStrategy::GuardWithIf);
+        e.compute_at(out, y).vectorize(x, vec, TailStrategy::GuardWithIf).specialize(beta_mult >= 0);
     }
 };
 
