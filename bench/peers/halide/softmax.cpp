@@ -112,11 +112,14 @@ public:
         Func inv("inv");
         inv(y) = approx_exp2_q30_i16(-approx_log2_q15(s(y)));
 
-        // rshr(v, osh) on an i16 v: counts from 16 up all give 0, as 16 does
-        Expr sh = u32(min(osh, 16));
-        Expr v = i32(m2h16(m2h16(e(x, y), inv(y)), om));
-        Expr t = (v + ((i32(1) << sh) >> 1)) >> sh;
-        out(x, y) = u8(clamp(t + i32(oz), 0, 255));
+        // rshr(v, osh) on an i16 v, in i16: floor(v / 2^n) plus bit n - 1 of v (the rounding
+        // half up); n = 0 is v itself, and n >= 16 is 0 as n = 16 is (sign + sign bit), which
+        // the arithmetic shifts by min(n, 15) and min(n - 1, 15) give
+        Expr v = m2h16(m2h16(e(x, y), inv(y)), om);  // inv >= 0 and |first| < 2^15: no MIN * MIN
+        Expr s1 = u16(min(osh, 15)), s2 = u16(min(max(i32(osh) - 1, 0), 15));
+        Expr bit = select(osh == 0, i16(0), i16(1));
+        Expr t = (v >> s1) + ((v >> s2) & bit);
+        out(x, y) = u8_sat(saturating_add(t, i16(oz)));
 
         const int vec = natural_vector_size<uint8_t>();
         out.vectorize(x, vec, TailStrategy::GuardWithIf);
