@@ -128,7 +128,7 @@ public:
         part.compute_at(out, y).vectorize(u);
         part.update().vectorize(u);
         inv.compute_at(out, y);
-        e.compute_at(out, y).vectorize(x, vec, TailStrategy::GuardWithIf).specialize(beta_mult >= 0);
+        e.store_root().compute_at(out, y).vectorize(x, vec, TailStrategy::GuardWithIf).specialize(beta_mult >= 0);
     }
 };
 
