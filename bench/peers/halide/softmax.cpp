@@ -2,7 +2,21 @@
 // beta_mult), beta_shift) in i16; s = sum i32(e); inv = approx_exp2(30, -approx_log2(15, s),
 // 15) in i16; out = u8_sat(rshr(m2h(m2h(e, inv), om), osh) + oz). No boundary (rows 0..W).
 //
-// Schedule: SCHEDULE
+// Schedule (apps/hannk's softmax, single thread): per row y, the max (atomic vectorize of
+// the reduction), e computed ONCE into a row buffer (store_root, folded to one row, so it
+// is allocated once; vectorized by the natural u8 width; specialized for beta_mult >= 0,
+// where e needs no saturation cases), the sum of e as 2 x natural-i32 partial sums in
+// registers plus a scalar tail, inv (scalar), then the row from the stored e, vectorized by
+// the natural u8 width (GuardWithIf: any W). All m2h are pmulhrsw (exact here, see m2h16),
+// the final rounding shift stays in i16. Measured avx2 medians at 1024x256:
+// tried: e recomputed for the output (as the .tine), atomic sum, Halide's saturating
+// rounding_mul_shift_right, i32 rounding shift 0.30 ms; m2h as pmulhrsw 0.26; e stored per
+// row 0.149; sum as pmaddwd-style pair reduction 0.164 (Halide 14 lowers the i16-pair
+// vector_reduce with shuffles) vs plain i32 partial sums 0.138; max as u8 partial maxima
+// 0.146 (kept the atomic max); beta_mult >= 0 specialization 0.128; e at the i16 width
+// 0.130; i16 rounding shift 0.095; e's buffer hoisted (store_root) 0.091 (per-row heap
+// allocation before; MemoryType::Stack also 0.091); out vectorized 2x 0.095, partial sums
+// 1x / 4x natural-i32 0.090 / 0.101. Kept: 0.091 ms (sse41 0.175, sse2 0.57).
 #include "Halide.h"
 
 namespace {
@@ -69,7 +83,8 @@ public:
         mx(y) = max(mx(y), in(r, y));
 
         // e = approx_exp2(15, db, beta_shift) in i16, db = m2h((in - mx) << 6, beta_mult);
-        // the reference's shift count is 0..15 (its fraction is shifted by 15 - count)
+        // the reference's shift count is 0..15 (its fraction is shifted by 15 - count; a larger
+        // count is undefined there), so the count is clamped to 15
         Expr qx = u16(min(beta_shift, 15));
         Func e("e");
         {
@@ -115,7 +130,7 @@ public:
         // rshr(v, osh) on an i16 v, in i16: floor(v / 2^n) plus bit n - 1 of v (the rounding
         // half up); n = 0 is v itself, and n >= 16 is 0 as n = 16 is (sign + sign bit), which
         // the arithmetic shifts by min(n, 15) and min(n - 1, 15) give
-        Expr v = m2h16(m2h16(e(x, y), inv(y)), om);  // inv >= 0 and |first| < 2^15: no MIN * MIN
+        Expr v = m2h16(m2h16(e(x, y), inv(y)), om);  // inv >= 0, so the first is > -32768: no MIN * MIN
         Expr s1 = u16(min(osh, 15)), s2 = u16(min(max(i32(osh) - 1, 0), 15));
         Expr bit = select(osh == 0, i16(0), i16(1));
         Expr t = (v >> s1) + ((v >> s2) & bit);
