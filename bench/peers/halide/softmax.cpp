@@ -3,7 +3,7 @@
 // 15) in i16; out = u8_sat(rshr(m2h(m2h(e, inv), om), osh) + oz). No boundary (rows 0..W).
 //
 // Schedule (apps/hannk's softmax, single thread): per row y, the max (atomic vectorize of
-// the reduction), e computed ONCE into a row buffer (store_root, folded to one row, so it
+// the reduction by 2 x the natural u8 width), e computed ONCE into a row buffer (store_root, folded to one row, so it
 // is allocated once; vectorized by the natural u8 width; specialized for beta_mult >= 0,
 // where e needs no saturation cases), the sum of e as 2 x natural-i32 partial sums in
 // registers plus a scalar tail, inv (scalar), then the row from the stored e, vectorized by
@@ -16,7 +16,8 @@
 // 0.146 (kept the atomic max); beta_mult >= 0 specialization 0.128; e at the i16 width
 // 0.130; i16 rounding shift 0.095; e's buffer hoisted (store_root) 0.091 (per-row heap
 // allocation before; MemoryType::Stack also 0.091); out vectorized 2x 0.095, partial sums
-// 1x / 4x natural-i32 0.090 / 0.101. Kept: 0.091 ms (sse41 0.175, sse2 0.57).
+// 1x / 4x natural-i32 0.090 / 0.101; e vectorized 2x 0.093; the max's vectors 2x 0.089
+// (4x 0.090) against 0.092 side by side. Kept the max at 2x: 0.089 ms (sse41 0.170, sse2 0.56).
 #include "Halide.h"
 
 namespace {
@@ -138,7 +139,7 @@ public:
 
         const int vec = natural_vector_size<uint8_t>();
         out.vectorize(x, vec, TailStrategy::GuardWithIf);
-        mx.compute_at(out, y).update().atomic().vectorize(r, vec);
+        mx.compute_at(out, y).update().atomic().vectorize(r, 2 * vec);
         s.compute_at(out, y);
         part.compute_at(out, y).vectorize(u);
         part.update().vectorize(u);
