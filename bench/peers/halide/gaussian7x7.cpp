@@ -1,0 +1,30 @@
+// gaussian7x7 (BENCHMARKS.md 3): no boundary (3-pixel margin); [1 6 15 20 15 6 1] vertically,
+// then horizontally, in i32; out = u8_sat(c >> 12).
+#include "Halide.h"
+
+namespace {
+using namespace Halide;
+using namespace Halide::ConciseCasts;
+
+class Gaussian7x7 : public Generator<Gaussian7x7> {
+public:
+    Input<Buffer<uint8_t, 2>> in{"in"};
+    Output<Buffer<uint8_t, 2>> out{"out"};
+
+    void generate() {
+        Var x("x"), y("y"), yo("yo"), yi("yi");
+        Func r("r");
+        r(x, y) = i32(in(x, y - 3)) + 6 * i32(in(x, y - 2)) + 15 * i32(in(x, y - 1)) + 20 * i32(in(x, y)) +
+                  15 * i32(in(x, y + 1)) + 6 * i32(in(x, y + 2)) + i32(in(x, y + 3));
+        out(x, y) = saturating_cast<uint8_t>((r(x - 3, y) + 6 * r(x - 2, y) + 15 * r(x - 1, y) + 20 * r(x, y) +
+                                              15 * r(x + 1, y) + 6 * r(x + 2, y) + r(x + 3, y)) >> 12);
+
+        const int vec = natural_vector_size<uint8_t>();
+        out.split(y, yo, yi, 64, TailStrategy::GuardWithIf).vectorize(x, vec, TailStrategy::GuardWithIf);
+        r.store_at(out, yo).compute_at(out, yi).vectorize(x, natural_vector_size<int32_t>(), TailStrategy::GuardWithIf);
+    }
+};
+
+}  // namespace
+
+HALIDE_REGISTER_GENERATOR(Gaussian7x7, gaussian7x7)
