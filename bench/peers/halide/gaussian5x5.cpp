@@ -13,7 +13,8 @@ public:
 
     void generate() {
         Var x("x"), y("y"), yo("yo"), yi("yi");
-        Func b = BoundaryConditions::repeat_edge(in);
+        Func b("b");
+        b(x, y) = BoundaryConditions::repeat_edge(in)(x, y);
         Func r("r");
         r(x, y) = i16(b(x, y - 2)) + 4 * i16(b(x, y - 1)) + 6 * i16(b(x, y)) + 4 * i16(b(x, y + 1)) + i16(b(x, y + 2));
         out(x, y) = u8((r(x - 2, y) + 4 * r(x - 1, y) + 6 * r(x, y) + 4 * r(x + 1, y) + r(x + 2, y)) >> 8);
@@ -21,6 +22,7 @@ public:
         const int vec = natural_vector_size<uint8_t>();
         out.split(y, yo, yi, 64, TailStrategy::GuardWithIf).vectorize(x, vec, TailStrategy::GuardWithIf);
         r.store_at(out, yo).compute_at(out, yi).vectorize(x, vec / 2, TailStrategy::GuardWithIf);
+        b.store_at(out, yo).compute_at(out, yi).vectorize(x, vec, TailStrategy::GuardWithIf);
     }
 };
 
