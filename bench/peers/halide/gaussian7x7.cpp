@@ -20,7 +20,7 @@ public:
                                               15 * r(x + 1, y) + 6 * r(x + 2, y) + r(x + 3, y)) >> 12);
 
         const int vec = natural_vector_size<uint8_t>();
-        out.split(y, yo, yi, 64, TailStrategy::GuardWithIf).vectorize(x, vec, TailStrategy::GuardWithIf);
+        out.split(y, yo, yi, 64, TailStrategy::GuardWithIf).vectorize(x, vec / 2, TailStrategy::GuardWithIf);
         r.store_at(out, yo).compute_at(out, yi).vectorize(x, natural_vector_size<int32_t>(), TailStrategy::GuardWithIf);
     }
 };
