@@ -15,15 +15,15 @@ public:
     void generate() {
         Var x("x"), y("y"), yo("yo"), yi("yi");
         Func b("b");
-        b(x, y) = BoundaryConditions::repeat_edge(in)(x, y);
+        b(x, y) = i16(BoundaryConditions::repeat_edge(in)(x, y));
         Expr sum = i16(0);
         for (int i = -1; i <= 1; i++)
-            for (int j = -1; j <= 1; j++) sum = sum + i16(b(x + j, y + i)) * i16(m(j + 1, i + 1));
+            for (int j = -1; j <= 1; j++) sum = sum + b(x + j, y + i) * i16(m(j + 1, i + 1));
         out(x, y) = u8(clamp(sum >> 4, 0, 255));
 
         const int vec = natural_vector_size<uint8_t>();
         out.split(y, yo, yi, 64, TailStrategy::GuardWithIf).vectorize(x, vec, TailStrategy::GuardWithIf);
-        b.store_at(out, yo).compute_at(out, yi).vectorize(x, vec, TailStrategy::GuardWithIf);
+        b.store_at(out, yo).compute_at(out, yi).vectorize(x, vec / 2, TailStrategy::GuardWithIf);
         m.dim(0).set_bounds(0, 3).dim(1).set_bounds(0, 3);
     }
 };
