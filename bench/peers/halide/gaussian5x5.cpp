@@ -1,5 +1,17 @@
-// gaussian5x5 (BENCHMARKS.md 2): b = repeat_edge(in); [1 4 6 4 1] vertically, then
-// horizontally, in wrapping i16; out = u8(c >> 8) (c wraps past 32767, the u8 keeps bits 8..15).
+// gaussian5x5 (BENCHMARKS.md 2): b = repeat_edge(in) (the .tine's edge(in)); [1 4 6 4 1]
+// vertically, then horizontally, in wrapping i16 (Halide's i16 wraps as tine's does);
+// out = u8(c >> 8): c reaches 65280 and wraps, the u8 still keeps bits 8..15 = floor(c / 256).
+//
+// Schedule (apps/hexagon_benchmarks' gaussian5x5 shape, single thread): strips of 64 rows;
+// per strip both the boundary b (u8, natural u8 width) and the vertical pass r (i16, the
+// natural i16 width) are sliding windows (store_at the strip, compute_at each row: each row
+// of b and r computed once, storage folded to a few rows); the output vectorized by the
+// natural u8 width. Materializing b takes the clamps out of the 5x5 loads (Halide's loop
+// partitioning alone leaves the clamped edges and the many boundary cases).
+// tried (avx2 medians, a loaded 2-core machine, paired runs): repeat_edge inlined (0.94 ms);
+// inlined with r at the u8 width (1.17 ms); b materialized, r at the u8 width (0.62-0.68 ms vs
+// 0.54-0.62); strips of 256 / 1024 rows and the output at half the u8 width (all within noise
+// of the kept one); kept b + r sliding, strips of 64 (0.54-0.58 ms).
 #include "Halide.h"
 
 namespace {
