@@ -1,5 +1,15 @@
-// gaussian7x7 (BENCHMARKS.md 3): no boundary (3-pixel margin); [1 6 15 20 15 6 1] vertically,
-// then horizontally, in i32; out = u8_sat(c >> 12).
+// gaussian7x7 (BENCHMARKS.md 3): no boundary (the case has a 3-pixel margin); [1 6 15 20 15 6 1]
+// vertically, then horizontally, in i32 as the .tine has it (sum 4096, no overflow);
+// out = u8_sat(c >> 12).
+//
+// Schedule (apps/hexagon_benchmarks' gaussian7x7 shape, single thread): strips of 64 rows; the
+// vertical pass r a sliding window per strip (store_at the strip, compute_at each row),
+// vectorized at the natural i32 width; the output vectorized at half the natural u8 width
+// (16 lanes = two i32 ymm per horizontal tap, fewer live registers than 32 lanes).
+// tried (avx2 medians, paired runs): output at the u8 width, r at the i32 width (0.96-0.99 ms);
+// r at the u8 width (1.04 ms); 32x8 tiles with r per tile (3.4 ms and up: bad); r at half the
+// u8 width (1.01-1.08 ms); strips of 1024 rows (within noise); kept output at half the u8
+// width (0.92-0.93 ms).
 #include "Halide.h"
 
 namespace {
