@@ -1,5 +1,15 @@
-// conv3x3a16 (BENCHMARKS.md 4): b = repeat_edge(in); an i8 3x3 mask m; products and sum in
-// wrapping i16; out = u8(clamp(sum >> 4, 0, 255)).
+// conv3x3a16 (BENCHMARKS.md 4): b = repeat_edge(in); an i8 3x3 mask m (bounds [0,3) x [0,3));
+// products and sum in wrapping i16 (Halide's i16 wraps as tine's); out = u8(clamp(sum >> 4, 0, 255))
+// (arithmetic shift; the clamp then u8 becomes vpackuswb).
+//
+// Schedule (apps/hexagon_benchmarks' conv3x3 shape, single thread): strips of 64 rows; the
+// boundary materialized already widened to i16 as a sliding window per strip (store_at the
+// strip, compute_at each row, natural i16 width), so the 9 taps are plain i16 loads with no
+// clamps and no per-tap zero extension; the output vectorized by the natural u8 width.
+// tried (avx2 medians, paired runs): repeat_edge inlined (0.65 ms); b as u8 sliding (0.53 ms);
+// output at twice the u8 width (0.56 ms); b for the whole strip at once (same as sliding);
+// rows unrolled by 2 (0.54-0.58 vs 0.53-0.56); i16 b at the u8 width (0.59-0.62 vs 0.52-0.56);
+// kept i16 b at the i16 width (0.47-0.50 ms).
 #include "Halide.h"
 
 namespace {
