@@ -1,5 +1,15 @@
 // conv3x3a32 (BENCHMARKS.md 5): b = repeat_edge(in); constant weights w(dx, dy) = dy + 3 dx + 8;
-// products in i16, widened and summed in i32; out = u8(clamp(sum >> 4, 0, 255)).
+// products in i16 (exact: at most 255 * 12), widened and summed in i32;
+// out = u8(clamp(sum >> 4, 0, 255)).
+//
+// Schedule (apps/hexagon_benchmarks' conv3x3 shape, single thread): strips of 64 rows; the
+// boundary materialized as u8 in a sliding window per strip (store_at the strip, compute_at
+// each row, natural u8 width), so the taps have no clamps; the output vectorized by the
+// natural u8 width. Halide lowers each tap to vpmovzxbd + vpmaddwd against the constant.
+// tried (avx2 medians, paired runs): repeat_edge inlined (1.25 ms); output at twice the u8
+// width (1.26 ms); at half the u8 width (1.13-1.20 vs 1.07-1.16); rows unrolled by 2
+// (1.08-1.11 vs 1.06-1.08); b widened to i16 before storing (1.57-1.62 ms: loses the
+// vpmaddwd form); strips of 16 rows (within noise); kept u8 b sliding, 64-row strips (1.06-1.08 ms).
 #include "Halide.h"
 
 namespace {
