@@ -4,12 +4,12 @@
 //
 // Schedule (apps/hexagon_benchmarks' gaussian7x7 shape, single thread): strips of 64 rows; the
 // vertical pass r a sliding window per strip (store_at the strip, compute_at each row),
-// vectorized at the natural i32 width; the output vectorized at half the natural u8 width
-// (16 lanes = two i32 ymm per horizontal tap, fewer live registers than 32 lanes).
+// vectorized at the natural i32 width; the output vectorized at the same natural i32 width
+// (8 lanes: one i32 register per horizontal tap).
 // tried (avx2 medians, paired runs): output at the u8 width, r at the i32 width (0.96-0.99 ms);
 // r at the u8 width (1.04 ms); 32x8 tiles with r per tile (3.4 ms and up: bad); r at half the
-// u8 width (1.01-1.08 ms); strips of 1024 rows (within noise); kept output at half the u8
-// width (0.92-0.93 ms).
+// u8 width (1.01-1.08 ms); strips of 1024 rows (within noise); output at half the u8 width
+// (0.92-0.95 ms); kept output at the i32 width (0.89-0.91 ms).
 #include "Halide.h"
 
 namespace {
@@ -30,7 +30,7 @@ public:
                                               15 * r(x + 1, y) + 6 * r(x + 2, y) + r(x + 3, y)) >> 12);
 
         const int vec = natural_vector_size<uint8_t>();
-        out.split(y, yo, yi, 64, TailStrategy::GuardWithIf).vectorize(x, vec / 2, TailStrategy::GuardWithIf);
+        out.split(y, yo, yi, 64, TailStrategy::GuardWithIf).vectorize(x, natural_vector_size<int32_t>(), TailStrategy::GuardWithIf);
         r.store_at(out, yo).compute_at(out, yi).vectorize(x, natural_vector_size<int32_t>(), TailStrategy::GuardWithIf);
     }
 };
