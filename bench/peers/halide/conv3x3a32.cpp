@@ -4,12 +4,13 @@
 //
 // Schedule (apps/hexagon_benchmarks' conv3x3 shape, single thread): strips of 64 rows; the
 // boundary materialized as u8 in a sliding window per strip (store_at the strip, compute_at
-// each row, natural u8 width), so the taps have no clamps; the output vectorized by the
-// natural u8 width. Halide lowers each tap to vpmovzxbd + vpmaddwd against the constant.
+// each row, half the natural u8 width), so the taps have no clamps; the output vectorized by
+// the natural u8 width. Halide lowers each tap to vpmovzxbd + vpmaddwd against the constant.
 // tried (avx2 medians, paired runs): repeat_edge inlined (1.25 ms); output at twice the u8
 // width (1.26 ms); at half the u8 width (1.13-1.20 vs 1.07-1.16); rows unrolled by 2
 // (1.08-1.11 vs 1.06-1.08); b widened to i16 before storing (1.57-1.62 ms: loses the
-// vpmaddwd form); strips of 16 rows (within noise); kept u8 b sliding, 64-row strips (1.06-1.08 ms).
+// vpmaddwd form); strips of 16 rows (within noise); u8 b at the u8 width (1.07-1.09 ms);
+// kept u8 b at half the u8 width, 64-row strips (1.02-1.05 ms).
 #include "Halide.h"
 
 namespace {
@@ -32,7 +33,7 @@ public:
 
         const int vec = natural_vector_size<uint8_t>();
         out.split(y, yo, yi, 64, TailStrategy::GuardWithIf).vectorize(x, vec, TailStrategy::GuardWithIf);
-        b.store_at(out, yo).compute_at(out, yi).vectorize(x, vec, TailStrategy::GuardWithIf);
+        b.store_at(out, yo).compute_at(out, yi).vectorize(x, vec / 2, TailStrategy::GuardWithIf);
     }
 };
 
