@@ -9,6 +9,7 @@
 // tried (avx2 medians, paired runs): repeat_edge inlined (0.65 ms); b as u8 sliding (0.53 ms);
 // output at twice the u8 width (0.56 ms); b for the whole strip at once (same as sliding);
 // rows unrolled by 2 (0.54-0.58 vs 0.53-0.56); i16 b at the u8 width (0.59-0.62 vs 0.52-0.56);
+// the mask widened once into a compute_root Func (same: LLVM already hoists the 9 loads);
 // kept i16 b at the i16 width (0.47-0.50 ms).
 #include "Halide.h"
 

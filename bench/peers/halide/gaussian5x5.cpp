@@ -6,12 +6,13 @@
 // per strip both the boundary b (u8, natural u8 width) and the vertical pass r (i16, the
 // natural i16 width) are sliding windows (store_at the strip, compute_at each row: each row
 // of b and r computed once, storage folded to a few rows); the output vectorized by the
-// natural u8 width. Materializing b takes the clamps out of the 5x5 loads (Halide's loop
-// partitioning alone leaves the clamped edges and the many boundary cases).
+// natural u8 width. Materializing b takes the clamps out of the 5x5 loads (inlined, the
+// clamped taps cost a third of the time, below).
 // tried (avx2 medians, a loaded 2-core machine, paired runs): repeat_edge inlined (0.94 ms);
 // inlined with r at the u8 width (1.17 ms); b materialized, r at the u8 width (0.62-0.68 ms vs
-// 0.54-0.62); strips of 256 / 1024 rows and the output at half the u8 width (all within noise
-// of the kept one); kept b + r sliding, strips of 64 (0.54-0.58 ms).
+// 0.54-0.62); strips of 256 / 1024 rows, the output at half the u8 width, b widened to i16
+// before storing (all within noise of the kept one); kept u8 b + i16 r sliding, strips of 64
+// (0.54-0.58 ms).
 #include "Halide.h"
 
 namespace {
