@@ -1,0 +1,58 @@
+// max_pool (BENCHMARKS.md 14): hannk's 8x8 max pool at stride 2 with SAME padding on u8
+// (c, x, y, b): output (x, y) is the max of input taps 2x-3..2x+4 x 2y-3..2y+4, taps
+// outside the input read out_min (constant_exterior over x and y only);
+// out = min(max(out_min, m), out_max).
+//
+// Schedule: TODO
+#include "Halide.h"
+
+namespace {
+using namespace Halide;
+using namespace Halide::ConciseCasts;
+
+class MaxPool : public Generator<MaxPool> {
+public:
+    GeneratorParam<int> tile{"tile", 128};
+    Input<Buffer<uint8_t, 4>> in{"in"};
+    Input<uint8_t> out_min{"out_min"};
+    Input<uint8_t> out_max{"out_max"};
+    Output<Buffer<uint8_t, 4>> out{"out"};
+
+    void generate() {
+        Var c("c"), x("x"), y("y"), b("b"), j("j");
+        Func z = BoundaryConditions::constant_exterior(
+            in, out_min, {{Expr(), Expr()}, {in.dim(1).min(), in.dim(1).extent()}, {in.dim(2).min(), in.dim(2).extent()}, {Expr(), Expr()}});
+
+        // The 8-tap windows at stride 2 start at odd offsets 2k-3: max of pairs of taps,
+        // then of pairs of pairs, then of two of those (3 maxes a window instead of 7),
+        // first down the rows, then along the columns.
+        Func pr("pr"), qr("qr"), v("v"), px("px"), qx("qx");
+        pr(c, x, j, b) = max(z(c, x, 2 * j - 3, b), z(c, x, 2 * j - 2, b));
+        qr(c, x, j, b) = max(pr(c, x, j, b), pr(c, x, j + 1, b));
+        v(c, x, y, b) = max(qr(c, x, y, b), qr(c, x, y + 2, b));
+        px(c, j, y, b) = max(v(c, 2 * j - 3, y, b), v(c, 2 * j - 2, y, b));
+        qx(c, j, y, b) = max(px(c, j, y, b), px(c, j + 1, y, b));
+        Expr m = max(qx(c, x, y, b), qx(c, x + 2, y, b));
+        out(c, x, y, b) = min(max(out_min, m), out_max);
+
+        const int vec = natural_vector_size<uint8_t>();
+        Var co("co"), ci("ci");
+        out.specialize(out.dim(0).extent() >= tile)
+            .split(c, co, ci, tile, TailStrategy::ShiftInwards)
+            .reorder(ci, x, y, co, b)
+            .vectorize(ci, vec);
+        out.split(c, co, ci, tile, TailStrategy::GuardWithIf)
+            .reorder(ci, x, y, co, b)
+            .vectorize(ci, vec, TailStrategy::GuardWithIf);
+        for (Func f : {pr, qr}) {
+            f.store_at(out, co).compute_at(out, y).vectorize(c, vec, TailStrategy::GuardWithIf);
+        }
+        for (Func f : {v, px, qx}) {
+            f.compute_at(out, y).vectorize(c, vec, TailStrategy::GuardWithIf);
+        }
+    }
+};
+
+}  // namespace
+
+HALIDE_REGISTER_GENERATOR(MaxPool, max_pool)
