@@ -2,7 +2,11 @@
 // a = (i16(in) - i16(z)) << 6; p = i32(a1) * m1 + i32(a2) * m2; t = i16_sat((p + 2^15) >> 16);
 // out = clamp(u8_sat(i16_sat(t + out_zero)), out_min, out_max). No boundary.
 //
-// Schedule: TODO
+// Schedule (hannk's elementwise ops, single thread): vectorized along the dense channel
+// dimension c by twice the natural u8 width (two i16 and four i32 vectors in flight per
+// half, which hides the widening multiplies' latency); ShiftInwards when c is at least one
+// vector (an elementwise op may recompute the overlap), GuardWithIf below that.
+// tried (avx2, 128x128x128): natural width (0.49 ms), 2x (0.46 ms), 4x (0.46 ms); kept 2x.
 #include "Halide.h"
 
 namespace {
@@ -33,7 +37,7 @@ public:
         Expr s = i16_sat(i32(t) + i32(out_zero));
         out(c, x, y, b) = clamp(u8_sat(s), out_min, out_max);
 
-        const int vec = natural_vector_size<uint8_t>();
+        const int vec = 2 * natural_vector_size<uint8_t>();
         out.specialize(out.dim(0).extent() >= vec).vectorize(c, vec, TailStrategy::ShiftInwards);
         out.vectorize(c, vec, TailStrategy::GuardWithIf);
     }
