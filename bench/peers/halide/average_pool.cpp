@@ -5,16 +5,19 @@
 // 16)), out_min, out_max) (Halide's u16 rounding_mul_shift_right has tine's semantics).
 //
 // Schedule: separable, each 8-tap stride-2 window as pairs of taps, pairs of pairs and
-// two of those (3 adds instead of 7), down the rows then along the columns, all in u16
-// vectorized along c. Channels are tiled by 64 (one cache line of every input pixel) and
-// the output walks rows inside a tile: the row pairs and pairs of pairs are stored at the
-// tile and computed per output row (sliding windows: each computed once), the column
-// stages per output row. ShiftInwards tiles when c >= 64, GuardWithIf otherwise.
-// tried (avx2, 1024 x 64 x 64, noisy machine): the 8x8 RDom sum of hannk's reference
-// form, vectorized along c (6.6 ms); an 8-row sum per output row without sliding (0.94
-// ms); sliding with channel tiles of 32 (1.13 ms), 64 (0.79 ms), 128 (0.87 ms), 256
-// (1.10 ms); + prefetch of the input two rows ahead (0.86 ms); the final multiply in u32
-// (0.82 ms) vs rounding_mul_shift_right in u16 (0.75 ms); kept tiles of 64, u16.
+// two of those (3 adds instead of 7), along the columns first (the row sums h are then
+// only as wide as the output), then down the rows; all in u16 vectorized along c.
+// Channels are tiled by 128 (whole cache lines of every input pixel) and the output walks
+// rows inside a tile: h, the row pairs and pairs of pairs are stored at the tile and
+// computed per output row (sliding windows: every input row is summed once), the column
+// pairs per row of h. ShiftInwards tiles when c >= 128, GuardWithIf otherwise.
+// tried (avx2, 1024 x 64 x 64, noisy machine, medians): the 8x8 RDom sum of hannk's
+// reference form vectorized along c (6.6 ms); rows first, an 8-row sum per output row
+// without sliding (0.94 ms); rows first with sliding and channel tiles of 32 (1.13 ms),
+// 64 (0.79 ms), 128 (0.87 ms), 256 (1.10 ms); + prefetch of the input two rows ahead
+// (0.86 ms); the final multiply in u32 (0.82 ms) vs rounding_mul_shift_right in u16
+// (0.75 ms); columns first with tiles of 32 (0.95 ms), 64 (0.73 ms), 128 (0.70 ms), 256
+// (0.78 ms); kept columns first, tiles of 128.
 #include "Halide.h"
 
 namespace {
@@ -37,13 +40,13 @@ public:
             {{Expr(), Expr()}, {in.dim(1).min(), in.dim(1).extent()}, {in.dim(2).min(), in.dim(2).extent()}, {Expr(), Expr()}});
 
         // The windows start at odd offsets 2k-3; u16 never wraps (64 * 255 < 2^16).
-        Func pr("pr"), qr("qr"), v("v"), px("px"), qx("qx");
-        pr(c, x, j, b) = u16(z(c, x, 2 * j - 3, b)) + u16(z(c, x, 2 * j - 2, b));  // rows 2j-3, 2j-2
+        Func hp("hp"), hq("hq"), h("h"), pr("pr"), qr("qr");
+        hp(c, j, y, b) = u16(z(c, 2 * j - 3, y, b)) + u16(z(c, 2 * j - 2, y, b));  // columns 2j-3, 2j-2
+        hq(c, j, y, b) = hp(c, j, y, b) + hp(c, j + 1, y, b);                     // columns 2j-3 .. 2j
+        h(c, x, y, b) = hq(c, x, y, b) + hq(c, x + 2, y, b);                      // columns 2x-3 .. 2x+4
+        pr(c, x, j, b) = h(c, x, 2 * j - 3, b) + h(c, x, 2 * j - 2, b);           // rows 2j-3, 2j-2
         qr(c, x, j, b) = pr(c, x, j, b) + pr(c, x, j + 1, b);                     // rows 2j-3 .. 2j
-        v(c, x, y, b) = qr(c, x, y, b) + qr(c, x, y + 2, b);                      // rows 2y-3 .. 2y+4
-        px(c, j, y, b) = v(c, 2 * j - 3, y, b) + v(c, 2 * j - 2, y, b);
-        qx(c, j, y, b) = px(c, j, y, b) + px(c, j + 1, y, b);
-        Expr total = qx(c, x, y, b) + qx(c, x + 2, y, b);
+        Expr total = qr(c, x, y, b) + qr(c, x, y + 2, b);                         // rows 2y-3 .. 2y+4
 
         auto taps = [](Expr s, Expr e) { return min(s + 8, e) - max(s, 0); };
         Expr n = taps(2 * x - 3, in_w) * taps(2 * y - 3, in_h);
@@ -51,7 +54,7 @@ public:
         Expr avg = rounding_mul_shift_right(total, inv, 16);
         out(c, x, y, b) = clamp(u8_sat(avg), out_min, out_max);
 
-        const int tile = 64;
+        const int tile = 128;
         const int vec = natural_vector_size<uint8_t>();
         const int vw = natural_vector_size<uint16_t>();
         Var co("co"), ci("ci");
@@ -62,11 +65,11 @@ public:
         out.split(c, co, ci, tile, TailStrategy::GuardWithIf)
             .reorder(ci, x, y, co, b)
             .vectorize(ci, vec, TailStrategy::GuardWithIf);
-        for (Func f : {pr, qr}) {
+        for (Func f : {h, pr, qr}) {
             f.store_at(out, co).compute_at(out, y).vectorize(c, vw, TailStrategy::GuardWithIf);
         }
-        for (Func f : {v, px, qx}) {
-            f.compute_at(out, y).vectorize(c, vw, TailStrategy::GuardWithIf);
+        for (Func f : {hp, hq}) {
+            f.compute_at(h, y).vectorize(c, vw, TailStrategy::GuardWithIf);
         }
     }
 };

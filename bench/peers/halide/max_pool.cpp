@@ -4,15 +4,18 @@
 // out = min(max(out_min, m), out_max).
 //
 // Schedule: separable, each 8-tap stride-2 window as the max of pairs of taps, of pairs of
-// pairs and of two of those (3 maxes instead of 7), down the rows then along the columns,
-// all in u8 vectorized along c. Channels are tiled by 64 (one cache line of every input
-// pixel) and the output walks rows inside a tile: the row pairs and pairs of pairs are
-// stored at the tile and computed per output row (sliding windows: each computed once),
-// the column stages per output row. ShiftInwards tiles when c >= 64, GuardWithIf otherwise.
-// tried (avx2, 1024 x 64 x 64, noisy machine): the 8x8 RDom max of hannk's reference form,
-// vectorized along c (10.3 ms); an 8-row max per output row without sliding (0.90 ms);
-// sliding with channel tiles of 32 (0.65 ms), 64 (0.39 ms), 128 (0.39 ms), 256 (0.41
-// ms); + prefetch of the input two rows ahead (0.52 ms); kept tiles of 64.
+// pairs and of two of those (3 maxes instead of 7), along the columns first (the row maxes
+// h are then only as wide as the output), then down the rows; all in u8 vectorized along
+// c. Channels are tiled by 128 (whole cache lines of every input pixel) and the output
+// walks rows inside a tile: h, the row pairs and pairs of pairs are stored at the tile and
+// computed per output row (sliding windows: every input row is reduced once), the column
+// pairs per row of h. ShiftInwards tiles when c >= 128, GuardWithIf otherwise.
+// tried (avx2, 1024 x 64 x 64, noisy machine, medians): the 8x8 RDom max of hannk's
+// reference form vectorized along c (10.3 ms); rows first, an 8-row max per output row
+// without sliding (0.90 ms); rows first with sliding and channel tiles of 32 (0.65 ms),
+// 64 (0.41 ms), 128 (0.40 ms), 256 (0.41 ms); + prefetch of the input two rows ahead
+// (0.52 ms); columns first with tiles of 64 (0.42 ms), 128 (0.39 ms); kept columns
+// first, tiles of 128.
 #include "Halide.h"
 
 namespace {
@@ -33,16 +36,16 @@ public:
             {{Expr(), Expr()}, {in.dim(1).min(), in.dim(1).extent()}, {in.dim(2).min(), in.dim(2).extent()}, {Expr(), Expr()}});
 
         // The windows start at odd offsets 2k-3.
-        Func pr("pr"), qr("qr"), v("v"), px("px"), qx("qx");
-        pr(c, x, j, b) = max(z(c, x, 2 * j - 3, b), z(c, x, 2 * j - 2, b));  // rows 2j-3, 2j-2
+        Func hp("hp"), hq("hq"), h("h"), pr("pr"), qr("qr");
+        hp(c, j, y, b) = max(z(c, 2 * j - 3, y, b), z(c, 2 * j - 2, y, b));  // columns 2j-3, 2j-2
+        hq(c, j, y, b) = max(hp(c, j, y, b), hp(c, j + 1, y, b));           // columns 2j-3 .. 2j
+        h(c, x, y, b) = max(hq(c, x, y, b), hq(c, x + 2, y, b));            // columns 2x-3 .. 2x+4
+        pr(c, x, j, b) = max(h(c, x, 2 * j - 3, b), h(c, x, 2 * j - 2, b)); // rows 2j-3, 2j-2
         qr(c, x, j, b) = max(pr(c, x, j, b), pr(c, x, j + 1, b));           // rows 2j-3 .. 2j
-        v(c, x, y, b) = max(qr(c, x, y, b), qr(c, x, y + 2, b));            // rows 2y-3 .. 2y+4
-        px(c, j, y, b) = max(v(c, 2 * j - 3, y, b), v(c, 2 * j - 2, y, b));
-        qx(c, j, y, b) = max(px(c, j, y, b), px(c, j + 1, y, b));
-        Expr m = max(qx(c, x, y, b), qx(c, x + 2, y, b));
+        Expr m = max(qr(c, x, y, b), qr(c, x, y + 2, b));                   // rows 2y-3 .. 2y+4
         out(c, x, y, b) = min(max(out_min, m), out_max);
 
-        const int tile = 64;
+        const int tile = 128;
         const int vec = natural_vector_size<uint8_t>();
         Var co("co"), ci("ci");
         out.specialize(out.dim(0).extent() >= tile)
@@ -52,11 +55,11 @@ public:
         out.split(c, co, ci, tile, TailStrategy::GuardWithIf)
             .reorder(ci, x, y, co, b)
             .vectorize(ci, vec, TailStrategy::GuardWithIf);
-        for (Func f : {pr, qr}) {
+        for (Func f : {h, pr, qr}) {
             f.store_at(out, co).compute_at(out, y).vectorize(c, vec, TailStrategy::GuardWithIf);
         }
-        for (Func f : {v, px, qx}) {
-            f.compute_at(out, y).vectorize(c, vec, TailStrategy::GuardWithIf);
+        for (Func f : {hp, hq}) {
+            f.compute_at(h, y).vectorize(c, vec, TailStrategy::GuardWithIf);
         }
     }
 };
