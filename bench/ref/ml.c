@@ -33,7 +33,11 @@
 
 /* ---- fixed-point helpers, from BENCHMARKS.md / SEMANTICS.md ---------------------------- */
 
-static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+/* tine's clamp: max with lo, then min with hi (when lo > hi, hi) */
+static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) {
+    int64_t t = v < lo ? lo : v;
+    return t > hi ? hi : t;
+}
 
 /* floor(v / 2^s), 0 <= s < 63 (an arithmetic right shift, written without shifting a
  * negative value) */

@@ -63,7 +63,11 @@ void matmul_ref(const uint8_t *a, ptrdiff_t a_stride, const uint8_t *b, ptrdiff_
 
 /* ---- fixed-point helpers ---------------------------------------------------------------- */
 
-static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+/* tine's clamp: max with lo, then min with hi (when lo > hi, hi) */
+static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) {
+    int64_t t = v < lo ? lo : v;
+    return t > hi ? hi : t;
+}
 static int16_t sat16(int64_t v) { return (int16_t)clamp64(v, INT16_MIN, INT16_MAX); }
 static int32_t sat32(int64_t v) { return (int32_t)clamp64(v, INT32_MIN, INT32_MAX); }
 static uint8_t satu8(int64_t v) { return (uint8_t)clamp64(v, 0, 255); }

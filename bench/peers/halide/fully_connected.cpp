@@ -23,8 +23,8 @@ using namespace Halide::ConciseCasts;
 
 // the shared requantization tail, exact: m2h = rounding_mul_shr(acc, om, 31) in i64 with
 // i32 saturation; rshr by min(shift, 33) rounding half up; i16 saturation; + out_zero
-// saturated to i16 then u8 (together a clamp to [0, 255]); the reference's clamp (omin
-// wins if omin > omax).
+// saturated to i16 then u8 (together a clamp to [0, 255]); tine's clamp (omax wins if
+// omin > omax).
 Expr requantize(Expr acc, Expr om, Expr shift, Expr out_zero, Expr omin, Expr omax) {
     Expr p = i64(acc) * i64(om);
     Expr m = i32(clamp((p + (i64(1) << 30)) >> 31, i64(INT32_MIN), i64(INT32_MAX)));
@@ -32,7 +32,7 @@ Expr requantize(Expr acc, Expr om, Expr shift, Expr out_zero, Expr omin, Expr om
     Expr r = (i64(m) + ((i64(1) << s) >> 1)) >> s;
     Expr t = i32(clamp(r, i64(-32768), i64(32767)));
     Expr o = u8(clamp(t + i32(out_zero), 0, 255));
-    return select(o < omin, omin, min(o, omax));
+    return clamp(o, omin, omax);
 }
 
 class FullyConnected : public Generator<FullyConnected> {
