@@ -1,0 +1,68 @@
+// matmul (BENCHMARKS.md 20): A(k, y), B(x, k) u8; P = sum_k A * B; M = P + a_off * colsumB +
+// b_off * rowsumA + a_off * b_off * K (wrapping i32); out = clamp(u8_sat(rshr(m2h(M + bias,
+// om), osh) + ooff), omin, omax). No boundary.
+//
+// Schedule: TODO
+#include "Halide.h"
+
+namespace {
+using namespace Halide;
+using namespace Halide::ConciseCasts;
+
+// tine's rounding_shr(x, s) on i32 with an unsigned s: floor((x + 2^(s-1)) / 2^s) rounding
+// half up, x for s = 0 and 0 for every s >= 32. Written as floor(x / 2^s) plus the last
+// dropped bit, which cannot overflow (Halide's rounding_shift_right leaves s >= 32 open).
+Expr rounding_shr_u(Expr x, Expr s) {
+    Expr sc = i32(clamp(s, 1, 31));
+    Expr r = (x >> sc) + ((x >> (sc - 1)) & 1);
+    return select(s == 0, x, s >= 32, 0, r);
+}
+
+class MatMul : public Generator<MatMul> {
+public:
+    Input<Buffer<uint8_t, 2>> A{"A"};
+    Input<Buffer<uint8_t, 2>> B{"B"};
+    Input<int32_t> K{"K"};
+    Input<int32_t> a_off{"a_off"};
+    Input<int32_t> b_off{"b_off"};
+    Input<int32_t> bias{"bias"};
+    Input<int32_t> om{"om"};
+    Input<uint32_t> osh{"osh"};
+    Input<int32_t> ooff{"ooff"};
+    Input<uint8_t> omin{"omin"};
+    Input<uint8_t> omax{"omax"};
+    Output<Buffer<uint8_t, 2>> out{"out"};
+
+    void generate() {
+        Var x("x"), y("y"), xi("xi"), yi("yi"), xo("xo"), yo("yo");
+        RDom k(0, K, "k");
+
+        // all sums in u32: wrapping, as tine's i32
+        Func p("p"), rowsum_a("rowsum_a"), colsum_b("colsum_b");
+        p(x, y) = u32(0);
+        p(x, y) += u32(widening_mul(A(k, y), B(x, k)));
+        rowsum_a(y) = u32(0);
+        rowsum_a(y) += u32(A(k, y));
+        colsum_b(x) = u32(0);
+        colsum_b(x) += u32(B(x, k));
+
+        Expr m = p(x, y) + u32(a_off) * colsum_b(x) + u32(b_off) * rowsum_a(y) + u32(a_off) * u32(b_off) * u32(K);
+        Expr v = rounding_mul_shift_right(reinterpret<int32_t>(m + u32(bias)), om, 31);
+        Expr s = reinterpret<int32_t>(u32(rounding_shr_u(v, osh)) + u32(ooff));
+        out(x, y) = clamp(saturating_cast<uint8_t>(s), omin, omax);
+
+        const int vec = natural_vector_size<uint32_t>();
+        out.tile(x, y, xo, yo, xi, yi, 2 * vec, 4, TailStrategy::GuardWithIf)
+            .vectorize(xi, vec, TailStrategy::GuardWithIf)
+            .unroll(yi);
+        p.compute_at(out, xo).vectorize(x, vec, TailStrategy::GuardWithIf).unroll(y);
+        p.update().reorder(x, y, k).vectorize(x, vec, TailStrategy::GuardWithIf).unroll(y);
+        rowsum_a.compute_root();
+        colsum_b.compute_root().vectorize(x, vec, TailStrategy::GuardWithIf);
+        colsum_b.update().reorder(x, k).vectorize(x, vec, TailStrategy::GuardWithIf);
+    }
+};
+
+}  // namespace
+
+HALIDE_REGISTER_GENERATOR(MatMul, matmul)
