@@ -37,26 +37,50 @@ public:
         Var x("x"), y("y"), xi("xi"), yi("yi"), xo("xo"), yo("yo");
         RDom k(0, K, "k");
 
-        // all sums in u32: wrapping, as tine's i32
+        // A and B widened to i16 and packed in pairs of k (the pmaddwd operand layout: lane
+        // pairs (k, k + 1) adjacent); an odd K is padded with a zero
+        Var kk("kk"), ko("ko");
+        Expr K2 = (K + 1) / 2;
+        Func ap("ap"), bp("bp");
+        // (rows and columns clamped: the accumulator tiles below are computed whole, past
+        // the edges of the output, and only stored inside it)
+        Expr ya = clamp(y, A.dim(1).min(), A.dim(1).max());
+        Expr xb = clamp(x, B.dim(0).min(), B.dim(0).max());
+        ap(kk, ko, y) = select(2 * ko + kk < K, i16(A(min(2 * ko + kk, K - 1), ya)), i16(0));
+        bp(kk, x, ko) = select(2 * ko + kk < K, i16(B(xb, min(2 * ko + kk, K - 1))), i16(0));
+
+        RDom r(0, 2, 0, K2, "r");
         Func p("p"), rowsum_a("rowsum_a"), colsum_b("colsum_b");
-        p(x, y) = u32(0);
-        p(x, y) += u32(widening_mul(A(k, y), B(x, k)));
+        p(x, y) = 0;
+        p(x, y) += i32(Internal::widening_mul(ap(r.x, r.y, y), bp(r.x, x, r.y)));
+        // the row and column sums in u32: wrapping, as tine's i32
         rowsum_a(y) = u32(0);
         rowsum_a(y) += u32(A(k, y));
         colsum_b(x) = u32(0);
         colsum_b(x) += u32(B(x, k));
 
-        Expr m = p(x, y) + u32(a_off) * colsum_b(x) + u32(b_off) * rowsum_a(y) + u32(a_off) * u32(b_off) * u32(K);
+        Expr m = u32(p(x, y)) + u32(a_off) * colsum_b(x) + u32(b_off) * rowsum_a(y) + u32(a_off) * u32(b_off) * u32(K);
         Expr v = rounding_mul_shift_right(reinterpret<int32_t>(m + u32(bias)), om, 31);
         Expr s = reinterpret<int32_t>(u32(rounding_shr_u(v, osh)) + u32(ooff));
         out(x, y) = clamp(saturating_cast<uint8_t>(s), omin, omax);
 
-        const int vec = natural_vector_size<uint32_t>();
-        out.tile(x, y, xo, yo, xi, yi, 2 * vec, 4, TailStrategy::GuardWithIf)
+        const int vec = natural_vector_size<int32_t>();
+        const int TW = 2 * vec, TH = 4;
+        out.tile(x, y, xo, yo, xi, yi, TW, TH, TailStrategy::GuardWithIf)
             .vectorize(xi, vec, TailStrategy::GuardWithIf)
             .unroll(yi);
-        p.compute_at(out, xo).vectorize(x, vec, TailStrategy::GuardWithIf).unroll(y);
-        p.update().reorder(x, y, k).vectorize(x, vec, TailStrategy::GuardWithIf).unroll(y);
+        // the accumulator block: TW x TH i32, whole vectors at constant offsets (registers)
+        p.compute_at(out, xo)
+            .vectorize(x, TW, TailStrategy::RoundUp)
+            .unroll(y, TH, TailStrategy::RoundUp);
+        p.update()
+            .reorder(r.x, x, y, r.y)
+            .atomic()
+            .vectorize(r.x)
+            .vectorize(x, TW, TailStrategy::RoundUp)
+            .unroll(y, TH, TailStrategy::RoundUp);
+        ap.compute_root();
+        bp.compute_root().vectorize(x, natural_vector_size<int16_t>(), TailStrategy::GuardWithIf).unroll(kk);
         rowsum_a.compute_root();
         colsum_b.compute_root().vectorize(x, vec, TailStrategy::GuardWithIf);
         colsum_b.update().reorder(x, k).vectorize(x, vec, TailStrategy::GuardWithIf);
