@@ -65,12 +65,14 @@ public:
         out(x, y) = clamp(saturating_cast<uint8_t>(s), omin, omax);
 
         const int vec = natural_vector_size<int32_t>();
-        const int TW = 2 * vec, TH = 4;
+        const int TW = 2 * vec, TH = 6;
         out.tile(x, y, xo, yo, xi, yi, TW, TH, TailStrategy::GuardWithIf)
             .vectorize(xi, vec, TailStrategy::GuardWithIf)
             .unroll(yi);
         // the accumulator block: TW x TH i32, whole vectors at constant offsets (registers)
         p.compute_at(out, xo)
+            .bound_extent(x, TW)
+            .bound_extent(y, TH)
             .vectorize(x, TW, TailStrategy::RoundUp)
             .unroll(y, TH, TailStrategy::RoundUp);
         p.update()
