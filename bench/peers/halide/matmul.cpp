@@ -10,12 +10,15 @@ using namespace Halide;
 using namespace Halide::ConciseCasts;
 
 // tine's rounding_shr(x, s) on i32 with an unsigned s: floor((x + 2^(s-1)) / 2^s) rounding
-// half up, x for s = 0 and 0 for every s >= 32. Written as floor(x / 2^s) plus the last
-// dropped bit, which cannot overflow (Halide's rounding_shift_right leaves s >= 32 open).
+// half up; x for s = 0 and 0 for every s >= 32 (where Halide's rounding_shift_right is not
+// defined). Written as floor(x / 2^s) plus the last dropped bit, with the shift amounts and
+// the mask chosen per s as scalars (no overflow, no per-lane select): s = 0: x + 0;
+// s >= 32: (x >> 31) + (the sign bit) = 0.
 Expr rounding_shr_u(Expr x, Expr s) {
-    Expr sc = i32(clamp(s, 1, 31));
-    Expr r = (x >> sc) + ((x >> (sc - 1)) & 1);
-    return select(s == 0, x, s >= 32, 0, r);
+    Expr s1 = i32(min(s, 31));
+    Expr s2 = i32(select(s == 0, 0, s >= 32, 31, s - 1));
+    Expr m = select(s == 0, 0, 1);
+    return (x >> s1) + ((x >> s2) & m);
 }
 
 class MatMul : public Generator<MatMul> {
