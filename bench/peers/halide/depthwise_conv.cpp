@@ -21,6 +21,17 @@ Expr rounding_shr_u(Expr x, Expr s) {
     return (x >> s1) + ((x >> s2) & m);
 }
 
+// tine's rounding_mul_shr(a, b, 31) on i32 (sqrdmulh): sat((a * b + 2^30) >> 31). The
+// quotient lies in [-2^31 + 1, 2^31], so bits 31..62 of the i64 sum truncated to i32 are
+// exact except 2^31 (a = b = INT_MIN), which truncates to INT_MIN and is saturated back. A
+// logical i64 shift is enough for the truncation (AVX2 has no arithmetic one), which makes
+// this much cheaper than Halide 14's saturating i64 narrowing for rounding_mul_shift_right.
+Expr m2h32(Expr a, Expr b) {
+    Expr p = reinterpret<uint64_t>(i64(a) * i64(b) + Expr(int64_t(1) << 30));
+    Expr r = reinterpret<int32_t>(u32(p >> 31));
+    return select(r == Int(32).min(), Int(32).max(), r);
+}
+
 class DepthwiseConv : public Generator<DepthwiseConv> {
 public:
     Input<Buffer<uint8_t, 4>> in{"in"};
@@ -54,11 +65,17 @@ public:
             for (int i = 0; i < 3; i++)
                 conv += i32(widening_mul(fd(c, i, j), i16(in(c, x + i, y + j, b))));
         Expr acc = reinterpret<int32_t>(offset(c) + u32(conv));
-        Expr t = saturating_cast<int16_t>(rounding_shr_u(rounding_mul_shift_right(acc, om, 31), osh));
+        Expr t = saturating_cast<int16_t>(rounding_shr_u(m2h32(acc, om), osh));
         out(c, x, y, b) = clamp(saturating_cast<uint8_t>(saturating_add(t, i16(out_zero))), out_min, out_max);
 
         const int vec = natural_vector_size<uint8_t>();
-        out.vectorize(c, vec, TailStrategy::GuardWithIf);
+        const int VEC = vec, UX = 4;
+        Var co("co"), ci("ci"), xo("xo"), xi("xi");
+        out.split(c, co, ci, VEC, TailStrategy::GuardWithIf)
+            .split(x, xo, xi, UX, TailStrategy::GuardWithIf)
+            .reorder(ci, xi, co, xo, y, b)
+            .vectorize(ci)
+            .unroll(xi);
         offset.compute_root();
         fd.compute_root();
     }

@@ -21,6 +21,17 @@ Expr rounding_shr_u(Expr x, Expr s) {
     return (x >> s1) + ((x >> s2) & m);
 }
 
+// tine's rounding_mul_shr(a, b, 31) on i32 (sqrdmulh): sat((a * b + 2^30) >> 31). The
+// quotient lies in [-2^31 + 1, 2^31], so bits 31..62 of the i64 sum truncated to i32 are
+// exact except 2^31 (a = b = INT_MIN), which truncates to INT_MIN and is saturated back. A
+// logical i64 shift is enough for the truncation (AVX2 has no arithmetic one), which makes
+// this much cheaper than Halide 14's saturating i64 narrowing for rounding_mul_shift_right.
+Expr m2h32(Expr a, Expr b) {
+    Expr p = reinterpret<uint64_t>(i64(a) * i64(b) + Expr(int64_t(1) << 30));
+    Expr r = reinterpret<int32_t>(u32(p >> 31));
+    return select(r == Int(32).min(), Int(32).max(), r);
+}
+
 class MatMul : public Generator<MatMul> {
 public:
     Input<Buffer<uint8_t, 2>> A{"A"};
@@ -63,7 +74,7 @@ public:
         colsum_b(x) += u32(B(x, k));
 
         Expr m = u32(p(x, y)) + u32(a_off) * colsum_b(x) + u32(b_off) * rowsum_a(y) + u32(a_off) * u32(b_off) * u32(K);
-        Expr v = rounding_mul_shift_right(reinterpret<int32_t>(m + u32(bias)), om, 31);
+        Expr v = m2h32(reinterpret<int32_t>(m + u32(bias)), om);
         Expr s = reinterpret<int32_t>(u32(rounding_shr_u(v, osh)) + u32(ooff));
         out(x, y) = clamp(saturating_cast<uint8_t>(s), omin, omax);
 
