@@ -2,7 +2,20 @@
 // (c, x, y, b), VALID (the caller pads). acc = [bias - iz * sum fd] + sum fd * in, wrapping
 // i32 (fd = f - fz); out = clamp(u8_sat(sat_add(i16_sat(rshr(m2h(acc, om), osh)), oz)), min, max).
 //
-// Schedule: TODO
+// Schedule (apps/hannk's depthwise conv, single thread): the output vectorized over the dense
+// channel dimension at the natural u8 width (32 lanes on AVX2, four i32 accumulators each),
+// x unrolled by 4 inside each channel vector so the nine filter vectors and the shared input
+// columns are loaded and widened once for four outputs; the zeroed filter and the per-channel
+// offset computed once at root. Tails (C = 5, 67, 97; odd widths) by GuardWithIf. The
+// widening i16 x i16 products become vpmaddwd. The requantization is where the time went:
+// Halide 14's rounding_mul_shift_right(i32, i32, 31) narrows i64 with saturation (vpcmpgtq +
+// vblendvpd per half, ~4 ops per lane), so sqrdmulh is written out (m2h32 below) with a
+// logical i64 shift and a single INT_MIN fix-up, exact.
+// Tried (avx2; the machine was shared with other builds, so minima of 10 runs, medians were
+// 2-4x noise): c x 32 alone with Halide's rounding_mul_shift_right (2.59 ms median, quiet);
+// + x unrolled by 2 (2.39), by 4 (2.37); c x 16, x by 4 (3.11); with m2h32: x by 1 (2.34),
+// by 2 (2.20), by 4 (2.00), c x 16, x by 2 (2.52); the taps as u8 x u8 -> u16 products minus
+// fz * sum(in) (3.16); kept m2h32, c x 32, x by 4.
 #include "Halide.h"
 
 namespace {
@@ -69,10 +82,9 @@ public:
         out(c, x, y, b) = clamp(saturating_cast<uint8_t>(saturating_add(t, i16(out_zero))), out_min, out_max);
 
         const int vec = natural_vector_size<uint8_t>();
-        const int VEC = vec, UX = 4;
         Var co("co"), ci("ci"), xo("xo"), xi("xi");
-        out.split(c, co, ci, VEC, TailStrategy::GuardWithIf)
-            .split(x, xo, xi, UX, TailStrategy::GuardWithIf)
+        out.split(c, co, ci, vec, TailStrategy::GuardWithIf)
+            .split(x, xo, xi, 4, TailStrategy::GuardWithIf)
             .reorder(ci, xi, co, xo, y, b)
             .vectorize(ci)
             .unroll(xi);
