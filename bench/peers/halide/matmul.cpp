@@ -2,7 +2,22 @@
 // b_off * rowsumA + a_off * b_off * K (wrapping i32); out = clamp(u8_sat(rshr(m2h(M + bias,
 // om), osh) + ooff), omin, omax). No boundary.
 //
-// Schedule: TODO
+// Schedule (apps/linear_algebra / cuda_mat_mul-style blocked matmul on the CPU, single
+// thread): A and B widened to i16 and packed once at root in k pairs (B as bp(kk, x, ko), A
+// as ap(kk, ko, y)), so the reduction runs two k at a time as vpmaddwd (a VectorReduce of
+// factor 2 over the atomic, vectorized pair RVar); the output tiled 16 x 6 (2 i32 vectors x 6
+// rows = 12 accumulator registers), the accumulator block computed per tile with a fixed
+// extent (bound_extent, RoundUp: the packing clamps rows and columns, so edge tiles compute
+// whole and store only inside the output) and the k loop outermost inside the tile, so the
+// block stays in registers: per k pair 2 loads of bp, 6 broadcasts of ap, 12 vpmaddwd.
+// Row and column sums (for a_off, b_off) at root; requantization per tile with the exact
+// sqrdmulh below (m2h32).
+// Tried (avx2 medians): u8 x u8 -> u32 per k, 16 x 4 tile, GuardWithIf (2.76 ms); k pairs
+// with pmaddwd, GuardWithIf accumulators in memory (1.51); RoundUp tile 16 x 4 (0.62); +
+// bound_extent, registers (0.49); tiles 8 x 12 (0.48), 16 x 6 (0.355), 16 x 7 (0.43), 16 x 8
+// (0.51), 24 x 4 (0.58), 32 x 3 (0.72); B packed per column panel at the tile column, tiles
+// column-major (0.38); with m2h32 instead of rounding_mul_shift_right 16 x 6 (0.334);
+// kept 16 x 6, bp at root, m2h32.
 #include "Halide.h"
 
 namespace {
@@ -65,6 +80,8 @@ public:
 
         RDom r(0, 2, 0, K2, "r");
         Func p("p"), rowsum_a("rowsum_a"), colsum_b("colsum_b");
+        // i32 (pmaddwd's type): sum of K products <= K * 65025 only leaves i32 past K = 33025,
+        // and the vpaddd that accumulates wraps like tine's i32 in any case
         p(x, y) = 0;
         p(x, y) += i32(Internal::widening_mul(ap(r.x, r.y, y), bp(r.x, x, r.y)));
         // the row and column sums in u32: wrapping, as tine's i32
