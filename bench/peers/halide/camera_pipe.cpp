@@ -9,6 +9,7 @@ class CameraPipe : public Generator<CameraPipe> {
 public:
     GeneratorParam<int> tile_w{"tile_w", 128};
     GeneratorParam<int> tile_h{"tile_h", 32};
+    GeneratorParam<int> sched{"sched", 2};
 
     Input<Buffer<uint16_t, 2>> raw{"raw"};
     Input<Buffer<int16_t, 2>> matrix{"matrix"};
@@ -85,8 +86,38 @@ public:
         const int v8 = natural_vector_size<uint8_t>(), v16 = natural_vector_size<int16_t>();
         const TailStrategy G = TailStrategy::GuardWithIf;
         Var xo("xo"), yo("yo"), xi("xi"), yi("yi"), xv("xv");
-        out.bound(c, 0, 3)
-            .tile(x, y, xo, yo, xi, yi, tile_w, tile_h, G)
+        out.bound(c, 0, 3);
+        if (sched == 2) {
+            // strips of rows, every stage a sliding window over the strip, two rows a step
+            Var yii("yii");
+            out.split(y, yo, y, tile_h, G)
+                .split(y, y, yii, 2, G)
+                .split(x, x, xv, v8, G)
+                .reorder(xv, c, x, yii, y, yo)
+                .vectorize(xv)
+                .unroll(c)
+                .unroll(yii);
+            curved.compute_at(out, y).store_at(out, yo)
+                .align_bounds(x, 2)
+                .align_bounds(y, 2)
+                .split(y, y, yi, 2, G)
+                .split(x, x, xi, 2 * v16, G)
+                .reorder(xi, c, yi, x, y)
+                .vectorize(xi)
+                .unroll(c)
+                .unroll(yi);
+            for (Func f : {red, green, blue}) {
+                f.compute_at(out, y).store_at(out, yo).align_bounds(x, 2).align_bounds(y, 2)
+                    .vectorize(x, 2 * v16, G).unroll(y, 2, G);
+            }
+            for (Func f : {g_r, g_b}) {
+                f.compute_at(out, y).store_at(out, yo).vectorize(x, v16, G);
+            }
+            deint.compute_at(out, y).store_at(out, yo).bound(c, 0, 4).reorder(x, c, y).vectorize(x, v16, G).unroll(c);
+            denoised.compute_at(out, y).store_at(out, yo).vectorize(x, v16, G);
+            return;
+        }
+        out.tile(x, y, xo, yo, xi, yi, tile_w, tile_h, G)
             .split(xi, xi, xv, v8, G)
             .reorder(xv, c, xi, yi, xo, yo)
             .vectorize(xv)
@@ -101,7 +132,8 @@ public:
             .unroll(c)
             .unroll(yi);
         for (Func f : {red, green, blue}) {
-            f.compute_at(curved, xo).align_bounds(x, 2).align_bounds(y, 2).vectorize(x, 2 * v16, G).unroll(y, 2, G);
+            if (sched == 0) f.compute_at(out, xo); else f.compute_at(curved, xo);
+            f.align_bounds(x, 2).align_bounds(y, 2).vectorize(x, 2 * v16, G).unroll(y, 2, G);
         }
         for (Func f : {g_r, g_b}) {
             f.compute_at(out, xo).vectorize(x, v16, G);
