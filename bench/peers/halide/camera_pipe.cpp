@@ -1,4 +1,27 @@
-// camera_pipe: placeholder header, rewritten below once the schedule is chosen.
+// camera_pipe (BENCHMARKS.md 10): Halide's apps/camera_pipe on a GRBG u16 raw image to planar
+// u8 RGB, stage for stage as bench/kernels/camera_pipe.tine and bench/ref/camera.c: hot-pixel
+// clamp, the split into the four Bayer channels, the demosaic in wrapping i16 (avg rounds
+// down in i32), the Q8.8 colour matrix in i32 (/ 256 rounds down), the 1024-entry tone-curve
+// LUT, and the blur121 unsharp mask (strength 32/32). No boundary: the case gives the margin.
+//
+// Schedule (apps/camera_pipe's, single thread): strips of 128 output rows, two rows (one
+// Bayer quad row) a step; every stage (denoised, the 4 quad channels, green at red / blue,
+// the full-resolution red, green, blue, the curved image) is stored for the strip and
+// computed per step as a sliding window over full-width rows, its storage folded to the
+// few rows live (fold_storage), vectorized at the i16 width (2x for the full-resolution
+// stages, as the app does); the parity selects become interleaves because those stages are
+// aligned to the quad (align_bounds 2); the three channels unrolled. The output vectorized
+// at the u8 width with the blurs inline. GuardWithIf everywhere so any extent is exact
+// (the test shapes give exactly the raw extent read, so no stage may round up or shift).
+// The curve lookup is a scalar gather on x86 and is about half the time.
+// tried (avx2, 2560x1920; user cycles per run in a standalone harness, the machine shared):
+// tiles of 128x32 outputs with every stage per tile, demosaic per curved vector (heap
+// allocation per vector: 0.147 Gcycles, test_peers 146 ms); tiles with the demosaic per tile
+// (0.147 Gcycles); strips of 32 unfolded (0.093); strips folded: 32 rows (0.078), 128 rows
+// (0.071), 512 (0.072), whole image (0.096); denoise fused into the quad split (0.101);
+// green or all of red / green / blue inline in curved (0.080, 0.075); curved 16 or 8 lanes
+// instead of 32 (0.077, 0.075); the unsharp's vertical pass materialized (0.187);
+// kept strips of 128 folded, 32-lane curved.
 #include "Halide.h"
 
 namespace {
@@ -7,9 +30,7 @@ using namespace Halide::ConciseCasts;
 
 class CameraPipe : public Generator<CameraPipe> {
 public:
-    GeneratorParam<int> tile_w{"tile_w", 128};
-    GeneratorParam<int> tile_h{"tile_h", 32};
-    GeneratorParam<int> sched{"sched", 2};
+    GeneratorParam<int> strip{"strip", 128};  // output rows per strip
 
     Input<Buffer<uint16_t, 2>> raw{"raw"};
     Input<Buffer<int16_t, 2>> matrix{"matrix"};
@@ -82,64 +103,52 @@ public:
         Expr v = i16(curved(x, y, c));
         out(x, y, c) = saturating_cast<uint8_t>(v + ((v - i16(blur)) * 32) / 32);
 
-        // ---- schedule
+        // ---- schedule (see the header)
         const int v8 = natural_vector_size<uint8_t>(), v16 = natural_vector_size<int16_t>();
         const TailStrategy G = TailStrategy::GuardWithIf;
-        Var xo("xo"), yo("yo"), xi("xi"), yi("yi"), xv("xv");
-        out.bound(c, 0, 3);
-        if (sched == 2) {
-            // strips of rows, every stage a sliding window over the strip, two rows a step
-            Var yii("yii");
-            out.split(y, yo, y, tile_h, G)
-                .split(y, y, yii, 2, G)
-                .split(x, x, xv, v8, G)
-                .reorder(xv, c, x, yii, y, yo)
-                .vectorize(xv)
-                .unroll(c)
-                .unroll(yii);
-            curved.compute_at(out, y).store_at(out, yo)
-                .align_bounds(x, 2)
-                .align_bounds(y, 2)
-                .split(y, y, yi, 2, G)
-                .split(x, x, xi, 2 * v16, G)
-                .reorder(xi, c, yi, x, y)
-                .vectorize(xi)
-                .unroll(c)
-                .unroll(yi);
-            for (Func f : {red, green, blue}) {
-                f.compute_at(out, y).store_at(out, yo).align_bounds(x, 2).align_bounds(y, 2)
-                    .vectorize(x, 2 * v16, G).unroll(y, 2, G);
-            }
-            for (Func f : {g_r, g_b}) {
-                f.compute_at(out, y).store_at(out, yo).vectorize(x, v16, G);
-            }
-            deint.compute_at(out, y).store_at(out, yo).bound(c, 0, 4).reorder(x, c, y).vectorize(x, v16, G).unroll(c);
-            denoised.compute_at(out, y).store_at(out, yo).vectorize(x, v16, G);
-            return;
-        }
-        out.tile(x, y, xo, yo, xi, yi, tile_w, tile_h, G)
-            .split(xi, xi, xv, v8, G)
-            .reorder(xv, c, xi, yi, xo, yo)
+        Var yo("yo"), yi("yi"), xi("xi"), xv("xv");
+        out.bound(c, 0, 3)
+            .split(y, yo, y, strip, G)
+            .split(y, y, yi, 2, G)
+            .split(x, x, xv, v8, G)
+            .reorder(xv, c, x, yi, y, yo)
             .vectorize(xv)
-            .unroll(c);
-
-        curved.compute_at(out, xo)
+            .unroll(c)
+            .unroll(yi);
+        // every stage: stored for the strip, computed per output row pair (a sliding
+        // window), folded to the few rows live at a time; full-resolution stages aligned to
+        // the Bayer quad so the parity selects become interleaves
+        curved.compute_at(out, y)
+            .store_at(out, yo)
+            .fold_storage(y, 8)
             .align_bounds(x, 2)
             .align_bounds(y, 2)
-            .tile(x, y, xo, yo, xi, yi, 2 * v16, 2, G)
-            .reorder(xi, c, yi, xo, yo)
+            .split(y, y, yi, 2, G)
+            .split(x, x, xi, 2 * v16, G)
+            .reorder(xi, c, yi, x, y)
             .vectorize(xi)
             .unroll(c)
             .unroll(yi);
         for (Func f : {red, green, blue}) {
-            if (sched == 0) f.compute_at(out, xo); else f.compute_at(curved, xo);
-            f.align_bounds(x, 2).align_bounds(y, 2).vectorize(x, 2 * v16, G).unroll(y, 2, G);
+            f.compute_at(out, y)
+                .store_at(out, yo)
+                .fold_storage(y, 8)
+                .align_bounds(x, 2)
+                .align_bounds(y, 2)
+                .vectorize(x, 2 * v16, G)
+                .unroll(y, 2, G);
         }
         for (Func f : {g_r, g_b}) {
-            f.compute_at(out, xo).vectorize(x, v16, G);
+            f.compute_at(out, y).store_at(out, yo).fold_storage(y, 4).vectorize(x, v16, G);
         }
-        deint.compute_at(out, xo).bound(c, 0, 4).reorder(x, c, y).vectorize(x, v16, G).unroll(c);
-        denoised.compute_at(out, xo).vectorize(x, v16, G);
+        deint.compute_at(out, y)
+            .store_at(out, yo)
+            .fold_storage(y, 8)
+            .bound(c, 0, 4)
+            .vectorize(x, v16, G)
+            .reorder(c, x, y)
+            .unroll(c);
+        denoised.compute_at(out, y).store_at(out, yo).fold_storage(y, 16).vectorize(x, v16, G);
     }
 };
 
