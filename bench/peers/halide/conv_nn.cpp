@@ -1,6 +1,6 @@
 // conv_nn (BENCHMARKS.md 18): acc(co, x, y, b) = bias(co) + sum over ci < C and a 3x3 filter
 // of (f(co, ci, fx, fy) - fz)(in(ci, x sx + fx dx, y sy + fy dy, b) - iz), zero points
-// subtracted in i16, sum in i32 (no overflow at these sizes), the requantization tail in i64.
+// subtracted in i16, sum in i32 (no overflow at these sizes), the requantization tail of quantized.h.
 //
 // Schedule (hannk's conv on x86 without VNNI): channel pairs so each product pair is one
 // pmaddwd lane: the filter repacked once (tiny) as fp(ci & 1, co, ci / 2, fx, fy) in i16
@@ -18,23 +18,12 @@
 // staged per row instead of compute_root (2.82 ms); taps innermost instead of channel
 // pairs (3.02 ms); kept 32 x 2 with the per-row input (2.8-3.1 ms over repeated runs).
 #include "Halide.h"
+#include "quantized.h"
 
 namespace {
 using namespace Halide;
 using namespace Halide::ConciseCasts;
-
-// the shared tail, exact: m2h = rounding_mul_shr(acc, om, 31) in i64 with i32 saturation;
-// rshr by min(shift, 33) rounding half up; i16 saturation; + out_zero saturated to i16 then
-// u8 (together a clamp to [0, 255]); tine's clamp (omax wins if omin > omax).
-Expr requantize(Expr acc, Expr om, Expr shift, Expr out_zero, Expr omin, Expr omax) {
-    Expr p = i64(acc) * i64(om);
-    Expr m = i32(clamp((p + (i64(1) << 30)) >> 31, i64(INT32_MIN), i64(INT32_MAX)));
-    Expr s = i64(min(shift, u32(33)));
-    Expr r = (i64(m) + ((i64(1) << s) >> 1)) >> s;
-    Expr t = i32(clamp(r, i64(-32768), i64(32767)));
-    Expr o = u8(clamp(t + i32(out_zero), 0, 255));
-    return clamp(o, omin, omax);
-}
+using namespace tine_peer;
 
 class ConvNN : public Generator<ConvNN> {
 public:

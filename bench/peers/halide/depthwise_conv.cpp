@@ -10,7 +10,7 @@
 // widening i16 x i16 products become vpmaddwd. The requantization is where the time went:
 // Halide 14's rounding_mul_shift_right(i32, i32, 31) narrows i64 with saturation (vpcmpgtq +
 // vblendvpd per half, ~4 ops per lane), so sqrdmulh is written out (m2h32 below) with a
-// logical i64 shift and a single INT_MIN fix-up, exact.
+// logical i64 shift and a single INT_MIN fix-up, exact (quantized.h).
 // Tried (avx2; the machine was shared with other builds, so minima of 10 runs, medians were
 // 2-4x noise): c x 32 alone with Halide's rounding_mul_shift_right (2.59 ms median, quiet);
 // + x unrolled by 2 (2.39), by 4 (2.37); c x 16, x by 4 (3.11); with m2h32: x by 1 (2.34),
@@ -20,33 +20,12 @@
 // (vpmulld, 2.4); kept m2h32, c x 32, x by 4 (2.0-2.3 ms median on a quieter machine;
 // sse41 2.9-3.1).
 #include "Halide.h"
+#include "quantized.h"
 
 namespace {
 using namespace Halide;
 using namespace Halide::ConciseCasts;
-
-// tine's rounding_shr(x, s) on i32 with an unsigned s: floor((x + 2^(s-1)) / 2^s) rounding
-// half up; x for s = 0 and 0 for every s >= 32 (where Halide's rounding_shift_right is not
-// defined). Written as floor(x / 2^s) plus the last dropped bit, with the shift amounts and
-// the mask chosen per s as scalars (no overflow, no per-lane select): s = 0: x + 0;
-// s >= 32: (x >> 31) + (the sign bit) = 0.
-Expr rounding_shr_u(Expr x, Expr s) {
-    Expr s1 = i32(min(s, 31));
-    Expr s2 = i32(select(s == 0, 0, s >= 32, 31, s - 1));
-    Expr m = select(s == 0, 0, 1);
-    return (x >> s1) + ((x >> s2) & m);
-}
-
-// tine's rounding_mul_shr(a, b, 31) on i32 (sqrdmulh): sat((a * b + 2^30) >> 31). The
-// quotient lies in [-2^31 + 1, 2^31], so bits 31..62 of the i64 sum truncated to i32 are
-// exact except 2^31 (a = b = INT_MIN), which truncates to INT_MIN and is saturated back. A
-// logical i64 shift is enough for the truncation (AVX2 has no arithmetic one), which makes
-// this much cheaper than Halide 14's saturating i64 narrowing for rounding_mul_shift_right.
-Expr m2h32(Expr a, Expr b) {
-    Expr p = reinterpret<uint64_t>(i64(a) * i64(b) + Expr(int64_t(1) << 30));
-    Expr r = reinterpret<int32_t>(u32(p >> 31));
-    return select(r == Int(32).min(), Int(32).max(), r);
-}
+using namespace tine_peer;
 
 class DepthwiseConv : public Generator<DepthwiseConv> {
 public:
@@ -81,8 +60,7 @@ public:
             for (int i = 0; i < 3; i++)
                 conv += i32(widening_mul(fd(c, i, j), i16(in(c, x + i, y + j, b))));
         Expr acc = reinterpret<int32_t>(offset(c) + u32(conv));
-        Expr t = saturating_cast<int16_t>(rounding_shr_u(m2h32(acc, om), osh));
-        out(c, x, y, b) = clamp(saturating_cast<uint8_t>(saturating_add(t, i16(out_zero))), out_min, out_max);
+        out(c, x, y, b) = requantize(acc, om, osh, out_zero, out_min, out_max);
 
         const int vec = natural_vector_size<uint8_t>();
         Var co("co"), ci("ci"), xo("xo"), xi("xi");

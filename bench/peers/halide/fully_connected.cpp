@@ -1,6 +1,6 @@
 // fully_connected (BENCHMARKS.md 17): acc(c, b) = bias(c) + sum_k (f(k, c) - fz)(in(k, b) - iz),
 // zero points subtracted in i16, products summed in i32 (exact: |acc| < 2^31 for K < 32000),
-// then the requantization tail written out in i64 (see requantize); no boundary.
+// then the requantization tail (quantized.h); no boundary.
 //
 // Schedule: the filter is k-dense, so each output is a dot product of two contiguous rows
 // (a GEMV for batch 1, bound by streaming the filter once). The reduction over k is split
@@ -16,24 +16,12 @@
 // interleaved along c (1.10 ms: the per-call transpose of the 1 MB filter dominates);
 // kept the first.
 #include "Halide.h"
+#include "quantized.h"
 
 namespace {
 using namespace Halide;
 using namespace Halide::ConciseCasts;
-
-// the shared requantization tail, exact: m2h = rounding_mul_shr(acc, om, 31) in i64 with
-// i32 saturation; rshr by min(shift, 33) rounding half up; i16 saturation; + out_zero
-// saturated to i16 then u8 (together a clamp to [0, 255]); tine's clamp (omax wins if
-// omin > omax).
-Expr requantize(Expr acc, Expr om, Expr shift, Expr out_zero, Expr omin, Expr omax) {
-    Expr p = i64(acc) * i64(om);
-    Expr m = i32(clamp((p + (i64(1) << 30)) >> 31, i64(INT32_MIN), i64(INT32_MAX)));
-    Expr s = i64(min(shift, u32(33)));
-    Expr r = (i64(m) + ((i64(1) << s) >> 1)) >> s;
-    Expr t = i32(clamp(r, i64(-32768), i64(32767)));
-    Expr o = u8(clamp(t + i32(out_zero), 0, 255));
-    return clamp(o, omin, omax);
-}
+using namespace tine_peer;
 
 class FullyConnected : public Generator<FullyConnected> {
 public:

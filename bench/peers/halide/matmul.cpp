@@ -19,33 +19,12 @@
 // column-major (0.38); with m2h32 instead of rounding_mul_shift_right 16 x 6 (0.334);
 // kept 16 x 6, bp at root, m2h32.
 #include "Halide.h"
+#include "quantized.h"
 
 namespace {
 using namespace Halide;
 using namespace Halide::ConciseCasts;
-
-// tine's rounding_shr(x, s) on i32 with an unsigned s: floor((x + 2^(s-1)) / 2^s) rounding
-// half up; x for s = 0 and 0 for every s >= 32 (where Halide's rounding_shift_right is not
-// defined). Written as floor(x / 2^s) plus the last dropped bit, with the shift amounts and
-// the mask chosen per s as scalars (no overflow, no per-lane select): s = 0: x + 0;
-// s >= 32: (x >> 31) + (the sign bit) = 0.
-Expr rounding_shr_u(Expr x, Expr s) {
-    Expr s1 = i32(min(s, 31));
-    Expr s2 = i32(select(s == 0, 0, s >= 32, 31, s - 1));
-    Expr m = select(s == 0, 0, 1);
-    return (x >> s1) + ((x >> s2) & m);
-}
-
-// tine's rounding_mul_shr(a, b, 31) on i32 (sqrdmulh): sat((a * b + 2^30) >> 31). The
-// quotient lies in [-2^31 + 1, 2^31], so bits 31..62 of the i64 sum truncated to i32 are
-// exact except 2^31 (a = b = INT_MIN), which truncates to INT_MIN and is saturated back. A
-// logical i64 shift is enough for the truncation (AVX2 has no arithmetic one), which makes
-// this much cheaper than Halide 14's saturating i64 narrowing for rounding_mul_shift_right.
-Expr m2h32(Expr a, Expr b) {
-    Expr p = reinterpret<uint64_t>(i64(a) * i64(b) + Expr(int64_t(1) << 30));
-    Expr r = reinterpret<int32_t>(u32(p >> 31));
-    return select(r == Int(32).min(), Int(32).max(), r);
-}
+using namespace tine_peer;
 
 class MatMul : public Generator<MatMul> {
 public:
