@@ -363,11 +363,14 @@ int tine_cmd_bench(const char *filter, const char *only_target, const char *peer
     int nrows = 0, known = 0, kernels = 0;
     const char *all[8];
     int nall = 0;
+    char not_run[128] = "";
     for (int i = 0; tine_target_name(tctx, i) && nall < 8; i++) {
         const char *t = all[nall++] = tine_target_name(tctx, i);
         if (only_target && strcmp(only_target, t)) continue;
         known++;
         rows[nrows] = (row_target){.name = t, .runs = tine_target_runs_here(tctx, t) == 1};
+        if (!rows[nrows].runs)
+            snprintf(not_run + strlen(not_run), sizeof not_run - strlen(not_run), "%s%s", not_run[0] ? ", " : "", t);
         nrows += rows[nrows].runs;
     }
     char names[256] = "";
@@ -408,8 +411,9 @@ int tine_cmd_bench(const char *filter, const char *only_target, const char *peer
         }
     }
     fprintf(stderr, "\rbench: measuring this machine's memory bandwidth%30s", "");
-    bench_roof roof;
+    bench_roof roof = {0};
     measure_roof(&roof, quick);
+    snprintf(roof.not_run, sizeof roof.not_run, "%s", not_run);
     bench_row *res = calloc((size_t)(kernels * nrows), sizeof *res);
     int nres = 0, status = 0;
     for (const bench_entry *be = bench_entries(); be->name && res && !status; be++) {

@@ -31,8 +31,9 @@ typedef struct {
 } bench_row;
 
 typedef struct {
-    double copy_gbs; /* a large memcpy: bytes read plus bytes written per second */
-    double read_gbs; /* a streaming read */
+    double copy_gbs;     /* a large memcpy: bytes read plus bytes written per second */
+    double read_gbs;     /* a streaming read */
+    char not_run[128];   /* the rows this processor cannot run, comma-separated ("" if none) */
 } bench_roof;
 
 /* The table, the summaries, tine-bench.csv, tine-bench.svg (and .png); 0, or 1 when a

@@ -250,6 +250,7 @@ int bench_report(const bench_row *rows, int n, const bench_roof *roof, bool quic
     printf("roof: this machine copies %.1f GB/s (memcpy, bytes read + written) and streams reads at %.1f GB/s; a\n"
            "row's roof is its bytes (inputs once + output once) at the copy rate, roof:X = roof / X's time\n\n",
            roof->copy_gbs, roof->read_gbs);
+    if (roof->not_run[0]) printf("not run: %s (this processor lacks the instructions)\n\n", roof->not_run);
     print_table(rows, n);
     print_summaries(rows, n);
     print_phases(rows, n);
