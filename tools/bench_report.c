@@ -199,6 +199,8 @@ static int write_svg(const char *path, const bench_row *rows, int n) {
     double l0 = floor(log2(smin)), l1 = ceil(log2(smax));
     if (l1 < 1) l1 = 1; /* room above 1x, and the panel's label clear of the 1x line */
     int bw = 11, gap = 10, left = 70, ph = 220, top = 90, panel_gap = 110;
+    if (per > 0 && (860 - left - 40) / per - gap > 2 * bw) bw = ((860 - left - 40) / per - gap) / 2;
+    if (bw > 16) bw = 16;
     int width = left + per * (2 * bw + gap) + 40;
     if (width < 860) width = 860; /* the title and the legend fit */
     int height = top + nt * (ph + panel_gap) + 10;
@@ -219,8 +221,9 @@ static int write_svg(const char *path, const bench_row *rows, int n) {
         for (double e = l0; e <= l1; e++) {
             double v = exp2(e);
             fprintf(f, "<line x1='%d' x2='%d' y1='%d' y2='%d' stroke='%s'/>"
-                       "<text x='%d' y='%d' text-anchor='end'>%gx</text>\n",
-                    left, width - 20, YOF(v), YOF(v), e == 0 ? "black" : "#ddd", left - 6, YOF(v) + 4, v);
+                       "<text x='%d' y='%d' text-anchor='end'>%s%gx</text>\n",
+                    left, width - 20, YOF(v), YOF(v), e == 0 ? "black" : "#ddd", left - 6, YOF(v) + 4,
+                    v < 1 ? "1/" : "", v < 1 ? 1 / v : v);
         }
         int k = 0;
         for (int r = 0; r < n; r++) {
