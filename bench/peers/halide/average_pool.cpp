@@ -11,6 +11,7 @@
 // rows inside a tile: h, the row pairs and pairs of pairs are stored at the tile and
 // computed per output row (sliding windows: every input row is summed once), the column
 // pairs per row of h. ShiftInwards tiles when c >= 128, GuardWithIf otherwise.
+// (The window and this schedule are pool.h's, shared with max_pool.)
 // tried (avx2, 1024 x 64 x 64, noisy machine, medians): the 8x8 RDom sum of hannk's
 // reference form vectorized along c (6.6 ms); rows first, an 8-row sum per output row
 // without sliding (0.94 ms); rows first with sliding and channel tiles of 32 (1.13 ms),
@@ -19,10 +20,12 @@
 // (0.75 ms); columns first with tiles of 32 (0.95 ms), 64 (0.73 ms), 128 (0.70 ms), 256
 // (0.78 ms); kept columns first, tiles of 128.
 #include "Halide.h"
+#include "pool.h"
 
 namespace {
 using namespace Halide;
 using namespace Halide::ConciseCasts;
+using namespace tine_peer;
 
 class AveragePool : public Generator<AveragePool> {
 public:
@@ -34,19 +37,11 @@ public:
     Output<Buffer<uint8_t, 4>> out{"out"};
 
     void generate() {
-        Var c("c"), x("x"), y("y"), b("b"), j("j");
-        Func z = BoundaryConditions::constant_exterior(
-            in, u8(0),
-            {{Expr(), Expr()}, {in.dim(1).min(), in.dim(1).extent()}, {in.dim(2).min(), in.dim(2).extent()}, {Expr(), Expr()}});
-
-        // The windows start at odd offsets 2k-3; u16 never wraps (64 * 255 < 2^16).
-        Func hp("hp"), hq("hq"), h("h"), pr("pr"), qr("qr");
-        hp(c, j, y, b) = u16(z(c, 2 * j - 3, y, b)) + u16(z(c, 2 * j - 2, y, b));  // columns 2j-3, 2j-2
-        hq(c, j, y, b) = hp(c, j, y, b) + hp(c, j + 1, y, b);                     // columns 2j-3 .. 2j
-        h(c, x, y, b) = hq(c, x, y, b) + hq(c, x + 2, y, b);                      // columns 2x-3 .. 2x+4
-        pr(c, x, j, b) = h(c, x, 2 * j - 3, b) + h(c, x, 2 * j - 2, b);           // rows 2j-3, 2j-2
-        qr(c, x, j, b) = pr(c, x, j, b) + pr(c, x, j + 1, b);                     // rows 2j-3 .. 2j
-        Expr total = qr(c, x, y, b) + qr(c, x, y + 2, b);                         // rows 2y-3 .. 2y+4
+        Pool8x8s2 pool;
+        Var c = pool.c, x = pool.x, y = pool.y, b = pool.b;
+        Func z = Pool8x8s2::padded(in, u8(0));
+        // u16 never wraps (64 * 255 < 2^16)
+        Expr total = pool.window(z, [](Expr a, Expr b) { return a + b; }, [](Expr v) { return u16(v); });
 
         auto taps = [](Expr s, Expr e) { return min(s + 8, e) - max(s, 0); };
         Expr n = taps(2 * x - 3, in_w) * taps(2 * y - 3, in_h);
@@ -54,23 +49,7 @@ public:
         Expr avg = rounding_mul_shift_right(total, inv, 16);
         out(c, x, y, b) = clamp(u8_sat(avg), out_min, out_max);
 
-        const int tile = 128;
-        const int vec = natural_vector_size<uint8_t>();
-        const int vw = natural_vector_size<uint16_t>();
-        Var co("co"), ci("ci");
-        out.specialize(out.dim(0).extent() >= tile)
-            .split(c, co, ci, tile, TailStrategy::ShiftInwards)
-            .reorder(ci, x, y, co, b)
-            .vectorize(ci, vec);
-        out.split(c, co, ci, tile, TailStrategy::GuardWithIf)
-            .reorder(ci, x, y, co, b)
-            .vectorize(ci, vec, TailStrategy::GuardWithIf);
-        for (Func f : {h, pr, qr}) {
-            f.store_at(out, co).compute_at(out, y).vectorize(c, vw, TailStrategy::GuardWithIf);
-        }
-        for (Func f : {hp, hq}) {
-            f.compute_at(h, y).vectorize(c, vw, TailStrategy::GuardWithIf);
-        }
+        pool.schedule(out, natural_vector_size<uint8_t>(), natural_vector_size<uint16_t>());
     }
 };
 

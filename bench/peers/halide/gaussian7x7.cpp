@@ -34,7 +34,8 @@ public:
                                               i32(r(x + 3, y))) >> 12);
 
         const int vec = natural_vector_size<uint8_t>();
-        out.split(y, yo, yi, 64, TailStrategy::GuardWithIf).vectorize(x, natural_vector_size<int32_t>(), TailStrategy::GuardWithIf);
+        out.split(y, yo, yi, 64, TailStrategy::GuardWithIf)
+            .vectorize(x, natural_vector_size<int32_t>(), TailStrategy::GuardWithIf);
         r.store_at(out, yo).compute_at(out, yi).vectorize(x, natural_vector_size<int16_t>(), TailStrategy::GuardWithIf);
     }
 };

@@ -10,6 +10,7 @@
 // walks rows inside a tile: h, the row pairs and pairs of pairs are stored at the tile and
 // computed per output row (sliding windows: every input row is reduced once), the column
 // pairs per row of h. ShiftInwards tiles when c >= 128, GuardWithIf otherwise.
+// (The window and this schedule are pool.h's, shared with average_pool.)
 // tried (avx2, 1024 x 64 x 64, noisy machine, medians): the 8x8 RDom max of hannk's
 // reference form vectorized along c (10.3 ms); rows first, an 8-row max per output row
 // without sliding (0.90 ms); rows first with sliding and channel tiles of 32 (0.65 ms),
@@ -17,10 +18,12 @@
 // (0.52 ms); columns first with tiles of 64 (0.42 ms), 128 (0.39 ms); kept columns
 // first, tiles of 128.
 #include "Halide.h"
+#include "pool.h"
 
 namespace {
 using namespace Halide;
 using namespace Halide::ConciseCasts;
+using namespace tine_peer;
 
 class MaxPool : public Generator<MaxPool> {
 public:
@@ -30,37 +33,13 @@ public:
     Output<Buffer<uint8_t, 4>> out{"out"};
 
     void generate() {
-        Var c("c"), x("x"), y("y"), b("b"), j("j");
-        Func z = BoundaryConditions::constant_exterior(
-            in, out_min,
-            {{Expr(), Expr()}, {in.dim(1).min(), in.dim(1).extent()}, {in.dim(2).min(), in.dim(2).extent()}, {Expr(), Expr()}});
-
-        // The windows start at odd offsets 2k-3.
-        Func hp("hp"), hq("hq"), h("h"), pr("pr"), qr("qr");
-        hp(c, j, y, b) = max(z(c, 2 * j - 3, y, b), z(c, 2 * j - 2, y, b));  // columns 2j-3, 2j-2
-        hq(c, j, y, b) = max(hp(c, j, y, b), hp(c, j + 1, y, b));           // columns 2j-3 .. 2j
-        h(c, x, y, b) = max(hq(c, x, y, b), hq(c, x + 2, y, b));            // columns 2x-3 .. 2x+4
-        pr(c, x, j, b) = max(h(c, x, 2 * j - 3, b), h(c, x, 2 * j - 2, b)); // rows 2j-3, 2j-2
-        qr(c, x, j, b) = max(pr(c, x, j, b), pr(c, x, j + 1, b));           // rows 2j-3 .. 2j
-        Expr m = max(qr(c, x, y, b), qr(c, x, y + 2, b));                   // rows 2y-3 .. 2y+4
+        Pool8x8s2 pool;
+        Var c = pool.c, x = pool.x, y = pool.y, b = pool.b;
+        Func z = Pool8x8s2::padded(in, out_min);
+        Expr m = pool.window(z, [](Expr a, Expr b) { return max(a, b); }, [](Expr v) { return v; });
         out(c, x, y, b) = min(max(out_min, m), out_max);
 
-        const int tile = 128;
-        const int vec = natural_vector_size<uint8_t>();
-        Var co("co"), ci("ci");
-        out.specialize(out.dim(0).extent() >= tile)
-            .split(c, co, ci, tile, TailStrategy::ShiftInwards)
-            .reorder(ci, x, y, co, b)
-            .vectorize(ci, vec);
-        out.split(c, co, ci, tile, TailStrategy::GuardWithIf)
-            .reorder(ci, x, y, co, b)
-            .vectorize(ci, vec, TailStrategy::GuardWithIf);
-        for (Func f : {h, pr, qr}) {
-            f.store_at(out, co).compute_at(out, y).vectorize(c, vec, TailStrategy::GuardWithIf);
-        }
-        for (Func f : {hp, hq}) {
-            f.compute_at(h, y).vectorize(c, vec, TailStrategy::GuardWithIf);
-        }
+        pool.schedule(out, natural_vector_size<uint8_t>(), natural_vector_size<uint8_t>());
     }
 };
 
