@@ -336,6 +336,7 @@ typedef struct {
     int unroll[4];   /* per coordinate (the first: whole vectors per iteration); 1 = none */
     int tile[2];     /* tile sizes of the first two coordinates; 0 = not tiled */
     bool parallel;   /* the output: its last coordinate split across threads (JIT runs) */
+    int partition[4]; /* per coordinate, the schedule's `partition`: tine_partition_mode (stmt.h) */
 } tine_stage;
 
 /* Stages in the order they run: producers first, the output last. */

@@ -1,0 +1,210 @@
+/* stmt.c — statement constructors, and the two walks every pass uses: mapping the
+ * expressions of a tree (rebuilding only what changed) and visiting its statements.
+ */
+#include "stmt.h"
+
+void tine_stmt_pool_init(tine_stmt_pool *p, tine_ctx_t *ctx) {
+    memset(p, 0, sizeof *p);
+    p->ctx = ctx;
+}
+
+void tine_stmt_pool_free(tine_stmt_pool *p) { tine_arena_free(&p->arena); }
+
+static tine_stmt *node(tine_stmt_pool *p, tine_stmt_kind kind) {
+    tine_stmt *s = tine_arena_alloc(&p->arena, sizeof *s);
+    s->kind = kind;
+    return s;
+}
+
+static bool scalar_i32(const tine_expr_t *e) {
+    return e && e->type.kind == TINE_INT && e->type.bits == 32 && e->type.lanes == 1;
+}
+
+static const char *intern(tine_stmt_pool *p, const char *name) {
+    return tine_name(p->ctx, tine_intern_name(p->ctx, name, strlen(name)));
+}
+
+tine_stmt *tine_stmt_for(tine_stmt_pool *p, tine_expr_t *var, tine_expr_t *min, tine_expr_t *extent, int step,
+                         tine_loop_kind loop, tine_partition_mode part, const char *name, tine_stmt *body) {
+    TINE_ASSERT(var && var->op == TINE_OP_VAR && scalar_i32(var) && scalar_i32(min) && scalar_i32(extent));
+    TINE_ASSERT(step >= 1 && (step == 1 || loop == TINE_LOOP_VECTORIZED));
+    TINE_ASSERT(loop != TINE_LOOP_UNROLLED || extent->op == TINE_OP_CONST);
+    tine_stmt *s = node(p, TINE_S_FOR);
+    s->loop.var = var;
+    s->loop.min = min;
+    s->loop.extent = extent;
+    s->loop.step = step;
+    s->loop.loop = loop;
+    s->loop.partition = part;
+    s->loop.name = name ? intern(p, name) : NULL;
+    s->loop.body = body;
+    return s;
+}
+
+tine_stmt *tine_stmt_let(tine_stmt_pool *p, tine_expr_t *var, tine_expr_t *value, tine_stmt *body) {
+    TINE_ASSERT(var && var->op == TINE_OP_VAR && value && tine_type_eq(var->type, value->type));
+    tine_stmt *s = node(p, TINE_S_LET);
+    s->let.var = var;
+    s->let.value = value;
+    s->let.body = body;
+    return s;
+}
+
+tine_stmt *tine_stmt_store(tine_stmt_pool *p, const char *buffer, tine_expr_t *index, tine_expr_t *value) {
+    TINE_ASSERT(index && value && index->type.kind == TINE_INT && index->type.bits == 32 &&
+                index->type.lanes == value->type.lanes);
+    tine_stmt *s = node(p, TINE_S_STORE);
+    s->store.buffer = intern(p, buffer);
+    s->store.type = tine_type_with_lanes(value->type, 1);
+    s->store.index = index;
+    s->store.value = value;
+    return s;
+}
+
+tine_stmt *tine_stmt_allocate(tine_stmt_pool *p, const char *buffer, tine_type_t type, tine_expr_t *size,
+                              tine_stmt *body) {
+    TINE_ASSERT(size && size->type.kind == TINE_INT && size->type.lanes == 1);
+    tine_stmt *s = node(p, TINE_S_ALLOCATE);
+    s->alloc.buffer = intern(p, buffer);
+    s->alloc.type = tine_type_with_lanes(type, 1);
+    s->alloc.size = size;
+    s->alloc.body = body;
+    return s;
+}
+
+tine_stmt *tine_stmt_free(tine_stmt_pool *p, const char *buffer) {
+    tine_stmt *s = node(p, TINE_S_FREE);
+    s->free_.buffer = intern(p, buffer);
+    return s;
+}
+
+tine_stmt *tine_stmt_if(tine_stmt_pool *p, tine_expr_t *cond, tine_stmt *then_, tine_stmt *else_) {
+    TINE_ASSERT(cond && cond->type.kind == TINE_BOOL && cond->type.lanes == 1 && then_);
+    tine_stmt *s = node(p, TINE_S_IF);
+    s->if_.cond = cond;
+    s->if_.then_ = then_;
+    s->if_.else_ = else_;
+    return s;
+}
+
+tine_stmt *tine_stmt_block(tine_stmt_pool *p, tine_stmt *const *v, int n) {
+    int live = 0;
+    tine_stmt *one = NULL;
+    for (int i = 0; i < n; i++)
+        if (v[i]) live++, one = v[i];
+    if (live == 1) return one;
+    tine_stmt *s = node(p, TINE_S_BLOCK); /* live == 0: the empty block, a no-op */
+    s->block.v = tine_arena_alloc(&p->arena, sizeof *s->block.v * (size_t)(live + 1));
+    for (int i = 0; i < n; i++)
+        if (v[i]) s->block.v[s->block.n++] = v[i];
+    return s;
+}
+
+tine_stmt *tine_stmt_block2(tine_stmt_pool *p, tine_stmt *a, tine_stmt *b) {
+    tine_stmt *v[2] = {a, b};
+    return tine_stmt_block(p, v, 2);
+}
+
+tine_stmt *tine_stmt_assert(tine_stmt_pool *p, tine_expr_t *cond, int code, const char *message) {
+    TINE_ASSERT(cond && cond->type.kind == TINE_BOOL && cond->type.lanes == 1 && code != 0);
+    tine_stmt *s = node(p, TINE_S_ASSERT);
+    s->assert_.cond = cond;
+    s->assert_.code = code;
+    s->assert_.message = tine_arena_strdup(&p->arena, message, strlen(message));
+    return s;
+}
+
+tine_stmt *tine_stmt_evaluate(tine_stmt_pool *p, tine_expr_t *value) {
+    TINE_ASSERT(value != NULL);
+    tine_stmt *s = node(p, TINE_S_EVALUATE);
+    s->eval.value = value;
+    return s;
+}
+
+/* ---- walks ------------------------------------------------------------------------------- */
+
+static tine_expr_t *mapped(tine_stmt_expr_fn f, void *user, tine_expr_t *e, bool *changed) {
+    if (!e) return NULL;
+    tine_expr_t *r = f(user, e);
+    if (!r || r == e) return e;
+    *changed = true;
+    return r;
+}
+
+tine_stmt *tine_stmt_map_exprs(tine_stmt_pool *p, tine_stmt *s, tine_stmt_expr_fn f, void *user) {
+    if (!s) return NULL;
+    bool ch = false;
+    tine_stmt *r;
+    switch (s->kind) {
+    case TINE_S_FOR: {
+        tine_expr_t *mn = mapped(f, user, s->loop.min, &ch), *ex = mapped(f, user, s->loop.extent, &ch);
+        tine_stmt *b = tine_stmt_map_exprs(p, s->loop.body, f, user);
+        if (!ch && b == s->loop.body) return s;
+        r = tine_stmt_for(p, s->loop.var, mn, ex, s->loop.step, s->loop.loop, s->loop.partition, NULL, b);
+        r->loop.name = s->loop.name;
+        return r;
+    }
+    case TINE_S_LET: {
+        tine_expr_t *v = mapped(f, user, s->let.value, &ch);
+        tine_stmt *b = tine_stmt_map_exprs(p, s->let.body, f, user);
+        if (!ch && b == s->let.body) return s;
+        return tine_stmt_let(p, s->let.var, v, b);
+    }
+    case TINE_S_STORE: {
+        tine_expr_t *i = mapped(f, user, s->store.index, &ch), *v = mapped(f, user, s->store.value, &ch);
+        return ch ? tine_stmt_store(p, s->store.buffer, i, v) : s;
+    }
+    case TINE_S_ALLOCATE: {
+        tine_expr_t *n = mapped(f, user, s->alloc.size, &ch);
+        tine_stmt *b = tine_stmt_map_exprs(p, s->alloc.body, f, user);
+        if (!ch && b == s->alloc.body) return s;
+        return tine_stmt_allocate(p, s->alloc.buffer, s->alloc.type, n, b);
+    }
+    case TINE_S_FREE: return s;
+    case TINE_S_IF: {
+        tine_expr_t *c = mapped(f, user, s->if_.cond, &ch);
+        tine_stmt *t = tine_stmt_map_exprs(p, s->if_.then_, f, user), *e = tine_stmt_map_exprs(p, s->if_.else_, f, user);
+        if (!ch && t == s->if_.then_ && e == s->if_.else_) return s;
+        return tine_stmt_if(p, c, t, e);
+    }
+    case TINE_S_BLOCK: {
+        tine_stmt **v = malloc(sizeof *v * (size_t)(s->block.n + 1));
+        TINE_ASSERT(v != NULL);
+        for (int i = 0; i < s->block.n; i++) {
+            v[i] = tine_stmt_map_exprs(p, s->block.v[i], f, user);
+            ch |= v[i] != s->block.v[i];
+        }
+        r = ch ? tine_stmt_block(p, v, s->block.n) : s;
+        free(v);
+        return r;
+    }
+    case TINE_S_ASSERT: {
+        tine_expr_t *c = mapped(f, user, s->assert_.cond, &ch);
+        return ch ? tine_stmt_assert(p, c, s->assert_.code, s->assert_.message) : s;
+    }
+    case TINE_S_EVALUATE: {
+        tine_expr_t *v = mapped(f, user, s->eval.value, &ch);
+        return ch ? tine_stmt_evaluate(p, v) : s;
+    }
+    }
+    TINE_ASSERT(!"unknown statement");
+    return NULL;
+}
+
+void tine_stmt_visit(const tine_stmt *s, void (*f)(void *user, const tine_stmt *s), void *user) {
+    if (!s) return;
+    f(user, s);
+    switch (s->kind) {
+    case TINE_S_FOR: tine_stmt_visit(s->loop.body, f, user); break;
+    case TINE_S_LET: tine_stmt_visit(s->let.body, f, user); break;
+    case TINE_S_ALLOCATE: tine_stmt_visit(s->alloc.body, f, user); break;
+    case TINE_S_IF:
+        tine_stmt_visit(s->if_.then_, f, user);
+        tine_stmt_visit(s->if_.else_, f, user);
+        break;
+    case TINE_S_BLOCK:
+        for (int i = 0; i < s->block.n; i++) tine_stmt_visit(s->block.v[i], f, user);
+        break;
+    default: break;
+    }
+}
