@@ -3,9 +3,12 @@
  * Each case builds a small statement, runs it on concrete buffers and checks every
  * element against values computed here in C; a few also check the printed text exactly
  * (the golden forms of tine_stmt_print). Errors are checked by their return code and
- * message, and by what the run wrote before it stopped.
+ * message, and by what the run wrote before it stopped. Last, every benchmark kernel's
+ * stages as build.c makes them, run here, against the expression interpreter's output.
  */
-#include "stmt/stmt.h"
+#include "stmt/passes.h"
+
+#include "../bench/harness.h"
 #include "testutil.h"
 
 static tine_ctx_t *ctx;
@@ -374,6 +377,114 @@ static void test_hostile(void) {
     tine_env_free(env);
 }
 
+/* ---- the benchmark kernels' built nests against tine_kernel_interpret ------------------- */
+
+/* Elements a buffer spans (its largest flattened index + 1). */
+static size_t span(const tine_buffer_t *b) {
+    size_t n = 1;
+    for (int d = 0; d < b->dims; d++) n += (size_t)(b->extent[d] - 1) * (size_t)(d ? b->stride[d] : 1);
+    return n;
+}
+
+/* Each stage of k built (tine_stmt_build_stage) and run in order on the plan's buffers;
+ * the output is written into b->out. */
+static int run_stages(tine_kernel_t *k, case_binding *b, const char *what) {
+    tine_ctx_t *kc = tine_kernel_ctx(k);
+    tine_plan plan;
+    if (tine_kernel_plan(k, b->inputs, b->params, &b->out, &plan) != 0) {
+        fail("%s: plan: %s", what, tine_error(kc));
+        return -1;
+    }
+    tine_env_t *env = tine_env_new(kc);
+    int n;
+    const tine_kscalar *ks = tine_kernel_scalars(k, &n);
+    for (int i = 0; i < n; i++) {
+        uint64_t v = (uint64_t)tine_kscalar_value(k, &ks[i], b->inputs, b->params, &plan);
+        tine_env_bind(env, ks[i].var, &v);
+    }
+    for (int i = 0; i < tine_kernel_ninputs(k); i++) {
+        tine_type_t t;
+        const char *name = tine_kernel_input(k, i, &t, NULL);
+        tine_env_bind_buffer(env, name, t, b->inputs[i]->data, span(b->inputs[i]));
+    }
+    int ns = tine_kernel_nstages(k), rc = 0;
+    for (int sn = 0; sn < ns; sn++) {
+        const tine_stage *st = tine_kernel_stage(k, sn);
+        if (plan.buf[sn].data) tine_env_bind_buffer(env, st->name, st->type, plan.buf[sn].data, span(&plan.buf[sn]));
+    }
+    tine_stmt_pool sp;
+    tine_stmt_pool_init(&sp, kc);
+    for (int sn = 0; sn < ns && rc == 0; sn++) {
+        if (!plan.buf[sn].data) continue; /* nothing reads it */
+        tine_stmt *s = tine_stmt_build_stage(&sp, k, sn);
+        rc = tine_stmt_run(kc, s, env);
+        if (rc) fail("%s: stage %s: run returned %d: %s", what, tine_kernel_stage(k, sn)->name, rc, tine_error(kc));
+    }
+    tine_stmt_pool_free(&sp);
+    tine_env_free(env);
+    tine_plan_free(k, &plan);
+    return rc;
+}
+
+static double t_interp, t_stmt; /* seconds in each interpreter (reported) */
+
+static void test_bench_kernels(void) {
+    int nk = 0;
+    for (const bench_entry *be = bench_entries(); be->name; be++) {
+        char path[256];
+        snprintf(path, sizeof path, "../bench/kernels/%s.tine", be->name);
+        char *text = read_file(path);
+        if (!text) {
+            fail("cannot read %s (the test runs in tests/)", path);
+            continue;
+        }
+        tine_ctx_t *kc = tine_ctx_new();
+        tine_kernel_t *k = tine_kernel_parse(kc, text, path);
+        CHECK(k != NULL, "%s: %s", path, tine_error(kc));
+        uint64_t seed = 99;
+        for (int w = 0; k && w < 3; w++) {
+            bench_case c = {.name = be->name};
+            case_binding b;
+            char err[256];
+            if (be->make(&c, (case_size)(CASE_TEST0 + w), w == 1 ? PAT_MAX : PAT_RANDOM, &seed) != 0 ||
+                case_bind(&c, k, NULL, &b, err, sizeof err) != 0) {
+                fail("%s: the harness case does not fit", be->name);
+                bench_case_free(&c);
+                continue;
+            }
+            size_t bytes = case_bytes(&c.out, c.out_bits);
+            unsigned char *want = malloc(bytes), *got = malloc(bytes);
+            memset(want, 0xA5, bytes);
+            memset(got, 0xA5, bytes);
+            char what[96];
+            snprintf(what, sizeof what, "%s case %d", be->name, w);
+            b.out.data = want;
+            double t0 = now();
+            int rc = tine_kernel_interpret(k, b.inputs, b.params, &b.out);
+            t_interp += now() - t0;
+            CHECK(rc == 0, "%s: interpret: %s", what, tine_error(kc));
+            b.out.data = got;
+            t0 = now();
+            int rs = rc == 0 ? run_stages(k, &b, what) : -1;
+            t_stmt += now() - t0;
+            if (rs == 0) {
+                int64_t at[4] = {0};
+                bool same = !case_first_difference(&c, want, got, at);
+                CHECK(same, "%s: the statements' output differs at (%lld, %lld, %lld)", what, (long long)at[0],
+                      (long long)at[1], (long long)at[2]);
+            }
+            free(want);
+            free(got);
+            bench_case_free(&c);
+        }
+        nk++;
+        tine_kernel_free(k);
+        tine_ctx_free(kc);
+        free(text);
+    }
+    CHECK(nk >= 9, "only %d benchmark kernels", nk);
+}
+
 int main(void) {
     ctx = tine_ctx_new();
     tine_stmt_pool_init(&pool, ctx);
@@ -391,6 +502,10 @@ int main(void) {
     test_empty();
     test_reductions();
     test_hostile();
+    double t0 = now();
+    test_bench_kernels();
+    printf("benchmark kernels: %.2f s (tine_kernel_interpret %.2f s, the built nests %.2f s)\n", now() - t0, t_interp,
+           t_stmt);
     tine_stmt_pool_free(&pool);
     tine_ctx_free(ctx);
     printf("test_stmt: %lld passed, %lld failed\n", g_pass, g_fail);
