@@ -257,12 +257,15 @@ static tine_expr_t *ceil_div(part *P, tine_expr_t *n, int64_t d) {
 
 /* The condition x >= lim (upper: x <= lim) for every lane, as a bound on v. */
 static bool add_condition(part *P, tine_expr_t *x, tine_expr_t *lim, bool upper) {
-    aff f;
-    if (!affine(P, x, &f) || f.a == 0) return false;
-    /* exact value of x without a*v: B = sum c_i * t_i + k, plus the worst lane */
-    tine_expr_t *B = c64(P, f.k + (upper ? f.dmax : f.dmin));
+    aff f, g;
+    if (!affine(P, x, &f) || f.a == 0 || !affine(P, lim, &g) || g.a || g.dmin || g.dmax) return false;
+    /* exact value of x without a*v: B = sum c_i * t_i + k, plus the worst lane; and of
+       the limit (MIN, or MIN + EXTENT - 1, which fits i32 by the buffer rules) */
+    tine_expr_t *B = c64(P, f.k + (upper ? f.dmax : f.dmin)), *G = c64(P, g.k);
     for (int i = 0; i < f.n; i++) B = add64(P, B, tine_binary(P->ctx, TINE_OP_MUL, to64(P, f.t[i]), c64(P, f.c[i])));
-    tine_expr_t *n = sub64(P, to64(P, scalar_of(lim)), B); /* a*v >= n (upper: <=) */
+    for (int i = 0; i < g.n; i++) G = add64(P, G, tine_binary(P->ctx, TINE_OP_MUL, to64(P, g.t[i]), c64(P, g.c[i])));
+    tine_expr_t *n = sub64(P, G, B); /* a*v >= n (upper: <=) */
+    TINE_ASSERT(n != NULL);
     if (f.a > 0) push_bound(P, upper, upper ? floor_div(P, n, f.a) : ceil_div(P, n, f.a));
     else /* a*v >= n: v <= floor(-n / -a); a*v <= n: v >= ceil(-n / -a) */
         push_bound(P, !upper, upper ? ceil_div(P, tine_unary(P->ctx, TINE_OP_NEG, n), -f.a)
