@@ -329,6 +329,7 @@ const char *tine_c_name_clash(const char *name);
  * of its name (the output's, or a scratch buffer); bodies over the coordinates $.c0.. */
 typedef struct {
     const char *name;
+    const char *coord[4]; /* the declared names of its coordinates (loop names: out.x) */
     tine_type_t type; /* element type */
     int dims, lanes;
     tine_expr_t *body, *body1; /* at `lanes` lanes and at one lane */

@@ -491,6 +491,7 @@ static bool lower_stage(tine_ctx_t *ctx, tine_kernel_t *kn, tine_kdecl *d) {
     st->name = d->name;
     st->type = tine_type_with_lanes(st->body1->type, 1);
     st->dims = d->nargs;
+    for (int i = 0; i < d->nargs; i++) st->coord[i] = d->args[i];
     st->lanes = d->lanes ? d->lanes : 256 / st->type.bits;
     for (int i = 0; i < 4; i++) st->unroll[i] = d->unroll[i] > 1 ? d->unroll[i] : 1;
     st->tile[0] = d->tile[0];

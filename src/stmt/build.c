@@ -1,0 +1,165 @@
+/* build.c — a stage's loop nest, as its schedule describes it, before any pass.
+ *
+ * The shape is documented in passes.h. The nest is symbolic in the stage buffer's
+ * geometry, so one statement serves every run: the plan of a run (or, later, bounds
+ * inference in the statement itself) supplies the values.
+ */
+#include "passes.h"
+
+typedef struct {
+    tine_stmt_pool *p;
+    tine_ctx_t *ctx;
+    const tine_kernel_t *k;
+    const tine_stage *st;
+    int sn;
+    tine_expr_t *min[4], *extent[4], *stride[4], *coord[4];
+    tine_type_t i32;
+} builder;
+
+static tine_expr_t *ci(builder *b, int64_t v) { return tine_const_int(b->ctx, b->i32, v); }
+static tine_expr_t *add(builder *b, tine_expr_t *x, tine_expr_t *y) { return tine_binary(b->ctx, TINE_OP_ADD, x, y); }
+static tine_expr_t *sub(builder *b, tine_expr_t *x, tine_expr_t *y) { return tine_binary(b->ctx, TINE_OP_SUB, x, y); }
+static tine_expr_t *mul(builder *b, tine_expr_t *x, tine_expr_t *y) { return tine_binary(b->ctx, TINE_OP_MUL, x, y); }
+
+static const char *loop_name(builder *b, int d, char *buf, size_t n) {
+    const char *c = b->st->coord[d];
+    if (c) snprintf(buf, n, "%s.%s", b->st->name, c);
+    else snprintf(buf, n, "%s.c%d", b->st->name, d);
+    return buf;
+}
+
+/* ---- loop reductions ------------------------------------------------------------------ */
+
+/* The index of an accumulator's lanes: ramp(0, 1, L), or 0 at one lane. */
+static tine_expr_t *acc_index(builder *b, int lanes) {
+    return lanes > 1 ? tine_ramp(b->ctx, ci(b, 0), ci(b, 1), lanes) : ci(b, 0);
+}
+
+static tine_stmt *reductions(builder *b, const tine_reductions *rs, int parent, tine_stmt *rest);
+
+/* One reduction around `rest` (which reads its result): the accumulator in scratch, the
+ * loop, then its result bound. */
+static tine_stmt *reduction(builder *b, const tine_reductions *rs, int i, tine_stmt *rest) {
+    const tine_reduction *R = &rs->v[i];
+    tine_stmt_pool *p = b->p;
+    int lanes = R->acc->type.lanes;
+    char name[32];
+    snprintf(name, sizeof name, "$.a%d", rs->base + i);
+    tine_type_t et = tine_type_with_lanes(R->acc->type, 1);
+    tine_expr_t *idx = acc_index(b, lanes), *cur = tine_load(b->ctx, name, et, idx);
+    tine_stmt *step = tine_stmt_let(p, R->acc, cur, tine_stmt_store(p, name, idx, R->update));
+    tine_stmt *loop = tine_stmt_for(p, R->r, R->lo, sub(b, R->hi, R->lo), 1, TINE_LOOP_SERIAL, TINE_PARTITION_NEVER,
+                                    NULL, reductions(b, rs, i, step));
+    tine_stmt *v[4] = {tine_stmt_store(p, name, idx, R->init), loop, tine_stmt_let(p, R->result, cur, rest),
+                       tine_stmt_free(p, name)};
+    return tine_stmt_allocate(p, name, et, ci(b, lanes), tine_stmt_block(p, v, 4));
+}
+
+/* The reductions nested directly in `parent` (-1: the body's own) around rest, the first
+ * outermost: they run in order, as the interpreter runs them. */
+static tine_stmt *reductions(builder *b, const tine_reductions *rs, int parent, tine_stmt *rest) {
+    for (int i = rs->n - 1; i >= 0; i--)
+        if (rs->v[i].parent == parent) rest = reduction(b, rs, i, rest);
+    return rest;
+}
+
+/* ---- the nest ------------------------------------------------------------------------- */
+
+/* The store of the body (vector or one lane) at the current coordinates, inside its
+ * reductions. */
+static tine_stmt *point(builder *b, bool vector) {
+    tine_expr_t *base = sub(b, b->coord[0], b->min[0]);
+    for (int d = 1; d < b->st->dims; d++) base = add(b, base, mul(b, sub(b, b->coord[d], b->min[d]), b->stride[d]));
+    int lanes = vector ? b->st->lanes : 1;
+    tine_expr_t *idx = lanes > 1 ? tine_ramp(b->ctx, base, ci(b, 1), lanes) : base;
+    tine_stmt *s = tine_stmt_store(b->p, b->st->name, idx, vector ? b->st->body : b->st->body1);
+    return reductions(b, vector ? &b->st->reds : &b->st->reds1, -1, s);
+}
+
+/* The first coordinate over [start, start + w): whole vectors (`unroll` of them per
+ * iteration, then one at a time), then the last vector shifted back to end at the edge
+ * (it recomputes a few lanes; the body is pure); or one element at a time when w is
+ * narrower than a vector. */
+static tine_stmt *xrun(builder *b, tine_expr_t *start, tine_expr_t *w) {
+    tine_stmt_pool *p = b->p;
+    int L = b->st->lanes, U = b->st->unroll[0];
+    char nb[96];
+    const char *nm = loop_name(b, 0, nb, sizeof nb);
+    tine_partition_mode part = (tine_partition_mode)b->st->partition[0];
+    tine_expr_t *c0 = b->coord[0], *vec_end = add(b, start, mul(b, tine_binary(b->ctx, TINE_OP_DIV, w, ci(b, L)), ci(b, L)));
+    tine_stmt *vec[3] = {0};
+    tine_expr_t *from = start;
+    if (U > 1) {
+        /* U vectors per iteration: the loop variable steps by U * L, each vector a let of
+           the coordinate at its offset */
+        tine_expr_t *v = tine_var(b->ctx, "$.c0.u", b->i32);
+        tine_stmt **body = malloc(sizeof *body * (size_t)U);
+        TINE_ASSERT(body != NULL);
+        for (int u = 0; u < U; u++) body[u] = tine_stmt_let(p, c0, add(b, v, ci(b, (int64_t)u * L)), point(b, true));
+        tine_expr_t *span = mul(b, tine_binary(b->ctx, TINE_OP_DIV, w, ci(b, (int64_t)U * L)), ci(b, (int64_t)U * L));
+        vec[0] = tine_stmt_for(p, v, start, span, U * L, TINE_LOOP_VECTORIZED, part, nm, tine_stmt_block(p, body, U));
+        free(body);
+        from = add(b, start, span);
+    }
+    vec[1] = tine_stmt_for(p, c0, from, sub(b, vec_end, from), L, TINE_LOOP_VECTORIZED, part, nm, point(b, true));
+    tine_expr_t *ragged = tine_binary(b->ctx, TINE_OP_NE, tine_binary(b->ctx, TINE_OP_MOD, w, ci(b, L)), ci(b, 0));
+    vec[2] = tine_stmt_if(p, ragged, tine_stmt_let(p, c0, sub(b, add(b, start, w), ci(b, L)), point(b, true)), NULL);
+    tine_stmt *one = tine_stmt_for(p, c0, start, w, 1, TINE_LOOP_SERIAL, part, nm, point(b, false));
+    if (L == 1) return one;
+    return tine_stmt_if(p, tine_binary(b->ctx, TINE_OP_GE, w, ci(b, L)), tine_stmt_block(p, vec, 3), one);
+}
+
+/* Coordinate d (d >= 1) over the buffer's region, the dimensions inside it. */
+static tine_stmt *dim(builder *b, int d) {
+    tine_stmt_pool *p = b->p;
+    if (d == 0) return xrun(b, b->min[0], b->extent[0]);
+    char nb[96];
+    const char *nm = loop_name(b, d, nb, sizeof nb);
+    tine_partition_mode part = (tine_partition_mode)b->st->partition[d];
+    if (d == 1 && b->st->tile[0]) {
+        /* tiles of TX x TY: the tile's rows, each a run of the first coordinate */
+        int TX = b->st->tile[0], TY = b->st->tile[1];
+        tine_expr_t *ty = tine_var(b->ctx, "$.t1", b->i32), *tx = tine_var(b->ctx, "$.t0", b->i32);
+        tine_expr_t *x0 = add(b, b->min[0], mul(b, tx, ci(b, TX))), *y0 = add(b, b->min[1], mul(b, ty, ci(b, TY)));
+        tine_expr_t *w = tine_binary(b->ctx, TINE_OP_MIN, ci(b, TX), sub(b, b->extent[0], mul(b, tx, ci(b, TX))));
+        tine_expr_t *h = tine_binary(b->ctx, TINE_OP_MIN, ci(b, TY), sub(b, b->extent[1], mul(b, ty, ci(b, TY))));
+        tine_stmt *rows = tine_stmt_for(p, b->coord[1], y0, h, 1, TINE_LOOP_SERIAL, part, nm, xrun(b, x0, w));
+        tine_expr_t *ntx = tine_binary(b->ctx, TINE_OP_DIV, add(b, b->extent[0], ci(b, TX - 1)), ci(b, TX));
+        tine_expr_t *nty = tine_binary(b->ctx, TINE_OP_DIV, add(b, b->extent[1], ci(b, TY - 1)), ci(b, TY));
+        tine_stmt *cols = tine_stmt_for(p, tx, ci(b, 0), ntx, 1, TINE_LOOP_SERIAL, TINE_PARTITION_NEVER, NULL, rows);
+        return tine_stmt_for(p, ty, ci(b, 0), nty, 1, TINE_LOOP_SERIAL, TINE_PARTITION_NEVER, NULL, cols);
+    }
+    int U = b->st->unroll[d];
+    if (U > 1) {
+        /* U rows per iteration, each guarded by the extent */
+        char vn[24];
+        snprintf(vn, sizeof vn, "$.c%d.u", d & 3);
+        tine_expr_t *o = tine_var(b->ctx, vn, b->i32), *end = add(b, b->min[d], b->extent[d]);
+        tine_stmt **rows = malloc(sizeof *rows * (size_t)U);
+        TINE_ASSERT(rows != NULL);
+        for (int u = 0; u < U; u++) {
+            tine_expr_t *c = add(b, add(b, b->min[d], mul(b, o, ci(b, U))), ci(b, u));
+            rows[u] = tine_stmt_let(p, b->coord[d], c,
+                                    tine_stmt_if(p, tine_binary(b->ctx, TINE_OP_LT, b->coord[d], end), dim(b, d - 1), NULL));
+        }
+        tine_expr_t *n = tine_binary(b->ctx, TINE_OP_DIV, add(b, b->extent[d], ci(b, U - 1)), ci(b, U));
+        tine_stmt *s = tine_stmt_for(p, o, ci(b, 0), n, 1, TINE_LOOP_SERIAL, part, nm, tine_stmt_block(p, rows, U));
+        free(rows);
+        return s;
+    }
+    return tine_stmt_for(p, b->coord[d], b->min[d], b->extent[d], 1, TINE_LOOP_SERIAL, part, nm, dim(b, d - 1));
+}
+
+tine_stmt *tine_stmt_build_stage(tine_stmt_pool *p, const tine_kernel_t *k, int sn) {
+    builder b = {.p = p, .ctx = tine_kernel_ctx(k), .k = k, .st = tine_kernel_stage(k, sn), .sn = sn};
+    b.i32 = tine_type(TINE_INT, 32, 1);
+    for (int d = 0; d < b.st->dims; d++) {
+        b.min[d] = (tine_expr_t *)tine_kernel_geometry(k, -1, sn, TINE_KS_MIN, d)->var;
+        b.extent[d] = (tine_expr_t *)tine_kernel_geometry(k, -1, sn, TINE_KS_EXTENT, d)->var;
+        b.stride[d] = (tine_expr_t *)tine_kernel_geometry(k, -1, sn, TINE_KS_STRIDE, d)->var;
+        char vn[24];
+        snprintf(vn, sizeof vn, "$.c%d", d & 3);
+        b.coord[d] = tine_var(b.ctx, vn, b.i32);
+    }
+    return dim(&b, b.st->dims - 1);
+}

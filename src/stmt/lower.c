@@ -1,0 +1,81 @@
+/* lower.c — the driver: a stage from its definition to the statement code generation
+ * walks, every pass in order in one function (tine_stmt_lower_stage); selection, done
+ * once per distinct expression; and what tests and the CLI need around them.
+ */
+#include "passes.h"
+
+/* ---- selection ----------------------------------------------------------------------- */
+
+/* Selected expressions by node: the nest repeats its bodies (whole vectors, the shifted
+ * last one, the parts of a partitioned loop), and each distinct one is selected once. */
+typedef struct {
+    tine_ctx_t *ctx;
+    tine_selection_t sel;
+    const char *target;
+    const tine_expr_t **key;
+    tine_expr_t **val;
+    uint32_t cap, n;
+} selector;
+
+static uint32_t slot(const selector *s, const tine_expr_t *e) {
+    uint32_t h = (uint32_t)(e->id * 2654435761u) & (s->cap - 1);
+    while (s->key[h] && s->key[h] != e) h = (h + 1) & (s->cap - 1);
+    return h;
+}
+
+static tine_expr_t *select_one(void *user, tine_expr_t *e) {
+    selector *s = user;
+    if (2 * (s->n + 1) > s->cap) {
+        selector old = *s;
+        s->cap = s->cap ? 2 * s->cap : 64;
+        s->key = calloc(s->cap, sizeof *s->key);
+        s->val = calloc(s->cap, sizeof *s->val);
+        TINE_ASSERT(s->key && s->val);
+        for (uint32_t i = 0; i < old.cap; i++)
+            if (old.key[i]) {
+                uint32_t h = slot(s, old.key[i]);
+                s->key[h] = old.key[i];
+                s->val[h] = old.val[i];
+            }
+        free(old.key);
+        free(old.val);
+    }
+    uint32_t h = slot(s, e);
+    if (s->key[h]) return s->val[h];
+    tine_expr_t *r;
+    if (s->sel == TINE_SELECT_LLVM) r = tine_expand(s->ctx, e);
+    else r = tine_lower(s->ctx, tine_lift(s->ctx, e), s->target);
+    TINE_ASSERT(r != NULL); /* the target was checked before */
+    s->key[h] = e;
+    s->val[h] = r;
+    s->n++;
+    return r;
+}
+
+tine_stmt *tine_stmt_select(tine_stmt_pool *p, tine_stmt *s, tine_selection_t sel, const char *target) {
+    selector S = {.ctx = p->ctx, .sel = sel, .target = target};
+    /* the code serves every run: selection sees no run's bounds facts (ARCHITECTURE.md) */
+    int scope = tine_bounds_open(p->ctx, true);
+    tine_stmt *r = tine_stmt_map_exprs(p, s, select_one, &S);
+    tine_bounds_close(p->ctx, scope);
+    free(S.key);
+    free(S.val);
+    return r;
+}
+
+/* ---- the driver --------------------------------------------------------------------------- */
+
+tine_stmt *tine_stmt_lower_stage(tine_stmt_pool *p, tine_kernel_t *k, int sn, int sel, const char *target,
+                                 tine_pass_fn after, void *user) {
+#define PASS(name, expr)                                                                                               \
+    do {                                                                                                               \
+        s = (expr);                                                                                                    \
+        if (after) after(user, name, s);                                                                               \
+    } while (0)
+    tine_stmt *s;
+    PASS("build", tine_stmt_build_stage(p, k, sn)); /* stages + schedule -> loop nest */
+    if (sel < 0) return s;
+    PASS("select", tine_stmt_select(p, s, (tine_selection_t)sel, target)); /* lift + lower, once per expression */
+    return s;
+#undef PASS
+}
