@@ -73,7 +73,9 @@ tine_stmt *tine_stmt_lower_stage(tine_stmt_pool *p, tine_kernel_t *k, int sn, in
         if (after) after(user, name, s);                                                                               \
     } while (0)
     tine_stmt *s;
-    PASS("build", tine_stmt_build_stage(p, k, sn)); /* stages + schedule -> loop nest */
+    PASS("build", tine_stmt_build_stage(p, k, sn));   /* stages + schedule -> loop nest */
+    PASS("partition", tine_stmt_partition(p, k, s));  /* boundary conditions leave the steady state */
+    PASS("simplify", tine_stmt_simplify(p, s));       /* index and bound arithmetic in linear form */
     if (sel < 0) return s;
     PASS("select", tine_stmt_select(p, s, (tine_selection_t)sel, target)); /* lift + lower, once per expression */
     return s;
