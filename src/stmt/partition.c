@@ -62,6 +62,7 @@ typedef struct {
     tine_ctx_t *ctx;
     const tine_kernel_t *k;
     int count;          /* lets made so far (their names) */
+    bool edge;          /* inside a prologue or epilogue: only innermost loops are split */
     /* the loop being partitioned */
     tine_expr_t *v;
     bind *scope;        /* variables bound inside it */
@@ -523,9 +524,15 @@ static tine_stmt *split_loop(part *P, tine_stmt *s) {
         tine_stmt_for(p, s->loop.var, at1, tine_binary(ctx, TINE_OP_SUB, ext, p1), s->loop.step, s->loop.loop,
                       TINE_PARTITION_NEVER, part_name(P, s->loop.name, ".epi"), s->loop.body),
     };
-    /* then the loops inside each part */
+    /* then the loops inside each part. In a prologue or epilogue only the innermost loops
+       are split: splitting every level of every part would make 3^d copies of the body of
+       a d-dimensional stage (a 4-D pool took LLVM minutes); this way the copies grow
+       linearly with d, and the edges keep their clamps except along the innermost loop. */
     for (int i = 0; i < 3; i++) {
+        bool saved = P->edge;
+        P->edge |= i != 1;
         tine_stmt *b = part_stmt(P, parts[i]->loop.body);
+        P->edge = saved;
         if (b != parts[i]->loop.body) {
             tine_stmt *r = tine_stmt_for(p, parts[i]->loop.var, parts[i]->loop.min, parts[i]->loop.extent,
                                          parts[i]->loop.step, parts[i]->loop.loop, TINE_PARTITION_NEVER, NULL, b);
@@ -537,12 +544,28 @@ static tine_stmt *split_loop(part *P, tine_stmt *s) {
     return tine_stmt_let(p, p0, tine_cast(ctx, i32, s0), tine_stmt_let(p, p1, tine_cast(ctx, i32, s1), body));
 }
 
+static bool splittable(const tine_stmt *s) {
+    return s->kind == TINE_S_FOR && s->loop.partition != TINE_PARTITION_NEVER && s->loop.loop != TINE_LOOP_UNROLLED;
+}
+
+static void find_splittable(void *user, const tine_stmt *s) { *(bool *)user |= splittable(s); }
+
+/* Whether a loop may be split here: anywhere in a steady state, only an innermost one
+ * (no splittable loop inside it) in an edge. */
+static bool may_split(part *P, const tine_stmt *s) {
+    if (!splittable(s)) return false;
+    if (!P->edge) return true;
+    bool inner = false;
+    tine_stmt_visit(s->loop.body, find_splittable, &inner);
+    return !inner;
+}
+
 static tine_stmt *part_stmt(part *P, tine_stmt *s) {
     if (!s) return NULL;
     tine_stmt_pool *p = P->p;
     switch (s->kind) {
     case TINE_S_FOR: {
-        if (s->loop.partition != TINE_PARTITION_NEVER && s->loop.loop != TINE_LOOP_UNROLLED) {
+        if (may_split(P, s)) {
             tine_stmt *r = split_loop(P, s);
             if (r) return r;
         }
