@@ -526,17 +526,30 @@ static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
             return r;
         }
         if (t.lanes > 1 && lane_stride(e->ops[0], &stride) && stride >= 2 && stride <= 4) {
-            /* strides 2-4: one dense load of exactly the elements from lane 0's to the last
-               lane's (never past what the gather would read: the buffer may end there),
-               then every stride-th of them (a deinterleave) */
-            int n = (t.lanes - 1) * (int)stride + 1, *idx = malloc(sizeof *idx * (size_t)t.lanes);
-            TINE_ASSERT(idx != NULL);
+            /* strides 2-4: dense loads of the n = (L - 1) * stride + 1 elements from lane 0's
+               to the last lane's, then every stride-th of them (a deinterleave). Never past
+               those n (the buffer may end right there): two loads of w elements, w the
+               largest power of two <= n (n < 2w), one at the first element and one ending
+               at the last; they overlap, and each lane takes its element from either. (One
+               load of n elements, n odd, is split by LLVM into pieces and reassembled with
+               per-byte inserts.) */
+            int n = (t.lanes - 1) * (int)stride + 1, w = 1;
+            while (2 * w <= n) w *= 2;
+            LLVMTypeRef et = elem_type(g, t), wt = LLVMVectorType(et, (unsigned)w);
             LLVMValueRef i0 = LLVMBuildExtractElement(b, ov[0], LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0), "");
-            LLVMValueRef p = LLVMBuildGEP2(b, elem_type(g, t), base, &i0, 1, "");
-            LLVMValueRef wide = LLVMBuildLoad2(b, LLVMVectorType(elem_type(g, t), (unsigned)n), p, "");
-            LLVMSetAlignment(wide, 1);
-            for (int i = 0; i < t.lanes; i++) idx[i] = i * (int)stride;
-            LLVMValueRef r = shuffle(g, wide, NULL, idx, t.lanes);
+            LLVMValueRef p0 = LLVMBuildGEP2(b, et, base, &i0, 1, "");
+            LLVMValueRef off = LLVMConstInt(LLVMInt64TypeInContext(g->lc), (unsigned long long)(n - w), 0);
+            LLVMValueRef p1 = LLVMBuildGEP2(b, et, p0, &off, 1, "");
+            LLVMValueRef lo = LLVMBuildLoad2(b, wt, p0, ""), hi = LLVMBuildLoad2(b, wt, p1, "");
+            LLVMSetAlignment(lo, 1);
+            LLVMSetAlignment(hi, 1);
+            int *idx = malloc(sizeof *idx * (size_t)t.lanes);
+            TINE_ASSERT(idx != NULL);
+            for (int i = 0; i < t.lanes; i++) {
+                int j = i * (int)stride;
+                idx[i] = j < w ? j : w + (j - (n - w));
+            }
+            LLVMValueRef r = shuffle(g, lo, hi, idx, t.lanes);
             free(idx);
             return r;
         }
