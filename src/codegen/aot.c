@@ -463,8 +463,12 @@ static bool build_entry(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc,
         }
         aot_fail(&a, fn, big, -1);
         /* scratch buffers, then the stages in order */
-        LLVMTypeRef mty = LLVMFunctionType(ptr, &a.i64, 1, 0), fty = LLVMFunctionType(LLVMVoidTypeInContext(lc), &ptr, 1, 0);
-        LLVMValueRef mal = LLVMAddFunction(m, "malloc", mty), fre = LLVMAddFunction(m, "free", fty);
+        LLVMTypeRef mty = LLVMFunctionType(ptr, &a.i64, 1, 0), fty = LLVMFunctionType(LLVMVoidTypeInContext(lc), &ptr, 1, 0),
+                    sty = LLVMFunctionType(i32, &ptr, 1, 0);
+        /* the stages may have declared free (and calloc) already */
+        LLVMValueRef mal = LLVMGetNamedFunction(m, "malloc"), fre = LLVMGetNamedFunction(m, "free");
+        if (!mal) mal = LLVMAddFunction(m, "malloc", mty);
+        if (!fre) fre = LLVMAddFunction(m, "free", fty);
         LLVMValueRef fail_alloc = no;
         for (int s = 0; s < ns - 1; s++) {
             const tine_stage *st = tine_kernel_stage(k, s);
@@ -517,15 +521,20 @@ static bool build_entry(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc,
             snprintf(fname, sizeof fname, "tine_stage%d", s);
             LLVMValueRef sf = LLVMGetNamedFunction(m, fname);
             LLVMValueRef call_args[1] = {args};
-            if (s == ns - 1) LLVMBuildCall2(b, fty, sf, call_args, 1, "");
-            else {
-                LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(lc, fn, "stage"), next = LLVMAppendBasicBlockInContext(lc, fn, "after");
-                LLVMBuildCondBr(b, a.any[nin + s], yes, next);
-                LLVMPositionBuilderAtEnd(b, yes);
-                LLVMBuildCall2(b, fty, sf, call_args, 1, "");
-                LLVMBuildBr(b, next);
-                LLVMPositionBuilderAtEnd(b, next);
-            }
+            /* a stage returns 0 or a failed Assert's code (-1: its scratch): the scratch
+               buffers are freed and the code returned */
+            LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(lc, fn, "stage"),
+                              next = LLVMAppendBasicBlockInContext(lc, fn, "after"),
+                              bad = LLVMAppendBasicBlockInContext(lc, fn, "stage_failed");
+            if (s == ns - 1) LLVMBuildBr(b, yes);
+            else LLVMBuildCondBr(b, a.any[nin + s], yes, next);
+            LLVMPositionBuilderAtEnd(b, yes);
+            LLVMValueRef rc = LLVMBuildCall2(b, sty, sf, call_args, 1, "");
+            LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, rc, LLVMConstInt(i32, 0, 0), ""), bad, next);
+            LLVMPositionBuilderAtEnd(b, bad);
+            for (int p = 0; p < ns - 1; p++) LLVMBuildCall2(b, fty, fre, &data[p], 1, "");
+            LLVMBuildRet(b, rc);
+            LLVMPositionBuilderAtEnd(b, next);
         }
         for (int s = 0; s < ns - 1; s++) LLVMBuildCall2(b, fty, fre, &data[s], 1, "");
         LLVMBuildRet(b, LLVMConstInt(i32, 0, 0));
@@ -599,7 +608,7 @@ void *tine_kernel_emit(tine_kernel_t *k, const char *target, tine_selection_t se
         return NULL;
     }
     /* the entry point is an external symbol beside libc's, and the header's function */
-    static const char *const libc[] = {"malloc", "free", "memset", "memcpy", "memmove", "main"};
+    static const char *const libc[] = {"malloc", "calloc", "free", "memset", "memcpy", "memmove", "main"};
     const char *why = tine_c_name_clash(name);
     for (size_t i = 0; i < sizeof libc / sizeof *libc && !why; i++)
         if (!strcmp(name, libc[i])) why = "the object calls (or the program defines) a C library function of that name";
@@ -638,7 +647,7 @@ void *tine_kernel_emit(tine_kernel_t *k, const char *target, tine_selection_t se
         }
         if (verify_module(ctx, m)) result = module_output(ctx, m, tm, triple, ll ? OUT_LLVM : obj ? OUT_OBJ : OUT_ASM, size);
     }
-    for (int s = 0; s < c.nst; s++) free(c.st[s].scalars);
+    for (int s = 0; s < c.nst; s++) compiled_stage_free(&c.st[s]);
     free(c.st);
     LLVMDisposeModule(m);
     LLVMContextDispose(lc);

@@ -1,5 +1,5 @@
 /* codegen.h — private to src/codegen: the types and functions that llvm.c (expressions),
- * kernel_gen.c (kernels as loop nests) and aot.c (ahead-of-time objects) share.
+ * stmt_gen.c (a stage's statement), kernel_gen.c (compiling and running kernels) and aot.c (ahead-of-time objects) share.
  */
 #ifndef TINE_CODEGEN_H
 #define TINE_CODEGEN_H
@@ -36,10 +36,15 @@ typedef struct {
 } gen;
 
 typedef struct {
-    void (*fn)(const void *const *);
+    /* 0, or the code of the Assert that failed (-1: a scratch allocation failed) */
+    int (*fn)(const void *const *);
     const tine_kscalar **scalars; /* the scalars whose values the caller passes */
     int nscalars;
-    tine_expr_t *coord[4];       /* $.c0..: loop coordinates */
+    struct {
+        int code;
+        char *message;
+    } *asserts; /* the statement's Asserts: a code's message, for the JIT's error */
+    int nasserts;
 } compiled_stage;
 
 struct tine_compiled {
@@ -68,7 +73,13 @@ enum { OUT_LLVM, OUT_ASM, OUT_OBJ };
 char *module_output(tine_ctx_t *ctx, LLVMModuleRef m, LLVMTargetMachineRef tm, const char *triple, int what,
                     size_t *size);
 
-/* kernel_gen.c */
+/* kernel_gen.c: frees what build_stage allocated in cs. */
+void compiled_stage_free(compiled_stage *cs);
+
+/* Whether lane i of an i32 index vector is lane 0's value plus i * stride (llvm.c). */
+bool lane_stride(const tine_expr_t *e, int64_t *stride);
+
+/* stmt_gen.c: the function `int tine_stageN(const void *const *args)` of stage sn. */
 bool build_stage(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc, tine_selection_t sel, int sn);
 
 #endif

@@ -441,7 +441,7 @@ static LLVMValueRef emit_insn(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
  * it: they are found by the buffer's name). */
 static LLVMValueRef load_arg(gen *g, const tine_expr_t *e) {
     if (g->lk) {
-        for (int i = 0; i < g->nl; i++)
+        for (int i = g->nl - 1; i >= 0; i--) /* the newest binding: inner ones shadow outer ones */
             if (g->lk[i] == e || (e->op == TINE_OP_LOAD && g->lk[i]->op == TINE_OP_LOAD &&
                                   tine_expr_name(g->lk[i]) == tine_expr_name(e)))
                 return g->lv[i];
@@ -461,7 +461,7 @@ static LLVMValueRef load_arg(gen *g, const tine_expr_t *e) {
 /* Whether lane i of an i32 index vector is lane 0's value plus i * stride, for a constant
  * stride: ramps with constant strides, broadcasts (stride 0), and sums, differences and
  * constant multiples of those. Exact under wrapping, as tine's i32 arithmetic is. */
-static bool lane_stride(const tine_expr_t *e, int64_t *stride) {
+bool lane_stride(const tine_expr_t *e, int64_t *stride) {
     int64_t a, c;
     switch ((tine_op_t)e->op) {
     case TINE_OP_BROADCAST: *stride = 0; return true;
@@ -535,6 +535,21 @@ static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
             int *idx = calloc((size_t)t.lanes, sizeof *idx);
             TINE_ASSERT(idx != NULL);
             LLVMValueRef r = shuffle(g, one, NULL, idx, t.lanes);
+            free(idx);
+            return r;
+        }
+        if (t.lanes > 1 && lane_stride(e->ops[0], &stride) && stride >= 2 && stride <= 4) {
+            /* strides 2-4: one dense load of exactly the elements from lane 0's to the last
+               lane's (never past what the gather would read: the buffer may end there),
+               then every stride-th of them (a deinterleave) */
+            int n = (t.lanes - 1) * (int)stride + 1, *idx = malloc(sizeof *idx * (size_t)t.lanes);
+            TINE_ASSERT(idx != NULL);
+            LLVMValueRef i0 = LLVMBuildExtractElement(b, ov[0], LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0), "");
+            LLVMValueRef p = LLVMBuildGEP2(b, elem_type(g, t), base, &i0, 1, "");
+            LLVMValueRef wide = LLVMBuildLoad2(b, LLVMVectorType(elem_type(g, t), (unsigned)n), p, "");
+            LLVMSetAlignment(wide, 1);
+            for (int i = 0; i < t.lanes; i++) idx[i] = i * (int)stride;
+            LLVMValueRef r = shuffle(g, wide, NULL, idx, t.lanes);
             free(idx);
             return r;
         }

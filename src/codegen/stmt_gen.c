@@ -1,0 +1,438 @@
+/* stmt_gen.c — a stage's statement (src/stmt) as one LLVM function: a thin walk.
+ *
+ * `int tine_stageN(const void *const *args)`: args[0] is the stage buffer's data, then
+ * pointers to the int64 values of its scalars (compiled_stage.scalars: the stage
+ * buffer's geometry first, then every other free variable of its statement, each a
+ * kernel scalar), then the data of every input and of every earlier stage's buffer. It
+ * returns 0, or the code of the first Assert that fails (-1 when a scratch allocation
+ * fails): the caller frees what it allocated and reports it.
+ *
+ * The statement comes from the driver (tine_stmt_lower_stage) with its expressions
+ * already selected, so this file never selects. Each expression is one DAG for
+ * emit_dag; the values of loop variables and lets reach later DAGs as leaves of the gen
+ * (bound while their body is emitted, innermost binding first), and buffers are found by
+ * name through a `load` leaf of element 0, as llvm.c's load_arg looks them up.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "codegen.h"
+
+#include "../stmt/passes.h"
+
+#include <time.h>
+
+typedef struct {
+    gen *g;
+    tine_ctx_t *ctx;
+    LLVMValueRef fn;
+    LLVMBuilderRef entry;      /* at the end of the entry block: allocas go there */
+    LLVMTypeRef i64, i32, ptr;
+    int cap;                   /* of g->lk and g->lv */
+    LLVMValueRef *heap;        /* live malloc'd allocations, freed when an Assert fails */
+    int nheap, capheap;
+    LLVMValueRef calloc_fn, free_fn;
+    LLVMTypeRef calloc_ty, free_ty;
+    compiled_stage *c;
+} sgen;
+
+static double seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- leaves ---------------------------------------------------------------------------- */
+
+/* Binds a leaf (a variable's node, or a buffer's `load` key) to v until unbind returns
+ * the table to the mark bind gave: load_arg looks from the newest binding back, so an
+ * inner binding shadows an outer one of the same name. */
+static int bind(sgen *s, const tine_expr_t *e, LLVMValueRef v) {
+    gen *g = s->g;
+    if (g->nl == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 64;
+        g->lk = realloc(g->lk, sizeof *g->lk * (size_t)s->cap);
+        g->lv = realloc(g->lv, sizeof *g->lv * (size_t)s->cap);
+        TINE_ASSERT(g->lk && g->lv);
+    }
+    g->lk[g->nl] = e;
+    g->lv[g->nl] = v;
+    return g->nl++;
+}
+
+static void unbind(sgen *s, int mark) { s->g->nl = mark; }
+
+static const tine_expr_t *buffer_key(sgen *s, const char *name, tine_type_t et) {
+    return tine_load(s->ctx, name, et, tine_const_int(s->ctx, tine_type(TINE_INT, 32, 1), 0));
+}
+
+/* The data pointer of a buffer by name (the newest binding). */
+static LLVMValueRef buffer_of(sgen *s, const char *name) {
+    gen *g = s->g;
+    for (int i = g->nl - 1; i >= 0; i--)
+        if (g->lk[i]->op == TINE_OP_LOAD && !strcmp(tine_expr_name(g->lk[i]), name)) return g->lv[i];
+    TINE_ASSERT(!"a store to a buffer without a pointer");
+    return NULL;
+}
+
+/* An i64 value as the <1 x T> a scalar variable is. */
+static LLVMValueRef scalar_vec(gen *g, LLVMValueRef v, tine_type_t t) {
+    LLVMValueRef x = t.bits == 64 ? v : LLVMBuildTrunc(g->b, v, elem_type(g, t), "");
+    return LLVMBuildInsertElement(g->b, LLVMGetPoison(LLVMVectorType(elem_type(g, t), 1)), x,
+                                  LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0), "");
+}
+
+/* A one-lane integer expression's value as i64 (sign-extended). */
+static LLVMValueRef scalar_i64(sgen *s, const tine_expr_t *e) {
+    gen *g = s->g;
+    LLVMValueRef v = LLVMBuildExtractElement(g->b, emit_dag(g, e), LLVMConstInt(s->i32, 0, 0), "");
+    if (e->type.bits == 64) return v;
+    return e->type.kind == TINE_UINT ? LLVMBuildZExt(g->b, v, s->i64, "") : LLVMBuildSExt(g->b, v, s->i64, "");
+}
+
+/* ---- the free variables ------------------------------------------------------------------ */
+
+typedef struct {
+    const tine_kernel_t *k;
+    compiled_stage *c;
+    const tine_expr_t **bound; /* the variables For and Let bind around the walk's position */
+    int nbound, cap;
+    int capsc; /* of c->scalars */
+} freevars;
+
+static void free_in(freevars *f, tine_ctx_t *ctx, const tine_expr_t *e) {
+    if (!e) return;
+    uint32_t n;
+    tine_expr_t **o = tine_topo(ctx, e, &n);
+    for (uint32_t i = 0; i < n; i++) {
+        const tine_expr_t *v = o[i];
+        if (v->op != TINE_OP_VAR) continue;
+        bool b = false;
+        for (int j = 0; j < f->nbound && !b; j++) b = f->bound[j] == v;
+        if (b) continue;
+        const tine_kscalar *ks = tine_kernel_scalar_of(f->k, v);
+        TINE_ASSERT(ks != NULL); /* a free variable of a stage is a parameter or geometry */
+        bool seen = false;
+        for (int j = 0; j < f->c->nscalars && !seen; j++) seen = f->c->scalars[j] == ks;
+        if (seen) continue;
+        if (f->c->nscalars == f->capsc) {
+            f->capsc = 2 * f->capsc + 16;
+            f->c->scalars = realloc(f->c->scalars, sizeof *f->c->scalars * (size_t)f->capsc);
+            TINE_ASSERT(f->c->scalars != NULL);
+        }
+        f->c->scalars[f->c->nscalars++] = ks;
+    }
+    free(o);
+}
+
+static void push_bound(freevars *f, const tine_expr_t *v) {
+    if (f->nbound == f->cap) {
+        f->cap = f->cap ? 2 * f->cap : 16;
+        f->bound = realloc(f->bound, sizeof *f->bound * (size_t)f->cap);
+        TINE_ASSERT(f->bound != NULL);
+    }
+    f->bound[f->nbound++] = v;
+}
+
+static void collect(freevars *f, tine_ctx_t *ctx, const tine_stmt *s) {
+    if (!s) return;
+    int mark = f->nbound;
+    switch (s->kind) {
+    case TINE_S_FOR:
+        free_in(f, ctx, s->loop.min);
+        free_in(f, ctx, s->loop.extent);
+        push_bound(f, s->loop.var);
+        collect(f, ctx, s->loop.body);
+        break;
+    case TINE_S_LET:
+        free_in(f, ctx, s->let.value);
+        push_bound(f, s->let.var);
+        collect(f, ctx, s->let.body);
+        break;
+    case TINE_S_STORE:
+        free_in(f, ctx, s->store.index);
+        free_in(f, ctx, s->store.value);
+        break;
+    case TINE_S_ALLOCATE:
+        free_in(f, ctx, s->alloc.size);
+        collect(f, ctx, s->alloc.body);
+        break;
+    case TINE_S_FREE: break;
+    case TINE_S_IF:
+        free_in(f, ctx, s->if_.cond);
+        collect(f, ctx, s->if_.then_);
+        collect(f, ctx, s->if_.else_);
+        break;
+    case TINE_S_BLOCK:
+        for (int i = 0; i < s->block.n; i++) collect(f, ctx, s->block.v[i]);
+        break;
+    case TINE_S_ASSERT: free_in(f, ctx, s->assert_.cond); break;
+    case TINE_S_EVALUATE: free_in(f, ctx, s->eval.value); break;
+    }
+    f->nbound = mark;
+}
+
+/* ---- statements ---------------------------------------------------------------------------- */
+
+static LLVMBasicBlockRef block(sgen *s, const char *name) { return LLVMAppendBasicBlockInContext(s->g->lc, s->fn, name); }
+
+/* Returns code from the function, freeing the live heap allocations first. */
+static void emit_return(sgen *s, int code) {
+    gen *g = s->g;
+    for (int i = s->nheap - 1; i >= 0; i--) LLVMBuildCall2(g->b, s->free_ty, s->free_fn, &s->heap[i], 1, "");
+    LLVMBuildRet(g->b, LLVMConstInt(s->i32, (unsigned long long)(int64_t)code, 1));
+}
+
+/* Continues in a new block when `fail` (i1) is false; else returns code. */
+static void fail_if(sgen *s, LLVMValueRef fail, int code) {
+    gen *g = s->g;
+    LLVMBasicBlockRef bad = block(s, "fail"), ok = block(s, "ok");
+    LLVMBuildCondBr(g->b, fail, bad, ok);
+    LLVMPositionBuilderAtEnd(g->b, bad);
+    emit_return(s, code);
+    LLVMPositionBuilderAtEnd(g->b, ok);
+}
+
+static void emit_stmt(sgen *s, const tine_stmt *st);
+
+static void emit_for(sgen *s, const tine_stmt *st) {
+    gen *g = s->g;
+    LLVMValueRef lo = scalar_i64(s, st->loop.min);
+    if (st->loop.loop == TINE_LOOP_UNROLLED) { /* the body once per iteration, the variable known */
+        int64_t n = (int64_t)(tine_i128)tine_const_value(st->loop.extent, 0);
+        for (int64_t i = 0; i < n; i++) {
+            LLVMValueRef x = LLVMBuildAdd(g->b, lo, LLVMConstInt(s->i64, (unsigned long long)i, 0), "");
+            int mark = bind(s, st->loop.var, scalar_vec(g, x, st->loop.var->type));
+            emit_stmt(s, st->loop.body);
+            unbind(s, mark);
+        }
+        return;
+    }
+    /* serial, vectorized (by its step) and, for now, parallel: from min while < min + extent */
+    LLVMValueRef hi = LLVMBuildAdd(g->b, lo, scalar_i64(s, st->loop.extent), "");
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(g->b), head = block(s, "loop"), body = block(s, "body"),
+                      exit = block(s, "loop_done");
+    LLVMBuildBr(g->b, head);
+    LLVMPositionBuilderAtEnd(g->b, head);
+    LLVMValueRef i = LLVMBuildPhi(g->b, s->i64, st->loop.name ? st->loop.name : "i");
+    LLVMAddIncoming(i, &lo, &pre, 1);
+    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, i, hi, ""), body, exit);
+    LLVMPositionBuilderAtEnd(g->b, body);
+    int mark = bind(s, st->loop.var, scalar_vec(g, i, st->loop.var->type));
+    emit_stmt(s, st->loop.body);
+    unbind(s, mark);
+    LLVMValueRef next = LLVMBuildAdd(g->b, i, LLVMConstInt(s->i64, (unsigned long long)st->loop.step, 0), "");
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(g->b);
+    LLVMAddIncoming(i, &next, &latch, 1);
+    LLVMBuildBr(g->b, head);
+    LLVMPositionBuilderAtEnd(g->b, exit);
+}
+
+/* buffer[index] = value: consecutive lanes as one vector store at lane 0's index, one
+ * lane (or lanes all at one address: the last lane's value) as a scalar store, anything
+ * else as a scatter. llvm.masked.scatter writes overlapping lanes in lane order (LangRef:
+ * "ordered from least-significant to most-significant element"), so later lanes win on
+ * equal addresses, as tine's interpreter writes them. */
+static void emit_store(sgen *s, const tine_stmt *st) {
+    gen *g = s->g;
+    tine_type_t t = st->store.value->type;
+    LLVMTypeRef et = elem_type(g, t);
+    LLVMValueRef base = buffer_of(s, st->store.buffer);
+    LLVMValueRef idx = emit_dag(g, st->store.index), val = emit_dag(g, st->store.value);
+    int64_t stride;
+    bool known = lane_stride(st->store.index, &stride);
+    if (t.lanes == 1 || (known && (stride == 0 || stride == 1))) {
+        bool last = t.lanes > 1 && stride == 0;
+        LLVMValueRef i0 = LLVMBuildExtractElement(g->b, idx, LLVMConstInt(s->i32, 0, 0), "");
+        LLVMValueRef p = LLVMBuildGEP2(g->b, et, base, &i0, 1, "");
+        LLVMValueRef v = val;
+        if (t.lanes == 1 || last)
+            v = LLVMBuildExtractElement(g->b, val, LLVMConstInt(s->i32, (unsigned long long)(t.lanes - 1), 0), "");
+        LLVMSetAlignment(LLVMBuildStore(g->b, v, p), 1);
+        return;
+    }
+    LLVMValueRef ptrs = LLVMBuildGEP2(g->b, et, base, &idx, 1, "");
+    LLVMTypeRef types[2] = {LLVMTypeOf(val), LLVMTypeOf(ptrs)};
+    LLVMValueRef args[4] = {val, ptrs, LLVMConstInt(s->i32, 1, 0),
+                            LLVMConstAllOnes(LLVMVectorType(LLVMInt1TypeInContext(g->lc), t.lanes))};
+    intrinsic(g, "llvm.masked.scatter", types, 2, args, 4);
+}
+
+/* Scratch of `size` elements, zeroed (as the statement interpreter gives it), bound by name
+ * for the body: a small constant size is an alloca of the entry block (LLVM promotes
+ * accumulators to registers and removes the zeroing their first store overwrites); any
+ * other size comes from calloc, and a failed allocation returns -1. */
+static void emit_allocate(sgen *s, const tine_stmt *st) {
+    gen *g = s->g;
+    tine_type_t t = st->alloc.type;
+    LLVMTypeRef et = elem_type(g, t);
+    int64_t esz = t.kind == TINE_BOOL ? 1 : t.bits / 8;
+    const tine_expr_t *n = st->alloc.size;
+    LLVMValueRef p;
+    bool heap = true;
+    if (n->op == TINE_OP_CONST) {
+        int64_t count = (int64_t)(tine_i128)tine_const_value(n, 0);
+        if (count < 1) count = 1;
+        if (count * esz <= 4096) {
+            p = LLVMBuildArrayAlloca(s->entry, et, LLVMConstInt(s->i64, (unsigned long long)count, 0), st->alloc.buffer);
+            LLVMSetAlignment(p, 64);
+            LLVMBuildMemSet(g->b, p, LLVMConstInt(LLVMInt8TypeInContext(g->lc), 0, 0),
+                            LLVMConstInt(s->i64, (unsigned long long)(count * esz), 0), 64);
+            heap = false;
+        }
+    }
+    if (heap) {
+        LLVMValueRef count = scalar_i64(s, n);
+        LLVMValueRef one = LLVMConstInt(s->i64, 1, 0);
+        count = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, count, one, ""), one, count, "");
+        LLVMValueRef args[2] = {count, LLVMConstInt(s->i64, (unsigned long long)esz, 0)};
+        p = LLVMBuildCall2(g->b, s->calloc_ty, s->calloc_fn, args, 2, st->alloc.buffer);
+        fail_if(s, LLVMBuildIsNull(g->b, p, ""), -1);
+        if (s->nheap == s->capheap) {
+            s->capheap = s->capheap ? 2 * s->capheap : 8;
+            s->heap = realloc(s->heap, sizeof *s->heap * (size_t)s->capheap);
+            TINE_ASSERT(s->heap != NULL);
+        }
+        s->heap[s->nheap++] = p;
+    }
+    int mark = bind(s, buffer_key(s, st->alloc.buffer, t), p);
+    emit_stmt(s, st->alloc.body);
+    unbind(s, mark);
+    if (heap) { /* the body's Free marks the end of its use; the memory goes here */
+        s->nheap--;
+        LLVMBuildCall2(g->b, s->free_ty, s->free_fn, &p, 1, "");
+    }
+}
+
+static void emit_stmt(sgen *s, const tine_stmt *st) {
+    if (!st) return;
+    gen *g = s->g;
+    switch (st->kind) {
+    case TINE_S_FOR: emit_for(s, st); return;
+    case TINE_S_LET: {
+        int mark = bind(s, st->let.var, emit_dag(g, st->let.value));
+        emit_stmt(s, st->let.body);
+        unbind(s, mark);
+        return;
+    }
+    case TINE_S_STORE: emit_store(s, st); return;
+    case TINE_S_ALLOCATE: emit_allocate(s, st); return;
+    case TINE_S_FREE: return; /* the Allocate frees after its body */
+    case TINE_S_IF: {
+        LLVMValueRef c = LLVMBuildExtractElement(g->b, emit_dag(g, st->if_.cond), LLVMConstInt(s->i32, 0, 0), "");
+        LLVMBasicBlockRef yes = block(s, "then"), no = st->if_.else_ ? block(s, "else") : NULL, done = block(s, "endif");
+        LLVMBuildCondBr(g->b, c, yes, no ? no : done);
+        LLVMPositionBuilderAtEnd(g->b, yes);
+        emit_stmt(s, st->if_.then_);
+        LLVMBuildBr(g->b, done);
+        if (no) {
+            LLVMPositionBuilderAtEnd(g->b, no);
+            emit_stmt(s, st->if_.else_);
+            LLVMBuildBr(g->b, done);
+        }
+        LLVMPositionBuilderAtEnd(g->b, done);
+        return;
+    }
+    case TINE_S_BLOCK:
+        for (int i = 0; i < st->block.n; i++) emit_stmt(s, st->block.v[i]);
+        return;
+    case TINE_S_ASSERT: {
+        LLVMValueRef c = LLVMBuildExtractElement(g->b, emit_dag(g, st->assert_.cond), LLVMConstInt(s->i32, 0, 0), "");
+        fail_if(s, LLVMBuildNot(g->b, c, ""), st->assert_.code);
+        compiled_stage *cs = s->c; /* its message, for the JIT's error */
+        cs->asserts = realloc(cs->asserts, sizeof *cs->asserts * (size_t)(cs->nasserts + 1));
+        TINE_ASSERT(cs->asserts != NULL);
+        cs->asserts[cs->nasserts].code = st->assert_.code;
+        cs->asserts[cs->nasserts++].message = tine_strdup(st->assert_.message);
+        return;
+    }
+    case TINE_S_EVALUATE: emit_dag(g, st->eval.value); return;
+    }
+    TINE_ASSERT(!"unknown statement");
+}
+
+/* ---- the stage's function -------------------------------------------------------------------- */
+
+/* False with an error if the stage cannot be lowered or the module is invalid. */
+bool build_stage(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc, tine_selection_t sel, int sn) {
+    tine_kernel_t *k = cc->k;
+    compiled_stage *c = &cc->st[sn];
+    const tine_stage *st = tine_kernel_stage(k, sn);
+    tine_ctx_t *ctx = tine_kernel_ctx(k);
+    double t0 = seconds();
+    tine_stmt_pool pool;
+    tine_stmt_pool_init(&pool, ctx);
+    tine_stmt *body = tine_stmt_lower_stage(&pool, k, sn, (int)sel, cc->target, NULL, NULL);
+    cc->select_ms += (seconds() - t0) * 1e3; /* every pass, selection included */
+    if (!body) {
+        tine_stmt_pool_free(&pool);
+        return false;
+    }
+    /* the scalars: the stage buffer's geometry (the calling convention's first), then
+       every free variable of the statement */
+    freevars fv = {.k = k, .c = c};
+    c->scalars = NULL;
+    c->nscalars = 0;
+    for (int d = 0; d < st->dims; d++)
+        for (int w = TINE_KS_MIN; w <= TINE_KS_STRIDE; w++) {
+            const tine_kscalar *ks = tine_kernel_geometry(k, -1, sn, (tine_ks_what)w, d);
+            TINE_ASSERT(ks != NULL);
+            free_in(&fv, ctx, ks->var); /* adds it (a free variable of itself) */
+        }
+    collect(&fv, ctx, body);
+    free(fv.bound);
+
+    gen g = {.ctx = ctx, .lc = lc, .sel = sel, .m = m, .features = tine_target_features(ctx, cc->target, NULL)};
+    sgen s = {.g = &g, .ctx = ctx, .c = c};
+    s.i64 = LLVMInt64TypeInContext(lc);
+    s.i32 = LLVMInt32TypeInContext(lc);
+    s.ptr = LLVMPointerTypeInContext(lc, 0);
+    LLVMTypeRef fty = LLVMFunctionType(s.i32, &s.ptr, 1, 0);
+    char fname[32];
+    snprintf(fname, sizeof fname, "tine_stage%d", sn);
+    s.fn = LLVMAddFunction(m, fname, fty);
+    LLVMTypeRef cargs[2] = {s.i64, s.i64};
+    s.calloc_ty = LLVMFunctionType(s.ptr, cargs, 2, 0);
+    s.free_ty = LLVMFunctionType(LLVMVoidTypeInContext(lc), &s.ptr, 1, 0);
+    if (!(s.calloc_fn = LLVMGetNamedFunction(m, "calloc"))) s.calloc_fn = LLVMAddFunction(m, "calloc", s.calloc_ty);
+    if (!(s.free_fn = LLVMGetNamedFunction(m, "free"))) s.free_fn = LLVMAddFunction(m, "free", s.free_ty);
+    LLVMBasicBlockRef entry = block(&s, "entry"), start = block(&s, "start");
+    s.entry = LLVMCreateBuilderInContext(lc);
+    LLVMPositionBuilderAtEnd(s.entry, entry);
+    g.b = LLVMCreateBuilderInContext(lc);
+    LLVMPositionBuilderAtEnd(g.b, start);
+    /* the arguments, loaded once */
+    LLVMValueRef argv = LLVMGetParam(s.fn, 0);
+    int nbuf = tine_kernel_ninputs(k) + sn, nargs = 1 + c->nscalars + nbuf;
+    LLVMValueRef *raw = malloc(sizeof *raw * (size_t)nargs);
+    TINE_ASSERT(raw != NULL);
+    for (int i = 0; i < nargs; i++) {
+        LLVMValueRef idx = LLVMConstInt(s.i64, (unsigned long long)i, 0);
+        raw[i] = LLVMBuildLoad2(g.b, s.ptr, LLVMBuildGEP2(g.b, s.ptr, argv, &idx, 1, ""), "");
+    }
+    bind(&s, buffer_key(&s, st->name, st->type), raw[0]);
+    for (int i = 0; i < c->nscalars; i++) {
+        const tine_expr_t *var = c->scalars[i]->var;
+        bind(&s, var, scalar_vec(&g, LLVMBuildLoad2(g.b, s.i64, raw[1 + i], ""), var->type));
+    }
+    for (int i = 0; i < nbuf; i++) {
+        tine_type_t et;
+        const char *name;
+        if (i < tine_kernel_ninputs(k)) name = tine_kernel_input(k, i, &et, NULL);
+        else {
+            const tine_stage *p = tine_kernel_stage(k, i - tine_kernel_ninputs(k));
+            name = p->name;
+            et = p->type;
+        }
+        bind(&s, buffer_key(&s, name, et), raw[1 + c->nscalars + i]);
+    }
+    free(raw);
+    emit_stmt(&s, body);
+    LLVMBuildRet(g.b, LLVMConstInt(s.i32, 0, 0));
+    LLVMBuildBr(s.entry, start);
+    LLVMDisposeBuilder(s.entry);
+    LLVMDisposeBuilder(g.b);
+    free(g.lk);
+    free(g.lv);
+    free(s.heap);
+    tine_stmt_pool_free(&pool);
+    return verify_module(ctx, m);
+}
