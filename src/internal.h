@@ -263,6 +263,9 @@ tine_expr_t *tine_elaborate(tine_ctx_t *ctx, const tine_ast *ast, const tine_ela
 /* A predicate's value: 0 with *v set; -1 when it depends on what static_only hides;
  * -2 on an error (message in ctx). */
 int tine_elaborate_pred(tine_ctx_t *ctx, const tine_ast *ast, const tine_elab_env *env, tine_i128 *v);
+/* tine_print appended to b, with leaves' lanes relative to `lanes` (the statement printer
+ * prints each expression at its own lanes, so scalars read x_i32, not x_i32x1). */
+void tine_print_buf(tine_ctx_t *ctx, const tine_expr_t *e, int lanes, tine_buf *b);
 
 /* ---- walking ------------------------------------------------------------------------ */
 
@@ -381,6 +384,15 @@ static inline uint64_t tine_rand64(uint64_t *s) {
 
 int tine_eval128(tine_ctx_t *ctx, const tine_expr_t *e, tine_env_t *env, tine_u128 *out);
 int tine_env_bind128(tine_env_t *env, const tine_expr_t *var, const tine_u128 *lanes);
+/* What the statement interpreter (src/stmt/interp.c) needs of an environment: a bound
+ * variable's lanes (false if unbound), removing a variable's or a buffer's binding (so
+ * later reads are errors), and a buffer's binding. Buffers are bound as `const void *`
+ * but the statement interpreter's stores write them in place: tine_env_buffer hands the
+ * pointer back writable, and callers of tine_stmt_run bind buffers it may write. */
+bool tine_env_lookup128(tine_env_t *env, const tine_expr_t *var, tine_u128 *lanes);
+void tine_env_unbind(tine_env_t *env, const tine_expr_t *var);
+void tine_env_unbind_buffer(tine_env_t *env, const char *name);
+bool tine_env_buffer(tine_env_t *env, const char *name, tine_type_t *elem, void **data, size_t *count);
 
 /* ---- target descriptions (src/targets/isa.c) -------------------------------------- */
 

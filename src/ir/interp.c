@@ -106,6 +106,47 @@ int tine_env_bind_buffer(tine_env_t *env, const char *name, tine_type_t elem, co
     return 0;
 }
 
+bool tine_env_lookup128(tine_env_t *env, const tine_expr_t *var, tine_u128 *lanes) {
+    for (int i = 0; i < env->nvars; i++)
+        if (env->vars[i].var == var) {
+            memcpy(lanes, env->vars[i].vals, sizeof *lanes * var->type.lanes);
+            return true;
+        }
+    return false;
+}
+
+void tine_env_unbind(tine_env_t *env, const tine_expr_t *var) {
+    for (int i = 0; i < env->nvars; i++)
+        if (env->vars[i].var == var) {
+            free(env->vars[i].vals);
+            env->vars[i] = env->vars[--env->nvars];
+            return;
+        }
+}
+
+/* By pointer, then by text: callers pass interned names or any string. */
+static buf_binding *find_buffer(tine_env_t *env, const char *name) {
+    for (int i = 0; i < env->nbufs; i++)
+        if (env->bufs[i].name == name) return &env->bufs[i];
+    for (int i = 0; i < env->nbufs; i++)
+        if (!strcmp(env->bufs[i].name, name)) return &env->bufs[i];
+    return NULL;
+}
+
+void tine_env_unbind_buffer(tine_env_t *env, const char *name) {
+    buf_binding *b = find_buffer(env, name);
+    if (b) *b = env->bufs[--env->nbufs];
+}
+
+bool tine_env_buffer(tine_env_t *env, const char *name, tine_type_t *elem, void **data, size_t *count) {
+    const buf_binding *b = find_buffer(env, name);
+    if (!b) return false;
+    *elem = b->elem;
+    *data = (void *)(uintptr_t)b->data; /* written in place by the statement interpreter */
+    *count = b->count;
+    return true;
+}
+
 /* ---- scalar semantics ------------------------------------------------------------------ */
 
 static double getf(tine_type_t t, tine_u128 v) {

@@ -296,3 +296,10 @@ char *tine_print(tine_ctx_t *ctx, const tine_expr_t *e) {
     if (!p.b.p) tine_buf_puts(&p.b, "");
     return p.b.p;
 }
+
+void tine_print_buf(tine_ctx_t *ctx, const tine_expr_t *e, int lanes, tine_buf *b) {
+    printer p = {.ctx = ctx, .b = *b};
+    if (e) print_expr(&p, e, lanes);
+    else tine_buf_puts(&p.b, "(null)");
+    *b = p.b;
+}
