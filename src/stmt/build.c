@@ -92,7 +92,7 @@ static tine_stmt *xrun(builder *b, tine_expr_t *start, tine_expr_t *w) {
     if (U > 1) {
         /* U vectors per iteration: the loop variable steps by U * L, each vector a let of
            the coordinate at its offset */
-        tine_expr_t *v = tine_var(b->ctx, "$.c0.u", b->i32);
+        tine_expr_t *v = tine_var(b->ctx, "$.c0u", b->i32);
         tine_stmt **body = malloc(sizeof *body * (size_t)U);
         TINE_ASSERT(body != NULL);
         for (int u = 0; u < U; u++) body[u] = tine_stmt_let(p, c0, add(b, v, ci(b, (int64_t)u * L)), point(b, true));
@@ -133,7 +133,7 @@ static tine_stmt *dim(builder *b, int d) {
     if (U > 1) {
         /* U rows per iteration, each guarded by the extent */
         char vn[24];
-        snprintf(vn, sizeof vn, "$.c%d.u", d & 3);
+        snprintf(vn, sizeof vn, "$.c%du", d & 3);
         tine_expr_t *o = tine_var(b->ctx, vn, b->i32), *end = add(b, b->min[d], b->extent[d]);
         tine_stmt **rows = malloc(sizeof *rows * (size_t)U);
         TINE_ASSERT(rows != NULL);
