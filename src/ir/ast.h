@@ -153,12 +153,13 @@ typedef struct {
     int unroll[4];       /* per coordinate: 0 or 1 = not unrolled */
     int tile[2];         /* tiles of the first two coordinates (0: not tiled) */
     bool parallel;       /* output: its last coordinate split across threads */
+    int partition[4];    /* per coordinate: 1 + the schedule's tine_partition_mode; 0 = not given (auto) */
 } tine_kdecl;
 
 typedef struct {
-    const char *what;    /* vectorize, unroll, tile, materialize, parallel */
+    const char *what;    /* vectorize, unroll, tile, materialize, parallel, partition */
     const char *func, *dim, *dim2;
-    int n, n2;           /* vectorize: 0 = natural */
+    int n, n2;           /* vectorize: 0 = natural; partition: the mode (auto 0, always 1, never 2) */
     const tine_src *src;
     int line, col;
 } tine_kdirective;

@@ -910,6 +910,7 @@ int tine_parse_isa(tine_ctx_t *ctx, tine_arena *arena, const char *text, const c
  *              | 'tile' NAME NAME NAME INT INT
  *              | 'materialize' NAME
  *              | 'parallel' NAME '.' NAME
+ *              | 'partition' NAME '.' NAME ('auto' | 'always' | 'never')
  */
 
 /* What a kernel declaration found instead of what it expects: a name is quoted; a token
@@ -1118,7 +1119,7 @@ int tine_parse_kernel(tine_ctx_t *ctx, tine_arena *arena, const char *text, cons
             s->col = ps.col;
             if (!expect_name(&ps, &s->what, "a schedule directive")) break;
             const char *w = s->what;
-            if (!strcmp(w, "vectorize") || !strcmp(w, "unroll") || !strcmp(w, "parallel")) {
+            if (!strcmp(w, "vectorize") || !strcmp(w, "unroll") || !strcmp(w, "parallel") || !strcmp(w, "partition")) {
                 if (!expect_name(&ps, &s->func, "a function name")) break;
                 if (!kexpect(&ps, '.', "between the function and its coordinate, as in out.x")) break;
                 if (!expect_name(&ps, &s->dim, "a coordinate")) break;
@@ -1127,6 +1128,19 @@ int tine_parse_kernel(tine_ctx_t *ctx, tine_arena *arena, const char *text, cons
                     else if (!expect_int(&ps, 1, TINE_MAX_LANES, &s->n, "the vector width")) break;
                 } else if (!strcmp(w, "unroll")) {
                     if (!expect_int(&ps, 1, 64, &s->n, "the unroll factor")) break;
+                } else if (!strcmp(w, "partition")) {
+                    /* n: the mode, as tine_partition_mode (stmt.h) numbers it */
+                    static const char *const modes[] = {"auto", "always", "never"};
+                    int m = 0;
+                    while (m < 3 && !is_word(&ps, modes[m])) m++;
+                    if (m == 3) {
+                        char b[48];
+                        const char *f = kfound(&ps, b, sizeof b);
+                        perr(&ps, "expected the partition mode (auto, always or never), found %s", f);
+                        break;
+                    }
+                    s->n = m;
+                    next(&ps);
                 }
             } else if (!strcmp(w, "tile")) {
                 if (!expect_name(&ps, &s->func, "a function name")) break;
@@ -1142,7 +1156,7 @@ int tine_parse_kernel(tine_ctx_t *ctx, tine_arena *arena, const char *text, cons
                 if (!strcmp(w, "input") || !strcmp(w, "param") || !strcmp(w, "func") || !strcmp(w, "output"))
                     perr(&ps, "'%s' declares something, but declarations come before 'schedule'", w);
                 else
-                    perr(&ps, "unknown schedule directive '%s' (vectorize, unroll, tile, materialize, parallel)", w);
+                    perr(&ps, "unknown schedule directive '%s' (vectorize, unroll, tile, materialize, parallel, partition)", w);
                 break;
             }
             k->nsched++;

@@ -420,6 +420,14 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
                 return false;
             }
             f->parallel = true;
+        } else if (!strcmp(s->what, "partition")) {
+            int d = 0;
+            while (strcmp(f->args[d], s->dim)) d++;
+            if (f->partition[d]) {
+                kerr(ctx, src, s->line, s->col, "partition: '%s.%s' is already given a partition mode", f->name, s->dim);
+                return false;
+            }
+            f->partition[d] = 1 + s->n;
         } else {
             kerr(ctx, src, s->line, s->col, "the '%s' directive is not supported by the loop lowering yet", s->what);
             return false;
@@ -497,6 +505,7 @@ static bool lower_stage(tine_ctx_t *ctx, tine_kernel_t *kn, tine_kdecl *d) {
     st->tile[0] = d->tile[0];
     st->tile[1] = d->tile[1];
     st->parallel = d->parallel;
+    for (int i = 0; i < 4; i++) st->partition[i] = d->partition[i] ? d->partition[i] - 1 : 0; /* tine_partition_mode */
     if (!(st->body = lower(ctx, kn, d, st->lanes, &st->reds))) return false;
     uint32_t nodes;
     free(tine_topo(ctx, st->body, &nodes)); /* code generation is superlinear in a body's size */

@@ -36,9 +36,11 @@ typedef enum {
 typedef enum { TINE_LOOP_SERIAL, TINE_LOOP_VECTORIZED, TINE_LOOP_UNROLLED, TINE_LOOP_PARALLEL } tine_loop_kind;
 
 /* What the schedule says about splitting a loop into prologue, steady state and
- * epilogue (`partition f.x auto|always|never`): auto partitions when a boundary
- * condition in the body depends on the loop variable; always also when that leaves
- * nothing to remove (it splits off the tail); never keeps the loop whole. */
+ * epilogue (`partition f.x auto|always|never`, partition.c): auto partitions when a
+ * boundary condition in the body depends on the loop variable; always also when that
+ * leaves nothing to remove (then the epilogue is the loop's last iteration, the steady
+ * state the rest, the prologue empty); never keeps the loop whole. The parts are named
+ * "S.x.pro", "S.x" (the steady state keeps the name) and "S.x.epi", and marked never. */
 typedef enum { TINE_PARTITION_AUTO, TINE_PARTITION_ALWAYS, TINE_PARTITION_NEVER } tine_partition_mode;
 
 typedef struct tine_stmt tine_stmt;

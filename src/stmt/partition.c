@@ -1,0 +1,542 @@
+/* partition.c — loop partitioning: a loop whose body clamps or tests a coordinate against
+ * a buffer's bounds (edge(): min(max(x, MIN), MIN + (EXTENT - 1)); constant(): x >= MIN,
+ * x <= MIN + (EXTENT - 1)) is split into a prologue, a steady state and an epilogue. In
+ * the steady state every such condition holds for every lane, so the clamps become x
+ * and the tests true; codegen then sees dense ramps and emits plain vector loads.
+ *
+ * A condition counts when its coordinate x is affine in the loop variable v:
+ *   x = a*v + sum(c_i * t_i) + k + lane offsets in [dmin, dmax]
+ * with a != 0, the t_i loop-invariant one-lane i32 terms (outer loop variables, kernel
+ * scalars), the offsets from ramps, non-uniform constants and inner loops of constant
+ * range. Lets inside the loop whose value is affine (`let $.c0 = ...`) are substituted.
+ *
+ * Exactness under i32 wrapping: x's i32 value is congruent mod 2^32 to the affine form
+ * evaluated exactly (add, sub, neg and multiplication by a constant are ring
+ * operations). The split points are computed in i64 from the exact form, so in the
+ * steady state the exact value lies in [MIN, LAST], which fits i32: the i32 value is
+ * that value and the clamp is a no-op. They are clamped into [0, extent] as offsets from
+ * the loop's min before the cast back to i32, so no i32 intermediate wraps.
+ *
+ * The result, for loop "S.x" over [min, min + extent):
+ *   let $.pN = i32(prologue's length)        -- offsets from min, multiples of the step
+ *   let $.qN = i32(end of the steady state)  -- $.pN <= $.qN <= max(extent, 0)
+ *     for S.x.pro: v in [min, min + $.pN)             (the body as it was)
+ *     for S.x:     v in [min + $.pN, ... + $.qN - $.pN) (conditions removed)
+ *     for S.x.epi: v in [min + $.qN, ... + max(extent, 0) - $.qN)
+ * The three parts are marked `partition never` (the pass is not repeated on them) and
+ * their bodies are partitioned in turn (inner loops).
+ */
+#include "passes.h"
+
+enum { MAX_TERMS = 8 };
+/* Limits that keep every exact value far inside i64 (terms are i32). */
+#define COEF_LIMIT ((int64_t)1 << 24)
+#define OFF_LIMIT ((int64_t)1 << 40)
+
+/* An affine form of an i32 expression in the loop variable. */
+typedef struct {
+    int n;
+    tine_expr_t *t[MAX_TERMS]; /* one-lane i32 terms, invariant in the loop */
+    int64_t c[MAX_TERMS];
+    int64_t k, a;              /* constant; coefficient of the loop variable */
+    int64_t dmin, dmax;        /* offsets of the lanes (and of inner loop variables) */
+} aff;
+
+typedef enum { B_FORM, B_OPAQUE } bind_kind;
+typedef struct {
+    tine_expr_t *var;
+    bind_kind kind; /* B_FORM: its value has the affine form `form` */
+    aff form;
+} bind;
+
+typedef struct {
+    tine_stmt_pool *p;
+    tine_ctx_t *ctx;
+    const tine_kernel_t *k;
+    int count;          /* lets made so far (their names) */
+    /* the loop being partitioned */
+    tine_expr_t *v;
+    bind *scope;        /* variables bound inside it */
+    int nscope, capscope;
+    tine_expr_t **lower, **upper; /* i64 bounds on v: v >= lower[i], v <= upper[i] */
+    int nlower, nupper, caplower, capupper;
+} part;
+
+/* ---- affine forms ------------------------------------------------------------------- */
+
+static bool aff_ok(const aff *f) {
+    if (f->k > OFF_LIMIT || f->k < -OFF_LIMIT || f->a > COEF_LIMIT || f->a < -COEF_LIMIT) return false;
+    if (f->dmin < -OFF_LIMIT || f->dmax > OFF_LIMIT) return false;
+    for (int i = 0; i < f->n; i++)
+        if (f->c[i] > COEF_LIMIT || f->c[i] < -COEF_LIMIT) return false;
+    return true;
+}
+
+static bool aff_add_term(aff *f, tine_expr_t *t, int64_t c) {
+    for (int i = 0; i < f->n; i++)
+        if (f->t[i] == t) {
+            f->c[i] += c;
+            return true;
+        }
+    if (f->n == MAX_TERMS) return false;
+    f->t[f->n] = t;
+    f->c[f->n++] = c;
+    return true;
+}
+
+static bool aff_add(aff *f, const aff *g, int64_t s) {
+    for (int i = 0; i < g->n; i++)
+        if (!aff_add_term(f, g->t[i], s * g->c[i])) return false;
+    f->k += s * g->k;
+    f->a += s * g->a;
+    int64_t lo = s * g->dmin, hi = s * g->dmax;
+    if (s < 0) {
+        int64_t t = lo;
+        lo = hi;
+        hi = t;
+    }
+    f->dmin += lo;
+    f->dmax += hi;
+    return aff_ok(f);
+}
+
+static bool aff_const(const aff *f) { return f->n == 0 && f->a == 0 && f->dmin == 0 && f->dmax == 0; }
+
+static bool is_i32(const tine_expr_t *e) { return e->type.kind == TINE_INT && e->type.bits == 32; }
+
+static const bind *lookup(const part *P, const tine_expr_t *var) {
+    for (int i = P->nscope; i-- > 0;)
+        if (P->scope[i].var == var) return &P->scope[i];
+    return NULL;
+}
+
+/* Whether e reads no variable bound inside the loop (nor the loop's own). */
+static bool invariant(const part *P, const tine_expr_t *e) {
+    if (e->op == TINE_OP_CONST) return true;
+    if (e->op == TINE_OP_VAR) return e != P->v && !lookup(P, e);
+    uint32_t n;
+    tine_expr_t **order = tine_topo(P->ctx, e, &n);
+    bool ok = true;
+    for (uint32_t i = 0; i < n && ok; i++)
+        if (order[i]->op == TINE_OP_VAR) ok = order[i] != P->v && !lookup(P, order[i]);
+    free(order);
+    return ok;
+}
+
+/* The affine form of an i32 expression in the scope of the loop; false if it has none. */
+static bool affine(const part *P, const tine_expr_t *e, aff *f) {
+    memset(f, 0, sizeof *f);
+    if (!is_i32(e)) return false;
+    switch ((tine_op_t)e->op) {
+    case TINE_OP_CONST: {
+        int64_t lo = INT64_MAX, hi = INT64_MIN;
+        for (int i = 0; i < e->type.lanes; i++) {
+            int64_t x = (int32_t)(uint32_t)tine_const_value(e, i);
+            lo = x < lo ? x : lo;
+            hi = x > hi ? x : hi;
+            if (e->flags & TINE_F_UNIFORM) break;
+        }
+        f->k = lo;
+        f->dmax = hi - lo;
+        return true;
+    }
+    case TINE_OP_VAR: {
+        if (e == P->v) {
+            f->a = 1;
+            return true;
+        }
+        const bind *b = lookup(P, e);
+        if (!b) return e->type.lanes == 1 && aff_add_term(f, (tine_expr_t *)e, 1);
+        if (b->kind != B_FORM) return false;
+        *f = b->form;
+        return true;
+    }
+    case TINE_OP_BROADCAST: return affine(P, e->ops[0], f);
+    case TINE_OP_RAMP: {
+        aff s;
+        if (!affine(P, e->ops[0], f) || !affine(P, e->ops[1], &s) || !aff_const(&s)) return false;
+        int64_t span = s.k * (e->type.lanes - 1);
+        if (span < 0) f->dmin += span;
+        else f->dmax += span;
+        return aff_ok(f);
+    }
+    case TINE_OP_ADD:
+    case TINE_OP_SUB: {
+        aff g;
+        if (!affine(P, e->ops[0], f) || !affine(P, e->ops[1], &g)) return false;
+        return aff_add(f, &g, e->op == TINE_OP_ADD ? 1 : -1);
+    }
+    case TINE_OP_NEG: {
+        aff g;
+        if (!affine(P, e->ops[0], &g)) return false;
+        return aff_add(f, &g, -1);
+    }
+    case TINE_OP_MUL: {
+        aff x, y;
+        bool okx = affine(P, e->ops[0], &x), oky = affine(P, e->ops[1], &y);
+        if (okx && oky && (aff_const(&x) || aff_const(&y))) {
+            if (aff_const(&x)) return x.k >= -COEF_LIMIT && x.k <= COEF_LIMIT && aff_add(f, &y, x.k);
+            return y.k >= -COEF_LIMIT && y.k <= COEF_LIMIT && aff_add(f, &x, y.k);
+        }
+        break;
+    }
+    default: break;
+    }
+    /* anything else: a term, if it is one-lane (or a broadcast) and invariant */
+    memset(f, 0, sizeof *f);
+    if (e->type.lanes != 1 || !invariant(P, e)) return false;
+    return aff_add_term(f, (tine_expr_t *)e, 1);
+}
+
+/* ---- boundary conditions ------------------------------------------------------------ */
+
+static tine_expr_t *scalar_of(tine_expr_t *e) {
+    return e->op == TINE_OP_BROADCAST ? e->ops[0] : e;
+}
+
+/* Whether lo is a buffer's MIN geometry variable (one lane, or broadcast). Without a
+ * kernel (tests of hand-built nests) any one-lane i32 variable counts. */
+static const tine_expr_t *min_var(const part *P, tine_expr_t *lo) {
+    tine_expr_t *s = scalar_of(lo);
+    if (s->op != TINE_OP_VAR || !is_i32(s) || s->type.lanes != 1) return NULL;
+    if (!P->k) return s;
+    const tine_kscalar *g = tine_kernel_scalar_of(P->k, s);
+    return g && g->what == TINE_KS_MIN ? s : NULL;
+}
+
+/* Whether hi is MIN + EXTENT - 1 (any arrangement) of the buffer and dimension of mn. */
+static bool last_of(const part *P, tine_expr_t *hi, const tine_expr_t *mn) {
+    aff f;
+    if (!affine(P, hi, &f) || f.dmin || f.dmax || f.a || f.k != -1 || f.n != 2) return false;
+    int im = f.t[0] == mn ? 0 : f.t[1] == mn ? 1 : -1;
+    if (im < 0 || f.c[im] != 1 || f.c[1 - im] != 1) return false;
+    const tine_expr_t *ext = f.t[1 - im];
+    if (ext->op != TINE_OP_VAR) return false;
+    if (!P->k) return true;
+    const tine_kscalar *gm = tine_kernel_scalar_of(P->k, mn), *ge = tine_kernel_scalar_of(P->k, ext);
+    return ge && ge->what == TINE_KS_EXTENT && ge->input == gm->input && ge->stage == gm->stage && ge->dim == gm->dim;
+}
+
+/* Whether hi is the LAST of some buffer's dimension. */
+static bool last_any(const part *P, tine_expr_t *hi) {
+    aff f;
+    if (!affine(P, hi, &f) || f.n != 2) return false;
+    for (int i = 0; i < 2; i++) {
+        const tine_expr_t *mn = min_var(P, f.t[i]);
+        if (mn && last_of(P, hi, mn)) return true;
+    }
+    return false;
+}
+
+static void push_bound(part *P, bool upper, tine_expr_t *b) {
+    tine_expr_t ***v = upper ? &P->upper : &P->lower;
+    int *n = upper ? &P->nupper : &P->nlower, *cap = upper ? &P->capupper : &P->caplower;
+    for (int i = 0; i < *n; i++)
+        if ((*v)[i] == b) return;
+    if (*n == *cap) {
+        *cap = *cap ? 2 * *cap : 8;
+        *v = realloc(*v, sizeof **v * (size_t)*cap);
+        TINE_ASSERT(*v != NULL);
+    }
+    (*v)[(*n)++] = b;
+}
+
+static tine_type_t i64(void) { return tine_type(TINE_INT, 64, 1); }
+static tine_expr_t *c64(part *P, int64_t v) { return tine_const_int(P->ctx, i64(), v); }
+static tine_expr_t *add64(part *P, tine_expr_t *a, tine_expr_t *b) { return tine_binary(P->ctx, TINE_OP_ADD, a, b); }
+static tine_expr_t *sub64(part *P, tine_expr_t *a, tine_expr_t *b) { return tine_binary(P->ctx, TINE_OP_SUB, a, b); }
+static tine_expr_t *to64(part *P, tine_expr_t *e) { return tine_cast(P->ctx, i64(), e); }
+
+/* floor(n / d) and ceil(n / d) for a constant d > 0 (tine's `/` floors). */
+static tine_expr_t *floor_div(part *P, tine_expr_t *n, int64_t d) {
+    return d == 1 ? n : tine_binary(P->ctx, TINE_OP_DIV, n, c64(P, d));
+}
+static tine_expr_t *ceil_div(part *P, tine_expr_t *n, int64_t d) {
+    return d == 1 ? n : floor_div(P, add64(P, n, c64(P, d - 1)), d);
+}
+
+/* The condition x >= lim (upper: x <= lim) for every lane, as a bound on v. */
+static bool add_condition(part *P, tine_expr_t *x, tine_expr_t *lim, bool upper) {
+    aff f;
+    if (!affine(P, x, &f) || f.a == 0) return false;
+    /* exact value of x without a*v: B = sum c_i * t_i + k, plus the worst lane */
+    tine_expr_t *B = c64(P, f.k + (upper ? f.dmax : f.dmin));
+    for (int i = 0; i < f.n; i++) B = add64(P, B, tine_binary(P->ctx, TINE_OP_MUL, to64(P, f.t[i]), c64(P, f.c[i])));
+    tine_expr_t *n = sub64(P, to64(P, scalar_of(lim)), B); /* a*v >= n (upper: <=) */
+    if (f.a > 0) push_bound(P, upper, upper ? floor_div(P, n, f.a) : ceil_div(P, n, f.a));
+    else /* a*v >= n: v <= floor(-n / -a); a*v <= n: v >= ceil(-n / -a) */
+        push_bound(P, !upper, upper ? ceil_div(P, tine_unary(P->ctx, TINE_OP_NEG, n), -f.a)
+                                    : floor_div(P, tine_unary(P->ctx, TINE_OP_NEG, n), -f.a));
+    return true;
+}
+
+static tine_expr_t *bool_true(part *P, int lanes) {
+    return tine_const_uint(P->ctx, tine_type(TINE_BOOL, 1, lanes), 1);
+}
+
+static bool is_true(const tine_expr_t *e) {
+    return e->op == TINE_OP_CONST && e->type.kind == TINE_BOOL && (e->flags & TINE_F_UNIFORM) && tine_const_value(e, 0);
+}
+
+/* The steady-state form of node e (operands already rewritten: ops), or NULL to rebuild
+ * it from ops. Conditions it removes add their bounds on v. */
+static tine_expr_t *steady_node(part *P, const tine_expr_t *e, tine_expr_t *const *ops,
+                                tine_expr_t *const *order, uint32_t count, tine_expr_t *const *map) {
+    switch ((tine_op_t)e->op) {
+    case TINE_OP_MIN:
+        /* min(max(x, MIN), LAST), either way round */
+        for (int i = 0; i < 2; i++) {
+            tine_expr_t *mx = e->ops[i], *hi = e->ops[1 - i];
+            if (mx->op != TINE_OP_MAX) continue;
+            for (int j = 0; j < 2; j++) {
+                tine_expr_t *x = mx->ops[j], *lo = mx->ops[1 - j];
+                const tine_expr_t *mn = min_var(P, lo);
+                if (!mn || !last_of(P, hi, mn)) continue;
+                aff f;
+                if (!affine(P, x, &f) || f.a == 0) continue;
+                add_condition(P, x, lo, false);
+                add_condition(P, x, hi, true);
+                return map[tine_topo_index(order, count, x)];
+            }
+        }
+        return NULL;
+    case TINE_OP_GE:
+    case TINE_OP_LE: {
+        /* x >= MIN, MIN <= x; x <= LAST, LAST >= x */
+        bool ge = e->op == TINE_OP_GE;
+        for (int i = 0; i < 2; i++) {
+            tine_expr_t *x = e->ops[i], *lim = e->ops[1 - i];
+            bool lower = (ge && i == 0) || (!ge && i == 1); /* x is on the large side */
+            const tine_expr_t *mn = min_var(P, lim);
+            if (lower ? !mn : !last_any(P, lim)) continue;
+            if (add_condition(P, x, lim, !lower)) return bool_true(P, e->type.lanes);
+        }
+        return NULL;
+    }
+    case TINE_OP_SELECT:
+        if (is_true(ops[0])) return ops[1];
+        return NULL;
+    case TINE_OP_AND:
+        if (is_true(ops[0])) return ops[1];
+        if (is_true(ops[1])) return ops[0];
+        return NULL;
+    default: return NULL;
+    }
+}
+
+/* e with the conditions on v removed (valid where the bounds found hold). */
+static tine_expr_t *steady_expr(part *P, tine_expr_t *e) {
+    if (!e) return NULL;
+    uint32_t n;
+    tine_expr_t **order = tine_topo(P->ctx, e, &n), **map = malloc(sizeof *map * n);
+    TINE_ASSERT(map != NULL);
+    for (uint32_t i = 0; i < n; i++) {
+        tine_expr_t *x = order[i], *ops[256];
+        for (int j = 0; j < x->nops; j++) ops[j] = map[tine_topo_index(order, n, x->ops[j])];
+        tine_expr_t *r = steady_node(P, x, ops, order, n, map);
+        map[i] = r ? r : tine_rebuild(P->ctx, x, ops);
+    }
+    tine_expr_t *r = map[n - 1];
+    free(map);
+    free(order);
+    return r;
+}
+
+static void push_scope(part *P, tine_expr_t *var, bind_kind kind, const aff *form) {
+    if (P->nscope == P->capscope) {
+        P->capscope = P->capscope ? 2 * P->capscope : 16;
+        P->scope = realloc(P->scope, sizeof *P->scope * (size_t)P->capscope);
+        TINE_ASSERT(P->scope != NULL);
+    }
+    bind *b = &P->scope[P->nscope++];
+    b->var = var;
+    b->kind = kind;
+    if (form) b->form = *form;
+}
+
+static int64_t const_i32(const tine_expr_t *e, bool *ok) {
+    *ok = e->op == TINE_OP_CONST;
+    return *ok ? (int32_t)(uint32_t)tine_const_value(e, 0) : 0;
+}
+
+/* The body of the loop over P->v with its conditions on v removed. */
+static tine_stmt *steady_stmt(part *P, tine_stmt *s) {
+    if (!s) return NULL;
+    tine_stmt_pool *p = P->p;
+    switch (s->kind) {
+    case TINE_S_FOR: {
+        tine_expr_t *mn = steady_expr(P, s->loop.min), *ex = steady_expr(P, s->loop.extent);
+        /* an inner loop of constant range: its variable is an offset in that range */
+        bool okm, oke;
+        int64_t m = const_i32(s->loop.min, &okm), x = const_i32(s->loop.extent, &oke);
+        if (okm && oke && x >= 1) {
+            aff f = {.k = m, .dmax = x - 1};
+            push_scope(P, s->loop.var, B_FORM, &f);
+        } else {
+            push_scope(P, s->loop.var, B_OPAQUE, NULL);
+        }
+        tine_stmt *b = steady_stmt(P, s->loop.body);
+        P->nscope--;
+        tine_stmt *r = tine_stmt_for(p, s->loop.var, mn, ex, s->loop.step, s->loop.loop, s->loop.partition, NULL, b);
+        r->loop.name = s->loop.name;
+        return r;
+    }
+    case TINE_S_LET: {
+        tine_expr_t *v = steady_expr(P, s->let.value);
+        aff f;
+        bool ok = affine(P, s->let.value, &f);
+        push_scope(P, s->let.var, ok ? B_FORM : B_OPAQUE, ok ? &f : NULL);
+        tine_stmt *b = steady_stmt(P, s->let.body);
+        P->nscope--;
+        return tine_stmt_let(p, s->let.var, v, b);
+    }
+    case TINE_S_STORE:
+        return tine_stmt_store(p, s->store.buffer, steady_expr(P, s->store.index), steady_expr(P, s->store.value));
+    case TINE_S_ALLOCATE:
+        return tine_stmt_allocate(p, s->alloc.buffer, s->alloc.type, steady_expr(P, s->alloc.size),
+                                  steady_stmt(P, s->alloc.body));
+    case TINE_S_FREE: return s;
+    case TINE_S_IF:
+        return tine_stmt_if(p, steady_expr(P, s->if_.cond), steady_stmt(P, s->if_.then_), steady_stmt(P, s->if_.else_));
+    case TINE_S_BLOCK: {
+        tine_stmt **v = malloc(sizeof *v * (size_t)(s->block.n + 1));
+        TINE_ASSERT(v != NULL);
+        for (int i = 0; i < s->block.n; i++) v[i] = steady_stmt(P, s->block.v[i]);
+        tine_stmt *r = tine_stmt_block(p, v, s->block.n);
+        free(v);
+        return r;
+    }
+    case TINE_S_ASSERT: return tine_stmt_assert(p, steady_expr(P, s->assert_.cond), s->assert_.code, s->assert_.message);
+    case TINE_S_EVALUATE: return tine_stmt_evaluate(p, steady_expr(P, s->eval.value));
+    }
+    TINE_ASSERT(!"unknown statement");
+    return NULL;
+}
+
+static tine_expr_t *fold_bounds(part *P, tine_expr_t *const *v, int n, tine_op_t op) {
+    tine_expr_t *r = NULL;
+    for (int i = 0; i < n; i++) r = r ? tine_binary(P->ctx, op, r, v[i]) : v[i];
+    return r;
+}
+
+static tine_stmt *part_stmt(part *P, tine_stmt *s);
+
+static const char *part_name(part *P, const char *name, const char *suffix) {
+    if (!name) return NULL;
+    size_t n = strlen(name), m = strlen(suffix);
+    char *r = tine_arena_alloc(&P->p->arena, n + m + 1);
+    memcpy(r, name, n);
+    memcpy(r + n, suffix, m + 1);
+    return r;
+}
+
+/* Loop s split in three (or NULL: nothing to split). */
+static tine_stmt *split_loop(part *P, tine_stmt *s) {
+    tine_ctx_t *ctx = P->ctx;
+    P->v = s->loop.var;
+    P->nscope = P->nlower = P->nupper = 0;
+    tine_stmt *steady = steady_stmt(P, s->loop.body);
+    bool found = P->nlower || P->nupper;
+    if (!found && s->loop.partition != TINE_PARTITION_ALWAYS) return NULL;
+    int64_t step = s->loop.step;
+    tine_type_t i32 = tine_type(TINE_INT, 32, 1);
+    tine_expr_t *mn = s->loop.min, *zero = tine_const_int(ctx, i32, 0);
+    tine_expr_t *ext = tine_binary(ctx, TINE_OP_MAX, s->loop.extent, zero); /* a negative extent runs nothing */
+    tine_expr_t *mn64 = to64(P, mn), *ext64 = to64(P, ext), *s0, *s1;
+    if (!found) {
+        /* always, with nothing to remove: the last iteration is the epilogue */
+        s0 = c64(P, 0);
+        s1 = sub64(P, ext64, c64(P, step));
+    } else {
+        /* offsets from min of the first and one past the last steady iteration */
+        tine_expr_t *lo = fold_bounds(P, P->lower, P->nlower, TINE_OP_MAX);
+        tine_expr_t *hi = fold_bounds(P, P->upper, P->nupper, TINE_OP_MIN);
+        s0 = lo ? tine_binary(ctx, TINE_OP_MUL, ceil_div(P, sub64(P, lo, mn64), step), c64(P, step)) : c64(P, 0);
+        s1 = hi ? tine_binary(ctx, TINE_OP_MUL, add64(P, floor_div(P, sub64(P, hi, mn64), step), c64(P, 1)), c64(P, step))
+                : ext64;
+        if (step == 1) {
+            s0 = lo ? sub64(P, lo, mn64) : s0;
+            s1 = hi ? add64(P, sub64(P, hi, mn64), c64(P, 1)) : s1;
+        }
+    }
+    s0 = tine_binary(ctx, TINE_OP_MIN, tine_binary(ctx, TINE_OP_MAX, s0, c64(P, 0)), ext64);
+    char n0[32], n1[32];
+    int id = P->count++;
+    snprintf(n0, sizeof n0, "$.p%d", id);
+    snprintf(n1, sizeof n1, "$.q%d", id);
+    tine_expr_t *p0 = tine_var(ctx, n0, i32), *p1 = tine_var(ctx, n1, i32);
+    s1 = tine_binary(ctx, TINE_OP_MIN, tine_binary(ctx, TINE_OP_MAX, s1, to64(P, p0)), ext64);
+    TINE_ASSERT(s0 && s1);
+    tine_stmt_pool *p = P->p;
+    tine_expr_t *at0 = tine_binary(ctx, TINE_OP_ADD, mn, p0), *at1 = tine_binary(ctx, TINE_OP_ADD, mn, p1);
+    tine_stmt *parts[3] = {
+        tine_stmt_for(p, s->loop.var, mn, p0, s->loop.step, s->loop.loop, TINE_PARTITION_NEVER,
+                      part_name(P, s->loop.name, ".pro"), s->loop.body),
+        tine_stmt_for(p, s->loop.var, at0, tine_binary(ctx, TINE_OP_SUB, p1, p0), s->loop.step, s->loop.loop,
+                      TINE_PARTITION_NEVER, s->loop.name, steady),
+        tine_stmt_for(p, s->loop.var, at1, tine_binary(ctx, TINE_OP_SUB, ext, p1), s->loop.step, s->loop.loop,
+                      TINE_PARTITION_NEVER, part_name(P, s->loop.name, ".epi"), s->loop.body),
+    };
+    /* then the loops inside each part */
+    for (int i = 0; i < 3; i++) {
+        tine_stmt *b = part_stmt(P, parts[i]->loop.body);
+        if (b != parts[i]->loop.body) {
+            tine_stmt *r = tine_stmt_for(p, parts[i]->loop.var, parts[i]->loop.min, parts[i]->loop.extent,
+                                         parts[i]->loop.step, parts[i]->loop.loop, TINE_PARTITION_NEVER, NULL, b);
+            r->loop.name = parts[i]->loop.name;
+            parts[i] = r;
+        }
+    }
+    tine_stmt *body = tine_stmt_block(p, parts, 3);
+    return tine_stmt_let(p, p0, tine_cast(ctx, i32, s0), tine_stmt_let(p, p1, tine_cast(ctx, i32, s1), body));
+}
+
+static tine_stmt *part_stmt(part *P, tine_stmt *s) {
+    if (!s) return NULL;
+    tine_stmt_pool *p = P->p;
+    switch (s->kind) {
+    case TINE_S_FOR: {
+        if (s->loop.partition != TINE_PARTITION_NEVER && s->loop.loop != TINE_LOOP_UNROLLED) {
+            tine_stmt *r = split_loop(P, s);
+            if (r) return r;
+        }
+        tine_stmt *b = part_stmt(P, s->loop.body);
+        if (b == s->loop.body) return s;
+        tine_stmt *r = tine_stmt_for(p, s->loop.var, s->loop.min, s->loop.extent, s->loop.step, s->loop.loop,
+                                     s->loop.partition, NULL, b);
+        r->loop.name = s->loop.name;
+        return r;
+    }
+    case TINE_S_LET: {
+        tine_stmt *b = part_stmt(P, s->let.body);
+        return b == s->let.body ? s : tine_stmt_let(p, s->let.var, s->let.value, b);
+    }
+    case TINE_S_ALLOCATE: {
+        tine_stmt *b = part_stmt(P, s->alloc.body);
+        return b == s->alloc.body ? s : tine_stmt_allocate(p, s->alloc.buffer, s->alloc.type, s->alloc.size, b);
+    }
+    case TINE_S_IF: {
+        tine_stmt *t = part_stmt(P, s->if_.then_), *e = part_stmt(P, s->if_.else_);
+        return t == s->if_.then_ && e == s->if_.else_ ? s : tine_stmt_if(p, s->if_.cond, t, e);
+    }
+    case TINE_S_BLOCK: {
+        tine_stmt **v = malloc(sizeof *v * (size_t)(s->block.n + 1));
+        TINE_ASSERT(v != NULL);
+        bool ch = false;
+        for (int i = 0; i < s->block.n; i++) ch |= (v[i] = part_stmt(P, s->block.v[i])) != s->block.v[i];
+        tine_stmt *r = ch ? tine_stmt_block(p, v, s->block.n) : s;
+        free(v);
+        return r;
+    }
+    default: return s;
+    }
+}
+
+tine_stmt *tine_stmt_partition(tine_stmt_pool *p, const tine_kernel_t *k, tine_stmt *s) {
+    part P = {.p = p, .ctx = p->ctx, .k = k};
+    tine_stmt *r = part_stmt(&P, s);
+    free(P.scope);
+    free(P.lower);
+    free(P.upper);
+    return r;
+}
