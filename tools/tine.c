@@ -564,11 +564,11 @@ static int cmd_kernel_compile(const options *o) {
     tine_selection_t sel;
     if (selection(o, &sel)) return 2;
     const char *what = o->emit ? o->emit : "obj";
-    static const char *const kinds[] = {"obj", "h", "asm", "llvm", "fpir", "lowered"};
+    static const char *const kinds[] = {"obj", "h", "asm", "llvm", "fpir", "lowered", "stmt"};
     bool known = false;
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) known |= !strcmp(what, kinds[i]);
     if (!known) {
-        fprintf(stderr, "tine: --emit takes obj, h, asm, llvm, fpir or lowered for a kernel, not '%s'\n", what);
+        fprintf(stderr, "tine: --emit takes obj, h, asm, llvm, fpir, lowered or stmt for a kernel, not '%s'\n", what);
         return 2;
     }
     if (!strcmp(what, "lowered") && sel != TINE_SELECT_TINE) {
@@ -579,7 +579,7 @@ static int cmd_kernel_compile(const options *o) {
         fprintf(stderr, "tine: an object file needs -o FILE.o\n");
         return 2;
     }
-    if (!strcmp(what, "fpir") && check_target(o->target)) return 1;
+    if ((!strcmp(what, "fpir") || !strcmp(what, "stmt")) && check_target(o->target)) return 1;
     tine_ctx_t *ctx = tine_ctx_new();
     tine_kernel_t *k = load_kernel(ctx, o->file);
     if (!k) {
@@ -600,6 +600,9 @@ static int cmd_kernel_compile(const options *o) {
     size_t size = 0;
     if (!strcmp(what, "fpir") || !strcmp(what, "lowered")) {
         bytes = tine_kernel_print_stages(k, sel, what[0] == 'l' ? (o->target ? o->target : "host") : NULL);
+        if (bytes) size = strlen(bytes);
+    } else if (!strcmp(what, "stmt")) {
+        bytes = tine_kernel_print_stmt(k, sel, o->target ? o->target : "host");
         if (bytes) size = strlen(bytes);
     } else {
         bytes = tine_kernel_emit(k, o->target ? o->target : "host", sel, name, what, &size);

@@ -59,4 +59,10 @@ typedef void (*tine_pass_fn)(void *user, const char *pass, const tine_stmt *s);
 tine_stmt *tine_stmt_lower_stage(tine_stmt_pool *p, tine_kernel_t *k, int sn, int sel, const char *target,
                                  tine_pass_fn after, void *user);
 
+/* run.c: kernel k run on the statement interpreter, each stage's statement taken after
+ * the driver's pass `pass` ("build", ..., "select"; sel as for tine_stmt_lower_stage),
+ * over the plan a compiled run makes. 0, or what tine_stmt_run returns. */
+int tine_kernel_interpret_stmt(tine_kernel_t *k, const char *pass, int sel, const char *target,
+                               tine_buffer_t *const *inputs, const void *const *params, tine_buffer_t *out);
+
 #endif
