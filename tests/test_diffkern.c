@@ -40,6 +40,14 @@
  *      events and the first differing element; `test_diffkern 1 SEED` does not reproduce
  *      kernel N > 0 of a run (the generator state depends on the earlier kernels): rerun
  *      with the same COUNT and SEED.
+ *      The statement interpreter too: each run (of at most STMT_MAX output elements;
+ *      `test_diffkern COUNT SEED STMT_MAX`) is run by tine_kernel_interpret_stmt with every
+ *      stage's statement as it is after each pass of the driver (build, partition,
+ *      simplify, and select with each selection at the kernel's level), at a random place
+ *      among the other events, and must give the interpreter's bytes (the whole
+ *      allocation) or refuse the run with the same code and message; a failure names the
+ *      pass. The generator also writes `partition f.x auto|always|never` directives, and
+ *      every eighth kernel's first run is 1x1 (1x1x1).
  *
  * DIFFKERN_PRINT=1 in the environment prints every random kernel and the CPU time of each
  * compilation (the test's cost is LLVM's: two compilations per kernel).
@@ -110,7 +118,6 @@ static void fill(buf_t *b, uint64_t *seed, int byte) {
 static const char *const PASSES[] = {"build", "partition", "simplify", "select"};
 enum { NPASSES = 4, NSTMT = NPASSES + 1 }; /* checks per run: the last pass once per selection */
 
-
 enum { MAXIN = 2, MAXP = 2, MAXRUNS = 3 };
 
 typedef struct {
@@ -123,77 +130,12 @@ typedef struct {
     buf_t ref, got[2];
     int ref_rc, got_rc[2];
     char *ref_err; /* the interpreter's message when it refuses the run */
-    /* the statement interpreter after each pass (stmt_check: the passes before selection,
-       then selection with each selection); st_rc 1: not run */
+    /* the statement interpreter after each pass (stmt_pass, stmt_sel: the passes before
+       selection, then selection with each selection); st_rc 1: not run */
     buf_t st[NSTMT];
     int st_rc[NSTMT];
     char *st_err[NSTMT];
 } run_t;
-
-/* ---- the statement interpreter after each pass ----------------------------------------- */
-
-
-/* STAND-IN for src/stmt/run.c's tine_kernel_interpret_stmt (the lead's, not merged yet):
- * each stage lowered by the driver, its statement after `pass` run on the plan's buffers. */
-typedef struct {
-    const char *want;
-    const tine_stmt *s;
-} pass_pick;
-static void pick_pass(void *user, const char *pass, const tine_stmt *s) {
-    pass_pick *pp = user;
-    if (!strcmp(pass, pp->want)) pp->s = s;
-}
-static size_t span_of(const tine_buffer_t *b) {
-    size_t n = 1;
-    for (int d = 0; d < b->dims; d++) n += (size_t)(b->extent[d] - 1) * (size_t)(d ? b->stride[d] : 1);
-    return n;
-}
-static int interpret_stmt(tine_kernel_t *k, const char *pass, int sel, const char *target,
-                          tine_buffer_t *const *inputs, const void *const *params, tine_buffer_t *out) {
-    tine_ctx_t *kc = tine_kernel_ctx(k);
-    tine_plan plan;
-    if (tine_kernel_plan(k, inputs, params, out, &plan) != 0) return -1;
-    tine_env_t *env = tine_env_new(kc);
-    int n;
-    const tine_kscalar *ks = tine_kernel_scalars(k, &n);
-    for (int i = 0; i < n; i++) {
-        uint64_t v = (uint64_t)tine_kscalar_value(k, &ks[i], inputs, params, &plan);
-        tine_env_bind(env, ks[i].var, &v);
-    }
-    for (int i = 0; i < tine_kernel_ninputs(k); i++) {
-        tine_type_t t;
-        const char *name = tine_kernel_input(k, i, &t, NULL);
-        tine_env_bind_buffer(env, name, t, inputs[i]->data, span_of(inputs[i]));
-    }
-    int ns = tine_kernel_nstages(k), rc = 0;
-    for (int sn = 0; sn < ns; sn++) {
-        const tine_stage *st = tine_kernel_stage(k, sn);
-        if (plan.buf[sn].data) tine_env_bind_buffer(env, st->name, st->type, plan.buf[sn].data, span_of(&plan.buf[sn]));
-    }
-    tine_stmt_pool sp;
-    tine_stmt_pool_init(&sp, kc);
-    for (int sn = 0; sn < ns && rc == 0; sn++) {
-        if (!plan.buf[sn].data) continue;
-        pass_pick pp = {.want = pass};
-        /* the driver does not run partition and simplify yet: the passes in order here */
-        tine_stmt *s = tine_stmt_build_stage(&sp, k, sn);
-        pick_pass(&pp, "build", s);
-        pick_pass(&pp, "partition", s = tine_stmt_partition(&sp, k, s));
-        pick_pass(&pp, "simplify", s = tine_stmt_simplify(&sp, s));
-        pick_pass(&pp, "select", tine_stmt_select(&sp, s, (tine_selection_t)sel, target));
-        (void)tine_stmt_lower_stage;
-        if (!pp.s) {
-            tine_set_error(kc, "no pass '%s'", pass);
-            rc = -1;
-            break;
-        }
-        rc = tine_stmt_run(kc, pp.s, env);
-    }
-    tine_stmt_pool_free(&sp);
-    tine_env_free(env);
-    tine_plan_free(k, &plan);
-    return rc;
-}
 
 /* Inputs covering [min(2 omin, 0) - margin, max(2 omax, 48) + margin] in every dimension
  * (coordinates may be doubled or clamped to constants up to 48), random contents. */
@@ -310,7 +252,7 @@ static int stmt_sel(int j) { return j < NPASSES - 1 ? 0 : j - (NPASSES - 1); }
 static void stmt_run(tine_kernel_t *k, run_t *r, int j, const char *level) {
     int sel = stmt_sel(j) ? TINE_SELECT_TINE : TINE_SELECT_LLVM;
     tine_clear_error(tine_kernel_ctx(k));
-    r->st_rc[j] = interpret_stmt(k, stmt_pass(j), sel, level, r->inp, r->params, &r->st[j].b);
+    r->st_rc[j] = tine_kernel_interpret_stmt(k, stmt_pass(j), sel, level, r->inp, r->params, &r->st[j].b);
     if (r->st_rc[j]) r->st_err[j] = tine_strdup(tine_error(tine_kernel_ctx(k)) ? tine_error(tine_kernel_ctx(k)) : "");
 }
 

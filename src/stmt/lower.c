@@ -74,6 +74,8 @@ tine_stmt *tine_stmt_lower_stage(tine_stmt_pool *p, tine_kernel_t *k, int sn, in
     } while (0)
     tine_stmt *s;
     PASS("build", tine_stmt_build_stage(p, k, sn)); /* stages + schedule -> loop nest */
+    PASS("partition", tine_stmt_partition(p, k, s)); /* prologue, steady state, epilogue */
+    PASS("simplify", tine_stmt_simplify(p, s));      /* index and loop-bound arithmetic */
     if (sel < 0) return s;
     PASS("select", tine_stmt_select(p, s, (tine_selection_t)sel, target)); /* lift + lower, once per expression */
     return s;
