@@ -215,6 +215,9 @@ const char *tine_target_name(tine_ctx_t *ctx, int i);
  * description names, as LLVM sees the host), 0 when it does not; -1 with an error for an
  * unknown target. */
 int tine_target_runs_here(tine_ctx_t *ctx, const char *target);
+/* The C compiler flags that build code for target's level (x86-64-avx2: "-march=x86-64-v3"),
+ * or NULL for the host or an unknown target; *runs: 1 when this CPU runs that code. */
+const char *tine_target_cflags(const char *target, int *runs);
 /* The lowering rules of a target description ("x86"), compiled on first use. */
 tine_ruleset_t *tine_lower_rules(tine_ctx_t *ctx, const char *isa);
 tine_expr_t *tine_lift_with(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_expr_t *e, tine_lift_trace_fn trace,

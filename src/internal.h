@@ -109,6 +109,27 @@ typedef struct tine_isa tine_isa;
 enum { TINE_MAX_ISAS = 4 };
 enum { TINE_PENDING = 16 };
 typedef struct tine_ast tine_ast;
+struct tine_kernel_ast_s;
+
+/* The layers above the IR core that keep state per context, in layer order. Each owns
+ * one slot of the context (tine_layer_get/_set): its own struct, private to its file,
+ * made on first use and freed by the destructor it registers; tine_ctx_free frees the
+ * slots from the highest layer down. Their order also ranks the elaborator's hooks. */
+typedef enum {
+    TINE_LAYER_TARGETS, /* target descriptions (src/targets/isa.c) */
+    TINE_LAYER_BOUNDS,  /* bounds cache and scopes (src/bounds/bounds.c) */
+    TINE_LAYER_RULES,   /* rule compiler and matcher (src/rules/rules.c) */
+    TINE_LAYER_LIFT,    /* the built-in lift rules (src/lift/lift.c) */
+    TINE_LAYER_LOWER,   /* lowering rules per description (src/lower/lower.c) */
+    TINE_LAYER_N
+} tine_layer;
+typedef void (*tine_layer_free_fn)(tine_ctx_t *ctx, void *state);
+
+/* Elaborator extensions (src/ir/elab.h): a call hook answers for the names it knows. */
+typedef struct tine_elab tine_elab;
+struct tine_elab_val;
+typedef bool (*tine_elab_call_fn)(tine_elab *el, const tine_ast *a, int lanes, struct tine_elab_val *out);
+enum { TINE_ELAB_EXTS = 4 };
 
 struct tine_ctx {
     tine_arena arena;      /* nodes and everything that lives as long as the context */
@@ -128,15 +149,28 @@ struct tine_ctx {
     tine_ast *fpir_def[TINE_FPIR_COUNT];
     tine_fpir_tmpl **tmpl;
     uint32_t tmpl_cap, tmpl_count;
-    struct tine_bounds_cache *bounds; /* bounds.c */
-    tine_ruleset_t *lift_rules;       /* the built-in lift rules, compiled on first use */
-    tine_isa *isa[TINE_MAX_ISAS];     /* target descriptions, read on first use (isa.c) */
-    bool isa_loading;
-    tine_ruleset_t *lower_rules[TINE_MAX_ISAS]; /* lowering rules per description (lower.c) */
     /* expansion cache: node id -> expanded node */
     tine_expr_t **expanded;
     uint32_t expanded_cap;
+    /* the layers' own state (tine_layer) */
+    void *layer[TINE_LAYER_N];
+    tine_layer_free_fn layer_free[TINE_LAYER_N];
+    /* context-wide elaborator hooks (tine_elab_extend), highest layer first */
+    struct {
+        tine_elab_call_fn fn;
+        unsigned modes;
+        int layer;
+    } elab_ext[TINE_ELAB_EXTS];
+    int nelab_ext;
 };
+
+/* A layer's state in ctx, or NULL before it set one. */
+static inline void *tine_layer_get(const tine_ctx_t *ctx, tine_layer l) { return ctx->layer[l]; }
+/* Sets a layer's state (once) and the destructor tine_ctx_free calls with it. */
+void tine_layer_set(tine_ctx_t *ctx, tine_layer l, void *state, tine_layer_free_fn free_fn);
+/* A context with the IR core's state only (expr.c); tine_ctx_new (context.c) adds the
+ * hooks of the layers that extend the language from the start. */
+tine_ctx_t *tine_ctx_core_new(void);
 
 /* Errors are user input (TINE_ERROR_INPUT) unless set otherwise: located diagnostics and
  * every message about what the caller passed. A documented limit (sizes, counts) or a
@@ -230,9 +264,8 @@ typedef struct {
     uint32_t cbound;
     bool static_only;    /* PRED: wildcards and c0.. are unknown (decides on T alone) */
     bool cwild_vars;     /* RHS: c0.. become variables ?c0 typed by position (templates) */
-    const struct tine_kernel_ast_s *kernel; /* kernel bodies: calls of funcs and inputs */
-    struct tine_reductions *reds; /* kernel bodies: where reductions with parameter bounds go */
-    bool isa;            /* instruction semantics: lanes(x) is x's lane count */
+    const struct tine_elab_hooks *hooks; /* a front end's extension (elab.h); NULL: none */
+    void *hook_data;     /* the front end's state, for its hooks */
 } tine_elab_env;
 
 /* A reduction whose bounds are parameters, not constants: a loop. The body it appears in
@@ -281,7 +314,6 @@ void tine_fpir_free_templates(tine_ctx_t *ctx);
 
 /* A range holding every lane of e for every input; false when none can be stated. */
 bool tine_bounds(tine_ctx_t *ctx, const tine_expr_t *e, tine_i128 *lo, tine_i128 *hi);
-void tine_bounds_free(tine_ctx_t *ctx);
 /* Scopes of supplied ranges (tine_bounds_set_var): facts that hold for some evaluations
  * only (one kernel run's values) are supplied inside a scope and dropped when it closes,
  * restoring what was there. A clean scope hides every fact from outside it: compiling a
@@ -296,6 +328,10 @@ uint64_t tine_bounds_epoch(tine_ctx_t *ctx);
 /* ---- kernels (pipeline/kernel.c) ------------------------------------------------------ */
 
 tine_ctx_t *tine_kernel_ctx(const tine_kernel_t *k);
+/* A kernel body elaborated at `lanes` lanes with the kernel front end's hooks
+ * (pipeline/kernel_elab.c): binds are the output's coordinates, loop reductions go to rs. */
+tine_expr_t *tine_kernel_elaborate(tine_ctx_t *ctx, const struct tine_kernel_ast_s *k, const tine_ast *body,
+                                   const tine_binding *binds, int nbinds, int lanes, tine_reductions *rs);
 const char *tine_kernel_output_name(const tine_kernel_t *k);
 
 /* The scalars of kernel bodies, as typed data. A parameter is the variable `$NAME` of its
@@ -425,7 +461,8 @@ typedef struct {
 
 /* The built-in description of that name ("x86"), or the first one for NULL; NULL if none. */
 const tine_isa *tine_isa_get(tine_ctx_t *ctx, const char *name);
-void tine_isa_free_all(tine_ctx_t *ctx);
+/* Registers instruction names with the elaborator (every expression may call one). */
+void tine_isa_install(tine_ctx_t *ctx);
 /* A description from text (not registered with the context: its instructions cannot be
  * named in expressions); NULL with a located error. For checking description files. */
 tine_isa *tine_isa_parse(tine_ctx_t *ctx, const char *text, const char *file);

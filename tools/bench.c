@@ -53,18 +53,13 @@ static int cmpd(const void *a, const void *b) {
 
 /* ---- the C baselines ------------------------------------------------------------------ */
 
-/* The x86-64 level each tine target's C baseline is built for: the psABI levels, the
- * strongest that have no instruction set the tine target lacks (v4 adds VNNI to match
- * x86-64-avx512). runs: whether this machine runs that level. */
+/* The C flags of each tine target's C baseline (the registry's, src/targets/targets.c).
+ * runs: whether this machine runs code built with them. */
 static const char *c_march(const char *target, bool *runs) {
-    __builtin_cpu_init();
-    if (!strcmp(target, "x86-64-sse2")) return *runs = true, "-march=x86-64";
-    if (!strcmp(target, "x86-64-sse41")) return *runs = __builtin_cpu_supports("x86-64-v2"), "-march=x86-64-v2";
-    if (!strcmp(target, "x86-64-avx2")) return *runs = __builtin_cpu_supports("x86-64-v3"), "-march=x86-64-v3";
-    if (!strcmp(target, "x86-64-avx512"))
-        return *runs = __builtin_cpu_supports("x86-64-v4") && __builtin_cpu_supports("avx512vnni"),
-               "-march=x86-64-v4 -mavx512vnni";
-    return *runs = false, NULL;
+    int r;
+    const char *flags = tine_target_cflags(target, &r);
+    *runs = r;
+    return flags;
 }
 
 /* Builds bench/ref as a shared object with `compiler` and `march`: its entry table, or

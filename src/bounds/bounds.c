@@ -341,12 +341,16 @@ static interval bound_of(tine_ctx_t *ctx, const tine_expr_t *e, const interval *
 
 /* ---- cache and API -------------------------------------------------------------- */
 
+static void free_cache(tine_ctx_t *ctx, void *p);
+
+/* The context's cache (its TINE_LAYER_BOUNDS slot), made on first use. */
 static struct tine_bounds_cache *cache(tine_ctx_t *ctx) {
-    if (!ctx->bounds) {
-        ctx->bounds = calloc(1, sizeof *ctx->bounds);
-        TINE_ASSERT(ctx->bounds != NULL);
+    struct tine_bounds_cache *c = tine_layer_get(ctx, TINE_LAYER_BOUNDS);
+    if (!c) {
+        c = calloc(1, sizeof *c);
+        TINE_ASSERT(c != NULL);
+        tine_layer_set(ctx, TINE_LAYER_BOUNDS, c, free_cache);
     }
-    struct tine_bounds_cache *c = ctx->bounds;
     if (c->cap < ctx->count) {
         uint32_t cap = c->cap ? c->cap : 1024;
         while (cap < ctx->count) cap *= 2;
@@ -359,9 +363,9 @@ static struct tine_bounds_cache *cache(tine_ctx_t *ctx) {
     return c;
 }
 
-void tine_bounds_free(tine_ctx_t *ctx) {
-    struct tine_bounds_cache *c = ctx->bounds;
-    if (!c) return;
+static void free_cache(tine_ctx_t *ctx, void *p) {
+    (void)ctx;
+    struct tine_bounds_cache *c = p;
     free(c->iv);
     free(c->have);
     free(c->vars);
@@ -369,7 +373,6 @@ void tine_bounds_free(tine_ctx_t *ctx) {
     free(c->scope_base);
     free(c->scope_clean);
     free(c);
-    ctx->bounds = NULL;
 }
 
 int tine_bounds_set_var(tine_ctx_t *ctx, const tine_expr_t *var, int64_t lo, int64_t hi) {
@@ -434,7 +437,10 @@ void tine_bounds_close(tine_ctx_t *ctx, int scope) {
     }
 }
 
-uint64_t tine_bounds_epoch(tine_ctx_t *ctx) { return ctx->bounds ? ctx->bounds->epoch : 0; }
+uint64_t tine_bounds_epoch(tine_ctx_t *ctx) {
+    const struct tine_bounds_cache *c = tine_layer_get(ctx, TINE_LAYER_BOUNDS);
+    return c ? c->epoch : 0;
+}
 
 /* The supplied range of variable e, if one is in view: the innermost supply, looking no
    further out than the innermost clean scope. */

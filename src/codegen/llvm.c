@@ -14,22 +14,11 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "codegen.h"
+#include "../targets/targets.h"
 
 #include <threads.h>
 
-/* ---- targets -------------------------------------------------------------------- */
-
-typedef struct {
-    const char *name, *cpu, *features;
-} target_desc;
-
-static const target_desc TARGETS[] = {
-    {"host", NULL, NULL},
-    {"x86-64-sse2", "x86-64", "+sse2"},
-    {"x86-64-sse41", "x86-64-v2", "+sse4.1,+ssse3"},
-    {"x86-64-avx2", "x86-64-v3", "+avx2,+fma"},
-    {"x86-64-avx512", "x86-64-v4", "+avx512f,+avx512bw,+avx512vl,+avx512dq,+avx512vnni"},
-};
+/* ---- targets (the registry's rows, src/targets/targets.c) -------------------------- */
 
 static void init_llvm_once(void) {
     LLVMInitializeX86TargetInfo();
@@ -49,27 +38,25 @@ static void init_llvm(void) {
 /* A target machine for a target name; NULL with an error for an unknown name. */
 LLVMTargetMachineRef target_machine(tine_ctx_t *ctx, const char *name, char **triple_out) {
     init_llvm();
-    const target_desc *d = NULL;
-    for (size_t i = 0; i < sizeof TARGETS / sizeof *TARGETS; i++)
-        if (!strcmp(TARGETS[i].name, name ? name : "host")) d = &TARGETS[i];
+    const tine_target_info *d = tine_target_find(name ? name : "host");
     if (!d) {
         tine_buf b = {0};
         tine_buf_printf(&b, "unknown target '%s' (known:", name);
-        for (size_t i = 0; i < sizeof TARGETS / sizeof *TARGETS; i++) tine_buf_printf(&b, " %s", TARGETS[i].name);
+        for (int i = 0; tine_target_at(i); i++) tine_buf_printf(&b, " %s", tine_target_at(i)->name);
         tine_buf_puts(&b, ")");
         tine_set_error_str(ctx, b.p);
         return NULL;
     }
     char *triple;
-    if (d->cpu) {
-        triple = tine_strdup("x86_64-unknown-linux-gnu");
+    if (d->triple) {
+        triple = tine_strdup(d->triple);
     } else {
         char *t = LLVMGetDefaultTargetTriple();
         triple = tine_strdup(t);
         LLVMDisposeMessage(t);
     }
     char *cpu = d->cpu ? tine_strdup(d->cpu) : LLVMGetHostCPUName();
-    char *features = d->cpu ? tine_strdup(d->features) : LLVMGetHostCPUFeatures();
+    char *features = d->llvm_features ? tine_strdup(d->llvm_features) : LLVMGetHostCPUFeatures();
     LLVMTargetRef t;
     char *err = NULL;
     LLVMTargetMachineRef tm = NULL;

@@ -5,21 +5,17 @@
  * Arithmetic between two literals folds exactly (bits(T) + 1). Leaves get the lanes of
  * their position: the environment's lanes at the root, 1 inside x(...) and ramp(...).
  * The printer (print.c) follows the same rules, so printing then parsing is the identity.
- * Every error points at the tree node it concerns.
+ * Every error points at the tree node it concerns. What layers above add to the
+ * language (kernels, instructions, bounds predicates) comes in through hooks (elab.h).
  */
-#include "ast.h"
+#include "elab.h"
 
 #include <math.h>
 
-typedef struct {
-    tine_expr_t *e; /* typed value, or NULL for a literal (or after an error) */
-    int lit;        /* 0 typed/error, 1 integer literal, 2 float literal,
-                       3 constant wildcard of a rule pattern (iv = its number) */
-    tine_i128 iv;
-    double fv;
-} val;
+typedef tine_elab_val val;
+typedef struct tine_elab elab;
 
-typedef struct {
+struct tine_elab {
     tine_ctx_t *ctx;
     const tine_elab_env *env;
     bool failed;
@@ -38,57 +34,11 @@ typedef struct {
     int let_base;   /* the lets and reductions of the body being elaborated start here */
     const char *scope_name0[16];
     val scope_val0[16];
-    int kdepth;
-    /* kernel bodies: work done, against the limits of ast.h (TINE_KLIMIT_*) */
-    long steps;      /* elab_expr calls */
+    /* work done by constant reductions, against the limits of ast.h (TINE_KLIMIT_*) */
     long terms;      /* iterations of constant reductions */
     long mult;       /* the product of the ranges of the constant reductions around */
     int rdepth;      /* reductions nested, through inlined calls too */
-    struct call_memo *memo; /* inlined calls already elaborated (open addressing) */
-    size_t memo_n, memo_cap;
-} elab;
-
-/* An inlined call: the same function with the same (hash-consed) arguments, lanes and
- * enclosing loop reduction elaborates to the same value, so a function reached many times
- * through a chain (a blur of a blur of a blur) is elaborated once per distinct call, not
- * once per path to it. */
-struct call_memo {
-    const void *d;
-    tine_expr_t *args[4];
-    int lanes, current;
-    val v;
 };
-
-static size_t memo_slot(const elab *el, const struct call_memo *key) {
-    uint64_t h = (uint64_t)(uintptr_t)key->d * 0x9E3779B97F4A7C15ull ^ (uint64_t)key->lanes ^ (uint64_t)(key->current + 1) << 40;
-    for (int i = 0; i < 4; i++) h = (h ^ (uint64_t)(uintptr_t)key->args[i]) * 0xBF58476D1CE4E5B9ull;
-    size_t i = (size_t)(h ^ h >> 29) & (el->memo_cap - 1);
-    while (el->memo[i].d && (el->memo[i].d != key->d || el->memo[i].lanes != key->lanes ||
-                             el->memo[i].current != key->current || memcmp(el->memo[i].args, key->args, sizeof key->args)))
-        i = (i + 1) & (el->memo_cap - 1);
-    return i;
-}
-
-static const val *memo_find(const elab *el, const struct call_memo *key) {
-    if (!el->memo_n) return NULL;
-    size_t i = memo_slot(el, key);
-    return el->memo[i].d ? &el->memo[i].v : NULL;
-}
-
-static void memo_add(elab *el, const struct call_memo *key) {
-    if (2 * (el->memo_n + 1) > el->memo_cap) {
-        struct call_memo *old = el->memo;
-        size_t oc = el->memo_cap;
-        el->memo_cap = oc ? 2 * oc : 64;
-        el->memo = calloc(el->memo_cap, sizeof *el->memo);
-        TINE_ASSERT(el->memo != NULL);
-        for (size_t i = 0; i < oc; i++)
-            if (old[i].d) el->memo[memo_slot(el, &old[i])] = old[i];
-        free(old);
-    }
-    el->memo[memo_slot(el, key)] = *key;
-    el->memo_n++;
-}
 
 static void push_scope(elab *el, const char *name, val v) {
     if (el->nscope == el->scope_cap) {
@@ -125,7 +75,6 @@ static void elab_done(elab *el) {
         free(el->scope_name);
         free(el->scope_val);
     }
-    free(el->memo);
 }
 
 /* Stops elaboration without a message: the value depends on a match not made yet. */
@@ -135,17 +84,22 @@ static val undecided(elab *el) {
     return (val){0};
 }
 
-static val fail(elab *el, const tine_ast *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static val fail(elab *el, const tine_ast *at, const char *fmt, ...) {
+static val vfail(elab *el, const tine_ast *at, const char *fmt, va_list ap) {
     val v = {0};
     if (el->failed) return v;
     el->failed = true;
     char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    tine_diag(el->ctx, at->src, at->line, at->col, "%s", msg);
+    return v;
+}
+
+static val fail(elab *el, const tine_ast *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static val fail(elab *el, const tine_ast *at, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    val v = vfail(el, at, fmt, ap);
     va_end(ap);
-    tine_diag(el->ctx, at->src, at->line, at->col, "%s", msg);
     return v;
 }
 
@@ -163,7 +117,7 @@ static val typed(elab *el, const tine_ast *at, tine_expr_t *e) {
     return v;
 }
 
-static bool ok(elab *el, val v) { return !el->failed && (v.e || v.lit); }
+static bool ok(const elab *el, val v) { return !el->failed && (v.e || v.lit); }
 
 static const char *tstr(tine_type_t t, char b[32]) { return tine_type_str(t, b, 32); }
 
@@ -401,20 +355,9 @@ static val elab_name(elab *el, const tine_ast *a, int lanes) {
     tine_elab_mode mode = el->env->mode;
     for (int i = el->nscope - 1; i >= el->scope_base; i--)
         if (!strcmp(el->scope_name[i], n)) return el->scope_val[i];
-    if (el->env->kernel) {
-        const tine_kdecl *d = tine_kernel_find(el->env->kernel, n);
-        /* the output's coordinates, seen only outside inlined functions */
-        for (int i = 0; i < el->env->nbinds && el->kdepth == 0; i++)
-            if (!strcmp(el->env->binds[i].name, n)) return typed(el, a, el->env->binds[i].expr);
-        if (d && d->kind == K_PARAM) { /* a scalar, the same in every lane */
-            tine_type_t t = type_of(el, d->type);
-            if (!tine_type_valid(t)) return (val){0};
-            return typed(el, a, tine_broadcast(el->ctx, tine_kernel_param_var(el->ctx, n, t), lanes));
-        }
-        if (d) return fail(el, a, "'%s' is a %s; call it with coordinates, as in %s(x, y)", n,
-                           d->kind == K_INPUT ? "buffer" : "function", n);
-        return fail(el, a, "unknown name '%s' (not a coordinate, parameter, or let)", n);
-    }
+    const tine_elab_hooks *h = el->env->hooks;
+    val hv;
+    if (h && h->name && h->name(el, a, lanes, &hv)) return hv;
     if (mode != TINE_ELAB_EXPR && is_cwild_name(n)) {
         if (a->targ) return fail(el, a, "constant wildcard %s takes its type from the operand beside it", n);
         if (mode == TINE_ELAB_PATTERN || el->env->cwild_vars) return (val){.lit = 3, .iv = n[1] - '0'};
@@ -531,194 +474,9 @@ static val elab_fpir(elab *el, const tine_ast *a, tine_op_t op, int lanes) {
     return typed(el, a, tine_fpir(el->ctx, op, info->arity, args, tp));
 }
 
-/* A target instruction (src/targets): its operand types are fixed, so a literal operand
- * takes its type from the description, at the lanes that give it the width of the
- * operands beside it. */
-static val elab_insn(elab *el, const tine_ast *a, int code, int lanes) {
-    const tine_insn *in = tine_insn_info(el->ctx, (uint32_t)code, NULL);
-    if (!ok(el, arity(el, a, in->nops))) return (val){0};
-    if (a->targ) return fail(el, a, "%s takes no type parameter", in->name);
-    val v[TINE_INSN_MAX_OPS];
-    int width = 0;
-    for (int i = 0; i < in->nops; i++) {
-        v[i] = elab_expr(el, a->args[i], lanes);
-        if (!ok(el, v[i])) return (val){0};
-        if (!v[i].lit && !width) width = v[i].e->type.lanes * v[i].e->type.bits;
-    }
-    if (!width) return need_typed(el, a->args[0], v[0]);
-    tine_expr_t *args[TINE_INSN_MAX_OPS];
-    for (int i = 0; i < in->nops; i++) {
-        if (v[i].lit) {
-            int l = width / in->optype[i].bits;
-            if (l < 1) l = 1;
-            v[i] = lit_to(el, a->args[i], v[i], tine_type_with_lanes(in->optype[i], l));
-            if (!ok(el, v[i])) return (val){0};
-        }
-        args[i] = v[i].e;
-    }
-    return typed(el, a, tine_insn_make(el->ctx, (uint32_t)code, in->nops, args));
-}
-
-/* A scalar i32 variable of buffer geometry, broadcast to the lanes. */
-static tine_expr_t *geometry(elab *el, const char *buffer, tine_ks_what what, int dim, int lanes) {
-    return tine_broadcast(el->ctx, tine_kernel_geometry_var(el->ctx, buffer, what, dim), lanes);
-}
-
-/* The integer value of a constant the same in every lane, in *v. */
-static bool uniform_const(const tine_expr_t *e, int32_t *v) {
-    if (e->op != TINE_OP_CONST || !(e->flags & TINE_F_UNIFORM)) return false;
-    *v = (int32_t)(uint32_t)tine_const_value(e, 0);
-    return true;
-}
-
-/* A coordinate passed to a function, its constant offsets summed: (x + 1) + -1 is x, and
- * (x + -1) + -1 is x + -2 (i32 arithmetic wraps, so this is exact). Functions reached
- * through a chain (a blur of a blur) then get the same argument along every path, and
- * the calls' memo (struct call_memo) elaborates each distinct call once. */
-static tine_expr_t *sum_offsets(tine_ctx_t *ctx, tine_expr_t *e) {
-    int32_t k1, k2;
-    if ((e->op != TINE_OP_ADD && e->op != TINE_OP_SUB) || !uniform_const(e->ops[1], &k2)) return e;
-    tine_expr_t *base = e->ops[0];
-    uint32_t k = e->op == TINE_OP_ADD ? (uint32_t)k2 : 0u - (uint32_t)k2;
-    if ((base->op == TINE_OP_ADD || base->op == TINE_OP_SUB) && uniform_const(base->ops[1], &k1)) {
-        k += base->op == TINE_OP_ADD ? (uint32_t)k1 : 0u - (uint32_t)k1;
-        base = base->ops[0];
-    } else if (e->op == TINE_OP_ADD && k2) {
-        return e;
-    }
-    return k ? tine_binary(ctx, TINE_OP_ADD, base, tine_const_int(ctx, e->type, (int32_t)k)) : base;
-}
-
-/* A call in a kernel body: a function (inlined: its coordinates bound to the arguments),
- * an input (a load at the flattened index), or a boundary condition (the coordinates
- * clamped into the input; constant fill selects the value outside it). */
-static val elab_kernel_call(elab *el, const tine_ast *a, const tine_kdecl *d, int lanes) {
-    const tine_kernel_ast *k = el->env->kernel;
-    const tine_kdecl *in = d->kind == K_BOUNDARY ? tine_kernel_find(k, d->of) : d;
-    bool mat = d->kind == K_FUNC && d->materialized; /* read from its stage's buffer */
-    int want = d->kind == K_FUNC || d->kind == K_OUTPUT ? d->nargs : in->dims;
-    if (a->nargs != want) return fail(el, a, "%s takes %d coordinate%s, got %d", d->name, want, want == 1 ? "" : "s", a->nargs);
-    if (a->targ) return fail(el, a, "%s takes no type parameter", d->name);
-    tine_type_t i32 = tine_type(TINE_INT, 32, lanes);
-    val c[4];
-    for (int i = 0; i < a->nargs; i++) {
-        c[i] = elab_expr(el, a->args[i], lanes);
-        if (ok(el, c[i]) && c[i].lit) c[i] = lit_to(el, a->args[i], c[i], i32);
-        if (!ok(el, c[i])) return (val){0};
-        if (c[i].e->type.kind != TINE_INT || c[i].e->type.bits != 32) {
-            char b[32];
-            return fail(el, a->args[i], "a coordinate must be i32, this one is %s", tstr(c[i].e->type, b));
-        }
-    }
-    if ((d->kind == K_FUNC && !mat) || d->kind == K_OUTPUT) {
-        struct call_memo key = {.d = d, .lanes = lanes, .current = el->env->reds ? el->env->reds->current : -1};
-        for (int i = 0; i < d->nargs; i++) key.args[i] = c[i].e = sum_offsets(el->ctx, c[i].e);
-        const val *seen = memo_find(el, &key);
-        if (seen) return *seen;
-        if (++el->kdepth > 64) return fail(el, a, "functions call each other too deeply");
-        for (int i = 0; i < d->nargs; i++) push_scope(el, d->args[i], c[i]);
-        /* the callee's body sees only its own coordinates, parameters and functions */
-        int saved = el->scope_base, saved_lets = el->let_base;
-        el->scope_base = el->nscope - d->nargs;
-        el->let_base = el->nscope;
-        val r = elab_expr(el, d->body, lanes);
-        el->scope_base = saved;
-        el->let_base = saved_lets;
-        el->nscope -= d->nargs;
-        el->kdepth--;
-        if (ok(el, r)) {
-            key.v = r;
-            memo_add(el, &key);
-        }
-        return r;
-    }
-    tine_type_t et = mat ? d->mtype : type_of(el, in->type);
-    if (mat && !tine_type_valid(et)) return fail(el, a, "'%s' is read before its stage is lowered", d->name);
-    if (!tine_type_valid(et)) return (val){0};
-    tine_ctx_t *ctx = el->ctx;
-    tine_expr_t *inside = NULL, *index = NULL;
-    for (int i = 0; i < want; i++) {
-        tine_expr_t *x = c[i].e, *mn = geometry(el, in->name, TINE_KS_MIN, i, lanes);
-        if (d->kind == K_BOUNDARY) {
-            /* min + (extent - 1): no i32 intermediate wraps when the last coordinate fits */
-            tine_expr_t *last = tine_binary(ctx, TINE_OP_ADD, mn, tine_binary(ctx, TINE_OP_SUB, geometry(el, in->name, TINE_KS_EXTENT, i, lanes),
-                                                                              tine_const_int(ctx, i32, 1)));
-            if (d->fill) {
-                tine_expr_t *in_d = tine_binary(ctx, TINE_OP_AND, tine_binary(ctx, TINE_OP_GE, x, mn), tine_binary(ctx, TINE_OP_LE, x, last));
-                inside = inside ? tine_binary(ctx, TINE_OP_AND, inside, in_d) : in_d;
-            }
-            x = tine_binary(ctx, TINE_OP_MIN, tine_binary(ctx, TINE_OP_MAX, x, mn), last);
-        }
-        tine_expr_t *off = tine_binary(ctx, TINE_OP_SUB, x, mn);
-        if (i > 0) off = tine_binary(ctx, TINE_OP_MUL, off, geometry(el, in->name, TINE_KS_STRIDE, i, lanes));
-        index = index ? tine_binary(ctx, TINE_OP_ADD, index, off) : off;
-    }
-    tine_expr_t *v = tine_load(ctx, in->name, et, index);
-    if (d->fill && v) {
-        val f = elab_expr(el, d->fill, lanes);
-        if (ok(el, f) && f.lit) f = lit_to(el, d->fill, f, tine_type_with_lanes(et, lanes));
-        if (!ok(el, f)) return (val){0};
-        v = tine_select(ctx, inside, v, f.e);
-    }
-    return typed(el, a, v);
-}
-
-/* The one-lane form of an expression whose lanes are all equal (a bound elaborated at the
- * body's width): broadcasts unwrapped, constants narrowed, arithmetic rebuilt; NULL for
- * anything that may differ by lane (a ramp, a load) or reads a coordinate. */
-static tine_expr_t *one_lane(tine_ctx_t *ctx, tine_expr_t *e) {
-    if (e->type.lanes == 1) return e;
-    switch ((tine_op_t)e->op) {
-    case TINE_OP_BROADCAST: return e->ops[0]->type.lanes == 1 ? e->ops[0] : NULL;
-    case TINE_OP_CONST:
-        if (!(e->flags & TINE_F_UNIFORM)) return NULL;
-        tine_u128 v = tine_const_value(e, 0);
-        return tine_const_u128(ctx, tine_type_with_lanes(e->type, 1), &v);
-    case TINE_OP_CAST: {
-        tine_expr_t *x = one_lane(ctx, e->ops[0]);
-        return x ? tine_cast(ctx, e->type, x) : NULL;
-    }
-    case TINE_OP_NEG:
-    case TINE_OP_NOT: {
-        tine_expr_t *x = one_lane(ctx, e->ops[0]);
-        return x ? tine_unary(ctx, (tine_op_t)e->op, x) : NULL;
-    }
-    case TINE_OP_SELECT: {
-        tine_expr_t *c = one_lane(ctx, e->ops[0]), *t = one_lane(ctx, e->ops[1]), *f = one_lane(ctx, e->ops[2]);
-        return c && t && f ? tine_select(ctx, c, t, f) : NULL;
-    }
-    case TINE_OP_ADD: case TINE_OP_SUB: case TINE_OP_MUL: case TINE_OP_DIV: case TINE_OP_MOD:
-    case TINE_OP_MIN: case TINE_OP_MAX: case TINE_OP_AND: case TINE_OP_OR: case TINE_OP_XOR:
-    case TINE_OP_SHL: case TINE_OP_SHR: case TINE_OP_EQ: case TINE_OP_NE: case TINE_OP_LT:
-    case TINE_OP_LE: case TINE_OP_GT: case TINE_OP_GE: {
-        tine_expr_t *x = one_lane(ctx, e->ops[0]), *y = one_lane(ctx, e->ops[1]);
-        return x && y ? tine_binary(ctx, (tine_op_t)e->op, x, y) : NULL;
-    }
-    default: return NULL;
-    }
-}
-
-/* Whether a one-lane bound reads only parameters, buffer geometry, constants and the
- * variables of enclosing loop reductions (no coordinates, no buffer data). */
-static bool bound_ok(tine_ctx_t *ctx, const tine_expr_t *e) {
-    uint32_t n;
-    tine_expr_t **order = tine_topo(ctx, e, &n);
-    bool good = true;
-    for (uint32_t i = 0; i < n && good; i++) {
-        const tine_expr_t *x = order[i];
-        if (x->op == TINE_OP_LOAD) good = false;
-        if (x->op == TINE_OP_VAR) {
-            const char *name = tine_expr_name(x);
-            good = !tine_kernel_internal_var(name) || !strncmp(name, "$.r", 3);
-        }
-    }
-    free(order);
-    return good;
-}
-
 /* The identity of reduction op over T: 0 for sum, T's max for min, its min for max
  * (+inf and -inf for floats). An empty range gives it, and a loop starts from it. */
-static tine_expr_t *reduce_identity(tine_ctx_t *ctx, tine_op_t op, tine_type_t T) {
+tine_expr_t *tine_elab_reduce_identity(tine_ctx_t *ctx, tine_op_t op, tine_type_t T) {
     if (op == TINE_OP_ADD) return T.kind == TINE_FLOAT ? tine_const_float(ctx, T, 0.0) : tine_const_int(ctx, T, 0);
     bool is_min = op == TINE_OP_MIN;
     if (T.kind == TINE_FLOAT) return tine_const_float(ctx, T, is_min ? __builtin_inf() : -__builtin_inf());
@@ -741,64 +499,7 @@ static val empty_reduce(elab *el, const tine_ast *a, tine_i128 at, int lanes) {
         return fail(el, a, "%s(%s in a..b) has an empty range, and the identity of an untyped constant is unknown; "
                     "give the body a type", a->name, a->field);
     }
-    return typed(el, a, reduce_identity(el->ctx, a->op, u.e->type));
-}
-
-/* A reduction with parameter bounds: a loop (tine_reduction), its result a variable. */
-static val elab_loop_reduce(elab *el, const tine_ast *a, val lo, val hi, int lanes) {
-    tine_ctx_t *ctx = el->ctx;
-    tine_reductions *rs = el->env->reds;
-    tine_type_t i32 = tine_type(TINE_INT, 32, lanes);
-    val b[2] = {lo, hi};
-    tine_expr_t *s[2];
-    for (int i = 0; i < 2; i++) {
-        if (b[i].lit) b[i] = lit_to(el, a->args[i], b[i], i32);
-        if (!ok(el, b[i])) return (val){0};
-        if (b[i].e->type.kind != TINE_INT || b[i].e->type.bits != 32)
-            return fail(el, a->args[i], "the bounds of %s(%s in a..b) must be i32", a->name, a->field);
-        s[i] = one_lane(ctx, b[i].e);
-        if (!s[i] || !bound_ok(ctx, s[i]))
-            return fail(el, a->args[i],
-                        "the bounds of %s(%s in a..b) must be constants or expressions of parameters (not of "
-                        "coordinates or buffer data)", a->name, a->field);
-    }
-    if (el->rdepth >= TINE_KLIMIT_DEPTH)
-        return fail(el, a, "reductions are nested more than %d deep (counting those of the functions called)",
-                    TINE_KLIMIT_DEPTH);
-    if (el->nscope - el->let_base >= 64) return fail(el, a, "too many nested lets and reductions");
-    if (rs->n == 256) return fail(el, a, "more than 256 reductions with parameter bounds");
-    if (rs->n == rs->cap) {
-        rs->cap = rs->cap ? 2 * rs->cap : 8;
-        rs->v = realloc(rs->v, (size_t)rs->cap * sizeof *rs->v);
-        TINE_ASSERT(rs->v != NULL);
-    }
-    int me = rs->n++;
-    char vn[32];
-    snprintf(vn, sizeof vn, "$.r%d", rs->base + me);
-    tine_expr_t *r = tine_var(ctx, vn, tine_type(TINE_INT, 32, 1));
-    rs->v[me] = (tine_reduction){.r = r, .lo = s[0], .hi = s[1], .parent = rs->current};
-    int saved = rs->current;
-    rs->current = me;
-    push_scope(el, a->field, (val){.e = tine_broadcast(ctx, r, lanes)});
-    el->rdepth++;
-    val t = elab_expr(el, a->args[2], lanes);
-    el->rdepth--;
-    el->nscope--;
-    rs->current = saved;
-    if (!ok(el, t)) return (val){0};
-    if (t.lit) return need_typed(el, a->args[2], t);
-    tine_type_t T = t.e->type;
-    snprintf(vn, sizeof vn, "$.acc%d", rs->base + me);
-    tine_expr_t *acc = tine_var(ctx, vn, T);
-    val u = binary(el, a, a->op, a, (val){.e = acc}, a->args[2], t);
-    if (!ok(el, u)) return (val){0};
-    snprintf(vn, sizeof vn, "$.red%d", rs->base + me);
-    tine_reduction *R = &rs->v[me];
-    R->acc = acc;
-    R->result = tine_var(ctx, vn, T);
-    R->update = u.e;
-    R->init = reduce_identity(ctx, (tine_op_t)a->op, T);
-    return typed(el, a, R->result);
+    return typed(el, a, tine_elab_reduce_identity(el->ctx, a->op, u.e->type));
 }
 
 static val elab_call(elab *el, const tine_ast *a, int lanes) {
@@ -808,11 +509,8 @@ static val elab_call(elab *el, const tine_ast *a, int lanes) {
     tine_ctx_t *ctx = el->ctx;
     int op = a->call_op;
     if (op >= TINE_FPIR_FIRST) return elab_fpir(el, a, (tine_op_t)op, lanes);
-    if (el->env->kernel) {
-        const tine_kdecl *d = tine_kernel_find(el->env->kernel, n);
-        if (d && d->kind != K_PARAM) return elab_kernel_call(el, a, d, lanes);
-        if (d) return fail(el, a, "'%s' is a parameter, a single value; use it without coordinates", n);
-    }
+    const tine_elab_hooks *h = el->env->hooks;
+    if (h && h->call && h->call(el, a, lanes, &v)) return v;
 
     bool is_cast = tine_parse_type_name(n, strlen(n), &t);
     if (is_cast || !strcmp(n, "cast") || !strcmp(n, "reinterpret") || !strcmp(n, "widen") ||
@@ -963,37 +661,9 @@ static val elab_call(elab *el, const tine_ast *a, int lanes) {
             r.iv = v.lit || v.e->op == TINE_OP_CONST;
             return r;
         }
-        if (!strcmp(n, "upper_bounded") || !strcmp(n, "lower_bounded")) {
-            if (!ok(el, arity(el, a, 2))) return (val){0};
-            v = elab_expr(el, a->args[0], lanes);
-            w = elab_expr(el, a->args[1], lanes);
-            if (!ok(el, v) || !ok(el, w)) return (val){0};
-            if (v.lit) return need_typed(el, a->args[0], v);
-            if (w.lit != 1) return fail(el, a->args[1], "%s needs a constant bound", n);
-            tine_i128 lo, hi;
-            r.iv = tine_bounds(ctx, v.e, &lo, &hi) && (n[0] == 'u' ? hi <= w.iv : lo >= w.iv);
-            return r;
-        }
-        if (!strcmp(n, "can_prove")) {
-            if (!ok(el, arity(el, a, 1))) return (val){0};
-            v = elab_expr(el, a->args[0], lanes);
-            if (!ok(el, v)) return v;
-            if (v.lit == 1) return (val){.lit = 1, .iv = v.iv != 0};
-            if (v.lit || v.e->type.kind != TINE_BOOL) return fail(el, a->args[0], "can_prove needs a condition");
-            tine_i128 lo, hi;
-            r.iv = tine_bounds(ctx, v.e, &lo, &hi) && lo == 1;
-            return r;
-        }
     }
-    if (el->env->isa && !strcmp(n, "lanes")) {
-        if (!ok(el, arity(el, a, 1))) return (val){0};
-        v = elab_expr(el, a->args[0], lanes);
-        if (!ok(el, v)) return v;
-        if (v.lit) return need_typed(el, a->args[0], v);
-        return (val){.lit = 1, .iv = v.e->type.lanes};
-    }
-    int code = tine_isa_lookup(ctx, n);
-    if (code >= 0) return elab_insn(el, a, code, lanes);
+    for (int i = 0; i < ctx->nelab_ext; i++)
+        if (ctx->elab_ext[i].modes >> el->env->mode & 1 && ctx->elab_ext[i].fn(el, a, lanes, &v)) return v;
     if (!strcmp(n, "bits")) {
         if (!ok(el, arity(el, a, 1))) return (val){0};
         t = type_of(el, a->args[0]);
@@ -1041,9 +711,9 @@ static val elab_load(elab *el, const tine_ast *a, int lanes) {
 
 static val elab_expr(elab *el, const tine_ast *a, int lanes) {
     if (el->failed) return (val){0};
-    if (el->env->kernel && ++el->steps > TINE_KLIMIT_STEPS)
-        return fail(el, a, "this definition takes more than %d steps to elaborate (inlined calls, unrolled terms); "
-                    "materialize functions or use parameter bounds", TINE_KLIMIT_STEPS);
+    const tine_elab_hooks *h = el->env->hooks;
+    val hv;
+    if (h && h->step && !h->step(el, a, &hv)) return hv;
     switch (a->kind) {
     case A_INT: return (val){.lit = 1, .iv = a->ival};
     case A_FLOAT: return (val){.lit = 2, .fv = a->fval};
@@ -1092,7 +762,7 @@ static val elab_expr(elab *el, const tine_ast *a, int lanes) {
         /* constant bounds: the reduction unrolls, its variable a literal in each term */
         val lo = elab_expr(el, a->args[0], lanes), hi = elab_expr(el, a->args[1], lanes);
         if (!ok(el, lo) || !ok(el, hi)) return (val){0};
-        if ((lo.lit != 1 || hi.lit != 1) && el->env->reds) return elab_loop_reduce(el, a, lo, hi, lanes);
+        if ((lo.lit != 1 || hi.lit != 1) && h && h->reduce) return h->reduce(el, a, lo, hi, lanes);
         if (lo.lit != 1 || hi.lit != 1) return fail(el, a, "the bounds of %s(%s in a..b) must be integer constants here", a->name, a->field);
         if (hi.iv <= lo.iv) return empty_reduce(el, a, lo.iv, lanes);
         if (hi.iv - lo.iv > 4096) return fail(el, a, "%s(%s in a..b) has more than 4096 terms", a->name, a->field);
@@ -1168,3 +838,54 @@ tine_expr_t *tine_parse(tine_ctx_t *ctx, const char *text, const char *file) {
     tine_arena_free(&scratch);
     return e;
 }
+
+/* ---- the interface of hooks (elab.h) -------------------------------------------------- */
+
+void tine_elab_extend(tine_ctx_t *ctx, tine_elab_call_fn fn, unsigned modes, int layer) {
+    int i = 0;
+    for (; i < ctx->nelab_ext; i++)
+        if (ctx->elab_ext[i].fn == fn) return;
+    TINE_ASSERT(ctx->nelab_ext < TINE_ELAB_EXTS);
+    for (i = ctx->nelab_ext; i > 0 && ctx->elab_ext[i - 1].layer < layer; i--) ctx->elab_ext[i] = ctx->elab_ext[i - 1];
+    ctx->elab_ext[i].fn = fn;
+    ctx->elab_ext[i].modes = modes;
+    ctx->elab_ext[i].layer = layer;
+    ctx->nelab_ext++;
+}
+
+tine_ctx_t *tine_elab_ctx(const elab *el) { return el->ctx; }
+const tine_elab_env *tine_elab_env_of(const elab *el) { return el->env; }
+val tine_elab_expr(elab *el, const tine_ast *a, int lanes) { return elab_expr(el, a, lanes); }
+val tine_elab_fail(elab *el, const tine_ast *at, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    val v = vfail(el, at, fmt, ap);
+    va_end(ap);
+    return v;
+}
+val tine_elab_typed(elab *el, const tine_ast *at, tine_expr_t *e) { return typed(el, at, e); }
+bool tine_elab_ok(const elab *el, val v) { return ok(el, v); }
+val tine_elab_lit_to(elab *el, const tine_ast *at, val v, tine_type_t t) { return lit_to(el, at, v, t); }
+val tine_elab_need_typed(elab *el, const tine_ast *at, val v) { return need_typed(el, at, v); }
+val tine_elab_binary(elab *el, const tine_ast *at, tine_op_t op, const tine_ast *aa, val a, const tine_ast *ab, val b) {
+    return binary(el, at, op, aa, a, ab, b);
+}
+tine_type_t tine_elab_type_of(elab *el, const tine_ast *a) { return type_of(el, a); }
+val tine_elab_arity(elab *el, const tine_ast *a, int n) { return arity(el, a, n); }
+void tine_elab_push(elab *el, const char *name, val v) { push_scope(el, name, v); }
+void tine_elab_pop(elab *el, int n) { el->nscope -= n; }
+int tine_elab_locals(const elab *el) { return el->nscope - el->let_base; }
+
+tine_elab_frame tine_elab_enter(elab *el, int n) {
+    tine_elab_frame f = {el->scope_base, el->let_base};
+    el->scope_base = el->nscope - n;
+    el->let_base = el->nscope;
+    return f;
+}
+
+void tine_elab_leave(elab *el, tine_elab_frame f) {
+    el->scope_base = f.scope_base;
+    el->let_base = f.let_base;
+}
+
+int tine_elab_rdepth(elab *el, int delta) { return el->rdepth += delta; }

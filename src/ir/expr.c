@@ -35,7 +35,7 @@ const char *tine_fpir_definition(tine_op_t op) {
 
 /* ---- context and errors ---------------------------------------------------------- */
 
-tine_ctx_t *tine_ctx_new(void) {
+tine_ctx_t *tine_ctx_core_new(void) {
     tine_ctx_t *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return NULL;
     ctx->lanes = 16;
@@ -43,13 +43,19 @@ tine_ctx_t *tine_ctx_new(void) {
     return ctx;
 }
 
+void tine_layer_set(tine_ctx_t *ctx, tine_layer l, void *state, tine_layer_free_fn free_fn) {
+    TINE_ASSERT(!ctx->layer[l]);
+    ctx->layer[l] = state;
+    ctx->layer_free[l] = free_fn;
+}
+
 void tine_ctx_free(tine_ctx_t *ctx) {
     if (!ctx) return;
+    /* the layers above the core, from the top down: a layer's state may refer to the
+     * state of those below it, never to those above */
+    for (int l = TINE_LAYER_N - 1; l >= 0; l--)
+        if (ctx->layer[l]) ctx->layer_free[l](ctx, ctx->layer[l]);
     tine_fpir_free_templates(ctx); /* before the arena that holds them */
-    tine_bounds_free(ctx);
-    tine_rules_free(ctx->lift_rules);
-    for (int i = 0; i < TINE_MAX_ISAS; i++) tine_rules_free(ctx->lower_rules[i]);
-    tine_isa_free_all(ctx);
     tine_arena_free(&ctx->arena);
     free(ctx->table);
     free(ctx->by_id);

@@ -40,18 +40,26 @@ tine_expr_t *tine_lift_with(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_expr_t *e,
     return tine_rewrite_dag(ctx, &rs->memo, e, lift_root, &L);
 }
 
+static void free_rules(tine_ctx_t *ctx, void *rs) {
+    (void)ctx;
+    tine_rules_free(rs);
+}
+
+/* The built-in lift rules, compiled on first use; the context's TINE_LAYER_LIFT slot. */
 tine_ruleset_t *tine_lift_rules(tine_ctx_t *ctx) {
-    if (!ctx->lift_rules) {
+    tine_ruleset_t *rs = tine_layer_get(ctx, TINE_LAYER_LIFT);
+    if (!rs) {
         char *saved = tine_error(ctx) ? tine_strdup(tine_error(ctx)) : NULL;
-        ctx->lift_rules = tine_rules_compile(ctx, tine_lift_rules_text, tine_lift_rules_file);
-        if (!ctx->lift_rules) {
+        rs = tine_rules_compile(ctx, tine_lift_rules_text, tine_lift_rules_file);
+        if (!rs) {
             /* the shipped rules compile (a test says so); this is a build defect */
             fprintf(stderr, "%s\n", tine_error(ctx));
             TINE_ASSERT(!"the built-in lift rules do not compile");
         }
+        tine_layer_set(ctx, TINE_LAYER_LIFT, rs, free_rules);
         tine_set_error_str(ctx, saved);
     }
-    return ctx->lift_rules;
+    return rs;
 }
 
 tine_expr_t *tine_lift(tine_ctx_t *ctx, tine_expr_t *e) {

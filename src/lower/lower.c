@@ -21,11 +21,21 @@
  */
 #include "../rules/rules.h"
 
-#include <llvm-c/Core.h>
-#include <llvm-c/TargetMachine.h>
 
 extern const char tine_x86_rules_text[];
 extern const char tine_x86_rules_file[];
+
+/* The lowering rules of each description, compiled on first use (TINE_LAYER_LOWER). */
+typedef struct {
+    tine_ruleset_t *rules[TINE_MAX_ISAS];
+} lower_state;
+
+static void free_state(tine_ctx_t *ctx, void *p) {
+    (void)ctx;
+    lower_state *st = p;
+    for (int i = 0; i < TINE_MAX_ISAS; i++) tine_rules_free(st->rules[i]);
+    free(st);
+}
 
 tine_ruleset_t *tine_lower_rules(tine_ctx_t *ctx, const char *isa_name) {
     const tine_isa *isa = tine_isa_get(ctx, isa_name);
@@ -33,58 +43,23 @@ tine_ruleset_t *tine_lower_rules(tine_ctx_t *ctx, const char *isa_name) {
         tine_set_error(ctx, "no target description named '%s'", isa_name ? isa_name : "");
         return NULL;
     }
-    if (!ctx->lower_rules[isa->id]) {
+    lower_state *st = tine_layer_get(ctx, TINE_LAYER_LOWER);
+    if (!st) {
+        st = calloc(1, sizeof *st);
+        TINE_ASSERT(st != NULL);
+        tine_layer_set(ctx, TINE_LAYER_LOWER, st, free_state);
+    }
+    if (!st->rules[isa->id]) {
         char *saved = tine_error(ctx) ? tine_strdup(tine_error(ctx)) : NULL;
-        ctx->lower_rules[isa->id] = tine_rules_compile_kind(ctx, tine_x86_rules_text, tine_x86_rules_file, true);
-        if (!ctx->lower_rules[isa->id]) {
+        st->rules[isa->id] = tine_rules_compile_kind(ctx, tine_x86_rules_text, tine_x86_rules_file, true);
+        if (!st->rules[isa->id]) {
             /* the shipped rules compile (a test says so); this is a build defect */
             fprintf(stderr, "%s\n", tine_error(ctx));
             TINE_ASSERT(!"the built-in lowering rules do not compile");
         }
         tine_set_error_str(ctx, saved);
     }
-    return ctx->lower_rules[isa->id];
-}
-
-uint32_t tine_target_features(tine_ctx_t *ctx, const char *target, const tine_isa **isa_out) {
-    const tine_isa *isa = tine_isa_get(ctx, "x86");
-    if (isa_out) *isa_out = isa;
-    if (!target || !strcmp(target, "host")) { /* what this CPU has, as LLVM sees it */
-        char *f = LLVMGetHostCPUFeatures();
-        uint32_t m = 0;
-        for (int i = 0; i < isa->nfeatures; i++) {
-            char want[64];
-            snprintf(want, sizeof want, "+%s,", isa->features[i]);
-            size_t n = strlen(want);
-            for (const char *p = f; p && *p;) {
-                const char *c = strchr(p, ',');
-                size_t len = c ? (size_t)(c - p) : strlen(p);
-                if (len == n - 1 && !memcmp(p, want, n - 1)) m |= 1u << i;
-                p = c ? c + 1 : NULL;
-            }
-        }
-        LLVMDisposeMessage(f);
-        return m;
-    }
-    bool found;
-    uint32_t m = tine_isa_target(isa, target, &found);
-    if (!found) tine_set_error(ctx, "unknown target '%s'", target);
-    return m;
-}
-
-const char *tine_target_name(tine_ctx_t *ctx, int i) {
-    const tine_isa *isa = tine_isa_get(ctx, "x86");
-    return i >= 0 && i < isa->ntargets ? isa->targets[i].name : NULL;
-}
-
-int tine_target_runs_here(tine_ctx_t *ctx, const char *target) {
-    bool found;
-    uint32_t want = tine_isa_target(tine_isa_get(ctx, "x86"), target, &found);
-    if (!found) {
-        tine_set_error(ctx, "unknown target '%s'", target);
-        return -1;
-    }
-    return (want & ~tine_target_features(ctx, "host", NULL)) == 0;
+    return st->rules[isa->id];
 }
 
 typedef struct {

@@ -468,8 +468,7 @@ static tine_expr_t *lower(tine_ctx_t *ctx, tine_kernel_t *kn, const tine_kdecl *
     }
     rs->n = 0;
     rs->current = -1;
-    tine_elab_env env = {.binds = binds, .nbinds = o->nargs, .lanes = lanes, .kernel = &kn->ast, .reds = rs};
-    tine_expr_t *e = tine_elaborate(ctx, o->body, &env);
+    tine_expr_t *e = tine_kernel_elaborate(ctx, &kn->ast, o->body, binds, o->nargs, lanes, rs);
     if (!e || o->kind != K_OUTPUT) return e;
     tine_type_t t;
     tine_parse_type_name(o->type->name, strlen(o->type->name), &t);

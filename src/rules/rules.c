@@ -501,11 +501,52 @@ static bool ast_equal(const tine_ast *a, const tine_ast *b) {
     return true;
 }
 
+/* ---- bounds predicates ---------------------------------------------------------------- */
+
+/* upper_bounded(e, K), lower_bounded(e, K), can_prove(c): the elaborator's hook for rule
+ * conditions (and right sides) that ask the bounds analysis. */
+static bool bounds_pred(tine_elab *el, const tine_ast *a, int lanes, tine_elab_val *out) {
+    const char *n = a->name;
+    tine_ctx_t *ctx = tine_elab_ctx(el);
+    tine_elab_val v, w, r = {.lit = 1}, none = {0};
+    tine_i128 lo, hi;
+    if (!strcmp(n, "upper_bounded") || !strcmp(n, "lower_bounded")) {
+        *out = none;
+        if (!tine_elab_ok(el, tine_elab_arity(el, a, 2))) return true;
+        v = tine_elab_expr(el, a->args[0], lanes);
+        w = tine_elab_expr(el, a->args[1], lanes);
+        if (!tine_elab_ok(el, v) || !tine_elab_ok(el, w)) return true;
+        if (v.lit) *out = tine_elab_need_typed(el, a->args[0], v);
+        else if (w.lit != 1) *out = tine_elab_fail(el, a->args[1], "%s needs a constant bound", n);
+        else {
+            r.iv = tine_bounds(ctx, v.e, &lo, &hi) && (n[0] == 'u' ? hi <= w.iv : lo >= w.iv);
+            *out = r;
+        }
+        return true;
+    }
+    if (!strcmp(n, "can_prove")) {
+        *out = none;
+        if (!tine_elab_ok(el, tine_elab_arity(el, a, 1))) return true;
+        v = tine_elab_expr(el, a->args[0], lanes);
+        if (!tine_elab_ok(el, v)) *out = v;
+        else if (v.lit == 1) *out = (tine_elab_val){.lit = 1, .iv = v.iv != 0};
+        else if (v.lit || v.e->type.kind != TINE_BOOL) *out = tine_elab_fail(el, a->args[0], "can_prove needs a condition");
+        else {
+            r.iv = tine_bounds(ctx, v.e, &lo, &hi) && lo == 1;
+            *out = r;
+        }
+        return true;
+    }
+    return false;
+}
+
 tine_ruleset_t *tine_rules_compile(tine_ctx_t *ctx, const char *text, const char *file) {
     return tine_rules_compile_kind(ctx, text, file, false);
 }
 
 tine_ruleset_t *tine_rules_compile_kind(tine_ctx_t *ctx, const char *text, const char *file, bool lowering) {
+    /* conditions are elaborated in this context from now on */
+    tine_elab_extend(ctx, bounds_pred, 1u << TINE_ELAB_PRED | 1u << TINE_ELAB_RHS, TINE_LAYER_RULES);
     tine_ruleset_t *rs = calloc(1, sizeof *rs);
     TINE_ASSERT(rs != NULL);
     rs->lowering = lowering;

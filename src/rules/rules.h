@@ -2,7 +2,7 @@
 #ifndef TINE_RULES_H
 #define TINE_RULES_H
 
-#include "../ir/ast.h"
+#include "../ir/elab.h"
 
 typedef struct {
     int bits; /* sum over ops of their inputs' bit widths */

@@ -92,7 +92,7 @@ static tine_stmt *xrun(builder *b, tine_expr_t *start, tine_expr_t *w) {
     if (U > 1) {
         /* U vectors per iteration: the loop variable steps by U * L, each vector a let of
            the coordinate at its offset */
-        tine_expr_t *v = tine_var(b->ctx, "$.c0u", b->i32);
+        tine_expr_t *v = tine_var(b->ctx, "$.c0_u", b->i32);
         tine_stmt **body = malloc(sizeof *body * (size_t)U);
         TINE_ASSERT(body != NULL);
         for (int u = 0; u < U; u++) body[u] = tine_stmt_let(p, c0, add(b, v, ci(b, (int64_t)u * L)), point(b, true));
@@ -104,7 +104,9 @@ static tine_stmt *xrun(builder *b, tine_expr_t *start, tine_expr_t *w) {
     vec[1] = tine_stmt_for(p, c0, from, sub(b, vec_end, from), L, TINE_LOOP_VECTORIZED, part, nm, point(b, true));
     tine_expr_t *ragged = tine_binary(b->ctx, TINE_OP_NE, tine_binary(b->ctx, TINE_OP_MOD, w, ci(b, L)), ci(b, 0));
     vec[2] = tine_stmt_if(p, ragged, tine_stmt_let(p, c0, sub(b, add(b, start, w), ci(b, L)), point(b, true)), NULL);
-    tine_stmt *one = tine_stmt_for(p, c0, start, w, 1, TINE_LOOP_SERIAL, part, nm, point(b, false));
+    /* narrower than a vector: never worth partitioning (it runs only below L elements) */
+    tine_stmt *one = tine_stmt_for(p, c0, start, w, 1, TINE_LOOP_SERIAL, L > 1 ? TINE_PARTITION_NEVER : part, nm,
+                                   point(b, false));
     if (L == 1) return one;
     return tine_stmt_if(p, tine_binary(b->ctx, TINE_OP_GE, w, ci(b, L)), tine_stmt_block(p, vec, 3), one);
 }
@@ -133,7 +135,7 @@ static tine_stmt *dim(builder *b, int d) {
     if (U > 1) {
         /* U rows per iteration, each guarded by the extent */
         char vn[24];
-        snprintf(vn, sizeof vn, "$.c%du", d & 3);
+        snprintf(vn, sizeof vn, "$.c%d_u", d & 3);
         tine_expr_t *o = tine_var(b->ctx, vn, b->i32), *end = add(b, b->min[d], b->extent[d]);
         tine_stmt **rows = malloc(sizeof *rows * (size_t)U);
         TINE_ASSERT(rows != NULL);

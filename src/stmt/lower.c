@@ -43,7 +43,9 @@ static tine_expr_t *select_one(void *user, tine_expr_t *e) {
     uint32_t h = slot(s, e);
     if (s->key[h]) return s->val[h];
     tine_expr_t *r;
-    if (s->sel == TINE_SELECT_LLVM) r = tine_expand(s->ctx, e);
+    /* one-lane expressions at the statement level (loop bounds, scalar lets, the narrow
+       rows' stores) are LLVM's scalar code either way: only their FPIR ops are expanded */
+    if (s->sel == TINE_SELECT_LLVM || e->type.lanes == 1) r = tine_expand(s->ctx, e);
     else r = tine_lower(s->ctx, tine_lift(s->ctx, e), s->target);
     TINE_ASSERT(r != NULL); /* the target was checked before */
     s->key[h] = e;
@@ -73,9 +75,9 @@ tine_stmt *tine_stmt_lower_stage(tine_stmt_pool *p, tine_kernel_t *k, int sn, in
         if (after) after(user, name, s);                                                                               \
     } while (0)
     tine_stmt *s;
-    PASS("build", tine_stmt_build_stage(p, k, sn)); /* stages + schedule -> loop nest */
-    PASS("partition", tine_stmt_partition(p, k, s)); /* prologue, steady state, epilogue */
-    PASS("simplify", tine_stmt_simplify(p, s));      /* index and loop-bound arithmetic */
+    PASS("build", tine_stmt_build_stage(p, k, sn));   /* stages + schedule -> loop nest */
+    PASS("partition", tine_stmt_partition(p, k, s));  /* boundary conditions leave the steady state */
+    PASS("simplify", tine_stmt_simplify(p, s));       /* index and bound arithmetic in linear form */
     if (sel < 0) return s;
     PASS("select", tine_stmt_select(p, s, (tine_selection_t)sel, target)); /* lift + lower, once per expression */
     return s;

@@ -49,6 +49,14 @@ typedef struct {
     aff form;
 } bind;
 
+/* A bound on v: ceil (lower) or floor (upper) of (sym + k) / div, sym an i64
+ * expression (NULL: 0). Bounds with the same sym and div are one: the largest k of the
+ * lower ones, the smallest of the upper ones. */
+typedef struct {
+    tine_expr_t *sym;
+    int64_t k, div;
+} bound;
+
 typedef struct {
     tine_stmt_pool *p;
     tine_ctx_t *ctx;
@@ -58,7 +66,7 @@ typedef struct {
     tine_expr_t *v;
     bind *scope;        /* variables bound inside it */
     int nscope, capscope;
-    tine_expr_t **lower, **upper; /* i64 bounds on v: v >= lower[i], v <= upper[i] */
+    bound *lower, *upper; /* v >= each lower bound, v <= each upper bound */
     int nlower, nupper, caplower, capupper;
 } part;
 
@@ -228,17 +236,21 @@ static bool last_any(const part *P, tine_expr_t *hi) {
     return false;
 }
 
-static void push_bound(part *P, bool upper, tine_expr_t *b) {
-    tine_expr_t ***v = upper ? &P->upper : &P->lower;
+static void push_bound(part *P, bool upper, tine_expr_t *sym, int64_t k, int64_t div) {
+    bound **v = upper ? &P->upper : &P->lower;
     int *n = upper ? &P->nupper : &P->nlower, *cap = upper ? &P->capupper : &P->caplower;
     for (int i = 0; i < *n; i++)
-        if ((*v)[i] == b) return;
+        if ((*v)[i].sym == sym && (*v)[i].div == div) {
+            int64_t *old = &(*v)[i].k;
+            *old = upper ? (k < *old ? k : *old) : (k > *old ? k : *old);
+            return;
+        }
     if (*n == *cap) {
         *cap = *cap ? 2 * *cap : 8;
         *v = realloc(*v, sizeof **v * (size_t)*cap);
         TINE_ASSERT(*v != NULL);
     }
-    (*v)[(*n)++] = b;
+    (*v)[(*n)++] = (bound){sym, k, div};
 }
 
 static tine_type_t i64(void) { return tine_type(TINE_INT, 64, 1); }
@@ -255,19 +267,50 @@ static tine_expr_t *ceil_div(part *P, tine_expr_t *n, int64_t d) {
     return d == 1 ? n : floor_div(P, add64(P, n, c64(P, d - 1)), d);
 }
 
+/* sum of c_i * i64(t_i) over a form's terms, the terms of g subtracted; NULL for none */
+static tine_expr_t *sym_diff(part *P, const aff *g, const aff *f) {
+    tine_expr_t *r = NULL;
+    for (int pass = 0; pass < 2; pass++) {
+        const aff *h = pass ? f : g;
+        for (int i = 0; i < h->n; i++) {
+            int64_t c = pass ? -h->c[i] : h->c[i];
+            for (int j = 0; !pass && j < f->n; j++) /* terms in both cancel */
+                if (f->t[j] == h->t[i]) c -= f->c[j];
+            for (int j = 0; pass && j < g->n; j++)
+                if (g->t[j] == h->t[i]) c = 0;
+            if (!c) continue;
+            tine_expr_t *t = to64(P, h->t[i]);
+            int64_t m = c < 0 ? -c : c;
+            if (m != 1) t = tine_binary(P->ctx, TINE_OP_MUL, t, c64(P, m));
+            if (!r) r = c < 0 ? tine_unary(P->ctx, TINE_OP_NEG, t) : t;
+            else r = tine_binary(P->ctx, c < 0 ? TINE_OP_SUB : TINE_OP_ADD, r, t);
+        }
+    }
+    return r;
+}
+
 /* The condition x >= lim (upper: x <= lim) for every lane, as a bound on v. */
 static bool add_condition(part *P, tine_expr_t *x, tine_expr_t *lim, bool upper) {
-    aff f;
-    if (!affine(P, x, &f) || f.a == 0) return false;
-    /* exact value of x without a*v: B = sum c_i * t_i + k, plus the worst lane */
-    tine_expr_t *B = c64(P, f.k + (upper ? f.dmax : f.dmin));
-    for (int i = 0; i < f.n; i++) B = add64(P, B, tine_binary(P->ctx, TINE_OP_MUL, to64(P, f.t[i]), c64(P, f.c[i])));
-    tine_expr_t *n = sub64(P, to64(P, scalar_of(lim)), B); /* a*v >= n (upper: <=) */
-    if (f.a > 0) push_bound(P, upper, upper ? floor_div(P, n, f.a) : ceil_div(P, n, f.a));
-    else /* a*v >= n: v <= floor(-n / -a); a*v <= n: v >= ceil(-n / -a) */
-        push_bound(P, !upper, upper ? ceil_div(P, tine_unary(P->ctx, TINE_OP_NEG, n), -f.a)
-                                    : floor_div(P, tine_unary(P->ctx, TINE_OP_NEG, n), -f.a));
+    aff f, g;
+    if (!affine(P, x, &f) || f.a == 0 || !affine(P, lim, &g) || g.a || g.dmin || g.dmax) return false;
+    /* with x = a*v + B (B: the rest of x, at its worst lane) and the limit's exact value G
+       (MIN, or MIN + EXTENT - 1, which fits i32 by the buffer rules): a*v >= G - B (upper:
+       <=), all exact in i64 */
+    tine_expr_t *sym = sym_diff(P, &g, &f);
+    int64_t k = g.k - f.k - (upper ? f.dmax : f.dmin);
+    if (f.a > 0) {
+        push_bound(P, upper, sym, k, f.a);
+    } else { /* a*v >= n: v <= floor(-n / -a); a*v <= n: v >= ceil(-n / -a) */
+        if (sym) sym = tine_unary(P->ctx, TINE_OP_NEG, sym);
+        push_bound(P, !upper, sym, -k, -f.a);
+    }
     return true;
+}
+
+/* A bound as an i64 expression. */
+static tine_expr_t *bound_expr(part *P, const bound *b, bool upper) {
+    tine_expr_t *n = b->sym ? (b->k ? add64(P, b->sym, c64(P, b->k)) : b->sym) : c64(P, b->k);
+    return upper ? floor_div(P, n, b->div) : ceil_div(P, n, b->div);
 }
 
 static tine_expr_t *bool_true(part *P, int lanes) {
@@ -413,9 +456,12 @@ static tine_stmt *steady_stmt(part *P, tine_stmt *s) {
     return NULL;
 }
 
-static tine_expr_t *fold_bounds(part *P, tine_expr_t *const *v, int n, tine_op_t op) {
+static tine_expr_t *fold_bounds(part *P, const bound *v, int n, bool upper) {
     tine_expr_t *r = NULL;
-    for (int i = 0; i < n; i++) r = r ? tine_binary(P->ctx, op, r, v[i]) : v[i];
+    for (int i = 0; i < n; i++) {
+        tine_expr_t *e = bound_expr(P, &v[i], upper);
+        r = r ? tine_binary(P->ctx, upper ? TINE_OP_MIN : TINE_OP_MAX, r, e) : e;
+    }
     return r;
 }
 
@@ -449,8 +495,8 @@ static tine_stmt *split_loop(part *P, tine_stmt *s) {
         s1 = sub64(P, ext64, c64(P, step));
     } else {
         /* offsets from min of the first and one past the last steady iteration */
-        tine_expr_t *lo = fold_bounds(P, P->lower, P->nlower, TINE_OP_MAX);
-        tine_expr_t *hi = fold_bounds(P, P->upper, P->nupper, TINE_OP_MIN);
+        tine_expr_t *lo = fold_bounds(P, P->lower, P->nlower, false);
+        tine_expr_t *hi = fold_bounds(P, P->upper, P->nupper, true);
         s0 = lo ? tine_binary(ctx, TINE_OP_MUL, ceil_div(P, sub64(P, lo, mn64), step), c64(P, step)) : c64(P, 0);
         s1 = hi ? tine_binary(ctx, TINE_OP_MUL, add64(P, floor_div(P, sub64(P, hi, mn64), step), c64(P, 1)), c64(P, step))
                 : ext64;

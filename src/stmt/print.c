@@ -58,6 +58,58 @@ static void quoted(sprinter *p, const char *s) {
 
 static void stmt(sprinter *p, const tine_stmt *s, int depth);
 
+/* Whether a node is worth a name of its own when it is used twice: anything but a leaf,
+ * or a broadcast or ramp of leaves (those read as well inline). */
+static bool nameable(const tine_expr_t *e) {
+    if (e->nops == 0) return false;
+    if (e->op == TINE_OP_BROADCAST || e->op == TINE_OP_RAMP || e->op == TINE_OP_CAST) {
+        for (int i = 0; i < e->nops; i++)
+            if (e->ops[i]->nops) return true;
+        return false;
+    }
+    return true;
+}
+
+/* A store's value with every subexpression it uses more than once printed first, as
+ * `let tN = ...` lines at the store's depth, and read by name: a body is a DAG, and
+ * printed as a tree it can grow exponentially (l2norm's would be megabytes). Returns the
+ * value to print. */
+static const tine_expr_t *shared_lets(sprinter *p, const tine_expr_t *root, int depth) {
+    if (root->nops == 0) return root;
+    uint32_t n;
+    tine_expr_t **order = tine_topo(p->ctx, root, &n);
+    uint32_t *uses = calloc(n, sizeof *uses);
+    tine_expr_t **now = malloc(sizeof *now * n);
+    TINE_ASSERT(uses && now);
+    for (uint32_t i = 0; i < n; i++)
+        for (int j = 0; j < order[i]->nops; j++) uses[tine_topo_index(order, n, order[i]->ops[j])]++;
+    int named = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        tine_expr_t *e = order[i], *ops[UINT8_MAX + 1];
+        bool changed = false;
+        for (int j = 0; j < e->nops; j++) {
+            ops[j] = now[tine_topo_index(order, n, e->ops[j])];
+            changed |= ops[j] != e->ops[j];
+        }
+        now[i] = changed ? tine_rebuild(p->ctx, e, ops) : e;
+        if (i + 1 < n && uses[i] > 1 && nameable(e)) {
+            char name[24];
+            snprintf(name, sizeof name, "t%d", named++);
+            tine_expr_t *v = tine_var(p->ctx, name, e->type);
+            indent(p, depth);
+            tine_buf_printf(&p->b, "let %s = ", name);
+            tine_print_buf(p->ctx, now[i], e->type.lanes, &p->b);
+            tine_buf_putc(&p->b, '\n');
+            now[i] = v;
+        }
+    }
+    const tine_expr_t *r = now[n - 1];
+    free(order);
+    free(uses);
+    free(now);
+    return r;
+}
+
 /* " {", the body one level deeper, and the closing brace on its own line. */
 static void body(sprinter *p, const tine_stmt *s, int depth) {
     tine_buf_puts(&p->b, " {\n");
@@ -119,12 +171,17 @@ static void stmt(sprinter *p, const tine_stmt *s, int depth) {
         expr(p, s->let.value);
         body(p, s->let.body, depth);
         break;
-    case TINE_S_STORE:
+    case TINE_S_STORE: {
+        /* the names first, on lines of their own: this line's indent, already out, waits */
+        p->b.n -= 2 * (size_t)depth;
+        const tine_expr_t *v = shared_lets(p, s->store.value, depth);
+        indent(p, depth);
         tine_buf_printf(&p->b, "%s[", s->store.buffer);
         expr(p, s->store.index);
         tine_buf_puts(&p->b, "] = ");
-        expr(p, s->store.value);
+        expr(p, v);
         break;
+    }
     case TINE_S_ALLOCATE:
         tine_buf_printf(&p->b, "allocate %s: %s[", s->alloc.buffer, tine_type_name(s->alloc.type, tn));
         expr(p, s->alloc.size);

@@ -12,7 +12,7 @@
  *
  * The form is written back canonically: the one-lane part as one scalar sum (variables
  * by name, other terms by op and id, the constant last, negative coefficients as
- * subtraction) inside a single ramp (or broadcast), the vector terms before it. So
+ * subtraction, added before subtracted) inside a single ramp (or broadcast), the vector terms before it. So
  * `ramp(x, 1, L) + broadcast(y)` is `ramp(x + y, 1, L)`, `broadcast(a) * broadcast(b)` is
  * `broadcast(a * b)`, and `(x + 3) - 3` is x.
  *
@@ -109,11 +109,14 @@ static lin *lin_comb(simp *S, const lin *a, uint32_t sa, const lin *b, uint32_t 
 
 /* ---- writing a form back -------------------------------------------------------------- */
 
-/* Canonical order of one-lane terms: variables by name, then the rest by op and id. */
+/* Canonical order of terms: variables, then the rest; in each, added before subtracted
+ * (x - m, not -m + x); then variables by name, the rest by op and id. */
 static int term_cmp(const void *pa, const void *pb) {
     const tine_expr_t *a = ((const term *)pa)->t, *b = ((const term *)pb)->t;
+    bool na = (int32_t)((const term *)pa)->c < 0, nb = (int32_t)((const term *)pb)->c < 0;
     bool va = a->op == TINE_OP_VAR, vb = b->op == TINE_OP_VAR;
     if (va != vb) return va ? -1 : 1;
+    if (na != nb) return na ? 1 : -1;
     if (va) {
         int c = strcmp(tine_expr_name(a), tine_expr_name(b));
         if (c) return c;

@@ -12,7 +12,8 @@
  * LLVM and C names do not line up, duplicate names, operand types that are not concrete
  * integer types, and semantics that do not type.
  */
-#include "../ir/ast.h"
+#include "../ir/elab.h"
+#include "targets.h"
 
 extern const char tine_x86_isa_text[];
 extern const char tine_x86_isa_file[];
@@ -29,6 +30,44 @@ struct insn_tmpl {
     tine_expr_t *sem;      /* semantics on the placeholders (FPIR ops kept) */
     tine_expr_t *expanded; /* the same, primitive ops only */
 };
+
+/* The descriptions read in one context (its TINE_LAYER_TARGETS slot). */
+typedef struct {
+    tine_isa *isa[TINE_MAX_ISAS]; /* the built-in descriptions, read on first use */
+    bool loading;                 /* a description is being read: its names are not yet known */
+} isa_state;
+
+static void free_state(tine_ctx_t *ctx, void *p) {
+    (void)ctx;
+    isa_state *st = p;
+    for (int id = 0; id < TINE_MAX_ISAS; id++) tine_isa_free(st->isa[id]);
+    free(st);
+}
+
+static isa_state *state(tine_ctx_t *ctx) {
+    isa_state *st = tine_layer_get(ctx, TINE_LAYER_TARGETS);
+    if (!st) {
+        st = calloc(1, sizeof *st);
+        TINE_ASSERT(st != NULL);
+        tine_layer_set(ctx, TINE_LAYER_TARGETS, st, free_state);
+    }
+    return st;
+}
+
+/* In an instruction's semantics, lanes(x) is the lane count of operand x (pairwise and
+ * grouped sums). */
+static bool sem_call(tine_elab *el, const tine_ast *a, int lanes, tine_elab_val *out) {
+    if (strcmp(a->name, "lanes")) return false;
+    tine_elab_val v = {0};
+    if (tine_elab_ok(el, tine_elab_arity(el, a, 1))) {
+        v = tine_elab_expr(el, a->args[0], lanes);
+        if (tine_elab_ok(el, v)) v = v.lit ? tine_elab_need_typed(el, a->args[0], v) : (tine_elab_val){.lit = 1, .iv = v.e->type.lanes};
+    }
+    *out = v;
+    return true;
+}
+
+static const tine_elab_hooks SEM_HOOKS = {.call = sem_call};
 
 static void isa_error(tine_ctx_t *ctx, const tine_src *src, tine_word w, const char *fmt, const char *arg) {
     tine_diag(ctx, src, w.line, w.col, fmt, arg);
@@ -57,7 +96,7 @@ static struct insn_tmpl *instantiate(tine_ctx_t *ctx, tine_isa *isa, int k, cons
         binds[j].name = in->opname[j];
         binds[j].expr = m->ph[j];
     }
-    tine_elab_env env = {.binds = binds, .nbinds = in->nops, .lanes = t[0].lanes, .isa = true};
+    tine_elab_env env = {.binds = binds, .nbinds = in->nops, .lanes = t[0].lanes, .hooks = &SEM_HOOKS};
     m->sem = tine_elaborate(ctx, in->sem, &env);
     if (!m->sem) return NULL;
     m->expanded = tine_expand(ctx, m->sem);
@@ -93,6 +132,25 @@ static tine_isa *load(tine_ctx_t *ctx, int id, const char *text, const char *fil
         }
     }
     isa->ntargets = a->ntargets;
+    /* a built-in description's targets are the registry's rows for it */
+    for (int r = 0; id >= 0 && tine_target_at(r); r++) {
+        const tine_target_info *t = tine_target_at(r);
+        if (strcmp(t->isa, isa->name) || !t->features) continue;
+        for (const char *p = t->features; *p;) {
+            size_t n = strcspn(p, " ");
+            int f = -1;
+            for (int i = 0; i < isa->nfeatures; i++)
+                if (strlen(isa->features[i]) == n && !memcmp(isa->features[i], p, n)) f = i;
+            if (f < 0 || isa->ntargets == 16) {
+                tine_set_error(ctx, "target '%s' (src/targets/targets.c) names %.*s, which %s does not declare", t->name,
+                               (int)n, p, file);
+                goto fail;
+            }
+            p += n + (p[n] == ' ');
+        }
+        isa->targets[isa->ntargets].name = t->name;
+        isa->targets[isa->ntargets++].features = tine_target_mask(isa, t);
+    }
     isa->insn = tine_arena_alloc(&isa->arena, (size_t)(a->ninsns ? a->ninsns : 1) * sizeof *isa->insn);
     for (int k = 0; k < a->ninsns; k++) {
         const tine_insn_ast *ia = &a->insns[k];
@@ -193,30 +251,32 @@ bool tine_insn_operand_lanes(const tine_insn *in, int lanes, int *out) {
 }
 
 const tine_isa *tine_isa_get(tine_ctx_t *ctx, const char *name) {
+    isa_state *st = state(ctx);
     for (int id = 0; id < NBUILTIN; id++) {
         if (name && strcmp(BUILTIN[id].name, name)) continue;
-        if (!ctx->isa[id]) {
+        if (!st->isa[id]) {
             char *saved = tine_error(ctx) ? tine_strdup(tine_error(ctx)) : NULL;
-            ctx->isa_loading = true;
-            ctx->isa[id] = load(ctx, id, BUILTIN[id].text, BUILTIN[id].file);
-            ctx->isa_loading = false;
-            if (!ctx->isa[id]) {
+            st->loading = true;
+            st->isa[id] = load(ctx, id, BUILTIN[id].text, BUILTIN[id].file);
+            st->loading = false;
+            if (!st->isa[id]) {
                 /* the shipped descriptions load (a test says so); this is a build defect */
                 fprintf(stderr, "%s\n", tine_error(ctx));
                 TINE_ASSERT(!"a built-in target description does not load");
             }
             tine_set_error_str(ctx, saved);
         }
-        return ctx->isa[id];
+        return st->isa[id];
     }
     return NULL;
 }
 
 tine_isa *tine_isa_parse(tine_ctx_t *ctx, const char *text, const char *file) {
-    bool was = ctx->isa_loading;
-    ctx->isa_loading = true;
+    isa_state *st = state(ctx);
+    bool was = st->loading;
+    st->loading = true;
     tine_isa *isa = load(ctx, -1, text, file);
-    ctx->isa_loading = was;
+    st->loading = was;
     return isa;
 }
 
@@ -226,20 +286,12 @@ void tine_isa_free(tine_isa *isa) {
     free(isa);
 }
 
-void tine_isa_free_all(tine_ctx_t *ctx) {
-    for (int id = 0; id < TINE_MAX_ISAS; id++)
-        if (ctx->isa[id]) {
-            tine_arena_free(&ctx->isa[id]->arena);
-            free(ctx->isa[id]);
-            ctx->isa[id] = NULL;
-        }
-}
-
 int tine_isa_lookup(tine_ctx_t *ctx, const char *name) {
+    isa_state *st = state(ctx);
     for (int id = 0; id < NBUILTIN; id++) {
-        const tine_isa *isa = ctx->isa[id];
+        const tine_isa *isa = st->isa[id];
         if (!isa) {
-            if (ctx->isa_loading) continue; /* the one loading checks its own names */
+            if (st->loading) continue; /* the one loading checks its own names */
             isa = tine_isa_get(ctx, BUILTIN[id].name);
         }
         for (int k = 0; k < isa->n; k++)
@@ -309,4 +361,47 @@ const tine_expr_t *tine_insn_template(tine_ctx_t *ctx, const tine_expr_t *e, con
     TINE_ASSERT(m != NULL); /* the constructor instantiated it */
     *ph = (const tine_expr_t *const *)m->ph;
     return expanded ? m->expanded : m->sem;
+}
+
+/* ---- instruction names in expressions ---------------------------------------------- */
+
+/* A target instruction (src/targets): its operand types are fixed, so a literal operand
+ * takes its type from the description, at the lanes that give it the width of the
+ * operands beside it. */
+static tine_elab_val elab_insn(tine_elab *el, const tine_ast *a, int code, int lanes) {
+    const tine_insn *in = tine_insn_info(tine_elab_ctx(el), (uint32_t)code, NULL);
+    if (!tine_elab_ok(el, tine_elab_arity(el, a, in->nops))) return (tine_elab_val){0};
+    if (a->targ) return tine_elab_fail(el, a, "%s takes no type parameter", in->name);
+    tine_elab_val v[TINE_INSN_MAX_OPS];
+    int width = 0;
+    for (int i = 0; i < in->nops; i++) {
+        v[i] = tine_elab_expr(el, a->args[i], lanes);
+        if (!tine_elab_ok(el, v[i])) return (tine_elab_val){0};
+        if (!v[i].lit && !width) width = v[i].e->type.lanes * v[i].e->type.bits;
+    }
+    if (!width) return tine_elab_need_typed(el, a->args[0], v[0]);
+    tine_expr_t *args[TINE_INSN_MAX_OPS];
+    for (int i = 0; i < in->nops; i++) {
+        if (v[i].lit) {
+            int l = width / in->optype[i].bits;
+            if (l < 1) l = 1;
+            v[i] = tine_elab_lit_to(el, a->args[i], v[i], tine_type_with_lanes(in->optype[i], l));
+            if (!tine_elab_ok(el, v[i])) return (tine_elab_val){0};
+        }
+        args[i] = v[i].e;
+    }
+    return tine_elab_typed(el, a, tine_insn_make(tine_elab_ctx(el), (uint32_t)code, in->nops, args));
+}
+
+static bool insn_call(tine_elab *el, const tine_ast *a, int lanes, tine_elab_val *out) {
+    int code = tine_isa_lookup(tine_elab_ctx(el), a->name);
+    if (code < 0) return false;
+    *out = elab_insn(el, a, code, lanes);
+    return true;
+}
+
+void tine_isa_install(tine_ctx_t *ctx) {
+    /* every mode: expressions, rule patterns and right sides, descriptions' semantics */
+    tine_elab_extend(ctx, insn_call, 1u << TINE_ELAB_EXPR | 1u << TINE_ELAB_PATTERN | 1u << TINE_ELAB_RHS | 1u << TINE_ELAB_PRED,
+                     TINE_LAYER_TARGETS);
 }

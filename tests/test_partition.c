@@ -1,0 +1,386 @@
+/* test_partition.c — loop partitioning and the index simplifier.
+ *
+ * Kernels with boundary conditions (edge(), constant(); 1-D and 2-D; schedules auto,
+ * always, never) are built (tine_stmt_build_stage) and run by the statement interpreter
+ * before and after partition + simplify on random geometry: mins negative and positive,
+ * extents 1, 2, below, at and above the vector width, odd, large; inputs smaller than
+ * the output. The outputs must be identical. Every benchmark kernel is run the same way
+ * on the harness's test cases. The steady state of a 3x3 edge() stencil must have no
+ * min/max left in its store. The simplifier is checked on a table of expressions: the
+ * exact printed result, and equal values on random inputs.
+ */
+#include "stmt/passes.h"
+
+#include "../bench/harness.h"
+#include "testutil.h"
+
+/* ---- runs ------------------------------------------------------------------------------ */
+
+static size_t span(const tine_buffer_t *b) {
+    size_t n = 1;
+    for (int d = 0; d < b->dims; d++) n += (size_t)(b->extent[d] - 1) * (size_t)(d ? b->stride[d] : 1);
+    return n;
+}
+
+typedef tine_stmt *(*xform_fn)(tine_stmt_pool *p, const tine_kernel_t *k, tine_stmt *s);
+
+static tine_stmt *passes(tine_stmt_pool *p, const tine_kernel_t *k, tine_stmt *s) {
+    tine_stmt *r = tine_stmt_partition(p, k, s);
+    return tine_stmt_simplify(p, r);
+}
+
+/* Every stage of k built, transformed (xf, if not NULL) and run in order; 0 or -1. */
+static int run_kernel(tine_kernel_t *k, tine_buffer_t *const *inputs, const void *const *params, tine_buffer_t *out,
+                      xform_fn xf, const char *what) {
+    tine_ctx_t *kc = tine_kernel_ctx(k);
+    tine_plan plan;
+    if (tine_kernel_plan(k, inputs, params, out, &plan) != 0) return 1; /* not a valid case */
+    tine_env_t *env = tine_env_new(kc);
+    int n;
+    const tine_kscalar *ks = tine_kernel_scalars(k, &n);
+    for (int i = 0; i < n; i++) {
+        uint64_t v = (uint64_t)tine_kscalar_value(k, &ks[i], inputs, params, &plan);
+        tine_env_bind(env, ks[i].var, &v);
+    }
+    for (int i = 0; i < tine_kernel_ninputs(k); i++) {
+        tine_type_t t;
+        const char *name = tine_kernel_input(k, i, &t, NULL);
+        tine_env_bind_buffer(env, name, t, inputs[i]->data, span(inputs[i]));
+    }
+    int ns = tine_kernel_nstages(k), rc = 0;
+    for (int sn = 0; sn < ns; sn++) {
+        const tine_stage *st = tine_kernel_stage(k, sn);
+        if (plan.buf[sn].data) tine_env_bind_buffer(env, st->name, st->type, plan.buf[sn].data, span(&plan.buf[sn]));
+    }
+    tine_stmt_pool sp;
+    tine_stmt_pool_init(&sp, kc);
+    for (int sn = 0; sn < ns && rc == 0; sn++) {
+        if (!plan.buf[sn].data) continue;
+        tine_stmt *s = tine_stmt_build_stage(&sp, k, sn);
+        if (xf) s = xf(&sp, k, s);
+        rc = tine_stmt_run(kc, s, env);
+        if (rc) {
+            char *txt = tine_stmt_print(kc, s);
+            fail("%s: stage %s: run returned %d: %s\n%s", what, tine_kernel_stage(k, sn)->name, rc, tine_error(kc),
+                 txt ? txt : "");
+            free(txt);
+            rc = -1;
+        }
+    }
+    tine_stmt_pool_free(&sp);
+    tine_env_free(env);
+    tine_plan_free(k, &plan);
+    return rc;
+}
+
+/* ---- random geometry on small kernels ------------------------------------------------ */
+
+static const char *const kernels[] = {
+    /* 1-D edge */
+    "input in: i32[1]\nfunc b = edge(in)\noutput out(x): i32 = b(x - 1) + 2 * b(x) + 3 * b(x + 2)\n",
+    /* 1-D constant fill */
+    "input in: i32[1]\nfunc b = constant(in, 7)\noutput out(x): i32 = b(x - 3) + b(x) * 5 + b(x + 1)\n",
+    /* 2-D edge stencil, u8 (32 lanes) */
+    "input in: u8[2]\nfunc b = edge(in)\nfunc p(x, y) = u16(b(x, y))\n"
+    "output out(x, y): u8 = u8((p(x - 1, y - 1) + 2 * p(x, y) + p(x + 1, y + 1) + p(x + 1, y - 1)) / 5)\n",
+    /* 2-D constant fill, i16 */
+    "input in: i16[2]\nfunc b = constant(in, -3)\n"
+    "output out(x, y): i16 = b(x - 2, y) + b(x, y - 1) + b(x + 2, y + 1)\n",
+    /* stride-2 reads and a reversed coordinate */
+    "input in: i32[1]\nfunc b = edge(in)\noutput out(x): i32 = b(2 * x + 1) - b(-x)\n",
+    /* a materialized edge stage read by the output */
+    "input in: u8[2]\nfunc b = edge(in)\nfunc p(x, y) = u16(b(x - 1, y) + b(x + 1, y))\n"
+    "output out(x, y): u16 = p(x, y - 1) + p(x, y + 1)\nschedule\nmaterialize p\n",
+};
+
+static const char *const schedules[] = {
+    "", "schedule\npartition out.x always\n", "schedule\npartition out.x never\npartition out.y always\n",
+    "schedule\nvectorize out.x 8\n", "schedule\ntile out x y 16 4\n",
+};
+
+static int64_t pick_extent(uint64_t *seed) {
+    static const int64_t ext[] = {1, 2, 3, 5, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 129};
+    return ext[tine_rand64(seed) % (sizeof ext / sizeof ext[0])];
+}
+
+static int64_t pick_min(uint64_t *seed) { return (int64_t)(tine_rand64(seed) % 201) - 100; }
+
+static void fill_random(void *data, size_t bytes, uint64_t *seed) {
+    unsigned char *p = data;
+    for (size_t i = 0; i < bytes; i++) p[i] = (unsigned char)tine_rand64(seed);
+}
+
+static void test_random_geometry(void) {
+    uint64_t seed = 12;
+    int runs = 0;
+    for (size_t ki = 0; ki < sizeof kernels / sizeof kernels[0]; ki++) {
+        for (size_t si = 0; si < sizeof schedules / sizeof schedules[0]; si++) {
+            char text[2048];
+            const char *sched = schedules[si];
+            if (strstr(kernels[ki], "schedule")) {
+                if (si) continue; /* a kernel with its own schedule runs with that only */
+                sched = "";
+            }
+            snprintf(text, sizeof text, "%s%s", kernels[ki], sched);
+            tine_ctx_t *kc = tine_ctx_new();
+            tine_kernel_t *k = tine_kernel_parse(kc, text, "<kernel>");
+            if (!k) {
+                /* 1-D kernels take no y directive */
+                CHECK(strstr(sched, "out.y") || strstr(sched, "tile"), "kernel %zu schedule %zu: %s", ki, si,
+                      tine_error(kc));
+                tine_ctx_free(kc);
+                continue;
+            }
+            int dims = tine_kernel_dims(k);
+            tine_type_t it, ot = tine_kernel_output_type(k);
+            tine_kernel_input(k, 0, &it, NULL);
+            for (int trial = 0; trial < 40; trial++) {
+                tine_buffer_t in = {.dims = dims}, out = {.dims = dims};
+                int64_t n_in = 1, n_out = 1;
+                for (int d = 0; d < dims; d++) {
+                    in.min[d] = pick_min(&seed);
+                    in.extent[d] = pick_extent(&seed);
+                    out.min[d] = pick_min(&seed);
+                    out.extent[d] = pick_extent(&seed) + (trial % 5 == 0 ? 200 : 0);
+                    in.stride[d] = n_in;
+                    out.stride[d] = n_out;
+                    n_in *= in.extent[d] + (d == 0 ? 3 : 0);
+                    n_out *= out.extent[d];
+                }
+                size_t in_bytes = (size_t)n_in * it.bits / 8, out_bytes = (size_t)n_out * ot.bits / 8;
+                in.data = malloc(in_bytes);
+                fill_random(in.data, in_bytes, &seed);
+                unsigned char *want = malloc(out_bytes), *got = malloc(out_bytes);
+                memset(want, 0xA5, out_bytes);
+                memset(got, 0x5A, out_bytes);
+                tine_buffer_t *ins[1] = {&in};
+                char what[128];
+                snprintf(what, sizeof what, "kernel %zu schedule %zu trial %d", ki, si, trial);
+                out.data = want;
+                int r0 = run_kernel(k, ins, NULL, &out, NULL, what);
+                if (r0 == 0) {
+                    out.data = got;
+                    int r1 = run_kernel(k, ins, NULL, &out, passes, what);
+                    CHECK(r1 == 0 && !memcmp(want, got, out_bytes),
+                          "%s: partitioned output differs (in min %lld ext %lld, out min %lld ext %lld)", what,
+                          (long long)in.min[0], (long long)in.extent[0], (long long)out.min[0],
+                          (long long)out.extent[0]);
+                    runs++;
+                }
+                free(in.data);
+                free(want);
+                free(got);
+            }
+            tine_kernel_free(k);
+            tine_ctx_free(kc);
+        }
+    }
+    CHECK(runs > 300, "only %d runs compared", runs);
+}
+
+/* ---- the benchmark kernels ------------------------------------------------------------ */
+
+static void test_bench_kernels(void) {
+    int nk = 0;
+    for (const bench_entry *be = bench_entries(); be->name; be++) {
+        char path[256];
+        snprintf(path, sizeof path, "../bench/kernels/%s.tine", be->name);
+        char *text = read_file(path);
+        if (!text) {
+            fail("cannot read %s (the test runs in tests/)", path);
+            continue;
+        }
+        tine_ctx_t *kc = tine_ctx_new();
+        tine_kernel_t *k = tine_kernel_parse(kc, text, path);
+        CHECK(k != NULL, "%s: %s", path, tine_error(kc));
+        uint64_t seed = 5;
+        for (int w = 0; k && w < 2; w++) {
+            bench_case c = {.name = be->name};
+            case_binding b;
+            char err[256];
+            if (be->make(&c, (case_size)(CASE_TEST0 + w), PAT_RANDOM, &seed) != 0 ||
+                case_bind(&c, k, NULL, &b, err, sizeof err) != 0) {
+                fail("%s: the harness case does not fit", be->name);
+                bench_case_free(&c);
+                continue;
+            }
+            size_t bytes = case_bytes(&c.out, c.out_bits);
+            unsigned char *want = malloc(bytes), *got = malloc(bytes);
+            memset(want, 0xA5, bytes);
+            memset(got, 0x5A, bytes);
+            char what[96];
+            snprintf(what, sizeof what, "%s case %d", be->name, w);
+            b.out.data = want;
+            int r0 = run_kernel(k, b.inputs, b.params, &b.out, NULL, what);
+            CHECK(r0 == 0, "%s: the built nest does not run", what);
+            b.out.data = got;
+            int r1 = r0 == 0 ? run_kernel(k, b.inputs, b.params, &b.out, passes, what) : -1;
+            if (r0 == 0) CHECK(r1 == 0 && !memcmp(want, got, bytes), "%s: partitioned output differs", what);
+            free(want);
+            free(got);
+            bench_case_free(&c);
+        }
+        nk++;
+        tine_kernel_free(k);
+        tine_ctx_free(kc);
+        free(text);
+    }
+    CHECK(nk >= 9, "only %d benchmark kernels", nk);
+}
+
+/* ---- the steady state of sobel3x3 ------------------------------------------------------ */
+
+typedef struct {
+    const tine_stmt *found;
+    const char *name;
+    int step; /* > 1: a vectorized loop */
+} find_loop;
+
+static void find_visit(void *user, const tine_stmt *s) {
+    find_loop *f = user;
+    if (!f->found && s->kind == TINE_S_FOR && s->loop.name && !strcmp(s->loop.name, f->name) &&
+        (f->step > 1) == (s->loop.step > 1))
+        f->found = s;
+}
+
+static const tine_stmt *find(const tine_stmt *s, const char *name, int step) {
+    find_loop f = {NULL, name, step};
+    tine_stmt_visit(s, find_visit, &f);
+    return f.found;
+}
+
+static void first_store(void *user, const tine_stmt *s) {
+    if (!*(const tine_stmt **)user && s->kind == TINE_S_STORE) *(const tine_stmt **)user = s;
+}
+
+static int count_minmax(tine_ctx_t *c, const tine_expr_t *e) {
+    uint32_t n;
+    tine_expr_t **order = tine_topo(c, e, &n);
+    int m = 0;
+    /* on i32: the clamps of coordinates (the kernel's own clamp of values is u16) */
+    for (uint32_t i = 0; i < n; i++)
+        m += (order[i]->op == TINE_OP_MIN || order[i]->op == TINE_OP_MAX) && order[i]->type.kind == TINE_INT &&
+             order[i]->type.bits == 32;
+    free(order);
+    return m;
+}
+
+static void test_sobel_steady(void) {
+    char *text = read_file("../bench/kernels/sobel3x3.tine");
+    CHECK(text != NULL, "cannot read sobel3x3.tine");
+    if (!text) return;
+    tine_ctx_t *kc = tine_ctx_new();
+    tine_kernel_t *k = tine_kernel_parse(kc, text, "sobel3x3.tine");
+    CHECK(k != NULL, "sobel3x3: %s", tine_error(kc));
+    if (k) {
+        tine_stmt_pool sp;
+        tine_stmt_pool_init(&sp, kc);
+        int sn = tine_kernel_nstages(k) - 1;
+        tine_stmt *built = tine_stmt_build_stage(&sp, k, sn);
+        tine_stmt *s = passes(&sp, k, built);
+        /* the steady y loop, and in it the steady vector loop over x */
+        const tine_stmt *y = find(s, "out.y", 1), *x = y ? find(y->loop.body, "out.x", 32) : NULL;
+        CHECK(y && x, "sobel3x3: no steady out.y / out.x loops");
+        CHECK(find(s, "out.y.pro", 1) && find(s, "out.y.epi", 1), "sobel3x3: no out.y.pro / out.y.epi");
+        if (x) {
+            const tine_stmt *st = NULL;
+            tine_stmt_visit(x->loop.body, first_store, &st);
+            CHECK(st != NULL, "sobel3x3: no store in the steady state");
+            if (st) {
+                int mm = count_minmax(kc, st->store.value) + count_minmax(kc, st->store.index);
+                char *idx = tine_print(kc, st->store.index);
+                CHECK(mm == 0, "sobel3x3: %d min/max left in the steady store", mm);
+                /* the store's index: one ramp with a scalar base */
+                CHECK(st->store.index->op == TINE_OP_RAMP, "sobel3x3: the steady store's index is %s", idx);
+                if (getenv("TINE_TEST_VERBOSE")) {
+                    char *all = tine_stmt_print(kc, s);
+                    printf("%s\n", all);
+                    free(all);
+                }
+                free(idx);
+            }
+        }
+        /* the clamps were there before */
+        const tine_stmt *st0 = NULL;
+        tine_stmt_visit(built, first_store, &st0);
+        CHECK(st0 && count_minmax(kc, st0->store.value) > 0, "sobel3x3: the built nest has no clamp");
+        tine_stmt_pool_free(&sp);
+        tine_kernel_free(k);
+    }
+    tine_ctx_free(kc);
+    free(text);
+}
+
+/* ---- the simplifier on a table -------------------------------------------------------- */
+
+static const struct {
+    const char *in, *out;
+} simp_cases[] = {
+    {"(x_i32 + 3) - 3", "x_i32"},
+    {"x_i32 * 1 + 0", "x_i32"},
+    {"2 * (x_i32 + 1) - x_i32", "x_i32 + 2"},
+    {"y_i32 + x_i32 - y_i32", "x_i32"},
+    {"x_i32 - y_i32 + 5 - 7", "x_i32 - y_i32 - 2"},
+    {"min(3, 5) + max(x_i32, x_i32)", "x_i32 + 3"},
+    {"x_i32 / 1 + x_i32 % 1", "x_i32"},
+    {"(x_i32 * 4 + 2) / 4", "(x_i32 * 4 + 2) / 4"},
+    {"ramp(x_i32, 1, 8) + x8(y_i32)", "ramp(x_i32 + y_i32, 1, 8)"},
+    {"ramp(x_i32, 1, 8) + ramp(y_i32, 2, 8)", "ramp(x_i32 + y_i32, 3, 8)"},
+    {"x8(x_i32 + 1) - x8(x_i32)", "x8(i32(1))"},
+    {"(ramp(x_i32, 1, 8) - x8(m_i32)) + (x8(y_i32) - x8(n_i32)) * x8(s_i32)",
+     "ramp(x_i32 - m_i32 + (y_i32 - n_i32) * s_i32, 1, 8)"},
+    {"-(x_i32 - y_i32)", "y_i32 - x_i32"},
+    {"select(i32(3) > 2, x_i32, y_i32)", "x_i32"},
+    {"x_i32 * y_i32 + 0", "x_i32 * y_i32"},
+    {"(x_i32 + 2147483647) + 1", "x_i32 + -2147483648"},
+};
+
+static void test_simplify_table(void) {
+    tine_ctx_t *c = tine_ctx_new();
+    tine_set_lanes(c, 1);
+    uint64_t seed = 3;
+    for (size_t i = 0; i < sizeof simp_cases / sizeof simp_cases[0]; i++) {
+        tine_expr_t *e = tine_parse(c, simp_cases[i].in, "<case>");
+        CHECK(e != NULL, "parse %s: %s", simp_cases[i].in, tine_error(c));
+        if (!e) continue;
+        tine_expr_t *r = tine_simplify_expr(c, e);
+        char *got = tine_print(c, r);
+        tine_expr_t *want = tine_parse(c, simp_cases[i].out, "<want>");
+        char *wtext = want ? tine_print(c, want) : NULL;
+        CHECK(got && wtext && !strcmp(got, wtext), "simplify %s: got %s, wanted %s", simp_cases[i].in, got,
+              wtext ? wtext : simp_cases[i].out);
+        CHECK(tine_simplify_expr(c, r) == r, "simplify %s: not a fixpoint", simp_cases[i].in);
+        /* equal values for random inputs */
+        const char *names[] = {"x", "y", "m", "n", "s"};
+        for (int t = 0; t < 200; t++) {
+            tine_env_t *env = tine_env_new(c);
+            for (int v = 0; v < 5; v++) {
+                char nm[8];
+                snprintf(nm, sizeof nm, "%s_i32", names[v]);
+                uint64_t val = tine_rand64(&seed);
+                int32_t x = t % 3 == 0 ? (int32_t)val : (int32_t)(val % 41) - 20;
+                uint64_t lane = (uint64_t)(int64_t)x;
+                tine_env_bind(env, tine_var(c, names[v], tine_type(TINE_INT, 32, 1)), &lane);
+            }
+            uint64_t a[8], b[8];
+            int ra = tine_eval(c, e, env, a), rb = tine_eval(c, r, env, b);
+            CHECK(ra == 0 && rb == 0 && !memcmp(a, b, sizeof(uint64_t) * e->type.lanes),
+                  "simplify %s: values differ", simp_cases[i].in);
+            tine_env_free(env);
+        }
+        free(got);
+        free(wtext);
+    }
+    tine_ctx_free(c);
+}
+
+int main(void) {
+    test_simplify_table();
+    test_sobel_steady();
+    test_random_geometry();
+    double t0 = now();
+    test_bench_kernels();
+    printf("benchmark kernels: %.2f s\n", now() - t0);
+    printf("test_partition: %lld passed, %lld failed\n", g_pass, g_fail);
+    return g_fail != 0;
+}
