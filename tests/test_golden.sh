@@ -23,6 +23,7 @@ trap 'rm -rf "$TMP"' EXIT
 CASES="sobel3x3 ../bench/kernels/sobel3x3.tine
 gaussian5x5_materialize data/golden_gaussian5x5_materialize.tine
 fully_connected ../bench/kernels/fully_connected.tine
+l2norm ../bench/kernels/l2norm.tine
 constant data/golden_constant.tine"
 
 pass=0
