@@ -46,7 +46,8 @@
  *      simplify, and select with each selection at the kernel's level), at a random place
  *      among the other events, and must give the interpreter's bytes (the whole
  *      allocation) or refuse the run with the same code and message; a failure names the
- *      pass. The generator also writes `partition f.x auto|always|never` directives, and
+ *      pass. Every tenth kernel's last run has an input one column wide (refused unless
+ *      edge() reads it). The generator also writes `partition f.x auto|always|never` directives, and
  *      every eighth kernel's first run is 1x1 (1x1x1).
  *
  * DIFFKERN_PRINT=1 in the environment prints every random kernel and the CPU time of each
@@ -900,6 +901,10 @@ static void one_kernel(tine_ctx_t *ctx, int n, uint64_t top_seed, uint64_t *seed
             pv[p] = param_value(seed, pt, p == 0);
         }
         make_run(k, &runs[i], omin, oext, (int64_t)(tine_rand64(seed) % 3), pv, seed);
+        /* an input too small (one column where the run reads many) in every tenth kernel's
+           last run: the interpreter, the compiled code and the statements refuse it alike
+           (unless every read of it goes through edge()) */
+        if (i == MAXRUNS - 1 && n % 10 == 3 && runs[i].nin) runs[i].in[0].b.extent[0] = 1;
     }
     int ev[NEV];
     random_order(seed, ev);
