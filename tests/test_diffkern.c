@@ -40,6 +40,15 @@
  *      events and the first differing element; `test_diffkern 1 SEED` does not reproduce
  *      kernel N > 0 of a run (the generator state depends on the earlier kernels): rerun
  *      with the same COUNT and SEED.
+ *      The statement interpreter too: each run (of at most STMT_MAX output elements;
+ *      `test_diffkern COUNT SEED STMT_MAX`) is run by tine_kernel_interpret_stmt with every
+ *      stage's statement as it is after each pass of the driver (build, partition,
+ *      simplify, and select with each selection at the kernel's level), at a random place
+ *      among the other events, and must give the interpreter's bytes (the whole
+ *      allocation) or refuse the run with the same code and message; a failure names the
+ *      pass. Every tenth kernel's last run has an input one column wide (refused unless
+ *      edge() reads it). The generator also writes `partition f.x auto|always|never` directives, and
+ *      every eighth kernel's first run is 1x1 (1x1x1).
  *
  * DIFFKERN_PRINT=1 in the environment prints every random kernel and the CPU time of each
  * compilation (the test's cost is LLVM's: two compilations per kernel).
@@ -48,6 +57,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
+#include "stmt/passes.h"
 
 #include "testutil.h"
 
@@ -105,6 +115,10 @@ static void fill(buf_t *b, uint64_t *seed, int byte) {
     for (size_t i = 0; i < b->bytes; i++) p[i] = byte >= 0 ? (unsigned char)byte : (unsigned char)tine_rand64(seed);
 }
 
+/* The passes of tine_stmt_lower_stage, in order; the last one is run once per selection. */
+static const char *const PASSES[] = {"build", "partition", "simplify", "select"};
+enum { NPASSES = 4, NSTMT = NPASSES + 1 }; /* checks per run: the last pass once per selection */
+
 enum { MAXIN = 2, MAXP = 2, MAXRUNS = 3 };
 
 typedef struct {
@@ -116,6 +130,12 @@ typedef struct {
     int64_t omin[4], oext[4], pad;
     buf_t ref, got[2];
     int ref_rc, got_rc[2];
+    char *ref_err; /* the interpreter's message when it refuses the run */
+    /* the statement interpreter after each pass (stmt_pass, stmt_sel: the passes before
+       selection, then selection with each selection); st_rc 1: not run */
+    buf_t st[NSTMT];
+    int st_rc[NSTMT];
+    char *st_err[NSTMT];
 } run_t;
 
 /* Inputs covering [min(2 omin, 0) - margin, max(2 omax, 48) + margin] in every dimension
@@ -158,6 +178,11 @@ static void make_run(const tine_kernel_t *k, run_t *r, const int64_t *omin, cons
         r->got_rc[s] = 1; /* not run */
     }
     r->ref_rc = 1;
+    for (int s = 0; s < NSTMT; s++) {
+        r->st[s] = make_buf(ot, dims, omin, oext, pad);
+        fill(&r->st[s], seed, 0xA5);
+        r->st_rc[s] = 1;
+    }
 }
 
 static void free_run(run_t *r) {
@@ -165,6 +190,11 @@ static void free_run(run_t *r) {
     free(r->ref.b.data);
     free(r->got[0].b.data);
     free(r->got[1].b.data);
+    free(r->ref_err);
+    for (int s = 0; s < NSTMT; s++) {
+        free(r->st[s].b.data);
+        free(r->st_err[s]);
+    }
 }
 
 static void describe_run(tine_buf *b, const tine_kernel_t *k, const run_t *r) {
@@ -210,6 +240,56 @@ static bool compare(const tine_kernel_t *k, const run_t *r, int s, const char *w
              what, b.p, SEL_NAME[s], e, r->omin[0] + (int64_t)(e % st1), (long)(e / st1), y, x);
     }
     free(b.p);
+    return false;
+}
+
+/* Statement check j of a run: the pass and the selection it runs with (the passes before
+ * selection do not depend on it: the kernel's first selection). */
+static const char *stmt_pass(int j) { return PASSES[j < NPASSES - 1 ? j : NPASSES - 1]; }
+static int stmt_sel(int j) { return j < NPASSES - 1 ? 0 : j - (NPASSES - 1); }
+
+/* Runs check j of run r: the whole kernel on the statement interpreter, each stage as it
+ * is after the pass. */
+static void stmt_run(tine_kernel_t *k, run_t *r, int j, const char *level) {
+    int sel = stmt_sel(j) ? TINE_SELECT_TINE : TINE_SELECT_LLVM;
+    tine_clear_error(tine_kernel_ctx(k));
+    r->st_rc[j] = tine_kernel_interpret_stmt(k, stmt_pass(j), sel, level, r->inp, r->params, &r->st[j].b);
+    if (r->st_rc[j]) r->st_err[j] = tine_strdup(tine_error(tine_kernel_ctx(k)) ? tine_error(tine_kernel_ctx(k)) : "");
+}
+
+/* Compares check j's output (or refusal: the same code and message) with the interpreter's. */
+static bool stmt_compare(const tine_kernel_t *k, const run_t *r, int j, const char *what) {
+    const unsigned char *a = r->ref.b.data, *b = r->st[j].b.data;
+    long at = -1;
+    if (r->ref_rc == 0 && r->st_rc[j] == 0)
+        for (size_t i = 0; i < r->ref.bytes && at < 0; i++)
+            if (a[i] != b[i]) at = (long)i;
+    bool same = r->ref_rc == r->st_rc[j] && at < 0 &&
+                (r->ref_rc == 0 || !strcmp(r->ref_err ? r->ref_err : "", r->st_err[j] ? r->st_err[j] : ""));
+    if (same) {
+        pass();
+        return true;
+    }
+    tine_buf d = {0};
+    describe_run(&d, k, r);
+    char pass_name[64];
+    snprintf(pass_name, sizeof pass_name, "after pass '%s'%s%s", stmt_pass(j), j >= NPASSES - 1 ? " with the " : "",
+             j >= NPASSES - 1 ? SEL_NAME[stmt_sel(j)] : "");
+    if (at < 0)
+        fail("%s\n  run: %s\n  the interpreter returns %d (%s), the statement interpreter %s returns %d (%s)", what, d.p,
+             r->ref_rc, r->ref_err ? r->ref_err : "", pass_name, r->st_rc[j], r->st_err[j] ? r->st_err[j] : "");
+    else {
+        int eb = tine_kernel_output_type(k).bits / 8;
+        long e = at / eb;
+        uint64_t x = 0, y = 0;
+        memcpy(&x, a + e * eb, (size_t)eb);
+        memcpy(&y, b + e * eb, (size_t)eb);
+        int64_t st1 = r->ref.b.stride[1] ? r->ref.b.stride[1] : 1;
+        fail("%s\n  run: %s\n  the statement interpreter %s: element %ld (x = %" PRId64 ", row %ld) is 0x%" PRIx64
+             ", the interpreter's 0x%" PRIx64,
+             what, d.p, pass_name, e, r->omin[0] + (int64_t)(e % st1), (long)(e / st1), y, x);
+    }
+    free(d.p);
     return false;
 }
 
@@ -721,6 +801,14 @@ static char *gen_kernel(uint64_t *seed, int *dims_out) {
     if (rnd(&g, 8) == 0) tine_buf_puts(&b, "unroll out.x 2\n");
     if (dims >= 2 && !tiled && rnd(&g, 8) == 0) tine_buf_puts(&b, "unroll out.y 2\n");
     if (dims >= 2 && rnd(&g, 3) == 0) tine_buf_printf(&b, "parallel out.%s\n", COORD[dims - 1]);
+    /* partitioning per loop: auto is the default; always splits loops without conditions
+       too, never keeps them whole */
+    static const char *const PART[] = {"auto", "always", "never"};
+    for (int f = 0; f < 3; f++) {
+        if (f < 2 && !has[f]) continue;
+        for (int d = 0; d < dims; d++)
+            if (rnd(&g, 4) == 0) tine_buf_printf(&b, "partition %s.%s %s\n", f < 2 ? FN[f] : "out", COORD[d], PART[rnd(&g, 3)]);
+    }
     return b.p;
 }
 
@@ -740,8 +828,9 @@ static int64_t param_value(uint64_t *seed, tine_type_t t, bool small) {
 }
 
 /* Events of one kernel: interpret run i (0..2), compile selection s (3, 4), run selection
- * s's code on run i (5 + 3 s + i). */
-enum { EV_INTERP = 0, EV_COMPILE = 3, EV_RUN = 5, NEV = 11 };
+ * s's code on run i (5 + 3 s + i), run i on the statement interpreter after every pass
+ * (11 + i). */
+enum { EV_INTERP = 0, EV_COMPILE = 3, EV_RUN = 5, EV_STMT = 11, NEV = 14 };
 
 static void random_order(uint64_t *seed, int *ev) {
     /* a random interleaving in which each compiled run comes after its compilation */
@@ -751,7 +840,7 @@ static void random_order(uint64_t *seed, int *ev) {
         int cand[NEV], nc = 0;
         for (int e = 0; e < NEV; e++) {
             if (done[e]) continue;
-            if (e >= EV_RUN && !done[EV_COMPILE + (e - EV_RUN) / 3]) continue;
+            if (e >= EV_RUN && e < EV_STMT && !done[EV_COMPILE + (e - EV_RUN) / 3]) continue;
             cand[nc++] = e;
         }
         int e = cand[tine_rand64(seed) % (uint64_t)nc];
@@ -766,12 +855,23 @@ static void order_str(tine_buf *b, const int *ev) {
         if (i) tine_buf_puts(b, ", ");
         if (e < EV_COMPILE) tine_buf_printf(b, "interpret %d", e);
         else if (e < EV_RUN) tine_buf_printf(b, "compile %s", SEL_NAME[e - EV_COMPILE]);
-        else tine_buf_printf(b, "run %s %d", SEL_NAME[(e - EV_RUN) / 3], (e - EV_RUN) % 3);
+        else if (e < EV_STMT) tine_buf_printf(b, "run %s %d", SEL_NAME[(e - EV_RUN) / 3], (e - EV_RUN) % 3);
+        else tine_buf_printf(b, "statements %d", e - EV_STMT);
     }
 }
 
-static long long kernels_run, runs_compared, runs_refused;
-static double t_compile, t_select, t_llvm, t_interp;
+static long long kernels_run, runs_compared, runs_refused, stmt_runs, stmt_kernels;
+static double t_compile, t_select, t_llvm, t_interp, t_stmt;
+
+/* Whether a run is also checked on the statement interpreter after every pass: runs of
+ * at most STMT_MAX_ELEMS output elements (the statement interpreter evaluates each vector
+ * expression lane by lane through the expression interpreter) */
+static long long stmt_max_elems = 1 << 30;
+static bool stmt_checked(const run_t *r) {
+    long long n = 1;
+    for (int d = 0; d < 4; d++) n *= r->oext[d];
+    return n <= stmt_max_elems;
+}
 
 static void one_kernel(tine_ctx_t *ctx, int n, uint64_t top_seed, uint64_t *seed) {
     int dims;
@@ -793,6 +893,7 @@ static void one_kernel(tine_ctx_t *ctx, int n, uint64_t top_seed, uint64_t *seed
         for (int d = 0; d < dims; d++) {
             omin[d] = (int64_t)(tine_rand64(seed) % 9) - 3;
             oext[d] = d == 0 ? WIDTHS[tine_rand64(seed) % 11] : 1 + (int64_t)(tine_rand64(seed) % (dims > 2 ? 3 : 6));
+            if (i == 0 && n % 8 == 0) oext[d] = 1; /* 1x1 (1x1x1): every loop has one iteration */
         }
         for (int p = 0; p < tine_kernel_nparams(k); p++) {
             tine_type_t pt;
@@ -800,6 +901,10 @@ static void one_kernel(tine_ctx_t *ctx, int n, uint64_t top_seed, uint64_t *seed
             pv[p] = param_value(seed, pt, p == 0);
         }
         make_run(k, &runs[i], omin, oext, (int64_t)(tine_rand64(seed) % 3), pv, seed);
+        /* an input too small (one column where the run reads many) in every tenth kernel's
+           last run: the interpreter, the compiled code and the statements refuse it alike
+           (unless every read of it goes through edge()) */
+        if (i == MAXRUNS - 1 && n % 10 == 3 && runs[i].nin) runs[i].in[0].b.extent[0] = 1;
     }
     int ev[NEV];
     random_order(seed, ev);
@@ -810,7 +915,9 @@ static void one_kernel(tine_ctx_t *ctx, int n, uint64_t top_seed, uint64_t *seed
         if (e < EV_COMPILE) {
             run_t *r = &runs[e];
             double t0 = now();
+            tine_clear_error(ctx);
             r->ref_rc = tine_kernel_interpret(k, r->inp, r->params, &r->ref.b);
+            if (r->ref_rc) r->ref_err = tine_strdup(tine_error(ctx) ? tine_error(ctx) : "");
             t_interp += now() - t0;
         } else if (e < EV_RUN) {
             int s = e - EV_COMPILE;
@@ -830,10 +937,14 @@ static void one_kernel(tine_ctx_t *ctx, int n, uint64_t top_seed, uint64_t *seed
                      SEL_NAME[s], tine_error(ctx), text);
                 compiled_ok = false;
             }
-        } else {
+        } else if (e < EV_STMT) {
             int s = (e - EV_RUN) / 3;
             run_t *r = &runs[(e - EV_RUN) % 3];
             if (c[s]) r->got_rc[s] = tine_compiled_run(c[s], r->inp, r->params, &r->got[s].b);
+        } else if (stmt_checked(&runs[e - EV_STMT])) {
+            double t0 = now();
+            for (int j = 0; j < NSTMT; j++) stmt_run(k, &runs[e - EV_STMT], j, level);
+            t_stmt += now() - t0;
         }
     }
     if (compiled_ok) {
@@ -841,11 +952,18 @@ static void one_kernel(tine_ctx_t *ctx, int n, uint64_t top_seed, uint64_t *seed
         tine_buf_printf(&what, "seed %" PRIu64 ", kernel %d at %s, events ", top_seed, n, level);
         order_str(&what, ev);
         tine_buf_printf(&what, "\n--- kernel\n%s---", text);
+        bool stmt_kernel = false;
         for (int i = 0; i < MAXRUNS; i++) {
             runs_compared++;
             runs_refused += runs[i].ref_rc != 0;
             for (int s = 0; s < 2; s++) compare(k, &runs[i], s, what.p);
+            if (stmt_checked(&runs[i])) {
+                stmt_runs++;
+                stmt_kernel = true;
+                for (int j = 0; j < NSTMT; j++) stmt_compare(k, &runs[i], j, what.p);
+            }
         }
+        stmt_kernels += stmt_kernel;
         free(what.p);
     }
     for (int s = 0; s < 2; s++) tine_compiled_free(c[s]);
@@ -866,13 +984,15 @@ static void test_random(int count, uint64_t top_seed) {
     }
     tine_ctx_free(ctx);
     printf("random kernels: %d (seed %" PRIu64 "), %lld runs compared with both selections, %lld refused by "
-           "the interpreter\n",
-           count, top_seed, runs_compared, runs_refused);
+           "the interpreter; %lld runs of %lld kernels (at most %lld output elements) on the statement interpreter "
+           "after every pass\n",
+           count, top_seed, runs_compared, runs_refused, stmt_runs, stmt_kernels, stmt_max_elems);
 }
 
 int main(int argc, char **argv) {
     int count = argc > 1 ? atoi(argv[1]) : 1000;
     uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 20261123;
+    if (argc > 3) stmt_max_elems = atoll(argv[3]);
     detect_levels();
     double t0 = now();
     test_scopes();
@@ -881,8 +1001,8 @@ int main(int argc, char **argv) {
     double t1 = now();
     test_random(count, seed);
     printf("times: regressions %.2f s, random kernels %.2f s (compiling %.2f s: selection %.2f s, LLVM %.2f s; "
-           "interpreting %.2f s)\n",
-           t1 - t0, now() - t1, t_compile, t_select, t_llvm, t_interp);
+           "interpreting %.2f s, statements after every pass %.2f s)\n",
+           t1 - t0, now() - t1, t_compile, t_select, t_llvm, t_interp, t_stmt);
     printf("test_diffkern: %lld checks passed, %lld failed\n", g_pass, g_fail);
     return g_fail ? 1 : 0;
 }

@@ -871,6 +871,8 @@ char *module_output(tine_ctx_t *ctx, LLVMModuleRef m, LLVMTargetMachineRef tm, c
     }
     LLVMMemoryBufferRef buf;
     char *err = NULL;
+    /* verbose assembly: block names and loop nesting as comments (tests find loops by them) */
+    LLVMSetTargetMachineAsmVerbosity(tm, what == OUT_ASM);
     if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, what == OUT_OBJ ? LLVMObjectFile : LLVMAssemblyFile, &err, &buf)) {
         tine_set_internal_error(ctx, "LLVM could not emit the %s: %s", what == OUT_OBJ ? "object file" : "assembly",
                                 err ? err : "");

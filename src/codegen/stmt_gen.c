@@ -208,8 +208,15 @@ static void emit_for(sgen *s, const tine_stmt *st) {
     }
     /* serial, vectorized (by its step) and, for now, parallel: from min while < min + extent */
     LLVMValueRef hi = LLVMBuildAdd(g->b, lo, scalar_i64(s, st->loop.extent), "");
-    LLVMBasicBlockRef pre = LLVMGetInsertBlock(g->b), head = block(s, "loop"), body = block(s, "body"),
-                      exit = block(s, "loop_done");
+    /* blocks named after the loop ("out.x.vec.body"; a partitioned loop's parts are
+       "out.x.pro", "out.x" and "out.x.epi"): verbose assembly prints them on the labels,
+       and tests/test_dense_loads.sh finds the steady-state loops by them */
+    char hn[160], bn[160], dn[160];
+    const char *ln = st->loop.name ? st->loop.name : "loop", *kind = st->loop.loop == TINE_LOOP_VECTORIZED ? ".vec" : "";
+    snprintf(hn, sizeof hn, "%s%s.head", ln, kind);
+    snprintf(bn, sizeof bn, "%s%s.body", ln, kind);
+    snprintf(dn, sizeof dn, "%s%s.done", ln, kind);
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(g->b), head = block(s, hn), body = block(s, bn), exit = block(s, dn);
     LLVMBuildBr(g->b, head);
     LLVMPositionBuilderAtEnd(g->b, head);
     LLVMValueRef i = LLVMBuildPhi(g->b, s->i64, st->loop.name ? st->loop.name : "i");
