@@ -87,7 +87,7 @@ static tine_stmt *xrun(builder *b, tine_expr_t *start, tine_expr_t *w) {
     const char *nm = loop_name(b, 0, nb, sizeof nb);
     tine_partition_mode part = (tine_partition_mode)b->st->partition[0];
     tine_expr_t *c0 = b->coord[0], *vec_end = add(b, start, mul(b, tine_binary(b->ctx, TINE_OP_DIV, w, ci(b, L)), ci(b, L)));
-    tine_stmt *vec[3] = {0};
+    tine_stmt *vec[3] = {0}, *elem = point(b, false);
     tine_expr_t *from = start;
     if (U > 1) {
         /* U vectors per iteration: the loop variable steps by U * L, each vector a let of
@@ -102,11 +102,20 @@ static tine_stmt *xrun(builder *b, tine_expr_t *start, tine_expr_t *w) {
         from = add(b, start, span);
     }
     vec[1] = tine_stmt_for(p, c0, from, sub(b, vec_end, from), L, TINE_LOOP_VECTORIZED, part, nm, point(b, true));
+    /* the last vector, shifted back to end at the edge: a loop of one iteration, so that
+       partitioning treats it as any vector loop */
     tine_expr_t *ragged = tine_binary(b->ctx, TINE_OP_NE, tine_binary(b->ctx, TINE_OP_MOD, w, ci(b, L)), ci(b, 0));
-    vec[2] = tine_stmt_if(p, ragged, tine_stmt_let(p, c0, sub(b, add(b, start, w), ci(b, L)), point(b, true)), NULL);
+    tine_stmt *last = tine_stmt_for(p, c0, sub(b, add(b, start, w), ci(b, L)), ci(b, L), L, TINE_LOOP_VECTORIZED, part,
+                                    nm, point(b, true));
+    vec[2] = tine_stmt_if(p, ragged, last, NULL);
+    for (int i = 0; i < 3; i++) {
+        tine_stmt *l = i == 2 ? last : vec[i];
+        if (!l) continue;
+        l->loop.elem_var = c0;
+        l->loop.elem_body = elem;
+    }
     /* narrower than a vector: never worth partitioning (it runs only below L elements) */
-    tine_stmt *one = tine_stmt_for(p, c0, start, w, 1, TINE_LOOP_SERIAL, L > 1 ? TINE_PARTITION_NEVER : part, nm,
-                                   point(b, false));
+    tine_stmt *one = tine_stmt_for(p, c0, start, w, 1, TINE_LOOP_SERIAL, L > 1 ? TINE_PARTITION_NEVER : part, nm, elem);
     if (L == 1) return one;
     return tine_stmt_if(p, tine_binary(b->ctx, TINE_OP_GE, w, ci(b, L)), tine_stmt_block(p, vec, 3), one);
 }

@@ -421,9 +421,7 @@ static tine_stmt *steady_stmt(part *P, tine_stmt *s) {
         }
         tine_stmt *b = steady_stmt(P, s->loop.body);
         P->nscope--;
-        tine_stmt *r = tine_stmt_for(p, s->loop.var, mn, ex, s->loop.step, s->loop.loop, s->loop.partition, NULL, b);
-        r->loop.name = s->loop.name;
-        return r;
+        return tine_stmt_for_like(p, s, mn, ex, b);
     }
     case TINE_S_LET: {
         tine_expr_t *v = steady_expr(P, s->let.value);
@@ -524,6 +522,13 @@ static tine_stmt *split_loop(part *P, tine_stmt *s) {
         tine_stmt_for(p, s->loop.var, at1, tine_binary(ctx, TINE_OP_SUB, ext, p1), s->loop.step, s->loop.loop,
                       TINE_PARTITION_NEVER, part_name(P, s->loop.name, ".epi"), s->loop.body),
     };
+    if (s->loop.elem_body) {
+        /* a vector loop's edges one element at a time: the same elements, in scalar code
+           (vectors there would gather every lane, and every copy costs compile time) */
+        for (int i = 0; i < 3; i += 2)
+            parts[i] = tine_stmt_for(p, s->loop.elem_var, parts[i]->loop.min, parts[i]->loop.extent, 1, TINE_LOOP_SERIAL,
+                                     TINE_PARTITION_NEVER, parts[i]->loop.name, s->loop.elem_body);
+    }
     /* then the loops inside each part. In a prologue or epilogue only the innermost loops
        are split: splitting every level of every part would make 3^d copies of the body of
        a d-dimensional stage (a 4-D pool took LLVM minutes); this way the copies grow
@@ -534,10 +539,7 @@ static tine_stmt *split_loop(part *P, tine_stmt *s) {
         tine_stmt *b = part_stmt(P, parts[i]->loop.body);
         P->edge = saved;
         if (b != parts[i]->loop.body) {
-            tine_stmt *r = tine_stmt_for(p, parts[i]->loop.var, parts[i]->loop.min, parts[i]->loop.extent,
-                                         parts[i]->loop.step, parts[i]->loop.loop, TINE_PARTITION_NEVER, NULL, b);
-            r->loop.name = parts[i]->loop.name;
-            parts[i] = r;
+            parts[i] = tine_stmt_for_like(p, parts[i], parts[i]->loop.min, parts[i]->loop.extent, b);
         }
     }
     tine_stmt *body = tine_stmt_block(p, parts, 3);
@@ -571,10 +573,7 @@ static tine_stmt *part_stmt(part *P, tine_stmt *s) {
         }
         tine_stmt *b = part_stmt(P, s->loop.body);
         if (b == s->loop.body) return s;
-        tine_stmt *r = tine_stmt_for(p, s->loop.var, s->loop.min, s->loop.extent, s->loop.step, s->loop.loop,
-                                     s->loop.partition, NULL, b);
-        r->loop.name = s->loop.name;
-        return r;
+        return tine_stmt_for_like(p, s, s->loop.min, s->loop.extent, b);
     }
     case TINE_S_LET: {
         tine_stmt *b = part_stmt(P, s->let.body);

@@ -384,9 +384,7 @@ static tine_stmt *simp_stmt(tine_stmt_pool *p, tine_stmt *s) {
         tine_stmt *b = simp_stmt(p, s->loop.body);
         if (is_empty(b)) return b;
         if (mn == s->loop.min && ex == s->loop.extent && b == s->loop.body) return s;
-        tine_stmt *r = tine_stmt_for(p, s->loop.var, mn, ex, s->loop.step, s->loop.loop, s->loop.partition, NULL, b);
-        r->loop.name = s->loop.name;
-        return r;
+        return tine_stmt_for_like(p, s, mn, ex, b);
     }
     case TINE_S_LET: {
         tine_expr_t *v = s->let.value;

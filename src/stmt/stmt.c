@@ -41,6 +41,17 @@ tine_stmt *tine_stmt_for(tine_stmt_pool *p, tine_expr_t *var, tine_expr_t *min, 
     return s;
 }
 
+tine_stmt *tine_stmt_for_like(tine_stmt_pool *p, const tine_stmt *old, tine_expr_t *min, tine_expr_t *extent,
+                              tine_stmt *body) {
+    TINE_ASSERT(old->kind == TINE_S_FOR);
+    tine_stmt *s = tine_stmt_for(p, old->loop.var, min, extent, old->loop.step, old->loop.loop, old->loop.partition,
+                                 NULL, body);
+    s->loop.name = old->loop.name;
+    s->loop.elem_var = old->loop.elem_var;
+    s->loop.elem_body = old->loop.elem_body;
+    return s;
+}
+
 tine_stmt *tine_stmt_let(tine_stmt_pool *p, tine_expr_t *var, tine_expr_t *value, tine_stmt *body) {
     TINE_ASSERT(var && var->op == TINE_OP_VAR && value && tine_type_eq(var->type, value->type));
     tine_stmt *s = node(p, TINE_S_LET);
@@ -140,9 +151,7 @@ tine_stmt *tine_stmt_map_exprs(tine_stmt_pool *p, tine_stmt *s, tine_stmt_expr_f
         tine_expr_t *mn = mapped(f, user, s->loop.min, &ch), *ex = mapped(f, user, s->loop.extent, &ch);
         tine_stmt *b = tine_stmt_map_exprs(p, s->loop.body, f, user);
         if (!ch && b == s->loop.body) return s;
-        r = tine_stmt_for(p, s->loop.var, mn, ex, s->loop.step, s->loop.loop, s->loop.partition, NULL, b);
-        r->loop.name = s->loop.name;
-        return r;
+        return tine_stmt_for_like(p, s, mn, ex, b);
     }
     case TINE_S_LET: {
         tine_expr_t *v = mapped(f, user, s->let.value, &ch);

@@ -54,6 +54,14 @@ struct tine_stmt {
             tine_partition_mode partition;
             const char *name;                /* the schedule's name for it, "out.x" (printing, errors) */
             tine_stmt *body;
+            /* A vectorized loop may say how to do its work one element at a time: for
+               elem_var in [min, min + extent) run elem_body computes what it computes
+               (the builder's one-lane body). Partitioning runs a prologue and an epilogue
+               that way: a few elements of scalar code instead of vectors gathered lane
+               by lane. NULL when unknown; passes that rebuild a loop keep it
+               (tine_stmt_for_like); interpretation and codegen ignore it. */
+            tine_expr_t *elem_var;
+            tine_stmt *elem_body;
         } loop;
         struct {
             tine_expr_t *var, *value;
@@ -105,6 +113,10 @@ void tine_stmt_pool_free(tine_stmt_pool *p);
  * the compiler, never parsed from user text, so a broken one is tine's bug. */
 tine_stmt *tine_stmt_for(tine_stmt_pool *p, tine_expr_t *var, tine_expr_t *min, tine_expr_t *extent, int step,
                          tine_loop_kind loop, tine_partition_mode part, const char *name, tine_stmt *body);
+/* Loop `old` over another range and body: its variable, step, kind, partition mode,
+ * name and element-wise form kept. */
+tine_stmt *tine_stmt_for_like(tine_stmt_pool *p, const tine_stmt *old, tine_expr_t *min, tine_expr_t *extent,
+                              tine_stmt *body);
 tine_stmt *tine_stmt_let(tine_stmt_pool *p, tine_expr_t *var, tine_expr_t *value, tine_stmt *body);
 tine_stmt *tine_stmt_store(tine_stmt_pool *p, const char *buffer, tine_expr_t *index, tine_expr_t *value);
 tine_stmt *tine_stmt_allocate(tine_stmt_pool *p, const char *buffer, tine_type_t type, tine_expr_t *size,
