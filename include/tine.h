@@ -325,7 +325,7 @@ void tine_compiled_times(const tine_compiled_t *c, double *select_ms, double *ll
  * target's instructions when target is not NULL; expanded for LLVM alone), printed, each
  * after a "# stage NAME" line; malloc'd, or NULL with an error for an unknown target. */
 char *tine_kernel_print_stages(tine_kernel_t *k, tine_selection_t sel, const char *target);
-/* Every stage's loop nest after the passes and selection, as statements (docs/STMT.md):
+/* Every stage's loop nest after the passes and selection, as statements (docs/ARCHITECTURE.md, Loop nests):
  * malloc'd text, or NULL with an error for an unknown target. */
 char *tine_kernel_print_stmt(tine_kernel_t *k, tine_selection_t sel, const char *target);
 void *tine_kernel_emit(tine_kernel_t *k, const char *target, tine_selection_t sel, const char *name, const char *what,
