@@ -522,9 +522,12 @@ static tine_stmt *split_loop(part *P, tine_stmt *s) {
         tine_stmt_for(p, s->loop.var, at1, tine_binary(ctx, TINE_OP_SUB, ext, p1), s->loop.step, s->loop.loop,
                       TINE_PARTITION_NEVER, part_name(P, s->loop.name, ".epi"), s->loop.body),
     };
-    if (s->loop.elem_body) {
-        /* a vector loop's edges one element at a time: the same elements, in scalar code
-           (vectors there would gather every lane, and every copy costs compile time) */
+    if (s->loop.elem_body && P->edge) {
+        /* inside an outer loop's prologue or epilogue (a few rows that run rarely), a
+           vector loop's own edges run one element at a time: the same elements in scalar
+           code, cheap to compile, where vectors would gather every lane. In the steady
+           state of the outer loops they stay vectors: they run on every row, and a
+           gathered vector is faster than its elements one by one. */
         for (int i = 0; i < 3; i += 2)
             parts[i] = tine_stmt_for(p, s->loop.elem_var, parts[i]->loop.min, parts[i]->loop.extent, 1, TINE_LOOP_SERIAL,
                                      TINE_PARTITION_NEVER, parts[i]->loop.name, s->loop.elem_body);
