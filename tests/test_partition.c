@@ -4,8 +4,8 @@
  * always, never) are built (tine_stmt_build_stage) and run by the statement interpreter
  * before and after partition + simplify on random geometry: mins negative and positive,
  * extents 1, 2, below, at and above the vector width, odd, large; inputs smaller than
- * the output. The outputs must be identical. Every benchmark kernel is run the same way
- * on the harness's test cases. The steady state of a 3x3 edge() stencil must have no
+ * the output. The outputs must be identical (the benchmark kernels are run the same way
+ * on the harness's test cases by test_stmt). The steady state of a 3x3 edge() stencil must have no
  * min/max left in its store. The simplifier is checked on a table of expressions: the
  * exact printed result, and equal values on random inputs.
  */
@@ -178,55 +178,7 @@ static void test_random_geometry(void) {
     CHECK(runs > 300, "only %d runs compared", runs);
 }
 
-/* ---- the benchmark kernels ------------------------------------------------------------ */
-
-static void test_bench_kernels(void) {
-    int nk = 0;
-    for (const bench_entry *be = bench_entries(); be->name; be++) {
-        char path[256];
-        snprintf(path, sizeof path, "../bench/kernels/%s.tine", be->name);
-        char *text = read_file(path);
-        if (!text) {
-            fail("cannot read %s (the test runs in tests/)", path);
-            continue;
-        }
-        tine_ctx_t *kc = tine_ctx_new();
-        tine_kernel_t *k = tine_kernel_parse(kc, text, path);
-        CHECK(k != NULL, "%s: %s", path, tine_error(kc));
-        uint64_t seed = 5;
-        for (int w = 0; k && w < 2; w++) {
-            bench_case c = {.name = be->name};
-            case_binding b;
-            char err[256];
-            if (be->make(&c, (case_size)(CASE_TEST0 + w), PAT_RANDOM, &seed) != 0 ||
-                case_bind(&c, k, NULL, &b, err, sizeof err) != 0) {
-                fail("%s: the harness case does not fit", be->name);
-                bench_case_free(&c);
-                continue;
-            }
-            size_t bytes = case_bytes(&c.out, c.out_bits);
-            unsigned char *want = malloc(bytes), *got = malloc(bytes);
-            memset(want, 0xA5, bytes);
-            memset(got, 0x5A, bytes);
-            char what[96];
-            snprintf(what, sizeof what, "%s case %d", be->name, w);
-            b.out.data = want;
-            int r0 = run_kernel(k, b.inputs, b.params, &b.out, NULL, what);
-            CHECK(r0 == 0, "%s: the built nest does not run", what);
-            b.out.data = got;
-            int r1 = r0 == 0 ? run_kernel(k, b.inputs, b.params, &b.out, passes, what) : -1;
-            if (r0 == 0) CHECK(r1 == 0 && !memcmp(want, got, bytes), "%s: partitioned output differs", what);
-            free(want);
-            free(got);
-            bench_case_free(&c);
-        }
-        nk++;
-        tine_kernel_free(k);
-        tine_ctx_free(kc);
-        free(text);
-    }
-    CHECK(nk >= 9, "only %d benchmark kernels", nk);
-}
+/* The benchmark kernels before and after partitioning: test_stmt. */
 
 /* ---- the steady state of sobel3x3 ------------------------------------------------------ */
 
@@ -378,9 +330,6 @@ int main(void) {
     test_simplify_table();
     test_sobel_steady();
     test_random_geometry();
-    double t0 = now();
-    test_bench_kernels();
-    printf("benchmark kernels: %.2f s\n", now() - t0);
     printf("test_partition: %lld passed, %lld failed\n", g_pass, g_fail);
     return g_fail != 0;
 }

@@ -4,7 +4,8 @@
  * element against values computed here in C; a few also check the printed text exactly
  * (the golden forms of tine_stmt_print). Errors are checked by their return code and
  * message, and by what the run wrote before it stopped. Last, every benchmark kernel's
- * stages as build.c makes them, run here, against the expression interpreter's output.
+ * stages as build.c makes them (run here), and after partitioning and simplification
+ * (tine_kernel_interpret_stmt), against the expression interpreter's output.
  */
 #include "stmt/passes.h"
 
@@ -463,15 +464,23 @@ static void test_bench_kernels(void) {
             int rc = tine_kernel_interpret(k, b.inputs, b.params, &b.out);
             t_interp += now() - t0;
             CHECK(rc == 0, "%s: interpret: %s", what, tine_error(kc));
-            b.out.data = got;
-            t0 = now();
-            int rs = rc == 0 ? run_stages(k, &b, what) : -1;
-            t_stmt += now() - t0;
-            if (rs == 0) {
-                int64_t at[4] = {0};
-                bool same = !case_first_difference(&c, want, got, at);
-                CHECK(same, "%s: the statements' output differs at (%lld, %lld, %lld)", what, (long long)at[0],
-                      (long long)at[1], (long long)at[2]);
+            /* the stages as built (run here, stage by stage), then after partitioning and
+               simplification (through the driver) */
+            for (int ph = 0; ph < 2 && rc == 0; ph++) {
+                memset(got, 0xA5, bytes);
+                b.out.data = got;
+                t0 = now();
+                int rs = ph == 0 ? run_stages(k, &b, what)
+                                   : tine_kernel_interpret_stmt(k, "simplify", -1, NULL, b.inputs, b.params, &b.out);
+                t_stmt += now() - t0;
+                CHECK(rs == 0, "%s: the statements after %s do not run: %s", what, ph ? "simplify" : "build",
+                      tine_error(kc));
+                if (rs == 0) {
+                    int64_t at[4] = {0};
+                    bool same = !case_first_difference(&c, want, got, at);
+                    CHECK(same, "%s: the statements' output after %s differs at (%lld, %lld, %lld)", what,
+                          ph ? "simplify" : "build", (long long)at[0], (long long)at[1], (long long)at[2]);
+                }
             }
             free(want);
             free(got);
