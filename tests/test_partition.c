@@ -16,61 +16,21 @@
 
 /* ---- runs ------------------------------------------------------------------------------ */
 
-static size_t span(const tine_buffer_t *b) {
-    size_t n = 1;
-    for (int d = 0; d < b->dims; d++) n += (size_t)(b->extent[d] - 1) * (size_t)(d ? b->stride[d] : 1);
-    return n;
-}
-
-typedef tine_stmt *(*xform_fn)(tine_stmt_pool *p, const tine_kernel_t *k, tine_stmt *s);
-
 static tine_stmt *passes(tine_stmt_pool *p, const tine_kernel_t *k, tine_stmt *s) {
     tine_stmt *r = tine_stmt_partition(p, k, s);
     return tine_stmt_simplify(p, r);
 }
 
-/* Every stage of k built, transformed (xf, if not NULL) and run in order; 0 or -1. */
-static int run_kernel(tine_kernel_t *k, tine_buffer_t *const *inputs, const void *const *params, tine_buffer_t *out,
-                      xform_fn xf, const char *what) {
-    tine_ctx_t *kc = tine_kernel_ctx(k);
-    tine_plan plan;
-    if (tine_kernel_plan(k, inputs, params, out, &plan) != 0) return 1; /* not a valid case */
-    tine_env_t *env = tine_env_new(kc);
-    int n;
-    const tine_kscalar *ks = tine_kernel_scalars(k, &n);
-    for (int i = 0; i < n; i++) {
-        uint64_t v = (uint64_t)tine_kscalar_value(k, &ks[i], inputs, params, &plan);
-        tine_env_bind(env, ks[i].var, &v);
-    }
-    for (int i = 0; i < tine_kernel_ninputs(k); i++) {
-        tine_type_t t;
-        const char *name = tine_kernel_input(k, i, &t, NULL);
-        tine_env_bind_buffer(env, name, t, inputs[i]->data, span(inputs[i]));
-    }
-    int ns = tine_kernel_nstages(k), rc = 0;
-    for (int sn = 0; sn < ns; sn++) {
-        const tine_stage *st = tine_kernel_stage(k, sn);
-        if (plan.buf[sn].data) tine_env_bind_buffer(env, st->name, st->type, plan.buf[sn].data, span(&plan.buf[sn]));
-    }
-    tine_stmt_pool sp;
-    tine_stmt_pool_init(&sp, kc);
-    for (int sn = 0; sn < ns && rc == 0; sn++) {
-        if (!plan.buf[sn].data) continue;
-        tine_stmt *s = tine_stmt_build_stage(&sp, k, sn);
-        if (xf) s = xf(&sp, k, s);
-        rc = tine_stmt_run(kc, s, env);
-        if (rc) {
-            char *txt = tine_stmt_print(kc, s);
-            fail("%s: stage %s: run returned %d: %s\n%s", what, tine_kernel_stage(k, sn)->name, rc, tine_error(kc),
-                 txt ? txt : "");
-            free(txt);
-            rc = -1;
-        }
-    }
-    tine_stmt_pool_free(&sp);
-    tine_env_free(env);
-    tine_plan_free(k, &plan);
-    return rc;
+/* k on the statement interpreter, each stage as the driver has it after `pass` ("build",
+ * or "simplify": partitioned and simplified); 1 when the plan refuses the case, else 0,
+ * or -1 after a failure. */
+static int run_kernel(tine_kernel_t *k, tine_buffer_t *const *inputs, tine_buffer_t *out, const char *pass,
+                      const char *what) {
+    if (tine_kernel_check_region(k, inputs, NULL, out) != 0) return 1; /* not a valid case */
+    int rc = tine_kernel_interpret_stmt(k, pass, -1, NULL, inputs, NULL, out);
+    if (rc == 0) return 0;
+    fail("%s: after %s: the run returned %d: %s", what, pass, rc, tine_error(tine_kernel_ctx(k)));
+    return -1;
 }
 
 /* ---- random geometry on small kernels ------------------------------------------------ */
@@ -159,10 +119,10 @@ static void test_random_geometry(void) {
                 char what[128];
                 snprintf(what, sizeof what, "kernel %zu schedule %zu trial %d", ki, si, trial);
                 out.data = want;
-                int r0 = run_kernel(k, ins, NULL, &out, NULL, what);
+                int r0 = run_kernel(k, ins, &out, "build", what);
                 if (r0 == 0) {
                     out.data = got;
-                    int r1 = run_kernel(k, ins, NULL, &out, passes, what);
+                    int r1 = run_kernel(k, ins, &out, "simplify", what);
                     CHECK(r1 == 0 && !memcmp(want, got, out_bytes),
                           "%s: partitioned output differs (in min %lld ext %lld, out min %lld ext %lld)", what,
                           (long long)in.min[0], (long long)in.extent[0], (long long)out.min[0],

@@ -4,8 +4,8 @@
  * element against values computed here in C; a few also check the printed text exactly
  * (the golden forms of tine_stmt_print). Errors are checked by their return code and
  * message, and by what the run wrote before it stopped. Last, every benchmark kernel's
- * stages as build.c makes them (run here), and after partitioning and simplification
- * (tine_kernel_interpret_stmt), against the expression interpreter's output.
+ * stages as build.c makes them, and after partitioning and simplification (both through
+ * tine_kernel_interpret_stmt), against the expression interpreter's output.
  */
 #include "stmt/passes.h"
 
@@ -380,53 +380,6 @@ static void test_hostile(void) {
 
 /* ---- the benchmark kernels' built nests against tine_kernel_interpret ------------------- */
 
-/* Elements a buffer spans (its largest flattened index + 1). */
-static size_t span(const tine_buffer_t *b) {
-    size_t n = 1;
-    for (int d = 0; d < b->dims; d++) n += (size_t)(b->extent[d] - 1) * (size_t)(d ? b->stride[d] : 1);
-    return n;
-}
-
-/* Each stage of k built (tine_stmt_build_stage) and run in order on the plan's buffers;
- * the output is written into b->out. */
-static int run_stages(tine_kernel_t *k, case_binding *b, const char *what) {
-    tine_ctx_t *kc = tine_kernel_ctx(k);
-    tine_plan plan;
-    if (tine_kernel_plan(k, b->inputs, b->params, &b->out, &plan) != 0) {
-        fail("%s: plan: %s", what, tine_error(kc));
-        return -1;
-    }
-    tine_env_t *env = tine_env_new(kc);
-    int n;
-    const tine_kscalar *ks = tine_kernel_scalars(k, &n);
-    for (int i = 0; i < n; i++) {
-        uint64_t v = (uint64_t)tine_kscalar_value(k, &ks[i], b->inputs, b->params, &plan);
-        tine_env_bind(env, ks[i].var, &v);
-    }
-    for (int i = 0; i < tine_kernel_ninputs(k); i++) {
-        tine_type_t t;
-        const char *name = tine_kernel_input(k, i, &t, NULL);
-        tine_env_bind_buffer(env, name, t, b->inputs[i]->data, span(b->inputs[i]));
-    }
-    int ns = tine_kernel_nstages(k), rc = 0;
-    for (int sn = 0; sn < ns; sn++) {
-        const tine_stage *st = tine_kernel_stage(k, sn);
-        if (plan.buf[sn].data) tine_env_bind_buffer(env, st->name, st->type, plan.buf[sn].data, span(&plan.buf[sn]));
-    }
-    tine_stmt_pool sp;
-    tine_stmt_pool_init(&sp, kc);
-    for (int sn = 0; sn < ns && rc == 0; sn++) {
-        if (!plan.buf[sn].data) continue; /* nothing reads it */
-        tine_stmt *s = tine_stmt_build_stage(&sp, k, sn);
-        rc = tine_stmt_run(kc, s, env);
-        if (rc) fail("%s: stage %s: run returned %d: %s", what, tine_kernel_stage(k, sn)->name, rc, tine_error(kc));
-    }
-    tine_stmt_pool_free(&sp);
-    tine_env_free(env);
-    tine_plan_free(k, &plan);
-    return rc;
-}
-
 static double t_interp, t_stmt; /* seconds in each interpreter (reported) */
 
 static void test_bench_kernels(void) {
@@ -470,8 +423,7 @@ static void test_bench_kernels(void) {
                 memset(got, 0xA5, bytes);
                 b.out.data = got;
                 t0 = now();
-                int rs = ph == 0 ? run_stages(k, &b, what)
-                                   : tine_kernel_interpret_stmt(k, "simplify", -1, NULL, b.inputs, b.params, &b.out);
+                int rs = tine_kernel_interpret_stmt(k, ph ? "simplify" : "build", -1, NULL, b.inputs, b.params, &b.out);
                 t_stmt += now() - t0;
                 CHECK(rs == 0, "%s: the statements after %s do not run: %s", what, ph ? "simplify" : "build",
                       tine_error(kc));
