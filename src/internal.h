@@ -382,21 +382,13 @@ typedef struct {
 /* Stages in the order they run: producers first, the output last. */
 int tine_kernel_nstages(const tine_kernel_t *k);
 const tine_stage *tine_kernel_stage(const tine_kernel_t *k, int i);
-/* A run's plan: each stage's buffer (the last is `out`; the others are scratch buffers
- * over the region their consumers read, allocated here, data NULL when nothing reads
- * them), after checking that every input covers what the stages read. */
-typedef struct {
-    tine_buffer_t *buf; /* one per stage (malloc'd; tine_plan_free) */
-} tine_plan;
-int tine_kernel_plan(const tine_kernel_t *k, tine_buffer_t *const *inputs, const void *const *params,
-                     const tine_buffer_t *out, tine_plan *plan);
-void tine_plan_free(const tine_kernel_t *k, tine_plan *plan);
-/* The value of a scalar for one run (a stage's geometry from the plan's buffer). */
-int64_t tine_kscalar_value(const tine_kernel_t *k, const tine_kscalar *s, tine_buffer_t *const *inputs,
-                           const void *const *params, const tine_plan *plan);
-/* The rules every caller's buffer follows (tine.h, "Buffers"): 0, or -1 with an error
- * naming the buffer and the rule. The AOT entry point checks the same rules. */
-int tine_kernel_check_buffers(const tine_kernel_t *k, tine_buffer_t *const *inputs, const tine_buffer_t *out);
+/* The value of parameter i of a run (params[i] points at it; bool: one byte). */
+int64_t tine_kernel_param_value(const tine_kernel_t *k, int i, const void *const *params);
+/* A run's bindings for the plan and the statement (stmt/run.c): every variable of
+ * tine_call_var for the output and each input (inputs may be NULL), every parameter, and
+ * the data of each caller's buffer by name. */
+tine_env_t *tine_call_bind(const tine_kernel_t *k, tine_buffer_t *const *inputs, const void *const *params,
+                           tine_buffer_t *out);
 /* The loop reductions of a body (scalar: the one-lane body). */
 const tine_reduction *tine_kernel_reductions(const tine_kernel_t *k, int scalar, int *n);
 /* The coordinates of a load the elaborator built (index = (x0 - min0) + (x1 - min1) *

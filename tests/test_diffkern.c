@@ -115,7 +115,7 @@ static void fill(buf_t *b, uint64_t *seed, int byte) {
     for (size_t i = 0; i < b->bytes; i++) p[i] = byte >= 0 ? (unsigned char)byte : (unsigned char)tine_rand64(seed);
 }
 
-/* The passes of tine_stmt_lower_stage, in order; the last one is run once per selection. */
+/* The passes of tine_stmt_lower_kernel, in order; the last one is run once per selection. */
 static const char *const PASSES[] = {"build", "partition", "simplify", "select"};
 enum { NPASSES = 4, NSTMT = NPASSES + 1 }; /* checks per run: the last pass once per selection */
 

@@ -35,25 +35,18 @@ typedef struct {
     uint32_t features; /* the target's features, in the x86 description's numbering */
 } gen;
 
-typedef struct {
-    /* 0, or the code of the Assert that failed (-1: a scratch allocation failed) */
-    int (*fn)(const void *const *);
-    const tine_kscalar **scalars; /* the scalars whose values the caller passes */
-    int nscalars;
-    struct {
-        int code;
-        char *message;
-    } *asserts; /* the statement's Asserts: a code's message, for the JIT's error */
-    int nasserts;
-} compiled_stage;
-
 struct tine_compiled {
     tine_kernel_t *k;
     char *target;
     LLVMOrcLLJITRef jit;
     double select_ms, llvm_ms;
-    compiled_stage *st; /* one per stage */
-    int nst;
+    /* stmt_gen.c's tine_run: 0, or the code of the Assert that failed */
+    int (*fn)(const void *const *args, int64_t *detail);
+    struct {
+        int code;
+        char *message;
+    } *asserts; /* the statement's Asserts, by index: a failure's message for the JIT's error */
+    int nasserts;
 };
 
 /* llvm.c */
@@ -74,12 +67,12 @@ char *module_output(tine_ctx_t *ctx, LLVMModuleRef m, LLVMTargetMachineRef tm, c
                     size_t *size);
 
 /* kernel_gen.c: frees what build_stage allocated in cs. */
-void compiled_stage_free(compiled_stage *cs);
 
 /* Whether lane i of an i32 index vector is lane 0's value plus i * stride (llvm.c). */
 bool lane_stride(const tine_expr_t *e, int64_t *stride);
 
-/* stmt_gen.c: the function `int tine_stageN(const void *const *args)` of stage sn. */
-bool build_stage(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc, tine_selection_t sel, int sn);
+/* stmt_gen.c: the kernel's function `int tine_run(const void *const *args, int64_t *detail)`
+ * in m, from its statement after every pass of the driver; false with an error. */
+bool build_kernel(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc, tine_selection_t sel);
 
 #endif

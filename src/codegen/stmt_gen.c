@@ -1,17 +1,20 @@
-/* stmt_gen.c — a stage's statement (src/stmt) as one LLVM function: a thin walk.
+/* stmt_gen.c — a kernel's statement (src/stmt) as one LLVM function: a thin walk.
  *
- * `int tine_stageN(const void *const *args)`: args[0] is the stage buffer's data, then
- * pointers to the int64 values of its scalars (compiled_stage.scalars: the stage
- * buffer's geometry first, then every other free variable of its statement, each a
- * kernel scalar), then the data of every input and of every earlier stage's buffer. It
- * returns 0, or the code of the first Assert that fails (-1 when a scratch allocation
- * fails): the caller frees what it allocated and reports it.
+ * `int tine_run(const void *const *args, int64_t *detail)`: args holds a pointer to each
+ * input's tine_buffer_t (in the kernel's order; NULL is a valid, refused, value), then a
+ * pointer to each parameter's value (bool: one byte), then the output's tine_buffer_t.
+ * It returns 0, or the code of the first Assert that fails (-1 when a scratch allocation
+ * fails). When detail is not NULL, a failure writes there which one: detail[0] the
+ * Assert's index in tine_compiled.asserts (-1: an allocation), detail[1..] its args'
+ * values, so the JIT's error is the text the statement interpreter gives.
  *
- * The statement comes from the driver (tine_stmt_lower_stage) with its expressions
- * already selected, so this file never selects. Each expression is one DAG for
- * emit_dag; the values of loop variables and lets reach later DAGs as leaves of the gen
- * (bound while their body is emitted, innermost binding first), and buffers are found by
- * name through a `load` leaf of element 0, as llvm.c's load_arg looks them up.
+ * The statement comes from the driver (tine_stmt_lower_kernel) with its expressions
+ * already selected and its plan inside, so this file neither selects nor plans. Each
+ * expression is one DAG for emit_dag; the values of loop variables and lets reach later
+ * DAGs as leaves of the gen (bound while their body is emitted, innermost binding
+ * first), and buffers are found by name through a `load` leaf of element 0, as llvm.c's
+ * load_arg looks them up. The caller's values are bound first, as tine_call_bind binds
+ * them for the interpreter (the variables of tine_call_var).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "codegen.h"
@@ -31,7 +34,8 @@ typedef struct {
     int nheap, capheap;
     LLVMValueRef calloc_fn, free_fn;
     LLVMTypeRef calloc_ty, free_ty;
-    compiled_stage *c;
+    LLVMValueRef detail;       /* int64_t *, maybe NULL */
+    tine_compiled_t *c;        /* its asserts */
 } sgen;
 
 static double seconds(void) {
@@ -88,88 +92,6 @@ static LLVMValueRef scalar_i64(sgen *s, const tine_expr_t *e) {
     return e->type.kind == TINE_UINT ? LLVMBuildZExt(g->b, v, s->i64, "") : LLVMBuildSExt(g->b, v, s->i64, "");
 }
 
-/* ---- the free variables ------------------------------------------------------------------ */
-
-typedef struct {
-    const tine_kernel_t *k;
-    compiled_stage *c;
-    const tine_expr_t **bound; /* the variables For and Let bind around the walk's position */
-    int nbound, cap;
-    int capsc; /* of c->scalars */
-} freevars;
-
-static void free_in(freevars *f, tine_ctx_t *ctx, const tine_expr_t *e) {
-    if (!e) return;
-    uint32_t n;
-    tine_expr_t **o = tine_topo(ctx, e, &n);
-    for (uint32_t i = 0; i < n; i++) {
-        const tine_expr_t *v = o[i];
-        if (v->op != TINE_OP_VAR) continue;
-        bool b = false;
-        for (int j = 0; j < f->nbound && !b; j++) b = f->bound[j] == v;
-        if (b) continue;
-        const tine_kscalar *ks = tine_kernel_scalar_of(f->k, v);
-        TINE_ASSERT(ks != NULL); /* a free variable of a stage is a parameter or geometry */
-        bool seen = false;
-        for (int j = 0; j < f->c->nscalars && !seen; j++) seen = f->c->scalars[j] == ks;
-        if (seen) continue;
-        if (f->c->nscalars == f->capsc) {
-            f->capsc = 2 * f->capsc + 16;
-            f->c->scalars = realloc(f->c->scalars, sizeof *f->c->scalars * (size_t)f->capsc);
-            TINE_ASSERT(f->c->scalars != NULL);
-        }
-        f->c->scalars[f->c->nscalars++] = ks;
-    }
-    free(o);
-}
-
-static void push_bound(freevars *f, const tine_expr_t *v) {
-    if (f->nbound == f->cap) {
-        f->cap = f->cap ? 2 * f->cap : 16;
-        f->bound = realloc(f->bound, sizeof *f->bound * (size_t)f->cap);
-        TINE_ASSERT(f->bound != NULL);
-    }
-    f->bound[f->nbound++] = v;
-}
-
-static void collect(freevars *f, tine_ctx_t *ctx, const tine_stmt *s) {
-    if (!s) return;
-    int mark = f->nbound;
-    switch (s->kind) {
-    case TINE_S_FOR:
-        free_in(f, ctx, s->loop.min);
-        free_in(f, ctx, s->loop.extent);
-        push_bound(f, s->loop.var);
-        collect(f, ctx, s->loop.body);
-        break;
-    case TINE_S_LET:
-        free_in(f, ctx, s->let.value);
-        push_bound(f, s->let.var);
-        collect(f, ctx, s->let.body);
-        break;
-    case TINE_S_STORE:
-        free_in(f, ctx, s->store.index);
-        free_in(f, ctx, s->store.value);
-        break;
-    case TINE_S_ALLOCATE:
-        free_in(f, ctx, s->alloc.size);
-        collect(f, ctx, s->alloc.body);
-        break;
-    case TINE_S_FREE: break;
-    case TINE_S_IF:
-        free_in(f, ctx, s->if_.cond);
-        collect(f, ctx, s->if_.then_);
-        collect(f, ctx, s->if_.else_);
-        break;
-    case TINE_S_BLOCK:
-        for (int i = 0; i < s->block.n; i++) collect(f, ctx, s->block.v[i]);
-        break;
-    case TINE_S_ASSERT: free_in(f, ctx, s->assert_.cond); break;
-    case TINE_S_EVALUATE: free_in(f, ctx, s->eval.value); break;
-    }
-    f->nbound = mark;
-}
-
 /* ---- statements ---------------------------------------------------------------------------- */
 
 static LLVMBasicBlockRef block(sgen *s, const char *name) { return LLVMAppendBasicBlockInContext(s->g->lc, s->fn, name); }
@@ -181,14 +103,32 @@ static void emit_return(sgen *s, int code) {
     LLVMBuildRet(g->b, LLVMConstInt(s->i32, (unsigned long long)(int64_t)code, 1));
 }
 
-/* Continues in a new block when `fail` (i1) is false; else returns code. */
-static void fail_if(sgen *s, LLVMValueRef fail, int code) {
+/* Continues in a new block when `fail` (i1) is false; else returns code, after writing
+ * the failure's detail: the Assert `as` (its index and args' values), or -1 without one. */
+static void fail_if(sgen *s, LLVMValueRef fail, int code, const tine_stmt *as) {
     gen *g = s->g;
-    LLVMBasicBlockRef bad = block(s, "fail"), ok = block(s, "ok");
+    LLVMBasicBlockRef bad = block(s, "fail"), write = block(s, "detail"), ret = block(s, "refuse"), ok = block(s, "ok");
     LLVMBuildCondBr(g->b, fail, bad, ok);
     LLVMPositionBuilderAtEnd(g->b, bad);
+    LLVMBuildCondBr(g->b, LLVMBuildIsNull(g->b, s->detail, ""), ret, write);
+    LLVMPositionBuilderAtEnd(g->b, write);
+    int n = as ? as->assert_.nargs : 0;
+    for (int i = 0; i <= n; i++) {
+        LLVMValueRef v = i == 0 ? LLVMConstInt(s->i64, (unsigned long long)(as ? s->c->nasserts : -1), 1)
+                                : scalar_i64(s, as->assert_.args[i - 1]);
+        LLVMValueRef idx = LLVMConstInt(s->i64, (unsigned long long)i, 0);
+        LLVMBuildStore(g->b, v, LLVMBuildGEP2(g->b, s->i64, s->detail, &idx, 1, ""));
+    }
+    LLVMBuildBr(g->b, ret);
+    LLVMPositionBuilderAtEnd(g->b, ret);
     emit_return(s, code);
     LLVMPositionBuilderAtEnd(g->b, ok);
+    if (!as) return;
+    tine_compiled_t *c = s->c; /* its message, for the JIT's error */
+    c->asserts = realloc(c->asserts, sizeof *c->asserts * (size_t)(c->nasserts + 1));
+    TINE_ASSERT(c->asserts != NULL);
+    c->asserts[c->nasserts].code = code;
+    c->asserts[c->nasserts++].message = tine_strdup(as->assert_.message);
 }
 
 static void emit_stmt(sgen *s, const tine_stmt *st);
@@ -292,7 +232,7 @@ static void emit_allocate(sgen *s, const tine_stmt *st) {
         count = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, count, one, ""), one, count, "");
         LLVMValueRef args[2] = {count, LLVMConstInt(s->i64, (unsigned long long)esz, 0)};
         p = LLVMBuildCall2(g->b, s->calloc_ty, s->calloc_fn, args, 2, st->alloc.buffer);
-        fail_if(s, LLVMBuildIsNull(g->b, p, ""), -1);
+        fail_if(s, LLVMBuildIsNull(g->b, p, ""), -1, NULL);
         if (s->nheap == s->capheap) {
             s->capheap = s->capheap ? 2 * s->capheap : 8;
             s->heap = realloc(s->heap, sizeof *s->heap * (size_t)s->capheap);
@@ -343,12 +283,7 @@ static void emit_stmt(sgen *s, const tine_stmt *st) {
         return;
     case TINE_S_ASSERT: {
         LLVMValueRef c = LLVMBuildExtractElement(g->b, emit_dag(g, st->assert_.cond), LLVMConstInt(s->i32, 0, 0), "");
-        fail_if(s, LLVMBuildNot(g->b, c, ""), st->assert_.code);
-        compiled_stage *cs = s->c; /* its message, for the JIT's error */
-        cs->asserts = realloc(cs->asserts, sizeof *cs->asserts * (size_t)(cs->nasserts + 1));
-        TINE_ASSERT(cs->asserts != NULL);
-        cs->asserts[cs->nasserts].code = st->assert_.code;
-        cs->asserts[cs->nasserts++].message = tine_strdup(st->assert_.message);
+        fail_if(s, LLVMBuildNot(g->b, c, ""), st->assert_.code, st);
         return;
     }
     case TINE_S_EVALUATE: emit_dag(g, st->eval.value); return;
@@ -356,46 +291,57 @@ static void emit_stmt(sgen *s, const tine_stmt *st) {
     TINE_ASSERT(!"unknown statement");
 }
 
-/* ---- the stage's function -------------------------------------------------------------------- */
+/* ---- the kernel's function ------------------------------------------------------------------- */
 
-/* False with an error if the stage cannot be lowered or the module is invalid. */
-bool build_stage(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc, tine_selection_t sel, int sn) {
+/* An i64 value as the <1 x T> variable var is, bound to it. */
+static void bind_scalar(sgen *s, const tine_expr_t *var, LLVMValueRef v64) {
+    bind(s, var, scalar_vec(s->g, v64, var->type));
+}
+
+/* The variables of tine_call_var for one caller's buffer p (a tine_buffer_t *: data at 0,
+ * dims at 8, then int64 min[4] at 16, extent[4] at 48, stride[4] at 80), and its data by
+ * name. A NULL buffer reads a zeroed one instead, so nothing here reads through NULL;
+ * the plan refuses the call before its values matter. */
+static void bind_caller_buffer(sgen *s, LLVMValueRef p, LLVMValueRef zero, const char *name, tine_type_t et, int dims) {
+    gen *g = s->g;
+    LLVMBuilderRef b = g->b;
+    tine_ctx_t *ctx = s->ctx;
+    LLVMValueRef given = LLVMBuildIsNotNull(b, p, ""), q = LLVMBuildSelect(b, given, p, zero, "");
+    LLVMTypeRef i8 = LLVMInt8TypeInContext(g->lc);
+    LLVMValueRef data = LLVMBuildLoad2(b, s->ptr, q, "");
+#define FIELD(off, ty) LLVMBuildLoad2(b, (ty), LLVMBuildGEP2(b, i8, q, (LLVMValueRef[]){LLVMConstInt(s->i64, (off), 0)}, 1, ""), "")
+    bind_scalar(s, tine_call_var(ctx, name, TINE_CALL_GIVEN, 0), LLVMBuildZExt(b, given, s->i64, ""));
+    bind_scalar(s, tine_call_var(ctx, name, TINE_CALL_DATA, 0), LLVMBuildZExt(b, LLVMBuildIsNotNull(b, data, ""), s->i64, ""));
+    bind_scalar(s, tine_call_var(ctx, name, TINE_CALL_DIMS, 0), LLVMBuildSExt(b, FIELD(8, s->i32), s->i64, ""));
+    bind_scalar(s, tine_call_var(ctx, name, TINE_CALL_ADDR, 0), LLVMBuildPtrToInt(b, data, s->i64, ""));
+    for (int d = 0; d < dims; d++) {
+        bind_scalar(s, tine_call_var(ctx, name, TINE_CALL_MIN, d), FIELD(16 + 8 * (unsigned)d, s->i64));
+        bind_scalar(s, tine_call_var(ctx, name, TINE_CALL_EXTENT, d), FIELD(48 + 8 * (unsigned)d, s->i64));
+        bind_scalar(s, tine_call_var(ctx, name, TINE_CALL_STRIDE, d), FIELD(80 + 8 * (unsigned)d, s->i64));
+    }
+#undef FIELD
+    bind(s, buffer_key(s, name, et), data);
+}
+
+bool build_kernel(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc, tine_selection_t sel) {
     tine_kernel_t *k = cc->k;
-    compiled_stage *c = &cc->st[sn];
-    const tine_stage *st = tine_kernel_stage(k, sn);
     tine_ctx_t *ctx = tine_kernel_ctx(k);
     double t0 = seconds();
     tine_stmt_pool pool;
     tine_stmt_pool_init(&pool, ctx);
-    tine_stmt *body = tine_stmt_lower_stage(&pool, k, sn, (int)sel, cc->target, NULL, NULL);
+    tine_stmt *body = tine_stmt_lower_kernel(&pool, k, (int)sel, cc->target, NULL, NULL);
     cc->select_ms += (seconds() - t0) * 1e3; /* every pass, selection included */
     if (!body) {
         tine_stmt_pool_free(&pool);
         return false;
     }
-    /* the scalars: the stage buffer's geometry (the calling convention's first), then
-       every free variable of the statement */
-    freevars fv = {.k = k, .c = c};
-    c->scalars = NULL;
-    c->nscalars = 0;
-    for (int d = 0; d < st->dims; d++)
-        for (int w = TINE_KS_MIN; w <= TINE_KS_STRIDE; w++) {
-            const tine_kscalar *ks = tine_kernel_geometry(k, -1, sn, (tine_ks_what)w, d);
-            TINE_ASSERT(ks != NULL);
-            free_in(&fv, ctx, ks->var); /* adds it (a free variable of itself) */
-        }
-    collect(&fv, ctx, body);
-    free(fv.bound);
-
     gen g = {.ctx = ctx, .lc = lc, .sel = sel, .m = m, .features = tine_target_features(ctx, cc->target, NULL)};
-    sgen s = {.g = &g, .ctx = ctx, .c = c};
+    sgen s = {.g = &g, .ctx = ctx, .c = cc};
     s.i64 = LLVMInt64TypeInContext(lc);
     s.i32 = LLVMInt32TypeInContext(lc);
     s.ptr = LLVMPointerTypeInContext(lc, 0);
-    LLVMTypeRef fty = LLVMFunctionType(s.i32, &s.ptr, 1, 0);
-    char fname[32];
-    snprintf(fname, sizeof fname, "tine_stage%d", sn);
-    s.fn = LLVMAddFunction(m, fname, fty);
+    LLVMTypeRef params[2] = {s.ptr, s.ptr};
+    s.fn = LLVMAddFunction(m, "tine_run", LLVMFunctionType(s.i32, params, 2, 0));
     LLVMTypeRef cargs[2] = {s.i64, s.i64};
     s.calloc_ty = LLVMFunctionType(s.ptr, cargs, 2, 0);
     s.free_ty = LLVMFunctionType(LLVMVoidTypeInContext(lc), &s.ptr, 1, 0);
@@ -406,30 +352,36 @@ bool build_stage(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc, tine_s
     LLVMPositionBuilderAtEnd(s.entry, entry);
     g.b = LLVMCreateBuilderInContext(lc);
     LLVMPositionBuilderAtEnd(g.b, start);
-    /* the arguments, loaded once */
+    s.detail = LLVMGetParam(s.fn, 1);
+    /* the caller's values, as tine_call_bind binds them */
+    LLVMTypeRef zty = LLVMArrayType(s.i64, 14); /* sizeof (tine_buffer_t) */
+    LLVMValueRef zero = LLVMAddGlobal(m, zty, "tine.no_buffer");
+    LLVMSetInitializer(zero, LLVMConstNull(zty));
+    LLVMSetGlobalConstant(zero, 1);
+    LLVMSetLinkage(zero, LLVMPrivateLinkage);
     LLVMValueRef argv = LLVMGetParam(s.fn, 0);
-    int nbuf = tine_kernel_ninputs(k) + sn, nargs = 1 + c->nscalars + nbuf;
-    LLVMValueRef *raw = malloc(sizeof *raw * (size_t)nargs);
+    int nin = tine_kernel_ninputs(k), np = tine_kernel_nparams(k);
+    LLVMValueRef *raw = malloc(sizeof *raw * (size_t)(nin + np + 1));
     TINE_ASSERT(raw != NULL);
-    for (int i = 0; i < nargs; i++) {
+    for (int i = 0; i < nin + np + 1; i++) {
         LLVMValueRef idx = LLVMConstInt(s.i64, (unsigned long long)i, 0);
         raw[i] = LLVMBuildLoad2(g.b, s.ptr, LLVMBuildGEP2(g.b, s.ptr, argv, &idx, 1, ""), "");
     }
-    bind(&s, buffer_key(&s, st->name, st->type), raw[0]);
-    for (int i = 0; i < c->nscalars; i++) {
-        const tine_expr_t *var = c->scalars[i]->var;
-        bind(&s, var, scalar_vec(&g, LLVMBuildLoad2(g.b, s.i64, raw[1 + i], ""), var->type));
-    }
-    for (int i = 0; i < nbuf; i++) {
+    bind_caller_buffer(&s, raw[nin + np], zero, tine_kernel_output_name(k), tine_kernel_output_type(k), tine_kernel_dims(k));
+    for (int i = 0; i < nin; i++) {
         tine_type_t et;
-        const char *name;
-        if (i < tine_kernel_ninputs(k)) name = tine_kernel_input(k, i, &et, NULL);
-        else {
-            const tine_stage *p = tine_kernel_stage(k, i - tine_kernel_ninputs(k));
-            name = p->name;
-            et = p->type;
-        }
-        bind(&s, buffer_key(&s, name, et), raw[1 + c->nscalars + i]);
+        int dims;
+        const char *name = tine_kernel_input(k, i, &et, &dims);
+        bind_caller_buffer(&s, raw[i], zero, name, et, dims);
+    }
+    for (int i = 0; i < np; i++) {
+        tine_type_t t;
+        const char *name = tine_kernel_param(k, i, &t);
+        int bits = t.kind == TINE_BOOL ? 8 : t.bits; /* bool: one byte */
+        LLVMValueRef v = LLVMBuildLoad2(g.b, LLVMIntTypeInContext(lc, (unsigned)bits), raw[nin + i], "");
+        if (t.kind == TINE_BOOL) v = LLVMBuildZExt(g.b, LLVMBuildIsNotNull(g.b, v, ""), s.i64, "");
+        else if (bits < 64) v = t.kind == TINE_INT ? LLVMBuildSExt(g.b, v, s.i64, "") : LLVMBuildZExt(g.b, v, s.i64, "");
+        bind_scalar(&s, tine_kernel_param_var(ctx, name, t), v);
     }
     free(raw);
     emit_stmt(&s, body);

@@ -174,3 +174,25 @@ tine_stmt *tine_stmt_build_stage(tine_stmt_pool *p, const tine_kernel_t *k, int 
     }
     return dim(&b, b.st->dims - 1);
 }
+
+/* The kernel: the plan (checks, regions, sizes), then each stage in order into its
+ * buffer. A scratch buffer is allocated around its stage and every later one, and freed
+ * after the output; a stage nothing reads never runs. */
+tine_stmt *tine_stmt_build_kernel(tine_stmt_pool *p, const tine_kernel_t *k) {
+    tine_kernel_plan_t plan;
+    if (tine_stmt_plan(p, k, &plan) != 0) return NULL;
+    int ns = tine_kernel_nstages(k);
+    tine_stmt *body = tine_stmt_build_stage(p, k, ns - 1);
+    for (int s = ns - 2; s >= 0; s--) {
+        const tine_stage *st = tine_kernel_stage(k, s);
+        const tine_expr_t *r = plan.read[s];
+        bool never = r->op == TINE_OP_CONST && tine_const_value(r, 0) == 0;
+        tine_stmt *nest = never ? NULL : tine_stmt_build_stage(p, k, s);
+        if (nest && r->op != TINE_OP_CONST) nest = tine_stmt_if(p, plan.read[s], nest, NULL);
+        tine_stmt *v[3] = {nest, body, tine_stmt_free(p, st->name)};
+        body = tine_stmt_allocate(p, st->name, st->type, plan.size[s], tine_stmt_block(p, v, 3));
+    }
+    body = tine_stmt_plan_around(p, &plan, body);
+    tine_kernel_plan_free(&plan);
+    return body;
+}

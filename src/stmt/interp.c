@@ -242,6 +242,16 @@ static int run_free(runner *r, const tine_stmt *s) {
     return 0;
 }
 
+/* The error of a failed Assert, its args' values in the message; its code. */
+static int assert_failed(runner *r, const tine_stmt *s) {
+    int64_t v[TINE_ASSERT_MAX_ARGS];
+    for (int i = 0; i < s->assert_.nargs; i++)
+        if (eval_int(r, s->assert_.args[i], "assert's value", &v[i]) != 0) return -1;
+    char *text = tine_stmt_assert_text(s->assert_.message, v, s->assert_.nargs);
+    tine_set_error_str(r->ctx, text); /* takes it */
+    return s->assert_.code ? s->assert_.code : -1;
+}
+
 static int exec(runner *r, const tine_stmt *s) {
     if (!s) return 0;
     if (r->depth >= MAX_DEPTH) {
@@ -266,10 +276,7 @@ static int exec(runner *r, const tine_stmt *s) {
         break;
     case TINE_S_ASSERT:
         rc = eval_bool(r, s->assert_.cond, "assert", &c);
-        if (rc == 0 && !c) {
-            tine_set_error(r->ctx, "%s", s->assert_.message ? s->assert_.message : "assertion failed");
-            rc = s->assert_.code ? s->assert_.code : -1;
-        }
+        if (rc == 0 && !c) rc = assert_failed(r, s);
         break;
     case TINE_S_EVALUATE:
         if (!s->eval.value) {

@@ -1,6 +1,6 @@
-/* lower.c — the driver: a stage from its definition to the statement code generation
- * walks, every pass in order in one function (tine_stmt_lower_stage); selection, done
- * once per distinct expression; and what tests and the CLI need around them.
+/* lower.c — the driver: a kernel from its stages to the statement code generation walks,
+ * every pass in order in one function (tine_stmt_lower_kernel); and selection, done once
+ * per distinct expression.
  */
 #include "passes.h"
 
@@ -67,15 +67,16 @@ tine_stmt *tine_stmt_select(tine_stmt_pool *p, tine_stmt *s, tine_selection_t se
 
 /* ---- the driver --------------------------------------------------------------------------- */
 
-tine_stmt *tine_stmt_lower_stage(tine_stmt_pool *p, tine_kernel_t *k, int sn, int sel, const char *target,
-                                 tine_pass_fn after, void *user) {
+tine_stmt *tine_stmt_lower_kernel(tine_stmt_pool *p, tine_kernel_t *k, int sel, const char *target, tine_pass_fn after,
+                                  void *user) {
 #define PASS(name, expr)                                                                                               \
     do {                                                                                                               \
         s = (expr);                                                                                                    \
         if (after) after(user, name, s);                                                                               \
     } while (0)
-    tine_stmt *s;
-    PASS("build", tine_stmt_build_stage(p, k, sn));   /* stages + schedule -> loop nest */
+    tine_stmt *s = tine_stmt_build_kernel(p, k);      /* stages + schedule + bounds inference -> one statement */
+    if (!s) return NULL;
+    if (after) after(user, "build", s);
     PASS("partition", tine_stmt_partition(p, k, s));  /* boundary conditions leave the steady state */
     PASS("simplify", tine_stmt_simplify(p, s));       /* index and bound arithmetic in linear form */
     if (sel < 0) return s;

@@ -448,7 +448,7 @@ static tine_stmt *steady_stmt(part *P, tine_stmt *s) {
         free(v);
         return r;
     }
-    case TINE_S_ASSERT: return tine_stmt_assert(p, steady_expr(P, s->assert_.cond), s->assert_.code, s->assert_.message);
+    case TINE_S_ASSERT: return tine_stmt_assert_like(p, s, steady_expr(P, s->assert_.cond));
     case TINE_S_EVALUATE: return tine_stmt_evaluate(p, steady_expr(P, s->eval.value));
     }
     TINE_ASSERT(!"unknown statement");

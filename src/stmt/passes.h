@@ -1,9 +1,10 @@
-/* passes.h — building a stage's loop nest and the passes that rewrite it, in the order
- * the driver (lower.c, tine_stmt_lower_stage) runs them.
+/* passes.h — building a kernel's statement (its plan and each stage's loop nest) and the
+ * passes that rewrite it, in the order the driver (lower.c, tine_stmt_lower_kernel) runs
+ * them.
  *
  * A stage's nest (build.c) loops over its buffer's region, whose geometry is the scalar
  * variables $S$min0, $S$extent0, $S$stride1 ... of the stage's buffer (the kernel's scalar
- * table says what each is; a run's plan gives their values). Its free variables are
+ * table says what each is; the plan, plan.c, binds them). Its free variables are
  * kernel scalars (parameters, geometry); the buffers it reads are the kernel's inputs and
  * the buffers of earlier stages, by name; it stores into its own buffer (the stage's
  * name) and into scratch it allocates itself. The first coordinate's loop is vectorized:
@@ -52,16 +53,50 @@ tine_stmt *tine_stmt_simplify(tine_stmt_pool *p, tine_stmt *s);
  * lift, then lower for target). */
 tine_stmt *tine_stmt_select(tine_stmt_pool *p, tine_stmt *s, tine_selection_t sel, const char *target);
 
-/* lower.c: the driver. Every pass in order on stage sn; after each, `after` (if not NULL)
- * sees the pass's name and its result (tests run each on the statement interpreter).
- * sel < 0 stops before selection (the reference run interprets that). */
-typedef void (*tine_pass_fn)(void *user, const char *pass, const tine_stmt *s);
-tine_stmt *tine_stmt_lower_stage(tine_stmt_pool *p, tine_kernel_t *k, int sn, int sel, const char *target,
-                                 tine_pass_fn after, void *user);
+/* plan.c: bounds inference. The caller's buffers reach a kernel's statement as
+ * variables: for buffer B, $.B$given and $.B$data (bool: B, and its data, are not NULL),
+ * $.B$dims (i32), $.B$addr (u64: the data's address), $.B$min0, $.B$extent0, $.B$stride0
+ * ... (i64, as the caller wrote them). Parameters are their own variables; the data of B is
+ * the buffer named B. */
+typedef enum { TINE_CALL_GIVEN, TINE_CALL_DATA, TINE_CALL_DIMS, TINE_CALL_ADDR, TINE_CALL_MIN, TINE_CALL_EXTENT,
+               TINE_CALL_STRIDE } tine_call_what;
+tine_expr_t *tine_call_var(tine_ctx_t *ctx, const char *buffer, tine_call_what what, int dim);
 
-/* run.c: kernel k run on the statement interpreter, each stage's statement taken after
- * the driver's pass `pass` ("build", ..., "select"; sel as for tine_stmt_lower_stage),
- * over the plan a compiled run makes. 0, or what tine_stmt_run returns. */
+/* The plan of a run, as steps in order: `let var = value` (for what follows), or an
+ * Assert (check). It checks the call by the rules of tine.h (codes: -2 the output, i + 1
+ * input i, -3 an overlap), binds the geometry variables of the inputs and the output,
+ * then from the output back derives each stage's region from what its consumers read,
+ * checks that the inputs cover what each stage reads (code i + 1), checks each scratch
+ * buffer against the limits (code -1) and binds its geometry. read[s] (bool) says
+ * whether anything reads stage s, size[s] (i32) its buffer's elements. */
+typedef struct {
+    tine_expr_t *var, *value;
+    tine_stmt *check;
+} tine_plan_step;
+typedef struct {
+    tine_plan_step *steps;
+    int nsteps;
+    tine_expr_t **read, **size;
+} tine_kernel_plan_t;
+int tine_stmt_plan(tine_stmt_pool *p, const tine_kernel_t *k, tine_kernel_plan_t *plan); /* 0, or -1 with an error */
+void tine_kernel_plan_free(tine_kernel_plan_t *plan);
+/* body inside the plan's lets and checks. */
+tine_stmt *tine_stmt_plan_around(tine_stmt_pool *p, const tine_kernel_plan_t *plan, tine_stmt *body);
+
+/* build.c: the whole kernel: the plan, then each stage's nest into its buffer (scratch
+ * allocated around the stages that run after it). NULL with an error. */
+tine_stmt *tine_stmt_build_kernel(tine_stmt_pool *p, const tine_kernel_t *k);
+
+/* lower.c: the driver. Every pass in order on the kernel's statement; after each,
+ * `after` (if not NULL) sees the pass's name and its result (tests run each on the
+ * statement interpreter). sel < 0 stops before selection. NULL with an error. */
+typedef void (*tine_pass_fn)(void *user, const char *pass, const tine_stmt *s);
+tine_stmt *tine_stmt_lower_kernel(tine_stmt_pool *p, tine_kernel_t *k, int sel, const char *target, tine_pass_fn after,
+                                  void *user);
+
+/* run.c: kernel k run on the statement interpreter, its statement taken after the
+ * driver's pass `pass` ("build", ..., "select"; sel as for tine_stmt_lower_kernel).
+ * 0, or -1 with an error (a failed Assert's message, as the JIT gives it). */
 int tine_kernel_interpret_stmt(tine_kernel_t *k, const char *pass, int sel, const char *target,
                                tine_buffer_t *const *inputs, const void *const *params, tine_buffer_t *out);
 

@@ -204,6 +204,10 @@ static void stmt(sprinter *p, const tine_stmt *s, int depth) {
         expr(p, s->assert_.cond);
         tine_buf_printf(&p->b, ", %d, ", s->assert_.code);
         quoted(p, s->assert_.message ? s->assert_.message : "");
+        for (int i = 0; i < s->assert_.nargs; i++) {
+            tine_buf_puts(&p->b, ", ");
+            expr(p, s->assert_.args[i]);
+        }
         tine_buf_putc(&p->b, ')');
         break;
     case TINE_S_EVALUATE:

@@ -438,7 +438,7 @@ static tine_stmt *simp_stmt(tine_stmt_pool *p, tine_stmt *s) {
         tine_expr_t *c = simplify(ctx, s->assert_.cond, false);
         bool v;
         if (const_bool(c, &v) && v) return empty(p);
-        return c == s->assert_.cond ? s : tine_stmt_assert(p, c, s->assert_.code, s->assert_.message);
+        return c == s->assert_.cond ? s : tine_stmt_assert_like(p, s, c);
     }
     case TINE_S_EVALUATE: {
         tine_expr_t *v = simplify(ctx, s->eval.value, false);

@@ -116,13 +116,44 @@ tine_stmt *tine_stmt_block2(tine_stmt_pool *p, tine_stmt *a, tine_stmt *b) {
     return tine_stmt_block(p, v, 2);
 }
 
-tine_stmt *tine_stmt_assert(tine_stmt_pool *p, tine_expr_t *cond, int code, const char *message) {
+tine_stmt *tine_stmt_assert_args(tine_stmt_pool *p, tine_expr_t *cond, int code, const char *message,
+                                 tine_expr_t *const *args, int nargs) {
     TINE_ASSERT(cond && cond->type.kind == TINE_BOOL && cond->type.lanes == 1 && code != 0);
+    TINE_ASSERT(nargs >= 0 && nargs <= TINE_ASSERT_MAX_ARGS);
     tine_stmt *s = node(p, TINE_S_ASSERT);
     s->assert_.cond = cond;
     s->assert_.code = code;
     s->assert_.message = tine_arena_strdup(&p->arena, message, strlen(message));
+    s->assert_.nargs = nargs;
+    s->assert_.args = tine_arena_alloc(&p->arena, sizeof *args * (size_t)(nargs + 1));
+    for (int i = 0; i < nargs; i++) {
+        TINE_ASSERT(args[i] && args[i]->type.lanes == 1 && tine_type_is_int(args[i]->type));
+        s->assert_.args[i] = args[i];
+    }
     return s;
+}
+
+tine_stmt *tine_stmt_assert(tine_stmt_pool *p, tine_expr_t *cond, int code, const char *message) {
+    return tine_stmt_assert_args(p, cond, code, message, NULL, 0);
+}
+
+tine_stmt *tine_stmt_assert_like(tine_stmt_pool *p, const tine_stmt *old, tine_expr_t *cond) {
+    return tine_stmt_assert_args(p, cond, old->assert_.code, old->assert_.message, old->assert_.args, old->assert_.nargs);
+}
+
+char *tine_stmt_assert_text(const char *message, const int64_t *vals, int nvals) {
+    tine_buf b = {0};
+    int next = 0;
+    for (const char *m = message ? message : "assertion failed"; *m; m++) {
+        if (m[0] == '{' && m[1] == '}' && next < nvals) {
+            tine_buf_printf(&b, "%lld", (long long)vals[next++]);
+            m++;
+        } else {
+            tine_buf_putc(&b, *m);
+        }
+    }
+    if (!b.p) tine_buf_puts(&b, "");
+    return b.p;
 }
 
 tine_stmt *tine_stmt_evaluate(tine_stmt_pool *p, tine_expr_t *value) {
@@ -188,8 +219,9 @@ tine_stmt *tine_stmt_map_exprs(tine_stmt_pool *p, tine_stmt *s, tine_stmt_expr_f
         return r;
     }
     case TINE_S_ASSERT: {
-        tine_expr_t *c = mapped(f, user, s->assert_.cond, &ch);
-        return ch ? tine_stmt_assert(p, c, s->assert_.code, s->assert_.message) : s;
+        tine_expr_t *c = mapped(f, user, s->assert_.cond, &ch), *a[TINE_ASSERT_MAX_ARGS];
+        for (int i = 0; i < s->assert_.nargs; i++) a[i] = mapped(f, user, s->assert_.args[i], &ch);
+        return ch ? tine_stmt_assert_args(p, c, s->assert_.code, s->assert_.message, a, s->assert_.nargs) : s;
     }
     case TINE_S_EVALUATE: {
         tine_expr_t *v = mapped(f, user, s->eval.value, &ch);

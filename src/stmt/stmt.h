@@ -92,7 +92,9 @@ struct tine_stmt {
         struct {
             tine_expr_t *cond;
             int code;                        /* the run's return code when cond is false */
-            const char *message;
+            const char *message;             /* each "{}" stands for the next arg's value */
+            tine_expr_t **args;              /* one-lane integers, evaluated only on failure */
+            int nargs;                       /* at most TINE_ASSERT_MAX_ARGS */
         } assert_;
         struct {
             tine_expr_t *value;
@@ -127,6 +129,16 @@ tine_stmt *tine_stmt_if(tine_stmt_pool *p, tine_expr_t *cond, tine_stmt *then_, 
 tine_stmt *tine_stmt_block(tine_stmt_pool *p, tine_stmt *const *v, int n);
 tine_stmt *tine_stmt_block2(tine_stmt_pool *p, tine_stmt *a, tine_stmt *b);
 tine_stmt *tine_stmt_assert(tine_stmt_pool *p, tine_expr_t *cond, int code, const char *message);
+/* An Assert whose message shows values: each "{}" in message is replaced by the next of
+ * args (one-lane integers, evaluated when cond fails), as tine_stmt_assert_text does. */
+enum { TINE_ASSERT_MAX_ARGS = 16 };
+tine_stmt *tine_stmt_assert_args(tine_stmt_pool *p, tine_expr_t *cond, int code, const char *message,
+                                 tine_expr_t *const *args, int nargs);
+/* Assert `old` with another condition, its code, message and args kept. */
+tine_stmt *tine_stmt_assert_like(tine_stmt_pool *p, const tine_stmt *old, tine_expr_t *cond);
+/* An Assert's message with its args' values in place of the "{}"s (malloc'd). The
+ * interpreter and the JIT both make their error text with it. */
+char *tine_stmt_assert_text(const char *message, const int64_t *vals, int nvals);
 tine_stmt *tine_stmt_evaluate(tine_stmt_pool *p, tine_expr_t *value);
 
 /* A copy of s with its expressions mapped through f (NULL from f keeps the expression)
