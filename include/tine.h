@@ -237,6 +237,12 @@ int tine_bounds_set_var(tine_ctx_t *ctx, const tine_expr_t *var, int64_t lo, int
 typedef enum { TINE_SELECT_LLVM, TINE_SELECT_TINE } tine_selection_t;
 typedef enum { TINE_EMIT_LLVM, TINE_EMIT_ASM } tine_emit_kind_t;
 
+/* Selection, the one function every compiled expression and kernel statement goes
+ * through: LLVM alone expands FPIR ops into the primitive ops LLVM selects from; tine
+ * lifts e into FPIR, then lowers it for target (tine_lift, tine_lower). NULL with an
+ * error for an unknown target. */
+tine_expr_t *tine_select_expr(tine_ctx_t *ctx, tine_expr_t *e, tine_selection_t sel, const char *target);
+
 /* Targets: "host", "x86-64-sse2", "x86-64-sse41", "x86-64-avx2", "x86-64-avx512". */
 /* The optimized LLVM IR or assembly of `void tine_expr(const void *const *args, void *out)`
  * computing e; malloc'd text, or NULL with an error. */

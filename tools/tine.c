@@ -408,6 +408,7 @@ static int cmd_compile(const options *o) {
     tine_expr_t *e = parse_or_report(ctx, o->expr);
     /* tine's selection, shown step by step on request (on stderr: stdout is the code) */
     tracer tr = {ctx, stderr};
+    tine_expr_t *source = e; /* tine_emit_expr selects it; the steps below only show how */
     if (e && sel == TINE_SELECT_TINE) {
         if (o->trace) fprintf(stderr, "lift rules applied, in order:\n");
         e = tine_lift_with(ctx, tine_lift_rules(ctx), e, o->trace ? trace_rule : NULL, &tr);
@@ -420,9 +421,8 @@ static int cmd_compile(const options *o) {
             return 1;
         }
         if (lowered) return print_result(ctx, l);
-        e = l;
     }
-    char *text = e ? tine_emit_expr(ctx, e, target, sel, kind) : NULL;
+    char *text = e ? tine_emit_expr(ctx, source, target, sel, kind) : NULL;
     if (e && !text) report(ctx, "tine: ");
     if (text) fputs(text, stdout);
     free(text);
@@ -442,8 +442,7 @@ static int cmd_run(const options *o) {
         tine_ctx_free(ctx);
         return 1;
     }
-    tine_expr_t *c = sel == TINE_SELECT_TINE ? tine_lift(ctx, e) : e;
-    tine_jit_t *j = tine_jit_expr(ctx, c, o->target ? o->target : "host", sel);
+    tine_jit_t *j = tine_jit_expr(ctx, e, o->target ? o->target : "host", sel); /* selection lifts */
     if (!j) {
         report(ctx, "tine: ");
         tine_ctx_free(ctx);

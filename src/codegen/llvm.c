@@ -737,8 +737,8 @@ static LLVMModuleRef build_module(tine_ctx_t *ctx, LLVMContextRef lc, const tine
         return NULL;
     }
     gen g = {.ctx = ctx, .lc = lc, .sel = sel, .features = tine_target_features(ctx, target, NULL)};
-    const tine_expr_t *root = sel == TINE_SELECT_LLVM ? tine_expand(ctx, (tine_expr_t *)e)
-                                                      : tine_lower(ctx, (tine_expr_t *)e, target);
+    const tine_expr_t *root = tine_select_expr(ctx, (tine_expr_t *)e, sel, target);
+    if (!root) return NULL;
     g.order = tine_topo(ctx, root, &g.n);
     /* leaves: variables, then one per buffer (the first load of each names it) */
     g.args = malloc(sizeof *g.args * g.n);

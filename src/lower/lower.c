@@ -219,3 +219,9 @@ tine_expr_t *tine_lower_with(tine_ctx_t *ctx, tine_expr_t *e, const char *target
 tine_expr_t *tine_lower(tine_ctx_t *ctx, tine_expr_t *e, const char *target) {
     return tine_lower_with(ctx, e, target, NULL, NULL);
 }
+
+tine_expr_t *tine_select_expr(tine_ctx_t *ctx, tine_expr_t *e, tine_selection_t sel, const char *target) {
+    if (sel == TINE_SELECT_LLVM) return tine_expand(ctx, e);
+    tine_expr_t *lifted = tine_lift(ctx, e);
+    return lifted ? tine_lower(ctx, lifted, target) : NULL;
+}

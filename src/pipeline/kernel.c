@@ -708,8 +708,8 @@ char *tine_kernel_print_stages(tine_kernel_t *k, tine_selection_t sel, const cha
     int scope = tine_bounds_open(k->ctx, true); /* as compiled: no run's facts */
     for (int s = 0; s < k->nstages; s++) {
         const tine_stage *st = &k->stages[s];
-        tine_expr_t *e = sel == TINE_SELECT_TINE ? tine_lift(k->ctx, st->body) : tine_expand(k->ctx, st->body);
-        if (sel == TINE_SELECT_TINE && target) e = tine_lower(k->ctx, e, target);
+        tine_expr_t *e = sel == TINE_SELECT_TINE && !target ? tine_lift(k->ctx, st->body) /* FPIR, before lowering */
+                                                            : tine_select_expr(k->ctx, st->body, sel, target);
         if (!e) {
             tine_bounds_close(k->ctx, scope);
             free(b.p);

@@ -45,8 +45,7 @@ static tine_expr_t *select_one(void *user, tine_expr_t *e) {
     tine_expr_t *r;
     /* one-lane expressions at the statement level (loop bounds, scalar lets, the narrow
        rows' stores) are LLVM's scalar code either way: only their FPIR ops are expanded */
-    if (s->sel == TINE_SELECT_LLVM || e->type.lanes == 1) r = tine_expand(s->ctx, e);
-    else r = tine_lower(s->ctx, tine_lift(s->ctx, e), s->target);
+    r = tine_select_expr(s->ctx, e, e->type.lanes == 1 ? TINE_SELECT_LLVM : s->sel, s->target);
     TINE_ASSERT(r != NULL); /* the target was checked before */
     s->key[h] = e;
     s->val[h] = r;
