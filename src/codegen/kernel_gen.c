@@ -4,9 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "codegen.h"
 
-#include <threads.h>
 #include <time.h>
-#include <unistd.h>
 
 /* ---- kernels ------------------------------------------------------------------------------
  *
@@ -14,7 +12,7 @@
  * statement by stmt_gen.c (args[0] the stage buffer's data, then pointers to the int64
  * values of its scalars, compiled_stage's order, then the data of every input and every
  * earlier stage's buffer; it returns 0 or a failed Assert's code). tine_compiled_run
- * plans a run and calls them in order.
+ * plans a run and calls them in order; parallel loops run on threads inside them.
  */
 
 static double seconds(void) {
@@ -93,12 +91,12 @@ static int run_plan(tine_compiled_t *c, tine_buffer_t *const *inputs, const void
         if (!vals || !args) {
             free(vals);
             free(args);
+            *stage = -1;
             return -1;
         }
         int n = 0;
         args[n++] = plan->buf[s].data;
         for (int i = 0; i < cs->nscalars; i++) {
-            /* a stage's own geometry is its plan buffer's (for the output, this slice's) */
             vals[i] = tine_kscalar_value(k, cs->scalars[i], inputs, params, plan);
             args[n++] = &vals[i];
         }
@@ -115,66 +113,17 @@ static int run_plan(tine_compiled_t *c, tine_buffer_t *const *inputs, const void
     return 0;
 }
 
-typedef struct {
-    tine_compiled_t *c;
-    tine_buffer_t *const *inputs;
-    const void *const *params;
-    tine_buffer_t out;
-    tine_plan plan;
-    int rc, stage; /* run_plan's result, and the stage that failed */
-} chunk;
-
-static int run_chunk(void *arg) {
-    chunk *ch = arg;
-    ch->rc = run_plan(ch->c, ch->inputs, ch->params, &ch->plan, &ch->stage);
-    return 0;
-}
-
+/* One plan, one call per stage: a stage's parallel loops run on threads inside its
+ * function (the runtime of parallel.c). */
 int tine_compiled_run(tine_compiled_t *c, tine_buffer_t *const *inputs, const void *const *params, tine_buffer_t *out) {
     tine_kernel_t *k = c->k;
-    const tine_stage *os = tine_kernel_stage(k, tine_kernel_nstages(k) - 1);
-    int D = os->dims - 1, nt = 1;
-    /* the buffers first: the split below computes with out's geometry */
+    tine_plan plan;
     if (tine_kernel_check_buffers(k, inputs, out)) return -1;
-    if (os->parallel) {
-        long np = sysconf(_SC_NPROCESSORS_ONLN);
-        nt = np < 1 ? 1 : np > 64 ? 64 : (int)np;
-        if (nt > out->extent[D]) nt = (int)(out->extent[D] > 0 ? out->extent[D] : 1);
-    }
-    chunk ch[64];
-    /* the output's last coordinate in nt slices, each with its own plan (scratch regions
-       for just what it reads), planned here, run on threads */
-    for (int t = 0; t < nt; t++) {
-        int64_t a = out->extent[D] * t / nt, b = out->extent[D] * (t + 1) / nt;
-        ch[t] = (chunk){.c = c, .inputs = inputs, .params = params, .out = *out, .stage = -1};
-        if (nt > 1) {
-            ch[t].out.min[D] = out->min[D] + a;
-            ch[t].out.extent[D] = b - a;
-            ch[t].out.data = (char *)out->data + a * (D ? out->stride[D] : 1) * (os->type.bits / 8);
-        }
-        if (tine_kernel_plan(k, inputs, params, &ch[t].out, &ch[t].plan)) {
-            for (int u = 0; u < t; u++) tine_plan_free(k, &ch[u].plan);
-            return -1;
-        }
-    }
-    thrd_t th[64];
-    bool started[64] = {false};
-    int failed = 0;
-    for (int t = 1; t < nt; t++) started[t] = thrd_create(&th[t], run_chunk, &ch[t]) == thrd_success;
-    run_chunk(&ch[0]);
-    for (int t = 1; t < nt; t++) {
-        if (started[t]) thrd_join(th[t], NULL);
-        else run_chunk(&ch[t]); /* no thread: this one runs it */
-    }
-    int rc = 0;
-    for (int t = 0; t < nt; t++) {
-        tine_plan_free(k, &ch[t].plan);
-        if (!rc && ch[t].rc) rc = ch[t].rc, failed = t;
-    }
+    if (tine_kernel_plan(k, inputs, params, out, &plan)) return -1;
+    int sn = -1, rc = run_plan(c, inputs, params, &plan, &sn);
+    tine_plan_free(k, &plan);
     if (!rc) return 0;
-    /* errors are set here, after the threads: the context is not theirs to write */
     tine_ctx_t *ctx = tine_kernel_ctx(k);
-    int sn = ch[failed].stage;
     const char *msg = NULL;
     for (int i = 0; sn >= 0 && i < c->st[sn].nasserts && !msg; i++)
         if (c->st[sn].asserts[i].code == rc) msg = c->st[sn].asserts[i].message;

@@ -414,9 +414,11 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
             f->tile[0] = s->n;
             f->tile[1] = s->n2;
         } else if (!strcmp(s->what, "parallel")) {
-            if (f->kind != K_OUTPUT || strcmp(s->dim, f->args[f->nargs - 1])) {
-                kerr(ctx, src, s->line, s->col, "parallel: only the output's last coordinate (%s.%s) can run in parallel so far",
-                     kn->out ? kn->out->name : "out", kn->out ? kn->out->args[kn->out->nargs - 1] : "y");
+            /* the last coordinate's loop is the outermost: its iterations write disjoint
+               rows (or, in one dimension, blocks) of the stage's buffer */
+            if (strcmp(s->dim, f->args[f->nargs - 1])) {
+                kerr(ctx, src, s->line, s->col, "parallel: only the last coordinate of '%s' (%s.%s) can run in parallel so far",
+                     f->name, f->name, f->args[f->nargs - 1]);
                 return false;
             }
             f->parallel = true;
@@ -925,7 +927,7 @@ static int check_buffer(tine_ctx_t *ctx, const char *role, const char *name, con
             return bad_buffer(ctx, role, name, " spans more than 2^31 elements (its largest index must fit in i32)");
     }
     /* the output's dimensions nest (each row after the previous one): no element is
-       written twice, and the slices of a parallel run do not overlap */
+       written twice, and the chunks of a parallel loop write disjoint memory */
     for (int d = 1; d < dims && is_out; d++) {
         int64_t prev = (d > 1 ? b->stride[d - 1] : 1) * b->extent[d - 1];
         if (b->stride[d] < prev)
