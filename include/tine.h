@@ -21,8 +21,8 @@
  * target registration (once, under call_once), the embedded rule and target-description
  * text, and the FPIR op table. tine_compiled_run and tine_kernel_interpret record errors
  * and bounds in the kernel's context, so one compiled kernel must not be run from two
- * threads concurrently (tine_compiled_run itself runs a parallel kernel on threads it
- * starts and joins). tine_jit_call only calls the generated function and may be called
+ * threads concurrently (a kernel's parallel loops run on threads its compiled code starts
+ * and joins within the call). tine_jit_call only calls the generated function and may be called
  * from several threads at once, while nothing else uses the context.
  */
 #ifndef TINE_H

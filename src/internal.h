@@ -375,7 +375,7 @@ typedef struct {
     tine_reductions reds, reds1;
     int unroll[4];   /* per coordinate (the first: whole vectors per iteration); 1 = none */
     int tile[2];     /* tile sizes of the first two coordinates; 0 = not tiled */
-    bool parallel;   /* the output: its last coordinate split across threads (JIT runs) */
+    bool parallel;   /* its last coordinate's loop is parallel (stmt.h, TINE_LOOP_PARALLEL) */
     int partition[4]; /* per coordinate, the schedule's `partition`: tine_partition_mode (stmt.h) */
 } tine_stage;
 

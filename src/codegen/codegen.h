@@ -1,5 +1,6 @@
 /* codegen.h — private to src/codegen: the types and functions that llvm.c (expressions),
- * stmt_gen.c (a stage's statement), kernel_gen.c (compiling and running kernels) and aot.c (ahead-of-time objects) share.
+ * stmt_gen.c (a stage's statement), parallel.c (the runtime of parallel loops),
+ * kernel_gen.c (compiling and running kernels) and aot.c (ahead-of-time objects) share.
  */
 #ifndef TINE_CODEGEN_H
 #define TINE_CODEGEN_H
@@ -70,6 +71,10 @@ char *module_output(tine_ctx_t *ctx, LLVMModuleRef m, LLVMTargetMachineRef tm, c
 
 /* Whether lane i of an i32 index vector is lane 0's value plus i * stride (llvm.c). */
 bool lane_stride(const tine_expr_t *e, int64_t *stride);
+
+/* parallel.c: `i32 tine.parallel_for(ptr body, ptr closure, i64 min, i64 extent)`, the
+ * runtime of parallel loops, added to m (internal linkage) on first use. */
+LLVMValueRef parallel_runtime(LLVMModuleRef m);
 
 /* stmt_gen.c: the kernel's function `int tine_run(const void *const *args, int64_t *detail)`
  * in m, from its statement after every pass of the driver; false with an error. */

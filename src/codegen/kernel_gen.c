@@ -1,5 +1,6 @@
 /* kernel_gen.c — kernels compiled by the JIT: the kernel's statement becomes one function
- * (stmt_gen.c) with the run's plan inside it, and tine_compiled_run calls it.
+ * (stmt_gen.c) with the run's plan inside it, and tine_compiled_run calls it; parallel
+ * loops run on threads inside it (the runtime of parallel.c).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "codegen.h"
@@ -64,13 +65,16 @@ int tine_compiled_run(tine_compiled_t *c, tine_buffer_t *const *inputs, const vo
     for (int i = 0; i < nin; i++) args[i] = inputs ? inputs[i] : NULL;
     for (int i = 0; i < np; i++) args[nin + i] = params[i];
     args[nin + np] = out;
-    int64_t detail[1 + TINE_ASSERT_MAX_ARGS] = {0};
+    int64_t detail[1 + TINE_ASSERT_MAX_ARGS] = {-2}; /* -2: no detail written (a parallel loop's chunk) */
     int rc = c->fn(args, detail);
     if (args != stack) free(args);
     if (!rc) return 0;
     tine_ctx_t *ctx = tine_kernel_ctx(k);
-    if (detail[0] >= 0 && detail[0] < c->nasserts)
-        tine_set_error_str(ctx, tine_stmt_assert_text(c->asserts[detail[0]].message, detail + 1, TINE_ASSERT_MAX_ARGS));
+    int64_t which = detail[0];
+    for (int i = 0; which == -2 && i < c->nasserts; i++)
+        if (c->asserts[i].code == rc) which = i;
+    if (which >= 0 && which < c->nasserts)
+        tine_set_error_str(ctx, tine_stmt_assert_text(c->asserts[which].message, detail + 1, detail[0] == -2 ? 0 : TINE_ASSERT_MAX_ARGS));
     else tine_set_limit_error(ctx, "out of memory for a scratch buffer");
     return -1;
 }

@@ -36,6 +36,8 @@ typedef struct {
     LLVMTypeRef calloc_ty, free_ty;
     LLVMValueRef detail;       /* int64_t *, maybe NULL */
     tine_compiled_t *c;        /* its asserts */
+    bool in_parallel;          /* emitting the body of a parallel loop (an outlined function) */
+    int nouter;                /* outlined functions so far (their names) */
 } sgen;
 
 static double seconds(void) {
@@ -96,12 +98,14 @@ static LLVMValueRef scalar_i64(sgen *s, const tine_expr_t *e) {
 
 static LLVMBasicBlockRef block(sgen *s, const char *name) { return LLVMAppendBasicBlockInContext(s->g->lc, s->fn, name); }
 
-/* Returns code from the function, freeing the live heap allocations first. */
-static void emit_return(sgen *s, int code) {
+/* Returns code (i32) from the function, freeing the live heap allocations first. */
+static void emit_return_value(sgen *s, LLVMValueRef code) {
     gen *g = s->g;
     for (int i = s->nheap - 1; i >= 0; i--) LLVMBuildCall2(g->b, s->free_ty, s->free_fn, &s->heap[i], 1, "");
-    LLVMBuildRet(g->b, LLVMConstInt(s->i32, (unsigned long long)(int64_t)code, 1));
+    LLVMBuildRet(g->b, code);
 }
+
+static void emit_return(sgen *s, int code) { emit_return_value(s, LLVMConstInt(s->i32, (unsigned long long)(int64_t)code, 1)); }
 
 /* Continues in a new block when `fail` (i1) is false; else returns code, after writing
  * the failure's detail: the Assert `as` (its index and args' values), or -1 without one. */
@@ -132,22 +136,11 @@ static void fail_if(sgen *s, LLVMValueRef fail, int code, const tine_stmt *as) {
 }
 
 static void emit_stmt(sgen *s, const tine_stmt *st);
+static void emit_parallel(sgen *s, const tine_stmt *st, LLVMValueRef lo, LLVMValueRef extent);
 
-static void emit_for(sgen *s, const tine_stmt *st) {
+/* The loop st from lo while < hi (i64), by its step. */
+static void emit_serial(sgen *s, const tine_stmt *st, LLVMValueRef lo, LLVMValueRef hi) {
     gen *g = s->g;
-    LLVMValueRef lo = scalar_i64(s, st->loop.min);
-    if (st->loop.loop == TINE_LOOP_UNROLLED) { /* the body once per iteration, the variable known */
-        int64_t n = (int64_t)(tine_i128)tine_const_value(st->loop.extent, 0);
-        for (int64_t i = 0; i < n; i++) {
-            LLVMValueRef x = LLVMBuildAdd(g->b, lo, LLVMConstInt(s->i64, (unsigned long long)i, 0), "");
-            int mark = bind(s, st->loop.var, scalar_vec(g, x, st->loop.var->type));
-            emit_stmt(s, st->loop.body);
-            unbind(s, mark);
-        }
-        return;
-    }
-    /* serial, vectorized (by its step) and, for now, parallel: from min while < min + extent */
-    LLVMValueRef hi = LLVMBuildAdd(g->b, lo, scalar_i64(s, st->loop.extent), "");
     /* blocks named after the loop ("out.x.vec.body"; a partitioned loop's parts are
        "out.x.pro", "out.x" and "out.x.epi"): verbose assembly prints them on the labels,
        and tests/test_dense_loads.sh finds the steady-state loops by them */
@@ -171,6 +164,30 @@ static void emit_for(sgen *s, const tine_stmt *st) {
     LLVMAddIncoming(i, &next, &latch, 1);
     LLVMBuildBr(g->b, head);
     LLVMPositionBuilderAtEnd(g->b, exit);
+}
+
+static void emit_for(sgen *s, const tine_stmt *st) {
+    gen *g = s->g;
+    LLVMValueRef lo = scalar_i64(s, st->loop.min);
+    if (st->loop.loop == TINE_LOOP_UNROLLED) { /* the body once per iteration, the variable known */
+        int64_t n = (int64_t)(tine_i128)tine_const_value(st->loop.extent, 0);
+        for (int64_t i = 0; i < n; i++) {
+            LLVMValueRef x = LLVMBuildAdd(g->b, lo, LLVMConstInt(s->i64, (unsigned long long)i, 0), "");
+            int mark = bind(s, st->loop.var, scalar_vec(g, x, st->loop.var->type));
+            emit_stmt(s, st->loop.body);
+            unbind(s, mark);
+        }
+        return;
+    }
+    LLVMValueRef extent = scalar_i64(s, st->loop.extent);
+    /* a parallel loop inside another one's body runs serially: the outer loop's chunks
+       already occupy the threads */
+    if (st->loop.loop == TINE_LOOP_PARALLEL && !s->in_parallel) {
+        emit_parallel(s, st, lo, extent);
+        return;
+    }
+    /* serial, vectorized (by its step), nested parallel: from min while < min + extent */
+    emit_serial(s, st, lo, LLVMBuildAdd(g->b, lo, extent, ""));
 }
 
 /* buffer[index] = value: consecutive lanes as one vector store at lane 0's index, one
@@ -291,6 +308,171 @@ static void emit_stmt(sgen *s, const tine_stmt *st) {
     TINE_ASSERT(!"unknown statement");
 }
 
+/* ---- parallel loops ---------------------------------------------------------------------------- */
+
+/* The leaves a statement reads: variables, and buffers by name (loads, stores). */
+typedef struct {
+    const tine_expr_t **var;
+    const char **buf;
+    int nvar, nbuf, capvar, capbuf;
+    tine_ctx_t *ctx;
+} uses;
+
+static void use_buf(uses *u, const char *name) {
+    for (int i = 0; i < u->nbuf; i++)
+        if (!strcmp(u->buf[i], name)) return;
+    if (u->nbuf == u->capbuf) {
+        u->capbuf = u->capbuf ? 2 * u->capbuf : 16;
+        u->buf = realloc(u->buf, sizeof *u->buf * (size_t)u->capbuf);
+        TINE_ASSERT(u->buf != NULL);
+    }
+    u->buf[u->nbuf++] = name;
+}
+
+static void use_expr(uses *u, const tine_expr_t *e) {
+    if (!e) return;
+    uint32_t n;
+    tine_expr_t **o = tine_topo(u->ctx, e, &n);
+    for (uint32_t i = 0; i < n; i++) {
+        if (o[i]->op == TINE_OP_LOAD) use_buf(u, tine_expr_name(o[i]));
+        if (o[i]->op != TINE_OP_VAR) continue;
+        bool seen = false;
+        for (int j = 0; j < u->nvar && !seen; j++) seen = u->var[j] == o[i];
+        if (seen) continue;
+        if (u->nvar == u->capvar) {
+            u->capvar = u->capvar ? 2 * u->capvar : 32;
+            u->var = realloc(u->var, sizeof *u->var * (size_t)u->capvar);
+            TINE_ASSERT(u->var != NULL);
+        }
+        u->var[u->nvar++] = o[i];
+    }
+    free(o);
+}
+
+static void use_stmt(void *user, const tine_stmt *st) {
+    uses *u = user;
+    switch (st->kind) {
+    case TINE_S_FOR: use_expr(u, st->loop.min), use_expr(u, st->loop.extent); break;
+    case TINE_S_LET: use_expr(u, st->let.value); break;
+    case TINE_S_STORE: use_buf(u, st->store.buffer), use_expr(u, st->store.index), use_expr(u, st->store.value); break;
+    case TINE_S_ALLOCATE: use_expr(u, st->alloc.size); break;
+    case TINE_S_IF: use_expr(u, st->if_.cond); break;
+    case TINE_S_ASSERT: use_expr(u, st->assert_.cond); break;
+    case TINE_S_EVALUATE: use_expr(u, st->eval.value); break;
+    case TINE_S_FREE:
+    case TINE_S_BLOCK: break;
+    }
+}
+
+static bool uses_leaf(const uses *u, const tine_expr_t *key) {
+    if (key->op == TINE_OP_LOAD) {
+        for (int i = 0; i < u->nbuf; i++)
+            if (!strcmp(u->buf[i], tine_expr_name(key))) return true;
+        return false;
+    }
+    for (int i = 0; i < u->nvar; i++)
+        if (u->var[i] == key) return true;
+    return false;
+}
+
+/* Whether binding i of the table is shadowed by a newer binding of the same leaf. */
+static bool shadowed(const gen *g, int i) {
+    for (int j = i + 1; j < g->nl; j++)
+        if (g->lk[j] == g->lk[i] || (g->lk[i]->op == TINE_OP_LOAD && g->lk[j]->op == TINE_OP_LOAD &&
+                                     !strcmp(tine_expr_name(g->lk[i]), tine_expr_name(g->lk[j]))))
+            return true;
+    return false;
+}
+
+/* The parallel loop st over [lo, lo + extent) (i64 values of the caller): its body
+ * outlined (as the file's note says), then the runtime called; a chunk's failure code
+ * is returned from the caller as an Assert's would be. */
+static void emit_parallel(sgen *s, const tine_stmt *st, LLVMValueRef lo, LLVMValueRef extent) {
+    gen *g = s->g;
+    TINE_ASSERT(st->loop.step == 1);
+    /* the closure: the bindings in view that the body reads */
+    uses u = {.ctx = s->ctx};
+    tine_stmt_visit(st->loop.body, use_stmt, &u);
+    int ncap = 0;
+    const tine_expr_t **ck = malloc(sizeof *ck * (size_t)(g->nl + 1));
+    LLVMValueRef *cv = malloc(sizeof *cv * (size_t)(g->nl + 1));
+    LLVMTypeRef *ct = malloc(sizeof *ct * (size_t)(g->nl + 1));
+    TINE_ASSERT(ck && cv && ct);
+    for (int i = 0; i < g->nl; i++)
+        if (g->lk[i] != st->loop.var && uses_leaf(&u, g->lk[i]) && !shadowed(g, i)) {
+            ck[ncap] = g->lk[i];
+            cv[ncap] = g->lv[i];
+            ct[ncap++] = LLVMTypeOf(g->lv[i]);
+        }
+    free(u.var);
+    free(u.buf);
+    LLVMTypeRef cty = LLVMStructTypeInContext(g->lc, ct, (unsigned)ncap, 0);
+    LLVMValueRef clo = LLVMBuildAlloca(s->entry, cty, "closure");
+    for (int i = 0; i < ncap; i++) LLVMBuildStore(g->b, cv[i], LLVMBuildStructGEP2(g->b, cty, clo, (unsigned)i, ""));
+
+    /* the outlined body, emitted with a state of its own: its function, its entry
+       block, an empty table of leaves (the caller's values are not its values) and its
+       own heap allocations */
+    sgen saved = *s;
+    const tine_expr_t **saved_lk = g->lk;
+    LLVMValueRef *saved_lv = g->lv;
+    LLVMBuilderRef saved_b = g->b;
+    int saved_nl = g->nl;
+    char name[160];
+    snprintf(name, sizeof name, "%s.par%d", LLVMGetValueName(s->fn), s->nouter++);
+    LLVMTypeRef params[3] = {s->ptr, s->i64, s->i64};
+    LLVMValueRef fn = LLVMAddFunction(g->m, name, LLVMFunctionType(s->i32, params, 3, 0));
+    LLVMSetLinkage(fn, LLVMInternalLinkage);
+    s->fn = fn;
+    s->in_parallel = true;
+    /* the caller's detail pointer is not this function's value, and chunks fail at once:
+       a failure here reports its code only (the JIT finds the message by code) */
+    s->detail = LLVMConstNull(s->ptr);
+    s->heap = NULL;
+    s->nheap = s->capheap = 0;
+    s->cap = 0;
+    g->lk = NULL;
+    g->lv = NULL;
+    g->nl = 0;
+    LLVMBasicBlockRef entry = block(s, "entry"), start = block(s, "start");
+    s->entry = LLVMCreateBuilderInContext(g->lc);
+    LLVMPositionBuilderAtEnd(s->entry, entry);
+    g->b = LLVMCreateBuilderInContext(g->lc);
+    LLVMPositionBuilderAtEnd(g->b, start);
+    LLVMValueRef in = LLVMGetParam(fn, 0);
+    for (int i = 0; i < ncap; i++)
+        bind(s, ck[i], LLVMBuildLoad2(g->b, ct[i], LLVMBuildStructGEP2(g->b, cty, in, (unsigned)i, ""), ""));
+    emit_serial(s, st, LLVMGetParam(fn, 1), LLVMGetParam(fn, 2));
+    LLVMBuildRet(g->b, LLVMConstInt(s->i32, 0, 0));
+    LLVMBuildBr(s->entry, start);
+    LLVMDisposeBuilder(s->entry);
+    LLVMDisposeBuilder(g->b);
+    free(g->lk);
+    free(g->lv);
+    free(s->heap);
+    int nouter = s->nouter;
+    *s = saved;
+    s->nouter = nouter;
+    g->lk = saved_lk;
+    g->lv = saved_lv;
+    g->nl = saved_nl;
+    g->b = saved_b;
+    free(ck);
+    free(cv);
+    free(ct);
+
+    /* the call, and a chunk's failure returned */
+    LLVMValueRef rt = parallel_runtime(g->m);
+    LLVMValueRef args[4] = {fn, clo, lo, extent};
+    LLVMValueRef rc = LLVMBuildCall2(g->b, LLVMGlobalGetValueType(rt), rt, args, 4, "");
+    LLVMBasicBlockRef bad = block(s, "chunk.fail"), ok = block(s, "chunk.ok");
+    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, rc, LLVMConstInt(s->i32, 0, 0), ""), bad, ok);
+    LLVMPositionBuilderAtEnd(g->b, bad);
+    emit_return_value(s, rc);
+    LLVMPositionBuilderAtEnd(g->b, ok);
+}
+
+/* ---- the stage's function -------------------------------------------------------------------- */
 /* ---- the kernel's function ------------------------------------------------------------------- */
 
 /* An i64 value as the <1 x T> variable var is, bound to it. */

@@ -152,7 +152,7 @@ typedef struct {
     int lanes;           /* func, output: the vector width (0: natural) */
     int unroll[4];       /* per coordinate: 0 or 1 = not unrolled */
     int tile[2];         /* tiles of the first two coordinates (0: not tiled) */
-    bool parallel;       /* output: its last coordinate split across threads */
+    bool parallel;       /* its last coordinate's loop runs on threads */
     int partition[4];    /* per coordinate: 1 + the schedule's tine_partition_mode; 0 = not given (auto) */
 } tine_kdecl;
 

@@ -414,9 +414,11 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
             f->tile[0] = s->n;
             f->tile[1] = s->n2;
         } else if (!strcmp(s->what, "parallel")) {
-            if (f->kind != K_OUTPUT || strcmp(s->dim, f->args[f->nargs - 1])) {
-                kerr(ctx, src, s->line, s->col, "parallel: only the output's last coordinate (%s.%s) can run in parallel so far",
-                     kn->out ? kn->out->name : "out", kn->out ? kn->out->args[kn->out->nargs - 1] : "y");
+            /* the last coordinate's loop is the outermost: its iterations write disjoint
+               rows (or, in one dimension, blocks) of the stage's buffer */
+            if (strcmp(s->dim, f->args[f->nargs - 1])) {
+                kerr(ctx, src, s->line, s->col, "parallel: only the last coordinate of '%s' (%s.%s) can run in parallel so far",
+                     f->name, f->name, f->args[f->nargs - 1]);
                 return false;
             }
             f->parallel = true;

@@ -120,10 +120,26 @@ static tine_stmt *xrun(builder *b, tine_expr_t *start, tine_expr_t *w) {
     return tine_stmt_if(p, tine_binary(b->ctx, TINE_OP_GE, w, ci(b, L)), tine_stmt_block(p, vec, 3), one);
 }
 
-/* Coordinate d (d >= 1) over the buffer's region, the dimensions inside it. */
+/* A one-dimensional stage's `parallel`: blocks of at least 4096 elements (whole
+ * iterations of the vector loop), each a run of the first coordinate, the loop over the
+ * blocks parallel. The blocks are disjoint, so are the chunks of the parallel loop. */
+static tine_stmt *xblocks(builder *b) {
+    int V = b->st->lanes * (b->st->unroll[0] > 1 ? b->st->unroll[0] : 1), B = (4096 + V - 1) / V * V;
+    tine_expr_t *blk = tine_var(b->ctx, "$.b0", b->i32), *off = mul(b, blk, ci(b, B));
+    tine_expr_t *w = tine_binary(b->ctx, TINE_OP_MIN, ci(b, B), sub(b, b->extent[0], off));
+    /* (extent - 1) / B + 1 blocks: extent + B - 1 could wrap; `/` floors, so 0 for none */
+    tine_expr_t *n = add(b, tine_binary(b->ctx, TINE_OP_DIV, sub(b, b->extent[0], ci(b, 1)), ci(b, B)), ci(b, 1));
+    return tine_stmt_for(b->p, blk, ci(b, 0), n, 1, TINE_LOOP_PARALLEL, TINE_PARTITION_NEVER, NULL,
+                         xrun(b, add(b, b->min[0], off), w));
+}
+
+/* Coordinate d over the buffer's region, the dimensions inside it. The last
+ * coordinate's outermost loop is parallel when the schedule says so. */
 static tine_stmt *dim(builder *b, int d) {
     tine_stmt_pool *p = b->p;
-    if (d == 0) return xrun(b, b->min[0], b->extent[0]);
+    bool last = d == b->st->dims - 1;
+    if (d == 0) return last && b->st->parallel ? xblocks(b) : xrun(b, b->min[0], b->extent[0]);
+    tine_loop_kind outer = last && b->st->parallel ? TINE_LOOP_PARALLEL : TINE_LOOP_SERIAL;
     char nb[96];
     const char *nm = loop_name(b, d, nb, sizeof nb);
     tine_partition_mode part = (tine_partition_mode)b->st->partition[d];
@@ -138,7 +154,7 @@ static tine_stmt *dim(builder *b, int d) {
         tine_expr_t *ntx = tine_binary(b->ctx, TINE_OP_DIV, add(b, b->extent[0], ci(b, TX - 1)), ci(b, TX));
         tine_expr_t *nty = tine_binary(b->ctx, TINE_OP_DIV, add(b, b->extent[1], ci(b, TY - 1)), ci(b, TY));
         tine_stmt *cols = tine_stmt_for(p, tx, ci(b, 0), ntx, 1, TINE_LOOP_SERIAL, TINE_PARTITION_NEVER, NULL, rows);
-        return tine_stmt_for(p, ty, ci(b, 0), nty, 1, TINE_LOOP_SERIAL, TINE_PARTITION_NEVER, NULL, cols);
+        return tine_stmt_for(p, ty, ci(b, 0), nty, 1, outer, TINE_PARTITION_NEVER, NULL, cols);
     }
     int U = b->st->unroll[d];
     if (U > 1) {
@@ -154,11 +170,11 @@ static tine_stmt *dim(builder *b, int d) {
                                     tine_stmt_if(p, tine_binary(b->ctx, TINE_OP_LT, b->coord[d], end), dim(b, d - 1), NULL));
         }
         tine_expr_t *n = tine_binary(b->ctx, TINE_OP_DIV, add(b, b->extent[d], ci(b, U - 1)), ci(b, U));
-        tine_stmt *s = tine_stmt_for(p, o, ci(b, 0), n, 1, TINE_LOOP_SERIAL, part, nm, tine_stmt_block(p, rows, U));
+        tine_stmt *s = tine_stmt_for(p, o, ci(b, 0), n, 1, outer, part, nm, tine_stmt_block(p, rows, U));
         free(rows);
         return s;
     }
-    return tine_stmt_for(p, b->coord[d], b->min[d], b->extent[d], 1, TINE_LOOP_SERIAL, part, nm, dim(b, d - 1));
+    return tine_stmt_for(p, b->coord[d], b->min[d], b->extent[d], 1, outer, part, nm, dim(b, d - 1));
 }
 
 tine_stmt *tine_stmt_build_stage(tine_stmt_pool *p, const tine_kernel_t *k, int sn) {

@@ -514,12 +514,15 @@ static tine_stmt *split_loop(part *P, tine_stmt *s) {
     TINE_ASSERT(s0 && s1);
     tine_stmt_pool *p = P->p;
     tine_expr_t *at0 = tine_binary(ctx, TINE_OP_ADD, mn, p0), *at1 = tine_binary(ctx, TINE_OP_ADD, mn, p1);
+    /* a parallel loop's prologue and epilogue (the few rows of a stencil's radius) run
+       serially: threads for them would cost more than the rows */
+    tine_loop_kind edge = s->loop.loop == TINE_LOOP_PARALLEL ? TINE_LOOP_SERIAL : s->loop.loop;
     tine_stmt *parts[3] = {
-        tine_stmt_for(p, s->loop.var, mn, p0, s->loop.step, s->loop.loop, TINE_PARTITION_NEVER,
+        tine_stmt_for(p, s->loop.var, mn, p0, s->loop.step, edge, TINE_PARTITION_NEVER,
                       part_name(P, s->loop.name, ".pro"), s->loop.body),
         tine_stmt_for(p, s->loop.var, at0, tine_binary(ctx, TINE_OP_SUB, p1, p0), s->loop.step, s->loop.loop,
                       TINE_PARTITION_NEVER, s->loop.name, steady),
-        tine_stmt_for(p, s->loop.var, at1, tine_binary(ctx, TINE_OP_SUB, ext, p1), s->loop.step, s->loop.loop,
+        tine_stmt_for(p, s->loop.var, at1, tine_binary(ctx, TINE_OP_SUB, ext, p1), s->loop.step, edge,
                       TINE_PARTITION_NEVER, part_name(P, s->loop.name, ".epi"), s->loop.body),
     };
     if (s->loop.elem_body && P->edge) {

@@ -20,6 +20,11 @@
  *       for S.x: $.c0 in [$S$min0, $S$min0 + $S$extent0)
  *         (loop reductions at one lane, then) store S[...] = body1
  *
+ * With `parallel S.y` the outermost loop of the last coordinate (here S.y; the loop over
+ * row groups or tile rows when those are unrolled or tiled) is TINE_LOOP_PARALLEL; a
+ * one-dimensional stage gets a parallel loop over blocks of its first coordinate,
+ * each block a run as above.
+ *
  * A loop reduction (sum(k in 0..K) ...) is an accumulator in scratch of the body's lanes:
  *
  *   allocate $.a0: T[L]

@@ -31,8 +31,10 @@ typedef enum {
 /* How a loop runs. A vectorized loop's body was built at `step` lanes: its variable is
  * the first lane's coordinate, it advances by step, and its extent is a multiple of step.
  * An unrolled loop has a constant extent and is emitted once per iteration. A parallel
- * loop's iterations are independent (today run in order; the runtime splits the output's
- * last coordinate, see tine_compiled_run). */
+ * loop's iterations are independent and write disjoint memory: codegen outlines its body
+ * and runs contiguous chunks of its range on threads (src/codegen/parallel.c; a parallel
+ * loop inside another one's body runs serially); the interpreter runs it in order. Its
+ * step is 1. */
 typedef enum { TINE_LOOP_SERIAL, TINE_LOOP_VECTORIZED, TINE_LOOP_UNROLLED, TINE_LOOP_PARALLEL } tine_loop_kind;
 
 /* What the schedule says about splitting a loop into prologue, steady state and
