@@ -483,6 +483,42 @@ bool lane_stride(const tine_expr_t *e, int64_t *stride) {
     }
 }
 
+/* Whether e interleaves values each of which is one value in every lane (broadcasts,
+ * uniform constants, loads at one index), into elements of at most 64 bits together. */
+static bool interleaves_splats(const tine_expr_t *e) {
+    if (e->type.kind == TINE_BOOL || e->nops * e->type.bits > 64) return false;
+    for (int k = 0; k < e->nops; k++) {
+        const tine_expr_t *o = e->ops[k];
+        int64_t s;
+        if (!(o->type.lanes == 1 || (lane_stride(o, &s) && s == 0) ||
+              (o->op == TINE_OP_LOAD && lane_stride(o->ops[0], &s) && s == 0)))
+            return false;
+    }
+    return true;
+}
+
+/* Such an interleave is one n-element group repeated: the group as one wide integer,
+ * broadcast, which x86 does with one vpbroadcastd/q (as the shuffle of splats it is,
+ * LLVM 19 builds it from scalar inserts: interleave(x(m), 0) for pmaddwd cost vmovd, three
+ * vpinsrw and a vinserti128 per coefficient in camera_pipe). */
+static LLVMValueRef splat_interleave(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
+    LLVMBuilderRef b = g->b;
+    int n = e->nops;
+    LLVMValueRef zero = LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0);
+    LLVMValueRef group = LLVMGetPoison(LLVMVectorType(elem_type(g, e->type), (unsigned)n));
+    for (int k = 0; k < n; k++) {
+        LLVMValueRef x = LLVMBuildExtractElement(b, ov[k], zero, "");
+        group = LLVMBuildInsertElement(b, group, x, LLVMConstInt(LLVMInt32TypeInContext(g->lc), (unsigned long long)k, 0), "");
+    }
+    LLVMTypeRef wt = LLVMIntTypeInContext(g->lc, (unsigned)(n * e->type.bits));
+    LLVMValueRef one = LLVMBuildInsertElement(b, LLVMGetPoison(LLVMVectorType(wt, 1)), LLVMBuildBitCast(b, group, wt, ""), zero, "");
+    int *idx = calloc((size_t)(e->type.lanes / n), sizeof *idx);
+    TINE_ASSERT(idx != NULL);
+    LLVMValueRef r = shuffle(g, one, NULL, idx, e->type.lanes / n);
+    free(idx);
+    return LLVMBuildBitCast(b, r, vec_type(g, e->type), "");
+}
+
 static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
     LLVMBuilderRef b = g->b;
     tine_type_t t = e->type;
@@ -624,6 +660,7 @@ static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
     }
     case TINE_OP_CONCAT: return join(g, e, ov);
     case TINE_OP_INTERLEAVE: {
+        if (interleaves_splats(e)) return splat_interleave(g, e, ov);
         LLVMValueRef all = join(g, e, ov);
         int n = e->nops, l = e->ops[0]->type.lanes, *idx = malloc(sizeof *idx * (size_t)t.lanes);
         TINE_ASSERT(idx != NULL);
