@@ -52,6 +52,20 @@ tine_stmt *tine_stmt_simplify(tine_stmt_pool *p, tine_stmt *s);
  * lift, then lower for target). */
 tine_stmt *tine_stmt_select(tine_stmt_pool *p, tine_stmt *s, tine_selection_t sel, const char *target);
 
+/* hoist.c: loop-invariant expressions (row base addresses, clamped row coordinates,
+ * invariant broadcasts; never loads) bound by a Let `$.hN` at the top of the outermost
+ * scope where their variables are bound, once for every loop below it that uses them:
+ *
+ *   for y: $.c1 in [...]                    let $.h0 = $in$extent1 + $in$min1 - 1
+ *     for.vectorized<L> x: $.c0 in [...]      for y: $.c1 in [...]
+ *       out[ramp($.c0 + ($.c1 - m) * s,   =>     let $.h1 = ($.c1 - m) * s
+ *                1, L)] = ...                    for.vectorized<L> x: $.c0 in [...]
+ *                                                  out[ramp($.c0 + $.h1, 1, L)] = ...
+ *
+ * After selection (a Let would hide a pattern from lifting); vectors in an index stay
+ * whole (codegen reads a dense load's stride from the index's shape). */
+tine_stmt *tine_stmt_hoist(tine_stmt_pool *p, tine_stmt *s);
+
 /* lower.c: the driver. Every pass in order on stage sn; after each, `after` (if not NULL)
  * sees the pass's name and its result (tests run each on the statement interpreter).
  * sel < 0 stops before selection (the reference run interprets that). */
@@ -60,7 +74,7 @@ tine_stmt *tine_stmt_lower_stage(tine_stmt_pool *p, tine_kernel_t *k, int sn, in
                                  tine_pass_fn after, void *user);
 
 /* run.c: kernel k run on the statement interpreter, each stage's statement taken after
- * the driver's pass `pass` ("build", ..., "select"; sel as for tine_stmt_lower_stage),
+ * the driver's pass `pass` ("build", ..., "select", "hoist"; sel as for tine_stmt_lower_stage),
  * over the plan a compiled run makes. 0, or what tine_stmt_run returns. */
 int tine_kernel_interpret_stmt(tine_kernel_t *k, const char *pass, int sel, const char *target,
                                tine_buffer_t *const *inputs, const void *const *params, tine_buffer_t *out);
