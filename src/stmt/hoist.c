@@ -30,9 +30,9 @@
  * A vectorized loop's element-wise form (elem_body) is left as it was: partitioning,
  * its only user, ran before; interpretation and codegen ignore it.
  *
- * Cost: every table is keyed by expression node (hash-consed, ids stable). An
- * expression's home is memoized until a binding changes which scope a variable belongs
- * to, and its rewrite per scope instance, so the pass is linear in the nest's size.
+ * Cost: the tables are keyed by expression node (hash-consed, ids stable); an expression
+ * is swept without recursion (kernels make sums 16,000 terms deep), and each node's
+ * rewrite is memoized per scope instance, so the pass is linear in the nest's size.
  */
 #include "passes.h"
 
@@ -107,11 +107,9 @@ typedef struct {
     scope *sc;
     int nsc, capsc;
     uint32_t serials;
-    uint64_t gen;   /* advances when a variable's scope changes: invalidates homes */
     uint64_t rgen;  /* advances when a variable's meaning changes: invalidates rewrites */
     table var;      /* variable id -> 1 + index of the scope binding it */
     table subst;    /* variable id -> the hoisted variable that replaces it (a Let dropped) */
-    table home;     /* node id -> gen << 32 | (home + 1) */
     table rw;       /* node id | serial << 32 | index << 63 -> (rgen, rewritten node) */
     table hoisted;  /* rewritten node id | serial << 32 -> its variable in that scope */
     table hoisted_var; /* a $.hN's id -> the index of the scope binding it */
@@ -138,7 +136,6 @@ static void push_scope(hoister *H, const tine_expr_t *var, bool loop, tine_expr_
         s->saved_subst = olds;
         tput(&H->var, var->id, (uint64_t)(subst ? home : H->nsc) + 1);
         tput(&H->subst, var->id, (uint64_t)(uintptr_t)subst);
-        H->gen++;
         if (old || olds || subst) H->rgen++; /* shadowed or replaced: rewrites made before mean other things */
     }
     H->nsc++;
@@ -157,32 +154,14 @@ static tine_stmt *pop_scope(hoister *H, tine_stmt *body) {
         if (s->saved || s->saved_subst || cur) H->rgen++;
         tput(&H->var, s->var->id, (uint64_t)s->saved);
         tput(&H->subst, s->var->id, s->saved_subst);
-        H->gen++;
     }
     return body;
 }
 
-/* The innermost scope binding a variable of e; -1 for none (a constant expression),
- * 0 for the root (kernel scalars only), UNMOVABLE when e reads a buffer. */
-static int home_of(hoister *H, const tine_expr_t *e) {
-    switch ((tine_op_t)e->op) {
-    case TINE_OP_CONST: return -1;
-    case TINE_OP_LOAD: return UNMOVABLE;
-    case TINE_OP_VAR: {
-        uint64_t v = 0;
-        return tget(&H->var, e->id, &v) && v ? (int)v - 1 : 0;
-    }
-    default: break;
-    }
-    uint64_t m;
-    if (tget(&H->home, e->id, &m) && m >> 32 == (H->gen & 0xffffffffu)) return (int)(uint32_t)m - 1;
-    int h = -1;
-    for (int i = 0; i < e->nops && h != UNMOVABLE; i++) {
-        int x = home_of(H, e->ops[i]);
-        if (x > h) h = x;
-    }
-    tput(&H->home, e->id, (H->gen & 0xffffffffu) << 32 | (uint32_t)(h + 1));
-    return h;
+/* The scope binding variable v: the innermost one, 0 (the root) for a kernel scalar. */
+static int scope_of(const hoister *H, const tine_expr_t *v) {
+    uint64_t i = 0;
+    return tget(&H->var, v->id, &i) && i ? (int)i - 1 : 0;
 }
 
 static bool trivial(const tine_expr_t *e) {
@@ -217,41 +196,132 @@ static tine_expr_t *hoist(hoister *H, tine_expr_t *e, int h, bool index) {
     return var;
 }
 
-/* e as used in scope `at` (in an index when `index`): its invariant parts hoisted. The
- * memo holds a rewrite while the variables' meanings stay (rgen); within a scope
- * instance they change only where a Let was dropped or a variable shadowed. */
-static tine_expr_t *rewrite(hoister *H, tine_expr_t *e, int at, bool index) {
-    if (e->op == TINE_OP_CONST) return e;
-    if (e->op == TINE_OP_VAR) {
-        uint64_t v = 0;
-        return tget(&H->subst, e->id, &v) && v ? (tine_expr_t *)(uintptr_t)v : e;
-    }
+static tine_expr_t *memo_get(const hoister *H, const tine_expr_t *e, int at, int index) {
     uint64_t key = (uint64_t)e->id | (uint64_t)H->sc[at].serial << 32 | (uint64_t)index << 63, v;
-    if (tget(&H->rw, key, &v) && H->memo[v].rgen == H->rgen) return H->memo[v].r;
-    int h = home_of(H, e);
-    tine_expr_t *r = e;
-    if (h >= 0 && h < at && H->sc[at].loops > H->sc[h].loops && !trivial(e) && !(index && e->type.lanes > 1)) {
-        r = hoist(H, e, h, index);
-    } else if (h != -1) {
-        tine_expr_t *ops[256];
-        bool changed = false;
-        for (int i = 0; i < e->nops; i++) {
-            ops[i] = rewrite(H, e->ops[i], at, index || e->op == TINE_OP_LOAD);
-            changed |= ops[i] != e->ops[i];
-        }
-        if (changed) r = tine_rebuild(H->ctx, e, ops);
-        /* bound already at the top of this scope (hoisted from a loop below): the same */
-        uint64_t var;
-        if (r->op != TINE_OP_VAR && tget(&H->hoisted, (uint64_t)r->id | (uint64_t)H->sc[at].serial << 32, &var))
-            r = (tine_expr_t *)(uintptr_t)var;
-    }
+    return tget(&H->rw, key, &v) && H->memo[v].rgen == H->rgen ? H->memo[v].r : NULL;
+}
+
+static void memo_put(hoister *H, const tine_expr_t *e, int at, int index, tine_expr_t *r) {
     if (H->nmemo == H->capmemo) {
         H->capmemo = H->capmemo ? 2 * H->capmemo : 256;
         H->memo = realloc(H->memo, sizeof *H->memo * (size_t)H->capmemo);
         TINE_ASSERT(H->memo != NULL);
     }
     H->memo[H->nmemo] = (rewritten){H->rgen, r};
-    tput(&H->rw, key, H->nmemo++);
+    tput(&H->rw, (uint64_t)e->id | (uint64_t)H->sc[at].serial << 32 | (uint64_t)index << 63, H->nmemo++);
+}
+
+/* root as used in scope `at` (in an index when `index`): its maximal invariant parts
+ * hoisted. Three sweeps over the DAG, never recursion (a 16,000-term sum is that deep):
+ * each node's home (the innermost scope binding one of its variables; -1 for none,
+ * UNMOVABLE with a load), children first; which nodes are needed in which position
+ * (value or index) and which of those move, parents first; then the rewritten nodes,
+ * children first. A hoisted node's own value is rewritten at its home, where its parts
+ * that are invariant in more loops move further out. The memo holds a rewrite while the
+ * variables' meanings stay (rgen); within a scope instance they change only where a Let
+ * was dropped or a variable shadowed. */
+enum { NEED = 1, MOVE = 4 }; /* << index: bits of need[] */
+
+/* The positions in order (a tine_topo array) of its nodes depth first, operands left to
+ * right, children before parents: the sweeps go this way, not by id, so that the
+ * bindings are made (and named) in an order the DAG's shape fixes, whatever the context
+ * made before. */
+static uint32_t *post_order(tine_expr_t *const *order, uint32_t n) {
+    uint32_t *post = malloc(sizeof *post * n), np = 0, sp = 0;
+    struct {
+        uint32_t k;
+        int next;
+    } *stack = malloc(sizeof *stack * n);
+    uint8_t *seen = calloc(n, 1);
+    TINE_ASSERT(post && stack && seen);
+    stack[sp].k = n - 1, stack[sp++].next = 0, seen[n - 1] = 1;
+    while (sp) {
+        const tine_expr_t *e = order[stack[sp - 1].k];
+        if (stack[sp - 1].next < e->nops) {
+            uint32_t o = tine_topo_index(order, n, e->ops[stack[sp - 1].next++]);
+            if (!seen[o]) {
+                seen[o] = 1;
+                stack[sp].k = o, stack[sp++].next = 0;
+            }
+            continue;
+        }
+        post[np++] = stack[--sp].k;
+    }
+    TINE_ASSERT(np == n);
+    free(stack);
+    free(seen);
+    return post;
+}
+
+static tine_expr_t *rewrite(hoister *H, tine_expr_t *root, int at, bool index) {
+    if (root->op == TINE_OP_CONST) return root;
+    tine_expr_t *hit = memo_get(H, root, at, index);
+    if (hit) return hit;
+    uint32_t n;
+    tine_expr_t **order = tine_topo(H->ctx, root, &n);
+    int *home = malloc(sizeof *home * n);
+    uint8_t *need = calloc(n, 1);
+    tine_expr_t **out = calloc(2 * (size_t)n, sizeof *out);
+    uint32_t *post = post_order(order, n);
+    TINE_ASSERT(order && home && need && out);
+    for (uint32_t j = 0; j < n; j++) {
+        uint32_t k = post[j];
+        const tine_expr_t *e = order[k];
+        int h = e->op == TINE_OP_LOAD ? UNMOVABLE : e->op == TINE_OP_VAR ? scope_of(H, e) : -1;
+        for (int i = 0; i < e->nops && h != UNMOVABLE; i++) {
+            int x = home[tine_topo_index(order, n, e->ops[i])];
+            if (x > h) h = x;
+        }
+        home[k] = h;
+    }
+    need[n - 1] = NEED << index;
+    for (uint32_t j = n; j-- > 0;) {
+        uint32_t k = post[j];
+        tine_expr_t *e = order[k];
+        for (int c = 0; c < 2; c++) {
+            if (!(need[k] & NEED << c) || e->op == TINE_OP_VAR || home[k] == -1) continue;
+            int h = home[k];
+            if ((out[2 * k + c] = memo_get(H, e, at, c))) continue;
+            if (h < at && H->sc[at].loops > H->sc[h].loops && !trivial(e) && !(c && e->type.lanes > 1)) {
+                need[k] |= MOVE << c;
+                continue;
+            }
+            for (int i = 0; i < e->nops; i++)
+                need[tine_topo_index(order, n, e->ops[i])] |= NEED << (c || e->op == TINE_OP_LOAD);
+        }
+    }
+    for (uint32_t j = 0; j < n; j++) {
+        uint32_t k = post[j];
+        tine_expr_t *e = order[k];
+        for (int c = 0; c < 2; c++) {
+            if (!(need[k] & NEED << c) || out[2 * k + c]) continue;
+            tine_expr_t *r = e;
+            uint64_t v = 0;
+            if (e->op == TINE_OP_VAR) {
+                if (tget(&H->subst, e->id, &v) && v) r = (tine_expr_t *)(uintptr_t)v;
+            } else if (home[k] != -1) {
+                if (need[k] & MOVE << c) {
+                    r = hoist(H, e, home[k], c);
+                } else {
+                    tine_expr_t *ops[256];
+                    for (int i = 0; i < e->nops; i++)
+                        ops[i] = out[2 * tine_topo_index(order, n, e->ops[i]) + (c || e->op == TINE_OP_LOAD)];
+                    r = tine_rebuild(H->ctx, e, ops);
+                    /* bound already at the top of this scope (hoisted from a loop below) */
+                    if (tget(&H->hoisted, (uint64_t)r->id | (uint64_t)H->sc[at].serial << 32, &v))
+                        r = (tine_expr_t *)(uintptr_t)v;
+                }
+                memo_put(H, e, at, c, r);
+            }
+            out[2 * k + c] = r;
+        }
+    }
+    tine_expr_t *r = out[2 * (n - 1) + index];
+    free(order);
+    free(post);
+    free(home);
+    free(need);
+    free(out);
     return r;
 }
 
@@ -331,7 +401,6 @@ tine_stmt *tine_stmt_hoist(tine_stmt_pool *p, tine_stmt *s) {
     tine_stmt *r = pop_scope(&H, walk(&H, s));
     free(H.sc);
     tfree(&H.var);
-    tfree(&H.home);
     tfree(&H.rw);
     tfree(&H.hoisted);
     tfree(&H.subst);
