@@ -52,9 +52,12 @@ tine_stmt *tine_stmt_simplify(tine_stmt_pool *p, tine_stmt *s);
  * lift, then lower for target). */
 tine_stmt *tine_stmt_select(tine_stmt_pool *p, tine_stmt *s, tine_selection_t sel, const char *target);
 
-/* hoist.c: loop-invariant expressions (row base addresses, clamped row coordinates,
- * invariant broadcasts; never loads) bound by a Let `$.hN` at the top of the outermost
- * scope where their variables are bound, once for every loop below it that uses them:
+/* hoist.c: loop-invariant expressions (row base addresses, clamped row coordinates, a
+ * partitioned loop's split points and bounds, invariant broadcasts; never loads) bound by
+ * a Let `$.hN` at the top of the body of the innermost For or Let binding one of their
+ * variables (the statement's top for kernel scalars only): the outermost place they can
+ * be computed, once for every loop below it that uses them (the parts of a partitioned
+ * loop share one binding). A Let whose whole value moves is dropped:
  *
  *   for y: $.c1 in [...]                    let $.h0 = $in$extent1 + $in$min1 - 1
  *     for.vectorized<L> x: $.c0 in [...]      for y: $.c1 in [...]
