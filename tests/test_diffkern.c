@@ -115,9 +115,10 @@ static void fill(buf_t *b, uint64_t *seed, int byte) {
     for (size_t i = 0; i < b->bytes; i++) p[i] = byte >= 0 ? (unsigned char)byte : (unsigned char)tine_rand64(seed);
 }
 
-/* The passes of tine_stmt_lower_kernel, in order; the last one is run once per selection. */
-static const char *const PASSES[] = {"build", "partition", "simplify", "select"};
-enum { NPASSES = 4, NSTMT = NPASSES + 1 }; /* checks per run: the last pass once per selection */
+/* The passes of tine_stmt_lower_kernel, in order; those from selection on are run once per
+ * selection. */
+static const char *const PASSES[] = {"build", "partition", "simplify", "select", "hoist"};
+enum { NPASSES = 5, NPRE = 3, NSTMT = NPRE + 2 * (NPASSES - NPRE) }; /* checks per run */
 
 enum { MAXIN = 2, MAXP = 2, MAXRUNS = 3 };
 
@@ -245,8 +246,8 @@ static bool compare(const tine_kernel_t *k, const run_t *r, int s, const char *w
 
 /* Statement check j of a run: the pass and the selection it runs with (the passes before
  * selection do not depend on it: the kernel's first selection). */
-static const char *stmt_pass(int j) { return PASSES[j < NPASSES - 1 ? j : NPASSES - 1]; }
-static int stmt_sel(int j) { return j < NPASSES - 1 ? 0 : j - (NPASSES - 1); }
+static const char *stmt_pass(int j) { return PASSES[j < NPRE ? j : NPRE + (j - NPRE) / 2]; }
+static int stmt_sel(int j) { return j < NPRE ? 0 : (j - NPRE) % 2; }
 
 /* Runs check j of run r: the whole kernel on the statement interpreter, each stage as it
  * is after the pass. */
@@ -273,8 +274,8 @@ static bool stmt_compare(const tine_kernel_t *k, const run_t *r, int j, const ch
     tine_buf d = {0};
     describe_run(&d, k, r);
     char pass_name[64];
-    snprintf(pass_name, sizeof pass_name, "after pass '%s'%s%s", stmt_pass(j), j >= NPASSES - 1 ? " with the " : "",
-             j >= NPASSES - 1 ? SEL_NAME[stmt_sel(j)] : "");
+    snprintf(pass_name, sizeof pass_name, "after pass '%s'%s%s", stmt_pass(j), j >= NPRE ? " with the " : "",
+             j >= NPRE ? SEL_NAME[stmt_sel(j)] : "");
     if (at < 0)
         fail("%s\n  run: %s\n  the interpreter returns %d (%s), the statement interpreter %s returns %d (%s)", what, d.p,
              r->ref_rc, r->ref_err ? r->ref_err : "", pass_name, r->st_rc[j], r->st_err[j] ? r->st_err[j] : "");

@@ -21,13 +21,14 @@ static tine_stmt *passes(tine_stmt_pool *p, const tine_kernel_t *k, tine_stmt *s
     return tine_stmt_simplify(p, r);
 }
 
-/* k on the statement interpreter, each stage as the driver has it after `pass` ("build",
- * or "simplify": partitioned and simplified); 1 when the plan refuses the case, else 0,
- * or -1 after a failure. */
+/* k on the statement interpreter, each stage as the driver has it after `pass` ("build";
+ * "simplify": partitioned and simplified; "hoist": then LLVM's selection and hoisting); 1
+ * when the plan refuses the case, else 0, or -1 after a failure. */
 static int run_kernel(tine_kernel_t *k, tine_buffer_t *const *inputs, tine_buffer_t *out, const char *pass,
                       const char *what) {
     if (tine_kernel_check_region(k, inputs, NULL, out) != 0) return 1; /* not a valid case */
-    int rc = tine_kernel_interpret_stmt(k, pass, -1, NULL, inputs, NULL, out);
+    int sel = strcmp(pass, "hoist") ? -1 : TINE_SELECT_LLVM;
+    int rc = tine_kernel_interpret_stmt(k, pass, sel, NULL, inputs, NULL, out);
     if (rc == 0) return 0;
     fail("%s: after %s: the run returned %d: %s", what, pass, rc, tine_error(tine_kernel_ctx(k)));
     return -1;
@@ -122,11 +123,16 @@ static void test_random_geometry(void) {
                 int r0 = run_kernel(k, ins, &out, "build", what);
                 if (r0 == 0) {
                     out.data = got;
-                    int r1 = run_kernel(k, ins, &out, "simplify", what);
-                    CHECK(r1 == 0 && !memcmp(want, got, out_bytes),
-                          "%s: partitioned output differs (in min %lld ext %lld, out min %lld ext %lld)", what,
-                          (long long)in.min[0], (long long)in.extent[0], (long long)out.min[0],
-                          (long long)out.extent[0]);
+                    /* hoisting on every other geometry (test_diffkern checks it on every kernel) */
+                    for (int ph = 0; ph < 1 + (trial % 2 == 0); ph++) {
+                        const char *pn = ph ? "hoist" : "simplify";
+                        memset(got, 0x5A, out_bytes);
+                        int r1 = run_kernel(k, ins, &out, pn, what);
+                        CHECK(r1 == 0 && !memcmp(want, got, out_bytes),
+                              "%s: output after %s differs (in min %lld ext %lld, out min %lld ext %lld)", what, pn,
+                              (long long)in.min[0], (long long)in.extent[0], (long long)out.min[0],
+                              (long long)out.extent[0]);
+                    }
                     runs++;
                 }
                 free(in.data);

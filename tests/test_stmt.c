@@ -330,10 +330,9 @@ static void test_reductions(void) {
                "            $.a1[ramp(0, 1, 8)] = $.acc1_i32 + ramp($.c0_i32, 1, 8) * x($.r1_i32)\n"
                "          }\n"
                "        }\n"
-               "        let $.red1_i32 = $.a1_i32[ramp(0, 1, 8)] {\n"
-               "          let $.acc0_i32 = $.a0_i32[ramp(0, 1, 8)] {\n"
-               "            $.a0[ramp(0, 1, 8)] = $.acc0_i32 + ($.red1_i32 + x($.r0_i32))\n"
-               "          }\n"
+               "        let $.red1_i32 = $.a1_i32[ramp(0, 1, 8)]\n"
+               "        let $.acc0_i32 = $.a0_i32[ramp(0, 1, 8)] {\n"
+               "          $.a0[ramp(0, 1, 8)] = $.acc0_i32 + ($.red1_i32 + x($.r0_i32))\n"
                "        }\n"
                "        free $.a1\n"
                "      }\n"
@@ -378,6 +377,66 @@ static void test_hostile(void) {
     tine_env_free(env);
 }
 
+/* ---- hoisting ----------------------------------------------------------------------------- */
+
+/* for y in [0, 3):
+ *   let z = k + 1
+ *     for.vectorized<8> x in [0, 16):
+ *       out[ramp(x + y * 16, 1, 8)] = in[ramp(x + y * 16, 1, 8)] * bc(k * k) + bc(y * y + z) + bc(in[k])
+ *       out[ramp(x + y * 16 + 48, 1, 8)] = ramp(x, 1, 8) * bc(y * 16)
+ * The row base y * 16 is bound once per row for both stores and the broadcast (one lane:
+ * the indices keep their ramps, so the loads stay dense), bc(k * k) and z's value once
+ * before both loops (z's Let goes), bc(y * y + z) once per row; the loads stay where they
+ * were, in[k] included. */
+static void test_hoist(void) {
+    tine_expr_t *x = var("x"), *y = var("y"), *k = var("k"), *z = var("z");
+    tine_expr_t *row = add(x, mul(y, ci(16)));
+    tine_expr_t *in = tine_load(ctx, "in", I32, ramp8(row)), *ink = tine_load(ctx, "in", I32, k);
+    tine_expr_t *v0 = add(add(mul(in, bc8(mul(k, k))), bc8(add(mul(y, y), z))), bc8(ink));
+    tine_stmt *st0 = tine_stmt_store(&pool, "out", ramp8(row), v0);
+    tine_stmt *st1 = tine_stmt_store(&pool, "out", ramp8(add(row, ci(48))), mul(ramp8(x), bc8(mul(y, ci(16)))));
+    tine_stmt *xl = tine_stmt_for(&pool, x, ci(0), ci(16), 8, TINE_LOOP_VECTORIZED, TINE_PARTITION_NEVER, "out.x",
+                                  block(2, st0, st1));
+    tine_stmt *s = serial(y, ci(0), ci(3), "out.y", tine_stmt_let(&pool, z, add(k, ci(1)), xl));
+    tine_stmt *h = tine_stmt_hoist(&pool, s);
+    check_text(h,
+               "let $.h0_i32 = k_i32 + 1\n"
+               "let $.h2_i32 = x(k_i32 * k_i32) {\n"
+               "  for out.y (y_i32) in [0, 3) {\n"
+               "    let $.h1_i32 = y_i32 * 16\n"
+               "    let $.h3_i32 = x(y_i32 * y_i32 + $.h0_i32) {\n"
+               "      for.vectorized<8> out.x (x_i32) in [0, 16) partition never {\n"
+               "        out[ramp(x_i32 + $.h1_i32, 1, 8)] = in_i32[ramp(x_i32 + $.h1_i32, 1, 8)] * $.h2_i32 + $.h3_i32"
+               " + x(in_i32[k_i32])\n"
+               "        out[ramp(x_i32 + $.h1_i32 + 48, 1, 8)] = ramp(x_i32, 1, 8) * x($.h1_i32)\n"
+               "      }\n"
+               "    }\n"
+               "  }\n"
+               "}\n",
+               "hoist");
+    int32_t inb[64], want[96], got[96];
+    for (int i = 0; i < 64; i++) inb[i] = i * 7 - 100;
+    for (int after = 0; after < 2; after++) {
+        int32_t *out = after ? got : want;
+        fill(out, 96, -1);
+        tine_env_t *env = env_with("out", out, 96);
+        CHECK(tine_env_bind_buffer(env, "in", I32, inb, 64) == 0, "bind in: %s", tine_error(ctx));
+        uint64_t kv = 5;
+        tine_env_bind(env, k, &kv);
+        run_ok(after ? h : s, env, after ? "hoisted" : "before hoisting");
+        tine_env_free(env);
+    }
+    CHECK(!memcmp(want, got, sizeof want), "hoist: the results differ");
+    CHECK(want[0] == inb[0] * 25 + 6 + inb[5] && want[95] == 15 * 32, "hoist: out[0] = %d, out[95] = %d", want[0],
+          want[95]);
+    /* a second run names its bindings after the first's */
+    char *again = tine_stmt_print(ctx, tine_stmt_hoist(&pool, h));
+    char *once = tine_stmt_print(ctx, h);
+    CHECK(!strcmp(again, once), "hoisting twice changes\n%s\ninto\n%s", once, again);
+    free(again);
+    free(once);
+}
+
 /* ---- the benchmark kernels' built nests against tine_kernel_interpret ------------------- */
 
 static double t_interp, t_stmt; /* seconds in each interpreter (reported) */
@@ -417,21 +476,22 @@ static void test_bench_kernels(void) {
             int rc = tine_kernel_interpret(k, b.inputs, b.params, &b.out);
             t_interp += now() - t0;
             CHECK(rc == 0, "%s: interpret: %s", what, tine_error(kc));
-            /* the stages as built (run here, stage by stage), then after partitioning and
-               simplification (through the driver) */
-            for (int ph = 0; ph < 2 && rc == 0; ph++) {
+            /* the stages as built, after partitioning and simplification, and after
+               tine's selection for AVX2 and hoisting (through the driver) */
+            static const char *const phase[3] = {"build", "simplify", "hoist"};
+            for (int ph = 0; ph < 3 && rc == 0; ph++) {
                 memset(got, 0xA5, bytes);
                 b.out.data = got;
                 t0 = now();
-                int rs = tine_kernel_interpret_stmt(k, ph ? "simplify" : "build", -1, NULL, b.inputs, b.params, &b.out);
+                int rs = tine_kernel_interpret_stmt(k, phase[ph], ph < 2 ? -1 : TINE_SELECT_TINE, "x86-64-avx2",
+                                                    b.inputs, b.params, &b.out);
                 t_stmt += now() - t0;
-                CHECK(rs == 0, "%s: the statements after %s do not run: %s", what, ph ? "simplify" : "build",
-                      tine_error(kc));
+                CHECK(rs == 0, "%s: the statements after %s do not run: %s", what, phase[ph], tine_error(kc));
                 if (rs == 0) {
                     int64_t at[4] = {0};
                     bool same = !case_first_difference(&c, want, got, at);
-                    CHECK(same, "%s: the statements' output after %s differs at (%lld, %lld, %lld)", what,
-                          ph ? "simplify" : "build", (long long)at[0], (long long)at[1], (long long)at[2]);
+                    CHECK(same, "%s: the statements' output after %s differs at (%lld, %lld, %lld)", what, phase[ph],
+                          (long long)at[0], (long long)at[1], (long long)at[2]);
                 }
             }
             free(want);
@@ -463,6 +523,7 @@ int main(void) {
     test_empty();
     test_reductions();
     test_hostile();
+    test_hoist();
     double t0 = now();
     test_bench_kernels();
     printf("benchmark kernels: %.2f s (tine_kernel_interpret %.2f s, the built nests %.2f s)\n", now() - t0, t_interp,

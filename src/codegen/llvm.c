@@ -725,18 +725,40 @@ static int cmp_leaf(const void *a, const void *b) {
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* The nodes are emitted depth first, operands left to right: an order the DAG's shape
+ * fixes. Node ids would not do: a node made earlier in the context's life (by another
+ * kernel's run, another selection) has an older id, and the code would then depend on
+ * what the context did before. */
 LLVMValueRef emit_dag(gen *g, const tine_expr_t *root) {
     uint32_t n;
     tine_expr_t **order = tine_topo(g->ctx, root, &n);
     LLVMValueRef *val = calloc(n, sizeof *val);
-    TINE_ASSERT(val != NULL);
-    for (uint32_t k = 0; k < n; k++) {
+    struct {
+        const tine_expr_t *x;
+        int next;
+    } *stack = malloc(sizeof *stack * n);
+    TINE_ASSERT(val != NULL && stack != NULL);
+    uint32_t sp = 0;
+    stack[sp++].x = root, stack[0].next = 0;
+    while (sp) {
+        const tine_expr_t *x = stack[sp - 1].x;
+        if (stack[sp - 1].next < x->nops) {
+            const tine_expr_t *o = x->ops[stack[sp - 1].next++];
+            if (!val[tine_topo_index(order, n, o)]) {
+                TINE_ASSERT(sp < n); /* a node is on the stack once (a DAG: no node is its own operand) */
+                stack[sp].x = o;
+                stack[sp++].next = 0;
+            }
+            continue;
+        }
+        sp--;
+        uint32_t k = tine_topo_index(order, n, x);
         LLVMValueRef ov[256];
-        const tine_expr_t *x = order[k];
         for (int i = 0; i < x->nops; i++) ov[i] = val[tine_topo_index(order, n, x->ops[i])];
         val[k] = emit_node(g, x, ov);
     }
     LLVMValueRef r = val[n - 1];
+    free(stack);
     free(val);
     free(order);
     return r;

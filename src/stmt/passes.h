@@ -92,6 +92,23 @@ tine_stmt *tine_stmt_plan_around(tine_stmt_pool *p, const tine_kernel_plan_t *pl
  * allocated around the stages that run after it). NULL with an error. */
 tine_stmt *tine_stmt_build_kernel(tine_stmt_pool *p, const tine_kernel_t *k);
 
+/* hoist.c: loop-invariant expressions (row base addresses, clamped row coordinates, a
+ * partitioned loop's split points and bounds, invariant broadcasts; never loads) bound by
+ * a Let `$.hN` at the top of the body of the innermost For or Let binding one of their
+ * variables (the statement's top for kernel scalars only): the outermost place they can
+ * be computed, once for every loop below it that uses them (the parts of a partitioned
+ * loop share one binding). A Let whose whole value moves is dropped:
+ *
+ *   for y: $.c1 in [...]                    let $.h0 = $in$extent1 + $in$min1 - 1
+ *     for.vectorized<L> x: $.c0 in [...]      for y: $.c1 in [...]
+ *       out[ramp($.c0 + ($.c1 - m) * s,   =>     let $.h1 = ($.c1 - m) * s
+ *                1, L)] = ...                    for.vectorized<L> x: $.c0 in [...]
+ *                                                  out[ramp($.c0 + $.h1, 1, L)] = ...
+ *
+ * After selection (a Let would hide a pattern from lifting); vectors in an index stay
+ * whole (codegen reads a dense load's stride from the index's shape). */
+tine_stmt *tine_stmt_hoist(tine_stmt_pool *p, tine_stmt *s);
+
 /* lower.c: the driver. Every pass in order on the kernel's statement; after each,
  * `after` (if not NULL) sees the pass's name and its result (tests run each on the
  * statement interpreter). sel < 0 stops before selection. NULL with an error. */
@@ -100,7 +117,7 @@ tine_stmt *tine_stmt_lower_kernel(tine_stmt_pool *p, tine_kernel_t *k, int sel, 
                                   void *user);
 
 /* run.c: kernel k run on the statement interpreter, its statement taken after the
- * driver's pass `pass` ("build", ..., "select"; sel as for tine_stmt_lower_kernel).
+ * driver's pass `pass` ("build", ..., "select", "hoist"; sel as for tine_stmt_lower_kernel).
  * 0, or -1 with an error (a failed Assert's message, as the JIT gives it). */
 int tine_kernel_interpret_stmt(tine_kernel_t *k, const char *pass, int sel, const char *target,
                                tine_buffer_t *const *inputs, const void *const *params, tine_buffer_t *out);

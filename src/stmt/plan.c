@@ -79,6 +79,7 @@ static tine_expr_t *arith(planner *P, tine_op_t op, tine_expr_t *a, tine_expr_t 
         }
     }
     if ((op == TINE_OP_ADD || op == TINE_OP_SUB) && k64(b, &y) && y == 0) return a;
+    if (op == TINE_OP_ADD && k64(a, &x) && x == 0) return b;
     if ((op == TINE_OP_MIN || op == TINE_OP_MAX) && a == b) return a;
     return tine_binary(P->ctx, op, a, b);
 }

@@ -169,6 +169,13 @@ static void stmt(sprinter *p, const tine_stmt *s, int depth) {
         expr(p, s->let.var);
         tine_buf_puts(&p->b, " = ");
         expr(p, s->let.value);
+        if (s->let.body && s->let.body->kind == TINE_S_LET) {
+            /* a chain of lets (hoisting makes long ones) reads as a list, one brace for
+               all: each binds for the rest of the chain and the last one's body */
+            tine_buf_putc(&p->b, '\n');
+            stmt(p, s->let.body, depth);
+            return;
+        }
         body(p, s->let.body, depth);
         break;
     case TINE_S_STORE: {

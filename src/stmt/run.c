@@ -155,7 +155,7 @@ static int interpret_stage(const tine_kernel_t *k, int sn, tine_env_t *env, void
             uint64_t c = (uint64_t)(mn[d] + (int64_t)(q % (size_t)ex[d]));
             index += (q % (size_t)ex[d]) * (size_t)sd[d];
             q /= (size_t)ex[d];
-            char vn[8];
+            char vn[24];
             snprintf(vn, sizeof vn, "$.c%d", d);
             tine_env_bind(env, tine_var(ctx, vn, tine_type(TINE_INT, 32, 1)), &c);
         }
