@@ -24,7 +24,8 @@
  *     for S.x:     v in [min + $.pN, ... + $.qN - $.pN) (conditions removed)
  *     for S.x.epi: v in [min + $.qN, ... + max(extent, 0) - $.qN)
  * The three parts are marked `partition never` (the pass is not repeated on them) and
- * their bodies are partitioned in turn (inner loops).
+ * their bodies are partitioned in turn (inner loops). A vector loop in a steady state is
+ * split at exact elements instead (split_vector_exact): scalar edges, steady vectors.
  */
 #include "passes.h"
 
@@ -476,6 +477,60 @@ static const char *part_name(part *P, const char *name, const char *suffix) {
 }
 
 /* Loop s split in three (or NULL: nothing to split). */
+/* The inner loops of a part, split in turn (edge: the part is a prologue or epilogue). */
+static tine_stmt *part_inside(part *P, tine_stmt *loop, bool edge) {
+    bool saved = P->edge;
+    P->edge |= edge;
+    tine_stmt *b = part_stmt(P, loop->loop.body);
+    P->edge = saved;
+    return b == loop->loop.body ? loop : tine_stmt_for_like(P->p, loop, loop->loop.min, loop->loop.extent, b);
+}
+
+/* A vector loop in the steady state of the loops around it (it runs on every row), split
+ * at exact elements rather than whole vectors: the elements no vector can cover without
+ * a condition (a stencil's radius at each end of the row) run one at a time, and the
+ * steady vectors start right after them, the last one shifted back to end where they
+ * end. A row then pays a few scalar elements at each edge instead of two vectors
+ * gathered lane by lane. s0 and s1 bound the steady starts: every vector starting in
+ * [min + s0, min + s1) meets no condition, so every element of [min + s0, min + s1 + L - 1)
+ * lies in one; the loop's elements are [min, min + extent). */
+static tine_stmt *split_vector_exact(part *P, tine_stmt *s, tine_stmt *steady, tine_expr_t *s0, tine_expr_t *s1) {
+    tine_ctx_t *ctx = P->ctx;
+    tine_stmt_pool *p = P->p;
+    int L = s->loop.step;
+    tine_type_t i32 = tine_type(TINE_INT, 32, 1);
+    tine_expr_t *mn = s->loop.min, *zero = tine_const_int(ctx, i32, 0), *cL = tine_const_int(ctx, i32, L);
+    tine_expr_t *ext = tine_binary(ctx, TINE_OP_MAX, s->loop.extent, zero), *ext64 = to64(P, ext);
+    char n0[32], n1[32];
+    int id = P->count++;
+    snprintf(n0, sizeof n0, "$.p%d", id);
+    snprintf(n1, sizeof n1, "$.q%d", id);
+    tine_expr_t *a = tine_var(ctx, n0, i32), *b = tine_var(ctx, n1, i32);
+    /* element offsets: a = clamp(s0, 0, extent), b = clamp(s1 + L - 1, a, extent) */
+    tine_expr_t *va = tine_binary(ctx, TINE_OP_MIN, tine_binary(ctx, TINE_OP_MAX, s0, c64(P, 0)), ext64);
+    tine_expr_t *vb = tine_binary(ctx, TINE_OP_MIN, tine_binary(ctx, TINE_OP_MAX, add64(P, s1, c64(P, L - 1)), to64(P, a)), ext64);
+    tine_expr_t *at_a = tine_binary(ctx, TINE_OP_ADD, mn, a), *at_b = tine_binary(ctx, TINE_OP_ADD, mn, b);
+    tine_expr_t *len = tine_binary(ctx, TINE_OP_SUB, b, a);
+    tine_expr_t *whole = tine_binary(ctx, TINE_OP_MUL, tine_binary(ctx, TINE_OP_DIV, len, cL), cL);
+    tine_expr_t *ragged = tine_binary(ctx, TINE_OP_NE, tine_binary(ctx, TINE_OP_MOD, len, cL), zero);
+    tine_stmt *vec = part_inside(P, tine_stmt_for(p, s->loop.var, at_a, whole, L, TINE_LOOP_VECTORIZED, TINE_PARTITION_NEVER,
+                                                  s->loop.name, steady), false);
+    tine_stmt *last = part_inside(P, tine_stmt_for(p, s->loop.var, tine_binary(ctx, TINE_OP_SUB, at_b, cL), cL, L,
+                                                   TINE_LOOP_VECTORIZED, TINE_PARTITION_NEVER, s->loop.name, steady), false);
+    tine_stmt *vecs = tine_stmt_block2(p, vec, tine_stmt_if(p, ragged, last, NULL));
+    tine_stmt *few = tine_stmt_for(p, s->loop.elem_var, at_a, len, 1, TINE_LOOP_SERIAL, TINE_PARTITION_NEVER,
+                                   part_name(P, s->loop.name, ".mid"), s->loop.elem_body);
+    tine_stmt *parts[3] = {
+        tine_stmt_for(p, s->loop.elem_var, mn, a, 1, TINE_LOOP_SERIAL, TINE_PARTITION_NEVER, part_name(P, s->loop.name, ".pro"),
+                      s->loop.elem_body),
+        tine_stmt_if(p, tine_binary(ctx, TINE_OP_GE, len, cL), vecs, few),
+        tine_stmt_for(p, s->loop.elem_var, at_b, tine_binary(ctx, TINE_OP_SUB, ext, b), 1, TINE_LOOP_SERIAL,
+                      TINE_PARTITION_NEVER, part_name(P, s->loop.name, ".epi"), s->loop.elem_body),
+    };
+    tine_stmt *body = tine_stmt_block(p, parts, 3);
+    return tine_stmt_let(p, a, tine_cast(ctx, i32, va), tine_stmt_let(p, b, tine_cast(ctx, i32, vb), body));
+}
+
 static tine_stmt *split_loop(part *P, tine_stmt *s) {
     tine_ctx_t *ctx = P->ctx;
     P->v = s->loop.var;
@@ -483,6 +538,12 @@ static tine_stmt *split_loop(part *P, tine_stmt *s) {
     tine_stmt *steady = steady_stmt(P, s->loop.body);
     bool found = P->nlower || P->nupper;
     if (!found && s->loop.partition != TINE_PARTITION_ALWAYS) return NULL;
+    if (found && !P->edge && s->loop.loop == TINE_LOOP_VECTORIZED && s->loop.elem_body && s->loop.elem_var == s->loop.var) {
+        tine_expr_t *lo = fold_bounds(P, P->lower, P->nlower, false), *hi = fold_bounds(P, P->upper, P->nupper, true);
+        tine_expr_t *mn64 = to64(P, s->loop.min);
+        return split_vector_exact(P, s, steady, lo ? sub64(P, lo, mn64) : c64(P, 0),
+                                  hi ? add64(P, sub64(P, hi, mn64), c64(P, 1)) : to64(P, s->loop.extent));
+    }
     int64_t step = s->loop.step;
     tine_type_t i32 = tine_type(TINE_INT, 32, 1);
     tine_expr_t *mn = s->loop.min, *zero = tine_const_int(ctx, i32, 0);
@@ -539,15 +600,7 @@ static tine_stmt *split_loop(part *P, tine_stmt *s) {
        are split: splitting every level of every part would make 3^d copies of the body of
        a d-dimensional stage (a 4-D pool took LLVM minutes); this way the copies grow
        linearly with d, and the edges keep their clamps except along the innermost loop. */
-    for (int i = 0; i < 3; i++) {
-        bool saved = P->edge;
-        P->edge |= i != 1;
-        tine_stmt *b = part_stmt(P, parts[i]->loop.body);
-        P->edge = saved;
-        if (b != parts[i]->loop.body) {
-            parts[i] = tine_stmt_for_like(p, parts[i], parts[i]->loop.min, parts[i]->loop.extent, b);
-        }
-    }
+    for (int i = 0; i < 3; i++) parts[i] = part_inside(P, parts[i], i != 1);
     tine_stmt *body = tine_stmt_block(p, parts, 3);
     return tine_stmt_let(p, p0, tine_cast(ctx, i32, s0), tine_stmt_let(p, p1, tine_cast(ctx, i32, s1), body));
 }
