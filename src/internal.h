@@ -399,6 +399,16 @@ int tine_kernel_coord_dim(const char *var);
 /* Whether a variable is the compiler's own (coordinates, reduction variables). */
 static inline bool tine_kernel_internal_var(const char *var) { return var[0] == '$' && var[1] == '.'; }
 
+/* ---- a map from uint64 to uint64 (util.c) ----------------------------------------- *
+ * Open addressing, for memos keyed by expression ids or pointers; zero-initialise it. */
+typedef struct {
+    uint64_t *key, *val; /* keys stored + 1: 0 is an empty slot */
+    uint32_t cap, n;
+} tine_u64map;
+bool tine_u64map_get(const tine_u64map *m, uint64_t k, uint64_t *v);
+void tine_u64map_put(tine_u64map *m, uint64_t k, uint64_t v);
+void tine_u64map_free(tine_u64map *m);
+
 /* ---- random numbers (splitmix64; tests and CLI) ---------------------------------- */
 
 static inline uint64_t tine_rand64(uint64_t *s) {

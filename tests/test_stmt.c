@@ -435,6 +435,27 @@ static void test_hoist(void) {
     CHECK(!strcmp(again, once), "hoisting twice changes\n%s\ninto\n%s", once, again);
     free(again);
     free(once);
+    /* an Assert keeps its args when an invariant part of them moves out of the loop: the
+       failure's message shows the same values before and after hoisting */
+    tine_expr_t *lim = mul(k, ci(3));
+    tine_stmt *as = tine_stmt_assert_args(&pool, tine_binary(ctx, TINE_OP_LT, y, lim), 7, "y = {} reached {}",
+                                          (tine_expr_t *[]){y, lim}, 2);
+    tine_stmt *ls = serial(y, ci(0), ci(10), "out.y", as);
+    tine_stmt *lh = tine_stmt_hoist(&pool, ls);
+    char *msg[2] = {NULL, NULL};
+    for (int after = 0; after < 2; after++) {
+        tine_env_t *env = tine_env_new(ctx);
+        uint64_t kv = 2;
+        tine_env_bind(env, k, &kv);
+        int rc = tine_stmt_run(ctx, after ? lh : ls, env);
+        CHECK(rc == 7, "hoist: the Assert returns %d, not 7", rc);
+        msg[after] = tine_strdup(tine_error(ctx) ? tine_error(ctx) : "");
+        tine_env_free(env);
+    }
+    CHECK(!strcmp(msg[0], "y = 6 reached 6") && !strcmp(msg[0], msg[1]),
+          "hoist: the Assert's message is '%s' before and '%s' after", msg[0], msg[1]);
+    free(msg[0]);
+    free(msg[1]);
 }
 
 /* ---- the benchmark kernels' built nests against tine_kernel_interpret ------------------- */

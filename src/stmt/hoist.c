@@ -45,51 +45,6 @@ typedef struct rewritten {
     tine_expr_t *r;
 } rewritten;
 
-/* uint64 -> uint64, open addressing; keys are stored + 1 so that 0 means empty. */
-typedef struct {
-    uint64_t *key, *val;
-    uint32_t cap, n;
-} table;
-
-static uint32_t tslot(const table *t, uint64_t k) {
-    uint64_t h = (k + 1) * 0x9E3779B97F4A7C15ull;
-    uint32_t i = (uint32_t)(h >> 32) & (t->cap - 1);
-    while (t->key[i] && t->key[i] != k + 1) i = (i + 1) & (t->cap - 1);
-    return i;
-}
-
-static bool tget(const table *t, uint64_t k, uint64_t *v) {
-    if (!t->cap) return false;
-    uint32_t i = tslot(t, k);
-    if (!t->key[i]) return false;
-    *v = t->val[i];
-    return true;
-}
-
-static void tput(table *t, uint64_t k, uint64_t v) {
-    if (2 * (t->n + 1) > t->cap) {
-        table old = *t;
-        t->cap = t->cap ? 2 * t->cap : 256;
-        t->key = calloc(t->cap, sizeof *t->key);
-        t->val = calloc(t->cap, sizeof *t->val);
-        TINE_ASSERT(t->key && t->val);
-        t->n = 0;
-        for (uint32_t i = 0; i < old.cap; i++)
-            if (old.key[i]) tput(t, old.key[i] - 1, old.val[i]);
-        free(old.key);
-        free(old.val);
-    }
-    uint32_t i = tslot(t, k);
-    if (!t->key[i]) t->n++;
-    t->key[i] = k + 1;
-    t->val[i] = v;
-}
-
-static void tfree(table *t) {
-    free(t->key);
-    free(t->val);
-}
-
 /* A scope: the root, a For or a Let; the bindings hoisted to the top of its body. */
 typedef struct {
     const tine_expr_t *var; /* what it binds (NULL: the root) */
@@ -108,11 +63,11 @@ typedef struct {
     int nsc, capsc;
     uint32_t serials;
     uint64_t rgen;  /* advances when a variable's meaning changes: invalidates rewrites */
-    table var;      /* variable id -> 1 + index of the scope binding it */
-    table subst;    /* variable id -> the hoisted variable that replaces it (a Let dropped) */
-    table rw;       /* node id | serial << 32 | index << 63 -> (rgen, rewritten node) */
-    table hoisted;  /* rewritten node id | serial << 32 -> its variable in that scope */
-    table hoisted_var; /* a $.hN's id -> the index of the scope binding it */
+    tine_u64map var;      /* variable id -> 1 + index of the scope binding it */
+    tine_u64map subst;    /* variable id -> the hoisted variable that replaces it (a Let dropped) */
+    tine_u64map rw;       /* node id | serial << 32 | index << 63 -> (rgen, rewritten node) */
+    tine_u64map hoisted;  /* rewritten node id | serial << 32 -> its variable in that scope */
+    tine_u64map hoisted_var; /* a $.hN's id -> the index of the scope binding it */
     struct rewritten *memo; /* the rewrites rw points to */
     uint32_t nmemo, capmemo;
     int next;       /* the next $.hN */
@@ -130,12 +85,12 @@ static void push_scope(hoister *H, const tine_expr_t *var, bool loop, tine_expr_
     *s = (scope){.var = var, .loops = (H->nsc ? H->sc[H->nsc - 1].loops : 0) + loop, .serial = H->serials++};
     if (var) {
         uint64_t old = 0, olds = 0;
-        tget(&H->var, var->id, &old);
-        tget(&H->subst, var->id, &olds);
+        tine_u64map_get(&H->var, var->id, &old);
+        tine_u64map_get(&H->subst, var->id, &olds);
         s->saved = (int)old;
         s->saved_subst = olds;
-        tput(&H->var, var->id, (uint64_t)(subst ? home : H->nsc) + 1);
-        tput(&H->subst, var->id, (uint64_t)(uintptr_t)subst);
+        tine_u64map_put(&H->var, var->id, (uint64_t)(subst ? home : H->nsc) + 1);
+        tine_u64map_put(&H->subst, var->id, (uint64_t)(uintptr_t)subst);
         if (old || olds || subst) H->rgen++; /* shadowed or replaced: rewrites made before mean other things */
     }
     H->nsc++;
@@ -150,10 +105,10 @@ static tine_stmt *pop_scope(hoister *H, tine_stmt *body) {
     free(s->hval);
     if (s->var) {
         uint64_t cur = 0;
-        tget(&H->subst, s->var->id, &cur);
+        tine_u64map_get(&H->subst, s->var->id, &cur);
         if (s->saved || s->saved_subst || cur) H->rgen++;
-        tput(&H->var, s->var->id, (uint64_t)s->saved);
-        tput(&H->subst, s->var->id, s->saved_subst);
+        tine_u64map_put(&H->var, s->var->id, (uint64_t)s->saved);
+        tine_u64map_put(&H->subst, s->var->id, s->saved_subst);
     }
     return body;
 }
@@ -161,7 +116,7 @@ static tine_stmt *pop_scope(hoister *H, tine_stmt *body) {
 /* The scope binding variable v: the innermost one, 0 (the root) for a kernel scalar. */
 static int scope_of(const hoister *H, const tine_expr_t *v) {
     uint64_t i = 0;
-    return tget(&H->var, v->id, &i) && i ? (int)i - 1 : 0;
+    return tine_u64map_get(&H->var, v->id, &i) && i ? (int)i - 1 : 0;
 }
 
 static bool trivial(const tine_expr_t *e) {
@@ -177,7 +132,7 @@ static tine_expr_t *hoist(hoister *H, tine_expr_t *e, int h, bool index) {
     tine_expr_t *value = rewrite(H, e, h, index); /* its own invariant parts go further out */
     if (trivial(value)) return value;               /* they were all of it */
     uint64_t key = (uint64_t)value->id | (uint64_t)H->sc[h].serial << 32, v;
-    if (tget(&H->hoisted, key, &v)) return (tine_expr_t *)(uintptr_t)v;
+    if (tine_u64map_get(&H->hoisted, key, &v)) return (tine_expr_t *)(uintptr_t)v;
     char name[32];
     snprintf(name, sizeof name, "$.h%d", H->next++);
     tine_expr_t *var = tine_var(H->ctx, name, e->type);
@@ -190,15 +145,15 @@ static tine_expr_t *hoist(hoister *H, tine_expr_t *e, int h, bool index) {
     }
     s->hv[s->nh] = var;
     s->hval[s->nh++] = value;
-    tput(&H->hoisted, key, (uint64_t)(uintptr_t)var);
-    tput(&H->var, var->id, (uint64_t)h + 1);
-    tput(&H->hoisted_var, var->id, (uint64_t)h);
+    tine_u64map_put(&H->hoisted, key, (uint64_t)(uintptr_t)var);
+    tine_u64map_put(&H->var, var->id, (uint64_t)h + 1);
+    tine_u64map_put(&H->hoisted_var, var->id, (uint64_t)h);
     return var;
 }
 
 static tine_expr_t *memo_get(const hoister *H, const tine_expr_t *e, int at, int index) {
     uint64_t key = (uint64_t)e->id | (uint64_t)H->sc[at].serial << 32 | (uint64_t)index << 63, v;
-    return tget(&H->rw, key, &v) && H->memo[v].rgen == H->rgen ? H->memo[v].r : NULL;
+    return tine_u64map_get(&H->rw, key, &v) && H->memo[v].rgen == H->rgen ? H->memo[v].r : NULL;
 }
 
 static void memo_put(hoister *H, const tine_expr_t *e, int at, int index, tine_expr_t *r) {
@@ -208,7 +163,7 @@ static void memo_put(hoister *H, const tine_expr_t *e, int at, int index, tine_e
         TINE_ASSERT(H->memo != NULL);
     }
     H->memo[H->nmemo] = (rewritten){H->rgen, r};
-    tput(&H->rw, (uint64_t)e->id | (uint64_t)H->sc[at].serial << 32 | (uint64_t)index << 63, H->nmemo++);
+    tine_u64map_put(&H->rw, (uint64_t)e->id | (uint64_t)H->sc[at].serial << 32 | (uint64_t)index << 63, H->nmemo++);
 }
 
 /* root as used in scope `at` (in an index when `index`): its maximal invariant parts
@@ -298,7 +253,7 @@ static tine_expr_t *rewrite(hoister *H, tine_expr_t *root, int at, bool index) {
             tine_expr_t *r = e;
             uint64_t v = 0;
             if (e->op == TINE_OP_VAR) {
-                if (tget(&H->subst, e->id, &v) && v) r = (tine_expr_t *)(uintptr_t)v;
+                if (tine_u64map_get(&H->subst, e->id, &v) && v) r = (tine_expr_t *)(uintptr_t)v;
             } else if (home[k] != -1) {
                 if (need[k] & MOVE << c) {
                     r = hoist(H, e, home[k], c);
@@ -308,7 +263,7 @@ static tine_expr_t *rewrite(hoister *H, tine_expr_t *root, int at, bool index) {
                         ops[i] = out[2 * tine_topo_index(order, n, e->ops[i]) + (c || e->op == TINE_OP_LOAD)];
                     r = tine_rebuild(H->ctx, e, ops);
                     /* bound already at the top of this scope (hoisted from a loop below) */
-                    if (tget(&H->hoisted, (uint64_t)r->id | (uint64_t)H->sc[at].serial << 32, &v))
+                    if (tine_u64map_get(&H->hoisted, (uint64_t)r->id | (uint64_t)H->sc[at].serial << 32, &v))
                         r = (tine_expr_t *)(uintptr_t)v;
                 }
                 memo_put(H, e, at, c, r);
@@ -341,7 +296,7 @@ static tine_stmt *walk(hoister *H, tine_stmt *s) {
     case TINE_S_LET: {
         tine_expr_t *v = value(H, s->let.value);
         uint64_t h = 0;
-        if (v != s->let.value && v->op == TINE_OP_VAR && tget(&H->hoisted_var, v->id, &h)) {
+        if (v != s->let.value && v->op == TINE_OP_VAR && tine_u64map_get(&H->hoisted_var, v->id, &h)) {
             /* the whole value was hoisted: the Let is a copy of that binding, and goes */
             push_scope(H, s->let.var, false, v, (int)h);
             return pop_scope(H, walk(H, s->let.body));
@@ -374,9 +329,11 @@ static tine_stmt *walk(hoister *H, tine_stmt *s) {
         free(v);
         return r;
     }
-    case TINE_S_ASSERT: {
-        tine_expr_t *c = value(H, s->assert_.cond);
-        return c == s->assert_.cond ? s : tine_stmt_assert(p, c, s->assert_.code, s->assert_.message);
+    case TINE_S_ASSERT: { /* its args too: they are evaluated where the Assert is */
+        tine_expr_t *c = value(H, s->assert_.cond), *a[TINE_ASSERT_MAX_ARGS];
+        bool ch = c != s->assert_.cond;
+        for (int i = 0; i < s->assert_.nargs; i++) ch |= (a[i] = value(H, s->assert_.args[i])) != s->assert_.args[i];
+        return ch ? tine_stmt_assert_args(p, c, s->assert_.code, s->assert_.message, a, s->assert_.nargs) : s;
     }
     case TINE_S_EVALUATE: {
         tine_expr_t *v = value(H, s->eval.value);
@@ -400,11 +357,11 @@ tine_stmt *tine_stmt_hoist(tine_stmt_pool *p, tine_stmt *s) {
     push_scope(&H, NULL, false, NULL, 0);
     tine_stmt *r = pop_scope(&H, walk(&H, s));
     free(H.sc);
-    tfree(&H.var);
-    tfree(&H.rw);
-    tfree(&H.hoisted);
-    tfree(&H.subst);
-    tfree(&H.hoisted_var);
+    tine_u64map_free(&H.var);
+    tine_u64map_free(&H.rw);
+    tine_u64map_free(&H.hoisted);
+    tine_u64map_free(&H.subst);
+    tine_u64map_free(&H.hoisted_var);
     free(H.memo);
     return r;
 }

@@ -12,44 +12,18 @@ typedef struct {
     tine_ctx_t *ctx;
     tine_selection_t sel;
     const char *target;
-    const tine_expr_t **key;
-    tine_expr_t **val;
-    uint32_t cap, n;
+    tine_u64map done; /* node id -> its selection */
 } selector;
-
-static uint32_t slot(const selector *s, const tine_expr_t *e) {
-    uint32_t h = (uint32_t)(e->id * 2654435761u) & (s->cap - 1);
-    while (s->key[h] && s->key[h] != e) h = (h + 1) & (s->cap - 1);
-    return h;
-}
 
 static tine_expr_t *select_one(void *user, tine_expr_t *e) {
     selector *s = user;
-    if (2 * (s->n + 1) > s->cap) {
-        selector old = *s;
-        s->cap = s->cap ? 2 * s->cap : 64;
-        s->key = calloc(s->cap, sizeof *s->key);
-        s->val = calloc(s->cap, sizeof *s->val);
-        TINE_ASSERT(s->key && s->val);
-        for (uint32_t i = 0; i < old.cap; i++)
-            if (old.key[i]) {
-                uint32_t h = slot(s, old.key[i]);
-                s->key[h] = old.key[i];
-                s->val[h] = old.val[i];
-            }
-        free(old.key);
-        free(old.val);
-    }
-    uint32_t h = slot(s, e);
-    if (s->key[h]) return s->val[h];
-    tine_expr_t *r;
+    uint64_t v;
+    if (tine_u64map_get(&s->done, e->id, &v)) return (tine_expr_t *)(uintptr_t)v;
     /* one-lane expressions at the statement level (loop bounds, scalar lets, the narrow
        rows' stores) are LLVM's scalar code either way: only their FPIR ops are expanded */
-    r = tine_select_expr(s->ctx, e, e->type.lanes == 1 ? TINE_SELECT_LLVM : s->sel, s->target);
+    tine_expr_t *r = tine_select_expr(s->ctx, e, e->type.lanes == 1 ? TINE_SELECT_LLVM : s->sel, s->target);
     TINE_ASSERT(r != NULL); /* the target was checked before */
-    s->key[h] = e;
-    s->val[h] = r;
-    s->n++;
+    tine_u64map_put(&s->done, e->id, (uint64_t)(uintptr_t)r);
     return r;
 }
 
@@ -59,8 +33,7 @@ tine_stmt *tine_stmt_select(tine_stmt_pool *p, tine_stmt *s, tine_selection_t se
     int scope = tine_bounds_open(p->ctx, true);
     tine_stmt *r = tine_stmt_map_exprs(p, s, select_one, &S);
     tine_bounds_close(p->ctx, scope);
-    free(S.key);
-    free(S.val);
+    tine_u64map_free(&S.done);
     return r;
 }
 

@@ -138,3 +138,45 @@ void *tine_big_calloc(size_t n) {
     memset(p, 0, n);
     return p;
 }
+
+/* ---- tine_u64map ---------------------------------------------------------------------- */
+
+static uint32_t map_slot(const tine_u64map *m, uint64_t k) {
+    uint64_t h = (k + 1) * 0x9E3779B97F4A7C15ull;
+    uint32_t i = (uint32_t)(h >> 32) & (m->cap - 1);
+    while (m->key[i] && m->key[i] != k + 1) i = (i + 1) & (m->cap - 1);
+    return i;
+}
+
+bool tine_u64map_get(const tine_u64map *m, uint64_t k, uint64_t *v) {
+    if (!m->cap) return false;
+    uint32_t i = map_slot(m, k);
+    if (!m->key[i]) return false;
+    *v = m->val[i];
+    return true;
+}
+
+void tine_u64map_put(tine_u64map *m, uint64_t k, uint64_t v) {
+    if (2 * (m->n + 1) > m->cap) {
+        tine_u64map old = *m;
+        m->cap = m->cap ? 2 * m->cap : 256;
+        m->key = calloc(m->cap, sizeof *m->key);
+        m->val = calloc(m->cap, sizeof *m->val);
+        TINE_ASSERT(m->key && m->val);
+        m->n = 0;
+        for (uint32_t i = 0; i < old.cap; i++)
+            if (old.key[i]) tine_u64map_put(m, old.key[i] - 1, old.val[i]);
+        free(old.key);
+        free(old.val);
+    }
+    uint32_t i = map_slot(m, k);
+    if (!m->key[i]) m->n++;
+    m->key[i] = k + 1;
+    m->val[i] = v;
+}
+
+void tine_u64map_free(tine_u64map *m) {
+    free(m->key);
+    free(m->val);
+    memset(m, 0, sizeof *m);
+}
