@@ -117,8 +117,8 @@ static void fill(buf_t *b, uint64_t *seed, int byte) {
 
 /* The passes of tine_stmt_lower_kernel, in order; those from selection on are run once per
  * selection. */
-static const char *const PASSES[] = {"build", "partition", "simplify", "select", "hoist"};
-enum { NPASSES = 5, NPRE = 3, NSTMT = NPRE + 2 * (NPASSES - NPRE) }; /* checks per run */
+static const char *const PASSES[] = {"build", "partition", "simplify", "residue", "select", "hoist"};
+enum { NPASSES = 6, NPRE = 4, NSTMT = NPRE + 2 * (NPASSES - NPRE) }; /* checks per run */
 
 enum { MAXIN = 2, MAXP = 2, MAXRUNS = 3 };
 
@@ -557,15 +557,23 @@ static int rnd(gen_t *g, int n) { return (int)(tine_rand64(g->seed) % (uint64_t)
 static const char *rtype(gen_t *g) { return TYPES[rnd(g, NTYPES)]; }
 static int type_bits(const char *t) { return atoi(t + 1); }
 
-/* A coordinate of dimension d for a read: near the coordinate, halved, clamped to
- * constants, offset by loop variables or by the parameter, or (for boundaries and
- * functions, kind 1) doubled. */
+/* A coordinate of dimension d for a read: near the coordinate, halved or quartered (with
+ * an offset: lane patterns per residue, residue.c), clamped to constants, offset by loop
+ * variables or by the parameter, or (for boundaries and functions, kind 1) doubled or
+ * tripled (strided loads). */
 static void gen_coord(gen_t *g, int d, int kind) {
     const char *c = COORD[d];
     switch (rnd(g, kind ? 9 : 8)) {
     case 0: case 1: tine_buf_puts(g->b, c); break;
     case 2: tine_buf_printf(g->b, "%s + %d", c, rnd(g, 7) - 3); break;
-    case 3: tine_buf_printf(g->b, "%s / 2", c); break;
+    case 3:
+        switch (rnd(g, 4)) {
+        case 0: tine_buf_printf(g->b, "%s / 2", c); break;
+        case 1: tine_buf_printf(g->b, "(%s + %d) / 2", c, rnd(g, 5) - 2); break;
+        case 2: tine_buf_printf(g->b, "%s / 4", c); break;
+        default: tine_buf_printf(g->b, "(%s - %d) / 4 + %s / 2", c, rnd(g, 4), c); break;
+        }
+        break;
     case 4: tine_buf_printf(g->b, "min(%s, %d)", c, rnd(g, 48)); break;
     case 5: tine_buf_printf(g->b, "max(%s, %d)", c, rnd(g, 24)); break;
     case 6:
@@ -573,7 +581,7 @@ static void gen_coord(gen_t *g, int d, int kind) {
         else tine_buf_printf(g->b, "clamp(%s, %d, %d)", c, rnd(g, 4), 4 + rnd(g, 40));
         break;
     case 7: tine_buf_printf(g->b, "%s + (p & 3)", c); break;
-    default: tine_buf_printf(g->b, "%s * 2", c); break;
+    default: tine_buf_printf(g->b, rnd(g, 3) ? "%s * 2" : "%s * 3 + 1", c); break;
     }
 }
 
@@ -596,7 +604,11 @@ static void gen_leaf(gen_t *g, const char *T) {
         return;
     }
     switch (k) {
-    case 4: case 5: tine_buf_printf(g->b, "%s(%s)", T, COORD[rnd(g, g->dims)]); break;
+    case 4: tine_buf_printf(g->b, "%s(%s)", T, COORD[rnd(g, g->dims)]); break;
+    case 5: /* a coordinate, its parity or its half (constant lane patterns, residue.c) */
+        tine_buf_printf(g->b, (const char *[]){"%s(%s)", "%s(%s %% 2)", "%s((%s + 1) / 2)", "%s(%s %% 4)"}[rnd(g, 4)],
+                        T, COORD[rnd(g, g->dims)]);
+        break;
     case 6:
         if (g->loopvars) {
             tine_buf_printf(g->b, "%s(r%d)", T, rnd(g, g->loopvars));
