@@ -22,8 +22,8 @@
  * of build.c), plus a constant c. Every lane of a vectorized loop's variable is a
  * coordinate of its range [min, min + extent), which lies in i32, so when 0 <= k + c and
  * k + c + L <= step no lane wraps; otherwise the copies run only when
- * [min + k + c, min + extent - 1 + k + c] lies in i32 (checked in i64), and the loop as
- * it was runs when not. Divisors are powers of two up to 4 (x / 2, x / 4: the copies
+ * [min + k + c, min + extent - 1 + k + c] lies in i32 (checked in i64), and the loop's
+ * element-wise form (or the loop as it was, when it has none) runs when not. Divisors are powers of two up to 4 (x / 2, x / 4: the copies
  * multiply the loop's code by d) dividing the loop's step.
  *
  * Runs after simplify (which writes indices as one ramp of a scalar base) and simplifies
@@ -289,7 +289,14 @@ static tine_stmt *loop_copies(tine_stmt_pool *p, tine_stmt *s) {
         tine_expr_t *ok = tine_binary(ctx, TINE_OP_AND,
                                       tine_binary(ctx, TINE_OP_GE, first, tine_const_int(ctx, i64, INT32_MIN)),
                                       tine_binary(ctx, TINE_OP_LE, last, tine_const_int(ctx, i64, INT32_MAX)));
-        r = tine_stmt_if(p, ok, r, s);
+        /* the fallback runs one element at a time where the loop can (no gathers for a
+           case that only coordinates near the ends of i32 reach) */
+        tine_stmt *whole = s;
+        if (s->loop.elem_body)
+            whole = tine_stmt_simplify(p, tine_stmt_for(p, s->loop.elem_var, s->loop.min, s->loop.extent, 1,
+                                                        TINE_LOOP_SERIAL, TINE_PARTITION_NEVER, s->loop.name,
+                                                        s->loop.elem_body));
+        r = tine_stmt_if(p, ok, r, whole);
     }
     return r;
 }
