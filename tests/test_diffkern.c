@@ -43,7 +43,7 @@
  *      The statement interpreter too: each run (of at most STMT_MAX output elements;
  *      `test_diffkern COUNT SEED STMT_MAX`) is run by tine_kernel_interpret_stmt with every
  *      stage's statement as it is after each pass of the driver (build, partition,
- *      simplify, and select with each selection at the kernel's level), at a random place
+ *      simplify, residue, and select and hoist with each selection at the kernel's level), at a random place
  *      among the other events, and must give the interpreter's bytes (the whole
  *      allocation) or refuse the run with the same code and message; a failure names the
  *      pass. Every tenth kernel's last run has an input one column wide (refused unless
