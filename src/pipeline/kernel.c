@@ -380,8 +380,8 @@ static bool check_at(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kdire
     if (f->store_sched) {
         const tine_kdirective *t = &k->sched[f->store_sched - 1];
         if (strcmp(t->at, g->name)) {
-            kerr(ctx, src, t->line, t->col, "store_at: '%s' is computed at %s.%s; it is stored at a loop of '%s' too (at "
-                 "that loop or outside it)", f->name, g->name, s->dim, g->name);
+            kerr(ctx, src, t->line, t->col, "store_at: '%s' is computed at %s.%s, so its buffer belongs to a loop of '%s' "
+                 "(%s.%s or one outside it), not of '%s'", f->name, g->name, s->dim, g->name, g->name, s->dim, t->at);
             return false;
         }
         if (f->store_dim < f->at_dim) {

@@ -199,6 +199,8 @@ bool tine_kernel_slide(tine_ctx_t *ctx, const tine_kernel_ast *k, tine_stage *st
         TINE_ASSERT(g < ns); /* check_at: the consumer is a stage; stages follow what they read */
         const tine_stage *gs = &stages[g];
         const char *y = gs->coord[f->at_dim];
+        if (!reads(ctx, gs, st->name))
+            return fail(ctx, k, f, "'%s' does not read '%s'", gs->name, f->name);
         for (int t = 0; t < ns; t++)
             if (t != g && t != s && reads(ctx, &stages[t], st->name))
                 return fail(ctx, k, f, "'%s' is also read by '%s'; a function computed at a loop of '%s' keeps only the "
@@ -216,8 +218,7 @@ bool tine_kernel_slide(tine_ctx_t *ctx, const tine_kernel_ast *k, tine_stage *st
         if (!ok)
             return fail(ctx, k, f, "the rows of '%s' that one iteration of %s.%s reads are not a window of constant height: "
                         "a read's row (its coordinate %s) %s", f->name, gs->name, y, row, S.why);
-        if (!nw)
-            return fail(ctx, k, f, "'%s' does not read '%s' (its reads are not inlined into '%s')", gs->name, f->name, gs->name);
+        TINE_ASSERT(nw > 0); /* reads() found one */
         if (w.a == 0)
             return fail(ctx, k, f, "'%s' reads the same rows of '%s' at every %s.%s: they do not slide along %s (compute_root "
                         "'%s', or compute it at a coordinate its rows follow)", gs->name, f->name, gs->name, y, y, f->name);
