@@ -28,7 +28,10 @@
  *      and an inlined one, reductions with constant (also empty) and parameter bounds,
  *      nested, min/max/clamp of coordinates, parameters and loop variables against
  *      constants (what bounds-predicated rules simplify), FPIR ops, casts, selects;
- *      schedules with vector widths, unrolling, tiles and `parallel`. Each kernel gets
+ *      schedules with vector widths, unrolling, tiles and `parallel`, and (in a kernel of two
+ *      or three dimensions out of three) m0 computed at the output's last coordinate
+ *      (`compute_at`, sometimes with `store_at`): then only the output reads m0, each read's
+ *      row a*y + c (a = 1 or 2 per kernel), and the output is neither tiled nor parallel. Each kernel gets
  *      three runs (parameter values, odd output sizes and mins, padded rows), is compiled
  *      once per selection at one x86 level (rotating through the levels this CPU runs),
  *      and the interpretations, compilations and compiled runs happen in a random order,
