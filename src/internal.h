@@ -110,6 +110,7 @@ enum { TINE_MAX_ISAS = 4 };
 enum { TINE_PENDING = 16 };
 typedef struct tine_ast tine_ast;
 struct tine_kernel_ast_s;
+struct tine_kdecl_s;
 
 /* The layers above the IR core that keep state per context, in layer order. Each owns
  * one slot of the context (tine_layer_get/_set): its own struct, private to its file,
@@ -377,6 +378,15 @@ typedef struct {
     int tile[2];     /* tile sizes of the first two coordinates; 0 = not tiled */
     bool parallel;   /* its last coordinate's loop is parallel (stmt.h, TINE_LOOP_PARALLEL) */
     int partition[4]; /* per coordinate, the schedule's `partition`: tine_partition_mode (stmt.h) */
+    /* compute_at (kernel_slide.c, stmt/build.c): fold > 0 when the stage is computed row
+       by row inside stage at's loop over its coordinate at_dim, a sliding window over the
+       stage's last coordinate: at that loop's iteration y, stage at reads rows
+       [a*y + base + lo, a*y + base + hi] (base: an i32 one-lane expression of kernel
+       scalars and at's outer coordinates, or NULL for 0), and the buffer keeps `fold`
+       rows (a power of two > hi - lo), row r at (r - min) & (fold - 1). */
+    int fold, at, at_dim, slide_a;
+    int64_t slide_lo, slide_hi;
+    tine_expr_t *slide_base;
 } tine_stage;
 
 /* Stages in the order they run: producers first, the output last. */
@@ -394,6 +404,10 @@ const tine_reduction *tine_kernel_reductions(const tine_kernel_t *k, int scalar,
 /* The coordinates of a load the elaborator built (index = (x0 - min0) + (x1 - min1) *
  * stride1 + ...), outermost last; false if the index has another shape. */
 bool tine_kernel_load_coords(const tine_expr_t *index, int dims, const tine_expr_t **x);
+/* kernel_slide.c: the window of every stage computed at another's loop (compute_at),
+ * from its consumer's reads; false with a located error where the reads do not slide. */
+bool tine_kernel_slide(tine_ctx_t *ctx, const struct tine_kernel_ast_s *k, tine_stage *stages, const struct tine_kdecl_s *const *decls,
+                       int nstages);
 /* The dimension a coordinate variable ($.c0..$.c3) stands for, or -1. */
 int tine_kernel_coord_dim(const char *var);
 /* Whether a variable is the compiler's own (coordinates, reduction variables). */

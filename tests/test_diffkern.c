@@ -28,7 +28,10 @@
  *      and an inlined one, reductions with constant (also empty) and parameter bounds,
  *      nested, min/max/clamp of coordinates, parameters and loop variables against
  *      constants (what bounds-predicated rules simplify), FPIR ops, casts, selects;
- *      schedules with vector widths, unrolling, tiles and `parallel`. Each kernel gets
+ *      schedules with vector widths, unrolling, tiles and `parallel`, and (in a kernel of two
+ *      or three dimensions out of three) m0 computed at the output's last coordinate
+ *      (`compute_at`, sometimes with `store_at`): then only the output reads m0, each read's
+ *      row a*y + c (a = 1 or 2 per kernel), and the output is neither tiled nor parallel. Each kernel gets
  *      three runs (parameter values, odd output sizes and mins, padded rows), is compiled
  *      once per selection at one x86 level (rotating through the levels this CPU runs),
  *      and the interpretations, compilations and compiled runs happen in a random order,
@@ -545,6 +548,7 @@ typedef struct {
     int src_kind[8];
     int nsrc;
     const char *ptype; /* the type of parameter q */
+    int slide_a;       /* kind 2 sources (computed at out's last coordinate): their rows are slide_a * y + c */
     int loopvars;      /* loop variables in scope: r0 .. */
     int reductions;    /* reductions in this body so far */
 } gen_t;
@@ -563,6 +567,12 @@ static int type_bits(const char *t) { return atoi(t + 1); }
  * tripled (strided loads). */
 static void gen_coord(gen_t *g, int d, int kind) {
     const char *c = COORD[d];
+    if (kind == 2 && d == g->dims - 1) { /* a row of a sliding window: a*y + c, a the same for every read */
+        if (g->slide_a == 1) tine_buf_printf(g->b, "%s + %d", c, rnd(g, 5) - 2);
+        else tine_buf_printf(g->b, "%d * %s + %d", g->slide_a, c, rnd(g, 5) - 2);
+        return;
+    }
+    if (kind == 2) kind = 1;
     switch (rnd(g, kind ? 9 : 8)) {
     case 0: case 1: tine_buf_puts(g->b, c); break;
     case 2: tine_buf_printf(g->b, "%s + %d", c, rnd(g, 7) - 3); break;
@@ -767,20 +777,33 @@ static char *gen_kernel(uint64_t *seed, int *dims_out) {
     /* functions: materialized m0, m1 (m1 may read m0), an inlined f */
     static const char *const FN[3] = {"m0", "m1", "f"};
     bool has[3] = {false};
+    /* m0 computed at the output's last coordinate (a sliding window): then only the
+       output reads it, its rows a*y + c */
+    bool at = dims >= 2 && rnd(&g, 3) == 0;
+    const char *m0_type = NULL;
+    g.slide_a = 1 + rnd(&g, 2);
     for (int f = 0; f < 3; f++) {
         /* each stage costs compile time: one materialized function in two kernels, two in
            eight */
-        if (f == 0 ? rnd(&g, 2) : f == 1 ? rnd(&g, 4) : rnd(&g, 3)) continue;
+        if (!(f == 0 && at) && (f == 0 ? rnd(&g, 2) : f == 1 ? rnd(&g, 4) : rnd(&g, 3))) continue;
         const char *T = rtype(&g);
+        if (f == 0) m0_type = T;
         int depth = 1 + rnd(&g, 2);
         g.reductions = 0;
         tine_buf_printf(&b, "func %s(%s) = ", FN[f], args);
         gen_expr(&g, T, depth);
         tine_buf_puts(&b, "\n");
         has[f] = true;
+        if (f == 0 && at) continue; /* readable by the output only: added below */
         g.src[g.nsrc] = FN[f];
         g.src_type[g.nsrc] = T;
         g.src_kind[g.nsrc++] = 1;
+    }
+    at = at && has[0];
+    if (at) {
+        g.src[g.nsrc] = FN[0];
+        g.src_type[g.nsrc] = m0_type;
+        g.src_kind[g.nsrc++] = 2;
     }
     const char *OT = rtype(&g);
     g.reductions = 0;
@@ -794,7 +817,7 @@ static char *gen_kernel(uint64_t *seed, int *dims_out) {
         tine_buf_printf(&b, "%s(%s(", OT, FN[f]);
         for (int d = 0; d < dims; d++) {
             if (d) tine_buf_puts(&b, ", ");
-            gen_coord(&g, d, 1);
+            gen_coord(&g, d, f == 0 && at ? 2 : 1);
         }
         tine_buf_puts(&b, "))");
         any = true;
@@ -804,16 +827,22 @@ static char *gen_kernel(uint64_t *seed, int *dims_out) {
     tine_buf_puts(&b, "\nschedule\n");
     for (int f = 0; f < 2; f++)
         if (has[f]) {
-            tine_buf_printf(&b, "materialize %s\n", FN[f]);
+            if (f == 0 && at) {
+                tine_buf_printf(&b, "compute_at m0 out.%s\n", COORD[dims - 1]);
+                if (rnd(&g, 3) == 0) tine_buf_printf(&b, "store_at m0 out.%s\n", COORD[dims - 1]);
+            } else {
+                tine_buf_printf(&b, "%s %s\n", rnd(&g, 2) ? "materialize" : "compute_root", FN[f]);
+            }
             if (rnd(&g, 2)) tine_buf_printf(&b, "vectorize %s.x %d\n", FN[f], 1 << rnd(&g, 5));
         }
     if (rnd(&g, 3)) tine_buf_puts(&b, "vectorize out.x natural\n");
     else tine_buf_printf(&b, "vectorize out.x %d\n", 1 << rnd(&g, 5));
-    bool tiled = dims >= 2 && rnd(&g, 6) == 0;
+    bool tiled = dims >= 2 && !at && rnd(&g, 6) == 0; /* compute_at: the output's rows in order */
     if (tiled) tine_buf_printf(&b, "tile out x y %d %d\n", 4 << rnd(&g, 3), 1 + rnd(&g, 3));
     if (rnd(&g, 8) == 0) tine_buf_puts(&b, "unroll out.x 2\n");
     if (dims >= 2 && !tiled && rnd(&g, 8) == 0) tine_buf_puts(&b, "unroll out.y 2\n");
-    if (dims >= 2 && rnd(&g, 3) == 0) tine_buf_printf(&b, "parallel out.%s\n", COORD[dims - 1]);
+    if (dims >= 2 && !at && rnd(&g, 3) == 0) tine_buf_printf(&b, "parallel out.%s\n", COORD[dims - 1]);
+    if (dims == 3 && at && rnd(&g, 4) == 0) tine_buf_puts(&b, "unroll out.z 2\n");
     /* partitioning per loop: auto is the default; always splits loops without conditions
        too, never keeps them whole */
     static const char *const PART[] = {"auto", "always", "never"};

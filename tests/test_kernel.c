@@ -508,6 +508,55 @@ static const kernel_spec KERNELS[] = {
      "materialize sq\n"
      "materialize acc\n",
      NULL, {-1}, {5}, true},
+    {"slide_u16",
+     "# compute_at: a horizontal pass slid down the output's rows (a window of 3, folded to\n"
+     "# 4 rows), its rows unrolled by 2 and partitioned always; edge() reads\n"
+     "input in: u8[2]\n"
+     "func b = edge(in)\n"
+     "func h(x, y) = u16(b(x - 1, y)) + 2 * u16(b(x, y)) + u16(b(x + 1, y))\n"
+     "output out(x, y): u16 = h(x, y - 1) + 2 * h(x, y) + h(x, y + 1)\n"
+     "schedule\n"
+     "compute_at h out.y\n"
+     "store_at h out.y\n"
+     "unroll out.y 2\n"
+     "partition out.y always\n",
+     NULL, {0}, {0}, true},
+    {"slide_pool",
+     "# compute_at with stride-2 reads (rows 2y - 1 .. 2y + 1: a window of 3 sliding by 2)\n"
+     "# and a parameter in the rows (the window's base), constant() reads\n"
+     "input in: u8[2]\n"
+     "param k: i32\n"
+     "func z = constant(in, 9)\n"
+     "func h(x, y) = max(z(2 * x, y), z(2 * x + 1, y))\n"
+     "output out(x, y): u8 = max(max(h(x, 2 * y + k - 1), h(x, 2 * y + k)), h(x, 2 * y + k + 1))\n"
+     "schedule\n"
+     "compute_at h out.y\n"
+     "vectorize h.x 8\n",
+     NULL, {-3}, {3}, true},
+    {"slide_chain",
+     "# compute_at chained: f slides along g's rows, g along the output's (nested nests)\n"
+     "input in: i16[2]\n"
+     "func e = edge(in)\n"
+     "func f(x, y) = i32(e(x, y)) * 3 - i32(e(x + 2, y))\n"
+     "func g(x, y) = f(x, y - 2) + f(x + 1, y + 1)\n"
+     "output out(x, y): i32 = g(x, y) - g(x - 1, y + 3) + y\n"
+     "schedule\n"
+     "materialize g\n"
+     "compute_at g out.y\n"
+     "compute_at f g.y\n"
+     "unroll g.y 3\n",
+     NULL, {0}, {0}, true},
+    {"slide_3d",
+     "# compute_at at a middle coordinate: the window restarts for each z (an outer\n"
+     "# coordinate, which also picks f's rows of its middle coordinate); store_at outside\n"
+     "input in: u8[3]\n"
+     "func e = edge(in)\n"
+     "func f(x, c, y) = u16(e(x, y, c)) * 3 + u16(e(x + 1, y, c))\n"
+     "output out(x, y, z): u16 = f(x, z, y - 1) + f(x + 2, z, y + 1) + u16(y)\n"
+     "schedule\n"
+     "compute_at f out.y\n"
+     "store_at f out.z\n",
+     NULL, {0}, {0}, true},
 };
 #define NKERNELS (int)(sizeof KERNELS / sizeof KERNELS[0])
 

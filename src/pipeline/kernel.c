@@ -288,6 +288,111 @@ const char *tine_c_name_clash(const char *name) {
     return NULL;
 }
 
+/* f computed into a buffer of its own (materialize, compute_root, compute_at). */
+static bool materialize(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kdirective *s, tine_kdecl *f) {
+    if (f->materialized) return true;
+    int n = 1;
+    for (int j = 0; j < k->ndecls; j++) n += k->decls[j].materialized;
+    if (n >= TINE_KERNEL_MAX_STAGES) {
+        kerr(ctx, k->src, s->line, s->col, "at most %d functions can be materialized", TINE_KERNEL_MAX_STAGES - 1);
+        tine_error_set_kind(ctx, TINE_ERROR_LIMIT);
+        return false;
+    }
+    f->materialized = true;
+    return true;
+}
+
+/* compute_at f g.y and store_at f g.y (directive i), as written: the names exist. What
+ * depends on the rest of the schedule is check_at's. */
+static bool schedule_at(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kdirective *s, int i, tine_kdecl *f) {
+    const tine_src *src = k->src;
+    if (f->kind != K_FUNC) {
+        kerr(ctx, src, s->line, s->col, "%s: '%s' is the output; only the functions it reads can be computed at its loops",
+             s->what, f->name);
+        return false;
+    }
+    const tine_kdecl *g = tine_kernel_find(k, s->at);
+    if (!g || (g->kind != K_FUNC && g->kind != K_OUTPUT)) {
+        kerr(ctx, src, s->line, s->col, "%s: '%s' is not a function of this kernel", s->what, s->at);
+        return false;
+    }
+    if (g == f) {
+        kerr(ctx, src, s->line, s->col, "%s: '%s' cannot be computed inside its own loops", s->what, f->name);
+        return false;
+    }
+    int d = 0;
+    while (d < g->nargs && strcmp(g->args[d], s->dim)) d++;
+    if (d == g->nargs) {
+        kerr(ctx, src, s->line, s->col, "%s: '%s' has no coordinate '%s'", s->what, g->name, s->dim);
+        return false;
+    }
+    bool compute = !strcmp(s->what, "compute_at");
+    if (compute ? f->at_sched : f->store_sched) {
+        const tine_kdirective *o = &k->sched[(compute ? f->at_sched : f->store_sched) - 1];
+        kerr(ctx, src, s->line, s->col, "%s: '%s' is already %s at %s.%s", s->what, f->name, compute ? "computed" : "stored",
+             o->at, o->dim);
+        return false;
+    }
+    if (!compute) {
+        f->store_dim = d;
+        f->store_sched = i + 1;
+        return true;
+    }
+    f->at = g->name;
+    f->at_dim = d;
+    f->at_sched = i + 1;
+    return materialize(ctx, k, s, f);
+}
+
+/* compute_at f g.y against the whole schedule: g is a stage whose rows run in order (not
+ * tiled, not parallel), y a row coordinate, store_at (if given) at that level or outside
+ * it. Whether g's reads of f slide along y is known once the stages are lowered
+ * (kernel_slide.c). */
+static bool check_at(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kdirective *s, const tine_kdecl *f) {
+    const tine_src *src = k->src;
+    const tine_kdecl *g = tine_kernel_find(k, f->at);
+    if (g->kind == K_FUNC && !g->materialized) {
+        kerr(ctx, src, s->line, s->col, "compute_at: '%s' is inlined into its callers; '%s' can be computed at the loops of "
+             "the output or of a materialized function", g->name, f->name);
+        return false;
+    }
+    if (f->at_dim == 0) {
+        kerr(ctx, src, s->line, s->col, "compute_at: %s.%s is the first coordinate of '%s', whose loop is vectorized; compute "
+             "'%s' at a row coordinate (%s.%s)", g->name, g->args[0], g->name, f->name, g->name, g->nargs > 1 ? g->args[1] : "y");
+        return false;
+    }
+    if (f->nargs < 2) {
+        kerr(ctx, src, s->line, s->col, "compute_at: '%s' has one coordinate; its rows (its last coordinate) slide, so it needs "
+             "two or more", f->name);
+        return false;
+    }
+    if (g->tile[0] || g->parallel) {
+        kerr(ctx, src, s->line, s->col, "compute_at: '%s' is %s; a sliding window needs its rows one after another, in order",
+             g->name, g->tile[0] ? "tiled" : "parallel");
+        return false;
+    }
+    for (int i = 0; i < k->nsched; i++)
+        if (!strcmp(k->sched[i].what, "compute_root") && !strcmp(k->sched[i].func, f->name)) {
+            kerr(ctx, src, k->sched[i].line, k->sched[i].col, "compute_root: '%s' is already computed at %s.%s", f->name,
+                 g->name, s->dim);
+            return false;
+        }
+    if (f->store_sched) {
+        const tine_kdirective *t = &k->sched[f->store_sched - 1];
+        if (strcmp(t->at, g->name)) {
+            kerr(ctx, src, t->line, t->col, "store_at: '%s' is computed at %s.%s, so its buffer belongs to a loop of '%s' "
+                 "(%s.%s or one outside it), not of '%s'", f->name, g->name, s->dim, g->name, g->name, s->dim, t->at);
+            return false;
+        }
+        if (f->store_dim < f->at_dim) {
+            kerr(ctx, src, t->line, t->col, "store_at: %s.%s is inside the loop '%s' is computed at (%s.%s): its buffer would "
+                 "be new at every row, so its rows could not slide", t->at, t->dim, f->name, g->name, s->dim);
+            return false;
+        }
+    }
+    return true;
+}
+
 static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
     tine_kernel_ast *k = &kn->ast;
     const tine_src *src = k->src;
@@ -362,6 +467,10 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
             kerr(ctx, src, s->line, s->col, "%s: '%s' is not a function of this kernel", s->what, s->func);
             return false;
         }
+        if (s->at) {
+            if (!schedule_at(ctx, k, s, i, f)) return false;
+            continue;
+        }
         if (s->dim) {
             bool found = false;
             for (int j = 0; j < f->nargs; j++) found |= !strcmp(f->args[j], s->dim);
@@ -381,20 +490,18 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
                 return false;
             }
             f->lanes = s->n; /* 0: natural, chosen from the element type */
-        } else if (!strcmp(s->what, "materialize")) {
+        } else if (!strcmp(s->what, "materialize") || !strcmp(s->what, "compute_root")) {
             if (f->kind == K_OUTPUT) {
-                kerr(ctx, src, s->line, s->col, "materialize: '%s' is the output; it is always computed into its buffer",
+                kerr(ctx, src, s->line, s->col, "%s: '%s' is the output; it is always computed into its buffer", s->what,
                      f->name);
                 return false;
             }
-            int n = 1;
-            for (int j = 0; j < k->ndecls; j++) n += k->decls[j].materialized;
-            if (n >= TINE_KERNEL_MAX_STAGES) {
-                kerr(ctx, src, s->line, s->col, "at most %d functions can be materialized", TINE_KERNEL_MAX_STAGES - 1);
-                tine_error_set_kind(ctx, TINE_ERROR_LIMIT);
+            if (!strcmp(s->what, "compute_root") && f->at_sched) {
+                kerr(ctx, src, s->line, s->col, "compute_root: '%s' is already computed at %s.%s", f->name, f->at,
+                     k->sched[f->at_sched - 1].dim);
                 return false;
             }
-            f->materialized = true;
+            if (!materialize(ctx, k, s, f)) return false;
         } else if (!strcmp(s->what, "unroll")) {
             int d = 0;
             while (strcmp(f->args[d], s->dim)) d++;
@@ -438,6 +545,18 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
     for (int i = 0; i < k->nsched; i++) {
         const tine_kdirective *s = &k->sched[i];
         const tine_kdecl *f = tine_kernel_find(k, s->func);
+        if (s->at && !strcmp(s->what, "compute_at") && !check_at(ctx, k, s, f)) return false;
+        if (!strcmp(s->what, "store_at") && !f->at_sched) {
+            kerr(ctx, src, s->line, s->col, "store_at: '%s' has no compute_at; store_at says where the buffer of a function "
+                 "computed at a loop lives (give compute_at %s %s.%s too)", f->name, f->name, s->at, s->dim);
+            return false;
+        }
+        bool par = !strcmp(s->what, "parallel");
+        if (f->kind == K_FUNC && f->at_sched && (par || !strcmp(s->what, "tile"))) {
+            kerr(ctx, src, s->line, s->col, "%s: '%s' is computed at %s.%s a few rows at a time; it cannot also be %s",
+                 s->what, f->name, f->at, k->sched[f->at_sched - 1].dim, par ? "parallel" : "tiled");
+            return false;
+        }
         if (strcmp(s->what, "materialize") && f->kind == K_FUNC && !f->materialized) {
             kerr(ctx, src, s->line, s->col, "%s: '%s' is inlined into its callers; materialize it to %s it on its own",
                  s->what, f->name, s->what);
@@ -554,7 +673,8 @@ tine_kernel_t *tine_kernel_parse(tine_ctx_t *ctx, const char *text, const char *
     tine_kernel_t *kn = calloc(1, sizeof *kn);
     TINE_ASSERT(kn != NULL);
     kn->ctx = ctx;
-    if (tine_parse_kernel(ctx, &kn->arena, text, file, &kn->ast) != 0 || !check(ctx, kn) || !lower_all(ctx, kn)) {
+    if (tine_parse_kernel(ctx, &kn->arena, text, file, &kn->ast) != 0 || !check(ctx, kn) || !lower_all(ctx, kn) ||
+        !tine_kernel_slide(ctx, &kn->ast, kn->stages, kn->sdecl, kn->nstages)) {
         tine_kernel_free(kn);
         return NULL;
     }

@@ -42,7 +42,8 @@
 
 #include "stmt.h"
 
-/* build.c: the loop nest of stage sn as the schedule describes it, before any pass. */
+/* build.c: the loop nest of stage sn as the schedule describes it, before any pass (the
+ * stages computed at its loops, compute_at, inside it; build.c's note). */
 tine_stmt *tine_stmt_build_stage(tine_stmt_pool *p, const tine_kernel_t *k, int sn);
 
 /* partition.c: loops split into prologue, steady state and epilogue so that in the steady
