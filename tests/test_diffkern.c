@@ -545,8 +545,13 @@ typedef struct {
     int src_kind[8];
     int nsrc;
     const char *ptype; /* the type of parameter q */
-    int loopvars;      /* loop variables in scope: r0 .. */
+    int loopvars;      /* loop variables in scope: r<rname[0]> .. */
     int reductions;    /* reductions in this body so far */
+    int rname[2];      /* the names of the loop variables in scope: each reduction gets its own */
+    int nextr;         /* the next reduction's name */
+    int cand[8];       /* outermost reductions with parameter bounds in this body: the ones
+                          `vectorize f.rN` may name */
+    int ncand;
 } gen_t;
 
 static const char *const TYPES[] = {"u8", "i8", "u16", "i16", "u32", "i32"};
@@ -569,7 +574,7 @@ static void gen_coord(gen_t *g, int d, int kind) {
     case 4: tine_buf_printf(g->b, "min(%s, %d)", c, rnd(g, 48)); break;
     case 5: tine_buf_printf(g->b, "max(%s, %d)", c, rnd(g, 24)); break;
     case 6:
-        if (g->loopvars) tine_buf_printf(g->b, "%s + r%d", c, rnd(g, g->loopvars));
+        if (g->loopvars) tine_buf_printf(g->b, "%s + r%d", c, g->rname[rnd(g, g->loopvars)]);
         else tine_buf_printf(g->b, "clamp(%s, %d, %d)", c, rnd(g, 4), 4 + rnd(g, 40));
         break;
     case 7: tine_buf_printf(g->b, "%s + (p & 3)", c); break;
@@ -599,7 +604,7 @@ static void gen_leaf(gen_t *g, const char *T) {
     case 4: case 5: tine_buf_printf(g->b, "%s(%s)", T, COORD[rnd(g, g->dims)]); break;
     case 6:
         if (g->loopvars) {
-            tine_buf_printf(g->b, "%s(r%d)", T, rnd(g, g->loopvars));
+            tine_buf_printf(g->b, "%s(r%d)", T, g->rname[rnd(g, g->loopvars)]);
             break;
         }
         /* fall through */
@@ -609,19 +614,21 @@ static void gen_leaf(gen_t *g, const char *T) {
     }
 }
 
-/* Reduction bounds: constants (empty ones too), the parameter, an enclosing loop variable. */
-static void gen_range(gen_t *g) {
+/* Reduction bounds: constants (empty ones too), the parameter, an enclosing loop variable.
+ * Whether they make a loop (not constants). */
+static bool gen_range(gen_t *g) {
     switch (rnd(g, 7)) {
-    case 0: tine_buf_printf(g->b, "%d..%d", rnd(g, 3), rnd(g, 4)); break; /* may be empty */
-    case 1: tine_buf_printf(g->b, "%d..%d", rnd(g, 2), 2 + rnd(g, 2)); break;
+    case 0: tine_buf_printf(g->b, "%d..%d", rnd(g, 3), rnd(g, 4)); return false; /* may be empty */
+    case 1: tine_buf_printf(g->b, "%d..%d", rnd(g, 2), 2 + rnd(g, 2)); return false;
     case 2: case 3: tine_buf_puts(g->b, "0..p"); break;
     case 4: tine_buf_puts(g->b, "0..min(p, 3)"); break;
     case 5: tine_buf_printf(g->b, "%d..p + %d", -rnd(g, 2), rnd(g, 2)); break;
     default:
-        if (g->loopvars) tine_buf_printf(g->b, "0..r%d + 1", g->loopvars - 1);
+        if (g->loopvars) tine_buf_printf(g->b, "0..r%d + 1", g->rname[g->loopvars - 1]);
         else tine_buf_puts(g->b, "p..3");
         break;
     }
+    return true;
 }
 
 static void gen_expr(gen_t *g, const char *T, int depth) {
@@ -704,12 +711,13 @@ static void gen_expr(gen_t *g, const char *T, int depth) {
     case 9: case 10:
         if (g->reductions < 3 && g->loopvars < 2) {
             static const char *const RED[] = {"sum", "min", "max"};
-            int v = g->loopvars;
+            int v = g->nextr++;
             g->reductions++;
             tine_buf_printf(g->b, "%s(r%d in ", RED[rnd(g, 3)], v);
-            gen_range(g);
+            bool loop = gen_range(g);
+            if (loop && !g->loopvars && g->ncand < 8) g->cand[g->ncand++] = v;
             tine_buf_puts(g->b, ") (");
-            g->loopvars++;
+            g->rname[g->loopvars++] = v;
             gen_expr(g, T, depth - 1);
             g->loopvars--;
             tine_buf_puts(g->b, ")");
@@ -755,23 +763,26 @@ static char *gen_kernel(uint64_t *seed, int *dims_out) {
     /* functions: materialized m0, m1 (m1 may read m0), an inlined f */
     static const char *const FN[3] = {"m0", "m1", "f"};
     bool has[3] = {false};
+    int cand[3][8], ncand[3] = {0};
     for (int f = 0; f < 3; f++) {
         /* each stage costs compile time: one materialized function in two kernels, two in
            eight */
         if (f == 0 ? rnd(&g, 2) : f == 1 ? rnd(&g, 4) : rnd(&g, 3)) continue;
         const char *T = rtype(&g);
         int depth = 1 + rnd(&g, 2);
-        g.reductions = 0;
+        g.reductions = g.ncand = 0;
         tine_buf_printf(&b, "func %s(%s) = ", FN[f], args);
         gen_expr(&g, T, depth);
         tine_buf_puts(&b, "\n");
         has[f] = true;
+        memcpy(cand[f], g.cand, sizeof g.cand);
+        ncand[f] = f < 2 ? g.ncand : 0; /* f is inlined: its reductions are its callers' */
         g.src[g.nsrc] = FN[f];
         g.src_type[g.nsrc] = T;
         g.src_kind[g.nsrc++] = 1;
     }
     const char *OT = rtype(&g);
-    g.reductions = 0;
+    g.reductions = g.ncand = 0;
     tine_buf_printf(&b, "output out(%s): %s = ", args, OT);
     /* the output reads every function (so each is computed), then a random body */
     int depth = 1 + rnd(&g, 3);
@@ -795,6 +806,14 @@ static char *gen_kernel(uint64_t *seed, int *dims_out) {
             tine_buf_printf(&b, "materialize %s\n", FN[f]);
             if (rnd(&g, 2)) tine_buf_printf(&b, "vectorize %s.x %d\n", FN[f], 1 << rnd(&g, 5));
         }
+    /* loop reductions vectorized along their variable, any width (sums, min and max of
+       every integer type; the ranges p gives are short: fewer terms than lanes, as many,
+       a few more) */
+    memcpy(cand[2], g.cand, sizeof g.cand);
+    ncand[2] = g.ncand;
+    for (int f = 0; f < 3; f++)
+        for (int i = 0; i < ncand[f]; i++)
+            if (rnd(&g, 2)) tine_buf_printf(&b, "vectorize %s.r%d %d\n", f < 2 ? FN[f] : "out", cand[f][i], 1 << rnd(&g, 6));
     if (rnd(&g, 3)) tine_buf_puts(&b, "vectorize out.x natural\n");
     else tine_buf_printf(&b, "vectorize out.x %d\n", 1 << rnd(&g, 5));
     bool tiled = dims >= 2 && rnd(&g, 6) == 0;
