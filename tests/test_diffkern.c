@@ -549,8 +549,13 @@ typedef struct {
     int nsrc;
     const char *ptype; /* the type of parameter q */
     int slide_a;       /* kind 2 sources (computed at out's last coordinate): their rows are slide_a * y + c */
-    int loopvars;      /* loop variables in scope: r0 .. */
+    int loopvars;      /* loop variables in scope: r<rname[0]> .. */
     int reductions;    /* reductions in this body so far */
+    int rname[2];      /* the names of the loop variables in scope: each reduction gets its own */
+    int nextr;         /* the next reduction's name */
+    int cand[8];       /* outermost reductions with parameter bounds in this body: the ones
+                          `vectorize f.rN` may name */
+    int ncand;
 } gen_t;
 
 static const char *const TYPES[] = {"u8", "i8", "u16", "i16", "u32", "i32"};
@@ -587,7 +592,7 @@ static void gen_coord(gen_t *g, int d, int kind) {
     case 4: tine_buf_printf(g->b, "min(%s, %d)", c, rnd(g, 48)); break;
     case 5: tine_buf_printf(g->b, "max(%s, %d)", c, rnd(g, 24)); break;
     case 6:
-        if (g->loopvars) tine_buf_printf(g->b, "%s + r%d", c, rnd(g, g->loopvars));
+        if (g->loopvars) tine_buf_printf(g->b, "%s + r%d", c, g->rname[rnd(g, g->loopvars)]);
         else tine_buf_printf(g->b, "clamp(%s, %d, %d)", c, rnd(g, 4), 4 + rnd(g, 40));
         break;
     case 7: tine_buf_printf(g->b, "%s + (p & 3)", c); break;
@@ -621,7 +626,7 @@ static void gen_leaf(gen_t *g, const char *T) {
         break;
     case 6:
         if (g->loopvars) {
-            tine_buf_printf(g->b, "%s(r%d)", T, rnd(g, g->loopvars));
+            tine_buf_printf(g->b, "%s(r%d)", T, g->rname[rnd(g, g->loopvars)]);
             break;
         }
         /* fall through */
@@ -631,19 +636,21 @@ static void gen_leaf(gen_t *g, const char *T) {
     }
 }
 
-/* Reduction bounds: constants (empty ones too), the parameter, an enclosing loop variable. */
-static void gen_range(gen_t *g) {
+/* Reduction bounds: constants (empty ones too), the parameter, an enclosing loop variable.
+ * Whether they make a loop (not constants). */
+static bool gen_range(gen_t *g) {
     switch (rnd(g, 7)) {
-    case 0: tine_buf_printf(g->b, "%d..%d", rnd(g, 3), rnd(g, 4)); break; /* may be empty */
-    case 1: tine_buf_printf(g->b, "%d..%d", rnd(g, 2), 2 + rnd(g, 2)); break;
+    case 0: tine_buf_printf(g->b, "%d..%d", rnd(g, 3), rnd(g, 4)); return false; /* may be empty */
+    case 1: tine_buf_printf(g->b, "%d..%d", rnd(g, 2), 2 + rnd(g, 2)); return false;
     case 2: case 3: tine_buf_puts(g->b, "0..p"); break;
     case 4: tine_buf_puts(g->b, "0..min(p, 3)"); break;
     case 5: tine_buf_printf(g->b, "%d..p + %d", -rnd(g, 2), rnd(g, 2)); break;
     default:
-        if (g->loopvars) tine_buf_printf(g->b, "0..r%d + 1", g->loopvars - 1);
+        if (g->loopvars) tine_buf_printf(g->b, "0..r%d + 1", g->rname[g->loopvars - 1]);
         else tine_buf_puts(g->b, "p..3");
         break;
     }
+    return true;
 }
 
 static void gen_expr(gen_t *g, const char *T, int depth) {
@@ -726,12 +733,13 @@ static void gen_expr(gen_t *g, const char *T, int depth) {
     case 9: case 10:
         if (g->reductions < 3 && g->loopvars < 2) {
             static const char *const RED[] = {"sum", "min", "max"};
-            int v = g->loopvars;
+            int v = g->nextr++;
             g->reductions++;
             tine_buf_printf(g->b, "%s(r%d in ", RED[rnd(g, 3)], v);
-            gen_range(g);
+            bool loop = gen_range(g);
+            if (loop && !g->loopvars && g->ncand < 8) g->cand[g->ncand++] = v;
             tine_buf_puts(g->b, ") (");
-            g->loopvars++;
+            g->rname[g->loopvars++] = v;
             gen_expr(g, T, depth - 1);
             g->loopvars--;
             tine_buf_puts(g->b, ")");
@@ -782,6 +790,7 @@ static char *gen_kernel(uint64_t *seed, int *dims_out) {
     bool at = dims >= 2 && rnd(&g, 3) == 0;
     const char *m0_type = NULL;
     g.slide_a = 1 + rnd(&g, 2);
+    int cand[3][8], ncand[3] = {0};
     for (int f = 0; f < 3; f++) {
         /* each stage costs compile time: one materialized function in two kernels, two in
            eight */
@@ -789,11 +798,13 @@ static char *gen_kernel(uint64_t *seed, int *dims_out) {
         const char *T = rtype(&g);
         if (f == 0) m0_type = T;
         int depth = 1 + rnd(&g, 2);
-        g.reductions = 0;
+        g.reductions = g.ncand = 0;
         tine_buf_printf(&b, "func %s(%s) = ", FN[f], args);
         gen_expr(&g, T, depth);
         tine_buf_puts(&b, "\n");
         has[f] = true;
+        memcpy(cand[f], g.cand, sizeof g.cand);
+        ncand[f] = f < 2 ? g.ncand : 0; /* f is inlined: its reductions are its callers' */
         if (f == 0 && at) continue; /* readable by the output only: added below */
         g.src[g.nsrc] = FN[f];
         g.src_type[g.nsrc] = T;
@@ -806,7 +817,7 @@ static char *gen_kernel(uint64_t *seed, int *dims_out) {
         g.src_kind[g.nsrc++] = 2;
     }
     const char *OT = rtype(&g);
-    g.reductions = 0;
+    g.reductions = g.ncand = 0;
     tine_buf_printf(&b, "output out(%s): %s = ", args, OT);
     /* the output reads every function (so each is computed), then a random body */
     int depth = 1 + rnd(&g, 3);
@@ -835,6 +846,14 @@ static char *gen_kernel(uint64_t *seed, int *dims_out) {
             }
             if (rnd(&g, 2)) tine_buf_printf(&b, "vectorize %s.x %d\n", FN[f], 1 << rnd(&g, 5));
         }
+    /* loop reductions vectorized along their variable, any width (sums, min and max of
+       every integer type; the ranges p gives are short: fewer terms than lanes, as many,
+       a few more) */
+    memcpy(cand[2], g.cand, sizeof g.cand);
+    ncand[2] = g.ncand;
+    for (int f = 0; f < 3; f++)
+        for (int i = 0; i < ncand[f]; i++)
+            if (rnd(&g, 2)) tine_buf_printf(&b, "vectorize %s.r%d %d\n", f < 2 ? FN[f] : "out", cand[f][i], 1 << rnd(&g, 6));
     if (rnd(&g, 3)) tine_buf_puts(&b, "vectorize out.x natural\n");
     else tine_buf_printf(&b, "vectorize out.x %d\n", 1 << rnd(&g, 5));
     bool tiled = dims >= 2 && !at && rnd(&g, 6) == 0; /* compute_at: the output's rows in order */

@@ -876,6 +876,48 @@ static void test_inline_kernels(void) {
     for (int i = 0; i < 6; i++) check(width_runs[i] >= 4, "vector width %d: only %d kernels", fixed[i], width_runs[i]);
 }
 
+/* Loop reductions vectorized along their variable (`vectorize out.k N`): sums of i16 and
+ * of u8 x i8 products, a min, and a materialized per-row max, at widths 8 to 32, for K
+ * around the edges of the vector loop (no vector step: K = 0, 1, 7 < 8; exactly one or
+ * two: 8, 15, 16, 31, 32; with a remainder: 9, 17, 33; many: 100, 101). Each base gives
+ * K = base or base + 1 (random per shape). Reads go through edge(), so any K is covered. */
+static void test_vectorized_reductions(void) {
+    static const char *const text =
+        "input a: i16[2]\n"
+        "input b: u8[2]\n"
+        "input c: i8[2]\n"
+        "param K: i32\n"
+        "func ea = edge(a)\n"
+        "func eb = edge(b)\n"
+        "func ec = edge(c)\n"
+        "func rowmax(y) = max(k in 0..K) eb(k, y)\n"
+        "func dot(x, y) = sum(k in 0..K) (i32(ea(x + k, y)) * i32(ea(k, y + 1)))\n"
+        "output out(x, y): i32 = dot(x, y) + sum(j in 0..K) (i32(eb(j, y)) * i32(ec(j + x, y)))\n"
+        "    + i32(min(m in 1..K + 1) u16(eb(x - m, y))) + i32(rowmax(y)) * 3\n"
+        "schedule\n"
+        "materialize rowmax\n"
+        "vectorize rowmax.k 32\n"
+        "vectorize out.k 16\n"
+        "vectorize out.j 32\n"
+        "vectorize out.m 8\n";
+    static const int64_t base[] = {0, 7, 8, 15, 16, 31, 32, 100};
+    for (size_t i = 0; i < sizeof base / sizeof base[0]; i++) {
+        tine_ctx_t *ctx = tine_ctx_new();
+        char what[64];
+        snprintf(what, sizeof what, "vectorized reductions, K = %lld or %lld", (long long)base[i], (long long)base[i] + 1);
+        kernel_spec spec = {.name = what, .text = text, .plo = {base[i]}, .phi = {base[i] + 1}};
+        tine_kernel_t *k = parse_ok(ctx, what, text);
+        if (k) {
+            run_t runs[2 * NSHAPES];
+            int nruns = prepare_runs(ctx, k, &spec, NULL, true, what, 4000 + (uint64_t)i, runs);
+            compare_compiled(ctx, k, what, runs, nruns, i == 3);
+            for (int r = 0; r < nruns; r++) free_run(&runs[r]);
+            tine_kernel_free(k);
+        }
+        tine_ctx_free(ctx);
+    }
+}
+
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* A run of a benchmark kernel from its harness case (bench/ref/cases.h): the case's
@@ -1436,6 +1478,7 @@ int main(int argc, char **argv) {
     test_many_scalars();
     double t2 = now();
     test_inline_kernels();
+    test_vectorized_reductions();
     double t3 = now();
     test_bench_kernels("../bench/kernels");
     double t4 = now();
