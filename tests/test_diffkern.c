@@ -969,6 +969,14 @@ static void one_kernel(tine_ctx_t *ctx, int n, uint64_t top_seed, uint64_t *seed
     }
     int ev[NEV];
     random_order(seed, ev);
+    /* DIFFKERN_FROM=n: kernels before n only draw their random numbers (to rerun kernel n alone) */
+    const char *from = getenv("DIFFKERN_FROM");
+    if (from && n < atoi(from)) {
+        for (int i = 0; i < MAXRUNS; i++) free_run(&runs[i]);
+        tine_kernel_free(k);
+        free(text);
+        return;
+    }
     tine_compiled_t *c[2] = {NULL, NULL};
     bool compiled_ok = true;
     for (int i = 0; i < NEV; i++) {

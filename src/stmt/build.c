@@ -32,6 +32,7 @@ typedef struct {
     tine_expr_t *lo[4], *ext[4];    /* the range each coordinate's loop runs over */
     tine_expr_t *body, *body1;      /* the stage's bodies, coordinates renamed and folded loads indexed */
     tine_reductions reds, reds1;
+    tine_rvec *rvec;                /* the stage's vectorized reductions, their bodies as body's */
     tine_u64map memo;
     tine_type_t i32;
 } builder;
@@ -112,6 +113,7 @@ static void xf_reductions(builder *b, const tine_reductions *from, tine_reductio
         R.hi = xf(b, R.hi);
         R.init = xf(b, R.init);
         R.update = xf(b, R.update);
+        R.body = xf(b, R.body);
         to->v[i] = R;
     }
 }
@@ -208,8 +210,8 @@ static tine_stmt *reduction(builder *b, const tine_reductions *rs, int i, tine_s
     const tine_reduction *R = &rs->v[i];
     tine_stmt_pool *p = b->p;
     for (int k = 0; k < b->st->nrvec && R->parent < 0; k++)
-        if (b->st->rvec[k].index == i && rs != &b->st->rvec[k].vec && rs != &b->st->rvec[k].tail)
-            return vreduction(b, &b->st->rvec[k], rs, i, rest);
+        if (b->rvec[k].index == i && rs != &b->rvec[k].vec && rs != &b->rvec[k].tail)
+            return vreduction(b, &b->rvec[k], rs, i, rest);
     int lanes = R->acc->type.lanes;
     char name[32];
     snprintf(name, sizeof name, "$.a%d", rs->base + i);
@@ -380,11 +382,23 @@ static void builder_init(builder *b, tine_stmt_pool *p, const tine_kernel_t *k, 
     b->body1 = xf(b, b->st->body1);
     xf_reductions(b, &b->st->reds, &b->reds);
     xf_reductions(b, &b->st->reds1, &b->reds1);
+    b->rvec = calloc((size_t)b->st->nrvec + 1, sizeof *b->rvec);
+    TINE_ASSERT(b->rvec != NULL);
+    for (int k = 0; k < b->st->nrvec; k++) {
+        b->rvec[k] = b->st->rvec[k];
+        xf_reductions(b, &b->st->rvec[k].vec, &b->rvec[k].vec);
+        xf_reductions(b, &b->st->rvec[k].tail, &b->rvec[k].tail);
+    }
 }
 
 static void builder_free(builder *b) {
     free(b->reds.v);
     free(b->reds1.v);
+    for (int k = 0; k < b->st->nrvec; k++) {
+        free(b->rvec[k].vec.v);
+        free(b->rvec[k].tail.v);
+    }
+    free(b->rvec);
     tine_u64map_free(&b->memo);
 }
 
