@@ -412,10 +412,13 @@ static bool decide_invariant_reductions(as_state *A, int si) {
     return any;
 }
 
-/* A stencil producer read at many taps (gaussian5x5's r, dilate3x3's v): materialized when
- * what inlining recomputes per element of the stages that read it costs more than
- * computing it once per element, storing it and reading it back (the buffer's traffic).
- * One function at a time, the most profitable first, until none pays.
+/* A stencil producer read at many taps (gaussian5x5's r at 5, camera_pipe's denoised at
+ * many): materialized when what inlining recomputes per element of the stages that read
+ * it costs more than computing it once per element, storing it and reading it back (the
+ * buffer's traffic); dilate3x3's v, a max of three bytes, does not pay (measured: inlined
+ * is faster). A function read without the first coordinate is left alone: its value is
+ * per row, and hoisted out of the vector loop already. One function at a time, the most
+ * profitable first, until none pays.
  * TODO(compute_at): a producer chosen here is a sliding window candidate: emit
  * `compute_at f consumer.y` (storage folded to the consumer's window of rows) instead of
  * materialize once that directive exists; the buffer's traffic term then drops to the
