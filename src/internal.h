@@ -110,6 +110,7 @@ enum { TINE_MAX_ISAS = 4 };
 enum { TINE_PENDING = 16 };
 typedef struct tine_ast tine_ast;
 struct tine_kernel_ast_s;
+struct tine_kdecl_s;
 
 /* The layers above the IR core that keep state per context, in layer order. Each owns
  * one slot of the context (tine_layer_get/_set): its own struct, private to its file,
@@ -279,7 +280,10 @@ typedef struct {
     tine_expr_t *acc, *result;    /* the body's type */
     tine_expr_t *lo, *hi;         /* i32, one lane: parameters and constants */
     tine_expr_t *init, *update;   /* the identity (0, T.max for min, T.min for max); op(acc, body) */
+    tine_expr_t *body;            /* the reduced term (update = op(acc, body)) */
     int parent;                   /* the enclosing loop reduction, or -1 */
+    tine_op_t op;                 /* TINE_OP_ADD (sum), TINE_OP_MIN, TINE_OP_MAX */
+    const char *name;             /* the variable's name in the source (k of sum(k in ...)) */
 } tine_reduction;
 
 typedef struct tine_reductions {
@@ -287,6 +291,8 @@ typedef struct tine_reductions {
     int n, cap;
     int current; /* the loop being elaborated, or -1 */
     int base;    /* v[i]'s variables are numbered base + i: each stage has its own */
+    int vector;  /* 1 + the reduction whose variable is a ramp of the body's lanes (a
+                    vectorized reduction's body, tine_rvec), or 0 */
 } tine_reductions;
 
 /* Parse text into an AST owned by arena; NULL with ctx error on failure. */
@@ -377,7 +383,32 @@ typedef struct {
     int tile[2];     /* tile sizes of the first two coordinates; 0 = not tiled */
     bool parallel;   /* its last coordinate's loop is parallel (stmt.h, TINE_LOOP_PARALLEL) */
     int partition[4]; /* per coordinate, the schedule's `partition`: tine_partition_mode (stmt.h) */
+    /* compute_at (kernel_slide.c, stmt/build.c): fold > 0 when the stage is computed row
+       by row inside stage at's loop over its coordinate at_dim, a sliding window over the
+       stage's last coordinate: at that loop's iteration y, stage at reads rows
+       [a*y + base + lo, a*y + base + hi] (base: an i32 one-lane expression of kernel
+       scalars and at's outer coordinates, or NULL for 0), and the buffer keeps `fold`
+       rows (a power of two > hi - lo), row r at (r - min) & (fold - 1). */
+    int fold, at, at_dim, slide_a;
+    int64_t slide_lo, slide_hi;
+    tine_expr_t *slide_base;
+    struct tine_rvec *rvec; /* loop reductions vectorized along their variable */
+    int nrvec;
 } tine_stage;
+
+/* A loop reduction of a stage vectorized along its own variable (`vectorize out.k N`):
+ * for each lane of the stage's vector, its coordinate 0 the variable $.x0, the loop runs
+ * N values of the variable at a time into an accumulator of `acc` lanes (groups of N / acc
+ * adjacent terms summed first, so dot-product instructions apply), reduces it across its
+ * lanes, then finishes the remainder one value at a time. vec is the stage body
+ * elaborated at N lanes with coordinate 0 broadcast from $.x0 and reduction `index`'s
+ * variable a ramp; tail the body at one lane with coordinate 0 $.x0. Their reductions
+ * are numbered as the stage's, so index names the same reduction in reds, reds1, vec and
+ * tail. */
+typedef struct tine_rvec {
+    int index, lanes, acc;
+    tine_reductions vec, tail;
+} tine_rvec;
 
 /* Stages in the order they run: producers first, the output last. */
 int tine_kernel_nstages(const tine_kernel_t *k);
@@ -394,6 +425,10 @@ const tine_reduction *tine_kernel_reductions(const tine_kernel_t *k, int scalar,
 /* The coordinates of a load the elaborator built (index = (x0 - min0) + (x1 - min1) *
  * stride1 + ...), outermost last; false if the index has another shape. */
 bool tine_kernel_load_coords(const tine_expr_t *index, int dims, const tine_expr_t **x);
+/* kernel_slide.c: the window of every stage computed at another's loop (compute_at),
+ * from its consumer's reads; false with a located error where the reads do not slide. */
+bool tine_kernel_slide(tine_ctx_t *ctx, const struct tine_kernel_ast_s *k, tine_stage *stages, const struct tine_kdecl_s *const *decls,
+                       int nstages);
 /* The dimension a coordinate variable ($.c0..$.c3) stands for, or -1. */
 int tine_kernel_coord_dim(const char *var);
 /* Whether a variable is the compiler's own (coordinates, reduction variables). */

@@ -28,8 +28,12 @@
  *      and an inlined one, reductions with constant (also empty) and parameter bounds,
  *      nested, min/max/clamp of coordinates, parameters and loop variables against
  *      constants (what bounds-predicated rules simplify), FPIR ops, casts, selects;
- *      schedules with vector widths, unrolling, tiles and `parallel` (every fourth kernel
- *      `schedule auto`: the automatic scheduler's choice, pipeline/autosched.c). Each kernel gets
+ *      schedules with vector widths, unrolling, tiles and `parallel`, and (in a kernel of two
+ *      or three dimensions out of three) m0 computed at the output's last coordinate
+ *      (`compute_at`, sometimes with `store_at`): then only the output reads m0, each read's
+ *      row a*y + c (a = 1 or 2 per kernel), and the output is neither tiled nor parallel;
+ *      every fourth kernel `schedule auto` instead (the automatic scheduler's choice,
+ *      pipeline/autosched.c). Each kernel gets
  *      three runs (parameter values, odd output sizes and mins, padded rows), is compiled
  *      once per selection at one x86 level (rotating through the levels this CPU runs),
  *      and the interpretations, compilations and compiled runs happen in a random order,
@@ -44,7 +48,7 @@
  *      The statement interpreter too: each run (of at most STMT_MAX output elements;
  *      `test_diffkern COUNT SEED STMT_MAX`) is run by tine_kernel_interpret_stmt with every
  *      stage's statement as it is after each pass of the driver (build, partition,
- *      simplify, and select with each selection at the kernel's level), at a random place
+ *      simplify, residue, and select and hoist with each selection at the kernel's level), at a random place
  *      among the other events, and must give the interpreter's bytes (the whole
  *      allocation) or refuse the run with the same code and message; a failure names the
  *      pass. Every tenth kernel's last run has an input one column wide (refused unless
@@ -118,8 +122,8 @@ static void fill(buf_t *b, uint64_t *seed, int byte) {
 
 /* The passes of tine_stmt_lower_kernel, in order; those from selection on are run once per
  * selection. */
-static const char *const PASSES[] = {"build", "partition", "simplify", "select", "hoist"};
-enum { NPASSES = 5, NPRE = 3, NSTMT = NPRE + 2 * (NPASSES - NPRE) }; /* checks per run */
+static const char *const PASSES[] = {"build", "partition", "simplify", "residue", "select", "hoist"};
+enum { NPASSES = 6, NPRE = 4, NSTMT = NPRE + 2 * (NPASSES - NPRE) }; /* checks per run */
 
 enum { MAXIN = 2, MAXP = 2, MAXRUNS = 3 };
 
@@ -546,8 +550,14 @@ typedef struct {
     int src_kind[8];
     int nsrc;
     const char *ptype; /* the type of parameter q */
-    int loopvars;      /* loop variables in scope: r0 .. */
+    int slide_a;       /* kind 2 sources (computed at out's last coordinate): their rows are slide_a * y + c */
+    int loopvars;      /* loop variables in scope: r<rname[0]> .. */
     int reductions;    /* reductions in this body so far */
+    int rname[2];      /* the names of the loop variables in scope: each reduction gets its own */
+    int nextr;         /* the next reduction's name */
+    int cand[8];       /* outermost reductions with parameter bounds in this body: the ones
+                          `vectorize f.rN` may name */
+    int ncand;
 } gen_t;
 
 static const char *const TYPES[] = {"u8", "i8", "u16", "i16", "u32", "i32"};
@@ -558,23 +568,37 @@ static int rnd(gen_t *g, int n) { return (int)(tine_rand64(g->seed) % (uint64_t)
 static const char *rtype(gen_t *g) { return TYPES[rnd(g, NTYPES)]; }
 static int type_bits(const char *t) { return atoi(t + 1); }
 
-/* A coordinate of dimension d for a read: near the coordinate, halved, clamped to
- * constants, offset by loop variables or by the parameter, or (for boundaries and
- * functions, kind 1) doubled. */
+/* A coordinate of dimension d for a read: near the coordinate, halved or quartered (with
+ * an offset: lane patterns per residue, residue.c), clamped to constants, offset by loop
+ * variables or by the parameter, or (for boundaries and functions, kind 1) doubled or
+ * tripled (strided loads). */
 static void gen_coord(gen_t *g, int d, int kind) {
     const char *c = COORD[d];
+    if (kind == 2 && d == g->dims - 1) { /* a row of a sliding window: a*y + c, a the same for every read */
+        if (g->slide_a == 1) tine_buf_printf(g->b, "%s + %d", c, rnd(g, 5) - 2);
+        else tine_buf_printf(g->b, "%d * %s + %d", g->slide_a, c, rnd(g, 5) - 2);
+        return;
+    }
+    if (kind == 2) kind = 1;
     switch (rnd(g, kind ? 9 : 8)) {
     case 0: case 1: tine_buf_puts(g->b, c); break;
     case 2: tine_buf_printf(g->b, "%s + %d", c, rnd(g, 7) - 3); break;
-    case 3: tine_buf_printf(g->b, "%s / 2", c); break;
+    case 3:
+        switch (rnd(g, 4)) {
+        case 0: tine_buf_printf(g->b, "%s / 2", c); break;
+        case 1: tine_buf_printf(g->b, "(%s + %d) / 2", c, rnd(g, 5) - 2); break;
+        case 2: tine_buf_printf(g->b, "%s / 4", c); break;
+        default: tine_buf_printf(g->b, "(%s - %d) / 4 + %s / 2", c, rnd(g, 4), c); break;
+        }
+        break;
     case 4: tine_buf_printf(g->b, "min(%s, %d)", c, rnd(g, 48)); break;
     case 5: tine_buf_printf(g->b, "max(%s, %d)", c, rnd(g, 24)); break;
     case 6:
-        if (g->loopvars) tine_buf_printf(g->b, "%s + r%d", c, rnd(g, g->loopvars));
+        if (g->loopvars) tine_buf_printf(g->b, "%s + r%d", c, g->rname[rnd(g, g->loopvars)]);
         else tine_buf_printf(g->b, "clamp(%s, %d, %d)", c, rnd(g, 4), 4 + rnd(g, 40));
         break;
     case 7: tine_buf_printf(g->b, "%s + (p & 3)", c); break;
-    default: tine_buf_printf(g->b, "%s * 2", c); break;
+    default: tine_buf_printf(g->b, rnd(g, 3) ? "%s * 2" : "%s * 3 + 1", c); break;
     }
 }
 
@@ -597,10 +621,14 @@ static void gen_leaf(gen_t *g, const char *T) {
         return;
     }
     switch (k) {
-    case 4: case 5: tine_buf_printf(g->b, "%s(%s)", T, COORD[rnd(g, g->dims)]); break;
+    case 4: tine_buf_printf(g->b, "%s(%s)", T, COORD[rnd(g, g->dims)]); break;
+    case 5: /* a coordinate, its parity or its half (constant lane patterns, residue.c) */
+        tine_buf_printf(g->b, (const char *[]){"%s(%s)", "%s(%s %% 2)", "%s((%s + 1) / 2)", "%s(%s %% 4)"}[rnd(g, 4)],
+                        T, COORD[rnd(g, g->dims)]);
+        break;
     case 6:
         if (g->loopvars) {
-            tine_buf_printf(g->b, "%s(r%d)", T, rnd(g, g->loopvars));
+            tine_buf_printf(g->b, "%s(r%d)", T, g->rname[rnd(g, g->loopvars)]);
             break;
         }
         /* fall through */
@@ -610,19 +638,21 @@ static void gen_leaf(gen_t *g, const char *T) {
     }
 }
 
-/* Reduction bounds: constants (empty ones too), the parameter, an enclosing loop variable. */
-static void gen_range(gen_t *g) {
+/* Reduction bounds: constants (empty ones too), the parameter, an enclosing loop variable.
+ * Whether they make a loop (not constants). */
+static bool gen_range(gen_t *g) {
     switch (rnd(g, 7)) {
-    case 0: tine_buf_printf(g->b, "%d..%d", rnd(g, 3), rnd(g, 4)); break; /* may be empty */
-    case 1: tine_buf_printf(g->b, "%d..%d", rnd(g, 2), 2 + rnd(g, 2)); break;
+    case 0: tine_buf_printf(g->b, "%d..%d", rnd(g, 3), rnd(g, 4)); return false; /* may be empty */
+    case 1: tine_buf_printf(g->b, "%d..%d", rnd(g, 2), 2 + rnd(g, 2)); return false;
     case 2: case 3: tine_buf_puts(g->b, "0..p"); break;
     case 4: tine_buf_puts(g->b, "0..min(p, 3)"); break;
     case 5: tine_buf_printf(g->b, "%d..p + %d", -rnd(g, 2), rnd(g, 2)); break;
     default:
-        if (g->loopvars) tine_buf_printf(g->b, "0..r%d + 1", g->loopvars - 1);
+        if (g->loopvars) tine_buf_printf(g->b, "0..r%d + 1", g->rname[g->loopvars - 1]);
         else tine_buf_puts(g->b, "p..3");
         break;
     }
+    return true;
 }
 
 static void gen_expr(gen_t *g, const char *T, int depth) {
@@ -705,12 +735,13 @@ static void gen_expr(gen_t *g, const char *T, int depth) {
     case 9: case 10:
         if (g->reductions < 3 && g->loopvars < 2) {
             static const char *const RED[] = {"sum", "min", "max"};
-            int v = g->loopvars;
+            int v = g->nextr++;
             g->reductions++;
             tine_buf_printf(g->b, "%s(r%d in ", RED[rnd(g, 3)], v);
-            gen_range(g);
+            bool loop = gen_range(g);
+            if (loop && !g->loopvars && g->ncand < 8) g->cand[g->ncand++] = v;
             tine_buf_puts(g->b, ") (");
-            g->loopvars++;
+            g->rname[g->loopvars++] = v;
             gen_expr(g, T, depth - 1);
             g->loopvars--;
             tine_buf_puts(g->b, ")");
@@ -756,23 +787,39 @@ static char *gen_kernel(uint64_t *seed, int *dims_out, bool automatic) {
     /* functions: materialized m0, m1 (m1 may read m0), an inlined f */
     static const char *const FN[3] = {"m0", "m1", "f"};
     bool has[3] = {false};
+    /* m0 computed at the output's last coordinate (a sliding window): then only the
+       output reads it, its rows a*y + c */
+    bool at = dims >= 2 && rnd(&g, 3) == 0;
+    const char *m0_type = NULL;
+    g.slide_a = 1 + rnd(&g, 2);
+    int cand[3][8], ncand[3] = {0};
     for (int f = 0; f < 3; f++) {
         /* each stage costs compile time: one materialized function in two kernels, two in
            eight */
-        if (f == 0 ? rnd(&g, 2) : f == 1 ? rnd(&g, 4) : rnd(&g, 3)) continue;
+        if (!(f == 0 && at) && (f == 0 ? rnd(&g, 2) : f == 1 ? rnd(&g, 4) : rnd(&g, 3))) continue;
         const char *T = rtype(&g);
+        if (f == 0) m0_type = T;
         int depth = 1 + rnd(&g, 2);
-        g.reductions = 0;
+        g.reductions = g.ncand = 0;
         tine_buf_printf(&b, "func %s(%s) = ", FN[f], args);
         gen_expr(&g, T, depth);
         tine_buf_puts(&b, "\n");
         has[f] = true;
+        memcpy(cand[f], g.cand, sizeof g.cand);
+        ncand[f] = f < 2 ? g.ncand : 0; /* f is inlined: its reductions are its callers' */
+        if (f == 0 && at) continue; /* readable by the output only: added below */
         g.src[g.nsrc] = FN[f];
         g.src_type[g.nsrc] = T;
         g.src_kind[g.nsrc++] = 1;
     }
+    at = at && has[0];
+    if (at) {
+        g.src[g.nsrc] = FN[0];
+        g.src_type[g.nsrc] = m0_type;
+        g.src_kind[g.nsrc++] = 2;
+    }
     const char *OT = rtype(&g);
-    g.reductions = 0;
+    g.reductions = g.ncand = 0;
     tine_buf_printf(&b, "output out(%s): %s = ", args, OT);
     /* the output reads every function (so each is computed), then a random body */
     int depth = 1 + rnd(&g, 3);
@@ -783,7 +830,7 @@ static char *gen_kernel(uint64_t *seed, int *dims_out, bool automatic) {
         tine_buf_printf(&b, "%s(%s(", OT, FN[f]);
         for (int d = 0; d < dims; d++) {
             if (d) tine_buf_puts(&b, ", ");
-            gen_coord(&g, d, 1);
+            gen_coord(&g, d, f == 0 && at ? 2 : 1);
         }
         tine_buf_puts(&b, "))");
         any = true;
@@ -804,16 +851,30 @@ static char *gen_kernel(uint64_t *seed, int *dims_out, bool automatic) {
     tine_buf_puts(&b, "\nschedule\n");
     for (int f = 0; f < 2; f++)
         if (has[f]) {
-            tine_buf_printf(&b, "materialize %s\n", FN[f]);
+            if (f == 0 && at) {
+                tine_buf_printf(&b, "compute_at m0 out.%s\n", COORD[dims - 1]);
+                if (rnd(&g, 3) == 0) tine_buf_printf(&b, "store_at m0 out.%s\n", COORD[dims - 1]);
+            } else {
+                tine_buf_printf(&b, "%s %s\n", rnd(&g, 2) ? "materialize" : "compute_root", FN[f]);
+            }
             if (rnd(&g, 2)) tine_buf_printf(&b, "vectorize %s.x %d\n", FN[f], 1 << rnd(&g, 5));
         }
+    /* loop reductions vectorized along their variable, any width (sums, min and max of
+       every integer type; the ranges p gives are short: fewer terms than lanes, as many,
+       a few more) */
+    memcpy(cand[2], g.cand, sizeof g.cand);
+    ncand[2] = g.ncand;
+    for (int f = 0; f < 3; f++)
+        for (int i = 0; i < ncand[f]; i++)
+            if (rnd(&g, 2)) tine_buf_printf(&b, "vectorize %s.r%d %d\n", f < 2 ? FN[f] : "out", cand[f][i], 1 << rnd(&g, 6));
     if (rnd(&g, 3)) tine_buf_puts(&b, "vectorize out.x natural\n");
     else tine_buf_printf(&b, "vectorize out.x %d\n", 1 << rnd(&g, 5));
-    bool tiled = dims >= 2 && rnd(&g, 6) == 0;
+    bool tiled = dims >= 2 && !at && rnd(&g, 6) == 0; /* compute_at: the output's rows in order */
     if (tiled) tine_buf_printf(&b, "tile out x y %d %d\n", 4 << rnd(&g, 3), 1 + rnd(&g, 3));
     if (rnd(&g, 8) == 0) tine_buf_puts(&b, "unroll out.x 2\n");
     if (dims >= 2 && !tiled && rnd(&g, 8) == 0) tine_buf_puts(&b, "unroll out.y 2\n");
-    if (dims >= 2 && rnd(&g, 3) == 0) tine_buf_printf(&b, "parallel out.%s\n", COORD[dims - 1]);
+    if (dims >= 2 && !at && rnd(&g, 3) == 0) tine_buf_printf(&b, "parallel out.%s\n", COORD[dims - 1]);
+    if (dims == 3 && at && rnd(&g, 4) == 0) tine_buf_puts(&b, "unroll out.z 2\n");
     /* partitioning per loop: auto is the default; always splits loops without conditions
        too, never keeps them whole */
     static const char *const PART[] = {"auto", "always", "never"};

@@ -24,7 +24,8 @@ CASES="sobel3x3 ../bench/kernels/sobel3x3.tine
 gaussian5x5_materialize data/golden_gaussian5x5_materialize.tine
 fully_connected ../bench/kernels/fully_connected.tine
 l2norm ../bench/kernels/l2norm.tine
-constant data/golden_constant.tine"
+constant data/golden_constant.tine
+blur3x3_slide data/golden_blur3x3_slide.tine"
 
 pass=0
 fail=0

@@ -508,6 +508,55 @@ static const kernel_spec KERNELS[] = {
      "materialize sq\n"
      "materialize acc\n",
      NULL, {-1}, {5}, true},
+    {"slide_u16",
+     "# compute_at: a horizontal pass slid down the output's rows (a window of 3, folded to\n"
+     "# 4 rows), its rows unrolled by 2 and partitioned always; edge() reads\n"
+     "input in: u8[2]\n"
+     "func b = edge(in)\n"
+     "func h(x, y) = u16(b(x - 1, y)) + 2 * u16(b(x, y)) + u16(b(x + 1, y))\n"
+     "output out(x, y): u16 = h(x, y - 1) + 2 * h(x, y) + h(x, y + 1)\n"
+     "schedule\n"
+     "compute_at h out.y\n"
+     "store_at h out.y\n"
+     "unroll out.y 2\n"
+     "partition out.y always\n",
+     NULL, {0}, {0}, true},
+    {"slide_pool",
+     "# compute_at with stride-2 reads (rows 2y - 1 .. 2y + 1: a window of 3 sliding by 2)\n"
+     "# and a parameter in the rows (the window's base), constant() reads\n"
+     "input in: u8[2]\n"
+     "param k: i32\n"
+     "func z = constant(in, 9)\n"
+     "func h(x, y) = max(z(2 * x, y), z(2 * x + 1, y))\n"
+     "output out(x, y): u8 = max(max(h(x, 2 * y + k - 1), h(x, 2 * y + k)), h(x, 2 * y + k + 1))\n"
+     "schedule\n"
+     "compute_at h out.y\n"
+     "vectorize h.x 8\n",
+     NULL, {-3}, {3}, true},
+    {"slide_chain",
+     "# compute_at chained: f slides along g's rows, g along the output's (nested nests)\n"
+     "input in: i16[2]\n"
+     "func e = edge(in)\n"
+     "func f(x, y) = i32(e(x, y)) * 3 - i32(e(x + 2, y))\n"
+     "func g(x, y) = f(x, y - 2) + f(x + 1, y + 1)\n"
+     "output out(x, y): i32 = g(x, y) - g(x - 1, y + 3) + y\n"
+     "schedule\n"
+     "materialize g\n"
+     "compute_at g out.y\n"
+     "compute_at f g.y\n"
+     "unroll g.y 3\n",
+     NULL, {0}, {0}, true},
+    {"slide_3d",
+     "# compute_at at a middle coordinate: the window restarts for each z (an outer\n"
+     "# coordinate, which also picks f's rows of its middle coordinate); store_at outside\n"
+     "input in: u8[3]\n"
+     "func e = edge(in)\n"
+     "func f(x, c, y) = u16(e(x, y, c)) * 3 + u16(e(x + 1, y, c))\n"
+     "output out(x, y, z): u16 = f(x, z, y - 1) + f(x + 2, z, y + 1) + u16(y)\n"
+     "schedule\n"
+     "compute_at f out.y\n"
+     "store_at f out.z\n",
+     NULL, {0}, {0}, true},
 };
 #define NKERNELS (int)(sizeof KERNELS / sizeof KERNELS[0])
 
@@ -825,6 +874,48 @@ static void test_inline_kernels(void) {
         tine_ctx_free(ctx);
     }
     for (int i = 0; i < 6; i++) check(width_runs[i] >= 4, "vector width %d: only %d kernels", fixed[i], width_runs[i]);
+}
+
+/* Loop reductions vectorized along their variable (`vectorize out.k N`): sums of i16 and
+ * of u8 x i8 products, a min, and a materialized per-row max, at widths 8 to 32, for K
+ * around the edges of the vector loop (no vector step: K = 0, 1, 7 < 8; exactly one or
+ * two: 8, 15, 16, 31, 32; with a remainder: 9, 17, 33; many: 100, 101). Each base gives
+ * K = base or base + 1 (random per shape). Reads go through edge(), so any K is covered. */
+static void test_vectorized_reductions(void) {
+    static const char *const text =
+        "input a: i16[2]\n"
+        "input b: u8[2]\n"
+        "input c: i8[2]\n"
+        "param K: i32\n"
+        "func ea = edge(a)\n"
+        "func eb = edge(b)\n"
+        "func ec = edge(c)\n"
+        "func rowmax(y) = max(k in 0..K) eb(k, y)\n"
+        "func dot(x, y) = sum(k in 0..K) (i32(ea(x + k, y)) * i32(ea(k, y + 1)))\n"
+        "output out(x, y): i32 = dot(x, y) + sum(j in 0..K) (i32(eb(j, y)) * i32(ec(j + x, y)))\n"
+        "    + i32(min(m in 1..K + 1) u16(eb(x - m, y))) + i32(rowmax(y)) * 3\n"
+        "schedule\n"
+        "materialize rowmax\n"
+        "vectorize rowmax.k 32\n"
+        "vectorize out.k 16\n"
+        "vectorize out.j 32\n"
+        "vectorize out.m 8\n";
+    static const int64_t base[] = {0, 7, 8, 15, 16, 31, 32, 100};
+    for (size_t i = 0; i < sizeof base / sizeof base[0]; i++) {
+        tine_ctx_t *ctx = tine_ctx_new();
+        char what[64];
+        snprintf(what, sizeof what, "vectorized reductions, K = %lld or %lld", (long long)base[i], (long long)base[i] + 1);
+        kernel_spec spec = {.name = what, .text = text, .plo = {base[i]}, .phi = {base[i] + 1}};
+        tine_kernel_t *k = parse_ok(ctx, what, text);
+        if (k) {
+            run_t runs[2 * NSHAPES];
+            int nruns = prepare_runs(ctx, k, &spec, NULL, true, what, 4000 + (uint64_t)i, runs);
+            compare_compiled(ctx, k, what, runs, nruns, i == 3);
+            for (int r = 0; r < nruns; r++) free_run(&runs[r]);
+            tine_kernel_free(k);
+        }
+        tine_ctx_free(ctx);
+    }
 }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -1497,6 +1588,7 @@ int main(int argc, char **argv) {
     test_many_scalars();
     double t2 = now();
     test_inline_kernels();
+    test_vectorized_reductions();
     double t3 = now();
     test_auto_schedules("../bench/kernels");
     test_bench_kernels("../bench/kernels");

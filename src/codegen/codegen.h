@@ -71,6 +71,8 @@ char *module_output(tine_ctx_t *ctx, LLVMModuleRef m, LLVMTargetMachineRef tm, c
 
 /* Whether lane i of an i32 index vector is lane 0's value plus i * stride (llvm.c). */
 bool lane_stride(const tine_expr_t *e, int64_t *stride);
+/* Whether lane i of an i32 index vector is lane 0's value plus a constant off[i] (llvm.c). */
+bool lane_offsets(const tine_expr_t *e, int32_t *off);
 
 /* parallel.c: `i32 tine.parallel_for(ptr body, ptr closure, i64 min, i64 extent)`, the
  * runtime of parallel loops, added to m (internal linkage) on first use. */

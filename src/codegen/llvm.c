@@ -483,6 +483,57 @@ bool lane_stride(const tine_expr_t *e, int64_t *stride) {
     }
 }
 
+/* Whether lane i of an i32 index vector is lane 0's value plus off[i], constants: ramps
+ * with constant strides, broadcasts, constant vectors (the lane patterns of halved
+ * coordinates, residue.c), and sums, differences and constant multiples of those. The
+ * offsets are i32 differences (exact under wrapping); for the index of a load whose
+ * lanes are all in its buffer they are the true distances. */
+bool lane_offsets(const tine_expr_t *e, int32_t *off) {
+    int L = e->type.lanes;
+    switch ((tine_op_t)e->op) {
+    case TINE_OP_BROADCAST:
+        for (int i = 0; i < L; i++) off[i] = 0;
+        return true;
+    case TINE_OP_CONST: {
+        uint32_t v0 = (uint32_t)tine_const_value(e, 0);
+        for (int i = 0; i < L; i++)
+            off[i] = (e->flags & TINE_F_UNIFORM) ? 0 : (int32_t)((uint32_t)tine_const_value(e, i) - v0);
+        return true;
+    }
+    case TINE_OP_RAMP: {
+        if (e->ops[1]->op != TINE_OP_CONST) return false;
+        uint32_t s = (uint32_t)tine_const_value(e->ops[1], 0);
+        for (int i = 0; i < L; i++) off[i] = (int32_t)(s * (uint32_t)i);
+        return true;
+    }
+    case TINE_OP_ADD:
+    case TINE_OP_SUB: {
+        int32_t b[TINE_MAX_LANES];
+        if (!lane_offsets(e->ops[0], off) || !lane_offsets(e->ops[1], b)) return false;
+        for (int i = 0; i < L; i++)
+            off[i] = (int32_t)(e->op == TINE_OP_ADD ? (uint32_t)off[i] + (uint32_t)b[i] : (uint32_t)off[i] - (uint32_t)b[i]);
+        return true;
+    }
+    case TINE_OP_MUL:
+        for (int k = 0; k < 2; k++) {
+            const tine_expr_t *c = e->ops[k];
+            if (c->op == TINE_OP_CONST && (c->flags & TINE_F_UNIFORM) && lane_offsets(e->ops[1 - k], off)) {
+                uint32_t m = (uint32_t)tine_const_value(c, 0);
+                for (int i = 0; i < L; i++) off[i] = (int32_t)((uint32_t)off[i] * m);
+                return true;
+            }
+            /* a broadcast factor keeps offsets of 0 */
+            if (c->op == TINE_OP_BROADCAST && lane_offsets(e->ops[1 - k], off)) {
+                bool zero = true;
+                for (int i = 0; i < L; i++) zero &= off[i] == 0;
+                if (zero) return true;
+            }
+        }
+        return false;
+    default: return false;
+    }
+}
+
 /* Whether e interleaves values each of which is one value in every lane (broadcasts,
  * uniform constants, loads at one index), into elements of at most 64 bits together. */
 static bool interleaves_splats(const tine_expr_t *e) {
@@ -541,53 +592,65 @@ static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
     }
     case TINE_OP_LOAD: {
         LLVMValueRef base = load_arg(g, e);
-        int64_t stride;
-        if (t.lanes > 1 && lane_stride(e->ops[0], &stride) && (stride == 1 || stride == 0)) {
-            /* consecutive lanes: one vector load at lane 0's index (or one element,
-               broadcast) instead of a gather */
+        int32_t off[TINE_MAX_LANES];
+        if (t.lanes > 1 && lane_offsets(e->ops[0], off)) {
+            /* lane i reads lane 0's element plus off[i] (a constant): no gather */
+            int lo = 0, hi = 0;
+            bool dense = true;
+            for (int i = 0; i < t.lanes; i++) {
+                lo = off[i] < lo ? off[i] : lo;
+                hi = off[i] > hi ? off[i] : hi;
+                dense &= off[i] == i;
+            }
+            LLVMTypeRef et = elem_type(g, t);
             LLVMValueRef i0 = LLVMBuildExtractElement(b, ov[0], LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0), "");
-            LLVMValueRef p = LLVMBuildGEP2(b, elem_type(g, t), base, &i0, 1, "");
-            if (stride == 1) {
+            LLVMValueRef p = LLVMBuildGEP2(b, et, base, &i0, 1, "");
+            if (dense) {
+                /* consecutive lanes: one vector load at lane 0's index */
                 LLVMValueRef v = LLVMBuildLoad2(b, vec_type(g, t), p, "");
                 LLVMSetAlignment(v, 1);
                 return v;
             }
-            LLVMValueRef x = LLVMBuildLoad2(b, elem_type(g, t), p, "");
-            LLVMValueRef one = LLVMBuildInsertElement(b, LLVMGetPoison(LLVMVectorType(elem_type(g, t), 1)), x,
-                                                      LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0), "");
-            int *idx = calloc((size_t)t.lanes, sizeof *idx);
-            TINE_ASSERT(idx != NULL);
-            LLVMValueRef r = shuffle(g, one, NULL, idx, t.lanes);
-            free(idx);
-            return r;
-        }
-        if (t.lanes > 1 && lane_stride(e->ops[0], &stride) && stride >= 2 && stride <= 4) {
-            /* strides 2-4: dense loads of the n = (L - 1) * stride + 1 elements from lane 0's
-               to the last lane's, then every stride-th of them (a deinterleave). Never past
-               those n (the buffer may end right there): two loads of w elements, w the
-               largest power of two <= n (n < 2w), one at the first element and one ending
-               at the last; they overlap, and each lane takes its element from either. (One
-               load of n elements, n odd, is split by LLVM into pieces and reassembled with
-               per-byte inserts.) */
-            int n = (t.lanes - 1) * (int)stride + 1, w = 1;
-            while (2 * w <= n) w *= 2;
-            LLVMTypeRef et = elem_type(g, t), wt = LLVMVectorType(et, (unsigned)w);
-            LLVMValueRef i0 = LLVMBuildExtractElement(b, ov[0], LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0), "");
-            LLVMValueRef p0 = LLVMBuildGEP2(b, et, base, &i0, 1, "");
-            LLVMValueRef off = LLVMConstInt(LLVMInt64TypeInContext(g->lc), (unsigned long long)(n - w), 0);
-            LLVMValueRef p1 = LLVMBuildGEP2(b, et, p0, &off, 1, "");
-            LLVMValueRef lo = LLVMBuildLoad2(b, wt, p0, ""), hi = LLVMBuildLoad2(b, wt, p1, "");
-            LLVMSetAlignment(lo, 1);
-            LLVMSetAlignment(hi, 1);
-            int *idx = malloc(sizeof *idx * (size_t)t.lanes);
-            TINE_ASSERT(idx != NULL);
-            for (int i = 0; i < t.lanes; i++) {
-                int j = i * (int)stride;
-                idx[i] = j < w ? j : w + (j - (n - w));
+            if (lo == 0 && hi == 0) {
+                /* one element, broadcast */
+                LLVMValueRef x = LLVMBuildLoad2(b, et, p, "");
+                LLVMValueRef one = LLVMBuildInsertElement(b, LLVMGetPoison(LLVMVectorType(et, 1)), x,
+                                                          LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0), "");
+                int *idx = calloc((size_t)t.lanes, sizeof *idx);
+                TINE_ASSERT(idx != NULL);
+                LLVMValueRef r = shuffle(g, one, NULL, idx, t.lanes);
+                free(idx);
+                return r;
             }
-            LLVMValueRef r = shuffle(g, lo, hi, idx, t.lanes);
-            free(idx);
-            return r;
+            int n = hi - lo + 1, w = 1;
+            if (n <= 4 * t.lanes) {
+                /* lanes within n = hi - lo + 1 elements (strides 2-4, halved coordinates x / 2,
+                   any constant pattern): dense loads of exactly those n elements, then a
+                   shuffle. Never past them (the buffer may end right at the last one, and
+                   every element between two a lane reads is in the buffer): two loads of w
+                   elements, w the largest power of two <= n (n < 2w), one at the first
+                   element and one ending at the last; they overlap, and each lane takes its
+                   element from either. (One load of n elements, n odd, is split by LLVM into
+                   pieces and reassembled with per-element inserts.) */
+                while (2 * w <= n) w *= 2;
+                LLVMTypeRef wt = LLVMVectorType(et, (unsigned)w);
+                LLVMValueRef lo_off = LLVMConstInt(LLVMInt64TypeInContext(g->lc), (unsigned long long)(int64_t)lo, 1);
+                LLVMValueRef p0 = LLVMBuildGEP2(b, et, p, &lo_off, 1, "");
+                LLVMValueRef d = LLVMConstInt(LLVMInt64TypeInContext(g->lc), (unsigned long long)(n - w), 0);
+                LLVMValueRef p1 = LLVMBuildGEP2(b, et, p0, &d, 1, "");
+                LLVMValueRef vlo = LLVMBuildLoad2(b, wt, p0, ""), vhi = n > w ? LLVMBuildLoad2(b, wt, p1, "") : NULL;
+                LLVMSetAlignment(vlo, 1);
+                if (vhi) LLVMSetAlignment(vhi, 1);
+                int *idx = malloc(sizeof *idx * (size_t)t.lanes);
+                TINE_ASSERT(idx != NULL);
+                for (int i = 0; i < t.lanes; i++) {
+                    int j = off[i] - lo;
+                    idx[i] = j < w ? j : w + (j - (n - w));
+                }
+                LLVMValueRef r = shuffle(g, vlo, vhi, idx, t.lanes);
+                free(idx);
+                return r;
+            }
         }
         LLVMValueRef ptrs = LLVMBuildGEP2(b, elem_type(g, t), base, &ov[0], 1, "");
         LLVMTypeRef types[2] = {vec_type(g, t), LLVMTypeOf(ptrs)};

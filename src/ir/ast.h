@@ -133,7 +133,7 @@ int tine_parse_isa(tine_ctx_t *ctx, tine_arena *arena, const char *text, const c
 /* A kernel file (.tine): declarations, then a schedule. */
 typedef enum { K_INPUT, K_PARAM, K_FUNC, K_BOUNDARY, K_OUTPUT } tine_kdecl_kind;
 
-typedef struct {
+typedef struct tine_kdecl_s {
     tine_kdecl_kind kind;
     const char *name;
     const tine_src *src;
@@ -154,11 +154,17 @@ typedef struct {
     int tile[2];         /* tiles of the first two coordinates (0: not tiled) */
     bool parallel;       /* its last coordinate's loop runs on threads */
     int partition[4];    /* per coordinate: 1 + the schedule's tine_partition_mode; 0 = not given (auto) */
+    /* func: compute_at f g.y (materialized, computed row by row inside g's loop over its
+       coordinate at_dim: a sliding window); at_sched, store_sched: 1 + the index of the
+       compute_at and store_at directives (0: none), for located errors */
+    const char *at;
+    int at_dim, at_sched, store_dim, store_sched;
 } tine_kdecl;
 
 typedef struct {
-    const char *what;    /* vectorize, unroll, tile, materialize, parallel, partition (autosched.c prints them) */
+    const char *what;    /* vectorize, unroll, tile, materialize, parallel, partition, compute_at, store_at, compute_root (autosched.c prints them) */
     const char *func, *dim, *dim2;
+    const char *at;      /* compute_at, store_at: the stage (g of g.y; dim is y) */
     int n, n2;           /* vectorize: 0 = natural; partition: the mode (auto 0, always 1, never 2) */
     const tine_src *src;
     int line, col;

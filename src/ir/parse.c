@@ -908,7 +908,8 @@ int tine_parse_isa(tine_ctx_t *ctx, tine_arena *arena, const char *text, const c
  *   directive := 'vectorize' NAME '.' NAME (INT | 'natural')
  *              | 'unroll' NAME '.' NAME INT
  *              | 'tile' NAME NAME NAME INT INT
- *              | 'materialize' NAME
+ *              | 'materialize' NAME | 'compute_root' NAME
+ *              | ('compute_at' | 'store_at') NAME NAME '.' NAME
  *              | 'parallel' NAME '.' NAME
  *              | 'partition' NAME '.' NAME ('auto' | 'always' | 'never')
  */
@@ -1158,15 +1159,20 @@ int tine_parse_kernel(tine_ctx_t *ctx, tine_arena *arena, const char *text, cons
                 if (!expect_name(&ps, &s->dim2, "the second coordinate")) break;
                 if (!expect_int(&ps, 1, 1 << 20, &s->n, "the first tile size")) break;
                 if (!expect_int(&ps, 1, 1 << 20, &s->n2, "the second tile size")) break;
-            } else if (!strcmp(w, "materialize")) {
+            } else if (!strcmp(w, "materialize") || !strcmp(w, "compute_root")) {
                 if (!expect_name(&ps, &s->func, "a function name")) break;
+            } else if (!strcmp(w, "compute_at") || !strcmp(w, "store_at")) {
+                if (!expect_name(&ps, &s->func, "a function name")) break;
+                if (!expect_name(&ps, &s->at, "the stage it is computed in, as in out.y")) break;
+                if (!kexpect(&ps, '.', "between the stage and its coordinate, as in out.y")) break;
+                if (!expect_name(&ps, &s->dim, "a coordinate")) break;
             } else {
                 ps.line = s->line;
                 ps.col = s->col;
                 if (!strcmp(w, "input") || !strcmp(w, "param") || !strcmp(w, "func") || !strcmp(w, "output"))
                     perr(&ps, "'%s' declares something, but declarations come before 'schedule'", w);
                 else
-                    perr(&ps, "unknown schedule directive '%s' (vectorize, unroll, tile, materialize, parallel, partition)", w);
+                    perr(&ps, "unknown schedule directive '%s' (vectorize, unroll, tile, materialize, compute_root, compute_at, store_at, parallel, partition)", w);
                 break;
             }
             k->nsched++;

@@ -288,6 +288,111 @@ const char *tine_c_name_clash(const char *name) {
     return NULL;
 }
 
+/* f computed into a buffer of its own (materialize, compute_root, compute_at). */
+static bool materialize(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kdirective *s, tine_kdecl *f) {
+    if (f->materialized) return true;
+    int n = 1;
+    for (int j = 0; j < k->ndecls; j++) n += k->decls[j].materialized;
+    if (n >= TINE_KERNEL_MAX_STAGES) {
+        kerr(ctx, k->src, s->line, s->col, "at most %d functions can be materialized", TINE_KERNEL_MAX_STAGES - 1);
+        tine_error_set_kind(ctx, TINE_ERROR_LIMIT);
+        return false;
+    }
+    f->materialized = true;
+    return true;
+}
+
+/* compute_at f g.y and store_at f g.y (directive i), as written: the names exist. What
+ * depends on the rest of the schedule is check_at's. */
+static bool schedule_at(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kdirective *s, int i, tine_kdecl *f) {
+    const tine_src *src = k->src;
+    if (f->kind != K_FUNC) {
+        kerr(ctx, src, s->line, s->col, "%s: '%s' is the output; only the functions it reads can be computed at its loops",
+             s->what, f->name);
+        return false;
+    }
+    const tine_kdecl *g = tine_kernel_find(k, s->at);
+    if (!g || (g->kind != K_FUNC && g->kind != K_OUTPUT)) {
+        kerr(ctx, src, s->line, s->col, "%s: '%s' is not a function of this kernel", s->what, s->at);
+        return false;
+    }
+    if (g == f) {
+        kerr(ctx, src, s->line, s->col, "%s: '%s' cannot be computed inside its own loops", s->what, f->name);
+        return false;
+    }
+    int d = 0;
+    while (d < g->nargs && strcmp(g->args[d], s->dim)) d++;
+    if (d == g->nargs) {
+        kerr(ctx, src, s->line, s->col, "%s: '%s' has no coordinate '%s'", s->what, g->name, s->dim);
+        return false;
+    }
+    bool compute = !strcmp(s->what, "compute_at");
+    if (compute ? f->at_sched : f->store_sched) {
+        const tine_kdirective *o = &k->sched[(compute ? f->at_sched : f->store_sched) - 1];
+        kerr(ctx, src, s->line, s->col, "%s: '%s' is already %s at %s.%s", s->what, f->name, compute ? "computed" : "stored",
+             o->at, o->dim);
+        return false;
+    }
+    if (!compute) {
+        f->store_dim = d;
+        f->store_sched = i + 1;
+        return true;
+    }
+    f->at = g->name;
+    f->at_dim = d;
+    f->at_sched = i + 1;
+    return materialize(ctx, k, s, f);
+}
+
+/* compute_at f g.y against the whole schedule: g is a stage whose rows run in order (not
+ * tiled, not parallel), y a row coordinate, store_at (if given) at that level or outside
+ * it. Whether g's reads of f slide along y is known once the stages are lowered
+ * (kernel_slide.c). */
+static bool check_at(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kdirective *s, const tine_kdecl *f) {
+    const tine_src *src = k->src;
+    const tine_kdecl *g = tine_kernel_find(k, f->at);
+    if (g->kind == K_FUNC && !g->materialized) {
+        kerr(ctx, src, s->line, s->col, "compute_at: '%s' is inlined into its callers; '%s' can be computed at the loops of "
+             "the output or of a materialized function", g->name, f->name);
+        return false;
+    }
+    if (f->at_dim == 0) {
+        kerr(ctx, src, s->line, s->col, "compute_at: %s.%s is the first coordinate of '%s', whose loop is vectorized; compute "
+             "'%s' at a row coordinate (%s.%s)", g->name, g->args[0], g->name, f->name, g->name, g->nargs > 1 ? g->args[1] : "y");
+        return false;
+    }
+    if (f->nargs < 2) {
+        kerr(ctx, src, s->line, s->col, "compute_at: '%s' has one coordinate; its rows (its last coordinate) slide, so it needs "
+             "two or more", f->name);
+        return false;
+    }
+    if (g->tile[0] || g->parallel) {
+        kerr(ctx, src, s->line, s->col, "compute_at: '%s' is %s; a sliding window needs its rows one after another, in order",
+             g->name, g->tile[0] ? "tiled" : "parallel");
+        return false;
+    }
+    for (int i = 0; i < k->nsched; i++)
+        if (!strcmp(k->sched[i].what, "compute_root") && !strcmp(k->sched[i].func, f->name)) {
+            kerr(ctx, src, k->sched[i].line, k->sched[i].col, "compute_root: '%s' is already computed at %s.%s", f->name,
+                 g->name, s->dim);
+            return false;
+        }
+    if (f->store_sched) {
+        const tine_kdirective *t = &k->sched[f->store_sched - 1];
+        if (strcmp(t->at, g->name)) {
+            kerr(ctx, src, t->line, t->col, "store_at: '%s' is computed at %s.%s, so its buffer belongs to a loop of '%s' "
+                 "(%s.%s or one outside it), not of '%s'", f->name, g->name, s->dim, g->name, g->name, s->dim, t->at);
+            return false;
+        }
+        if (f->store_dim < f->at_dim) {
+            kerr(ctx, src, t->line, t->col, "store_at: %s.%s is inside the loop '%s' is computed at (%s.%s): its buffer would "
+                 "be new at every row, so its rows could not slide", t->at, t->dim, f->name, g->name, s->dim);
+            return false;
+        }
+    }
+    return true;
+}
+
 static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
     tine_kernel_ast *k = &kn->ast;
     const tine_src *src = k->src;
@@ -363,9 +468,15 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
             kerr(ctx, src, s->line, s->col, "%s: '%s' is not a function of this kernel", s->what, s->func);
             return false;
         }
+        if (s->at) {
+            if (!schedule_at(ctx, k, s, i, f)) return false;
+            continue;
+        }
+        bool coord = false;
+        for (int j = 0; s->dim && j < f->nargs; j++) coord |= !strcmp(f->args[j], s->dim);
+        if (!strcmp(s->what, "vectorize") && !coord) continue; /* a reduction's variable: see rvec_directives */
         if (s->dim) {
-            bool found = false;
-            for (int j = 0; j < f->nargs; j++) found |= !strcmp(f->args[j], s->dim);
+            bool found = coord;
             if (!found) {
                 kerr(ctx, src, s->line, s->col, "%s: '%s' has no coordinate '%s'", s->what, s->func, s->dim);
                 return false;
@@ -382,20 +493,18 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
                 return false;
             }
             f->lanes = s->n; /* 0: natural, chosen from the element type */
-        } else if (!strcmp(s->what, "materialize")) {
+        } else if (!strcmp(s->what, "materialize") || !strcmp(s->what, "compute_root")) {
             if (f->kind == K_OUTPUT) {
-                kerr(ctx, src, s->line, s->col, "materialize: '%s' is the output; it is always computed into its buffer",
+                kerr(ctx, src, s->line, s->col, "%s: '%s' is the output; it is always computed into its buffer", s->what,
                      f->name);
                 return false;
             }
-            int n = 1;
-            for (int j = 0; j < k->ndecls; j++) n += k->decls[j].materialized;
-            if (n >= TINE_KERNEL_MAX_STAGES) {
-                kerr(ctx, src, s->line, s->col, "at most %d functions can be materialized", TINE_KERNEL_MAX_STAGES - 1);
-                tine_error_set_kind(ctx, TINE_ERROR_LIMIT);
+            if (!strcmp(s->what, "compute_root") && f->at_sched) {
+                kerr(ctx, src, s->line, s->col, "compute_root: '%s' is already computed at %s.%s", f->name, f->at,
+                     k->sched[f->at_sched - 1].dim);
                 return false;
             }
-            f->materialized = true;
+            if (!materialize(ctx, k, s, f)) return false;
         } else if (!strcmp(s->what, "unroll")) {
             int d = 0;
             while (strcmp(f->args[d], s->dim)) d++;
@@ -439,6 +548,18 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
     for (int i = 0; i < k->nsched; i++) {
         const tine_kdirective *s = &k->sched[i];
         const tine_kdecl *f = tine_kernel_find(k, s->func);
+        if (s->at && !strcmp(s->what, "compute_at") && !check_at(ctx, k, s, f)) return false;
+        if (!strcmp(s->what, "store_at") && !f->at_sched) {
+            kerr(ctx, src, s->line, s->col, "store_at: '%s' has no compute_at; store_at says where the buffer of a function "
+                 "computed at a loop lives (give compute_at %s %s.%s too)", f->name, f->name, s->at, s->dim);
+            return false;
+        }
+        bool par = !strcmp(s->what, "parallel");
+        if (f->kind == K_FUNC && f->at_sched && (par || !strcmp(s->what, "tile"))) {
+            kerr(ctx, src, s->line, s->col, "%s: '%s' is computed at %s.%s a few rows at a time; it cannot also be %s",
+                 s->what, f->name, f->at, k->sched[f->at_sched - 1].dim, par ? "parallel" : "tiled");
+            return false;
+        }
         if (strcmp(s->what, "materialize") && f->kind == K_FUNC && !f->materialized) {
             kerr(ctx, src, s->line, s->col, "%s: '%s' is inlined into its callers; materialize it to %s it on its own",
                  s->what, f->name, s->what);
@@ -457,17 +578,27 @@ static void build_scalars(tine_kernel_t *k);
 
 /* ---- lowering --------------------------------------------------------------------------- */
 
+static tine_expr_t *lower_at(tine_ctx_t *ctx, tine_kernel_t *kn, const tine_kdecl *o, int lanes, tine_reductions *rs,
+                             const char *c0);
+
 /* The body of function f at `lanes` lanes: its first coordinate a ramp from $.c0, the
  * others broadcasts of $.c1..; materialized functions it calls are loads. */
 static tine_expr_t *lower(tine_ctx_t *ctx, tine_kernel_t *kn, const tine_kdecl *o, int lanes, tine_reductions *rs) {
+    return lower_at(ctx, kn, o, lanes, rs, NULL);
+}
+
+/* As lower, with coordinate 0 the variable c0 (broadcast) when c0 is not NULL: the
+ * bodies of a vectorized reduction (tine_rvec), computed for one point at a time. */
+static tine_expr_t *lower_at(tine_ctx_t *ctx, tine_kernel_t *kn, const tine_kdecl *o, int lanes, tine_reductions *rs,
+                             const char *c0) {
     tine_binding binds[4];
     tine_type_t i32 = tine_type(TINE_INT, 32, 1);
     for (int i = 0; i < o->nargs; i++) {
         char vn[16];
         snprintf(vn, sizeof vn, "$.c%d", i);
-        tine_expr_t *c = tine_var(ctx, vn, i32);
+        tine_expr_t *c = tine_var(ctx, i == 0 && c0 ? c0 : vn, i32);
         binds[i].name = o->args[i];
-        binds[i].expr = i == 0 ? tine_ramp(ctx, c, tine_const_int(ctx, i32, 1), lanes) : tine_broadcast(ctx, c, lanes);
+        binds[i].expr = i == 0 && !c0 ? tine_ramp(ctx, c, tine_const_int(ctx, i32, 1), lanes) : tine_broadcast(ctx, c, lanes);
     }
     rs->n = 0;
     rs->current = -1;
@@ -482,6 +613,116 @@ static tine_expr_t *lower(tine_ctx_t *ctx, tine_kernel_t *kn, const tine_kdecl *
         return NULL;
     }
     return e;
+}
+
+/* Whether reduction i of rs is `top` or nested in it. */
+static bool inside(const tine_reductions *rs, int i, int top) {
+    while (i >= 0 && i != top) i = rs->v[i].parent;
+    return i == top;
+}
+
+/* The variable a vectorized reduction's terms read that its loop does not bind (the
+ * result of another loop reduction, through a let), or NULL: each lane's loop computes
+ * only its own reduction. */
+static const char *rvec_foreign(tine_ctx_t *ctx, const tine_reductions *rs, int top) {
+    const char *bad = NULL;
+    for (int i = 0; i < rs->n && !bad; i++) {
+        if (!inside(rs, i, top)) continue;
+        tine_expr_t *roots[3] = {rs->v[i].update, rs->v[i].lo, rs->v[i].hi};
+        for (int r = 0; r < 3 && !bad; r++) {
+            uint32_t n;
+            tine_expr_t **order = tine_topo(ctx, roots[r], &n);
+            for (uint32_t j = 0; j < n && !bad; j++) {
+                if (order[j]->op != TINE_OP_VAR) continue;
+                const char *nm = tine_expr_name(order[j]);
+                int x;
+                char tail;
+                if ((sscanf(nm, "$.red%d%c", &x, &tail) == 1 || sscanf(nm, "$.acc%d%c", &x, &tail) == 1 ||
+                     sscanf(nm, "$.r%d%c", &x, &tail) == 1) &&
+                    (x - rs->base < 0 || x - rs->base >= rs->n || !inside(rs, x - rs->base, top)))
+                    bad = nm;
+            }
+            free(order);
+        }
+    }
+    return bad;
+}
+
+/* The schedule's `vectorize f.k N` of stage st (d), k a loop reduction's variable: the
+ * reduction found by name among the stage's (inlined functions included) and its bodies
+ * elaborated for tine_rvec. Integer sums wrap and min and max are exact, so running the
+ * terms in another order gives the same result; floats would not. */
+static bool rvec_directives(tine_ctx_t *ctx, tine_kernel_t *kn, const tine_kdecl *d, tine_stage *st) {
+    const tine_kernel_ast *k = &kn->ast;
+    for (int i = 0; i < k->nsched; i++) {
+        const tine_kdirective *s = &k->sched[i];
+        if (strcmp(s->what, "vectorize") || strcmp(s->func, d->name)) continue;
+        bool coord = false;
+        for (int j = 0; j < d->nargs; j++) coord |= !strcmp(d->args[j], s->dim);
+        if (coord) continue;
+        int found = -1, count = 0;
+        for (int j = 0; j < st->reds1.n; j++)
+            if (!strcmp(st->reds1.v[j].name, s->dim)) {
+                if (found < 0) found = j;
+                count++;
+            }
+        if (count == 0) {
+            kerr(ctx, k->src, s->line, s->col,
+                 "vectorize: '%s' has no coordinate '%s' and no loop reduction over '%s' (a reduction with constant "
+                 "bounds is unrolled)", d->name, s->dim, s->dim);
+            return false;
+        }
+        if (count > 1) {
+            kerr(ctx, k->src, s->line, s->col,
+                 "vectorize: '%s' has %d loop reductions over '%s' (through the functions it calls); rename the "
+                 "variables or materialize a function so that the name says which", d->name, count, s->dim);
+            return false;
+        }
+        const tine_reduction *R = &st->reds1.v[found];
+        if (R->parent >= 0) {
+            kerr(ctx, k->src, s->line, s->col,
+                 "vectorize: the reduction over '%s' is inside another loop reduction (over '%s'); only an outermost "
+                 "one can be vectorized so far", s->dim, st->reds1.v[R->parent].name);
+            return false;
+        }
+        tine_type_t T = R->acc->type;
+        if (T.kind == TINE_FLOAT) {
+            kerr(ctx, k->src, s->line, s->col,
+                 "vectorize: the reduction over '%s' is of floats, whose result depends on the order of its terms", s->dim);
+            return false;
+        }
+        if (s->n & (s->n - 1)) {
+            kerr(ctx, k->src, s->line, s->col, "the vector width must be a power of two, not %d", s->n);
+            return false;
+        }
+        for (int j = 0; j < st->nrvec; j++)
+            if (st->rvec[j].index == found) {
+                kerr(ctx, k->src, s->line, s->col, "vectorize: '%s.%s' is already vectorized", d->name, s->dim);
+                return false;
+            }
+        int N = s->n ? s->n : 256 / T.bits;
+        if (!st->rvec) {
+            st->rvec = calloc((size_t)k->nsched, sizeof *st->rvec);
+            TINE_ASSERT(st->rvec != NULL);
+        }
+        tine_rvec *v = &st->rvec[st->nrvec++];
+        /* the accumulator fills one 256-bit vector at most: a sum of N terms per step
+           adds N / acc adjacent terms per lane first (pmaddwd, vpdpbusd, psadbw) */
+        v->index = found;
+        v->lanes = N;
+        v->acc = R->op == TINE_OP_ADD && N > 256 / T.bits ? 256 / T.bits : N;
+        v->vec.base = v->tail.base = st->reds1.base;
+        v->vec.vector = found + 1;
+        if (!lower_at(ctx, kn, d, N, &v->vec, "$.x0") || !lower_at(ctx, kn, d, 1, &v->tail, "$.x0")) return false;
+        TINE_ASSERT(v->vec.n == st->reds1.n && v->tail.n == st->reds1.n);
+        if (rvec_foreign(ctx, &v->vec, found)) {
+            kerr(ctx, k->src, s->line, s->col,
+                 "vectorize: the terms of the reduction over '%s' read the result of another loop reduction; "
+                 "materialize a function so that they read its buffer", s->dim);
+            return false;
+        }
+    }
+    return true;
 }
 
 /* One stage: the body at one lane first (its errors name element types, u8, not vectors,
@@ -509,6 +750,7 @@ static bool lower_stage(tine_ctx_t *ctx, tine_kernel_t *kn, tine_kdecl *d) {
     st->parallel = d->parallel;
     for (int i = 0; i < 4; i++) st->partition[i] = d->partition[i] ? d->partition[i] - 1 : 0; /* tine_partition_mode */
     if (!(st->body = lower(ctx, kn, d, st->lanes, &st->reds))) return false;
+    if (!rvec_directives(ctx, kn, d, st)) return false;
     uint32_t nodes;
     free(tine_topo(ctx, st->body, &nodes)); /* code generation is superlinear in a body's size */
     if (nodes > TINE_KLIMIT_NODES) {
@@ -555,7 +797,8 @@ tine_kernel_t *tine_kernel_parse(tine_ctx_t *ctx, const char *text, const char *
     tine_kernel_t *kn = calloc(1, sizeof *kn);
     TINE_ASSERT(kn != NULL);
     kn->ctx = ctx;
-    if (tine_parse_kernel(ctx, &kn->arena, text, file, &kn->ast) != 0 || !check(ctx, kn) || !lower_all(ctx, kn)) {
+    if (tine_parse_kernel(ctx, &kn->arena, text, file, &kn->ast) != 0 || !check(ctx, kn) || !lower_all(ctx, kn) ||
+        !tine_kernel_slide(ctx, &kn->ast, kn->stages, kn->sdecl, kn->nstages)) {
         tine_kernel_free(kn);
         return NULL;
     }
@@ -568,6 +811,11 @@ void tine_kernel_free(tine_kernel_t *k) {
     for (int i = 0; i < k->cap; i++) {
         free(k->stages[i].reds.v);
         free(k->stages[i].reds1.v);
+        for (int j = 0; j < k->stages[i].nrvec; j++) {
+            free(k->stages[i].rvec[j].vec.v);
+            free(k->stages[i].rvec[j].tail.v);
+        }
+        free(k->stages[i].rvec);
     }
     free(k->stages);
     free(k->sdecl);

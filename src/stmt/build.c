@@ -3,6 +3,20 @@
  * The shape is documented in passes.h. The nest is symbolic in the stage buffer's
  * geometry, so one statement serves every run: the plan of a run (or, later, bounds
  * inference in the statement itself) supplies the values.
+ *
+ * compute_at (sliding windows, kernel_slide.c): a stage f computed at g.y has no nest of
+ * its own at the root. Inside g's loop over y (in each unrolled row, in every part a
+ * partitioned loop becomes: rows still run in increasing order), before g's inner loops,
+ * f's nest runs over the rows of g's window at y not computed at an earlier iteration:
+ *
+ *   let $.f$y0 = select(y == $g$min1, lo(y), max(lo(y), hi(y) - a + 1))
+ *     for f.y: $.f$c1 in [$.f$y0, hi(y) + 1)      (f's nest, its own coordinates $.f.c0 ...)
+ *       store f[... + (($.f$c1 - $f$min1) & (F - 1)) * $f$stride1] = ...
+ *
+ * with lo(y), hi(y) the window (a*y + base + lo ... + hi) and F its folded height: g's
+ * loads of f read row r at (r - $f$min1) & (F - 1), and f's buffer holds
+ * min(F, extent) rows. f's coordinates are renamed so that no loop variable of f shadows
+ * one of g's (partitioning and hoisting see distinct variables).
  */
 #include "passes.h"
 
@@ -10,9 +24,15 @@ typedef struct {
     tine_stmt_pool *p;
     tine_ctx_t *ctx;
     const tine_kernel_t *k;
+    const tine_kernel_plan_t *plan; /* NULL: every stage is read (no guard) */
     const tine_stage *st;
     int sn;
+    const char *vp;                 /* prefix of the loop variables: "" at the root, "f$" computed at another stage */
     tine_expr_t *min[4], *extent[4], *stride[4], *coord[4];
+    tine_expr_t *lo[4], *ext[4];    /* the range each coordinate's loop runs over */
+    tine_expr_t *body, *body1;      /* the stage's bodies, coordinates renamed and folded loads indexed */
+    tine_reductions reds, reds1;
+    tine_u64map memo;
     tine_type_t i32;
 } builder;
 
@@ -20,6 +40,81 @@ static tine_expr_t *ci(builder *b, int64_t v) { return tine_const_int(b->ctx, b-
 static tine_expr_t *add(builder *b, tine_expr_t *x, tine_expr_t *y) { return tine_binary(b->ctx, TINE_OP_ADD, x, y); }
 static tine_expr_t *sub(builder *b, tine_expr_t *x, tine_expr_t *y) { return tine_binary(b->ctx, TINE_OP_SUB, x, y); }
 static tine_expr_t *mul(builder *b, tine_expr_t *x, tine_expr_t *y) { return tine_binary(b->ctx, TINE_OP_MUL, x, y); }
+
+static tine_expr_t *var(builder *b, const char *fmt, int d) {
+    char vn[96], f[32];
+    snprintf(f, sizeof f, "$.%%s%s", fmt);
+    snprintf(vn, sizeof vn, f, b->vp, d);
+    return tine_var(b->ctx, vn, b->i32);
+}
+
+/* ---- the bodies: coordinates renamed, folded buffers indexed by their rows mod the fold */
+
+/* The stage whose buffer a load reads, if that buffer is folded; NULL otherwise. */
+static const tine_stage *folded(builder *b, const char *buffer) {
+    for (int s = 0; s + 1 < tine_kernel_nstages(b->k); s++) {
+        const tine_stage *t = tine_kernel_stage(b->k, s);
+        if (t->fold && !strcmp(t->name, buffer)) return t;
+    }
+    return NULL;
+}
+
+/* A load's index (x0 - min0) + ... + (xl - minl) * stridel, its last term's row
+   offset taken modulo the fold: ((xl - minl) & (F - 1)) * stridel. */
+static tine_expr_t *fold_index(builder *b, tine_expr_t *index, int fold) {
+    TINE_ASSERT(index->op == TINE_OP_ADD && index->ops[1]->op == TINE_OP_MUL && index->ops[1]->ops[0]->op == TINE_OP_SUB);
+    tine_expr_t *m = index->ops[1], *row = m->ops[0];
+    row = fold == 1 ? tine_const_int(b->ctx, row->type, 0) : tine_binary(b->ctx, TINE_OP_AND, row, tine_const_int(b->ctx, row->type, fold - 1));
+    return tine_binary(b->ctx, TINE_OP_ADD, index->ops[0], tine_binary(b->ctx, TINE_OP_MUL, row, m->ops[1]));
+}
+
+/* e with the stage's coordinates $.cD renamed to the builder's and the loads of folded
+ * buffers indexed by row modulo the fold. */
+static tine_expr_t *xf(builder *b, tine_expr_t *e) {
+    if (!e) return NULL;
+    uint64_t hit;
+    if (tine_u64map_get(&b->memo, e->id, &hit)) return (tine_expr_t *)(uintptr_t)hit;
+    uint32_t n;
+    tine_expr_t **order = tine_topo(b->ctx, e, &n), **map = malloc(sizeof *map * n);
+    TINE_ASSERT(map != NULL);
+    for (uint32_t i = 0; i < n; i++) {
+        tine_expr_t *x = order[i], *ops[UINT8_MAX + 1], *r = x;
+        if (tine_u64map_get(&b->memo, x->id, &hit)) {
+            map[i] = (tine_expr_t *)(uintptr_t)hit;
+            continue;
+        }
+        bool changed = false;
+        for (int j = 0; j < x->nops; j++) {
+            ops[j] = map[tine_topo_index(order, n, x->ops[j])];
+            changed |= ops[j] != x->ops[j];
+        }
+        int d = x->op == TINE_OP_VAR ? tine_kernel_coord_dim(tine_expr_name(x)) : -1;
+        if (d >= 0 && d < b->st->dims) r = b->coord[d];
+        else if (changed) r = tine_rebuild(b->ctx, x, ops);
+        const tine_stage *t = x->op == TINE_OP_LOAD ? folded(b, tine_expr_name(x)) : NULL;
+        if (t) r = tine_load(b->ctx, tine_expr_name(x), tine_type_with_lanes(x->type, 1), fold_index(b, r->ops[0], t->fold));
+        map[i] = r;
+        tine_u64map_put(&b->memo, x->id, (uint64_t)(uintptr_t)r);
+    }
+    tine_expr_t *r = map[n - 1];
+    free(map);
+    free(order);
+    return r;
+}
+
+static void xf_reductions(builder *b, const tine_reductions *from, tine_reductions *to) {
+    *to = *from;
+    to->v = malloc(sizeof *to->v * (size_t)(from->n + 1));
+    TINE_ASSERT(to->v != NULL);
+    for (int i = 0; i < from->n; i++) {
+        tine_reduction R = from->v[i];
+        R.lo = xf(b, R.lo);
+        R.hi = xf(b, R.hi);
+        R.init = xf(b, R.init);
+        R.update = xf(b, R.update);
+        to->v[i] = R;
+    }
+}
 
 static const char *loop_name(builder *b, int d, char *buf, size_t n) {
     const char *c = b->st->coord[d];
@@ -37,11 +132,84 @@ static tine_expr_t *acc_index(builder *b, int lanes) {
 
 static tine_stmt *reductions(builder *b, const tine_reductions *rs, int parent, tine_stmt *rest);
 
+/* v (a vector) reduced by op to `lanes` lanes, halves combined: a log-depth tree of
+ * whole-vector operations, the reassociation exact for integer sums (they wrap), min and
+ * max. */
+static tine_expr_t *fold(builder *b, tine_op_t op, tine_expr_t *v, int lanes) {
+    for (int n = v->type.lanes; n > lanes; n /= 2)
+        v = tine_binary(b->ctx, op, tine_slice(b->ctx, v, 0, 1, n / 2), tine_slice(b->ctx, v, n / 2, 1, n / 2));
+    return v;
+}
+
+/* A reduction vectorized along its variable (tine_rvec) around `rest`: for each lane of
+ * the stage's vector (coordinate 0 the variable $.x0), N terms at a time into a vector
+ * accumulator, folded to one value, then the remaining terms one at a time; the lanes'
+ * results are gathered in $.aN, which `rest` reads as the reduction's result:
+ *
+ *   allocate $.aN: T[L]
+ *     for $.x0 in [$.c0, $.c0 + L)
+ *       allocate $.vN: T[A]
+ *         store $.vN[ramp(0, 1, A)] = init
+ *         for.vectorized<N> S.k: $.rN in [lo, lo + max(hi - lo, 0) / N * N)
+ *           let $.accN = $.vN[ramp(0, 1, A)]
+ *             store $.vN[ramp(0, 1, A)] = $.accN + vector_reduce_add(term at ramp($.rN, 1, N), A)
+ *         store $.aN[$.x0 - $.c0] = fold($.vN[ramp(0, 1, A)])
+ *         free $.vN
+ *       for $.rN in [lo + that, hi)
+ *         let $.accN = $.aN[$.x0 - $.c0]
+ *           store $.aN[$.x0 - $.c0] = $.accN + term at $.rN
+ *     let $.redN = $.aN[ramp(0, 1, L)]
+ *       rest
+ *     free $.aN */
+static tine_stmt *vreduction(builder *b, const tine_rvec *v, const tine_reductions *rs, int i, tine_stmt *rest) {
+    const tine_reduction *R = &rs->v[i], *V = &v->vec.v[i], *T = &v->tail.v[i];
+    tine_stmt_pool *p = b->p;
+    tine_ctx_t *ctx = b->ctx;
+    int L = R->acc->type.lanes, N = v->lanes, A = v->acc;
+    char an[32], vn[32], ln[96];
+    snprintf(an, sizeof an, "$.a%d", rs->base + i);
+    snprintf(vn, sizeof vn, "$.v%d", rs->base + i);
+    snprintf(ln, sizeof ln, "%s.%s", b->st->name, R->name);
+    tine_type_t et = tine_type_with_lanes(R->acc->type, 1);
+    tine_expr_t *v0 = tine_var(ctx, "$.x0", b->i32), *j = sub(b, v0, b->coord[0]);
+    /* the vector part: N terms per step into A lanes */
+    tine_expr_t *vidx = acc_index(b, A), *vcur = tine_load(ctx, vn, et, vidx);
+    tine_expr_t *acc = V->acc, *upd = V->update;
+    if (A < N) {
+        char nm[32];
+        snprintf(nm, sizeof nm, "$.acc%d", rs->base + i);
+        acc = tine_var(ctx, nm, tine_type_with_lanes(et, A));
+        tine_expr_t *terms = R->op == TINE_OP_ADD ? tine_vector_reduce_add(ctx, V->body, A) : fold(b, R->op, V->body, A);
+        upd = tine_binary(ctx, R->op, acc, terms);
+    }
+    tine_stmt *vstep = tine_stmt_let(p, acc, vcur, tine_stmt_store(p, vn, vidx, upd));
+    tine_expr_t *ext = tine_binary(ctx, TINE_OP_MAX, sub(b, R->hi, R->lo), ci(b, 0));
+    tine_expr_t *vext = mul(b, tine_binary(ctx, TINE_OP_DIV, ext, ci(b, N)), ci(b, N));
+    tine_stmt *vloop = tine_stmt_for(p, R->r, R->lo, vext, N, TINE_LOOP_VECTORIZED, TINE_PARTITION_NEVER, ln,
+                                     reductions(b, &v->vec, i, vstep));
+    tine_expr_t *scur = tine_load(ctx, an, et, j);
+    tine_stmt *vpart[4] = {tine_stmt_store(p, vn, vidx, tine_broadcast(ctx, T->init, A)), vloop,
+                           tine_stmt_store(p, an, j, fold(b, R->op, vcur, 1)), tine_stmt_free(p, vn)};
+    /* the remaining terms, one at a time */
+    tine_stmt *tstep = tine_stmt_let(p, T->acc, scur, tine_stmt_store(p, an, j, T->update));
+    tine_stmt *tloop = tine_stmt_for(p, R->r, add(b, R->lo, vext), sub(b, ext, vext), 1, TINE_LOOP_SERIAL,
+                                     TINE_PARTITION_NEVER, NULL, reductions(b, &v->tail, i, tstep));
+    tine_stmt *lane[2] = {tine_stmt_allocate(p, vn, et, ci(b, A), tine_stmt_block(p, vpart, 4)), tloop};
+    tine_stmt *lanes = tine_stmt_for(p, v0, b->coord[0], ci(b, L), 1, TINE_LOOP_SERIAL, TINE_PARTITION_NEVER, NULL,
+                                     tine_stmt_block(p, lane, 2));
+    tine_expr_t *idx = acc_index(b, L);
+    tine_stmt *all[3] = {lanes, tine_stmt_let(p, R->result, tine_load(ctx, an, et, idx), rest), tine_stmt_free(p, an)};
+    return tine_stmt_allocate(p, an, et, ci(b, L), tine_stmt_block(p, all, 3));
+}
+
 /* One reduction around `rest` (which reads its result): the accumulator in scratch, the
  * loop, then its result bound. */
 static tine_stmt *reduction(builder *b, const tine_reductions *rs, int i, tine_stmt *rest) {
     const tine_reduction *R = &rs->v[i];
     tine_stmt_pool *p = b->p;
+    for (int k = 0; k < b->st->nrvec && R->parent < 0; k++)
+        if (b->st->rvec[k].index == i && rs != &b->st->rvec[k].vec && rs != &b->st->rvec[k].tail)
+            return vreduction(b, &b->st->rvec[k], rs, i, rest);
     int lanes = R->acc->type.lanes;
     char name[32];
     snprintf(name, sizeof name, "$.a%d", rs->base + i);
@@ -69,11 +237,16 @@ static tine_stmt *reductions(builder *b, const tine_reductions *rs, int parent, 
  * reductions. */
 static tine_stmt *point(builder *b, bool vector) {
     tine_expr_t *base = sub(b, b->coord[0], b->min[0]);
-    for (int d = 1; d < b->st->dims; d++) base = add(b, base, mul(b, sub(b, b->coord[d], b->min[d]), b->stride[d]));
+    for (int d = 1; d < b->st->dims; d++) {
+        tine_expr_t *row = sub(b, b->coord[d], b->min[d]);
+        if (b->st->fold && d == b->st->dims - 1) /* one row kept: always row 0 */
+            row = b->st->fold == 1 ? ci(b, 0) : tine_binary(b->ctx, TINE_OP_AND, row, ci(b, b->st->fold - 1));
+        base = add(b, base, mul(b, row, b->stride[d]));
+    }
     int lanes = vector ? b->st->lanes : 1;
     tine_expr_t *idx = lanes > 1 ? tine_ramp(b->ctx, base, ci(b, 1), lanes) : base;
-    tine_stmt *s = tine_stmt_store(b->p, b->st->name, idx, vector ? b->st->body : b->st->body1);
-    return reductions(b, vector ? &b->st->reds : &b->st->reds1, -1, s);
+    tine_stmt *s = tine_stmt_store(b->p, b->st->name, idx, vector ? b->body : b->body1);
+    return reductions(b, vector ? &b->reds : &b->reds1, -1, s);
 }
 
 /* The first coordinate over [start, start + w): whole vectors (`unroll` of them per
@@ -92,7 +265,7 @@ static tine_stmt *xrun(builder *b, tine_expr_t *start, tine_expr_t *w) {
     if (U > 1) {
         /* U vectors per iteration: the loop variable steps by U * L, each vector a let of
            the coordinate at its offset */
-        tine_expr_t *v = tine_var(b->ctx, "$.c0_u", b->i32);
+        tine_expr_t *v = var(b, "c%d_u", 0);
         tine_stmt **body = malloc(sizeof *body * (size_t)U);
         TINE_ASSERT(body != NULL);
         for (int u = 0; u < U; u++) body[u] = tine_stmt_let(p, c0, add(b, v, ci(b, (int64_t)u * L)), point(b, true));
@@ -125,7 +298,7 @@ static tine_stmt *xrun(builder *b, tine_expr_t *start, tine_expr_t *w) {
  * blocks parallel. The blocks are disjoint, so are the chunks of the parallel loop. */
 static tine_stmt *xblocks(builder *b) {
     int V = b->st->lanes * (b->st->unroll[0] > 1 ? b->st->unroll[0] : 1), B = (4096 + V - 1) / V * V;
-    tine_expr_t *blk = tine_var(b->ctx, "$.b0", b->i32), *off = mul(b, blk, ci(b, B));
+    tine_expr_t *blk = var(b, "b%d", 0), *off = mul(b, blk, ci(b, B));
     tine_expr_t *w = tine_binary(b->ctx, TINE_OP_MIN, ci(b, B), sub(b, b->extent[0], off));
     /* (extent - 1) / B + 1 blocks: extent + B - 1 could wrap; `/` floors, so 0 for none */
     tine_expr_t *n = add(b, tine_binary(b->ctx, TINE_OP_DIV, sub(b, b->extent[0], ci(b, 1)), ci(b, B)), ci(b, 1));
@@ -133,20 +306,35 @@ static tine_stmt *xblocks(builder *b) {
                          xrun(b, add(b, b->min[0], off), w));
 }
 
-/* Coordinate d over the buffer's region, the dimensions inside it. The last
- * coordinate's outermost loop is parallel when the schedule says so. */
+static tine_stmt *dim(builder *b, int d);
+static tine_stmt *nested(builder *b, const tine_stage *t, int tn, int d);
+
+/* One iteration of coordinate d's loop (d >= 1, its variable bound): the rows of the
+ * stages computed at this loop that it needs, then the coordinates inside. */
+static tine_stmt *row(builder *b, int d) {
+    tine_stmt *inner = dim(b, d - 1);
+    for (int t = b->sn - 1; t >= 0; t--) {
+        const tine_stage *ts = tine_kernel_stage(b->k, t);
+        if (ts->fold && ts->at == b->sn && ts->at_dim == d) inner = tine_stmt_block2(b->p, nested(b, ts, t, d), inner);
+    }
+    return inner;
+}
+
+/* Coordinate d over its range, the dimensions inside it. The last coordinate's
+ * outermost loop is parallel when the schedule says so. */
 static tine_stmt *dim(builder *b, int d) {
     tine_stmt_pool *p = b->p;
     bool last = d == b->st->dims - 1;
-    if (d == 0) return last && b->st->parallel ? xblocks(b) : xrun(b, b->min[0], b->extent[0]);
+    if (d == 0) return last && b->st->parallel ? xblocks(b) : xrun(b, b->lo[0], b->ext[0]);
     tine_loop_kind outer = last && b->st->parallel ? TINE_LOOP_PARALLEL : TINE_LOOP_SERIAL;
     char nb[96];
     const char *nm = loop_name(b, d, nb, sizeof nb);
     tine_partition_mode part = (tine_partition_mode)b->st->partition[d];
     if (d == 1 && b->st->tile[0]) {
-        /* tiles of TX x TY: the tile's rows, each a run of the first coordinate */
+        /* tiles of TX x TY: the tile's rows, each a run of the first coordinate (a stage
+           computed at another's loop or with stages computed at its own is never tiled) */
         int TX = b->st->tile[0], TY = b->st->tile[1];
-        tine_expr_t *ty = tine_var(b->ctx, "$.t1", b->i32), *tx = tine_var(b->ctx, "$.t0", b->i32);
+        tine_expr_t *ty = var(b, "t%d", 1), *tx = var(b, "t%d", 0);
         tine_expr_t *x0 = add(b, b->min[0], mul(b, tx, ci(b, TX))), *y0 = add(b, b->min[1], mul(b, ty, ci(b, TY)));
         tine_expr_t *w = tine_binary(b->ctx, TINE_OP_MIN, ci(b, TX), sub(b, b->extent[0], mul(b, tx, ci(b, TX))));
         tine_expr_t *h = tine_binary(b->ctx, TINE_OP_MIN, ci(b, TY), sub(b, b->extent[1], mul(b, ty, ci(b, TY))));
@@ -159,54 +347,119 @@ static tine_stmt *dim(builder *b, int d) {
     int U = b->st->unroll[d];
     if (U > 1) {
         /* U rows per iteration, each guarded by the extent */
-        char vn[24];
-        snprintf(vn, sizeof vn, "$.c%d_u", d & 3);
-        tine_expr_t *o = tine_var(b->ctx, vn, b->i32), *end = add(b, b->min[d], b->extent[d]);
+        tine_expr_t *o = var(b, "c%d_u", d & 3), *end = add(b, b->lo[d], b->ext[d]);
         tine_stmt **rows = malloc(sizeof *rows * (size_t)U);
         TINE_ASSERT(rows != NULL);
         for (int u = 0; u < U; u++) {
-            tine_expr_t *c = add(b, add(b, b->min[d], mul(b, o, ci(b, U))), ci(b, u));
+            tine_expr_t *c = add(b, add(b, b->lo[d], mul(b, o, ci(b, U))), ci(b, u));
             rows[u] = tine_stmt_let(p, b->coord[d], c,
-                                    tine_stmt_if(p, tine_binary(b->ctx, TINE_OP_LT, b->coord[d], end), dim(b, d - 1), NULL));
+                                    tine_stmt_if(p, tine_binary(b->ctx, TINE_OP_LT, b->coord[d], end), row(b, d), NULL));
         }
-        tine_expr_t *n = tine_binary(b->ctx, TINE_OP_DIV, add(b, b->extent[d], ci(b, U - 1)), ci(b, U));
+        tine_expr_t *n = tine_binary(b->ctx, TINE_OP_DIV, add(b, b->ext[d], ci(b, U - 1)), ci(b, U));
         tine_stmt *s = tine_stmt_for(p, o, ci(b, 0), n, 1, outer, part, nm, tine_stmt_block(p, rows, U));
         free(rows);
         return s;
     }
-    return tine_stmt_for(p, b->coord[d], b->min[d], b->extent[d], 1, outer, part, nm, dim(b, d - 1));
+    return tine_stmt_for(p, b->coord[d], b->lo[d], b->ext[d], 1, outer, part, nm, row(b, d));
+}
+
+/* A builder of stage sn over its region (vp: the loop variables' prefix). */
+static void builder_init(builder *b, tine_stmt_pool *p, const tine_kernel_t *k, const tine_kernel_plan_t *plan, int sn,
+                         const char *vp) {
+    *b = (builder){.p = p, .ctx = tine_kernel_ctx(k), .k = k, .plan = plan, .st = tine_kernel_stage(k, sn), .sn = sn, .vp = vp};
+    b->i32 = tine_type(TINE_INT, 32, 1);
+    for (int d = 0; d < b->st->dims; d++) {
+        b->min[d] = (tine_expr_t *)tine_kernel_geometry(k, -1, sn, TINE_KS_MIN, d)->var;
+        b->extent[d] = (tine_expr_t *)tine_kernel_geometry(k, -1, sn, TINE_KS_EXTENT, d)->var;
+        b->stride[d] = (tine_expr_t *)tine_kernel_geometry(k, -1, sn, TINE_KS_STRIDE, d)->var;
+        b->coord[d] = var(b, "c%d", d & 3);
+        b->lo[d] = b->min[d];
+        b->ext[d] = b->extent[d];
+    }
+    b->body = xf(b, b->st->body);
+    b->body1 = xf(b, b->st->body1);
+    xf_reductions(b, &b->st->reds, &b->reds);
+    xf_reductions(b, &b->st->reds1, &b->reds1);
+}
+
+static void builder_free(builder *b) {
+    free(b->reds.v);
+    free(b->reds1.v);
+    tine_u64map_free(&b->memo);
+}
+
+/* Stage t (computed at coordinate d of b's stage): the rows of its window at this
+ * iteration not computed at an earlier one (the file's note). */
+static tine_stmt *nested(builder *b, const tine_stage *t, int tn, int d) {
+    tine_ctx_t *ctx = b->ctx;
+    char vp[96];
+    snprintf(vp, sizeof vp, "%s%s$", b->vp, t->name);
+    builder nb;
+    builder_init(&nb, b->p, b->k, b->plan, tn, vp);
+    int last = t->dims - 1;
+    /* the window at y: base + a*y + [lo, hi] */
+    tine_expr_t *at = mul(b, ci(b, t->slide_a), b->coord[d]);
+    if (t->slide_base) at = add(b, xf(b, t->slide_base), at);
+    tine_expr_t *lo = add(b, at, ci(b, t->slide_lo)), *hi = add(b, at, ci(b, t->slide_hi));
+    /* the rows after those of the previous iteration (hi(y - 1) + 1, or lo(y) when the
+       window jumps by more than its height), or the whole window at the loop's first row.
+       Every row named is one the iteration reads (it fits i32), so the max of the two
+       offsets is exact. */
+    int64_t after = t->slide_hi - t->slide_a + 1;
+    tine_expr_t *fresh = add(b, at, ci(b, after > t->slide_lo ? after : t->slide_lo));
+    tine_expr_t *first = tine_binary(ctx, TINE_OP_EQ, b->coord[d], b->min[d]);
+    tine_expr_t *y0 = var(&nb, "y%d", 0);
+    nb.lo[last] = y0;
+    nb.ext[last] = sub(b, add(b, hi, ci(b, 1)), y0);
+    tine_stmt *s = tine_stmt_let(b->p, y0, tine_select(ctx, first, lo, fresh), dim(&nb, last));
+    builder_free(&nb);
+    const tine_expr_t *r = b->plan ? b->plan->read[tn] : NULL;
+    if (r && r->op != TINE_OP_CONST) s = tine_stmt_if(b->p, (tine_expr_t *)r, s, NULL);
+    return s;
 }
 
 tine_stmt *tine_stmt_build_stage(tine_stmt_pool *p, const tine_kernel_t *k, int sn) {
-    builder b = {.p = p, .ctx = tine_kernel_ctx(k), .k = k, .st = tine_kernel_stage(k, sn), .sn = sn};
-    b.i32 = tine_type(TINE_INT, 32, 1);
-    for (int d = 0; d < b.st->dims; d++) {
-        b.min[d] = (tine_expr_t *)tine_kernel_geometry(k, -1, sn, TINE_KS_MIN, d)->var;
-        b.extent[d] = (tine_expr_t *)tine_kernel_geometry(k, -1, sn, TINE_KS_EXTENT, d)->var;
-        b.stride[d] = (tine_expr_t *)tine_kernel_geometry(k, -1, sn, TINE_KS_STRIDE, d)->var;
-        char vn[24];
-        snprintf(vn, sizeof vn, "$.c%d", d & 3);
-        b.coord[d] = tine_var(b.ctx, vn, b.i32);
-    }
-    return dim(&b, b.st->dims - 1);
+    builder b;
+    builder_init(&b, p, k, NULL, sn, "");
+    tine_stmt *s = dim(&b, b.st->dims - 1);
+    builder_free(&b);
+    return s;
 }
 
 /* The kernel: the plan (checks, regions, sizes), then each stage in order into its
  * buffer. A scratch buffer is allocated around its stage and every later one, and freed
- * after the output; a stage nothing reads never runs. */
+ * after the output; a stage nothing reads never runs. A stage computed at another's
+ * loop runs inside that stage's nest; its buffer, allocated here, keeps min(fold,
+ * extent) rows of its last coordinate. */
 tine_stmt *tine_stmt_build_kernel(tine_stmt_pool *p, const tine_kernel_t *k) {
     tine_kernel_plan_t plan;
     if (tine_stmt_plan(p, k, &plan) != 0) return NULL;
+    tine_ctx_t *ctx = p->ctx;
+    tine_type_t i32 = tine_type(TINE_INT, 32, 1);
     int ns = tine_kernel_nstages(k);
-    tine_stmt *body = tine_stmt_build_stage(p, k, ns - 1);
+    builder b;
+    builder_init(&b, p, k, &plan, ns - 1, "");
+    tine_stmt *body = dim(&b, b.st->dims - 1);
+    builder_free(&b);
     for (int s = ns - 2; s >= 0; s--) {
         const tine_stage *st = tine_kernel_stage(k, s);
         const tine_expr_t *r = plan.read[s];
         bool never = r->op == TINE_OP_CONST && tine_const_value(r, 0) == 0;
-        tine_stmt *nest = never ? NULL : tine_stmt_build_stage(p, k, s);
-        if (nest && r->op != TINE_OP_CONST) nest = tine_stmt_if(p, plan.read[s], nest, NULL);
+        tine_stmt *nest = NULL;
+        tine_expr_t *size = plan.size[s];
+        if (st->fold) {
+            int l = st->dims - 1;
+            tine_expr_t *rows = tine_binary(ctx, TINE_OP_MIN, (tine_expr_t *)tine_kernel_geometry(k, -1, s, TINE_KS_EXTENT, l)->var,
+                                            tine_const_int(ctx, i32, st->fold));
+            size = tine_binary(ctx, TINE_OP_MUL, (tine_expr_t *)tine_kernel_geometry(k, -1, s, TINE_KS_STRIDE, l)->var, rows);
+        } else if (!never) {
+            builder_init(&b, p, k, &plan, s, "");
+            nest = dim(&b, b.st->dims - 1);
+            builder_free(&b);
+            if (r->op != TINE_OP_CONST) nest = tine_stmt_if(p, plan.read[s], nest, NULL);
+        }
         tine_stmt *v[3] = {nest, body, tine_stmt_free(p, st->name)};
-        body = tine_stmt_allocate(p, st->name, st->type, plan.size[s], tine_stmt_block(p, v, 3));
+        body = tine_stmt_allocate(p, st->name, st->type, size, tine_stmt_block(p, v, 3));
     }
     body = tine_stmt_plan_around(p, &plan, body);
     tine_kernel_plan_free(&plan);

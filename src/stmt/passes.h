@@ -42,7 +42,8 @@
 
 #include "stmt.h"
 
-/* build.c: the loop nest of stage sn as the schedule describes it, before any pass. */
+/* build.c: the loop nest of stage sn as the schedule describes it, before any pass (the
+ * stages computed at its loops, compute_at, inside it; build.c's note). */
 tine_stmt *tine_stmt_build_stage(tine_stmt_pool *p, const tine_kernel_t *k, int sn);
 
 /* partition.c: loops split into prologue, steady state and epilogue so that in the steady
@@ -53,6 +54,12 @@ tine_stmt *tine_stmt_partition(tine_stmt_pool *p, const tine_kernel_t *k, tine_s
 /* simplify.c: index and loop-bound arithmetic in linear form, constants folded. */
 tine_expr_t *tine_simplify_expr(tine_ctx_t *ctx, tine_expr_t *e);
 tine_stmt *tine_stmt_simplify(tine_stmt_pool *p, tine_stmt *s);
+
+/* residue.c: a vectorized loop whose body reads ramp($.c0, 1, L) / d or % d (d = 2 or 4
+ * dividing its step: halved coordinates, parity tests) emitted once per residue of its
+ * min mod d, each copy with those as a scalar plus constant lane offsets (dense loads and
+ * shuffles in codegen) and constant masks. */
+tine_stmt *tine_stmt_residues(tine_stmt_pool *p, tine_stmt *s);
 
 /* lower.c: selection of every expression of s, once (LLVM alone: FPIR expanded; tine:
  * lift, then lower for target). */

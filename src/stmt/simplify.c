@@ -107,6 +107,8 @@ static lin *lin_comb(simp *S, const lin *a, uint32_t sa, const lin *b, uint32_t 
     return r;
 }
 
+static tine_expr_t *fold(simp *S, tine_expr_t *e);
+
 /* ---- writing a form back -------------------------------------------------------------- */
 
 /* Canonical order of terms: variables, then the rest; in each, added before subtracted
@@ -141,7 +143,7 @@ static tine_expr_t *write_sum(simp *S, term *v, int n, uint32_t k, int lanes) {
         uint32_t mag = neg ? 0u - v[i].c : v[i].c;
         tine_expr_t *t = v[i].t;
         if (t->type.lanes != lanes) t = tine_broadcast(ctx, t, lanes);
-        if (mag != 1) t = tine_binary(ctx, TINE_OP_MUL, t, cst(S, mag, lanes));
+        if (mag != 1) t = fold(S, tine_binary(ctx, TINE_OP_MUL, t, cst(S, mag, lanes))); /* a lane pattern * k */
         if (!r) r = neg ? tine_unary(ctx, TINE_OP_NEG, t) : t;
         else r = tine_binary(ctx, neg ? TINE_OP_SUB : TINE_OP_ADD, r, t);
     }
