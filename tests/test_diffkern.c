@@ -31,7 +31,9 @@
  *      schedules with vector widths, unrolling, tiles and `parallel`, and (in a kernel of two
  *      or three dimensions out of three) m0 computed at the output's last coordinate
  *      (`compute_at`, sometimes with `store_at`): then only the output reads m0, each read's
- *      row a*y + c (a = 1 or 2 per kernel), and the output is neither tiled nor parallel. Each kernel gets
+ *      row a*y + c (a = 1 or 2 per kernel), and the output is neither tiled nor parallel;
+ *      every fourth kernel `schedule auto` instead (the automatic scheduler's choice,
+ *      pipeline/autosched.c). Each kernel gets
  *      three runs (parameter values, odd output sizes and mins, padded rows), is compiled
  *      once per selection at one x86 level (rotating through the levels this CPU runs),
  *      and the interpretations, compilations and compiled runs happen in a random order,
@@ -751,7 +753,7 @@ static void gen_expr(gen_t *g, const char *T, int depth) {
 }
 
 /* A random kernel; *parallel says whether it splits its output's last coordinate. */
-static char *gen_kernel(uint64_t *seed, int *dims_out) {
+static char *gen_kernel(uint64_t *seed, int *dims_out, bool automatic) {
     tine_buf b = {0};
     gen_t g = {.seed = seed, .b = &b};
     int dims = g.dims = 1 + rnd(&g, 3) % 2 + (rnd(&g, 12) == 0);
@@ -833,6 +835,17 @@ static char *gen_kernel(uint64_t *seed, int *dims_out) {
         tine_buf_puts(&b, "))");
         any = true;
     }
+    /* under schedule auto, each function read at two more taps (one row and one column
+       on): stencils whose producers the scheduler may materialize and whose rows it may
+       unroll (no random draws: the stream stays the other kernels') */
+    for (int f = 0; f < 3 && automatic; f++)
+        if (has[f]) {
+            for (int t = 1; t <= 2 && t <= dims; t++) {
+                tine_buf_printf(&b, " + %s(%s(", OT, FN[f]);
+                for (int d = 0; d < dims; d++) tine_buf_printf(&b, "%s%s%s", d ? ", " : "", COORD[d], d == t - 1 ? " + 1" : "");
+                tine_buf_puts(&b, "))");
+            }
+        }
     if (any) tine_buf_puts(&b, " + ");
     gen_expr(&g, OT, depth);
     tine_buf_puts(&b, "\nschedule\n");
@@ -869,6 +882,11 @@ static char *gen_kernel(uint64_t *seed, int *dims_out) {
         if (f < 2 && !has[f]) continue;
         for (int d = 0; d < dims; d++)
             if (rnd(&g, 4) == 0) tine_buf_printf(&b, "partition %s.%s %s\n", f < 2 ? FN[f] : "out", COORD[d], PART[rnd(&g, 3)]);
+    }
+    if (automatic) { /* the automatic scheduler's choice instead (the same random stream) */
+        char *sched = strstr(b.p, "\nschedule\n");
+        b.n = (size_t)(sched - b.p);
+        tine_buf_puts(&b, "\nschedule auto\n");
     }
     return b.p;
 }
@@ -936,7 +954,7 @@ static bool stmt_checked(const run_t *r) {
 
 static void one_kernel(tine_ctx_t *ctx, int n, uint64_t top_seed, uint64_t *seed) {
     int dims;
-    char *text = gen_kernel(seed, &dims);
+    char *text = gen_kernel(seed, &dims, n % 4 == 1); /* every fourth kernel: schedule auto */
     const char *level = LEVELS[n % NLEVELS];
     tine_clear_error(ctx);
     tine_kernel_t *k = tine_kernel_parse(ctx, text, "<random>");

@@ -958,6 +958,44 @@ static bool case_run(const tine_kernel_t *k, const bench_case *c, int pad, run_t
     return true;
 }
 
+/* A kernel's text with its schedule replaced by `sched` (the declarations kept). */
+static char *with_schedule(const char *text, const char *sched) {
+    const char *end = text + strlen(text);
+    for (const char *p = text; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : end)
+        if (!strncmp(p, "schedule", 8) && (p[8] == '\n' || p[8] == ' ' || !p[8])) {
+            end = p;
+            break;
+        }
+    tine_buf b = {0};
+    tine_buf_printf(&b, "%.*s%s", (int)(end - text), text, sched);
+    return b.p;
+}
+
+/* `schedule auto` on a benchmark kernel: the compiled code (host, both selections) against
+ * the interpreter's output of the hand-scheduled kernel on the same runs; and the schedule
+ * auto chose, printed (--emit schedule) and pasted in place of `auto`, parses back to the
+ * same statement. */
+static void check_auto(tine_ctx_t *ctx, const char *path, const char *text, run_t *runs, int nruns) {
+    char *atext = with_schedule(text, "schedule auto\n");
+    char what[600];
+    snprintf(what, sizeof what, "%s (schedule auto)", path);
+    tine_kernel_t *ka = parse_ok(ctx, what, atext);
+    if (ka) {
+        compare_compiled(ctx, ka, what, runs, nruns, false);
+        char *sched = tine_kernel_print_schedule(ka), *rtext = with_schedule(text, sched);
+        tine_kernel_t *kr = parse_ok(ctx, what, rtext);
+        char *s1 = tine_kernel_print_stmt(ka, TINE_SELECT_TINE, "host"), *s2 = kr ? tine_kernel_print_stmt(kr, TINE_SELECT_TINE, "host") : NULL;
+        check(s1 && s2 && !strcmp(s1, s2), "%s: the printed schedule does not give the same statement:\n%s", what, sched);
+        free(s1);
+        free(s2);
+        tine_kernel_free(kr);
+        free(rtext);
+        free(sched);
+        tine_kernel_free(ka);
+    }
+    free(atext);
+}
+
 /* Every benchmark kernel (bench/ref/cases.h's entries; every file of the directory must
  * have one) on its harness cases: the interpreter's output against the compiled code on
  * every target and both selections. (test_refs checks them against the C references.) */
@@ -1019,6 +1057,7 @@ static void test_bench_kernels(const char *dir) {
             }
             double ti = now() - t_start;
             compare_compiled(ctx, k, path, runs, nruns, true);
+            check_auto(ctx, path, text, runs, nruns);
             printf("  %-16s interpreter %6.2f s, compile and run %6.2f s\n", be->name, ti, now() - t_start - ti);
             fflush(stdout);
             for (int r = 0; r < nruns; r++) free_run(&runs[r]);
@@ -1029,6 +1068,77 @@ static void test_bench_kernels(const char *dir) {
     }
     check(nk >= 9, "only %d benchmark kernels", nk);
     printf("benchmark kernels: %d files, %d harness entries\n", n, nk);
+}
+
+/* The schedules `schedule auto` chooses for some benchmark kernels, pinned: a heuristic
+ * that regresses fails here (docs/KERNELS.md, The automatic scheduler). */
+static void test_auto_schedules(const char *dir) {
+    static const struct {
+        const char *kernel, *want[4], *not[2];
+    } pins[] = {
+        /* per-row reductions computed once per row, not once per element */
+        {"l2norm", {"materialize inv\n", "vectorize out.x natural\n"}, {"materialize z\n"}},
+        {"softmax", {"materialize mx\n", "materialize inv\n", "vectorize out.x natural\n"}, {"materialize e\n"}},
+        {"matmul", {"materialize rowsum_a\n", "materialize colsum_b\n"}, {"materialize p\n", "materialize m\n"}},
+        {"depthwise_conv", {"materialize offset\n"}, {NULL}},
+        /* stencil producers: read at 5 or 7 taps, worth a buffer; a max of 3 bytes is not */
+        {"gaussian5x5", {"materialize r\n", "vectorize out.x natural\n"}, {NULL}},
+        {"gaussian7x7", {"materialize r\n"}, {NULL}},
+        {"dilate3x3", {"vectorize out.x natural\n"}, {"materialize"}},
+        {"sobel3x3", {"vectorize out.x natural\n", "unroll out.y 2\n"}, {"materialize"}},
+        {"camera_pipe", {"materialize curved\n", "materialize denoised\n", "materialize g_r\n", "materialize red\n"}, {NULL}},
+        {"add", {"schedule\nvectorize out.c natural\n"}, {"materialize", "unroll"}},
+    };
+    for (size_t i = 0; i < sizeof pins / sizeof *pins; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s.tine", dir, pins[i].kernel);
+        char *text = read_file(path);
+        if (!text) {
+            fail("cannot read %s", path);
+            continue;
+        }
+        tine_ctx_t *ctx = tine_ctx_new();
+        char *atext = with_schedule(text, "schedule auto\n"), *none = with_schedule(text, "");
+        tine_kernel_t *k = parse_ok(ctx, path, atext), *kn = parse_ok(ctx, path, none), *kh = parse_ok(ctx, path, text);
+        char *sched = k ? tine_kernel_print_schedule(k) : NULL, *sn = kn ? tine_kernel_print_schedule(kn) : NULL;
+        for (int w = 0; sched && w < 4 && pins[i].want[w]; w++)
+            check(strstr(sched, pins[i].want[w]) != NULL, "%s: schedule auto should have \"%s\"; it chose:\n%s", path,
+                  pins[i].want[w], sched);
+        for (int w = 0; sched && w < 2 && pins[i].not[w]; w++)
+            check(strstr(sched, pins[i].not[w]) == NULL, "%s: schedule auto should not have \"%s\"; it chose:\n%s", path,
+                  pins[i].not[w], sched);
+        /* no schedule at all is schedule auto; a hand schedule prints as written */
+        check(sched && sn && !strcmp(sched, sn), "%s: a kernel without a schedule should get schedule auto's", path);
+        char *sh = kh ? tine_kernel_print_schedule(kh) : NULL;
+        const char *hs = strstr(text, "\nschedule\n");
+        bool same = sh && hs;
+        for (const char *p = hs ? hs + 1 : NULL, *q = sh; same && *p; p = strchr(p, '\n') + 1) {
+            if (*p == '#' || *p == '\n') continue; /* comments and blank lines */
+            size_t len = (size_t)(strchr(p, '\n') - p);
+            same = !strncmp(p, q, len) && q[len] == '\n';
+            q += len + 1;
+        }
+        check(same, "%s: the hand schedule should print as written:\n%s", path, sh ? sh : "(none)");
+        free(sh);
+        free(sched);
+        free(sn);
+        tine_kernel_free(k);
+        tine_kernel_free(kn);
+        tine_kernel_free(kh);
+        free(atext);
+        free(none);
+        free(text);
+        tine_ctx_free(ctx);
+    }
+    /* auto chooses every directive: no others beside it */
+    tine_ctx_t *ctx = tine_ctx_new();
+    tine_kernel_t *k = tine_kernel_parse(ctx, "input in: u8[2]\noutput out(x, y): u8 = in(x, y)\nschedule auto\nunroll out.y 2\n", "k.tine");
+    const char *e = tine_error(ctx);
+    check(!k && e && strstr(e, "k.tine:4:1: 'schedule auto' chooses every directive"), "schedule auto with a directive: %s",
+          e ? e : "(accepted)");
+    tine_kernel_free(k);
+    tine_ctx_free(ctx);
+    printf("automatic schedules: %zu pinned\n", sizeof pins / sizeof *pins);
 }
 
 /* ==== 2. buffers too small for the output ================================================== */
@@ -1480,6 +1590,7 @@ int main(int argc, char **argv) {
     test_inline_kernels();
     test_vectorized_reductions();
     double t3 = now();
+    test_auto_schedules("../bench/kernels");
     test_bench_kernels("../bench/kernels");
     double t4 = now();
     printf("%d compilations (%.2f s), %d compiled runs compared with the interpreter (%.2f s); interpreter %.2f s\n",

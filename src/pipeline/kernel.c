@@ -460,6 +460,7 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
         return false;
     }
     if (!check_calls(ctx, kn)) return false;
+    if (k->auto_sched) tine_autoschedule(ctx, &kn->arena, k); /* the directives to check and apply */
     for (int i = 0; i < k->nsched; i++) {
         const tine_kdirective *s = &k->sched[i];
         tine_kdecl *f = (tine_kdecl *)tine_kernel_find(k, s->func);
@@ -972,6 +973,12 @@ char *tine_kernel_print_stages(tine_kernel_t *k, tine_selection_t sel, const cha
         free(p);
     }
     tine_bounds_close(k->ctx, scope);
+    return b.p;
+}
+
+char *tine_kernel_print_schedule(const tine_kernel_t *k) {
+    tine_buf b = {0};
+    tine_schedule_print(&k->ast, &b);
     return b.p;
 }
 
