@@ -385,13 +385,16 @@ typedef struct {
     int partition[4]; /* per coordinate, the schedule's `partition`: tine_partition_mode (stmt.h) */
     /* compute_at (kernel_slide.c, stmt/build.c): fold > 0 when the stage is computed row
        by row inside stage at's loop over its coordinate at_dim, a sliding window over the
-       stage's last coordinate: at that loop's iteration y, stage at reads rows
-       [a*y + base + lo, a*y + base + hi] (base: an i32 one-lane expression of kernel
-       scalars and at's outer coordinates, or NULL for 0), and the buffer keeps `fold`
-       rows (a power of two > hi - lo), row r at (r - min) & (fold - 1). */
-    int fold, at, at_dim, slide_a;
+       stage's coordinate fold_dim (its rows; not the first): at that loop's iteration y,
+       stage at reads rows [a*y + base + lo, a*y + base + hi] (base: an i32 one-lane
+       expression of kernel scalars and at's outer coordinates, or NULL for 0), and the
+       buffer keeps `fold` rows (a power of two > hi - lo), row r at (r - min) & (fold -
+       1). Each coordinate d after fold_dim is read at one value per run of the row loop,
+       slide_outer[d] (of the same kind as base): the buffer keeps that one slice, and the
+       window restarts when it changes (with at's outer coordinates). */
+    int fold, fold_dim, at, at_dim, slide_a;
     int64_t slide_lo, slide_hi;
-    tine_expr_t *slide_base;
+    tine_expr_t *slide_base, *slide_outer[4];
     struct tine_rvec *rvec; /* loop reductions vectorized along their variable */
     int nrvec;
 } tine_stage;

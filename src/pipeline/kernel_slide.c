@@ -1,10 +1,12 @@
 /* kernel_slide.c — the sliding windows of `compute_at f g.y`.
  *
- * A function computed at g's loop over y is computed row by row (rows of its last
- * coordinate) as g's iterations need them, each row once, into a buffer that keeps only
- * as many rows as one iteration reads: Halide's sliding window and storage folding. Here
- * the window is found from g's lowered body: every read of f in it is a load whose row
- * (the coordinate of f's last dimension) must be a*y + base + k, with the same a > 0 and
+ * A function computed at g's loop over y is computed row by row as g's iterations need
+ * them, each row once, into a buffer that keeps only as many rows as one iteration reads:
+ * Halide's sliding window and storage folding. Here the window is found from g's lowered
+ * body: f's rows are its last coordinate that changes within a run of the row loop (in a
+ * pool's h(c, x, 2 * y + k, b), y: b is one slice per run, kept alone in the buffer, and
+ * the window restarts with it). Every read of f in g is a load whose row must be
+ * a*y + base + k, with the same a > 0 and
  * the same base (kernel scalars and g's coordinates outside y, anything the row loop
  * does not change) for every read, and constants k. Then at iteration y, g reads rows
  * [a*y + base + lo, a*y + base + hi] (lo, hi: the least and greatest k), a window of
@@ -128,9 +130,19 @@ static bool same_terms(const lin *f, const lin *g) {
     return true;
 }
 
-/* The loads of buffer `name` in e, each row form met into *w (first: *nw == 0). */
+/* The coordinate of a read that holds its row: the last one that changes within a run
+ * of the row loop (the ones after it are slices, read at one value per run), or the last
+ * coordinate when none does (then the rows do not move with y: an error). */
+static int row_dim(tine_ctx_t *ctx, const slide *S, const tine_expr_t *const *c, int dims) {
+    for (int d = dims - 1; d >= 1; d--)
+        if (!invariant(ctx, S, c[d])) return d;
+    return dims - 1;
+}
+
+/* The loads of buffer `name` in e, each row form met into *w (first: *nw == 0), the
+ * coordinate of its rows into *fd and the slices after it into outer. */
 static bool reads_of(tine_ctx_t *ctx, slide *S, const tine_expr_t *e, const char *name, int dims, lin *w, int64_t *lo,
-                     int64_t *hi, int *nw) {
+                     int64_t *hi, int *nw, int *fd, const tine_expr_t **outer) {
     uint32_t n;
     tine_expr_t **order = tine_topo(ctx, e, &n);
     bool ok = true;
@@ -142,12 +154,25 @@ static bool reads_of(tine_ctx_t *ctx, slide *S, const tine_expr_t *e, const char
         if (!tine_kernel_load_coords(tine_expr_operand(x, 0), dims, c)) {
             S->why = "is not a coordinate";
             ok = false;
-        } else if (!affine(ctx, S, c[dims - 1], &f)) {
+        } else if (*nw && row_dim(ctx, S, c, dims) != *fd) {
+            S->why = "is not in the same coordinate in every read";
+            ok = false;
+        } else if (!affine(ctx, S, c[*nw ? *fd : row_dim(ctx, S, c, dims)], &f)) {
             ok = false;
         } else if (*nw && (f.a != w->a || !same_terms(&f, w))) {
             S->why = "differs from read to read by more than a constant";
             ok = false;
         } else {
+            if (!*nw) {
+                *fd = row_dim(ctx, S, c, dims);
+                for (int d = *fd + 1; d < dims; d++) outer[d] = c[d];
+            }
+            for (int d = *fd + 1; d < dims && ok; d++)
+                if (c[d] != outer[d]) {
+                    S->why = "comes with a slice of a later coordinate that differs from read to read";
+                    ok = false;
+                }
+            if (!ok) break;
             if (!*nw || f.k < *lo) *lo = f.k;
             if (!*nw || f.k > *hi) *hi = f.k;
             if (!*nw) *w = f;
@@ -211,10 +236,12 @@ bool tine_kernel_slide(tine_ctx_t *ctx, const tine_kernel_ast *k, tine_stage *st
         slide S = {.y = tine_var(ctx, vn, i32), .at_dim = f->at_dim};
         lin w = {0};
         int64_t lo = 0, hi = 0;
-        int nw = 0;
-        bool ok = reads_of(ctx, &S, gs->body1, st->name, st->dims, &w, &lo, &hi, &nw);
-        for (int i = 0; i < gs->reds1.n && ok; i++) ok = reads_of(ctx, &S, gs->reds1.v[i].update, st->name, st->dims, &w, &lo, &hi, &nw);
-        const char *row = f->args[f->nargs - 1];
+        int nw = 0, fd = st->dims - 1;
+        const tine_expr_t *outer[4] = {0};
+        bool ok = reads_of(ctx, &S, gs->body1, st->name, st->dims, &w, &lo, &hi, &nw, &fd, outer);
+        for (int i = 0; i < gs->reds1.n && ok; i++)
+            ok = reads_of(ctx, &S, gs->reds1.v[i].update, st->name, st->dims, &w, &lo, &hi, &nw, &fd, outer);
+        const char *row = f->args[fd];
         if (!ok)
             return fail(ctx, k, f, "the rows of '%s' that one iteration of %s.%s reads are not a window of constant height: "
                         "a read's row (its coordinate %s) %s", f->name, gs->name, y, row, S.why);
@@ -237,6 +264,8 @@ bool tine_kernel_slide(tine_ctx_t *ctx, const tine_kernel_ast *k, tine_stage *st
             base = base ? tine_binary(ctx, TINE_OP_ADD, base, t) : t;
         }
         st->fold = fold;
+        st->fold_dim = fd;
+        for (int d = fd + 1; d < st->dims; d++) st->slide_outer[d] = (tine_expr_t *)outer[d];
         st->at = g;
         st->at_dim = f->at_dim;
         st->slide_a = (int)w.a;

@@ -60,9 +60,15 @@ static const tine_stage *folded(builder *b, const char *buffer) {
     return NULL;
 }
 
-/* A load's index (x0 - min0) + ... + (xl - minl) * stridel, its last term's row
-   offset taken modulo the fold: ((xl - minl) & (F - 1)) * stridel. */
-static tine_expr_t *fold_index(builder *b, tine_expr_t *index, int fold) {
+/* A load's index (x0 - min0) + ... + (xl - minl) * stridel of stage t's folded buffer:
+   the terms after its rows' (the slices the buffer keeps one of) dropped, the rows' offset
+   taken modulo the fold: ((xr - minr) & (F - 1)) * strider. */
+static tine_expr_t *fold_index(builder *b, tine_expr_t *index, const tine_stage *t) {
+    int fold = t->fold;
+    for (int d = t->dims - 1; d > t->fold_dim; d--) {
+        TINE_ASSERT(index->op == TINE_OP_ADD);
+        index = index->ops[0];
+    }
     TINE_ASSERT(index->op == TINE_OP_ADD && index->ops[1]->op == TINE_OP_MUL && index->ops[1]->ops[0]->op == TINE_OP_SUB);
     tine_expr_t *m = index->ops[1], *row = m->ops[0];
     row = fold == 1 ? tine_const_int(b->ctx, row->type, 0) : tine_binary(b->ctx, TINE_OP_AND, row, tine_const_int(b->ctx, row->type, fold - 1));
@@ -93,7 +99,7 @@ static tine_expr_t *xf(builder *b, tine_expr_t *e) {
         if (d >= 0 && d < b->st->dims) r = b->coord[d];
         else if (changed) r = tine_rebuild(b->ctx, x, ops);
         const tine_stage *t = x->op == TINE_OP_LOAD ? folded(b, tine_expr_name(x)) : NULL;
-        if (t) r = tine_load(b->ctx, tine_expr_name(x), tine_type_with_lanes(x->type, 1), fold_index(b, r->ops[0], t->fold));
+        if (t) r = tine_load(b->ctx, tine_expr_name(x), tine_type_with_lanes(x->type, 1), fold_index(b, r->ops[0], t));
         map[i] = r;
         tine_u64map_put(&b->memo, x->id, (uint64_t)(uintptr_t)r);
     }
@@ -239,9 +245,10 @@ static tine_stmt *reductions(builder *b, const tine_reductions *rs, int parent, 
  * reductions. */
 static tine_stmt *point(builder *b, bool vector) {
     tine_expr_t *base = sub(b, b->coord[0], b->min[0]);
-    for (int d = 1; d < b->st->dims; d++) {
+    int dims = b->st->fold ? b->st->fold_dim + 1 : b->st->dims; /* a folded buffer: one slice of the later ones */
+    for (int d = 1; d < dims; d++) {
         tine_expr_t *row = sub(b, b->coord[d], b->min[d]);
-        if (b->st->fold && d == b->st->dims - 1) /* one row kept: always row 0 */
+        if (b->st->fold && d == b->st->fold_dim) /* one row kept: always row 0 */
             row = b->st->fold == 1 ? ci(b, 0) : tine_binary(b->ctx, TINE_OP_AND, row, ci(b, b->st->fold - 1));
         base = add(b, base, mul(b, row, b->stride[d]));
     }
@@ -410,7 +417,12 @@ static tine_stmt *nested(builder *b, const tine_stage *t, int tn, int d) {
     snprintf(vp, sizeof vp, "%s%s$", b->vp, t->name);
     builder nb;
     builder_init(&nb, b->p, b->k, b->plan, tn, vp);
-    int last = t->dims - 1;
+    int last = t->fold_dim;
+    /* the slices after the rows: one each, as g reads them at this iteration */
+    for (int j = last + 1; j < t->dims; j++) {
+        nb.lo[j] = xf(b, t->slide_outer[j]);
+        nb.ext[j] = ci(b, 1);
+    }
     /* the window at y: base + a*y + [lo, hi] */
     tine_expr_t *at = mul(b, ci(b, t->slide_a), b->coord[d]);
     if (t->slide_base) at = add(b, xf(b, t->slide_base), at);
@@ -425,7 +437,7 @@ static tine_stmt *nested(builder *b, const tine_stage *t, int tn, int d) {
     tine_expr_t *y0 = var(&nb, "y%d", 0);
     nb.lo[last] = y0;
     nb.ext[last] = sub(b, add(b, hi, ci(b, 1)), y0);
-    tine_stmt *s = tine_stmt_let(b->p, y0, tine_select(ctx, first, lo, fresh), dim(&nb, last));
+    tine_stmt *s = tine_stmt_let(b->p, y0, tine_select(ctx, first, lo, fresh), dim(&nb, t->dims - 1));
     builder_free(&nb);
     const tine_expr_t *r = b->plan ? b->plan->read[tn] : NULL;
     if (r && r->op != TINE_OP_CONST) s = tine_stmt_if(b->p, (tine_expr_t *)r, s, NULL);
@@ -462,7 +474,7 @@ tine_stmt *tine_stmt_build_kernel(tine_stmt_pool *p, const tine_kernel_t *k) {
         tine_stmt *nest = NULL;
         tine_expr_t *size = plan.size[s];
         if (st->fold) {
-            int l = st->dims - 1;
+            int l = st->fold_dim;
             tine_expr_t *rows = tine_binary(ctx, TINE_OP_MIN, (tine_expr_t *)tine_kernel_geometry(k, -1, s, TINE_KS_EXTENT, l)->var,
                                             tine_const_int(ctx, i32, st->fold));
             size = tine_binary(ctx, TINE_OP_MUL, (tine_expr_t *)tine_kernel_geometry(k, -1, s, TINE_KS_STRIDE, l)->var, rows);
