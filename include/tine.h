@@ -334,6 +334,10 @@ char *tine_kernel_print_stages(tine_kernel_t *k, tine_selection_t sel, const cha
 /* Every stage's loop nest after the passes and selection, as statements (docs/ARCHITECTURE.md, Loop nests):
  * malloc'd text, or NULL with an error for an unknown target. */
 char *tine_kernel_print_stmt(tine_kernel_t *k, tine_selection_t sel, const char *target);
+/* The schedule the kernel was compiled with, as .tine text ("schedule", then one directive
+ * a line): the file's own, or the one `schedule auto` chose (or no schedule: the same);
+ * pasted into the file in place of its schedule, it gives the same code. malloc'd. */
+char *tine_kernel_print_schedule(const tine_kernel_t *k);
 void *tine_kernel_emit(tine_kernel_t *k, const char *target, tine_selection_t sel, const char *name, const char *what,
                        size_t *size);
 

@@ -280,7 +280,10 @@ typedef struct {
     tine_expr_t *acc, *result;    /* the body's type */
     tine_expr_t *lo, *hi;         /* i32, one lane: parameters and constants */
     tine_expr_t *init, *update;   /* the identity (0, T.max for min, T.min for max); op(acc, body) */
+    tine_expr_t *body;            /* the reduced term (update = op(acc, body)) */
     int parent;                   /* the enclosing loop reduction, or -1 */
+    tine_op_t op;                 /* TINE_OP_ADD (sum), TINE_OP_MIN, TINE_OP_MAX */
+    const char *name;             /* the variable's name in the source (k of sum(k in ...)) */
 } tine_reduction;
 
 typedef struct tine_reductions {
@@ -288,6 +291,8 @@ typedef struct tine_reductions {
     int n, cap;
     int current; /* the loop being elaborated, or -1 */
     int base;    /* v[i]'s variables are numbered base + i: each stage has its own */
+    int vector;  /* 1 + the reduction whose variable is a ramp of the body's lanes (a
+                    vectorized reduction's body, tine_rvec), or 0 */
 } tine_reductions;
 
 /* Parse text into an AST owned by arena; NULL with ctx error on failure. */
@@ -390,7 +395,23 @@ typedef struct {
     int fold, fold_dim, at, at_dim, slide_a;
     int64_t slide_lo, slide_hi;
     tine_expr_t *slide_base, *slide_outer[4];
+    struct tine_rvec *rvec; /* loop reductions vectorized along their variable */
+    int nrvec;
 } tine_stage;
+
+/* A loop reduction of a stage vectorized along its own variable (`vectorize out.k N`):
+ * for each lane of the stage's vector, its coordinate 0 the variable $.x0, the loop runs
+ * N values of the variable at a time into an accumulator of `acc` lanes (groups of N / acc
+ * adjacent terms summed first, so dot-product instructions apply), reduces it across its
+ * lanes, then finishes the remainder one value at a time. vec is the stage body
+ * elaborated at N lanes with coordinate 0 broadcast from $.x0 and reduction `index`'s
+ * variable a ramp; tail the body at one lane with coordinate 0 $.x0. Their reductions
+ * are numbered as the stage's, so index names the same reduction in reds, reds1, vec and
+ * tail. */
+typedef struct tine_rvec {
+    int index, lanes, acc;
+    tine_reductions vec, tail;
+} tine_rvec;
 
 /* Stages in the order they run: producers first, the output last. */
 int tine_kernel_nstages(const tine_kernel_t *k);

@@ -255,6 +255,18 @@ run run "$HERE/../bench/kernels/l2norm.tine" --param Q=1
 check "run with an unknown parameter is refused (rc $rc)" test "$rc" -ne 0
 check "  naming it" grep -qF "no parameter 'Q'" "$TMP/err"
 
+# ---- schedule auto: --emit schedule prints the choice; pasted back, the same statement -------------
+sed '/^schedule/,$d' "$HERE/../bench/kernels/l2norm.tine" >"$TMP/l2auto.tine"
+echo "schedule auto" >>"$TMP/l2auto.tine"
+run compile "$TMP/l2auto.tine" --emit schedule
+check "compile --emit schedule exits 0 (rc $rc: $err)" test "$rc" -eq 0
+check "  auto computes l2norm's inv once per row" grep -qx "materialize inv" "$TMP/out"
+sed '/^schedule/,$d' "$HERE/../bench/kernels/l2norm.tine" >"$TMP/l2pasted.tine"
+cat "$TMP/out" >>"$TMP/l2pasted.tine"
+"$TINE" compile "$TMP/l2auto.tine" --target x86-64-avx2 --emit stmt >"$TMP/s1" 2>&1
+"$TINE" compile "$TMP/l2pasted.tine" --target x86-64-avx2 --emit stmt >"$TMP/s2" 2>&1
+check "  the printed schedule, pasted in place of auto, gives the same statement" cmp -s "$TMP/s1" "$TMP/s2"
+
 # ---- AOT: objects and headers linked into a plain C program ------------------------------------
 mkdir -p "$TMP/aot"
 for k in gaussian3x3 l2norm camera_pipe; do

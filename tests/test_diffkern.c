@@ -31,7 +31,9 @@
  *      schedules with vector widths, unrolling, tiles and `parallel`, and (in a kernel of two
  *      or three dimensions out of three) m0 computed at the output's last coordinate
  *      (`compute_at`, sometimes with `store_at`): then only the output reads m0, each read's
- *      row a*y + c (a = 1 or 2 per kernel), and the output is neither tiled nor parallel. Each kernel gets
+ *      row a*y + c (a = 1 or 2 per kernel), and the output is neither tiled nor parallel;
+ *      every fourth kernel `schedule auto` instead (the automatic scheduler's choice,
+ *      pipeline/autosched.c). Each kernel gets
  *      three runs (parameter values, odd output sizes and mins, padded rows), is compiled
  *      once per selection at one x86 level (rotating through the levels this CPU runs),
  *      and the interpretations, compilations and compiled runs happen in a random order,
@@ -549,8 +551,13 @@ typedef struct {
     int nsrc;
     const char *ptype; /* the type of parameter q */
     int slide_a;       /* kind 2 sources (computed at out's last coordinate): their rows are slide_a * y + c */
-    int loopvars;      /* loop variables in scope: r0 .. */
+    int loopvars;      /* loop variables in scope: r<rname[0]> .. */
     int reductions;    /* reductions in this body so far */
+    int rname[2];      /* the names of the loop variables in scope: each reduction gets its own */
+    int nextr;         /* the next reduction's name */
+    int cand[8];       /* outermost reductions with parameter bounds in this body: the ones
+                          `vectorize f.rN` may name */
+    int ncand;
 } gen_t;
 
 static const char *const TYPES[] = {"u8", "i8", "u16", "i16", "u32", "i32"};
@@ -587,7 +594,7 @@ static void gen_coord(gen_t *g, int d, int kind) {
     case 4: tine_buf_printf(g->b, "min(%s, %d)", c, rnd(g, 48)); break;
     case 5: tine_buf_printf(g->b, "max(%s, %d)", c, rnd(g, 24)); break;
     case 6:
-        if (g->loopvars) tine_buf_printf(g->b, "%s + r%d", c, rnd(g, g->loopvars));
+        if (g->loopvars) tine_buf_printf(g->b, "%s + r%d", c, g->rname[rnd(g, g->loopvars)]);
         else tine_buf_printf(g->b, "clamp(%s, %d, %d)", c, rnd(g, 4), 4 + rnd(g, 40));
         break;
     case 7: tine_buf_printf(g->b, "%s + (p & 3)", c); break;
@@ -621,7 +628,7 @@ static void gen_leaf(gen_t *g, const char *T) {
         break;
     case 6:
         if (g->loopvars) {
-            tine_buf_printf(g->b, "%s(r%d)", T, rnd(g, g->loopvars));
+            tine_buf_printf(g->b, "%s(r%d)", T, g->rname[rnd(g, g->loopvars)]);
             break;
         }
         /* fall through */
@@ -631,19 +638,21 @@ static void gen_leaf(gen_t *g, const char *T) {
     }
 }
 
-/* Reduction bounds: constants (empty ones too), the parameter, an enclosing loop variable. */
-static void gen_range(gen_t *g) {
+/* Reduction bounds: constants (empty ones too), the parameter, an enclosing loop variable.
+ * Whether they make a loop (not constants). */
+static bool gen_range(gen_t *g) {
     switch (rnd(g, 7)) {
-    case 0: tine_buf_printf(g->b, "%d..%d", rnd(g, 3), rnd(g, 4)); break; /* may be empty */
-    case 1: tine_buf_printf(g->b, "%d..%d", rnd(g, 2), 2 + rnd(g, 2)); break;
+    case 0: tine_buf_printf(g->b, "%d..%d", rnd(g, 3), rnd(g, 4)); return false; /* may be empty */
+    case 1: tine_buf_printf(g->b, "%d..%d", rnd(g, 2), 2 + rnd(g, 2)); return false;
     case 2: case 3: tine_buf_puts(g->b, "0..p"); break;
     case 4: tine_buf_puts(g->b, "0..min(p, 3)"); break;
     case 5: tine_buf_printf(g->b, "%d..p + %d", -rnd(g, 2), rnd(g, 2)); break;
     default:
-        if (g->loopvars) tine_buf_printf(g->b, "0..r%d + 1", g->loopvars - 1);
+        if (g->loopvars) tine_buf_printf(g->b, "0..r%d + 1", g->rname[g->loopvars - 1]);
         else tine_buf_puts(g->b, "p..3");
         break;
     }
+    return true;
 }
 
 static void gen_expr(gen_t *g, const char *T, int depth) {
@@ -726,12 +735,13 @@ static void gen_expr(gen_t *g, const char *T, int depth) {
     case 9: case 10:
         if (g->reductions < 3 && g->loopvars < 2) {
             static const char *const RED[] = {"sum", "min", "max"};
-            int v = g->loopvars;
+            int v = g->nextr++;
             g->reductions++;
             tine_buf_printf(g->b, "%s(r%d in ", RED[rnd(g, 3)], v);
-            gen_range(g);
+            bool loop = gen_range(g);
+            if (loop && !g->loopvars && g->ncand < 8) g->cand[g->ncand++] = v;
             tine_buf_puts(g->b, ") (");
-            g->loopvars++;
+            g->rname[g->loopvars++] = v;
             gen_expr(g, T, depth - 1);
             g->loopvars--;
             tine_buf_puts(g->b, ")");
@@ -743,7 +753,7 @@ static void gen_expr(gen_t *g, const char *T, int depth) {
 }
 
 /* A random kernel; *parallel says whether it splits its output's last coordinate. */
-static char *gen_kernel(uint64_t *seed, int *dims_out) {
+static char *gen_kernel(uint64_t *seed, int *dims_out, bool automatic) {
     tine_buf b = {0};
     gen_t g = {.seed = seed, .b = &b};
     int dims = g.dims = 1 + rnd(&g, 3) % 2 + (rnd(&g, 12) == 0);
@@ -782,6 +792,7 @@ static char *gen_kernel(uint64_t *seed, int *dims_out) {
     bool at = dims >= 2 && rnd(&g, 3) == 0;
     const char *m0_type = NULL;
     g.slide_a = 1 + rnd(&g, 2);
+    int cand[3][8], ncand[3] = {0};
     for (int f = 0; f < 3; f++) {
         /* each stage costs compile time: one materialized function in two kernels, two in
            eight */
@@ -789,11 +800,13 @@ static char *gen_kernel(uint64_t *seed, int *dims_out) {
         const char *T = rtype(&g);
         if (f == 0) m0_type = T;
         int depth = 1 + rnd(&g, 2);
-        g.reductions = 0;
+        g.reductions = g.ncand = 0;
         tine_buf_printf(&b, "func %s(%s) = ", FN[f], args);
         gen_expr(&g, T, depth);
         tine_buf_puts(&b, "\n");
         has[f] = true;
+        memcpy(cand[f], g.cand, sizeof g.cand);
+        ncand[f] = f < 2 ? g.ncand : 0; /* f is inlined: its reductions are its callers' */
         if (f == 0 && at) continue; /* readable by the output only: added below */
         g.src[g.nsrc] = FN[f];
         g.src_type[g.nsrc] = T;
@@ -806,7 +819,7 @@ static char *gen_kernel(uint64_t *seed, int *dims_out) {
         g.src_kind[g.nsrc++] = 2;
     }
     const char *OT = rtype(&g);
-    g.reductions = 0;
+    g.reductions = g.ncand = 0;
     tine_buf_printf(&b, "output out(%s): %s = ", args, OT);
     /* the output reads every function (so each is computed), then a random body */
     int depth = 1 + rnd(&g, 3);
@@ -822,6 +835,17 @@ static char *gen_kernel(uint64_t *seed, int *dims_out) {
         tine_buf_puts(&b, "))");
         any = true;
     }
+    /* under schedule auto, each function read at two more taps (one row and one column
+       on): stencils whose producers the scheduler may materialize and whose rows it may
+       unroll (no random draws: the stream stays the other kernels') */
+    for (int f = 0; f < 3 && automatic; f++)
+        if (has[f]) {
+            for (int t = 1; t <= 2 && t <= dims; t++) {
+                tine_buf_printf(&b, " + %s(%s(", OT, FN[f]);
+                for (int d = 0; d < dims; d++) tine_buf_printf(&b, "%s%s%s", d ? ", " : "", COORD[d], d == t - 1 ? " + 1" : "");
+                tine_buf_puts(&b, "))");
+            }
+        }
     if (any) tine_buf_puts(&b, " + ");
     gen_expr(&g, OT, depth);
     tine_buf_puts(&b, "\nschedule\n");
@@ -835,6 +859,14 @@ static char *gen_kernel(uint64_t *seed, int *dims_out) {
             }
             if (rnd(&g, 2)) tine_buf_printf(&b, "vectorize %s.x %d\n", FN[f], 1 << rnd(&g, 5));
         }
+    /* loop reductions vectorized along their variable, any width (sums, min and max of
+       every integer type; the ranges p gives are short: fewer terms than lanes, as many,
+       a few more) */
+    memcpy(cand[2], g.cand, sizeof g.cand);
+    ncand[2] = g.ncand;
+    for (int f = 0; f < 3; f++)
+        for (int i = 0; i < ncand[f]; i++)
+            if (rnd(&g, 2)) tine_buf_printf(&b, "vectorize %s.r%d %d\n", f < 2 ? FN[f] : "out", cand[f][i], 1 << rnd(&g, 6));
     if (rnd(&g, 3)) tine_buf_puts(&b, "vectorize out.x natural\n");
     else tine_buf_printf(&b, "vectorize out.x %d\n", 1 << rnd(&g, 5));
     bool tiled = dims >= 2 && !at && rnd(&g, 6) == 0; /* compute_at: the output's rows in order */
@@ -850,6 +882,11 @@ static char *gen_kernel(uint64_t *seed, int *dims_out) {
         if (f < 2 && !has[f]) continue;
         for (int d = 0; d < dims; d++)
             if (rnd(&g, 4) == 0) tine_buf_printf(&b, "partition %s.%s %s\n", f < 2 ? FN[f] : "out", COORD[d], PART[rnd(&g, 3)]);
+    }
+    if (automatic) { /* the automatic scheduler's choice instead (the same random stream) */
+        char *sched = strstr(b.p, "\nschedule\n");
+        b.n = (size_t)(sched - b.p);
+        tine_buf_puts(&b, "\nschedule auto\n");
     }
     return b.p;
 }
@@ -917,7 +954,7 @@ static bool stmt_checked(const run_t *r) {
 
 static void one_kernel(tine_ctx_t *ctx, int n, uint64_t top_seed, uint64_t *seed) {
     int dims;
-    char *text = gen_kernel(seed, &dims);
+    char *text = gen_kernel(seed, &dims, n % 4 == 1); /* every fourth kernel: schedule auto */
     const char *level = LEVELS[n % NLEVELS];
     tine_clear_error(ctx);
     tine_kernel_t *k = tine_kernel_parse(ctx, text, "<random>");
@@ -950,6 +987,14 @@ static void one_kernel(tine_ctx_t *ctx, int n, uint64_t top_seed, uint64_t *seed
     }
     int ev[NEV];
     random_order(seed, ev);
+    /* DIFFKERN_FROM=n: kernels before n only draw their random numbers (to rerun kernel n alone) */
+    const char *from = getenv("DIFFKERN_FROM");
+    if (from && n < atoi(from)) {
+        for (int i = 0; i < MAXRUNS; i++) free_run(&runs[i]);
+        tine_kernel_free(k);
+        free(text);
+        return;
+    }
     tine_compiled_t *c[2] = {NULL, NULL};
     bool compiled_ok = true;
     for (int i = 0; i < NEV; i++) {

@@ -903,6 +903,48 @@ static void test_inline_kernels(void) {
     for (int i = 0; i < 6; i++) check(width_runs[i] >= 4, "vector width %d: only %d kernels", fixed[i], width_runs[i]);
 }
 
+/* Loop reductions vectorized along their variable (`vectorize out.k N`): sums of i16 and
+ * of u8 x i8 products, a min, and a materialized per-row max, at widths 8 to 32, for K
+ * around the edges of the vector loop (no vector step: K = 0, 1, 7 < 8; exactly one or
+ * two: 8, 15, 16, 31, 32; with a remainder: 9, 17, 33; many: 100, 101). Each base gives
+ * K = base or base + 1 (random per shape). Reads go through edge(), so any K is covered. */
+static void test_vectorized_reductions(void) {
+    static const char *const text =
+        "input a: i16[2]\n"
+        "input b: u8[2]\n"
+        "input c: i8[2]\n"
+        "param K: i32\n"
+        "func ea = edge(a)\n"
+        "func eb = edge(b)\n"
+        "func ec = edge(c)\n"
+        "func rowmax(y) = max(k in 0..K) eb(k, y)\n"
+        "func dot(x, y) = sum(k in 0..K) (i32(ea(x + k, y)) * i32(ea(k, y + 1)))\n"
+        "output out(x, y): i32 = dot(x, y) + sum(j in 0..K) (i32(eb(j, y)) * i32(ec(j + x, y)))\n"
+        "    + i32(min(m in 1..K + 1) u16(eb(x - m, y))) + i32(rowmax(y)) * 3\n"
+        "schedule\n"
+        "materialize rowmax\n"
+        "vectorize rowmax.k 32\n"
+        "vectorize out.k 16\n"
+        "vectorize out.j 32\n"
+        "vectorize out.m 8\n";
+    static const int64_t base[] = {0, 7, 8, 15, 16, 31, 32, 100};
+    for (size_t i = 0; i < sizeof base / sizeof base[0]; i++) {
+        tine_ctx_t *ctx = tine_ctx_new();
+        char what[64];
+        snprintf(what, sizeof what, "vectorized reductions, K = %lld or %lld", (long long)base[i], (long long)base[i] + 1);
+        kernel_spec spec = {.name = what, .text = text, .plo = {base[i]}, .phi = {base[i] + 1}};
+        tine_kernel_t *k = parse_ok(ctx, what, text);
+        if (k) {
+            run_t runs[2 * NSHAPES];
+            int nruns = prepare_runs(ctx, k, &spec, NULL, true, what, 4000 + (uint64_t)i, runs);
+            compare_compiled(ctx, k, what, runs, nruns, i == 3);
+            for (int r = 0; r < nruns; r++) free_run(&runs[r]);
+            tine_kernel_free(k);
+        }
+        tine_ctx_free(ctx);
+    }
+}
+
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* A run of a benchmark kernel from its harness case (bench/ref/cases.h): the case's
@@ -941,6 +983,44 @@ static bool case_run(const tine_kernel_t *k, const bench_case *c, int pad, run_t
     r->got = make_buf(ot, c->out.dims, c->out.min, c->out.extent, pad);
     memset(r->ref.b.data, SENTINEL, buf_bytes(&r->ref));
     return true;
+}
+
+/* A kernel's text with its schedule replaced by `sched` (the declarations kept). */
+static char *with_schedule(const char *text, const char *sched) {
+    const char *end = text + strlen(text);
+    for (const char *p = text; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : end)
+        if (!strncmp(p, "schedule", 8) && (p[8] == '\n' || p[8] == ' ' || !p[8])) {
+            end = p;
+            break;
+        }
+    tine_buf b = {0};
+    tine_buf_printf(&b, "%.*s%s", (int)(end - text), text, sched);
+    return b.p;
+}
+
+/* `schedule auto` on a benchmark kernel: the compiled code (host, both selections) against
+ * the interpreter's output of the hand-scheduled kernel on the same runs; and the schedule
+ * auto chose, printed (--emit schedule) and pasted in place of `auto`, parses back to the
+ * same statement. */
+static void check_auto(tine_ctx_t *ctx, const char *path, const char *text, run_t *runs, int nruns) {
+    char *atext = with_schedule(text, "schedule auto\n");
+    char what[600];
+    snprintf(what, sizeof what, "%s (schedule auto)", path);
+    tine_kernel_t *ka = parse_ok(ctx, what, atext);
+    if (ka) {
+        compare_compiled(ctx, ka, what, runs, nruns, false);
+        char *sched = tine_kernel_print_schedule(ka), *rtext = with_schedule(text, sched);
+        tine_kernel_t *kr = parse_ok(ctx, what, rtext);
+        char *s1 = tine_kernel_print_stmt(ka, TINE_SELECT_TINE, "host"), *s2 = kr ? tine_kernel_print_stmt(kr, TINE_SELECT_TINE, "host") : NULL;
+        check(s1 && s2 && !strcmp(s1, s2), "%s: the printed schedule does not give the same statement:\n%s", what, sched);
+        free(s1);
+        free(s2);
+        tine_kernel_free(kr);
+        free(rtext);
+        free(sched);
+        tine_kernel_free(ka);
+    }
+    free(atext);
 }
 
 /* Every benchmark kernel (bench/ref/cases.h's entries; every file of the directory must
@@ -1004,6 +1084,7 @@ static void test_bench_kernels(const char *dir) {
             }
             double ti = now() - t_start;
             compare_compiled(ctx, k, path, runs, nruns, true);
+            check_auto(ctx, path, text, runs, nruns);
             printf("  %-16s interpreter %6.2f s, compile and run %6.2f s\n", be->name, ti, now() - t_start - ti);
             fflush(stdout);
             for (int r = 0; r < nruns; r++) free_run(&runs[r]);
@@ -1014,6 +1095,77 @@ static void test_bench_kernels(const char *dir) {
     }
     check(nk >= 9, "only %d benchmark kernels", nk);
     printf("benchmark kernels: %d files, %d harness entries\n", n, nk);
+}
+
+/* The schedules `schedule auto` chooses for some benchmark kernels, pinned: a heuristic
+ * that regresses fails here (docs/KERNELS.md, The automatic scheduler). */
+static void test_auto_schedules(const char *dir) {
+    static const struct {
+        const char *kernel, *want[4], *not[2];
+    } pins[] = {
+        /* per-row reductions computed once per row, not once per element */
+        {"l2norm", {"materialize inv\n", "vectorize out.x natural\n"}, {"materialize z\n"}},
+        {"softmax", {"materialize mx\n", "materialize inv\n", "vectorize out.x natural\n"}, {"materialize e\n"}},
+        {"matmul", {"materialize rowsum_a\n", "materialize colsum_b\n"}, {"materialize p\n", "materialize m\n"}},
+        {"depthwise_conv", {"materialize offset\n"}, {NULL}},
+        /* stencil producers: read at 5 or 7 taps, worth a buffer; a max of 3 bytes is not */
+        {"gaussian5x5", {"materialize r\n", "vectorize out.x natural\n"}, {NULL}},
+        {"gaussian7x7", {"materialize r\n"}, {NULL}},
+        {"dilate3x3", {"vectorize out.x natural\n"}, {"materialize"}},
+        {"sobel3x3", {"vectorize out.x natural\n", "unroll out.y 2\n"}, {"materialize"}},
+        {"camera_pipe", {"materialize curved\n", "materialize denoised\n", "materialize g_r\n", "materialize red\n"}, {NULL}},
+        {"add", {"schedule\nvectorize out.c natural\n"}, {"materialize", "unroll"}},
+    };
+    for (size_t i = 0; i < sizeof pins / sizeof *pins; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s.tine", dir, pins[i].kernel);
+        char *text = read_file(path);
+        if (!text) {
+            fail("cannot read %s", path);
+            continue;
+        }
+        tine_ctx_t *ctx = tine_ctx_new();
+        char *atext = with_schedule(text, "schedule auto\n"), *none = with_schedule(text, "");
+        tine_kernel_t *k = parse_ok(ctx, path, atext), *kn = parse_ok(ctx, path, none), *kh = parse_ok(ctx, path, text);
+        char *sched = k ? tine_kernel_print_schedule(k) : NULL, *sn = kn ? tine_kernel_print_schedule(kn) : NULL;
+        for (int w = 0; sched && w < 4 && pins[i].want[w]; w++)
+            check(strstr(sched, pins[i].want[w]) != NULL, "%s: schedule auto should have \"%s\"; it chose:\n%s", path,
+                  pins[i].want[w], sched);
+        for (int w = 0; sched && w < 2 && pins[i].not[w]; w++)
+            check(strstr(sched, pins[i].not[w]) == NULL, "%s: schedule auto should not have \"%s\"; it chose:\n%s", path,
+                  pins[i].not[w], sched);
+        /* no schedule at all is schedule auto; a hand schedule prints as written */
+        check(sched && sn && !strcmp(sched, sn), "%s: a kernel without a schedule should get schedule auto's", path);
+        char *sh = kh ? tine_kernel_print_schedule(kh) : NULL;
+        const char *hs = strstr(text, "\nschedule\n");
+        bool same = sh && hs;
+        for (const char *p = hs ? hs + 1 : NULL, *q = sh; same && *p; p = strchr(p, '\n') + 1) {
+            if (*p == '#' || *p == '\n') continue; /* comments and blank lines */
+            size_t len = (size_t)(strchr(p, '\n') - p);
+            same = !strncmp(p, q, len) && q[len] == '\n';
+            q += len + 1;
+        }
+        check(same, "%s: the hand schedule should print as written:\n%s", path, sh ? sh : "(none)");
+        free(sh);
+        free(sched);
+        free(sn);
+        tine_kernel_free(k);
+        tine_kernel_free(kn);
+        tine_kernel_free(kh);
+        free(atext);
+        free(none);
+        free(text);
+        tine_ctx_free(ctx);
+    }
+    /* auto chooses every directive: no others beside it */
+    tine_ctx_t *ctx = tine_ctx_new();
+    tine_kernel_t *k = tine_kernel_parse(ctx, "input in: u8[2]\noutput out(x, y): u8 = in(x, y)\nschedule auto\nunroll out.y 2\n", "k.tine");
+    const char *e = tine_error(ctx);
+    check(!k && e && strstr(e, "k.tine:4:1: 'schedule auto' chooses every directive"), "schedule auto with a directive: %s",
+          e ? e : "(accepted)");
+    tine_kernel_free(k);
+    tine_ctx_free(ctx);
+    printf("automatic schedules: %zu pinned\n", sizeof pins / sizeof *pins);
 }
 
 /* ==== 2. buffers too small for the output ================================================== */
@@ -1463,7 +1615,9 @@ int main(int argc, char **argv) {
     test_many_scalars();
     double t2 = now();
     test_inline_kernels();
+    test_vectorized_reductions();
     double t3 = now();
+    test_auto_schedules("../bench/kernels");
     test_bench_kernels("../bench/kernels");
     double t4 = now();
     printf("%d compilations (%.2f s), %d compiled runs compared with the interpreter (%.2f s); interpreter %.2f s\n",

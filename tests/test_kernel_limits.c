@@ -159,7 +159,7 @@ static void test_limits(tine_ctx_t *ctx) {
             for (int i = 0; i < 32; i++) add(&b, "sum(r%d in 0..%s) ", i, loop ? "K" : "1");
             add(&b, "u32(in(x))\noutput out(x): u32 = ");
             for (int i = 0; i < 32 + over; i++) add(&b, "sum(s%d in 0..%s) ", i, loop ? "K" : "1");
-            add(&b, "f(x)\n");
+            add(&b, "f(x)\nschedule\n"); /* a hand schedule (empty): f inlined, not chosen by auto */
             if (!over) accepted(ctx, loop ? "loop reductions nested 64 deep" : "reductions nested 64 deep", &b, !loop);
             else
                 refused(ctx, loop ? "loop reductions nested 65 deep" : "reductions nested 65 deep", &b,
@@ -179,7 +179,8 @@ static void test_limits(tine_ctx_t *ctx) {
     }
 }
 
-/* A 3x3 box blur of u16 composed `levels` times, through a repeat-edge boundary. */
+/* A 3x3 box blur of u16 composed `levels` times, through a repeat-edge boundary, every
+ * level inlined (an empty schedule; without one, schedule auto would materialize some). */
 static void blur(tine_buf *b, int levels) {
     add(b, "input in: u16[2]\nfunc b0 = edge(in)\n");
     for (int i = 1; i <= levels; i++) {
@@ -187,7 +188,7 @@ static void blur(tine_buf *b, int levels) {
         for (int d = 0; d < 9; d++) add(b, "%sb%d(x + %d, y + %d)", d ? " + " : "", i - 1, d % 3 - 1, d / 3 - 1);
         add(b, ") / 9\n");
     }
-    add(b, "output out(x, y): u16 = b%d(x, y)\n", levels);
+    add(b, "output out(x, y): u16 = b%d(x, y)\nschedule\n", levels); /* every level inlined */
 }
 
 static void test_issue_inputs(tine_ctx_t *ctx) {

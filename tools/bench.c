@@ -3,6 +3,8 @@
  * For each kernel and each x86 target this machine runs, five implementations on the
  * same buffers (bench/ref/cases.h):
  *   - tine: the kernel compiled with tine's instruction selection;
+ *   - tine auto: the same, with the file's schedule replaced by `schedule auto` (the
+ *     automatic scheduler's choice: what a user who writes no schedule gets);
  *   - LLVM alone: the same loops with LLVM's own selection;
  *   - Halide 14: the kernel as a Halide generator (bench/peers/halide), built ahead of
  *     time for the matching Halide target, when the peer is built;
@@ -150,6 +152,7 @@ static int impl_bind(impl *im, const bench_case *c, void *out, char *err, size_t
     im->out = out;
     switch (im->kind) {
     case IMPL_TINE:
+    case IMPL_AUTO:
     case IMPL_LLVM: return case_bind(c, im->k, out, &im->b, err, n);
     case IMPL_HALIDE:
         if (im->call) im->peer->unbind(im->call);
@@ -162,6 +165,7 @@ static int impl_bind(impl *im, const bench_case *c, void *out, char *err, size_t
 static int impl_run(impl *im) {
     switch (im->kind) {
     case IMPL_TINE:
+    case IMPL_AUTO:
     case IMPL_LLVM: return tine_compiled_run(im->compiled, im->b.inputs, im->b.params, &im->b.out);
     case IMPL_HALIDE: return im->peer->run(im->call);
     default: im->ref->ref(im->c, im->out); return 0;
@@ -248,7 +252,7 @@ typedef struct {
 /* peers: NULL (every peer that is built) or a comma-separated list of halide, c, clang,
  * gcc; sets want[IMPL_*]. 0, or 2 with a message for a name it does not know. */
 static int parse_peers(const char *peers, bool want[NIMPL]) {
-    for (int i = 0; i < NIMPL; i++) want[i] = !peers || i == IMPL_TINE || i == IMPL_LLVM;
+    for (int i = 0; i < NIMPL; i++) want[i] = !peers || i == IMPL_TINE || i == IMPL_AUTO || i == IMPL_LLVM;
     if (!peers) return 0;
     for (const char *p = peers; *p;) {
         size_t len = strcspn(p, ",");
@@ -282,6 +286,23 @@ static const peer_entry *load_halide(bool wanted, bool explicit) {
 #endif
 }
 
+/* The kernel's text with its schedule replaced by `schedule auto` (a file without one is
+ * scheduled automatically already); malloc'd. */
+static char *auto_text(const char *text) {
+    const char *end = text + strlen(text);
+    for (const char *p = text; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : end)
+        if (!strncmp(p, "schedule", 8) && (p[8] == '\n' || p[8] == ' ' || p[8] == '\t' || !p[8])) {
+            end = p;
+            break;
+        }
+    size_t n = (size_t)(end - text);
+    char *t = malloc(n + 16);
+    if (!t) abort();
+    memcpy(t, text, n);
+    snprintf(t + n, 16, "%sschedule auto\n", n && t[n - 1] != '\n' ? "\n" : "");
+    return t;
+}
+
 /* Measures one kernel at one row into r; false on an error that ends the bench. */
 static bool bench_row_run(const bench_entry *be, const char *text, const char *path, const row_target *rt,
                           const peer_entry *halide, const bool want[NIMPL], bench_case *cases, void *const *want_out,
@@ -295,27 +316,42 @@ static bool bench_row_run(const bench_entry *be, const char *text, const char *p
         tine_ctx_free(ctx);
         return false;
     }
+    double a0 = now();
+    char *atext = auto_text(text);
+    tine_kernel_t *ka = tine_kernel_parse(ctx, atext, path);
+    free(atext);
+    double auto_parse_ms = (now() - a0) * 1e3;
+    if (!ka) {
+        fprintf(stderr, "\n%s, schedule auto: %s\n", be->name, tine_error(ctx));
+        tine_kernel_free(k);
+        tine_ctx_free(ctx);
+        return false;
+    }
     impl ims[NIMPL];
     memset(ims, 0, sizeof ims);
     for (int i = 0; i < NIMPL; i++) {
         ims[i].kind = i;
         ims[i].m = &r->m[i];
-        ims[i].k = k;
+        ims[i].k = i == IMPL_AUTO ? ka : k;
         r->m[i].state = MEAS_ABSENT;
         r->m[i].compile_ms = -1;
     }
-    for (int s = 0; s < 2; s++) {
-        impl *im = &ims[s ? IMPL_TINE : IMPL_LLVM];
+    for (int s = 0; s < 3; s++) {
+        int kind = s == 0 ? IMPL_LLVM : s == 1 ? IMPL_TINE : IMPL_AUTO;
+        impl *im = &ims[kind];
         double c0 = now();
-        im->compiled = tine_kernel_compile(k, rt->name, s ? TINE_SELECT_TINE : TINE_SELECT_LLVM);
+        im->compiled = tine_kernel_compile(kind == IMPL_AUTO ? ka : k, rt->name, s ? TINE_SELECT_TINE : TINE_SELECT_LLVM);
         if (!im->compiled) {
-            fprintf(stderr, "\n%s: %s\n", be->name, tine_error(ctx));
+            fprintf(stderr, "\n%s%s: %s\n", be->name, kind == IMPL_AUTO ? ", schedule auto" : "", tine_error(ctx));
+            for (int i = 0; i < NIMPL; i++) impl_release(&ims[i]);
             tine_kernel_free(k);
+            tine_kernel_free(ka);
             tine_ctx_free(ctx);
             return false;
         }
-        im->m->compile_ms = (now() - c0) * 1e3 + r->parse_ms;
+        im->m->compile_ms = (now() - c0) * 1e3 + (kind == IMPL_AUTO ? auto_parse_ms : r->parse_ms);
         im->m->state = MEAS_TIMED;
+        if (kind == IMPL_AUTO) continue;
         double sel_ms, cg_ms;
         tine_compiled_times(im->compiled, &sel_ms, &cg_ms);
         *(s ? &r->lift_ms : &r->expand_ms) = sel_ms;
@@ -346,6 +382,7 @@ static bool bench_row_run(const bench_entry *be, const char *text, const char *p
     time_interleaved(timed, n, &cases[PAT_RANDOM], got, r, quick);
     for (int i = 0; i < NIMPL; i++) impl_release(&ims[i]);
     tine_kernel_free(k);
+    tine_kernel_free(ka);
     tine_ctx_free(ctx);
     return true;
 }

@@ -3,8 +3,9 @@
 #define TINE_TOOLS_BENCH_H
 #include <stdbool.h>
 
-/* The implementations measured side by side, in the table's order. */
-enum { IMPL_TINE, IMPL_LLVM, IMPL_HALIDE, IMPL_CLANG, IMPL_GCC, NIMPL };
+/* The implementations measured side by side, in the table's order. tine auto: the same
+ * kernel file with its schedule replaced by `schedule auto` (pipeline/autosched.c). */
+enum { IMPL_TINE, IMPL_AUTO, IMPL_LLVM, IMPL_HALIDE, IMPL_CLANG, IMPL_GCC, NIMPL };
 extern const char *const bench_impl_names[NIMPL];
 
 typedef enum {

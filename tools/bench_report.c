@@ -15,23 +15,27 @@
 
 #include "bench.h"
 
-const char *const bench_impl_names[NIMPL] = {"tine", "LLVM alone", "Halide 14", "clang", "gcc"};
-static const char *const CSV_NAMES[NIMPL] = {"tine", "llvm", "halide", "clang", "gcc"};
+const char *const bench_impl_names[NIMPL] = {"tine", "tine auto", "LLVM alone", "Halide 14", "clang", "gcc"};
+static const char *const CSV_NAMES[NIMPL] = {"tine", "tine_auto", "llvm", "halide", "clang", "gcc"};
 static const char *const STATE_NAMES[] = {"absent", "inexact", "failed", "timed"};
 
 static bool timed(const meas *m) { return m->state == MEAS_TIMED && m->ms > 0; }
 
-/* tine's time over the fastest other implementation; 0 when none was timed */
+/* tine's time over the fastest other implementation (not tine's own automatic schedule);
+ * 0 when none was timed */
 static double over_best(const bench_row *r) {
     double best = 0;
-    for (int i = 1; i < NIMPL; i++)
+    for (int i = IMPL_LLVM; i < NIMPL; i++)
         if (timed(&r->m[i]) && (best == 0 || r->m[i].ms < best)) best = r->m[i].ms;
     return best > 0 && timed(&r->m[IMPL_TINE]) ? r->m[IMPL_TINE].ms / best : 0;
 }
 
-static double over(const bench_row *r, int other) {
-    return timed(&r->m[IMPL_TINE]) && timed(&r->m[other]) ? r->m[IMPL_TINE].ms / r->m[other].ms : 0;
+/* one implementation's time over another's; 0 unless both were timed */
+static double ratio(const bench_row *r, int one, int other) {
+    return timed(&r->m[one]) && timed(&r->m[other]) ? r->m[one].ms / r->m[other].ms : 0;
 }
+
+static double over(const bench_row *r, int other) { return ratio(r, IMPL_TINE, other); }
 
 
 /* "median [min-max]", or what kept it from being timed */
@@ -47,8 +51,8 @@ static void cell(char *buf, size_t n, const meas *m) {
 static void print_table(const bench_row *rows, int n) {
     printf("%-15s %-14s", "kernel", "target");
     for (int i = 0; i < NIMPL; i++) printf(" %-26s", bench_impl_names[i]);
-    printf(" %8s %8s %8s %6s %6s %8s %8s %8s %6s\n", "t/Halide", "t/best", "roof ms", "roof:t", "roof:H", "cc tine",
-           "cc LLVM", "cc Halid", "exact");
+    printf(" %8s %8s %8s %8s %8s %6s %6s %8s %8s %8s %6s\n", "t/Halide", "t/best", "auto/H", "auto/t", "roof ms", "roof:t",
+           "roof:H", "cc tine", "cc LLVM", "cc Halid", "exact");
     for (int r = 0; r < n; r++) {
         const bench_row *row = &rows[r];
         printf("%-15s %-14s", row->kernel, row->target);
@@ -59,25 +63,29 @@ static void print_table(const bench_row *rows, int n) {
             printf(" %-26s", c);
             exact &= row->m[i].state == MEAS_TIMED || row->m[i].state == MEAS_ABSENT;
         }
-        double h = over(row, IMPL_HALIDE), b = over_best(row);
-        char hs[16] = "-", bs[16] = "-", rt[16] = "-", rh[16] = "-", ch[16] = "-";
+        double h = over(row, IMPL_HALIDE), b = over_best(row), ah = ratio(row, IMPL_AUTO, IMPL_HALIDE),
+               at = ratio(row, IMPL_AUTO, IMPL_TINE);
+        char hs[16] = "-", bs[16] = "-", ahs[16] = "-", ats[16] = "-", rt[16] = "-", rh[16] = "-", ch[16] = "-";
         if (h > 0) snprintf(hs, sizeof hs, "%.2f", h);
         if (b > 0) snprintf(bs, sizeof bs, "%.2f", b);
+        if (ah > 0) snprintf(ahs, sizeof ahs, "%.2f", ah);
+        if (at > 0) snprintf(ats, sizeof ats, "%.2f", at);
         if (timed(&row->m[IMPL_TINE])) snprintf(rt, sizeof rt, "%.0f%%", 100 * row->roof_ms / row->m[IMPL_TINE].ms);
         if (timed(&row->m[IMPL_HALIDE])) snprintf(rh, sizeof rh, "%.0f%%", 100 * row->roof_ms / row->m[IMPL_HALIDE].ms);
         if (row->m[IMPL_HALIDE].compile_ms >= 0) snprintf(ch, sizeof ch, "%.0fms", row->m[IMPL_HALIDE].compile_ms);
-        printf(" %8s %8s %8.3f %6s %6s %6.0fms %6.0fms %8s %6s\n", hs, bs, row->roof_ms, rt, rh,
+        printf(" %8s %8s %8s %8s %8.3f %6s %6s %6.0fms %6.0fms %8s %6s\n", hs, bs, ahs, ats, row->roof_ms, rt, rh,
                row->m[IMPL_TINE].compile_ms, row->m[IMPL_LLVM].compile_ms, ch, exact ? "yes" : "NO");
     }
 }
 
-/* geomean of tine's time over `other`'s across the rows of one target; 0 when none */
-static double geomean(const bench_row *rows, int n, const char *target, int other, int *count) {
+/* geomean of `one`'s time over `other`'s (-1: the best other than tine) across the rows of
+ * one target; 0 when none */
+static double geomean(const bench_row *rows, int n, const char *target, int one, int other, int *count) {
     double g = 0;
     *count = 0;
     for (int r = 0; r < n; r++) {
         if (strcmp(rows[r].target, target)) continue;
-        double x = other < 0 ? over_best(&rows[r]) : over(&rows[r], other);
+        double x = other < 0 ? over_best(&rows[r]) : ratio(&rows[r], one, other);
         if (x > 0) g += log(x), ++*count;
     }
     return *count ? exp(g / *count) : 0;
@@ -91,11 +99,16 @@ static void print_summaries(const bench_row *rows, int n) {
         if (!first) continue;
         const char *t = rows[r].target;
         printf("  %-14s", t);
-        for (int i = 1; i <= NIMPL; i++) {
+        for (int i = IMPL_LLVM; i <= NIMPL; i++) {
             int cnt;
-            double g = geomean(rows, n, t, i == NIMPL ? -1 : i, &cnt);
+            double g = geomean(rows, n, t, IMPL_TINE, i == NIMPL ? -1 : i, &cnt);
             if (cnt) printf("  tine/%s %.3f (%d)", i == NIMPL ? "best other" : bench_impl_names[i], g, cnt);
         }
+        int ca, cb;
+        double ga = geomean(rows, n, t, IMPL_AUTO, IMPL_HALIDE, &ca), gb = geomean(rows, n, t, IMPL_AUTO, IMPL_TINE, &cb);
+        if (ca || cb) printf("\n  %14s ", "");
+        if (ca) printf(" tine auto/Halide 14 %.3f (%d)", ga, ca);
+        if (cb) printf("  tine auto/tine (the hand schedules) %.3f (%d)", gb, cb);
         double cc[3] = {0, 0, 0};
         char behind[1024] = "";
         for (int q = 0; q < n; q++) {
@@ -148,7 +161,7 @@ static int write_csv(const char *path, const bench_row *rows, int n) {
     for (int i = 0; i < NIMPL; i++)
         fprintf(f, ",%s_ms,%s_min_ms,%s_max_ms,%s_state,%s_compile_ms,%s_roof_fraction", CSV_NAMES[i], CSV_NAMES[i],
                 CSV_NAMES[i], CSV_NAMES[i], CSV_NAMES[i], CSV_NAMES[i]);
-    fprintf(f, ",tine_over_halide,tine_over_best,parse_ms,expand_ms,llvm_codegen_ms,lift_ms,tine_codegen_ms\n");
+    fprintf(f, ",tine_over_halide,tine_over_best,auto_over_halide,auto_over_tine,parse_ms,expand_ms,llvm_codegen_ms,lift_ms,tine_codegen_ms\n");
     for (int r = 0; r < n; r++) {
         const bench_row *row = &rows[r];
         fprintf(f, "%s,%s,%d,%.0f,%.5g", row->kernel, row->target, row->runs, row->bytes, row->roof_ms);
@@ -167,6 +180,11 @@ static int write_csv(const char *path, const bench_row *rows, int n) {
         if (h > 0) fprintf(f, ",%.4g", h);
         else fprintf(f, ",");
         if (b > 0) fprintf(f, ",%.4g", b);
+        else fprintf(f, ",");
+        double ah = ratio(row, IMPL_AUTO, IMPL_HALIDE), at = ratio(row, IMPL_AUTO, IMPL_TINE);
+        if (ah > 0) fprintf(f, ",%.4g", ah);
+        else fprintf(f, ",");
+        if (at > 0) fprintf(f, ",%.4g", at);
         else fprintf(f, ",");
         fprintf(f, ",%.3f,%.3f,%.3f,%.3f,%.3f\n", row->parse_ms, row->expand_ms, row->llvm_cg_ms, row->lift_ms,
                 row->tine_cg_ms);

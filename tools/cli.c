@@ -26,7 +26,7 @@ int cli_usage(void) {
             "       tine compile -e EXPR [--target T] [--lanes N] [--emit asm|llvm|fpir|lowered] [--select llvm|tine]\n"
             "                    [--trace-rules]\n"
             "       tine run -e EXPR [--target T] [--lanes N] [--seed S] [--select llvm|tine]\n"
-            "       tine compile FILE [--target T] [--select llvm|tine] [--emit obj|h|asm|llvm|fpir|lowered|stmt] [-o OUT]\n"
+            "       tine compile FILE [--target T] [--select llvm|tine] [--emit obj|h|asm|llvm|fpir|lowered|stmt|schedule] [-o OUT]\n"
             "                    [--name N]\n"
             "       tine run FILE [--target T] [--seed S] [--size WxH..] [--param NAME=V]...\n"
             "       tine ops\n"

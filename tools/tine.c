@@ -563,11 +563,11 @@ static int cmd_kernel_compile(const options *o) {
     tine_selection_t sel;
     if (selection(o, &sel)) return 2;
     const char *what = o->emit ? o->emit : "obj";
-    static const char *const kinds[] = {"obj", "h", "asm", "llvm", "fpir", "lowered", "stmt"};
+    static const char *const kinds[] = {"obj", "h", "asm", "llvm", "fpir", "lowered", "stmt", "schedule"};
     bool known = false;
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) known |= !strcmp(what, kinds[i]);
     if (!known) {
-        fprintf(stderr, "tine: --emit takes obj, h, asm, llvm, fpir, lowered or stmt for a kernel, not '%s'\n", what);
+        fprintf(stderr, "tine: --emit takes obj, h, asm, llvm, fpir, lowered, stmt or schedule for a kernel, not '%s'\n", what);
         return 2;
     }
     if (!strcmp(what, "lowered") && sel != TINE_SELECT_TINE) {
@@ -603,6 +603,9 @@ static int cmd_kernel_compile(const options *o) {
     } else if (!strcmp(what, "stmt")) {
         bytes = tine_kernel_print_stmt(k, sel, o->target ? o->target : "host");
         if (bytes) size = strlen(bytes);
+    } else if (!strcmp(what, "schedule")) {
+        bytes = tine_kernel_print_schedule(k);
+        size = strlen(bytes);
     } else {
         bytes = tine_kernel_emit(k, o->target ? o->target : "host", sel, name, what, &size);
     }

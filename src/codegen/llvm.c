@@ -570,6 +570,88 @@ static LLVMValueRef splat_interleave(gen *g, const tine_expr_t *e, LLVMValueRef 
     return LLVMBuildBitCast(b, r, vec_type(g, e->type), "");
 }
 
+/* ---- 32-bit lanes read in place as 64-bit ones ----------------------------------------
+ * x86 multiplies 32-bit lanes into 64 bits only in place: pmuldq and pmuludq read the low
+ * half of each 64-bit lane. LLVM 19 does not see that a product of extended even or odd
+ * lanes, cast<i64>(deinterleave(a:i32, 2, k)), is such a product: it extends the halves of
+ * each register apart (vpmovzxdq, vextracti128) and shuffles the products back
+ * (vperm2i128, vshufps). So a 64-bit product of two such extensions is written as what
+ * they are in a's register, its 64-bit lanes shifted down (odd) or extended in place
+ * (even), which LLVM selects to pmuldq on a itself; and an interleave of two truncations
+ * from 64 bits, the way such products come back to 32-bit lanes, as a blend. Both are
+ * identities on little-endian lanes. */
+
+/* The lanes of an integer vector type, and its element bits; 0 for other types. */
+static int int_lanes(LLVMTypeRef t, unsigned *bits) {
+    if (LLVMGetTypeKind(t) != LLVMVectorTypeKind || LLVMGetTypeKind(LLVMGetElementType(t)) != LLVMIntegerTypeKind)
+        return 0;
+    *bits = LLVMGetIntTypeWidth(LLVMGetElementType(t));
+    return (int)LLVMGetVectorSize(t);
+}
+
+/* Whether v extends to 64 bits the even (k = 0) or odd (k = 1) 32-bit lanes of a: a sext
+ * (s) or zext of a shufflevector <k, k+2, ...> of a alone, as deinterleave emits it, here
+ * or in a template. The tine node is not consulted: in an instruction's or an FPIR op's
+ * template the deinterleave is an operand already emitted. */
+static bool ext_of_half(LLVMValueRef v, LLVMValueRef *a, int *k, bool *s) {
+    *s = LLVMIsASExtInst(v) != NULL;
+    if (!*s && !LLVMIsAZExtInst(v)) return false;
+    LLVMValueRef sh = LLVMGetOperand(v, 0);
+    unsigned vb, ab;
+    int n = int_lanes(LLVMTypeOf(v), &vb);
+    if (!n || vb != 64 || !LLVMIsAShuffleVectorInst(sh)) return false;
+    *a = LLVMGetOperand(sh, 0);
+    if (int_lanes(LLVMTypeOf(*a), &ab) != 2 * n || ab != 32 || (int)LLVMGetNumMaskElements(sh) != n) return false;
+    *k = LLVMGetMaskValue(sh, 0);
+    for (int i = 0; i < n; i++)
+        if ((*k != 0 && *k != 1) || LLVMGetMaskValue(sh, (unsigned)i) != *k + 2 * i) return false;
+    return true;
+}
+
+/* Such an extension on a's 64-bit lanes in place. */
+static LLVMValueRef ext_in_place(gen *g, LLVMValueRef a, int k, bool s) {
+    LLVMBuilderRef b = g->b;
+    unsigned ab;
+    tine_type_t wt = {TINE_UINT, 64, (uint16_t)(int_lanes(LLVMTypeOf(a), &ab) / 2)};
+    LLVMValueRef w = LLVMBuildBitCast(b, a, vec_type(g, wt), ""), c32 = splat_int(g, wt, 32);
+    if (k == 1) return s ? LLVMBuildAShr(b, w, c32, "") : LLVMBuildLShr(b, w, c32, "");
+    if (!s) return LLVMBuildAnd(b, w, splat_int(g, wt, 0xffffffffu), "");
+    return LLVMBuildAShr(b, LLVMBuildShl(b, w, c32, ""), c32, "");
+}
+
+/* A 64-bit product of two such extensions, in place (pmuldq, pmuludq); NULL if not one. */
+static LLVMValueRef mul_in_place(gen *g, LLVMValueRef x, LLVMValueRef y) {
+    LLVMValueRef a, c;
+    int k, l;
+    bool s, t;
+    if (!ext_of_half(x, &a, &k, &s) || !ext_of_half(y, &c, &l, &t)) return NULL;
+    return LLVMBuildMul(g->b, ext_in_place(g, a, k, s), ext_in_place(g, c, l, t), "");
+}
+
+/* interleave(p, q) of two truncations from 64 to 32 bits (the LLVM values, as
+ * ext_in_place reads them) as a blend of p's low halves with q's moved up; NULL when e is
+ * not one. */
+static LLVMValueRef blend_truncs(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
+    if (e->nops != 2 || e->type.bits != 32 || e->type.kind == TINE_FLOAT) return NULL;
+    LLVMValueRef src[2];
+    for (int i = 0; i < 2; i++) {
+        unsigned sb;
+        if (!LLVMIsATruncInst(ov[i])) return NULL;
+        src[i] = LLVMGetOperand(ov[i], 0);
+        if (int_lanes(LLVMTypeOf(src[i]), &sb) != e->ops[i]->type.lanes || sb != 64) return NULL;
+    }
+    LLVMBuilderRef b = g->b;
+    tine_type_t wt = {TINE_UINT, 64, e->ops[1]->type.lanes};
+    LLVMValueRef hi = LLVMBuildShl(b, src[1], splat_int(g, wt, 32), "");
+    LLVMTypeRef vt = vec_type(g, e->type);
+    int *idx = malloc(sizeof *idx * (size_t)e->type.lanes);
+    TINE_ASSERT(idx != NULL);
+    for (int i = 0; i < e->type.lanes; i++) idx[i] = i % 2 ? e->type.lanes + i : i;
+    LLVMValueRef r = shuffle(g, LLVMBuildBitCast(b, src[0], vt, ""), LLVMBuildBitCast(b, hi, vt, ""), idx, e->type.lanes);
+    free(idx);
+    return r;
+}
+
 static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
     LLVMBuilderRef b = g->b;
     tine_type_t t = e->type;
@@ -661,7 +743,11 @@ static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
     }
     case TINE_OP_ADD: return fl ? LLVMBuildFAdd(b, ov[0], ov[1], "") : LLVMBuildAdd(b, ov[0], ov[1], "");
     case TINE_OP_SUB: return fl ? LLVMBuildFSub(b, ov[0], ov[1], "") : LLVMBuildSub(b, ov[0], ov[1], "");
-    case TINE_OP_MUL: return fl ? LLVMBuildFMul(b, ov[0], ov[1], "") : LLVMBuildMul(b, ov[0], ov[1], "");
+    case TINE_OP_MUL: {
+        if (fl) return LLVMBuildFMul(b, ov[0], ov[1], "");
+        LLVMValueRef p = mul_in_place(g, ov[0], ov[1]);
+        return p ? p : LLVMBuildMul(b, ov[0], ov[1], "");
+    }
     case TINE_OP_DIV: return fl ? LLVMBuildFDiv(b, ov[0], ov[1], "") : divmod(g, t, true, ov[0], ov[1]);
     case TINE_OP_MOD: return divmod(g, t, false, ov[0], ov[1]);
     case TINE_OP_MIN: return binop_minmax(g, t, true, ov[0], ov[1]);
@@ -724,6 +810,8 @@ static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
     case TINE_OP_CONCAT: return join(g, e, ov);
     case TINE_OP_INTERLEAVE: {
         if (interleaves_splats(e)) return splat_interleave(g, e, ov);
+        LLVMValueRef blend = blend_truncs(g, e, ov);
+        if (blend) return blend;
         LLVMValueRef all = join(g, e, ov);
         int n = e->nops, l = e->ops[0]->type.lanes, *idx = malloc(sizeof *idx * (size_t)t.lanes);
         TINE_ASSERT(idx != NULL);

@@ -162,7 +162,7 @@ typedef struct tine_kdecl_s {
 } tine_kdecl;
 
 typedef struct {
-    const char *what;    /* vectorize, unroll, tile, materialize, parallel, partition, compute_at, store_at, compute_root */
+    const char *what;    /* vectorize, unroll, tile, materialize, parallel, partition, compute_at, store_at, compute_root (autosched.c prints them) */
     const char *func, *dim, *dim2;
     const char *at;      /* compute_at, store_at: the stage (g of g.y; dim is y) */
     int n, n2;           /* vectorize: 0 = natural; partition: the mode (auto 0, always 1, never 2) */
@@ -176,11 +176,22 @@ typedef struct tine_kernel_ast_s {
     int ndecls;
     tine_kdirective *sched;
     int nsched;
+    /* `schedule auto`, or no schedule section: the directives are chosen by the automatic
+       scheduler (pipeline/autosched.c) and put in sched before they are checked; auto_line
+       and auto_col locate the word auto (0 when the file has no schedule) */
+    bool auto_sched;
+    int auto_line, auto_col;
 } tine_kernel_ast;
 
 /* The declaration of a name in a kernel, or NULL. */
 const tine_kdecl *tine_kernel_find(const tine_kernel_ast *k, const char *name);
 
+
+/* The automatic scheduler (pipeline/autosched.c): the directives of `schedule auto`, in
+ * k->sched (allocated from arena), for check() to apply as a hand schedule's. */
+void tine_autoschedule(tine_ctx_t *ctx, tine_arena *arena, tine_kernel_ast *k);
+/* A kernel's directives as .tine text ("schedule", then one a line), appended to b. */
+void tine_schedule_print(const tine_kernel_ast *k, tine_buf *b);
 
 int tine_parse_kernel(tine_ctx_t *ctx, tine_arena *arena, const char *text, const char *file,
                       tine_kernel_ast *out);

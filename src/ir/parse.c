@@ -898,7 +898,7 @@ int tine_parse_isa(tine_ctx_t *ctx, tine_arena *arena, const char *text, const c
 
 /* ---- kernel files -----------------------------------------------------------------------
  *
- *   file      := decl* ('schedule' directive*)?
+ *   file      := decl* ('schedule' ('auto' | directive*))?     no schedule: auto
  *   decl      := 'input' NAME ':' TYPE '[' INT ']'                 a buffer of 1..4 dims
  *              | 'param' NAME ':' TYPE                             a scalar parameter
  *              | 'func' NAME '(' NAME (',' NAME)* ')' '=' expr     a function of coordinates
@@ -1104,8 +1104,18 @@ int tine_parse_kernel(tine_ctx_t *ctx, tine_arena *arena, const char *text, cons
         }
         k->ndecls++;
     }
+    if (!ps.failed && !is_word(&ps, "schedule")) k->auto_sched = true; /* no schedule: the automatic one */
     if (!ps.failed && is_word(&ps, "schedule")) {
         next(&ps);
+        if (is_word(&ps, "auto")) { /* the automatic scheduler chooses every directive */
+            k->auto_sched = true;
+            k->auto_line = ps.line;
+            k->auto_col = ps.col;
+            next(&ps);
+            if (ps.tok != T_EOF)
+                perr(&ps, "'schedule auto' chooses every directive; write either 'auto' or directives "
+                          "(tine compile FILE --emit schedule prints the ones auto chooses, to edit)");
+        }
         while (!ps.failed && ps.tok != T_EOF) {
             if (k->nsched == scap) {
                 scap = scap ? 2 * scap : 8;

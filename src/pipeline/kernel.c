@@ -460,6 +460,7 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
         return false;
     }
     if (!check_calls(ctx, kn)) return false;
+    if (k->auto_sched) tine_autoschedule(ctx, &kn->arena, k); /* the directives to check and apply */
     for (int i = 0; i < k->nsched; i++) {
         const tine_kdirective *s = &k->sched[i];
         tine_kdecl *f = (tine_kdecl *)tine_kernel_find(k, s->func);
@@ -471,9 +472,11 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
             if (!schedule_at(ctx, k, s, i, f)) return false;
             continue;
         }
+        bool coord = false;
+        for (int j = 0; s->dim && j < f->nargs; j++) coord |= !strcmp(f->args[j], s->dim);
+        if (!strcmp(s->what, "vectorize") && !coord) continue; /* a reduction's variable: see rvec_directives */
         if (s->dim) {
-            bool found = false;
-            for (int j = 0; j < f->nargs; j++) found |= !strcmp(f->args[j], s->dim);
+            bool found = coord;
             if (!found) {
                 kerr(ctx, src, s->line, s->col, "%s: '%s' has no coordinate '%s'", s->what, s->func, s->dim);
                 return false;
@@ -575,17 +578,27 @@ static void build_scalars(tine_kernel_t *k);
 
 /* ---- lowering --------------------------------------------------------------------------- */
 
+static tine_expr_t *lower_at(tine_ctx_t *ctx, tine_kernel_t *kn, const tine_kdecl *o, int lanes, tine_reductions *rs,
+                             const char *c0);
+
 /* The body of function f at `lanes` lanes: its first coordinate a ramp from $.c0, the
  * others broadcasts of $.c1..; materialized functions it calls are loads. */
 static tine_expr_t *lower(tine_ctx_t *ctx, tine_kernel_t *kn, const tine_kdecl *o, int lanes, tine_reductions *rs) {
+    return lower_at(ctx, kn, o, lanes, rs, NULL);
+}
+
+/* As lower, with coordinate 0 the variable c0 (broadcast) when c0 is not NULL: the
+ * bodies of a vectorized reduction (tine_rvec), computed for one point at a time. */
+static tine_expr_t *lower_at(tine_ctx_t *ctx, tine_kernel_t *kn, const tine_kdecl *o, int lanes, tine_reductions *rs,
+                             const char *c0) {
     tine_binding binds[4];
     tine_type_t i32 = tine_type(TINE_INT, 32, 1);
     for (int i = 0; i < o->nargs; i++) {
         char vn[16];
         snprintf(vn, sizeof vn, "$.c%d", i);
-        tine_expr_t *c = tine_var(ctx, vn, i32);
+        tine_expr_t *c = tine_var(ctx, i == 0 && c0 ? c0 : vn, i32);
         binds[i].name = o->args[i];
-        binds[i].expr = i == 0 ? tine_ramp(ctx, c, tine_const_int(ctx, i32, 1), lanes) : tine_broadcast(ctx, c, lanes);
+        binds[i].expr = i == 0 && !c0 ? tine_ramp(ctx, c, tine_const_int(ctx, i32, 1), lanes) : tine_broadcast(ctx, c, lanes);
     }
     rs->n = 0;
     rs->current = -1;
@@ -600,6 +613,116 @@ static tine_expr_t *lower(tine_ctx_t *ctx, tine_kernel_t *kn, const tine_kdecl *
         return NULL;
     }
     return e;
+}
+
+/* Whether reduction i of rs is `top` or nested in it. */
+static bool inside(const tine_reductions *rs, int i, int top) {
+    while (i >= 0 && i != top) i = rs->v[i].parent;
+    return i == top;
+}
+
+/* The variable a vectorized reduction's terms read that its loop does not bind (the
+ * result of another loop reduction, through a let), or NULL: each lane's loop computes
+ * only its own reduction. */
+static const char *rvec_foreign(tine_ctx_t *ctx, const tine_reductions *rs, int top) {
+    const char *bad = NULL;
+    for (int i = 0; i < rs->n && !bad; i++) {
+        if (!inside(rs, i, top)) continue;
+        tine_expr_t *roots[3] = {rs->v[i].update, rs->v[i].lo, rs->v[i].hi};
+        for (int r = 0; r < 3 && !bad; r++) {
+            uint32_t n;
+            tine_expr_t **order = tine_topo(ctx, roots[r], &n);
+            for (uint32_t j = 0; j < n && !bad; j++) {
+                if (order[j]->op != TINE_OP_VAR) continue;
+                const char *nm = tine_expr_name(order[j]);
+                int x;
+                char tail;
+                if ((sscanf(nm, "$.red%d%c", &x, &tail) == 1 || sscanf(nm, "$.acc%d%c", &x, &tail) == 1 ||
+                     sscanf(nm, "$.r%d%c", &x, &tail) == 1) &&
+                    (x - rs->base < 0 || x - rs->base >= rs->n || !inside(rs, x - rs->base, top)))
+                    bad = nm;
+            }
+            free(order);
+        }
+    }
+    return bad;
+}
+
+/* The schedule's `vectorize f.k N` of stage st (d), k a loop reduction's variable: the
+ * reduction found by name among the stage's (inlined functions included) and its bodies
+ * elaborated for tine_rvec. Integer sums wrap and min and max are exact, so running the
+ * terms in another order gives the same result; floats would not. */
+static bool rvec_directives(tine_ctx_t *ctx, tine_kernel_t *kn, const tine_kdecl *d, tine_stage *st) {
+    const tine_kernel_ast *k = &kn->ast;
+    for (int i = 0; i < k->nsched; i++) {
+        const tine_kdirective *s = &k->sched[i];
+        if (strcmp(s->what, "vectorize") || strcmp(s->func, d->name)) continue;
+        bool coord = false;
+        for (int j = 0; j < d->nargs; j++) coord |= !strcmp(d->args[j], s->dim);
+        if (coord) continue;
+        int found = -1, count = 0;
+        for (int j = 0; j < st->reds1.n; j++)
+            if (!strcmp(st->reds1.v[j].name, s->dim)) {
+                if (found < 0) found = j;
+                count++;
+            }
+        if (count == 0) {
+            kerr(ctx, k->src, s->line, s->col,
+                 "vectorize: '%s' has no coordinate '%s' and no loop reduction over '%s' (a reduction with constant "
+                 "bounds is unrolled)", d->name, s->dim, s->dim);
+            return false;
+        }
+        if (count > 1) {
+            kerr(ctx, k->src, s->line, s->col,
+                 "vectorize: '%s' has %d loop reductions over '%s' (through the functions it calls); rename the "
+                 "variables or materialize a function so that the name says which", d->name, count, s->dim);
+            return false;
+        }
+        const tine_reduction *R = &st->reds1.v[found];
+        if (R->parent >= 0) {
+            kerr(ctx, k->src, s->line, s->col,
+                 "vectorize: the reduction over '%s' is inside another loop reduction (over '%s'); only an outermost "
+                 "one can be vectorized so far", s->dim, st->reds1.v[R->parent].name);
+            return false;
+        }
+        tine_type_t T = R->acc->type;
+        if (T.kind == TINE_FLOAT) {
+            kerr(ctx, k->src, s->line, s->col,
+                 "vectorize: the reduction over '%s' is of floats, whose result depends on the order of its terms", s->dim);
+            return false;
+        }
+        if (s->n & (s->n - 1)) {
+            kerr(ctx, k->src, s->line, s->col, "the vector width must be a power of two, not %d", s->n);
+            return false;
+        }
+        for (int j = 0; j < st->nrvec; j++)
+            if (st->rvec[j].index == found) {
+                kerr(ctx, k->src, s->line, s->col, "vectorize: '%s.%s' is already vectorized", d->name, s->dim);
+                return false;
+            }
+        int N = s->n ? s->n : 256 / T.bits;
+        if (!st->rvec) {
+            st->rvec = calloc((size_t)k->nsched, sizeof *st->rvec);
+            TINE_ASSERT(st->rvec != NULL);
+        }
+        tine_rvec *v = &st->rvec[st->nrvec++];
+        /* the accumulator fills one 256-bit vector at most: a sum of N terms per step
+           adds N / acc adjacent terms per lane first (pmaddwd, vpdpbusd, psadbw) */
+        v->index = found;
+        v->lanes = N;
+        v->acc = R->op == TINE_OP_ADD && N > 256 / T.bits ? 256 / T.bits : N;
+        v->vec.base = v->tail.base = st->reds1.base;
+        v->vec.vector = found + 1;
+        if (!lower_at(ctx, kn, d, N, &v->vec, "$.x0") || !lower_at(ctx, kn, d, 1, &v->tail, "$.x0")) return false;
+        TINE_ASSERT(v->vec.n == st->reds1.n && v->tail.n == st->reds1.n);
+        if (rvec_foreign(ctx, &v->vec, found)) {
+            kerr(ctx, k->src, s->line, s->col,
+                 "vectorize: the terms of the reduction over '%s' read the result of another loop reduction; "
+                 "materialize a function so that they read its buffer", s->dim);
+            return false;
+        }
+    }
+    return true;
 }
 
 /* One stage: the body at one lane first (its errors name element types, u8, not vectors,
@@ -627,6 +750,7 @@ static bool lower_stage(tine_ctx_t *ctx, tine_kernel_t *kn, tine_kdecl *d) {
     st->parallel = d->parallel;
     for (int i = 0; i < 4; i++) st->partition[i] = d->partition[i] ? d->partition[i] - 1 : 0; /* tine_partition_mode */
     if (!(st->body = lower(ctx, kn, d, st->lanes, &st->reds))) return false;
+    if (!rvec_directives(ctx, kn, d, st)) return false;
     uint32_t nodes;
     free(tine_topo(ctx, st->body, &nodes)); /* code generation is superlinear in a body's size */
     if (nodes > TINE_KLIMIT_NODES) {
@@ -687,6 +811,11 @@ void tine_kernel_free(tine_kernel_t *k) {
     for (int i = 0; i < k->cap; i++) {
         free(k->stages[i].reds.v);
         free(k->stages[i].reds1.v);
+        for (int j = 0; j < k->stages[i].nrvec; j++) {
+            free(k->stages[i].rvec[j].vec.v);
+            free(k->stages[i].rvec[j].tail.v);
+        }
+        free(k->stages[i].rvec);
     }
     free(k->stages);
     free(k->sdecl);
@@ -844,6 +973,12 @@ char *tine_kernel_print_stages(tine_kernel_t *k, tine_selection_t sel, const cha
         free(p);
     }
     tine_bounds_close(k->ctx, scope);
+    return b.p;
+}
+
+char *tine_kernel_print_schedule(const tine_kernel_t *k) {
+    tine_buf b = {0};
+    tine_schedule_print(&k->ast, &b);
     return b.p;
 }
 

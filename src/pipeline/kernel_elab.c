@@ -285,10 +285,14 @@ static val elab_loop_reduce(tine_elab *el, const tine_ast *a, val lo, val hi, in
     char vn[32];
     snprintf(vn, sizeof vn, "$.r%d", rs->base + me);
     tine_expr_t *r = tine_var(ctx, vn, tine_type(TINE_INT, 32, 1));
-    rs->v[me] = (tine_reduction){.r = r, .lo = s[0], .hi = s[1], .parent = rs->current};
+    rs->v[me] = (tine_reduction){.r = r, .lo = s[0], .hi = s[1], .parent = rs->current, .op = (tine_op_t)a->op,
+                                 .name = a->field};
     int saved = rs->current;
     rs->current = me;
-    tine_elab_push(el, a->field, (val){.e = tine_broadcast(ctx, r, lanes)});
+    /* a vectorized reduction's body (tine_rvec): lane i is the term of r + i */
+    tine_expr_t *rv = rs->vector == me + 1 ? tine_ramp(ctx, r, tine_const_int(ctx, tine_type(TINE_INT, 32, 1), 1), lanes)
+                                           : tine_broadcast(ctx, r, lanes);
+    tine_elab_push(el, a->field, (val){.e = rv});
     tine_elab_rdepth(el, 1);
     val t = tine_elab_expr(el, a->args[2], lanes);
     tine_elab_rdepth(el, -1);
@@ -306,6 +310,7 @@ static val elab_loop_reduce(tine_elab *el, const tine_ast *a, val lo, val hi, in
     R->acc = acc;
     R->result = tine_var(ctx, vn, T);
     R->update = u.e;
+    R->body = t.e;
     R->init = tine_elab_reduce_identity(ctx, (tine_op_t)a->op, T);
     return tine_elab_typed(el, a, R->result);
 }

@@ -205,12 +205,20 @@ static int uses(const tine_expr_t *e, const tine_expr_t *w) {
  * PATTERN_SUM_LANES lanes, where a sum of 8 lanes (to 1) or of 2 (to 4) still exists and
  * an instruction that sums lanes types; matching ignores lanes either way. */
 enum { PATTERN_SUM_LANES = 8 };
-static bool sums_lanes(const tine_ast *a) {
+static bool calls(const tine_ast *a, const char *name) {
     if (!a) return false;
-    if (a->kind == A_CALL && !strcmp(a->name, "vector_reduce_add")) return true;
+    if (a->kind == A_CALL && !strcmp(a->name, name)) return true;
     for (int i = 0; i < a->nargs; i++)
-        if (sums_lanes(a->args[i])) return true;
-    return sums_lanes(a->targ);
+        if (calls(a->args[i], name)) return true;
+    return calls(a->targ, name);
+}
+static bool sums_lanes(const tine_ast *a) { return calls(a, "vector_reduce_add"); }
+
+/* The lanes a rule is built and checked at: PATTERN_SUM_LANES when its left side sums
+ * lanes or its right side deinterleaves (which a 1-lane vector cannot: the rule still
+ * matches terms of any lanes, and its right side applies where they split), else 1. */
+static int plan_lanes(const tine_rule_ast *ra) {
+    return sums_lanes(ra->lhs) || calls(ra->rhs, "deinterleave") ? PATTERN_SUM_LANES : 1;
 }
 
 static void rule_error(tine_ctx_t *ctx, const tine_ast *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -329,7 +337,7 @@ static bool compile_rule(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_rule *r) {
     tine_type_t first_err_T = {0, 0, 0};
     bool err_differs = false; /* another T fails otherwise: the message is about first_err_T */
     int why_not = 0;
-    int plan = sums_lanes(ra->lhs) ? PATTERN_SUM_LANES : 1;
+    int plan = plan_lanes(ra);
     for (int ti = 0; ti < 8; ti++) {
         tine_type_t T = TYPES[ti];
         tine_elab_env env = {.T = T, .lanes = plan, .mode = TINE_ELAB_PATTERN};

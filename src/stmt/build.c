@@ -34,6 +34,7 @@ typedef struct {
     tine_expr_t *lo[4], *ext[4];    /* the range each coordinate's loop runs over */
     tine_expr_t *body, *body1;      /* the stage's bodies, coordinates renamed and folded loads indexed */
     tine_reductions reds, reds1;
+    tine_rvec *rvec;                /* the stage's vectorized reductions, their bodies as body's */
     tine_u64map memo;
     tine_type_t i32;
 } builder;
@@ -120,6 +121,7 @@ static void xf_reductions(builder *b, const tine_reductions *from, tine_reductio
         R.hi = xf(b, R.hi);
         R.init = xf(b, R.init);
         R.update = xf(b, R.update);
+        R.body = xf(b, R.body);
         to->v[i] = R;
     }
 }
@@ -140,11 +142,84 @@ static tine_expr_t *acc_index(builder *b, int lanes) {
 
 static tine_stmt *reductions(builder *b, const tine_reductions *rs, int parent, tine_stmt *rest);
 
+/* v (a vector) reduced by op to `lanes` lanes, halves combined: a log-depth tree of
+ * whole-vector operations, the reassociation exact for integer sums (they wrap), min and
+ * max. */
+static tine_expr_t *fold(builder *b, tine_op_t op, tine_expr_t *v, int lanes) {
+    for (int n = v->type.lanes; n > lanes; n /= 2)
+        v = tine_binary(b->ctx, op, tine_slice(b->ctx, v, 0, 1, n / 2), tine_slice(b->ctx, v, n / 2, 1, n / 2));
+    return v;
+}
+
+/* A reduction vectorized along its variable (tine_rvec) around `rest`: for each lane of
+ * the stage's vector (coordinate 0 the variable $.x0), N terms at a time into a vector
+ * accumulator, folded to one value, then the remaining terms one at a time; the lanes'
+ * results are gathered in $.aN, which `rest` reads as the reduction's result:
+ *
+ *   allocate $.aN: T[L]
+ *     for $.x0 in [$.c0, $.c0 + L)
+ *       allocate $.vN: T[A]
+ *         store $.vN[ramp(0, 1, A)] = init
+ *         for.vectorized<N> S.k: $.rN in [lo, lo + max(hi - lo, 0) / N * N)
+ *           let $.accN = $.vN[ramp(0, 1, A)]
+ *             store $.vN[ramp(0, 1, A)] = $.accN + vector_reduce_add(term at ramp($.rN, 1, N), A)
+ *         store $.aN[$.x0 - $.c0] = fold($.vN[ramp(0, 1, A)])
+ *         free $.vN
+ *       for $.rN in [lo + that, hi)
+ *         let $.accN = $.aN[$.x0 - $.c0]
+ *           store $.aN[$.x0 - $.c0] = $.accN + term at $.rN
+ *     let $.redN = $.aN[ramp(0, 1, L)]
+ *       rest
+ *     free $.aN */
+static tine_stmt *vreduction(builder *b, const tine_rvec *v, const tine_reductions *rs, int i, tine_stmt *rest) {
+    const tine_reduction *R = &rs->v[i], *V = &v->vec.v[i], *T = &v->tail.v[i];
+    tine_stmt_pool *p = b->p;
+    tine_ctx_t *ctx = b->ctx;
+    int L = R->acc->type.lanes, N = v->lanes, A = v->acc;
+    char an[32], vn[32], ln[96];
+    snprintf(an, sizeof an, "$.a%d", rs->base + i);
+    snprintf(vn, sizeof vn, "$.v%d", rs->base + i);
+    snprintf(ln, sizeof ln, "%s.%s", b->st->name, R->name);
+    tine_type_t et = tine_type_with_lanes(R->acc->type, 1);
+    tine_expr_t *v0 = tine_var(ctx, "$.x0", b->i32), *j = sub(b, v0, b->coord[0]);
+    /* the vector part: N terms per step into A lanes */
+    tine_expr_t *vidx = acc_index(b, A), *vcur = tine_load(ctx, vn, et, vidx);
+    tine_expr_t *acc = V->acc, *upd = V->update;
+    if (A < N) {
+        char nm[32];
+        snprintf(nm, sizeof nm, "$.acc%d", rs->base + i);
+        acc = tine_var(ctx, nm, tine_type_with_lanes(et, A));
+        tine_expr_t *terms = R->op == TINE_OP_ADD ? tine_vector_reduce_add(ctx, V->body, A) : fold(b, R->op, V->body, A);
+        upd = tine_binary(ctx, R->op, acc, terms);
+    }
+    tine_stmt *vstep = tine_stmt_let(p, acc, vcur, tine_stmt_store(p, vn, vidx, upd));
+    tine_expr_t *ext = tine_binary(ctx, TINE_OP_MAX, sub(b, R->hi, R->lo), ci(b, 0));
+    tine_expr_t *vext = mul(b, tine_binary(ctx, TINE_OP_DIV, ext, ci(b, N)), ci(b, N));
+    tine_stmt *vloop = tine_stmt_for(p, R->r, R->lo, vext, N, TINE_LOOP_VECTORIZED, TINE_PARTITION_NEVER, ln,
+                                     reductions(b, &v->vec, i, vstep));
+    tine_expr_t *scur = tine_load(ctx, an, et, j);
+    tine_stmt *vpart[4] = {tine_stmt_store(p, vn, vidx, tine_broadcast(ctx, T->init, A)), vloop,
+                           tine_stmt_store(p, an, j, fold(b, R->op, vcur, 1)), tine_stmt_free(p, vn)};
+    /* the remaining terms, one at a time */
+    tine_stmt *tstep = tine_stmt_let(p, T->acc, scur, tine_stmt_store(p, an, j, T->update));
+    tine_stmt *tloop = tine_stmt_for(p, R->r, add(b, R->lo, vext), sub(b, ext, vext), 1, TINE_LOOP_SERIAL,
+                                     TINE_PARTITION_NEVER, NULL, reductions(b, &v->tail, i, tstep));
+    tine_stmt *lane[2] = {tine_stmt_allocate(p, vn, et, ci(b, A), tine_stmt_block(p, vpart, 4)), tloop};
+    tine_stmt *lanes = tine_stmt_for(p, v0, b->coord[0], ci(b, L), 1, TINE_LOOP_SERIAL, TINE_PARTITION_NEVER, NULL,
+                                     tine_stmt_block(p, lane, 2));
+    tine_expr_t *idx = acc_index(b, L);
+    tine_stmt *all[3] = {lanes, tine_stmt_let(p, R->result, tine_load(ctx, an, et, idx), rest), tine_stmt_free(p, an)};
+    return tine_stmt_allocate(p, an, et, ci(b, L), tine_stmt_block(p, all, 3));
+}
+
 /* One reduction around `rest` (which reads its result): the accumulator in scratch, the
  * loop, then its result bound. */
 static tine_stmt *reduction(builder *b, const tine_reductions *rs, int i, tine_stmt *rest) {
     const tine_reduction *R = &rs->v[i];
     tine_stmt_pool *p = b->p;
+    for (int k = 0; k < b->st->nrvec && R->parent < 0; k++)
+        if (b->rvec[k].index == i && rs != &b->rvec[k].vec && rs != &b->rvec[k].tail)
+            return vreduction(b, &b->rvec[k], rs, i, rest);
     int lanes = R->acc->type.lanes;
     char name[32];
     snprintf(name, sizeof name, "$.a%d", rs->base + i);
@@ -316,11 +391,23 @@ static void builder_init(builder *b, tine_stmt_pool *p, const tine_kernel_t *k, 
     b->body1 = xf(b, b->st->body1);
     xf_reductions(b, &b->st->reds, &b->reds);
     xf_reductions(b, &b->st->reds1, &b->reds1);
+    b->rvec = calloc((size_t)b->st->nrvec + 1, sizeof *b->rvec);
+    TINE_ASSERT(b->rvec != NULL);
+    for (int k = 0; k < b->st->nrvec; k++) {
+        b->rvec[k] = b->st->rvec[k];
+        xf_reductions(b, &b->st->rvec[k].vec, &b->rvec[k].vec);
+        xf_reductions(b, &b->st->rvec[k].tail, &b->rvec[k].tail);
+    }
 }
 
 static void builder_free(builder *b) {
     free(b->reds.v);
     free(b->reds1.v);
+    for (int k = 0; k < b->st->nrvec; k++) {
+        free(b->rvec[k].vec.v);
+        free(b->rvec[k].tail.v);
+    }
+    free(b->rvec);
     tine_u64map_free(&b->memo);
 }
 

@@ -1,0 +1,611 @@
+/* autosched.c — the automatic scheduler: `schedule auto` (and a kernel file with no
+ * schedule) gets its directives chosen here, in the vocabulary hand schedules use
+ * (materialize, vectorize, unroll ...), appended to the kernel's directives before they
+ * are checked and applied (kernel.c, check()). So an automatic schedule is applied by the
+ * same code as a hand one, and `tine compile K.tine --emit schedule` prints it as .tine
+ * text a user can paste and edit.
+ *
+ * It runs on the parsed kernel, before any stage is built, with a small cost model:
+ *
+ * - which functions can be materialized: those called only with coordinate-like
+ *   arguments (coordinates, reduction variables, parameters, constants and + - * / %
+ *   of them: the plan can bound the region read), whose value is not a condition;
+ * - a stage's cost per element: its body elaborated at one lane (functions inlined,
+ *   materialized ones loads), each operation weighed by the bits it processes (a 256-bit
+ *   vector operation is 256), operations that do not depend on the first coordinate
+ *   counted at 1/16 (hoisted out of the vector loop), loop reductions' updates by their
+ *   trip count (64 when the bounds are parameters);
+ * - where a function's loads in a stage miss one of the stage's iteration variables (a
+ *   coordinate, or the variable of the loop reduction they are in), it is recomputed
+ *   along that variable when inlined.
+ *
+ * Each decision is one function below; the vocabulary other directives will add
+ * (compute_at with sliding windows, vectorized reductions, register tiles) has a hook
+ * named where it belongs (TODO).
+ */
+#include "../ir/ast.h"
+
+#include <stdio.h>
+
+/* The weights of the cost model, in bit-operations per element (a 256-bit vector op is
+ * 256). A materialized function's buffer is written once and read back by its consumers
+ * from outside L1 (bench sizes are megapixels): TRAFFIC per bit of its element. */
+enum { HOISTED_DIV = 16, TRIP_UNKNOWN = 64, MISSING_DIV = 16 };
+/* At most this many elaborations per kernel: the decisions after it are not taken (a
+ * kernel of a thousand functions stays quick to compile). */
+enum { ELAB_BUDGET = 2048 };
+static const double TRAFFIC = 12.0;
+static const double INF = 1e30;
+
+typedef struct {
+    bool cand;         /* a function that can be materialized */
+    signed char red;   /* contains a reduction (through inlined calls): -1 not yet known */
+    bool mat;          /* chosen: materialized */
+    tine_type_t type;  /* its element type, elaborated alone (cand only) */
+} as_decl;
+
+typedef struct {
+    tine_ctx_t *ctx;
+    tine_kernel_ast *k;
+    as_decl *d;
+    int out;                               /* the output's declaration */
+    int stage[TINE_KERNEL_MAX_STAGES];     /* declarations computed as stages: output first */
+    double weight[TINE_KERNEL_MAX_STAGES]; /* each one's elements per output element (estimated:
+                                              each coordinate its readers have and it has not
+                                              divides by MISSING_DIV) */
+    int nstages;
+    int elabs;                             /* elaborations so far, against ELAB_BUDGET */
+    tine_kdirective *dir;                  /* the chosen directives */
+    int ndir, capdir;
+    tine_arena *arena;
+} as_state;
+
+/* ---- the kernel's functions, syntactically ---------------------------------------------- */
+
+typedef struct {
+    const char *name;
+    bool data; /* a let's value (may be buffer data), not a reduction variable */
+} as_bind;
+
+/* Whether a call argument is coordinate-like in declaration D with the bindings in scope:
+ * integer constants, parameters, reduction variables, D's coordinates when D is the
+ * output or itself a candidate, and + - * / % and negation of those. */
+static bool coord_like(const as_state *A, int D, const tine_ast *root, const as_bind *sc, int nsc) {
+    const tine_ast *stack[64];
+    int top = 0;
+    stack[top++] = root;
+    while (top) {
+        const tine_ast *a = stack[--top];
+        if (a->kind == A_INT) continue;
+        if (a->kind == A_NAME) {
+            int i = nsc - 1;
+            while (i >= 0 && strcmp(sc[i].name, a->name)) i--;
+            if (i >= 0) {
+                if (sc[i].data) return false;
+                continue;
+            }
+            const tine_kdecl *d = &A->k->decls[D];
+            bool coord = false;
+            for (int j = 0; j < d->nargs; j++) coord |= !strcmp(d->args[j], a->name);
+            if (coord && (D == A->out || A->d[D].cand)) continue;
+            const tine_kdecl *p = tine_kernel_find(A->k, a->name);
+            if (!coord && p && p->kind == K_PARAM) continue;
+            return false;
+        }
+        bool arith = (a->kind == A_UNARY && a->op == TINE_OP_NEG) ||
+                     (a->kind == A_BINARY && (a->op == TINE_OP_ADD || a->op == TINE_OP_SUB || a->op == TINE_OP_MUL ||
+                                              a->op == TINE_OP_DIV || a->op == TINE_OP_MOD));
+        if (!arith || top + a->nargs > 64) return false;
+        for (int i = 0; i < a->nargs; i++) stack[top++] = a->args[i];
+    }
+    return true;
+}
+
+enum { W_VISIT, W_BIND, W_POP };
+
+/* Clears the candidacy of every function that declaration D calls with an argument that
+ * is not coordinate-like; true if it changed any. The body is walked with a stack of its
+ * own (a body may be a chain of 200,000 terms). */
+static bool uncandidate_callees(as_state *A, int D) {
+    const tine_kdecl *d = &A->k->decls[D];
+    const tine_ast *root = d->kind == K_BOUNDARY ? d->fill : d->body;
+    if (!root) return false;
+    struct step {
+        const tine_ast *a;
+        int act;
+        bool data;
+    } *st = malloc(64 * sizeof *st);
+    as_bind sc[64];
+    int top = 0, cap = 64, nsc = 0;
+    bool changed = false;
+    TINE_ASSERT(st != NULL);
+    st[top++] = (struct step){root, W_VISIT, false};
+    while (top) {
+        struct step s = st[--top];
+        if (s.act == W_BIND) {
+            if (nsc < 64) sc[nsc++] = (as_bind){s.a->field, s.data};
+            continue;
+        }
+        if (s.act == W_POP) {
+            if (nsc) nsc--;
+            continue;
+        }
+        const tine_ast *a = s.a;
+        if (top + a->nargs + 3 > cap) {
+            cap = 2 * (top + a->nargs + 3);
+            st = realloc(st, (size_t)cap * sizeof *st);
+            TINE_ASSERT(st != NULL);
+        }
+        if (a->kind == A_CALL) {
+            const tine_kdecl *c = tine_kernel_find(A->k, a->name);
+            int ci = c ? (int)(c - A->k->decls) : -1;
+            if (ci >= 0 && c->kind == K_FUNC && A->d[ci].cand)
+                for (int i = 0; i < a->nargs; i++)
+                    if (!coord_like(A, D, a->args[i], sc, nsc)) {
+                        A->d[ci].cand = false;
+                        changed = true;
+                        break;
+                    }
+        }
+        if (a->kind == A_LET || a->kind == A_REDUCE) { /* the bound part sees the new name */
+            int body = a->kind == A_LET ? 1 : 2;
+            st[top++] = (struct step){a, W_POP, false};
+            st[top++] = (struct step){a->args[body], W_VISIT, false};
+            st[top++] = (struct step){a, W_BIND, a->kind == A_LET};
+            for (int i = 0; i < body; i++) st[top++] = (struct step){a->args[i], W_VISIT, false};
+            continue;
+        }
+        for (int i = a->nargs - 1; i >= 0; i--)
+            if (a->args[i]) st[top++] = (struct step){a->args[i], W_VISIT, false};
+    }
+    free(st);
+    return changed;
+}
+
+/* Whether function i contains a reduction, its own or one of a function it calls
+ * (syntactically: materialization does not change it). */
+static bool contains_reduction(as_state *A, int i) {
+    if (A->d[i].red >= 0) return A->d[i].red;
+    const tine_kdecl *d = &A->k->decls[i];
+    bool red = false;
+    const tine_ast **st = malloc(64 * sizeof *st);
+    int top = 0, cap = 64;
+    TINE_ASSERT(st != NULL);
+    if (d->body) st[top++] = d->body;
+    while (top && !red) {
+        const tine_ast *a = st[--top];
+        if (a->kind == A_REDUCE) red = true;
+        if (a->kind == A_CALL) {
+            const tine_kdecl *c = tine_kernel_find(A->k, a->name);
+            if (c && c->kind == K_FUNC) red |= contains_reduction(A, (int)(c - A->k->decls));
+        }
+        if (top + a->nargs > cap) {
+            cap = 2 * (top + a->nargs);
+            st = realloc(st, (size_t)cap * sizeof *st);
+            TINE_ASSERT(st != NULL);
+        }
+        for (int j = 0; j < a->nargs; j++)
+            if (a->args[j]) st[top++] = a->args[j];
+    }
+    free(st);
+    A->d[i].red = red;
+    return red;
+}
+
+/* ---- stage bodies and their cost ------------------------------------------------------- */
+
+typedef struct {
+    tine_expr_t *body; /* one lane; NULL when it does not elaborate (then cost INF) */
+    tine_reductions rs;
+} as_body;
+
+static void body_free(as_body *b) {
+    free(b->rs.v);
+    memset(b, 0, sizeof *b);
+}
+
+/* Marks the declarations the elaborator reads from buffers: the chosen ones and `extra`
+ * (-1: none), each with its element type. */
+static void mark(as_state *A, int extra) {
+    for (int i = 0; i < A->k->ndecls; i++) {
+        tine_kdecl *d = &A->k->decls[i];
+        d->materialized = A->d[i].mat || i == extra;
+        d->mtype = d->materialized ? A->d[i].type : (tine_type_t){0, 0, 0};
+    }
+}
+
+/* Declaration i as a stage at one lane, with the chosen functions (and `extra`) loads:
+ * its coordinates $.c0.. as kernel.c's lower() binds them. */
+static as_body elab(as_state *A, int i, int extra) {
+    const tine_kdecl *d = &A->k->decls[i];
+    tine_binding binds[4];
+    tine_type_t i32 = tine_type(TINE_INT, 32, 1);
+    for (int j = 0; j < d->nargs; j++) {
+        char vn[16];
+        snprintf(vn, sizeof vn, "$.c%d", j);
+        binds[j].name = d->args[j];
+        binds[j].expr = tine_var(A->ctx, vn, i32);
+    }
+    mark(A, extra);
+    as_body b = {0};
+    b.rs.current = -1;
+    if (++A->elabs > ELAB_BUDGET) return b; /* priced INF: nothing more is chosen */
+    b.body = tine_kernel_elaborate(A->ctx, A->k, d->body, binds, d->nargs, 1, &b.rs);
+    if (!b.body) body_free(&b);
+    return b;
+}
+
+static int bits_of(tine_type_t t) { return t.bits < 8 ? 8 : t.bits; }
+
+/* The weight of one operation (see the top of the file). */
+static double op_weight(const tine_expr_t *e) {
+    int b = bits_of(e->type), b0 = e->nops ? bits_of(e->ops[0]->type) : b, wide = b > b0 ? b : b0;
+    switch ((tine_op_t)e->op) {
+    case TINE_OP_CONST: case TINE_OP_VAR: case TINE_OP_BROADCAST: case TINE_OP_RAMP: return 0;
+    case TINE_OP_CAST: case TINE_OP_REINTERPRET: return wide;
+    case TINE_OP_MUL: return b >= 32 ? 2 * b : b;
+    case TINE_OP_DIV: case TINE_OP_MOD: return 4 * b;
+    case TINE_OP_EQ: case TINE_OP_NE: case TINE_OP_LT: case TINE_OP_LE: case TINE_OP_GT: case TINE_OP_GE: return b0;
+    default: return tine_op_is_fpir((tine_op_t)e->op) ? 1.5 * wide : b;
+    }
+}
+
+/* An expression's cost per element: its operations' weights, skipping the arithmetic of
+ * load indices (per row: simplified and hoisted) unless it reads buffer data (a lookup
+ * table: a gather, weighed as one element at a time); `hoist`: operations that do not
+ * depend on the first coordinate count 1/HOISTED_DIV. Also the widest element it
+ * computes with (in *widest, if given). */
+static double expr_cost(tine_ctx_t *ctx, const tine_expr_t *root, bool hoist, int *widest) {
+    enum { VALUE = 1, READS_C0 = 2, READS_DATA = 4 };
+    uint32_t n;
+    tine_expr_t **order = tine_topo(ctx, root, &n);
+    unsigned char *f = calloc(n, 1);
+    TINE_ASSERT(f != NULL);
+    for (uint32_t i = 0; i < n; i++) { /* operands first (ids grow) */
+        const tine_expr_t *e = order[i];
+        if (e->op == TINE_OP_VAR && !strcmp(tine_expr_name(e), "$.c0")) f[i] |= READS_C0;
+        if (e->op == TINE_OP_LOAD) f[i] |= READS_DATA;
+        for (int j = 0; j < e->nops; j++) f[i] |= f[tine_topo_index(order, n, e->ops[j])] & (READS_C0 | READS_DATA);
+    }
+    f[n - 1] |= VALUE;
+    double c = 0;
+    for (uint32_t i = n; i-- > 0;) { /* users first */
+        const tine_expr_t *e = order[i];
+        if (!(f[i] & VALUE)) continue;
+        double w = op_weight(e);
+        bool gather = e->op == TINE_OP_LOAD && (f[tine_topo_index(order, n, e->ops[0])] & READS_DATA);
+        if (gather) w = 256;
+        c += hoist && !(f[i] & READS_C0) ? w / HOISTED_DIV : w;
+        if (widest && w > 0 && e->type.kind != TINE_BOOL && bits_of(e->type) > *widest) *widest = bits_of(e->type);
+        if (e->op == TINE_OP_LOAD && !gather) continue;
+        for (int j = 0; j < e->nops; j++) f[tine_topo_index(order, n, e->ops[j])] |= VALUE;
+    }
+    free(f);
+    free(order);
+    return c;
+}
+
+/* A loop reduction's iterations: its constant trip count, else TRIP_UNKNOWN. */
+static double trips(const tine_reduction *r) {
+    if (r->lo->op == TINE_OP_CONST && r->hi->op == TINE_OP_CONST) {
+        int64_t lo = (int32_t)(uint32_t)tine_const_value(r->lo, 0), hi = (int32_t)(uint32_t)tine_const_value(r->hi, 0);
+        return hi > lo ? (double)(hi - lo) : 0;
+    }
+    return TRIP_UNKNOWN;
+}
+
+/* A stage's cost per element: its body, and each loop reduction's update times its
+ * iterations and those of the loops around it. */
+static double body_cost(as_state *A, const as_body *b, int *widest) {
+    if (!b->body) return INF;
+    double c = expr_cost(A->ctx, b->body, true, widest);
+    for (int i = 0; i < b->rs.n; i++) {
+        double t = 1;
+        for (int p = i; p >= 0; p = b->rs.v[p].parent) t *= trips(&b->rs.v[p]);
+        c += t * expr_cost(A->ctx, b->rs.v[i].update, false, widest);
+    }
+    return c;
+}
+
+/* ---- the loads of a function in a stage ------------------------------------------------ */
+
+/* The variables an index reads: bit d for coordinate $.c<d>; *red set if it reads `r`. */
+static unsigned index_vars(tine_ctx_t *ctx, const tine_expr_t *index, const tine_expr_t *r, bool *red) {
+    uint32_t n;
+    tine_expr_t **order = tine_topo(ctx, index, &n);
+    unsigned m = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (order[i]->op != TINE_OP_VAR) continue;
+        int d = tine_kernel_coord_dim(tine_expr_name(order[i]));
+        if (d >= 0) m |= 1u << d;
+        if (order[i] == r) *red = true;
+    }
+    free(order);
+    return m;
+}
+
+typedef struct {
+    int loads;          /* loads of the function in the stage */
+    unsigned missing;   /* stage coordinates some load in the body does not read */
+    bool loop_invariant; /* some load in a loop reduction does not read the loop's variable */
+} as_use;
+
+static void scan_loads(tine_ctx_t *ctx, const tine_expr_t *root, const char *name, const tine_expr_t *r, int dims,
+                       as_use *u) {
+    uint32_t n;
+    tine_expr_t **order = tine_topo(ctx, root, &n);
+    for (uint32_t i = 0; i < n; i++) {
+        const tine_expr_t *e = order[i];
+        if (e->op != TINE_OP_LOAD || strcmp(tine_expr_name(e), name)) continue;
+        u->loads++;
+        bool red = false;
+        unsigned m = index_vars(ctx, e->ops[0], r, &red);
+        if (r && !red) u->loop_invariant = true;
+        if (!r) u->missing |= ((1u << dims) - 1) & ~m;
+    }
+    free(order);
+}
+
+/* How stage `s` (elaborated with function f a load) reads f. */
+static as_use use_of(as_state *A, int s, const as_body *b, int f) {
+    as_use u = {0};
+    if (!b->body) return u;
+    const char *name = A->k->decls[f].name;
+    scan_loads(A->ctx, b->body, name, NULL, A->k->decls[s].nargs, &u);
+    for (int i = 0; i < b->rs.n; i++) scan_loads(A->ctx, b->rs.v[i].update, name, b->rs.v[i].r, 0, &u);
+    return u;
+}
+
+/* ---- decisions ------------------------------------------------------------------------- */
+
+/* The weight of a stage read by a stage of weight w without `missing` coordinates. */
+static double reader_weight(double w, unsigned missing) {
+    for (; missing; missing &= missing - 1) w /= MISSING_DIV;
+    return w;
+}
+
+static void materialize(as_state *A, int f, double weight) {
+    A->d[f].mat = true;
+    A->weight[A->nstages] = weight;
+    A->stage[A->nstages++] = f;
+}
+
+static bool room(const as_state *A) { return A->nstages < TINE_KERNEL_MAX_STAGES; }
+
+/* A function that contains a reduction and that a stage reads without one of its
+ * iteration variables (l2norm's inv(y) and softmax's mx(y) per output element, matmul's
+ * rowsum_a(y) and colsum_b(x), softmax's mx(y) in every iteration of inv's sum) is
+ * computed once per value into a buffer instead of once per element or iteration.
+ * Candidates are tried materialized all at once; one a stage reads completely is inlined
+ * there again, which uncovers the functions it calls, until the stage reads no untried
+ * one. Returns whether it materialized any. */
+static bool decide_invariant_reductions(as_state *A, int si) {
+    int s = A->stage[si];
+    int n = A->k->ndecls;
+    bool *tried = calloc((size_t)n, sizeof *tried), any = false;
+    TINE_ASSERT(tried != NULL);
+    for (bool progress = true; progress && room(A);) {
+        progress = false;
+        bool *trial = calloc((size_t)n, sizeof *trial);
+        TINE_ASSERT(trial != NULL);
+        for (int f = 0; f < n; f++) trial[f] = A->d[f].cand && !A->d[f].mat && !tried[f] && contains_reduction(A, f);
+        for (int f = 0; f < n; f++)
+            if (trial[f]) A->d[f].mat = true;
+        as_body b = elab(A, s, -1);
+        for (int f = 0; f < n; f++)
+            if (trial[f]) A->d[f].mat = false;
+        for (int f = 0; f < n && b.body; f++) {
+            if (!trial[f]) continue;
+            as_use u = use_of(A, s, &b, f);
+            if (!u.loads) continue;
+            tried[f] = true;
+            progress = true;
+            if ((u.missing || u.loop_invariant) && room(A)) {
+                materialize(A, f, reader_weight(A->weight[si], u.missing));
+                any = true;
+            }
+        }
+        body_free(&b);
+        free(trial);
+    }
+    free(tried);
+    return any;
+}
+
+/* A stencil producer read at many taps (gaussian5x5's r at 5, camera_pipe's denoised at
+ * many): materialized when what inlining recomputes per element of the stages that read
+ * it costs more than computing it once per element, storing it and reading it back (the
+ * buffer's traffic); dilate3x3's v, a max of three bytes, does not pay (measured: inlined
+ * is faster). A function read without the first coordinate is left alone: its value is
+ * per row, and hoisted out of the vector loop already. One function at a time, the most
+ * profitable first, until none pays.
+ * TODO(compute_at): a producer chosen here is a sliding window candidate: emit
+ * `compute_at f consumer.y` (storage folded to the consumer's window of rows) instead of
+ * materialize once that directive exists; the buffer's traffic term then drops to the
+ * window's (in L1), so more producers pay. */
+static void decide_stencil_producers(as_state *A) {
+    int n = A->k->ndecls;
+    double *base = calloc(TINE_KERNEL_MAX_STAGES, sizeof *base);
+    TINE_ASSERT(base != NULL);
+    while (room(A)) {
+        for (int s = 0; s < A->nstages; s++) {
+            as_body b = elab(A, A->stage[s], -1);
+            base[s] = body_cost(A, &b, NULL);
+            body_free(&b);
+        }
+        int best = -1;
+        double best_gain = 0, best_weight = 0;
+        for (int f = 0; f < n; f++) {
+            if (!A->d[f].cand || A->d[f].mat) continue;
+            double saved = 0, weight = 0;
+            bool read = false;
+            for (int s = 0; s < A->nstages; s++) {
+                as_body b = elab(A, A->stage[s], f);
+                as_use u = use_of(A, A->stage[s], &b, f);
+                if (u.loads && !(u.missing & 1)) { /* a value per row: hoisted already */
+                    read = true;
+                    double c = body_cost(A, &b, NULL);
+                    saved += base[s] >= INF && c < INF ? INF : A->weight[s] * (base[s] - c);
+                    double w = reader_weight(A->weight[s], u.missing);
+                    weight = w > weight ? w : weight;
+                }
+                body_free(&b);
+            }
+            if (!read) continue;
+            as_body p = elab(A, f, -1);
+            double produce = weight * (body_cost(A, &p, NULL) + bits_of(A->d[f].type) * (1 + TRAFFIC));
+            body_free(&p);
+            double gain = saved - produce;
+            if (gain > best_gain) {
+                best_gain = gain;
+                best = f;
+                best_weight = weight;
+            }
+        }
+        if (best < 0) break;
+        materialize(A, best, best_weight);
+    }
+    free(base);
+}
+
+/* The vector width of a stage: the natural width of its element type (one 256-bit
+ * vector), which a stage computing in wider types splits into several vectors of them.
+ * Measured against the width of the widest type's vector (256 / its bits), at AVX2:
+ * gaussian3x3 1.44x, conv3x3a16 1.45x, sobel3x3 1.37x, conv3x3a32 4.5x slower that way
+ * (a narrow store of a quarter vector, and the loads not shared); so: natural.
+ * TODO(reductions): a stage whose loop reduction feeds a dot product gets its reduction
+ * variable vectorized instead (helper R's directive) once the vocabulary has it. */
+static int decide_lanes(as_state *A, int s) {
+    (void)A;
+    (void)s;
+    return 0;
+}
+
+/* The offset c of a coordinate $.c1 + c (through an edge clamp), or false. */
+static bool row_offset(const tine_expr_t *x, int32_t *c) {
+    while ((x->op == TINE_OP_MIN || x->op == TINE_OP_MAX) && x->ops[1]->op != TINE_OP_CONST) x = x->ops[0];
+    *c = 0;
+    if (x->op == TINE_OP_ADD && x->ops[1]->op == TINE_OP_CONST) {
+        *c = (int32_t)(uint32_t)tine_const_value(x->ops[1], 0);
+        x = x->ops[0];
+    }
+    return x->op == TINE_OP_VAR && !strcmp(tine_expr_name(x), "$.c1");
+}
+
+/* Rows unrolled: a stage that reads one input at several rows (a vertical stencil)
+ * computes 2 rows per iteration, so the rows share loads (and LLVM the sums over them).
+ * Measured at AVX2 against no unrolling: median3x3 and sobel3x3 3-6% faster, gaussian3x3
+ * 3% slower, 4 rows no better than 2; blur3x3 reading its materialized bx at 3 rows 10%
+ * slower, so a materialized function's rows do not count (they come from L2 either way). */
+static int decide_unroll_rows(as_state *A, int s) {
+    const tine_kdecl *d = &A->k->decls[s];
+    if (d->nargs < 2) return 1;
+    as_body b = elab(A, s, -1);
+    if (!b.body) return 1;
+    uint32_t n;
+    tine_expr_t **order = tine_topo(A->ctx, b.body, &n);
+    int most = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const tine_expr_t *e = order[i];
+        if (e->op != TINE_OP_LOAD) continue;
+        const tine_kdecl *buf = tine_kernel_find(A->k, tine_expr_name(e));
+        if (buf->kind != K_INPUT) continue; /* a materialized buffer's rows: see above */
+        int dims = buf->dims;
+        const tine_expr_t *x[4];
+        int32_t off, rows[16];
+        int nrows = 0;
+        if (dims < 2 || !tine_kernel_load_coords(e->ops[0], dims, x) || !row_offset(x[1], &off)) continue;
+        for (uint32_t j = i; j < n && nrows < 16; j++) { /* this buffer's rows */
+            const tine_expr_t *g = order[j];
+            int32_t o;
+            if (g->op != TINE_OP_LOAD || strcmp(tine_expr_name(g), buf->name) ||
+                !tine_kernel_load_coords(g->ops[0], dims, x) || !row_offset(x[1], &o))
+                continue;
+            bool seen = false;
+            for (int r = 0; r < nrows; r++) seen |= rows[r] == o;
+            if (!seen) rows[nrows++] = o;
+        }
+        most = nrows > most ? nrows : most;
+    }
+    free(order);
+    body_free(&b);
+    return most >= 2 ? 2 : 1;
+}
+
+/* ---- the directives -------------------------------------------------------------------- */
+
+static void emit(as_state *A, const char *what, int f, int dim, int n) {
+    if (A->ndir == A->capdir) {
+        A->capdir = A->capdir ? 2 * A->capdir : 16;
+        tine_kdirective *v = tine_arena_alloc(A->arena, (size_t)A->capdir * sizeof *v);
+        if (A->ndir) memcpy(v, A->dir, (size_t)A->ndir * sizeof *v);
+        A->dir = v;
+    }
+    const tine_kdecl *d = &A->k->decls[f];
+    A->dir[A->ndir++] = (tine_kdirective){.what = what, .func = d->name, .dim = dim >= 0 ? d->args[dim] : NULL, .n = n,
+                                          .src = A->k->src, .line = A->k->auto_line ? A->k->auto_line : 1,
+                                          .col = A->k->auto_col ? A->k->auto_col : 1};
+}
+
+void tine_autoschedule(tine_ctx_t *ctx, tine_arena *arena, tine_kernel_ast *k) {
+    int n = k->ndecls;
+    as_state A = {.ctx = ctx, .k = k, .arena = arena, .out = -1};
+    A.d = calloc((size_t)n + 1, sizeof *A.d);
+    TINE_ASSERT(A.d != NULL);
+    for (int i = 0; i < n; i++) {
+        A.d[i].red = -1;
+        A.d[i].cand = k->decls[i].kind == K_FUNC;
+        if (k->decls[i].kind == K_OUTPUT) A.out = i;
+    }
+    TINE_ASSERT(A.out >= 0);
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int i = 0; i < n; i++)
+            if (k->decls[i].kind != K_INPUT && k->decls[i].kind != K_PARAM) changed |= uncandidate_callees(&A, i);
+    }
+    for (int i = 0; i < n; i++) { /* its element type; a condition or a body in error is inlined */
+        if (!A.d[i].cand) continue;
+        as_body b = elab(&A, i, -1);
+        A.d[i].cand = b.body && b.body->type.kind != TINE_BOOL;
+        if (b.body) A.d[i].type = tine_type_with_lanes(b.body->type, 1);
+        body_free(&b);
+    }
+    materialize(&A, A.out, 1);
+    A.d[A.out].mat = false;
+    for (int s = 0; s < A.nstages; s++) decide_invariant_reductions(&A, s);
+    decide_stencil_producers(&A);
+    /* TODO(reductions): a stage whose loop reduction feeds a dot product (u8 x i8, i16 x
+       i16 products summed) gets its reduction variable vectorized here once the vocabulary
+       has it; TODO(tiles): tile a stage whose footprint per row exceeds L1. */
+    for (int s = 1; s <= A.nstages; s++) { /* each stage's directives together, the output's last */
+        int st = A.stage[s % A.nstages], u = decide_unroll_rows(&A, st);
+        if (s < A.nstages) emit(&A, "materialize", st, -1, 0);
+        emit(&A, "vectorize", st, 0, decide_lanes(&A, st));
+        if (u > 1) emit(&A, "unroll", st, 1, u);
+    }
+    for (int i = 0; i < n; i++) { /* check() applies the directives from scratch */
+        k->decls[i].materialized = false;
+        k->decls[i].mtype = (tine_type_t){0, 0, 0};
+    }
+    k->sched = A.dir;
+    k->nsched = A.ndir;
+    free(A.d);
+}
+
+/* The directives as .tine text: `schedule`, then one directive a line. */
+void tine_schedule_print(const tine_kernel_ast *k, tine_buf *b) {
+    tine_buf_puts(b, "schedule\n");
+    for (int i = 0; i < k->nsched; i++) {
+        const tine_kdirective *s = &k->sched[i];
+        if (!strcmp(s->what, "materialize") || !strcmp(s->what, "compute_root")) tine_buf_printf(b, "%s %s\n", s->what, s->func);
+        else if (!strcmp(s->what, "compute_at") || !strcmp(s->what, "store_at"))
+            tine_buf_printf(b, "%s %s %s.%s\n", s->what, s->func, s->at, s->dim);
+        else if (!strcmp(s->what, "vectorize") && !s->n) tine_buf_printf(b, "vectorize %s.%s natural\n", s->func, s->dim);
+        else if (!strcmp(s->what, "tile")) tine_buf_printf(b, "tile %s %s %s %d %d\n", s->func, s->dim, s->dim2, s->n, s->n2);
+        else if (!strcmp(s->what, "parallel")) tine_buf_printf(b, "parallel %s.%s\n", s->func, s->dim);
+        else if (!strcmp(s->what, "partition")) {
+            static const char *const modes[] = {"auto", "always", "never"};
+            tine_buf_printf(b, "partition %s.%s %s\n", s->func, s->dim, modes[s->n]);
+        } else tine_buf_printf(b, "%s %s.%s %d\n", s->what, s->func, s->dim, s->n);
+    }
+}

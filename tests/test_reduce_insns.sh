@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# test_reduce_insns.sh TINE — loop reductions vectorized along their variable (`vectorize
+# out.k N`) reach the dot-product instructions: each case below compiles a kernel for a
+# target (emitting assembly does not need the CPU), and the body of the reduction's
+# vector loop must hold the mnemonic: codegen names the loop's blocks after it
+# ("out.k.vec.body"), and verbose assembly prints the names on the block labels.
+set -uo pipefail
+tine=$1
+cd "$(dirname "$0")"
+pass=0 failed=0
+# kernel target mnemonic
+cases="
+data/rvec_dot_i16.tine x86-64-avx2 vpmaddwd
+data/rvec_dot_i16.tine x86-64-avx512 vpdpwssd
+data/rvec_dot_u8i8.tine x86-64-avx512 vpdpbusd
+data/rvec_sad.tine x86-64-avx2 vpsadbw
+../bench/kernels/fully_connected.tine x86-64-avx2 vpmaddwd
+../bench/kernels/l2norm.tine x86-64-avx2 vpmaddwd
+"
+while read -r kernel target insn; do
+  [[ -z "$kernel" ]] && continue
+  n=$("$tine" compile "$kernel" --target "$target" --emit asm 2>&1 | awk -v insn="$insn" '
+    /^(\.LBB[0-9_]+:|# %bb\.[0-9]+:)/ { inloop = ($0 ~ /# %[a-z_]+\.k\.vec\.body/) ; next }
+    inloop && $1 == insn { n++ }
+    END { print n + 0 }')
+  if [[ $n -gt 0 ]]; then
+    pass=$((pass + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL: $kernel on $target: no '$insn' in the body of the vectorized reduction's loop"
+  fi
+done <<<"$cases"
+echo "test_reduce_insns: $pass passed, $failed failed"
+[[ $failed -eq 0 ]]
