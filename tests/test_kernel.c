@@ -557,6 +557,33 @@ static const kernel_spec KERNELS[] = {
      "compute_at f out.y\n"
      "store_at f out.z\n",
      NULL, {0}, {0}, true},
+    {"slide_mid",
+     "# compute_at folding a middle coordinate (a pool's (c, x, y, b)): h's rows are its\n"
+     "# third coordinate, its last a slice read at b + k (one kept at a time, the window\n"
+     "# restarting with each b); chained (pr at out.y, h at pr.j), stride 2, rows unrolled\n"
+     "input in: u8[4]\n"
+     "param k: i32\n"
+     "func z = constant(in, 7)\n"
+     "func h(c, x, y, b) = max(z(c, 2 * x, y, b + k), z(c, 2 * x + 1, y - 1, b + k))\n"
+     "func pr(c, x, j, b) = h(c, x, 2 * j - 1, b) - h(c, x + 1, 2 * j, b)\n"
+     "output out(x, u, y, b): u8 = pr(x, u, y - 1, b) + pr(x, u + 1, y + 1, b) * 3\n"
+     "schedule\n"
+     "compute_at pr out.y\n"
+     "compute_at h pr.j\n"
+     "unroll out.y 3\n"
+     "vectorize h.c 8\n",
+     NULL, {-1}, {1}, true},
+    {"slide_slice",
+     "# compute_at folding the middle coordinate of a 3-D f whose last is read at one\n"
+     "# constant slice (2) by a 2-D output; partitioned rows\n"
+     "input in: i16[3]\n"
+     "func e = edge(in)\n"
+     "func f(x, y, s) = e(x, y, s) * 5 - e(x + 1, y, s - 1)\n"
+     "output out(x, y): i16 = f(x, y - 1, 2) + f(x - 1, y + 2, 2)\n"
+     "schedule\n"
+     "compute_at f out.y\n"
+     "partition out.y always\n",
+     NULL, {0}, {0}, true},
 };
 #define NKERNELS (int)(sizeof KERNELS / sizeof KERNELS[0])
 

@@ -155,7 +155,7 @@ static bool reads_of(tine_ctx_t *ctx, slide *S, const tine_expr_t *e, const char
             S->why = "is not a coordinate";
             ok = false;
         } else if (*nw && row_dim(ctx, S, c, dims) != *fd) {
-            S->why = "is not in the same coordinate in every read";
+            S->why = "is in another coordinate of f in another read";
             ok = false;
         } else if (!affine(ctx, S, c[*nw ? *fd : row_dim(ctx, S, c, dims)], &f)) {
             ok = false;

@@ -15,7 +15,9 @@
  *
  * with lo(y), hi(y) the window (a*y + base + lo ... + hi) and F its folded height: g's
  * loads of f read row r at (r - $f$min1) & (F - 1), and f's buffer holds
- * min(F, extent) rows. f's coordinates are renamed so that no loop variable of f shadows
+ * min(F, extent) rows. The rows are f's coordinate fold_dim (here 1); each coordinate
+ * after it is a slice: f's loop runs over the one value g reads, and the index has no
+ * term for it (the buffer keeps one slice; the window restarts when it changes). f's coordinates are renamed so that no loop variable of f shadows
  * one of g's (partitioning and hoisting see distinct variables).
  */
 #include "passes.h"
