@@ -739,11 +739,14 @@ static void gen_expr(gen_t *g, const char *T, int depth) {
             g->reductions++;
             tine_buf_printf(g->b, "%s(r%d in ", RED[rnd(g, 3)], v);
             bool loop = gen_range(g);
-            if (loop && !g->loopvars && g->ncand < 8) g->cand[g->ncand++] = v;
+            bool cand = loop && !g->loopvars && g->ncand < 8;
             tine_buf_puts(g->b, ") (");
             g->rname[g->loopvars++] = v;
             gen_expr(g, T, depth - 1);
             g->loopvars--;
+            /* a reduction nested inside may take its bounds from v, which a vectorized v
+               would make a vector: the compiler refuses that, so only leaves are named */
+            if (cand && g->nextr == v + 1) g->cand[g->ncand++] = v;
             tine_buf_puts(g->b, ")");
             break;
         }
