@@ -1103,17 +1103,21 @@ static void test_auto_schedules(const char *dir) {
     static const struct {
         const char *kernel, *want[4], *not[2];
     } pins[] = {
-        /* per-row reductions computed once per row, not once per element */
-        {"l2norm", {"materialize inv\n", "vectorize out.x natural\n"}, {"materialize z\n"}},
-        {"softmax", {"materialize mx\n", "materialize inv\n", "vectorize out.x natural\n"}, {"materialize e\n"}},
-        {"matmul", {"materialize rowsum_a\n", "materialize colsum_b\n"}, {"materialize p\n", "materialize m\n"}},
+        /* per-row reductions computed once per row, not once per element; reductions
+           along a dense row vectorized (pmaddwd for the i32 sums of i16 products) */
+        {"l2norm", {"materialize inv\n", "vectorize inv.k 16\n", "vectorize out.x natural\n"}, {"materialize z\n"}},
+        {"softmax", {"materialize mx\n", "materialize inv\n", "vectorize mx.k 32\n", "vectorize inv.k 16\n"}, {"materialize e\n"}},
+        {"matmul", {"materialize rowsum_a\n", "materialize colsum_b\n"}, {"materialize p\n", "vectorize out.k"}},
+        {"fully_connected", {"vectorize out.c natural\n", "vectorize out.k 16\n"}, {"materialize"}},
         {"depthwise_conv", {"materialize offset\n"}, {NULL}},
-        /* stencil producers: read at 5 or 7 taps, worth a buffer; a max of 3 bytes is not */
-        {"gaussian5x5", {"materialize r\n", "vectorize out.x natural\n"}, {NULL}},
-        {"gaussian7x7", {"materialize r\n"}, {NULL}},
-        {"dilate3x3", {"vectorize out.x natural\n"}, {"materialize"}},
-        {"sobel3x3", {"vectorize out.x natural\n", "unroll out.y 2\n"}, {"materialize"}},
-        {"camera_pipe", {"materialize curved\n", "materialize denoised\n", "materialize g_r\n", "materialize red\n"}, {NULL}},
+        /* stencil producers: read at 5 or 7 taps, worth a sliding window of rows; a max of 3
+           bytes is not */
+        {"gaussian5x5", {"compute_at r out.y\n", "vectorize out.x natural\n"}, {"materialize"}},
+        {"gaussian7x7", {"compute_at r out.y\n"}, {"materialize"}},
+        {"blur3x3", {"compute_at bx out.y\n"}, {"materialize"}},
+        {"dilate3x3", {"vectorize out.x natural\n"}, {"materialize", "compute_at"}},
+        {"sobel3x3", {"vectorize out.x natural\n", "unroll out.y 2\n"}, {"materialize", "compute_at"}},
+        {"camera_pipe", {"materialize curved\n", "materialize denoised\n", "compute_at red curved.y\n", "compute_at blur_y out.y\n"}, {NULL}},
         {"add", {"schedule\nvectorize out.c natural\n"}, {"materialize", "unroll"}},
     };
     for (size_t i = 0; i < sizeof pins / sizeof *pins; i++) {

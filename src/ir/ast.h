@@ -181,6 +181,9 @@ typedef struct tine_kernel_ast_s {
        and auto_col locate the word auto (0 when the file has no schedule) */
     bool auto_sched;
     int auto_line, auto_col;
+    /* 0: auto uses every directive; 1: only materialize, vectorize (of coordinates) and
+       unroll (tine_kernel_parse retries at 1 when a choice of level 0 is refused) */
+    int auto_level;
 } tine_kernel_ast;
 
 /* The declaration of a name in a kernel, or NULL. */

@@ -41,6 +41,7 @@ typedef struct {
     bool cand;         /* a function that can be materialized */
     signed char red;   /* contains a reduction (through inlined calls): -1 not yet known */
     bool mat;          /* chosen: materialized */
+    bool stencil;      /* chosen by the stencil rule (a sliding window candidate) */
     tine_type_t type;  /* its element type, elaborated alone (cand only) */
 } as_decl;
 
@@ -419,10 +420,9 @@ static bool decide_invariant_reductions(as_state *A, int si) {
  * is faster). A function read without the first coordinate is left alone: its value is
  * per row, and hoisted out of the vector loop already. One function at a time, the most
  * profitable first, until none pays.
- * TODO(compute_at): a producer chosen here is a sliding window candidate: emit
- * `compute_at f consumer.y` (storage folded to the consumer's window of rows) instead of
- * materialize once that directive exists; the buffer's traffic term then drops to the
- * window's (in L1), so more producers pay. */
+ * decide_compute_at then computes it inside its reader's row loop when it can.
+ * TODO(compute_at): the traffic term assumes a whole buffer; with a sliding window it is
+ * the window's (in L1), so more producers would pay. */
 static void decide_stencil_producers(as_state *A) {
     int n = A->k->ndecls;
     double *base = calloc(TINE_KERNEL_MAX_STAGES, sizeof *base);
@@ -464,6 +464,7 @@ static void decide_stencil_producers(as_state *A) {
         }
         if (best < 0) break;
         materialize(A, best, best_weight);
+        A->d[best].stencil = true;
     }
     free(base);
 }
@@ -472,9 +473,7 @@ static void decide_stencil_producers(as_state *A) {
  * vector), which a stage computing in wider types splits into several vectors of them.
  * Measured against the width of the widest type's vector (256 / its bits), at AVX2:
  * gaussian3x3 1.44x, conv3x3a16 1.45x, sobel3x3 1.37x, conv3x3a32 4.5x slower that way
- * (a narrow store of a quarter vector, and the loads not shared); so: natural.
- * TODO(reductions): a stage whose loop reduction feeds a dot product gets its reduction
- * variable vectorized instead (helper R's directive) once the vocabulary has it. */
+ * (a narrow store of a quarter vector, and the loads not shared); so: natural. */
 static int decide_lanes(as_state *A, int s) {
     (void)A;
     (void)s;
@@ -532,19 +531,129 @@ static int decide_unroll_rows(as_state *A, int s) {
     return most >= 2 ? 2 : 1;
 }
 
+/* The coordinate d of a load's index as $.c<d> * a + c (through an edge clamp): c, or
+ * false for another form. */
+static bool coord_offset(const tine_expr_t *x, int d, int32_t *c) {
+    while ((x->op == TINE_OP_MIN || x->op == TINE_OP_MAX) && x->ops[1]->op != TINE_OP_CONST) x = x->ops[0];
+    *c = 0;
+    if (x->op == TINE_OP_ADD && x->ops[1]->op == TINE_OP_CONST) {
+        *c = (int32_t)(uint32_t)tine_const_value(x->ops[1], 0);
+        x = x->ops[0];
+    }
+    if (x->op == TINE_OP_MUL && x->ops[1]->op == TINE_OP_CONST) x = x->ops[0];
+    return x->op == TINE_OP_VAR && tine_kernel_coord_dim(tine_expr_name(x)) == d;
+}
+
+/* A stencil producer f (level 0) computed inside the row loop of the one stage that reads
+ * it (`compute_at f g.y`: a sliding window of rows in L1, not a whole buffer), y the
+ * coordinate of g other than the first along which g reads f at the most rows (the first
+ * of a tie: camera_pipe's out(x, y, c) reads blur_y at one y and one c: y); -1 when f is not such a producer. Sets *reader to g's stage index. A window
+ * the checks refuse makes tine_kernel_parse fall back to level 1 (materialize). */
+static int decide_compute_at(as_state *A, int si, int *reader) {
+    int f = A->stage[si], g = -1;
+    if (A->k->auto_level || !A->d[f].stencil || A->k->decls[f].nargs < 2) return -1;
+    for (int s = 0; s < A->nstages; s++) {
+        if (s == si) continue;
+        as_body b = elab(A, A->stage[s], -1);
+        as_use u = use_of(A, A->stage[s], &b, f);
+        body_free(&b);
+        if (!u.loads) continue;
+        if (g >= 0) return -1; /* read by two stages */
+        g = s;
+    }
+    const tine_kdecl *gd = &A->k->decls[A->stage[g < 0 ? 0 : g]];
+    if (g < 0 || gd->nargs < 2) return -1;
+    as_body b = elab(A, A->stage[g], -1);
+    if (!b.body) return -1;
+    uint32_t n;
+    tine_expr_t **order = tine_topo(A->ctx, b.body, &n);
+    int best = -1, most = 0, fd = A->k->decls[f].nargs;
+    for (int d = 1; d < gd->nargs; d++) {
+        int32_t offs[16];
+        int noffs = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            const tine_expr_t *e = order[i], *x[4];
+            int32_t o;
+            if (e->op != TINE_OP_LOAD || strcmp(tine_expr_name(e), A->k->decls[f].name) ||
+                !tine_kernel_load_coords(e->ops[0], fd, x))
+                continue;
+            for (int c = 0; c < fd; c++) {
+                if (!coord_offset(x[c], d, &o)) continue;
+                bool seen = false;
+                for (int j = 0; j < noffs; j++) seen |= offs[j] == o;
+                if (!seen && noffs < 16) offs[noffs++] = o;
+            }
+        }
+        if (noffs > most) most = noffs, best = d;
+    }
+    free(order);
+    body_free(&b);
+    *reader = g;
+    return best;
+}
+
+/* A stage's loop reductions vectorized along their variable (level 0): an integer
+ * reduction, outermost, the only one of its name in the stage, whose terms read buffers
+ * along their dense first coordinate (l2norm's and softmax's rows, fully_connected's dot
+ * products): vectors of terms, and for a sum of widened products the pairwise sums of
+ * pmaddwd. The width: 256 bits of the accumulator, at most 16 lanes of 16 bits' worth
+ * (i32 sums of 16 terms: 16 products of i16 summed in pairs into 8 lanes); a reduction
+ * over another buffer coordinate (matmul's B(x, k), conv_nn's filter) stays a loop. Names
+ * and widths are stored in name[] and width[] (at most `cap`); returns how many. */
+static int decide_reduction_vectors(as_state *A, int s, const char **name, int *width, int cap) {
+    if (A->k->auto_level) return 0;
+    as_body b = elab(A, s, -1);
+    int m = 0;
+    for (int i = 0; i < b.rs.n && m < cap; i++) {
+        const tine_reduction *r = &b.rs.v[i];
+        bool ok = r->parent < 0 && r->name && r->acc->type.kind != TINE_FLOAT, dense = false;
+        for (int j = 0; j < b.rs.n && ok; j++) ok = j == i || !b.rs.v[j].name || strcmp(b.rs.v[j].name, r->name);
+        uint32_t n;
+        tine_expr_t **order = ok ? tine_topo(A->ctx, r->update, &n) : NULL;
+        for (uint32_t e = 0; order && e < n && ok; e++) {
+            const tine_expr_t *x = order[e];
+            if (x->op == TINE_OP_VAR && !strncmp(tine_expr_name(x), "$.red", 5)) ok = false; /* another's result */
+            if (x->op != TINE_OP_LOAD) continue;
+            const tine_kdecl *buf = tine_kernel_find(A->k, tine_expr_name(x));
+            int dims = buf->kind == K_INPUT ? buf->dims : buf->nargs;
+            const tine_expr_t *c[4];
+            if (!tine_kernel_load_coords(x->ops[0], dims, c)) continue;
+            for (int d = 0; d < dims; d++) {
+                bool red = false;
+                index_vars(A->ctx, c[d], r->r, &red);
+                if (red && d > 0) ok = false; /* strided along the reduction */
+                if (red && d == 0) dense = true;
+            }
+        }
+        free(order);
+        if (ok && dense) {
+            int bits = bits_of(r->acc->type);
+            name[m] = r->name;
+            width[m++] = 256 / (bits < 16 ? bits : 16);
+        }
+    }
+    body_free(&b);
+    return m;
+}
+
 /* ---- the directives -------------------------------------------------------------------- */
 
-static void emit(as_state *A, const char *what, int f, int dim, int n) {
+static void emit_dir(as_state *A, tine_kdirective d) {
     if (A->ndir == A->capdir) {
         A->capdir = A->capdir ? 2 * A->capdir : 16;
         tine_kdirective *v = tine_arena_alloc(A->arena, (size_t)A->capdir * sizeof *v);
         if (A->ndir) memcpy(v, A->dir, (size_t)A->ndir * sizeof *v);
         A->dir = v;
     }
+    d.src = A->k->src;
+    d.line = A->k->auto_line ? A->k->auto_line : 1;
+    d.col = A->k->auto_col ? A->k->auto_col : 1;
+    A->dir[A->ndir++] = d;
+}
+
+static void emit(as_state *A, const char *what, int f, int dim, int n) {
     const tine_kdecl *d = &A->k->decls[f];
-    A->dir[A->ndir++] = (tine_kdirective){.what = what, .func = d->name, .dim = dim >= 0 ? d->args[dim] : NULL, .n = n,
-                                          .src = A->k->src, .line = A->k->auto_line ? A->k->auto_line : 1,
-                                          .col = A->k->auto_col ? A->k->auto_col : 1};
+    emit_dir(A, (tine_kdirective){.what = what, .func = d->name, .dim = dim >= 0 ? d->args[dim] : NULL, .n = n});
 }
 
 void tine_autoschedule(tine_ctx_t *ctx, tine_arena *arena, tine_kernel_ast *k) {
@@ -574,13 +683,21 @@ void tine_autoschedule(tine_ctx_t *ctx, tine_arena *arena, tine_kernel_ast *k) {
     A.d[A.out].mat = false;
     for (int s = 0; s < A.nstages; s++) decide_invariant_reductions(&A, s);
     decide_stencil_producers(&A);
-    /* TODO(reductions): a stage whose loop reduction feeds a dot product (u8 x i8, i16 x
-       i16 products summed) gets its reduction variable vectorized here once the vocabulary
-       has it; TODO(tiles): tile a stage whose footprint per row exceeds L1. */
+    /* TODO(tiles): tile a stage whose footprint per row exceeds L1. */
     for (int s = 1; s <= A.nstages; s++) { /* each stage's directives together, the output's last */
-        int st = A.stage[s % A.nstages], u = decide_unroll_rows(&A, st);
-        if (s < A.nstages) emit(&A, "materialize", st, -1, 0);
+        int si = s % A.nstages, st = A.stage[si], u = decide_unroll_rows(&A, st), g = -1, y = -1;
+        if (si) y = decide_compute_at(&A, si, &g);
+        if (y >= 0) {
+            const tine_kdecl *gd = &k->decls[A.stage[g]];
+            emit_dir(&A, (tine_kdirective){.what = "compute_at", .func = k->decls[st].name, .at = gd->name, .dim = gd->args[y]});
+        } else if (si) {
+            emit(&A, "materialize", st, -1, 0);
+        }
         emit(&A, "vectorize", st, 0, decide_lanes(&A, st));
+        const char *rname[8];
+        int rwidth[8], nr = decide_reduction_vectors(&A, st, rname, rwidth, 8);
+        for (int r = 0; r < nr; r++)
+            emit_dir(&A, (tine_kdirective){.what = "vectorize", .func = k->decls[st].name, .dim = rname[r], .n = rwidth[r]});
         if (u > 1) emit(&A, "unroll", st, 1, u);
     }
     for (int i = 0; i < n; i++) { /* check() applies the directives from scratch */

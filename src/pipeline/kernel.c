@@ -793,17 +793,29 @@ static bool lower_all(tine_ctx_t *ctx, tine_kernel_t *kn) {
     return lower_stage(ctx, kn, (tine_kdecl *)kn->out);
 }
 
+/* A kernel from its text. Under schedule auto, a choice the checks refuse (a sliding
+ * window or a vectorized reduction whose conditions the scheduler did not foresee) is not
+ * the user's error: the kernel is made again with the plainer directives only, and an
+ * error then is the kernel's own. */
 tine_kernel_t *tine_kernel_parse(tine_ctx_t *ctx, const char *text, const char *file) {
-    tine_kernel_t *kn = calloc(1, sizeof *kn);
-    TINE_ASSERT(kn != NULL);
-    kn->ctx = ctx;
-    if (tine_parse_kernel(ctx, &kn->arena, text, file, &kn->ast) != 0 || !check(ctx, kn) || !lower_all(ctx, kn) ||
-        !tine_kernel_slide(ctx, &kn->ast, kn->stages, kn->sdecl, kn->nstages)) {
+    for (int level = 0; level < 2; level++) {
+        tine_kernel_t *kn = calloc(1, sizeof *kn);
+        TINE_ASSERT(kn != NULL);
+        kn->ctx = ctx;
+        if (tine_parse_kernel(ctx, &kn->arena, text, file, &kn->ast) != 0) {
+            tine_kernel_free(kn);
+            return NULL;
+        }
+        kn->ast.auto_level = level;
+        if (check(ctx, kn) && lower_all(ctx, kn) && tine_kernel_slide(ctx, &kn->ast, kn->stages, kn->sdecl, kn->nstages)) {
+            build_scalars(kn);
+            return kn;
+        }
+        bool retry = kn->ast.auto_sched && level == 0;
         tine_kernel_free(kn);
-        return NULL;
+        if (!retry) return NULL;
     }
-    build_scalars(kn);
-    return kn;
+    return NULL;
 }
 
 void tine_kernel_free(tine_kernel_t *k) {
