@@ -648,6 +648,24 @@ static const char *rvec_foreign(tine_ctx_t *ctx, const tine_reductions *rs, int 
     return bad;
 }
 
+/* The loop reduction nested in reduction `top` of rs whose bounds read top's variable, or
+ * -1: vectorized, that variable is a vector, and a loop's bounds are one lane. */
+static int rvec_bound_user(tine_ctx_t *ctx, const tine_reductions *rs, int top) {
+    for (int i = 0; i < rs->n; i++) {
+        if (i == top || !inside(rs, i, top)) continue;
+        tine_expr_t *roots[2] = {rs->v[i].lo, rs->v[i].hi};
+        for (int r = 0; r < 2; r++) {
+            uint32_t n;
+            tine_expr_t **order = tine_topo(ctx, roots[r], &n);
+            bool hit = false;
+            for (uint32_t j = 0; j < n && !hit; j++) hit = order[j] == rs->v[top].r;
+            free(order);
+            if (hit) return i;
+        }
+    }
+    return -1;
+}
+
 /* The schedule's `vectorize f.k N` of stage st (d), k a loop reduction's variable: the
  * reduction found by name among the stage's (inlined functions included) and its bodies
  * elaborated for tine_rvec. Integer sums wrap and min and max are exact, so running the
@@ -683,6 +701,13 @@ static bool rvec_directives(tine_ctx_t *ctx, tine_kernel_t *kn, const tine_kdecl
             kerr(ctx, k->src, s->line, s->col,
                  "vectorize: the reduction over '%s' is inside another loop reduction (over '%s'); only an outermost "
                  "one can be vectorized so far", s->dim, st->reds1.v[R->parent].name);
+            return false;
+        }
+        int user = rvec_bound_user(ctx, &st->reds1, found);
+        if (user >= 0) {
+            kerr(ctx, k->src, s->line, s->col,
+                 "vectorize: the bounds of the reduction over '%s' nested in it read '%s', which vectorizing makes a "
+                 "vector; a loop's bounds must be one value", st->reds1.v[user].name, s->dim);
             return false;
         }
         tine_type_t T = R->acc->type;
