@@ -19,22 +19,18 @@
  * y + 1, a loop reduction's variable), rows that do not move with y or move backwards,
  * and f read by any stage but g (its buffer holds only the rows g needs now).
  */
+#include "../ir/affine.h"
 #include "../ir/ast.h"
 
-enum { MAX_TERMS = 4, MAX_WINDOW = 1 << 16 };
+enum { MAX_WINDOW = 1 << 16 };
 
-/* a*y + sum(c_i * t_i) + k, the t_i one-lane i32 terms invariant in the row loop */
-typedef struct {
-    int64_t a, k;
-    int n;
-    tine_expr_t *t[MAX_TERMS];
-    int64_t c[MAX_TERMS];
-} lin;
+typedef tine_aff lin; /* a*y + sum(c_i * t_i) + k (../ir/affine.h) */
 
 typedef struct {
     const tine_expr_t *y; /* g's coordinate of the row loop */
     int at_dim;
     const char *why;      /* why a row has no such form */
+    tine_ctx_t *ctx;
 } slide;
 
 /* Whether e reads only kernel scalars ($name, $buf$min0 ...) and g's coordinates outside
@@ -55,79 +51,24 @@ static bool invariant(tine_ctx_t *ctx, const slide *S, const tine_expr_t *e) {
     return ok;
 }
 
-static bool add_term(lin *f, tine_expr_t *t, int64_t c) {
-    for (int i = 0; i < f->n; i++)
-        if (f->t[i] == t) {
-            f->c[i] += c;
-            return true;
-        }
-    if (f->n == MAX_TERMS) return false;
-    f->t[f->n] = t;
-    f->c[f->n++] = c;
-    return true;
-}
-
-static bool add_lin(lin *f, const lin *g, int64_t s) {
-    f->a += s * g->a;
-    f->k += s * g->k;
-    for (int i = 0; i < g->n; i++)
-        if (!add_term(f, g->t[i], s * g->c[i])) return false;
-    return f->a > -(1 << 20) && f->a < (1 << 20) && f->k > -((int64_t)1 << 40) && f->k < ((int64_t)1 << 40);
+static bool invariant_hook(void *env, const tine_expr_t *e) {
+    const slide *S = env;
+    return invariant(S->ctx, S, e);
 }
 
 static bool affine(tine_ctx_t *ctx, slide *S, const tine_expr_t *e, lin *f) {
-    memset(f, 0, sizeof *f);
-    if (e->type.lanes != 1 || e->type.kind != TINE_INT || e->type.bits != 32) {
-        S->why = "is not an i32 value";
-        return false;
-    }
-    lin x, y;
-    switch ((tine_op_t)e->op) {
-    case TINE_OP_CONST: f->k = (int32_t)(uint32_t)tine_const_value(e, 0); return true;
-    case TINE_OP_VAR:
-        if (e == S->y) {
-            f->a = 1;
-            return true;
-        }
-        break;
-    case TINE_OP_ADD:
-    case TINE_OP_SUB:
-        if (!affine(ctx, S, e->ops[0], f) || !affine(ctx, S, e->ops[1], &x)) return false;
-        if (add_lin(f, &x, e->op == TINE_OP_ADD ? 1 : -1)) return true;
-        S->why = "has too many terms";
-        return false;
-    case TINE_OP_NEG:
-        if (!affine(ctx, S, e->ops[0], &x)) return false;
-        return add_lin(f, &x, -1);
-    case TINE_OP_MUL:
-        if (!affine(ctx, S, e->ops[0], &x) || !affine(ctx, S, e->ops[1], &y)) return false;
-        if (!x.a && !x.n && add_lin(f, &y, x.k)) return true;
-        if (!y.a && !y.n && add_lin(f, &x, y.k)) return true;
-        if (!x.a && !y.a) break; /* a product of invariants: one term */
-        S->why = "multiplies the row coordinate by something that is not a constant";
-        return false;
-    default: break;
-    }
-    memset(f, 0, sizeof *f);
-    if (invariant(ctx, S, e)) return add_term(f, (tine_expr_t *)e, 1);
-    S->why = e->op == TINE_OP_VAR ? "depends on a loop inside the row loop (an inner coordinate or a reduction's variable)"
-                                   : "is not a*y + b with b the same at every iteration (y / 2, min(y, c) ...)";
+    static const char *const why[] = {
+        [TINE_AFF_NOT_I32] = "is not an i32 value",
+        [TINE_AFF_LIMITS] = "has too many terms",
+        [TINE_AFF_NONLINEAR] = "multiplies the row coordinate by something that is not a constant",
+        [TINE_AFF_VARIANT] = "depends on a loop inside the row loop (an inner coordinate or a reduction's variable)",
+        [TINE_AFF_OTHER] = "is not a*y + b with b the same at every iteration (y / 2, min(y, c) ...)",
+    };
+    S->ctx = ctx;
+    tine_aff_ctx A = {.var = S->y, .invariant = invariant_hook, .env = S};
+    if (e->type.lanes == 1 && tine_affine(&A, e, f)) return true;
+    S->why = why[e->type.lanes == 1 ? A.why : TINE_AFF_NOT_I32];
     return false;
-}
-
-/* Whether two forms have the same terms (the window's height is then constant). */
-static bool same_terms(const lin *f, const lin *g) {
-    int nf = 0, ng = 0;
-    for (int i = 0; i < f->n; i++) nf += f->c[i] != 0;
-    for (int i = 0; i < g->n; i++) ng += g->c[i] != 0;
-    if (nf != ng) return false;
-    for (int i = 0; i < f->n; i++) {
-        if (!f->c[i]) continue;
-        bool found = false;
-        for (int j = 0; j < g->n && !found; j++) found = g->t[j] == f->t[i] && g->c[j] == f->c[i];
-        if (!found) return false;
-    }
-    return true;
 }
 
 /* The coordinate of a read that holds its row: the last one that changes within a run
@@ -159,7 +100,7 @@ static bool reads_of(tine_ctx_t *ctx, slide *S, const tine_expr_t *e, const char
             ok = false;
         } else if (!affine(ctx, S, c[*nw ? *fd : row_dim(ctx, S, c, dims)], &f)) {
             ok = false;
-        } else if (*nw && (f.a != w->a || !same_terms(&f, w))) {
+        } else if (*nw && (f.a != w->a || !tine_aff_same_terms(&f, w))) {
             S->why = "differs from read to read by more than a constant";
             ok = false;
         } else {

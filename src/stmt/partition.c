@@ -28,20 +28,9 @@
  * split at exact elements instead (split_vector_exact): scalar edges, steady vectors.
  */
 #include "passes.h"
+#include "../ir/affine.h"
 
-enum { MAX_TERMS = 8 };
-/* Limits that keep every exact value far inside i64 (terms are i32). */
-#define COEF_LIMIT ((int64_t)1 << 24)
-#define OFF_LIMIT ((int64_t)1 << 40)
-
-/* An affine form of an i32 expression in the loop variable. */
-typedef struct {
-    int n;
-    tine_expr_t *t[MAX_TERMS]; /* one-lane i32 terms, invariant in the loop */
-    int64_t c[MAX_TERMS];
-    int64_t k, a;              /* constant; coefficient of the loop variable */
-    int64_t dmin, dmax;        /* offsets of the lanes (and of inner loop variables) */
-} aff;
+typedef tine_aff aff; /* ../ir/affine.h */
 
 typedef enum { B_FORM, B_OPAQUE } bind_kind;
 typedef struct {
@@ -74,44 +63,6 @@ typedef struct {
 
 /* ---- affine forms ------------------------------------------------------------------- */
 
-static bool aff_ok(const aff *f) {
-    if (f->k > OFF_LIMIT || f->k < -OFF_LIMIT || f->a > COEF_LIMIT || f->a < -COEF_LIMIT) return false;
-    if (f->dmin < -OFF_LIMIT || f->dmax > OFF_LIMIT) return false;
-    for (int i = 0; i < f->n; i++)
-        if (f->c[i] > COEF_LIMIT || f->c[i] < -COEF_LIMIT) return false;
-    return true;
-}
-
-static bool aff_add_term(aff *f, tine_expr_t *t, int64_t c) {
-    for (int i = 0; i < f->n; i++)
-        if (f->t[i] == t) {
-            f->c[i] += c;
-            return true;
-        }
-    if (f->n == MAX_TERMS) return false;
-    f->t[f->n] = t;
-    f->c[f->n++] = c;
-    return true;
-}
-
-static bool aff_add(aff *f, const aff *g, int64_t s) {
-    for (int i = 0; i < g->n; i++)
-        if (!aff_add_term(f, g->t[i], s * g->c[i])) return false;
-    f->k += s * g->k;
-    f->a += s * g->a;
-    int64_t lo = s * g->dmin, hi = s * g->dmax;
-    if (s < 0) {
-        int64_t t = lo;
-        lo = hi;
-        hi = t;
-    }
-    f->dmin += lo;
-    f->dmax += hi;
-    return aff_ok(f);
-}
-
-static bool aff_const(const aff *f) { return f->n == 0 && f->a == 0 && f->dmin == 0 && f->dmax == 0; }
-
 static bool is_i32(const tine_expr_t *e) { return e->type.kind == TINE_INT && e->type.bits == 32; }
 
 static const bind *lookup(const part *P, const tine_expr_t *var) {
@@ -133,69 +84,20 @@ static bool invariant(const part *P, const tine_expr_t *e) {
     return ok;
 }
 
+static int bound_form(void *env, const tine_expr_t *var, aff *form) {
+    const bind *b = lookup(env, var);
+    if (!b) return 0;
+    if (b->kind != B_FORM) return -1;
+    *form = b->form;
+    return 1;
+}
+
+static bool invariant_hook(void *env, const tine_expr_t *e) { return invariant(env, e); }
+
 /* The affine form of an i32 expression in the scope of the loop; false if it has none. */
 static bool affine(const part *P, const tine_expr_t *e, aff *f) {
-    memset(f, 0, sizeof *f);
-    if (!is_i32(e)) return false;
-    switch ((tine_op_t)e->op) {
-    case TINE_OP_CONST: {
-        int64_t lo = INT64_MAX, hi = INT64_MIN;
-        for (int i = 0; i < e->type.lanes; i++) {
-            int64_t x = (int32_t)(uint32_t)tine_const_value(e, i);
-            lo = x < lo ? x : lo;
-            hi = x > hi ? x : hi;
-            if (e->flags & TINE_F_UNIFORM) break;
-        }
-        f->k = lo;
-        f->dmax = hi - lo;
-        return true;
-    }
-    case TINE_OP_VAR: {
-        if (e == P->v) {
-            f->a = 1;
-            return true;
-        }
-        const bind *b = lookup(P, e);
-        if (!b) return e->type.lanes == 1 && aff_add_term(f, (tine_expr_t *)e, 1);
-        if (b->kind != B_FORM) return false;
-        *f = b->form;
-        return true;
-    }
-    case TINE_OP_BROADCAST: return affine(P, e->ops[0], f);
-    case TINE_OP_RAMP: {
-        aff s;
-        if (!affine(P, e->ops[0], f) || !affine(P, e->ops[1], &s) || !aff_const(&s)) return false;
-        int64_t span = s.k * (e->type.lanes - 1);
-        if (span < 0) f->dmin += span;
-        else f->dmax += span;
-        return aff_ok(f);
-    }
-    case TINE_OP_ADD:
-    case TINE_OP_SUB: {
-        aff g;
-        if (!affine(P, e->ops[0], f) || !affine(P, e->ops[1], &g)) return false;
-        return aff_add(f, &g, e->op == TINE_OP_ADD ? 1 : -1);
-    }
-    case TINE_OP_NEG: {
-        aff g;
-        if (!affine(P, e->ops[0], &g)) return false;
-        return aff_add(f, &g, -1);
-    }
-    case TINE_OP_MUL: {
-        aff x, y;
-        bool okx = affine(P, e->ops[0], &x), oky = affine(P, e->ops[1], &y);
-        if (okx && oky && (aff_const(&x) || aff_const(&y))) {
-            if (aff_const(&x)) return x.k >= -COEF_LIMIT && x.k <= COEF_LIMIT && aff_add(f, &y, x.k);
-            return y.k >= -COEF_LIMIT && y.k <= COEF_LIMIT && aff_add(f, &x, y.k);
-        }
-        break;
-    }
-    default: break;
-    }
-    /* anything else: a term, if it is one-lane (or a broadcast) and invariant */
-    memset(f, 0, sizeof *f);
-    if (e->type.lanes != 1 || !invariant(P, e)) return false;
-    return aff_add_term(f, (tine_expr_t *)e, 1);
+    tine_aff_ctx A = {.var = P->v, .bound = bound_form, .invariant = invariant_hook, .env = (void *)P};
+    return tine_affine(&A, e, f);
 }
 
 /* ---- boundary conditions ------------------------------------------------------------ */
