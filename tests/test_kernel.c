@@ -1109,7 +1109,7 @@ static void test_auto_schedules(const char *dir) {
         {"l2norm", {"materialize inv\n", "vectorize inv.k 16\n", "vectorize out.x natural\n"}, {"materialize z\n"}},
         {"softmax", {"materialize mx\n", "materialize inv\n", "vectorize mx.k 32\n", "vectorize inv.k 16\n"}, {"materialize e\n"}},
         {"matmul", {"materialize rowsum_a\n", "materialize colsum_b\n"}, {"materialize p\n", "vectorize out.k"}},
-        {"fully_connected", {"vectorize out.c natural\n", "vectorize out.k 16\n"}, {"materialize"}},
+        {"fully_connected", {"vectorize out.c natural\n", "vectorize out.k 16\n", "materialize xi\n"}, {"materialize acc"}},
         {"depthwise_conv", {"materialize offset\n"}, {NULL}},
         /* stencil producers: read at 5 or 7 taps, worth a sliding window of rows; a max of 3
            bytes is not */
