@@ -359,6 +359,17 @@ static void ref_mix_f32(buf_t *const *in, const int64_t *params, buf_t *out) {
     }
 }
 
+/* narrow_i32 (below): stages of i32 whose values fit u16, i8, i16 and none of them */
+static void ref_narrow_i32(buf_t *const *in, const int64_t *params, buf_t *out) {
+    (void)params;
+    int64_t c[4] = {0}, t[4] = {0};
+    FOR_EACH(c, 2, out->b.min, out->b.extent) {
+        int64_t a = get_i(in[0], cshift(t, c, 2, 0, 1)) * 257, b = get_i(in[0], cshift(t, c, 2, -1, 0)) - 128;
+        int64_t s = get_i(in[1], cshift(t, c, 2, 1, 0)) * 256 + 255, d = get_i(in[0], c) * 65536;
+        set_i(out, c, (int32_t)(a - b * 3 + s + d / 7));
+    }
+}
+
 /* ==== kernels ============================================================================= */
 
 typedef struct {
@@ -454,6 +465,23 @@ static const kernel_spec KERNELS[] = {
      "param K: i32\n"
      "output out(x, y): u16 = sum(i in 0..K) (max(j in 0..i) in(x + j, y + 1)) + min(j in K..3) in(x - j, y)\n",
      NULL, {-1}, {7}, false},
+    {"narrow_i32",
+     "# i32 stages stored in the narrowest type that holds every value their bodies can take:\n"
+     "# a in [0, 65535] as u16, b in [-128, 127] as i8, c in [-32513, 32767] as i16 (a\n"
+     "# sliding window), d up to 255 * 65536 stays i32 (test_narrow_storage checks the types)\n"
+     "input in: u8[2]\n"
+     "input s: i8[2]\n"
+     "func a(x, y) = i32(in(x, y)) * 257\n"
+     "func b(x, y) = i32(in(x, y)) - 128\n"
+     "func c(x, y) = i32(s(x, y)) * 256 + 255\n"
+     "func d(x, y) = i32(in(x, y)) * 65536\n"
+     "output out(x, y): i32 = a(x, y + 1) - b(x - 1, y) * 3 + c(x + 1, y) + d(x, y) / 7\n"
+     "schedule\n"
+     "materialize a\n"
+     "materialize b\n"
+     "compute_at c out.y\n"
+     "materialize d\n",
+     ref_narrow_i32, {0}, {0}, false},
     {"stages_u8",
      "# materialized stages: a separable blur (v read by h, h by the output), a per-row\n"
      "# loop reduction computed once per row, a stage vectorized at its own width, and a\n"
@@ -872,8 +900,10 @@ static int prepare_runs(tine_ctx_t *ctx, tine_kernel_t *k, const kernel_spec *sp
 static void test_inline_kernels(void) {
     static const int fixed[6] = {1, 4, 8, 16, 32, 64};
     int width_runs[6] = {0};
+    const char *only = getenv("TEST_KERNEL_ONLY"); /* one kernel of KERNELS by name (debugging) */
     for (int ki = 0; ki < NKERNELS; ki++) {
         const kernel_spec *spec = &KERNELS[ki];
+        if (only && strcmp(only, spec->name)) continue;
         tine_ctx_t *ctx = tine_ctx_new();
         run_t runs[2 * NSHAPES];
         int nruns = 0;
@@ -901,7 +931,23 @@ static void test_inline_kernels(void) {
         for (int i = 0; i < nruns; i++) free_run(&runs[i]);
         tine_ctx_free(ctx);
     }
-    for (int i = 0; i < 6; i++) check(width_runs[i] >= 4, "vector width %d: only %d kernels", fixed[i], width_runs[i]);
+    for (int i = 0; i < 6 && !only; i++) check(width_runs[i] >= 4, "vector width %d: only %d kernels", fixed[i], width_runs[i]);
+}
+
+/* The buffers of narrow_i32's stages have the narrowest types that hold their values. */
+static void test_narrow_storage(void) {
+    const kernel_spec *spec = NULL;
+    for (int i = 0; i < NKERNELS; i++)
+        if (!strcmp(KERNELS[i].name, "narrow_i32")) spec = &KERNELS[i];
+    tine_ctx_t *ctx = tine_ctx_new();
+    tine_kernel_t *k = spec ? parse_ok(ctx, "narrow_i32", spec->text) : NULL;
+    char *text = k ? tine_kernel_print_stmt(k, TINE_SELECT_LLVM, "host") : NULL;
+    static const char *const want[] = {"allocate a: u16[", "allocate b: i8[", "allocate c: i16[", "allocate d: i32["};
+    for (int i = 0; i < 4; i++)
+        check(text && strstr(text, want[i]), "narrow_i32: the statements should have \"%s\"", want[i]);
+    free(text);
+    if (k) tine_kernel_free(k);
+    tine_ctx_free(ctx);
 }
 
 /* Loop reductions vectorized along their variable (`vectorize out.k N`): sums of i16 and
@@ -1625,6 +1671,11 @@ int main(int argc, char **argv) {
     test_many_scalars();
     double t2 = now();
     test_inline_kernels();
+    test_narrow_storage();
+    if (getenv("TEST_KERNEL_ONLY")) {
+        printf("test_kernel: %lld checks passed, %lld failed\n", g_pass, g_fail);
+        return g_fail ? 1 : 0;
+    }
     test_vectorized_reductions();
     double t3 = now();
     test_auto_schedules("../bench/kernels");

@@ -149,6 +149,7 @@ typedef struct tine_kdecl_s {
        inlined; its element type once its stage is lowered (calls read that buffer) */
     bool materialized;
     tine_type_t mtype;
+    tine_type_t vtype;   /* its values' type: mtype may be narrower (every value fits) */
     int lanes;           /* func, output: the vector width (0: natural) */
     int unroll[4];       /* per coordinate: 0 or 1 = not unrolled */
     int tile[2];         /* tiles of the first two coordinates (0: not tiled) */

@@ -211,7 +211,7 @@ static void mark(as_state *A, int extra) {
     for (int i = 0; i < A->k->ndecls; i++) {
         tine_kdecl *d = &A->k->decls[i];
         d->materialized = A->d[i].mat || i == extra;
-        d->mtype = d->materialized ? A->d[i].type : (tine_type_t){0, 0, 0};
+        d->mtype = d->vtype = d->materialized ? A->d[i].type : (tine_type_t){0, 0, 0};
     }
 }
 
@@ -702,7 +702,7 @@ void tine_autoschedule(tine_ctx_t *ctx, tine_arena *arena, tine_kernel_ast *k) {
     }
     for (int i = 0; i < n; i++) { /* check() applies the directives from scratch */
         k->decls[i].materialized = false;
-        k->decls[i].mtype = (tine_type_t){0, 0, 0};
+        k->decls[i].mtype = k->decls[i].vtype = (tine_type_t){0, 0, 0};
     }
     k->sched = A.dir;
     k->nsched = A.ndir;
