@@ -230,7 +230,7 @@ static void emit_allocate(sgen *s, const tine_stmt *st) {
     LLVMTypeRef et = elem_type(g, t);
     int64_t esz = t.kind == TINE_BOOL ? 1 : t.bits / 8;
     const tine_expr_t *n = st->alloc.size;
-    LLVMValueRef p;
+    LLVMValueRef p, raw = NULL;
     bool heap = true;
     if (n->op == TINE_OP_CONST) {
         int64_t count = (int64_t)(tine_i128)tine_const_value(n, 0);
@@ -247,22 +247,29 @@ static void emit_allocate(sgen *s, const tine_stmt *st) {
         LLVMValueRef count = scalar_i64(s, n);
         LLVMValueRef one = LLVMConstInt(s->i64, 1, 0);
         count = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, count, one, ""), one, count, "");
-        LLVMValueRef args[2] = {count, LLVMConstInt(s->i64, (unsigned long long)esz, 0)};
-        p = LLVMBuildCall2(g->b, s->calloc_ty, s->calloc_fn, args, 2, st->alloc.buffer);
-        fail_if(s, LLVMBuildIsNull(g->b, p, ""), -1, NULL);
+        /* 64 bytes more, the buffer from the first cache line boundary in it: calloc's
+           16-byte alignment splits every other 32-byte vector across two lines */
+        LLVMValueRef bytes = LLVMBuildAdd(g->b, LLVMBuildMul(g->b, count, LLVMConstInt(s->i64, (unsigned long long)esz, 0), ""),
+                                          LLVMConstInt(s->i64, 64, 0), "");
+        LLVMValueRef args[2] = {bytes, one};
+        raw = LLVMBuildCall2(g->b, s->calloc_ty, s->calloc_fn, args, 2, st->alloc.buffer);
+        fail_if(s, LLVMBuildIsNull(g->b, raw, ""), -1, NULL);
+        LLVMValueRef addr = LLVMBuildPtrToInt(g->b, raw, s->i64, "");
+        LLVMValueRef pad = LLVMBuildAnd(g->b, LLVMBuildSub(g->b, LLVMConstInt(s->i64, 0, 0), addr, ""), LLVMConstInt(s->i64, 63, 0), "");
+        p = LLVMBuildGEP2(g->b, LLVMInt8TypeInContext(g->lc), raw, &pad, 1, "");
         if (s->nheap == s->capheap) {
             s->capheap = s->capheap ? 2 * s->capheap : 8;
             s->heap = realloc(s->heap, sizeof *s->heap * (size_t)s->capheap);
             TINE_ASSERT(s->heap != NULL);
         }
-        s->heap[s->nheap++] = p;
+        s->heap[s->nheap++] = raw;
     }
     int mark = bind(s, buffer_key(s, st->alloc.buffer, t), p);
     emit_stmt(s, st->alloc.body);
     unbind(s, mark);
     if (heap) { /* the body's Free marks the end of its use; the memory goes here */
         s->nheap--;
-        LLVMBuildCall2(g->b, s->free_ty, s->free_fn, &p, 1, "");
+        LLVMBuildCall2(g->b, s->free_ty, s->free_fn, &raw, 1, "");
     }
 }
 

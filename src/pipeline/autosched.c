@@ -592,6 +592,21 @@ static int decide_compute_at(as_state *A, int si, int *reader) {
     return best;
 }
 
+/* The vector width of a producer computed at its reader's rows: the reader's natural
+ * width (one vector of the producer per vector of the reader), as the hand schedules of
+ * gaussian3x3/5x5/7x7 have it (r at the u8 output's 32 lanes; at r's own natural width,
+ * with rows unrolled by 2, gaussian5x5 measured 1.3-3x slower in the same runs: the
+ * window's rows are read once each, so unrolling them shares nothing). */
+static int decide_window_lanes(as_state *A, int reader) {
+    tine_type_t t = A->d[A->stage[reader]].type;
+    if (!t.bits) { /* the output: its type is not kept */
+        as_body b = elab(A, A->stage[reader], -1);
+        if (b.body) t = b.body->type;
+        body_free(&b);
+    }
+    return t.bits ? 256 / t.bits : 0;
+}
+
 /* A stage's loop reductions vectorized along their variable (level 0): an integer
  * reduction, outermost, the only one of its name in the stage, whose terms read buffers
  * along their dense first coordinate (l2norm's and softmax's rows, fully_connected's dot
@@ -687,13 +702,17 @@ void tine_autoschedule(tine_ctx_t *ctx, tine_arena *arena, tine_kernel_ast *k) {
     for (int s = 1; s <= A.nstages; s++) { /* each stage's directives together, the output's last */
         int si = s % A.nstages, st = A.stage[si], u = decide_unroll_rows(&A, st), g = -1, y = -1;
         if (si) y = decide_compute_at(&A, si, &g);
+        int lanes = decide_lanes(&A, st);
         if (y >= 0) {
             const tine_kdecl *gd = &k->decls[A.stage[g]];
             emit_dir(&A, (tine_kdirective){.what = "compute_at", .func = k->decls[st].name, .at = gd->name, .dim = gd->args[y]});
+            /* a window's rows at its reader's width, one row per iteration (decide_window_lanes) */
+            lanes = decide_window_lanes(&A, g);
+            u = 1;
         } else if (si) {
             emit(&A, "materialize", st, -1, 0);
         }
-        emit(&A, "vectorize", st, 0, decide_lanes(&A, st));
+        emit(&A, "vectorize", st, 0, lanes);
         const char *rname[8];
         int rwidth[8], nr = decide_reduction_vectors(&A, st, rname, rwidth, 8);
         for (int r = 0; r < nr; r++)
