@@ -18,6 +18,9 @@
 # the innermost machine loops containing one, with every block inside them (nested loops
 # too). Each kernel and target must have at least one.
 #
+# The kernels in NOSEXT must also have no sign extension of an index in their steady loops
+# (movslq, cltq: an i32 index per access, llvm.c's index_i64 is what prevents them).
+#
 # Output: a FAIL line per offending loop (the first offending instructions), then a summary.
 set -u
 
@@ -25,7 +28,9 @@ TINE=${1:?usage: test_dense_loads.sh path/to/tine}
 HERE=$(cd "$(dirname "$0")" && pwd)
 # bench/kernels/NAME.tine, or tests/data/NAME.tine; strided_loads and camera_pipe read
 # strided and halved coordinates (residue.c, llvm.c's lane offsets)
-KERNELS="gaussian3x3 gaussian5x5 gaussian7x7 conv3x3a16 conv3x3a32 dilate3x3 median3x3 sobel3x3 strided_loads camera_pipe"
+KERNELS="gaussian3x3 gaussian5x5 gaussian7x7 conv3x3a16 conv3x3a32 dilate3x3 median3x3 sobel3x3 strided_loads camera_pipe blur3x3 add mul"
+# kernels whose steady loops must have no index sign extension
+NOSEXT="dilate3x3 median3x3 sobel3x3 gaussian3x3 blur3x3 add mul"
 # loops exempt, as KERNEL:LOOP: camera_pipe's tone curve is a table lookup (a true gather)
 EXEMPT="camera_pipe:curved.x"
 TARGETS="x86-64-avx2 x86-64-avx512"
@@ -35,10 +40,11 @@ trap 'rm -rf "$TMP"' EXIT
 pass=0
 fail=0
 
-# check_asm FILE WHAT EXEMPT: prints FAIL lines and "loops N" for the steady loops of FILE
-# (those named EXEMPT, a loop name such as curved.x, are counted but not checked)
+# check_asm FILE WHAT EXEMPT NOSEXT: prints FAIL lines and "loops N" for the steady loops
+# of FILE (those named EXEMPT, a loop name such as curved.x, are counted but not checked;
+# NOSEXT 1: sign extensions fail too)
 check_asm() {
-    awk -v what="$2" -v exempt="$3" '
+    awk -v what="$2" -v exempt="$3" -v nosext="$4" '
     function block_start(id, name) {
         nb++; bid[nb] = id; bname[nb] = name; inner[nb] = ""; loops[nb] = ""; first[nb] = NR
     }
@@ -83,13 +89,13 @@ check_asm() {
                 for (i = 1; i <= m; i++) {
                     op = ins[i]; sub(/^[ \t]+/, "", op); split(op, w, /[ \t]+/)
                     if (w[1] ~ /^v?p?gather/ || w[1] ~ /^v?pinsr[bwdq]$/ || w[1] ~ /^v?insertps$/ ||
-                        (w[1] ~ /^mov[sz][bw]/ && op ~ /\(/)) {
+                        (w[1] ~ /^mov[sz][bw]/ && op ~ /\(/) || (nosext && w[1] ~ /^(movslq|cltq|cdqe|movsxd)$/)) {
                         nbad++
                         if (nbad <= 5) bad = bad "\n      " op
                     }
                 }
             }
-            if (nbad) printf "FAIL: %s: the steady loop at %s (%s) has %d gathers or per-lane inserts:%s\n",
+            if (nbad) printf "FAIL: %s: the steady loop at %s (%s) has %d gathers, per-lane inserts or index extensions:%s\n",
                               what, h, steady[h], nbad, bad
         }
         printf "loops %d\n", nt
@@ -103,12 +109,14 @@ for k in $KERNELS; do
         [ -f "$file" ] || file="$HERE/data/$k.tine"
         ex=""
         for e in $EXEMPT; do [ "${e%%:*}" = "$k" ] && ex="${e#*:}"; done
+        ns=0
+        for e in $NOSEXT; do [ "$e" = "$k" ] && ns=1; done
         if ! "$TINE" compile "$file" --target "$t" --emit asm -o "$TMP/k.s" 2>"$TMP/err"; then
             echo "FAIL: $what: tine compile: $(cat "$TMP/err")"
             fail=$((fail + 1))
             continue
         fi
-        out=$(check_asm "$TMP/k.s" "$what" "$ex")
+        out=$(check_asm "$TMP/k.s" "$what" "$ex" "$ns")
         loops=$(printf '%s\n' "$out" | sed -n 's/^loops //p')
         fails=$(printf '%s\n' "$out" | grep -c '^FAIL' || true)
         printf '%s\n' "$out" | grep -v '^loops ' | sed '/^$/d'

@@ -28,6 +28,10 @@ typedef struct {
     /* kernels: leaf values by node (variables) or by buffer name (loads) */
     const tine_expr_t **lk;
     LLVMValueRef *lv;
+    /* per binding, for index_i64: a loop variable's i64 value, or a let's definition (a
+       sum of products of leaves), else NULL */
+    LLVMValueRef *lw;
+    const tine_expr_t **ld;
     int nl;
     /* expressions: leaves */
     const tine_expr_t **args;
@@ -68,6 +72,10 @@ char *module_output(tine_ctx_t *ctx, LLVMModuleRef m, LLVMTargetMachineRef tm, c
                     size_t *size);
 
 /* kernel_gen.c: frees what build_stage allocated in cs. */
+
+/* Lane 0 of the i32 index e of a load or store (v: its value) as the element offset of
+ * the access: an exact i64 sum of products of its leaves when it is one (llvm.c). */
+LLVMValueRef index_i64(gen *g, const tine_expr_t *e, LLVMValueRef v);
 
 /* Whether lane i of an i32 index vector is lane 0's value plus i * stride (llvm.c). */
 bool lane_stride(const tine_expr_t *e, int64_t *stride);

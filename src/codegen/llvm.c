@@ -445,6 +445,75 @@ static LLVMValueRef load_arg(gen *g, const tine_expr_t *e) {
     return LLVMBuildLoad2(g->b, ptr, slot, "");
 }
 
+/* ---- access indices ---------------------------------------------------------------- */
+
+/* Why indices are computed in i64: an access's i32 index, sign-extended for the address,
+ * hides the loop's induction variable behind the extension (LLVM cannot move a sext
+ * through an add that may wrap), so every load of a loop got an i32 induction variable of
+ * its own and a movslq. Instead the index's spine (adds, subs and muls of leaves: loop
+ * variables, lets, geometry, constants, through ramps and broadcasts to lane 0) is
+ * computed in i64 from the loop's own i64 counter, and lets that are such sums are
+ * substituted. The i64 value is exact and congruent to the wrapped i32 value mod 2^32,
+ * so the two are equal whenever the exact value is an i32 — which it is for every access
+ * the plan admits: the index is sum over d of (x_d - min_d) * stride_d, each term in
+ * [0, the buffer's largest index] and the sum at most that index, an int32_t by tine.h's
+ * rules and the plan's scratch limits (regions are checked without wrap, so the
+ * coordinates are exact); the simplifier's rewrites of adds, subs and muls are identities
+ * of integers. No wrap flags are set, so nothing here can make a value poison. */
+
+enum { SPINE_DEPTH = 24 }; /* deeper sums keep their i32 value */
+
+/* Binding of var e visible below binding `limit` (the newest first), or -1. */
+static int binding_of(const gen *g, const tine_expr_t *e, int limit) {
+    for (int i = limit - 1; i >= 0; i--)
+        if (g->lk[i] == e) return i;
+    return -1;
+}
+
+/* Whether e is a spine: adds, subs, muls, ramps and broadcasts of variables and constants,
+ * all i32. */
+static bool is_spine(const tine_expr_t *e, int depth) {
+    if (depth > SPINE_DEPTH || e->type.kind != TINE_INT || e->type.bits != 32) return false;
+    switch ((tine_op_t)e->op) {
+    case TINE_OP_VAR:
+    case TINE_OP_CONST: return true;
+    case TINE_OP_RAMP:
+    case TINE_OP_BROADCAST: return is_spine(e->ops[0], depth + 1);
+    case TINE_OP_ADD:
+    case TINE_OP_SUB:
+    case TINE_OP_MUL: return is_spine(e->ops[0], depth + 1) && is_spine(e->ops[1], depth + 1);
+    default: return false;
+    }
+}
+
+/* Lane 0 of spine e in i64, its variables bound below binding `limit`. */
+static LLVMValueRef spine_i64(gen *g, const tine_expr_t *e, int limit, int depth) {
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(g->lc);
+    LLVMValueRef zero = LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0);
+    switch ((tine_op_t)e->op) {
+    case TINE_OP_CONST: return LLVMConstInt(i64, (unsigned long long)(int64_t)(int32_t)(uint32_t)tine_const_value(e, 0), 1);
+    case TINE_OP_VAR: {
+        int i = binding_of(g, e, limit);
+        TINE_ASSERT(i >= 0);
+        if (g->lw[i]) return g->lw[i];
+        if (g->ld[i] && is_spine(g->ld[i], depth + 1)) return spine_i64(g, g->ld[i], i, depth + 1);
+        return LLVMBuildSExt(g->b, LLVMBuildExtractElement(g->b, g->lv[i], zero, ""), i64, "");
+    }
+    case TINE_OP_RAMP:
+    case TINE_OP_BROADCAST: return spine_i64(g, e->ops[0], limit, depth + 1);
+    default: break;
+    }
+    LLVMValueRef a = spine_i64(g, e->ops[0], limit, depth + 1), b = spine_i64(g, e->ops[1], limit, depth + 1);
+    if (e->op == TINE_OP_ADD) return LLVMBuildAdd(g->b, a, b, "");
+    if (e->op == TINE_OP_SUB) return LLVMBuildSub(g->b, a, b, "");
+    return LLVMBuildMul(g->b, a, b, "");
+}
+
+LLVMValueRef index_i64(gen *g, const tine_expr_t *e, LLVMValueRef v) {
+    if (g->lk && g->lw && is_spine(e, 0)) return spine_i64(g, e, g->nl, 0);
+    return LLVMBuildExtractElement(g->b, v, LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0), "");
+}
+
 /* Whether lane i of an i32 index vector is lane 0's value plus i * stride, for a constant
  * stride: ramps with constant strides, broadcasts (stride 0), and sums, differences and
  * constant multiples of those. Exact under wrapping, as tine's i32 arithmetic is. */
@@ -675,7 +744,8 @@ static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
     case TINE_OP_LOAD: {
         LLVMValueRef base = load_arg(g, e);
         int32_t off[TINE_MAX_LANES];
-        if (t.lanes > 1 && lane_offsets(e->ops[0], off)) {
+        /* (one lane in a kernel: a plain load at index_i64's address, not a gather of one) */
+        if ((t.lanes > 1 || g->lk) && lane_offsets(e->ops[0], off)) {
             /* lane i reads lane 0's element plus off[i] (a constant): no gather */
             int lo = 0, hi = 0;
             bool dense = true;
@@ -685,7 +755,7 @@ static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
                 dense &= off[i] == i;
             }
             LLVMTypeRef et = elem_type(g, t);
-            LLVMValueRef i0 = LLVMBuildExtractElement(b, ov[0], LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0), "");
+            LLVMValueRef i0 = index_i64(g, e->ops[0], ov[0]);
             LLVMValueRef p = LLVMBuildGEP2(b, et, base, &i0, 1, "");
             if (dense) {
                 /* consecutive lanes: one vector load at lane 0's index */

@@ -57,11 +57,24 @@ static int bind(sgen *s, const tine_expr_t *e, LLVMValueRef v) {
         s->cap = s->cap ? 2 * s->cap : 64;
         g->lk = realloc(g->lk, sizeof *g->lk * (size_t)s->cap);
         g->lv = realloc(g->lv, sizeof *g->lv * (size_t)s->cap);
-        TINE_ASSERT(g->lk && g->lv);
+        g->lw = realloc(g->lw, sizeof *g->lw * (size_t)s->cap);
+        g->ld = realloc(g->ld, sizeof *g->ld * (size_t)s->cap);
+        TINE_ASSERT(g->lk && g->lv && g->lw && g->ld);
     }
     g->lk[g->nl] = e;
     g->lv[g->nl] = v;
+    g->lw[g->nl] = NULL;
+    g->ld[g->nl] = NULL;
     return g->nl++;
+}
+
+/* bind, with what index_i64 (llvm.c) reads for the variable: a loop's i64 counter w, or a
+ * let's definition def. */
+static int bind_index(sgen *s, const tine_expr_t *e, LLVMValueRef v, LLVMValueRef w, const tine_expr_t *def) {
+    int mark = bind(s, e, v);
+    s->g->lw[mark] = w;
+    s->g->ld[mark] = def;
+    return mark;
 }
 
 static void unbind(sgen *s, int mark) { s->g->nl = mark; }
@@ -156,7 +169,7 @@ static void emit_serial(sgen *s, const tine_stmt *st, LLVMValueRef lo, LLVMValue
     LLVMAddIncoming(i, &lo, &pre, 1);
     LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, i, hi, ""), body, exit);
     LLVMPositionBuilderAtEnd(g->b, body);
-    int mark = bind(s, st->loop.var, scalar_vec(g, i, st->loop.var->type));
+    int mark = bind_index(s, st->loop.var, scalar_vec(g, i, st->loop.var->type), i, NULL);
     emit_stmt(s, st->loop.body);
     unbind(s, mark);
     LLVMValueRef next = LLVMBuildAdd(g->b, i, LLVMConstInt(s->i64, (unsigned long long)st->loop.step, 0), "");
@@ -173,7 +186,7 @@ static void emit_for(sgen *s, const tine_stmt *st) {
         int64_t n = (int64_t)(tine_i128)tine_const_value(st->loop.extent, 0);
         for (int64_t i = 0; i < n; i++) {
             LLVMValueRef x = LLVMBuildAdd(g->b, lo, LLVMConstInt(s->i64, (unsigned long long)i, 0), "");
-            int mark = bind(s, st->loop.var, scalar_vec(g, x, st->loop.var->type));
+            int mark = bind_index(s, st->loop.var, scalar_vec(g, x, st->loop.var->type), x, NULL);
             emit_stmt(s, st->loop.body);
             unbind(s, mark);
         }
@@ -205,7 +218,7 @@ static void emit_store(sgen *s, const tine_stmt *st) {
     bool known = lane_stride(st->store.index, &stride);
     if (t.lanes == 1 || (known && (stride == 0 || stride == 1))) {
         bool last = t.lanes > 1 && stride == 0;
-        LLVMValueRef i0 = LLVMBuildExtractElement(g->b, idx, LLVMConstInt(s->i32, 0, 0), "");
+        LLVMValueRef i0 = index_i64(g, st->store.index, idx);
         LLVMValueRef p = LLVMBuildGEP2(g->b, et, base, &i0, 1, "");
         LLVMValueRef v = val;
         if (t.lanes == 1 || last)
@@ -279,7 +292,7 @@ static void emit_stmt(sgen *s, const tine_stmt *st) {
     switch (st->kind) {
     case TINE_S_FOR: emit_for(s, st); return;
     case TINE_S_LET: {
-        int mark = bind(s, st->let.var, emit_dag(g, st->let.value));
+        int mark = bind_index(s, st->let.var, emit_dag(g, st->let.value), NULL, st->let.value);
         emit_stmt(s, st->let.body);
         unbind(s, mark);
         return;
@@ -422,7 +435,8 @@ static void emit_parallel(sgen *s, const tine_stmt *st, LLVMValueRef lo, LLVMVal
        own heap allocations */
     sgen saved = *s;
     const tine_expr_t **saved_lk = g->lk;
-    LLVMValueRef *saved_lv = g->lv;
+    LLVMValueRef *saved_lv = g->lv, *saved_lw = g->lw;
+    const tine_expr_t **saved_ld = g->ld;
     LLVMBuilderRef saved_b = g->b;
     int saved_nl = g->nl;
     char name[160];
@@ -440,6 +454,8 @@ static void emit_parallel(sgen *s, const tine_stmt *st, LLVMValueRef lo, LLVMVal
     s->cap = 0;
     g->lk = NULL;
     g->lv = NULL;
+    g->lw = NULL;
+    g->ld = NULL;
     g->nl = 0;
     LLVMBasicBlockRef entry = block(s, "entry"), start = block(s, "start");
     s->entry = LLVMCreateBuilderInContext(g->lc);
@@ -456,12 +472,16 @@ static void emit_parallel(sgen *s, const tine_stmt *st, LLVMValueRef lo, LLVMVal
     LLVMDisposeBuilder(g->b);
     free(g->lk);
     free(g->lv);
+    free(g->lw);
+    free(g->ld);
     free(s->heap);
     int nouter = s->nouter;
     *s = saved;
     s->nouter = nouter;
     g->lk = saved_lk;
     g->lv = saved_lv;
+    g->lw = saved_lw;
+    g->ld = saved_ld;
     g->nl = saved_nl;
     g->b = saved_b;
     free(ck);
@@ -580,6 +600,8 @@ bool build_kernel(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc, tine_
     LLVMDisposeBuilder(g.b);
     free(g.lk);
     free(g.lv);
+    free(g.lw);
+    free(g.ld);
     free(s.heap);
     tine_stmt_pool_free(&pool);
     return verify_module(ctx, m);
