@@ -808,7 +808,7 @@ static void gen_reshape(tine_buf *b, uint64_t *seed, const char *fn, int dims, c
             snprintf(L[i - 1].name, sizeof L[0].name, "f%d", step);
             memmove(&L[i], &L[i + 1], sizeof *L * (size_t)(n - i - 1));
             n--;
-        } else { /* reorder: a random order where each split's inner loop stays inside */
+        } else if (n >= 2) { /* reorder: a random order where each split's inner loop stays inside */
             gloop M[8];
             memcpy(M, L, sizeof M);
             for (int j = n - 1; j > 0; j--) {
