@@ -370,6 +370,28 @@ enum { TINE_KERNEL_MAX_STAGES = 17 };
  * of an object compiled ahead of time, or NULL. */
 const char *tine_c_name_clash(const char *name);
 
+/* One loop of a stage whose nest a schedule reshaped (split, fuse, reorder:
+ * pipeline/kernel_loops.c, built by stmt/build.c). */
+typedef enum {
+    TINE_KLOOP_WHOLE, /* coordinate dim over its whole range */
+    TINE_KLOOP_OUTER, /* split: blocks of `factor` of coordinate dim */
+    TINE_KLOOP_INNER, /* split: coordinate dim within its block (outer is outside it) */
+    TINE_KLOOP_FUSED  /* coordinates dim (inner) and dim2 (outer) walked as one loop */
+} tine_kloop_kind;
+typedef struct {
+    const char *name; /* as the schedule names it: a coordinate or a split's or fuse's name */
+    tine_kloop_kind kind;
+    int dim, dim2, factor;
+    int unroll;       /* 0 or 1: not unrolled */
+    int partition;    /* 1 + tine_partition_mode; 0: not given (auto) */
+    bool parallel;
+} tine_kloop;
+enum { TINE_KLOOPS_MAX = 8 };
+/* The vector loop: the first coordinate's whole loop, or the inner loop of its split. */
+static inline bool tine_kloops_is_vector(const tine_kloop *l) {
+    return l->dim == 0 && (l->kind == TINE_KLOOP_WHOLE || l->kind == TINE_KLOOP_INNER);
+}
+
 /* A stage: the output, or a materialized function, computed over a region into a buffer
  * of its name (the output's, or a scratch buffer); bodies over the coordinates $.c0.. */
 typedef struct {
@@ -397,6 +419,10 @@ typedef struct {
     tine_expr_t *slide_base, *slide_outer[4];
     struct tine_rvec *rvec; /* loop reductions vectorized along their variable */
     int nrvec;
+    /* split, fuse, reorder: the loops, outermost first (the declaration's); nloops 0: one
+       loop per coordinate as unroll, tile, parallel and partition above say */
+    const tine_kloop *loops;
+    int nloops;
 } tine_stage;
 
 /* A loop reduction of a stage vectorized along its own variable (`vectorize out.k N`):

@@ -755,6 +755,83 @@ static void gen_expr(gen_t *g, const char *T, int depth) {
     }
 }
 
+/* Random split, fuse, reorder (and unroll, partition, parallel of the loops they make) of
+ * stage fn's loops, from their own random stream (the kernels' other draws stay as they
+ * were). touched[d]: coordinate d already unrolled, partitioned or parallel (not split or
+ * fused then); par: its last coordinate's loop is parallel already (so stays outermost);
+ * may_par: the stage may run a loop in parallel. The generator keeps the
+ * nest as the checker does, so every directive it writes is valid. */
+typedef struct {
+    char name[8];
+    int kind, dim; /* 0 whole, 1 split outer, 2 split inner, 3 fused */
+    bool touched;
+} gloop;
+
+static void gen_reshape(tine_buf *b, uint64_t *seed, const char *fn, int dims, const bool *touched, bool par, bool may_par) {
+    gen_t g = {.seed = seed};
+    gloop L[8];
+    int n = 0;
+    for (int d = dims - 1; d >= 0; d--) {
+        L[n] = (gloop){.kind = 0, .dim = d, .touched = touched[d]};
+        snprintf(L[n++].name, sizeof L[0].name, "%s", COORD[d]);
+    }
+    int steps = 1 + rnd(&g, 3);
+    for (int step = 0; step < steps; step++) {
+        int what = rnd(&g, 4), i = rnd(&g, n);
+        if (what == 0 || what == 1) { /* split a whole, untouched loop */
+            if (L[i].kind != 0 || L[i].touched || n == 8) continue;
+            int f = 1 + rnd(&g, 9), d = L[i].dim;
+            memmove(&L[i + 1], &L[i], sizeof *L * (size_t)(n - i));
+            n++;
+            L[i] = (gloop){.kind = 1, .dim = d};
+            L[i + 1] = (gloop){.kind = 2, .dim = d};
+            snprintf(L[i].name, sizeof L[i].name, "%so%d", COORD[d], step);
+            snprintf(L[i + 1].name, sizeof L[i].name, "%si%d", COORD[d], step);
+            tine_buf_printf(b, "split %s.%s %s %s %d\n", fn, COORD[d], L[i].name, L[i + 1].name, f);
+            if (rnd(&g, 3) == 0) { /* the inner or outer loop unrolled */
+                int j = i + rnd(&g, 2);
+                tine_buf_printf(b, "unroll %s.%s %d\n", fn, L[j].name, 2 + rnd(&g, 2));
+                L[j].touched = true;
+            }
+            if (rnd(&g, 4) == 0) {
+                static const char *const PART[] = {"auto", "always", "never"};
+                int j = i + rnd(&g, 2);
+                tine_buf_printf(b, "partition %s.%s %s\n", fn, L[j].name, PART[rnd(&g, 3)]);
+                L[j].touched = true;
+            }
+        } else if (what == 2) { /* fuse loop i with the one just outside it */
+            if (i == 0 || L[i].kind != 0 || L[i - 1].kind != 0 || L[i].touched || L[i - 1].touched || L[i].dim == 0 ||
+                L[i - 1].dim == 0)
+                continue;
+            tine_buf_printf(b, "fuse %s.%s %s.%s f%d\n", fn, L[i].name, fn, L[i - 1].name, step);
+            L[i - 1] = (gloop){.kind = 3, .dim = L[i].dim};
+            snprintf(L[i - 1].name, sizeof L[0].name, "f%d", step);
+            memmove(&L[i], &L[i + 1], sizeof *L * (size_t)(n - i - 1));
+            n--;
+        } else if (n >= 2) { /* reorder: a random order where each split's inner loop stays inside */
+            gloop M[8];
+            memcpy(M, L, sizeof M);
+            for (int j = n - 1; j > 0; j--) {
+                int r = rnd(&g, j + 1);
+                gloop t = M[j];
+                M[j] = M[r];
+                M[r] = t;
+            }
+            bool ok = !par;
+            for (int j = 0; j < n; j++)
+                for (int m = j + 1; m < n; m++) ok &= !(M[j].kind == 2 && M[m].kind == 1 && M[m].dim == M[j].dim);
+            if (!ok) continue;
+            tine_buf_puts(b, "reorder");
+            for (int j = n - 1; j >= 0; j--) tine_buf_printf(b, " %s.%s", fn, M[j].name); /* innermost first */
+            tine_buf_puts(b, "\n");
+            memcpy(L, M, sizeof M);
+        }
+    }
+    /* the outermost loop in parallel (not the vector loop) */
+    if (may_par && !par && !(L[0].dim == 0 && L[0].kind != 1) && !L[0].touched && rnd(&g, 3) == 0)
+        tine_buf_printf(b, "parallel %s.%s\n", fn, L[0].name);
+}
+
 /* A random kernel; *parallel says whether it splits its output's last coordinate. */
 static char *gen_kernel(uint64_t *seed, int *dims_out, bool automatic) {
     tine_buf b = {0};
@@ -872,20 +949,44 @@ static char *gen_kernel(uint64_t *seed, int *dims_out, bool automatic) {
             if (rnd(&g, 2)) tine_buf_printf(&b, "vectorize %s.r%d %d\n", f < 2 ? FN[f] : "out", cand[f][i], 1 << rnd(&g, 6));
     if (rnd(&g, 3)) tine_buf_puts(&b, "vectorize out.x natural\n");
     else tine_buf_printf(&b, "vectorize out.x %d\n", 1 << rnd(&g, 5));
+    bool touched[3][3] = {{false}}; /* m0, m1, out: coordinates unrolled, partitioned or parallel */
     bool tiled = dims >= 2 && !at && rnd(&g, 6) == 0; /* compute_at: the output's rows in order */
     if (tiled) tine_buf_printf(&b, "tile out x y %d %d\n", 4 << rnd(&g, 3), 1 + rnd(&g, 3));
-    if (rnd(&g, 8) == 0) tine_buf_puts(&b, "unroll out.x 2\n");
-    if (dims >= 2 && !tiled && rnd(&g, 8) == 0) tine_buf_puts(&b, "unroll out.y 2\n");
-    if (dims >= 2 && !at && rnd(&g, 3) == 0) tine_buf_printf(&b, "parallel out.%s\n", COORD[dims - 1]);
-    if (dims == 3 && at && rnd(&g, 4) == 0) tine_buf_puts(&b, "unroll out.z 2\n");
+    bool out_par = false;
+    if (rnd(&g, 8) == 0) {
+        tine_buf_puts(&b, "unroll out.x 2\n");
+        touched[2][0] = true;
+    }
+    if (dims >= 2 && !tiled && rnd(&g, 8) == 0) {
+        tine_buf_puts(&b, "unroll out.y 2\n");
+        touched[2][1] = true;
+    }
+    if (dims >= 2 && !at && rnd(&g, 3) == 0) {
+        tine_buf_printf(&b, "parallel out.%s\n", COORD[dims - 1]);
+        touched[2][dims - 1] = out_par = true;
+    }
+    if (dims == 3 && at && rnd(&g, 4) == 0) {
+        tine_buf_puts(&b, "unroll out.z 2\n");
+        touched[2][2] = true;
+    }
     /* partitioning per loop: auto is the default; always splits loops without conditions
        too, never keeps them whole */
     static const char *const PART[] = {"auto", "always", "never"};
     for (int f = 0; f < 3; f++) {
         if (f < 2 && !has[f]) continue;
         for (int d = 0; d < dims; d++)
-            if (rnd(&g, 4) == 0) tine_buf_printf(&b, "partition %s.%s %s\n", f < 2 ? FN[f] : "out", COORD[d], PART[rnd(&g, 3)]);
+            if (rnd(&g, 4) == 0) {
+                tine_buf_printf(&b, "partition %s.%s %s\n", f < 2 ? FN[f] : "out", COORD[d], PART[rnd(&g, 3)]);
+                touched[f][d] = true;
+            }
     }
+    /* split, fuse, reorder of each stage, half the time (not of a tiled output, nor of one
+       another is computed at), from a stream of their own */
+    uint64_t rs = 0x5eed;
+    for (const char *c = b.p; *c; c++) rs = rs * 31 + (uint8_t)*c;
+    for (int f = 0; f < 3 && !automatic; f++)
+        if ((f == 2 ? !tiled && !at : has[f]) && tine_rand64(&rs) % 2)
+            gen_reshape(&b, &rs, f < 2 ? FN[f] : "out", dims, touched[f], f == 2 && out_par, !(f == 0 && at));
     if (automatic) { /* the automatic scheduler's choice instead (the same random stream) */
         char *sched = strstr(b.p, "\nschedule\n");
         b.n = (size_t)(sched - b.p);

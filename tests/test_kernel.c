@@ -613,6 +613,53 @@ static const kernel_spec KERNELS[] = {
      "compute_at f out.y\n"
      "partition out.y always\n",
      NULL, {0}, {0}, true},
+    {"split_y",
+     "# split rows into blocks of 3 (the last block shorter), the inner rows unrolled by 2,\n"
+     "# the blocks partitioned; a materialized m with its first coordinate split into strips\n"
+     "# of 5 (narrower than its vector: one element at a time) and the strips unrolled\n"
+     "input in: i16[2]\n"
+     "func e = edge(in)\n"
+     "func m(x, y) = e(x - 1, y) * 3 - e(x + 1, y + 1)\n"
+     "output out(x, y): i16 = m(x, y - 1) + m(x + 2, y + 1)\n"
+     "schedule\n"
+     "materialize m\n"
+     "split m.x xo xi 5\n"
+     "vectorize m.xi 4\n"
+     "unroll m.xo 2\n"
+     "split out.y yo yi 3\n"
+     "unroll out.yi 2\n"
+     "partition out.yo always\n"
+     "parallel out.yo\n",
+     NULL, {0}, {0}, true},
+    {"reorder_fuse",
+     "# a 3-D stage reordered (x outside y: the vector loop with a row loop inside it; z\n"
+     "# innermost), then a materialized m with y and z fused, the fused loop unrolled and parallel\n"
+     "input in: u8[3]\n"
+     "param k: u8\n"
+     "func z = constant(in, 9)\n"
+     "func m(x, y, c) = z(x, y + 1, c) + z(x + 1, y, c - 1) * k\n"
+     "output out(x, y, c): u8 = m(x, y, c) - m(x + 1, y - 1, c + 1)\n"
+     "schedule\n"
+     "materialize m\n"
+     "fuse m.y m.c yc\n"
+     "unroll m.yc 3\n"
+     "parallel m.yc\n"
+     "reorder out.c out.y out.x\n",
+     NULL, {0}, {0}, true},
+    {"split_reorder",
+     "# split x into strips of 24 and y into blocks of 2, reordered to (yo, xo, yi, xi) outermost\n"
+     "# first: tiles of any size, written out; f inlined explicitly\n"
+     "input in: u16[2]\n"
+     "func f(x, y) = in(x, y) + 1\n"
+     "func m(x, y) = f(x, y) >> 1\n"
+     "output out(x, y): u16 = m(x, y) + m(x + 1, y + 1)\n"
+     "schedule\n"
+     "materialize m\n"
+     "split m.x xo xi 24\n"
+     "split m.y yo yi 2\n"
+     "reorder m.xi m.yi m.xo m.yo\n"
+     "inline f\n",
+     NULL, {0}, {0}, false},
 };
 #define NKERNELS (int)(sizeof KERNELS / sizeof KERNELS[0])
 

@@ -133,6 +133,7 @@ int tine_parse_isa(tine_ctx_t *ctx, tine_arena *arena, const char *text, const c
 /* A kernel file (.tine): declarations, then a schedule. */
 typedef enum { K_INPUT, K_PARAM, K_FUNC, K_BOUNDARY, K_OUTPUT } tine_kdecl_kind;
 
+
 typedef struct tine_kdecl_s {
     tine_kdecl_kind kind;
     const char *name;
@@ -160,11 +161,20 @@ typedef struct tine_kdecl_s {
        compute_at and store_at directives (0: none), for located errors */
     const char *at;
     int at_dim, at_sched, store_dim, store_sched;
+    /* split, fuse, reorder: the loops, outermost first (nloops 0: one loop per coordinate,
+       the last outermost, as unroll, tile, parallel and partition above describe) */
+    tine_kloop loops[TINE_KLOOPS_MAX];
+    int nloops;
+    bool inlined; /* `inline f` was written (the default, made explicit) */
 } tine_kdecl;
 
 typedef struct {
-    const char *what;    /* vectorize, unroll, tile, materialize, parallel, partition, compute_at, store_at, compute_root (autosched.c prints them) */
+    const char *what;    /* vectorize, unroll, tile, materialize, parallel, partition, compute_at, store_at, compute_root,
+                            split, fuse, reorder, inline (autosched.c prints them) */
     const char *func, *dim, *dim2;
+    const char *name, *name2; /* split: the outer and inner loops' names; fuse: the fused loop's */
+    const char **dims;   /* reorder: the loops, innermost first */
+    int ndims;
     const char *at;      /* compute_at, store_at: the stage (g of g.y; dim is y) */
     int n, n2;           /* vectorize: 0 = natural; partition: the mode (auto 0, always 1, never 2) */
     const tine_src *src;
@@ -196,6 +206,14 @@ const tine_kdecl *tine_kernel_find(const tine_kernel_ast *k, const char *name);
 void tine_autoschedule(tine_ctx_t *ctx, tine_arena *arena, tine_kernel_ast *k);
 /* A kernel's directives as .tine text ("schedule", then one a line), appended to b. */
 void tine_schedule_print(const tine_kernel_ast *k, tine_buf *b);
+
+/* kernel_loops.c: split, fuse and reorder (directive s) of f's loops; vectorize, unroll,
+ * partition, parallel of a loop of a reshaped f (*handled false: a vectorize that names a
+ * reduction's variable, left to the caller); the index of f's loop of that name or -1.
+ * False with a located error. */
+bool tine_kloops_directive(tine_ctx_t *ctx, const tine_kdirective *s, tine_kdecl *f);
+bool tine_kloops_apply(tine_ctx_t *ctx, const tine_kdirective *s, tine_kdecl *f, bool *handled);
+int tine_kloops_find(const tine_kdecl *f, const char *name);
 
 int tine_parse_kernel(tine_ctx_t *ctx, tine_arena *arena, const char *text, const char *file,
                       tine_kernel_ast *out);

@@ -1159,7 +1159,67 @@ int tine_parse_kernel(tine_ctx_t *ctx, tine_arena *arena, const char *text, cons
                 if (!expect_name(&ps, &s->dim2, "the second coordinate")) break;
                 if (!expect_int(&ps, 1, 1 << 20, &s->n, "the first tile size")) break;
                 if (!expect_int(&ps, 1, 1 << 20, &s->n2, "the second tile size")) break;
-            } else if (!strcmp(w, "materialize") || !strcmp(w, "compute_root")) {
+            } else if (!strcmp(w, "split")) { /* split f.y yo yi N */
+                if (!expect_name(&ps, &s->func, "a function name")) break;
+                if (!kexpect(&ps, '.', "between the function and its loop, as in out.y")) break;
+                if (!expect_name(&ps, &s->dim, "the loop to split")) break;
+                if (!expect_name(&ps, &s->name, "the outer loop's name")) break;
+                if (!expect_name(&ps, &s->name2, "the inner loop's name")) break;
+                if (!expect_int(&ps, 1, 1 << 20, &s->n, "the split factor")) break;
+            } else if (!strcmp(w, "fuse")) { /* fuse f.y f.z yz: y inner, z just outside it */
+                const char *g = NULL;
+                if (!expect_name(&ps, &s->func, "a function name")) break;
+                if (!kexpect(&ps, '.', "between the function and its loop, as in out.y")) break;
+                if (!expect_name(&ps, &s->dim, "the inner loop to fuse")) break;
+                int gl = ps.line, gc = ps.col;
+                if (!expect_name(&ps, &g, "the function again, as in fuse out.y out.z yz")) break;
+                if (strcmp(g, s->func)) {
+                    ps.line = gl;
+                    ps.col = gc;
+                    perr(&ps, "fuse: '%s' is not '%s'; both loops must be loops of one function", g, s->func);
+                    break;
+                }
+                if (!kexpect(&ps, '.', "between the function and its loop, as in out.z")) break;
+                if (!expect_name(&ps, &s->dim2, "the outer loop to fuse")) break;
+                if (!expect_name(&ps, &s->name, "the fused loop's name")) break;
+            } else if (!strcmp(w, "reorder")) { /* reorder f.a f.b ...: innermost first */
+                const char *dims[TINE_KLOOPS_MAX];
+                int nd = 0;
+                bool bad = false;
+                while (ps.tok == T_NAME) {
+                    const char *q = ps.p;
+                    while (*q == ' ' || *q == '\t') q++;
+                    if (nd && *q != '.') break; /* the next directive */
+                    const char *g;
+                    int gl = ps.line, gc = ps.col;
+                    if (!expect_name(&ps, &g, "a function name")) { bad = true; break; }
+                    if (!s->func) s->func = g;
+                    else if (strcmp(g, s->func)) {
+                        ps.line = gl;
+                        ps.col = gc;
+                        perr(&ps, "reorder: '%s' is not '%s'; a reorder names loops of one function", g, s->func);
+                        bad = true;
+                        break;
+                    }
+                    if (!kexpect(&ps, '.', "between the function and its loop, as in out.y")) { bad = true; break; }
+                    if (nd == TINE_KLOOPS_MAX) {
+                        perr(&ps, "reorder: a function has at most %d loops", TINE_KLOOPS_MAX);
+                        bad = true;
+                        break;
+                    }
+                    if (!expect_name(&ps, &dims[nd++], "a loop")) { bad = true; break; }
+                }
+                if (bad) break;
+                if (nd < 2) {
+                    char b[48];
+                    const char *f = kfound(&ps, b, sizeof b);
+                    perr(&ps, "reorder: expected two or more loops, innermost first, as in reorder out.y out.x; found %s", f);
+                    break;
+                }
+                s->dims = tine_arena_alloc(arena, sizeof *s->dims * (size_t)nd);
+                memcpy(s->dims, dims, sizeof *dims * (size_t)nd);
+                s->ndims = nd;
+            } else if (!strcmp(w, "materialize") || !strcmp(w, "compute_root") || !strcmp(w, "inline")) {
                 if (!expect_name(&ps, &s->func, "a function name")) break;
             } else if (!strcmp(w, "compute_at") || !strcmp(w, "store_at")) {
                 if (!expect_name(&ps, &s->func, "a function name")) break;
@@ -1172,7 +1232,7 @@ int tine_parse_kernel(tine_ctx_t *ctx, tine_arena *arena, const char *text, cons
                 if (!strcmp(w, "input") || !strcmp(w, "param") || !strcmp(w, "func") || !strcmp(w, "output"))
                     perr(&ps, "'%s' declares something, but declarations come before 'schedule'", w);
                 else
-                    perr(&ps, "unknown schedule directive '%s' (vectorize, unroll, tile, materialize, compute_root, compute_at, store_at, parallel, partition)", w);
+                    perr(&ps, "unknown schedule directive '%s' (vectorize, unroll, tile, split, fuse, reorder, inline, materialize, compute_root, compute_at, store_at, parallel, partition)", w);
                 break;
             }
             k->nsched++;

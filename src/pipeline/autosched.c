@@ -733,8 +733,16 @@ void tine_schedule_print(const tine_kernel_ast *k, tine_buf *b) {
     tine_buf_puts(b, "schedule\n");
     for (int i = 0; i < k->nsched; i++) {
         const tine_kdirective *s = &k->sched[i];
-        if (!strcmp(s->what, "materialize") || !strcmp(s->what, "compute_root")) tine_buf_printf(b, "%s %s\n", s->what, s->func);
-        else if (!strcmp(s->what, "compute_at") || !strcmp(s->what, "store_at"))
+        if (!strcmp(s->what, "materialize") || !strcmp(s->what, "compute_root") || !strcmp(s->what, "inline"))
+            tine_buf_printf(b, "%s %s\n", s->what, s->func);
+        else if (!strcmp(s->what, "split"))
+            tine_buf_printf(b, "split %s.%s %s %s %d\n", s->func, s->dim, s->name, s->name2, s->n);
+        else if (!strcmp(s->what, "fuse")) tine_buf_printf(b, "fuse %s.%s %s.%s %s\n", s->func, s->dim, s->func, s->dim2, s->name);
+        else if (!strcmp(s->what, "reorder")) {
+            tine_buf_puts(b, "reorder");
+            for (int j = 0; j < s->ndims; j++) tine_buf_printf(b, " %s.%s", s->func, s->dims[j]);
+            tine_buf_puts(b, "\n");
+        } else if (!strcmp(s->what, "compute_at") || !strcmp(s->what, "store_at"))
             tine_buf_printf(b, "%s %s %s.%s\n", s->what, s->func, s->at, s->dim);
         else if (!strcmp(s->what, "vectorize") && !s->n) tine_buf_printf(b, "vectorize %s.%s natural\n", s->func, s->dim);
         else if (!strcmp(s->what, "tile")) tine_buf_printf(b, "tile %s %s %s %d %d\n", s->func, s->dim, s->dim2, s->n, s->n2);

@@ -472,6 +472,28 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
             if (!schedule_at(ctx, k, s, i, f)) return false;
             continue;
         }
+        if (!strcmp(s->what, "split") || !strcmp(s->what, "fuse") || !strcmp(s->what, "reorder")) {
+            if (!tine_kloops_directive(ctx, s, f)) return false;
+            continue;
+        }
+        if (!strcmp(s->what, "inline")) { /* the default, made explicit: check_inline */
+            if (f->kind == K_OUTPUT) {
+                kerr(ctx, src, s->line, s->col, "inline: '%s' is the output; it is always computed into its buffer", f->name);
+                return false;
+            }
+            f->inlined = true;
+            continue;
+        }
+        if (f->nloops && s->dim && strcmp(s->what, "tile")) { /* a loop of a reshaped nest */
+            bool handled;
+            if (!tine_kloops_apply(ctx, s, f, &handled)) return false;
+            if (handled) continue;
+        }
+        if (!strcmp(s->what, "tile") && f->nloops) {
+            kerr(ctx, src, s->line, s->col, "tile: '%s' has its loops split, fused or reordered; write the tiles as split "
+                 "and reorder", f->name);
+            return false;
+        }
         bool coord = false;
         for (int j = 0; s->dim && j < f->nargs; j++) coord |= !strcmp(f->args[j], s->dim);
         if (!strcmp(s->what, "vectorize") && !coord) continue; /* a reduction's variable: see rvec_directives */
@@ -552,6 +574,23 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
         if (!strcmp(s->what, "store_at") && !f->at_sched) {
             kerr(ctx, src, s->line, s->col, "store_at: '%s' has no compute_at; store_at says where the buffer of a function "
                  "computed at a loop lives (give compute_at %s %s.%s too)", f->name, f->name, s->at, s->dim);
+            return false;
+        }
+        if (!strcmp(s->what, "inline") && f->materialized) {
+            int j = 0;
+            while (j < k->nsched && (strcmp(k->sched[j].func, f->name) ||
+                                     (strcmp(k->sched[j].what, "materialize") && strcmp(k->sched[j].what, "compute_root") &&
+                                      strcmp(k->sched[j].what, "compute_at"))))
+                j++;
+            kerr(ctx, src, s->line, s->col, "inline: '%s' is also computed into a buffer of its own (%s at line %d); a "
+                 "function is either inlined or materialized", f->name, j < k->nsched ? k->sched[j].what : "materialize",
+                 j < k->nsched ? k->sched[j].line : s->line);
+            return false;
+        }
+        if (!strcmp(s->what, "inline")) continue;
+        if (s->at && !strcmp(s->what, "compute_at") && tine_kernel_find(k, f->at)->nloops) {
+            kerr(ctx, src, s->line, s->col, "compute_at: '%s' has its loops split, fused or reordered; a sliding window "
+                 "needs one loop per coordinate so far", f->at);
             return false;
         }
         bool par = !strcmp(s->what, "parallel");
@@ -677,7 +716,7 @@ static bool rvec_directives(tine_ctx_t *ctx, tine_kernel_t *kn, const tine_kdecl
         if (strcmp(s->what, "vectorize") || strcmp(s->func, d->name)) continue;
         bool coord = false;
         for (int j = 0; j < d->nargs; j++) coord |= !strcmp(d->args[j], s->dim);
-        if (coord) continue;
+        if (coord || tine_kloops_find(d, s->dim) >= 0) continue; /* a coordinate's loop: check()'s */
         int found = -1, count = 0;
         for (int j = 0; j < st->reds1.n; j++)
             if (!strcmp(st->reds1.v[j].name, s->dim)) {
@@ -792,6 +831,8 @@ static bool lower_stage(tine_ctx_t *ctx, tine_kernel_t *kn, tine_kdecl *d) {
     st->tile[1] = d->tile[1];
     st->parallel = d->parallel;
     for (int i = 0; i < 4; i++) st->partition[i] = d->partition[i] ? d->partition[i] - 1 : 0; /* tine_partition_mode */
+    st->loops = d->loops;
+    st->nloops = d->nloops;
     if (!(st->body = lower(ctx, kn, d, st->lanes, &st->reds))) return false;
     if (!rvec_directives(ctx, kn, d, st)) return false;
     if (st->type.bits != vt.bits) {

@@ -32,6 +32,8 @@ typedef struct {
     const char *vp;                 /* prefix of the loop variables: "" at the root, "f$" computed at another stage */
     tine_expr_t *min[4], *extent[4], *stride[4], *coord[4];
     tine_expr_t *lo[4], *ext[4];    /* the range each coordinate's loop runs over */
+    tine_expr_t *blo[4], *bext[4];  /* a split coordinate: the block its outer loop is at */
+    int xpos;                       /* a reshaped nest (st->loops): the vector loop's place */
     tine_expr_t *body, *body1;      /* the stage's bodies, coordinates renamed and folded loads indexed */
     tine_reductions reds, reds1;
     tine_rvec *rvec;                /* the stage's vectorized reductions, their bodies as body's */
@@ -245,7 +247,9 @@ static tine_stmt *reductions(builder *b, const tine_reductions *rs, int parent, 
 
 /* The store of the body (vector or one lane) at the current coordinates, inside its
  * reductions. */
-static tine_stmt *point(builder *b, bool vector) {
+static tine_stmt *gen(builder *b, int pos, bool vector);
+
+static tine_stmt *store_point(builder *b, bool vector) {
     tine_expr_t *base = sub(b, b->coord[0], b->min[0]);
     int dims = b->st->fold ? b->st->fold_dim + 1 : b->st->dims; /* a folded buffer: one slice of the later ones */
     for (int d = 1; d < dims; d++) {
@@ -260,16 +264,39 @@ static tine_stmt *point(builder *b, bool vector) {
     return reductions(b, vector ? &b->reds : &b->reds1, -1, s);
 }
 
+/* The loops inside the vector loop (a reshaped nest), then the store; or the store. */
+static tine_stmt *point(builder *b, bool vector) {
+    return b->st->nloops ? gen(b, b->xpos + 1, vector) : store_point(b, vector);
+}
+
+/* The vector loop's unroll, partition mode and name. */
+static int xunroll(builder *b) {
+    int u = b->st->nloops ? b->st->loops[b->xpos].unroll : b->st->unroll[0];
+    return u > 1 ? u : 1;
+}
+
+static tine_partition_mode xpart(builder *b) {
+    if (!b->st->nloops) return (tine_partition_mode)b->st->partition[0];
+    int m = b->st->loops[b->xpos].partition;
+    return (tine_partition_mode)(m ? m - 1 : 0);
+}
+
+static const char *xname(builder *b, char *buf, size_t n) {
+    if (!b->st->nloops) return loop_name(b, 0, buf, n);
+    snprintf(buf, n, "%s.%s", b->st->name, b->st->loops[b->xpos].name);
+    return buf;
+}
+
 /* The first coordinate over [start, start + w): whole vectors (`unroll` of them per
  * iteration, then one at a time), then the last vector shifted back to end at the edge
  * (it recomputes a few lanes; the body is pure); or one element at a time when w is
  * narrower than a vector. */
 static tine_stmt *xrun(builder *b, tine_expr_t *start, tine_expr_t *w) {
     tine_stmt_pool *p = b->p;
-    int L = b->st->lanes, U = b->st->unroll[0];
+    int L = b->st->lanes, U = xunroll(b);
     char nb[96];
-    const char *nm = loop_name(b, 0, nb, sizeof nb);
-    tine_partition_mode part = (tine_partition_mode)b->st->partition[0];
+    const char *nm = xname(b, nb, sizeof nb);
+    tine_partition_mode part = xpart(b);
     tine_expr_t *c0 = b->coord[0], *vec_end = add(b, start, mul(b, tine_binary(b->ctx, TINE_OP_DIV, w, ci(b, L)), ci(b, L)));
     tine_stmt *vec[3] = {0}, *elem = point(b, false);
     tine_expr_t *from = start;
@@ -308,7 +335,7 @@ static tine_stmt *xrun(builder *b, tine_expr_t *start, tine_expr_t *w) {
  * iterations of the vector loop), each a run of the first coordinate, the loop over the
  * blocks parallel. The blocks are disjoint, so are the chunks of the parallel loop. */
 static tine_stmt *xblocks(builder *b) {
-    int V = b->st->lanes * (b->st->unroll[0] > 1 ? b->st->unroll[0] : 1), B = (4096 + V - 1) / V * V;
+    int V = b->st->lanes * xunroll(b), B = (4096 + V - 1) / V * V;
     tine_expr_t *blk = var(b, "b%d", 0), *off = mul(b, blk, ci(b, B));
     tine_expr_t *w = tine_binary(b->ctx, TINE_OP_MIN, ci(b, B), sub(b, b->extent[0], off));
     /* (extent - 1) / B + 1 blocks: extent + B - 1 could wrap; `/` floors, so 0 for none */
@@ -373,6 +400,83 @@ static tine_stmt *dim(builder *b, int d) {
     }
     return tine_stmt_for(p, b->coord[d], b->lo[d], b->ext[d], 1, outer, part, nm, row(b, d));
 }
+
+/* ---- a reshaped nest (split, fuse, reorder: st->loops, outermost first) ----------------- */
+
+/* The body of loop pos at one value of its variable: a fused loop's coordinates, then the
+ * loops inside. */
+static tine_stmt *loop_body(builder *b, int pos, tine_expr_t *v, bool vector) {
+    const tine_kloop *l = &b->st->loops[pos];
+    tine_stmt *s = gen(b, pos + 1, vector);
+    if (l->kind != TINE_KLOOP_FUSED) return s;
+    /* v in [0, extent(d) * extent(d2)): d = v mod extent(d), d2 = v / extent(d) */
+    int d = l->dim, d2 = l->dim2;
+    s = tine_stmt_let(b->p, b->coord[d2], add(b, b->lo[d2], tine_binary(b->ctx, TINE_OP_DIV, v, b->ext[d])), s);
+    return tine_stmt_let(b->p, b->coord[d], add(b, b->lo[d], tine_binary(b->ctx, TINE_OP_MOD, v, b->ext[d])), s);
+}
+
+/* The nest from loop pos inwards. A loop that is not the vector loop runs its variable v
+ * over [lo, lo + ext) one value at a time, or U values per iteration, each guarded by the
+ * extent (unroll). */
+static tine_stmt *gen(builder *b, int pos, bool vector) {
+    if (pos == b->st->nloops) return store_point(b, vector);
+    tine_stmt_pool *p = b->p;
+    const tine_kloop *l = &b->st->loops[pos];
+    int d = l->dim, N = l->factor;
+    if (tine_kloops_is_vector(l)) {
+        int save = b->xpos;
+        b->xpos = pos;
+        tine_stmt *s = l->kind == TINE_KLOOP_INNER ? xrun(b, b->blo[0], b->bext[0])
+                       : l->parallel          ? xblocks(b)
+                                              : xrun(b, b->lo[0], b->ext[0]);
+        b->xpos = save;
+        return s;
+    }
+    tine_expr_t *v, *lo, *ext;
+    switch (l->kind) {
+    case TINE_KLOOP_OUTER: /* blocks of N: (ext - 1) / N + 1 of them (ext + N - 1 could wrap) */
+        v = var(b, "o%d", d);
+        lo = ci(b, 0);
+        ext = add(b, tine_binary(b->ctx, TINE_OP_DIV, sub(b, b->ext[d], ci(b, 1)), ci(b, N)), ci(b, 1));
+        b->blo[d] = add(b, b->lo[d], mul(b, v, ci(b, N)));
+        b->bext[d] = tine_binary(b->ctx, TINE_OP_MIN, ci(b, N), sub(b, b->ext[d], mul(b, v, ci(b, N))));
+        break;
+    case TINE_KLOOP_INNER:
+        v = b->coord[d];
+        lo = b->blo[d];
+        ext = b->bext[d];
+        break;
+    case TINE_KLOOP_FUSED:
+        v = var(b, "f%d", d);
+        lo = ci(b, 0);
+        ext = mul(b, b->ext[d], b->ext[l->dim2]);
+        break;
+    default:
+        v = b->coord[d];
+        lo = b->lo[d];
+        ext = b->ext[d];
+    }
+    char nb[96];
+    snprintf(nb, sizeof nb, "%s.%s", b->st->name, l->name);
+    tine_loop_kind kind = l->parallel ? TINE_LOOP_PARALLEL : TINE_LOOP_SERIAL;
+    tine_partition_mode part = (tine_partition_mode)(l->partition ? l->partition - 1 : 0);
+    int U = l->unroll > 1 ? l->unroll : 1;
+    if (U == 1) return tine_stmt_for(p, v, lo, ext, 1, kind, part, nb, loop_body(b, pos, v, vector));
+    tine_expr_t *o = var(b, "u%d", pos), *end = add(b, lo, ext);
+    tine_stmt **body = malloc(sizeof *body * (size_t)U);
+    TINE_ASSERT(body != NULL);
+    for (int u = 0; u < U; u++) {
+        tine_expr_t *c = add(b, add(b, lo, mul(b, o, ci(b, U))), ci(b, u));
+        body[u] = tine_stmt_let(p, v, c, tine_stmt_if(p, tine_binary(b->ctx, TINE_OP_LT, v, end), loop_body(b, pos, v, vector), NULL));
+    }
+    tine_expr_t *n = add(b, tine_binary(b->ctx, TINE_OP_DIV, sub(b, ext, ci(b, 1)), ci(b, U)), ci(b, 1));
+    tine_stmt *s = tine_stmt_for(p, o, ci(b, 0), n, 1, kind, part, nb, tine_stmt_block(p, body, U));
+    free(body);
+    return s;
+}
+
+/* The stage's whole nest. */
+static tine_stmt *whole_nest(builder *b) { return b->st->nloops ? gen(b, 0, false) : dim(b, b->st->dims - 1); }
 
 /* A builder of stage sn over its region (vp: the loop variables' prefix). */
 static void builder_init(builder *b, tine_stmt_pool *p, const tine_kernel_t *k, const tine_kernel_plan_t *plan, int sn,
@@ -439,7 +543,7 @@ static tine_stmt *nested(builder *b, const tine_stage *t, int tn, int d) {
     tine_expr_t *y0 = var(&nb, "y%d", 0);
     nb.lo[last] = y0;
     nb.ext[last] = sub(b, add(b, hi, ci(b, 1)), y0);
-    tine_stmt *s = tine_stmt_let(b->p, y0, tine_select(ctx, first, lo, fresh), dim(&nb, t->dims - 1));
+    tine_stmt *s = tine_stmt_let(b->p, y0, tine_select(ctx, first, lo, fresh), whole_nest(&nb));
     builder_free(&nb);
     const tine_expr_t *r = b->plan ? b->plan->read[tn] : NULL;
     if (r && r->op != TINE_OP_CONST) s = tine_stmt_if(b->p, (tine_expr_t *)r, s, NULL);
@@ -449,7 +553,7 @@ static tine_stmt *nested(builder *b, const tine_stage *t, int tn, int d) {
 tine_stmt *tine_stmt_build_stage(tine_stmt_pool *p, const tine_kernel_t *k, int sn) {
     builder b;
     builder_init(&b, p, k, NULL, sn, "");
-    tine_stmt *s = dim(&b, b.st->dims - 1);
+    tine_stmt *s = whole_nest(&b);
     builder_free(&b);
     return s;
 }
@@ -467,7 +571,7 @@ tine_stmt *tine_stmt_build_kernel(tine_stmt_pool *p, const tine_kernel_t *k) {
     int ns = tine_kernel_nstages(k);
     builder b;
     builder_init(&b, p, k, &plan, ns - 1, "");
-    tine_stmt *body = dim(&b, b.st->dims - 1);
+    tine_stmt *body = whole_nest(&b);
     builder_free(&b);
     for (int s = ns - 2; s >= 0; s--) {
         const tine_stage *st = tine_kernel_stage(k, s);
@@ -482,7 +586,7 @@ tine_stmt *tine_stmt_build_kernel(tine_stmt_pool *p, const tine_kernel_t *k) {
             size = tine_binary(ctx, TINE_OP_MUL, (tine_expr_t *)tine_kernel_geometry(k, -1, s, TINE_KS_STRIDE, l)->var, rows);
         } else if (!never) {
             builder_init(&b, p, k, &plan, s, "");
-            nest = dim(&b, b.st->dims - 1);
+            nest = whole_nest(&b);
             builder_free(&b);
             if (r->op != TINE_OP_CONST) nest = tine_stmt_if(p, plan.read[s], nest, NULL);
         }

@@ -1,0 +1,257 @@
+/* kernel_loops.c — the schedule directives that reshape a stage's loop nest: split, fuse,
+ * reorder, and the directives (vectorize, unroll, partition, parallel) that name one of
+ * the loops they make.
+ *
+ * A stage starts with one loop per coordinate, the last outermost. The first split, fuse
+ * or reorder of a function turns that nest into an explicit list (tine_kdecl.loops,
+ * outermost first), carrying over what unroll, partition and parallel already said of
+ * each coordinate; later directives edit the list in schedule order, so the names a split
+ * or fuse introduces are usable by every directive after it. stmt/build.c builds the list.
+ *
+ * The rules that keep every reshaped nest exact and buildable (each broken one a located
+ * error at the directive):
+ * - split f.y yo yi N: y a whole coordinate's loop (not split or fused already), not yet
+ *   unrolled, partitioned or parallel; yo walks blocks of N rows, yi the rows of one
+ *   block (the last block shorter: its loop runs over what is left, no guard); a split of
+ *   the first coordinate makes strips, each a run of the vector loop with its own tail;
+ * - fuse f.y f.z yz: y and z whole coordinates' loops, neither the first (vectorized)
+ *   one, z the loop just outside y; yz walks extent(y) * extent(z) points, y = yz mod
+ *   extent(y) (the product is at most the stage buffer's size, which fits i32);
+ * - reorder f.a f.b ...: innermost first (as Halide's reorder), distinct loops of f; they
+ *   take the places they had, in the order given; a split's inner loop stays inside its
+ *   outer one, and a parallel loop stays the outermost.
+ */
+#include "../ir/ast.h"
+
+static void kerr(tine_ctx_t *ctx, const tine_kdirective *s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void kerr(tine_ctx_t *ctx, const tine_kdirective *s, const char *fmt, ...) {
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    tine_diag(ctx, s->src, s->line, s->col, "%s", msg);
+}
+
+int tine_kloops_find(const tine_kdecl *f, const char *name) {
+    for (int i = 0; i < f->nloops; i++)
+        if (!strcmp(f->loops[i].name, name)) return i;
+    return -1;
+}
+
+static bool is_coord(const tine_kdecl *f, const char *name) {
+    for (int d = 0; d < f->nargs; d++)
+        if (!strcmp(f->args[d], name)) return true;
+    return false;
+}
+
+/* The loop named `name` of f, or -1 with a located error (a coordinate split or fused
+ * away names the loops that replaced it). */
+static int loop_of(tine_ctx_t *ctx, const tine_kdirective *s, const tine_kdecl *f, const char *name) {
+    int i = tine_kloops_find(f, name);
+    if (i >= 0) return i;
+    if (is_coord(f, name)) {
+        for (int j = 0; j < f->nloops; j++) {
+            const tine_kloop *l = &f->loops[j];
+            if (l->kind == TINE_KLOOP_FUSED && (!strcmp(f->args[l->dim], name) || !strcmp(f->args[l->dim2], name))) {
+                kerr(ctx, s, "%s: %s.%s is fused into %s.%s; name that loop", s->what, f->name, name, f->name, l->name);
+                return -1;
+            }
+            if (l->kind == TINE_KLOOP_OUTER && !strcmp(f->args[l->dim], name)) {
+                const char *in = "?";
+                for (int m = j + 1; m < f->nloops; m++) /* its inner loop, inside it */
+                    if (f->loops[m].kind == TINE_KLOOP_INNER && f->loops[m].dim == l->dim) in = f->loops[m].name;
+                kerr(ctx, s, "%s: %s.%s is split into %s.%s and %s.%s; name one of them", s->what, f->name, name, f->name,
+                     l->name, f->name, in);
+                return -1;
+            }
+        }
+    }
+    kerr(ctx, s, "%s: '%s' has no loop '%s'", s->what, f->name, name);
+    return -1;
+}
+
+/* f's nest as a list, the first time it is reshaped. */
+static bool start(tine_ctx_t *ctx, const tine_kdirective *s, tine_kdecl *f) {
+    if (f->nloops) return true;
+    if (f->tile[0]) {
+        kerr(ctx, s, "%s: '%s' is tiled; write the tiles as split and reorder to reshape its loops further", s->what,
+             f->name);
+        return false;
+    }
+    for (int d = f->nargs - 1; d >= 0; d--)
+        f->loops[f->nloops++] = (tine_kloop){.name = f->args[d], .kind = TINE_KLOOP_WHOLE, .dim = d,
+                                             .unroll = f->unroll[d], .partition = f->partition[d],
+                                             .parallel = f->parallel && d == f->nargs - 1};
+    return true;
+}
+
+static bool fresh_name(tine_ctx_t *ctx, const tine_kdirective *s, const tine_kdecl *f, const char *name) {
+    if (is_coord(f, name) || tine_kloops_find(f, name) >= 0) {
+        kerr(ctx, s, "%s: '%s' already names a %s of '%s'; the new loop needs a name of its own", s->what, name,
+             is_coord(f, name) ? "coordinate" : "loop", f->name);
+        return false;
+    }
+    return true;
+}
+
+static bool plain(tine_ctx_t *ctx, const tine_kdirective *s, const tine_kdecl *f, const tine_kloop *l) {
+    if (l->kind != TINE_KLOOP_WHOLE) {
+        kerr(ctx, s, "%s: %s.%s is %s; only a whole coordinate's loop can be %s so far", s->what, f->name, l->name,
+             l->kind == TINE_KLOOP_FUSED ? "a fused loop" : "part of a split", !strcmp(s->what, "split") ? "split" : "fused");
+        return false;
+    }
+    if (l->unroll > 1 || l->partition || l->parallel) {
+        kerr(ctx, s, "%s: %s.%s is already %s; %s it before giving it other directives", s->what, f->name, l->name,
+             l->parallel ? "parallel" : l->unroll > 1 ? "unrolled" : "given a partition mode", s->what);
+        return false;
+    }
+    return true;
+}
+
+static bool split(tine_ctx_t *ctx, const tine_kdirective *s, tine_kdecl *f) {
+    int i = loop_of(ctx, s, f, s->dim);
+    if (i < 0 || !plain(ctx, s, f, &f->loops[i]) || !fresh_name(ctx, s, f, s->name) || !fresh_name(ctx, s, f, s->name2))
+        return false;
+    if (!strcmp(s->name, s->name2)) {
+        kerr(ctx, s, "split: the outer and inner loops need different names, not '%s' twice", s->name);
+        return false;
+    }
+    if (f->nloops == TINE_KLOOPS_MAX) {
+        kerr(ctx, s, "split: a function has at most %d loops", TINE_KLOOPS_MAX);
+        return false;
+    }
+    int d = f->loops[i].dim;
+    memmove(&f->loops[i + 1], &f->loops[i], sizeof *f->loops * (size_t)(f->nloops - i));
+    f->nloops++;
+    f->loops[i] = (tine_kloop){.name = s->name, .kind = TINE_KLOOP_OUTER, .dim = d, .factor = s->n};
+    f->loops[i + 1] = (tine_kloop){.name = s->name2, .kind = TINE_KLOOP_INNER, .dim = d, .factor = s->n};
+    return true;
+}
+
+static bool fuse(tine_ctx_t *ctx, const tine_kdirective *s, tine_kdecl *f) {
+    int i = loop_of(ctx, s, f, s->dim);
+    if (i < 0) return false;
+    int o = loop_of(ctx, s, f, s->dim2);
+    if (o < 0 || !plain(ctx, s, f, &f->loops[i]) || !plain(ctx, s, f, &f->loops[o]) || !fresh_name(ctx, s, f, s->name))
+        return false;
+    for (int j = 0; j < 2; j++) {
+        const tine_kloop *l = &f->loops[j ? o : i];
+        if (l->dim == 0) {
+            kerr(ctx, s, "fuse: %s.%s is the vectorized loop (the first coordinate); fuse loops of other coordinates",
+                 f->name, l->name);
+            return false;
+        }
+    }
+    if (o != i - 1) {
+        kerr(ctx, s, "fuse: %s.%s is not the loop just outside %s.%s (%s); fuse adjacent loops, the inner one first", f->name,
+             s->dim2, f->name, s->dim, o == i ? "it is the same loop" : o > i ? "it is inside it" : "others are between them");
+        return false;
+    }
+    f->loops[o] = (tine_kloop){.name = s->name, .kind = TINE_KLOOP_FUSED, .dim = f->loops[i].dim, .dim2 = f->loops[o].dim};
+    memmove(&f->loops[i], &f->loops[i + 1], sizeof *f->loops * (size_t)(f->nloops - i - 1));
+    f->nloops--;
+    return true;
+}
+
+static bool reorder(tine_ctx_t *ctx, const tine_kdirective *s, tine_kdecl *f) {
+    int at[TINE_KLOOPS_MAX], pos[TINE_KLOOPS_MAX];
+    for (int j = 0; j < s->ndims; j++) {
+        if ((at[j] = loop_of(ctx, s, f, s->dims[j])) < 0) return false;
+        for (int m = 0; m < j; m++)
+            if (at[m] == at[j]) {
+                kerr(ctx, s, "reorder: %s.%s is named twice", f->name, s->dims[j]);
+                return false;
+            }
+        pos[j] = at[j];
+    }
+    /* the places the loops held, outermost first; the last named takes the outermost */
+    for (int j = 1; j < s->ndims; j++)
+        for (int m = j; m > 0 && pos[m - 1] > pos[m]; m--) {
+            int t = pos[m];
+            pos[m] = pos[m - 1];
+            pos[m - 1] = t;
+        }
+    tine_kloop old[TINE_KLOOPS_MAX];
+    memcpy(old, f->loops, sizeof old);
+    for (int j = 0; j < s->ndims; j++) f->loops[pos[s->ndims - 1 - j]] = old[at[j]];
+    for (int j = 0; j < f->nloops; j++) {
+        const tine_kloop *l = &f->loops[j];
+        if (l->parallel && j) {
+            kerr(ctx, s, "reorder: %s.%s is parallel, so it stays the outermost loop", f->name, l->name);
+            return false;
+        }
+        for (int m = 0; l->kind == TINE_KLOOP_INNER && m < f->nloops; m++)
+            if (f->loops[m].kind == TINE_KLOOP_OUTER && f->loops[m].dim == l->dim && m > j) {
+                kerr(ctx, s, "reorder: %s.%s would be outside %s.%s; a split's inner loop stays inside its outer loop",
+                     f->name, l->name, f->name, f->loops[m].name);
+                return false;
+            }
+    }
+    return true;
+}
+
+bool tine_kloops_directive(tine_ctx_t *ctx, const tine_kdirective *s, tine_kdecl *f) {
+    if (!start(ctx, s, f)) return false;
+    if (!strcmp(s->what, "split")) return split(ctx, s, f);
+    if (!strcmp(s->what, "fuse")) return fuse(ctx, s, f);
+    return reorder(ctx, s, f);
+}
+
+/* vectorize, unroll, partition or parallel of a loop of a reshaped f (*handled false: a
+ * vectorize naming no loop, a reduction's variable, for the caller). */
+bool tine_kloops_apply(tine_ctx_t *ctx, const tine_kdirective *s, tine_kdecl *f, bool *handled) {
+    *handled = true;
+    bool vec = !strcmp(s->what, "vectorize");
+    if (vec && tine_kloops_find(f, s->dim) < 0 && !is_coord(f, s->dim)) {
+        *handled = false;
+        return true;
+    }
+    int i = loop_of(ctx, s, f, s->dim);
+    if (i < 0) return false;
+    tine_kloop *l = &f->loops[i];
+    if (vec) {
+        if (!tine_kloops_is_vector(l)) {
+            if (l->dim == 0)
+                kerr(ctx, s, "vectorize: %s.%s walks blocks of the first coordinate; vectorize the split's inner loop",
+                     f->name, l->name);
+            else
+                kerr(ctx, s, "only the first coordinate of a function (%s.%s), or the inner loop of its split, can be "
+                     "vectorized so far", f->name, f->args[0]);
+            return false;
+        }
+        if (s->n && (s->n & (s->n - 1))) {
+            kerr(ctx, s, "the vector width must be a power of two, not %d", s->n);
+            return false;
+        }
+        f->lanes = s->n;
+    } else if (!strcmp(s->what, "unroll")) {
+        l->unroll = s->n;
+    } else if (!strcmp(s->what, "partition")) {
+        if (l->partition) {
+            kerr(ctx, s, "partition: '%s.%s' is already given a partition mode", f->name, s->dim);
+            return false;
+        }
+        l->partition = 1 + s->n;
+    } else if (!strcmp(s->what, "parallel")) {
+        /* its iterations write disjoint parts of the buffer; a vector loop's last vector
+           shifts back into its neighbour's, so it is not one (but the one of a whole
+           one-dimensional stage, run in blocks) */
+        if (i) {
+            kerr(ctx, s, "parallel: %s.%s is not the outermost loop of '%s' (%s.%s is)", f->name, l->name, f->name,
+                 f->name, f->loops[0].name);
+            return false;
+        }
+        if (tine_kloops_is_vector(l) && !(l->kind == TINE_KLOOP_WHOLE && f->nloops == 1)) {
+            kerr(ctx, s, "parallel: %s.%s is the vectorized loop; split it and run the outer loop in parallel", f->name,
+                 l->name);
+            return false;
+        }
+        l->parallel = true;
+    } else {
+        kerr(ctx, s, "%s: '%s' has its loops split, fused or reordered; %s does not apply to them so far", s->what, f->name,
+             s->what);
+        return false;
+    }
+    return true;
+}
