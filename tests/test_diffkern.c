@@ -762,7 +762,7 @@ static void gen_expr(gen_t *g, const char *T, int depth) {
  * may_par: the stage may run a loop in parallel. The generator keeps the
  * nest as the checker does, so every directive it writes is valid. */
 typedef struct {
-    char name[8];
+    char name[24];
     int kind, dim; /* 0 whole, 1 split outer, 2 split inner, 3 fused */
     bool touched;
 } gloop;
