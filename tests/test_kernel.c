@@ -394,6 +394,17 @@ static const kernel_spec KERNELS[] = {
      "param bias: i16\n"
      "output out(x): i16 = let t = saturating_add(a(x), b(x - 2)) in rounding_shr(t, s) + bias * 3\n",
      NULL, {-20}, {20}, false},
+    {"shift_uniform",
+     "# << and >> by a parameter's count, the same in every lane (the code decides its sign and\n"
+     "# range once, on the scalar): negative (the other way), zero, in range, past the width;\n"
+     "# signed and unsigned; beside a per-lane count\n"
+     "input a: i16[1]\n"
+     "input b: u32[1]\n"
+     "param s: i16\n"
+     "param t: u8\n"
+     "output out(x): i16 = (a(x) << s) ^ (a(x + 1) >> (s - 3)) ^ i16(b(x) >> u32(t)) ^ i16(b(x + 1) << u32(t + 1))\n"
+     "    ^ (a(x) << (a(x + 1) & 7)) ^ (a(x + 2) << i16(15 - i32(t)))\n",
+     NULL, {-20, 0}, {20, 40}, false},
     {"box2d",
      "input in: u8[2]\n"
      "func c = constant(in, 7)\n"

@@ -159,8 +159,74 @@ static LLVMValueRef binop_minmax(gen *g, tine_type_t t, bool is_min, LLVMValueRe
 /* x << s or x >> s with tine's semantics: a negative (signed) count shifts the other way
  * by its magnitude; counts of the width or more give 0, or the sign for an arithmetic
  * right shift. */
+static LLVMValueRef shuffle(gen *g, LLVMValueRef a, LLVMValueRef b, const int *idx, int n);
+
+/* Whether every lane of the vector v is the same value: a splat (a shufflevector with an
+ * all-zero mask, as TINE_OP_BROADCAST emits), a constant with equal lanes, or arithmetic,
+ * casts and selects of such (a parameter's expression hoisted out of the loop). */
+static bool is_uniform(LLVMValueRef v, int depth) {
+    if (LLVMIsAShuffleVectorInst(v)) {
+        unsigned n = LLVMGetNumMaskElements(v);
+        for (unsigned i = 0; i < n; i++)
+            if (LLVMGetMaskValue(v, i) != 0) return false;
+        return true;
+    }
+    if (LLVMIsAConstantDataVector(v) || LLVMIsAConstantVector(v)) {
+        unsigned n = LLVMGetVectorSize(LLVMTypeOf(v));
+        LLVMValueRef e0 = LLVMGetAggregateElement(v, 0);
+        for (unsigned i = 1; i < n; i++)
+            if (LLVMGetAggregateElement(v, i) != e0) return false;
+        return e0 != NULL;
+    }
+    if (LLVMIsAConstantAggregateZero(v)) return true;
+    if (depth <= 0 || !LLVMIsAInstruction(v)) return false;
+    switch (LLVMGetInstructionOpcode(v)) {
+    case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMShl: case LLVMLShr: case LLVMAShr: case LLVMAnd:
+    case LLVMOr: case LLVMXor: case LLVMTrunc: case LLVMZExt: case LLVMSExt: case LLVMSelect: case LLVMICmp:
+        break;
+    default: return false;
+    }
+    int n = LLVMGetNumOperands(v);
+    for (int i = 0; i < n; i++)
+        if (!is_uniform(LLVMGetOperand(v, i), depth - 1)) return false;
+    return true;
+}
+
+/* shift() for a count that is the same in every lane (a parameter's): the count's sign and
+ * range are decided once on the scalar, and the vector is shifted by one splat count, which
+ * x86 does with one psllw/psraw per vector instead of per-lane selects (softmax's
+ * fraction shift by 15 - beta_shift). */
+static LLVMValueRef shift_uniform(gen *g, tine_type_t t, tine_type_t ts, bool left, LLVMValueRef x, LLVMValueRef sc) {
+    LLVMBuilderRef b = g->b;
+    LLVMTypeRef st = LLVMTypeOf(sc);
+    LLVMValueRef zero = LLVMConstInt(st, 0, 0), width = LLVMConstInt(st, (unsigned long long)t.bits, 0),
+                 wm1 = LLVMConstInt(st, (unsigned long long)(t.bits - 1), 0);
+    LLVMValueRef mag = sc, neg = NULL;
+    if (ts.kind == TINE_INT) {
+        neg = LLVMBuildICmp(b, LLVMIntSLT, sc, zero, "");
+        mag = LLVMBuildSelect(b, neg, LLVMBuildSub(b, zero, sc, ""), sc, "");
+    }
+    LLVMValueRef big = LLVMBuildICmp(b, LLVMIntUGE, mag, width, "");
+    LLVMValueRef clamped = LLVMBuildSelect(b, big, wm1, mag, "");
+    LLVMValueRef one = LLVMBuildInsertElement(b, LLVMGetPoison(LLVMVectorType(st, 1)), clamped,
+                                              LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0), "");
+    int *idx = calloc((size_t)t.lanes, sizeof *idx);
+    TINE_ASSERT(idx != NULL);
+    LLVMValueRef count = shuffle(g, one, NULL, idx, t.lanes);
+    free(idx);
+    LLVMValueRef vzero = splat_int(g, t, 0);
+    LLVMValueRef l = LLVMBuildSelect(b, big, vzero, LLVMBuildShl(b, x, count, ""), "");
+    LLVMValueRef r = t.kind == TINE_INT ? LLVMBuildAShr(b, x, count, "")
+                                        : LLVMBuildSelect(b, big, vzero, LLVMBuildLShr(b, x, count, ""), "");
+    if (!neg) return left ? l : r;
+    return left ? LLVMBuildSelect(b, neg, r, l, "") : LLVMBuildSelect(b, neg, l, r, "");
+}
+
 static LLVMValueRef shift(gen *g, tine_type_t t, tine_type_t ts, bool left, LLVMValueRef x, LLVMValueRef s) {
     LLVMBuilderRef b = g->b;
+    if (t.lanes > 1 && t.bits <= 64 && is_uniform(s, 8))
+        return shift_uniform(g, t, ts, left, x,
+                             LLVMBuildExtractElement(b, s, LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0), ""));
     LLVMValueRef zero = splat_int(g, t, 0), width = splat_int(g, t, (tine_u128)t.bits),
                  wm1 = splat_int(g, t, (tine_u128)(t.bits - 1));
     LLVMValueRef mag = s, neg = NULL;
