@@ -725,6 +725,23 @@ static bool rvec_directives(tine_ctx_t *ctx, tine_kernel_t *kn, const tine_kdecl
     return true;
 }
 
+/* Unrolled points of a stage with loop reductions (none vectorized) share one loop nest,
+ * an accumulator each (stmt/build.c, unroll-and-jam): at most TINE_KLIMIT_JAM of them
+ * (code size, and registers long before). The error is at the stage's last unroll. */
+static bool jam_limit(tine_ctx_t *ctx, tine_kernel_t *kn, const tine_kdecl *d, const tine_stage *st) {
+    int n = st->unroll[0] * (st->dims > 1 && !st->tile[0] ? st->unroll[1] : 1);
+    if (st->reds1.n == 0 || st->nrvec > 0 || n <= TINE_KLIMIT_JAM) return true;
+    const tine_kernel_ast *k = &kn->ast;
+    const tine_kdirective *at = NULL;
+    for (int i = 0; i < k->nsched; i++)
+        if (!strcmp(k->sched[i].what, "unroll") && !strcmp(k->sched[i].func, d->name)) at = &k->sched[i];
+    TINE_ASSERT(at != NULL);
+    kerr(ctx, k->src, at->line, at->col,
+         "unroll: '%s' would compute %d points together (%d x %d), each with its own accumulators of the loop "
+         "reductions; at most %d", d->name, n, st->unroll[0], n / st->unroll[0], TINE_KLIMIT_JAM);
+    return false;
+}
+
 /* One stage: the body at one lane first (its errors name element types, u8, not vectors,
  * u8x32), which gives the element type and so the natural width (one 256-bit vector). */
 static bool lower_stage(tine_ctx_t *ctx, tine_kernel_t *kn, tine_kdecl *d) {
@@ -751,6 +768,7 @@ static bool lower_stage(tine_ctx_t *ctx, tine_kernel_t *kn, tine_kdecl *d) {
     for (int i = 0; i < 4; i++) st->partition[i] = d->partition[i] ? d->partition[i] - 1 : 0; /* tine_partition_mode */
     if (!(st->body = lower(ctx, kn, d, st->lanes, &st->reds))) return false;
     if (!rvec_directives(ctx, kn, d, st)) return false;
+    if (!jam_limit(ctx, kn, d, st)) return false;
     uint32_t nodes;
     free(tine_topo(ctx, st->body, &nodes)); /* code generation is superlinear in a body's size */
     if (nodes > TINE_KLIMIT_NODES) {
