@@ -874,8 +874,12 @@ static char *gen_kernel(uint64_t *seed, int *dims_out, bool automatic) {
     else tine_buf_printf(&b, "vectorize out.x %d\n", 1 << rnd(&g, 5));
     bool tiled = dims >= 2 && !at && rnd(&g, 6) == 0; /* compute_at: the output's rows in order */
     if (tiled) tine_buf_printf(&b, "tile out x y %d %d\n", 4 << rnd(&g, 3), 1 + rnd(&g, 3));
-    if (rnd(&g, 8) == 0) tine_buf_puts(&b, "unroll out.x 2\n");
-    if (dims >= 2 && !tiled && rnd(&g, 8) == 0) tine_buf_puts(&b, "unroll out.y 2\n");
+    /* unrolled points (2 or 3 vectors, 2 or 5 rows: the rows' tails) share the loops of
+       their loop reductions when none is vectorized (unroll-and-jam); one draw each, as
+       before, so the stream stays the other kernels' */
+    int ux = rnd(&g, 8), uy = dims >= 2 && !tiled ? rnd(&g, 8) : 8;
+    if (ux < 2) tine_buf_printf(&b, "unroll out.x %d\n", 2 + ux);
+    if (uy < 2) tine_buf_printf(&b, "unroll out.y %d\n", 2 + 3 * uy);
     if (dims >= 2 && !at && rnd(&g, 3) == 0) tine_buf_printf(&b, "parallel out.%s\n", COORD[dims - 1]);
     if (dims == 3 && at && rnd(&g, 4) == 0) tine_buf_puts(&b, "unroll out.z 2\n");
     /* partitioning per loop: auto is the default; always splits loops without conditions
