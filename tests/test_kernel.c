@@ -1050,6 +1050,52 @@ static void test_vectorized_reductions(void) {
     }
 }
 
+/* Unrolled points whose loop reductions share one loop nest (unroll-and-jam, build.c):
+ * a dot product, a 3-deep nest (conv_nn's fy, fx, ci), a sum whose terms read the dot's
+ * result, and a max, under unrolls of vectors, of rows and of both, at several widths
+ * (one lane: the rows jammed at one element), for K = 0, 1, odd and larger, R (the nest's
+ * outer extents) 0 to 3. The shapes' extents leave rows and vectors over (tails). */
+static void test_jammed_reductions(void) {
+    static const char *const text =
+        "input a: u8[2]\n"
+        "input b: i8[2]\n"
+        "param K: i32\n"
+        "param R: i32\n"
+        "func ea = edge(a)\n"
+        "func eb = edge(b)\n"
+        "func dot(x, y) = sum(k in 0..K) (i32(ea(k, y)) * i32(eb(x, k)))\n"
+        "func conv(x, y) = sum(fy in 0..R) (sum(fx in 0..R) (sum(ci in 0..K)\n"
+        "    (i32(ea(x + fx + ci, y + fy)) * i32(eb(ci, fx - fy)))))\n"
+        "output out(x, y): i32 = let d = dot(x, y) in d + conv(x, y) + sum(j in 0..K) (d * i32(eb(j, y + x)))\n"
+        "    + i32(max(m in 0..K) u8(ea(x - m, y)))\n"
+        "schedule\n";
+    static const char *const scheds[] = {
+        "vectorize out.x 8\nunroll out.x 3\nunroll out.y 2\n",
+        "vectorize out.x natural\nunroll out.y 3\n",
+        "vectorize out.x 4\nunroll out.x 2\n",
+        "vectorize out.x 1\nunroll out.y 2\n",
+    };
+    static const int64_t base[] = {0, 1, 6, 17};
+    for (size_t i = 0; i < sizeof base / sizeof base[0]; i++) {
+        tine_ctx_t *ctx = tine_ctx_new();
+        for (size_t si = 0; si < sizeof scheds / sizeof scheds[0]; si++) {
+            char what[96], full[2048];
+            snprintf(what, sizeof what, "jammed reductions (schedule %zu), K = %lld or %lld", si, (long long)base[i],
+                     (long long)base[i] + 1);
+            snprintf(full, sizeof full, "%s%s", text, scheds[si]);
+            kernel_spec spec = {.name = what, .text = full, .plo = {base[i], 0}, .phi = {base[i] + 1, 3}};
+            tine_kernel_t *k = parse_ok(ctx, what, full);
+            if (!k) continue;
+            run_t runs[2 * NSHAPES];
+            int nruns = prepare_runs(ctx, k, &spec, NULL, true, what, 5000 + (uint64_t)(i * 8 + si), runs);
+            compare_compiled(ctx, k, what, runs, nruns, i == 2 && si == 0);
+            for (int r = 0; r < nruns; r++) free_run(&runs[r]);
+            tine_kernel_free(k);
+        }
+        tine_ctx_free(ctx);
+    }
+}
+
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* A run of a benchmark kernel from its harness case (bench/ref/cases.h): the case's
@@ -1735,6 +1781,7 @@ int main(int argc, char **argv) {
         return g_fail ? 1 : 0;
     }
     test_vectorized_reductions();
+    test_jammed_reductions();
     double t3 = now();
     test_auto_schedules("../bench/kernels");
     test_bench_kernels("../bench/kernels");

@@ -165,6 +165,16 @@ static void test_limits(tine_ctx_t *ctx) {
                 refused(ctx, loop ? "loop reductions nested 65 deep" : "reductions nested 65 deep", &b,
                         "<kernel>:3:530: reductions are nested more than 64 deep (counting those of the functions called)");
         }
+    /* unrolled points of a stage with loop reductions, jammed: 64 (64 vectors; past it, 8
+       vectors x 9 rows: the parser takes unrolls up to 64, and these runs are 1-D) */
+    add(&b, "input in: u8[1]\nparam K: i32\noutput out(x): u32 = sum(k in 0..K) u32(in(x + k))\n"
+            "schedule\nvectorize out.x 4\nunroll out.x 64\n");
+    accepted(ctx, "64 jammed points", &b, true);
+    add(&b, "input in: u8[2]\nparam K: i32\noutput out(x, y): u32 = sum(k in 0..K) u32(in(x + k, y))\n"
+            "schedule\nvectorize out.x 4\nunroll out.x 8\nunroll out.y 9\n");
+    refused(ctx, "72 jammed points", &b,
+            "<kernel>:7:1: unroll: 'out' would compute 72 points together (8 x 9), each with its own "
+            "accumulators of the loop reductions; at most 64");
     /* chains of calls: 64 */
     for (int over = 0; over < 2; over++) {
         int n = 64 + over;

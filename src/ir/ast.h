@@ -21,6 +21,7 @@ enum {
     TINE_KLIMIT_TERMS = 8192,   /* unrolled terms of constant reductions, per stage body */
     TINE_KLIMIT_DEPTH = 64,     /* chains of calls; reductions nested (through calls too) */
     TINE_KLIMIT_NODES = 16384,  /* distinct operations of a stage body, functions inlined */
+    TINE_KLIMIT_JAM = 64,       /* unrolled points whose loop reductions share one loop nest */
     TINE_KLIMIT_STEPS = 1 << 24 /* steps elaborating one stage body (calls, terms) */
 };
 

@@ -806,6 +806,23 @@ static tine_type_t storage_type(tine_ctx_t *ctx, const tine_expr_t *body1) {
     return t;
 }
 
+/* Unrolled points of a stage with loop reductions (none vectorized) share one loop nest,
+ * an accumulator each (stmt/build.c, unroll-and-jam): at most TINE_KLIMIT_JAM of them
+ * (code size, and registers long before). The error is at the stage's last unroll. */
+static bool jam_limit(tine_ctx_t *ctx, tine_kernel_t *kn, const tine_kdecl *d, const tine_stage *st) {
+    int n = st->unroll[0] * (st->dims > 1 && !st->tile[0] ? st->unroll[1] : 1);
+    if (st->reds1.n == 0 || st->nrvec > 0 || st->nloops > 0 || n <= TINE_KLIMIT_JAM) return true; /* see jams() */
+    const tine_kernel_ast *k = &kn->ast;
+    const tine_kdirective *at = NULL;
+    for (int i = 0; i < k->nsched; i++)
+        if (!strcmp(k->sched[i].what, "unroll") && !strcmp(k->sched[i].func, d->name)) at = &k->sched[i];
+    TINE_ASSERT(at != NULL);
+    kerr(ctx, k->src, at->line, at->col,
+         "unroll: '%s' would compute %d points together (%d x %d), each with its own accumulators of the loop "
+         "reductions; at most %d", d->name, n, st->unroll[0], n / st->unroll[0], TINE_KLIMIT_JAM);
+    return false;
+}
+
 /* One stage: the body at one lane first (its errors name element types, u8, not vectors,
  * u8x32), which gives the element type and so the natural width (one 256-bit vector). */
 static bool lower_stage(tine_ctx_t *ctx, tine_kernel_t *kn, tine_kdecl *d) {
@@ -839,6 +856,7 @@ static bool lower_stage(tine_ctx_t *ctx, tine_kernel_t *kn, tine_kdecl *d) {
         st->body = tine_cast(ctx, st->type, st->body);
         st->body1 = tine_cast(ctx, st->type, st->body1);
     }
+    if (!jam_limit(ctx, kn, d, st)) return false;
     uint32_t nodes;
     free(tine_topo(ctx, st->body, &nodes)); /* code generation is superlinear in a body's size */
     if (nodes > TINE_KLIMIT_NODES) {

@@ -39,6 +39,10 @@ typedef struct {
     tine_rvec *rvec;                /* the stage's vectorized reductions, their bodies as body's */
     tine_u64map memo;
     tine_type_t i32;
+    /* unroll-and-jam: rows of coordinate 1 whose points xrun computes together (their
+       reductions share one loop nest), the row coordinate's value for each; 0: none */
+    int jrows;
+    tine_expr_t **jrow;
 } builder;
 
 static tine_expr_t *ci(builder *b, int64_t v) { return tine_const_int(b->ctx, b->i32, v); }
@@ -245,10 +249,10 @@ static tine_stmt *reductions(builder *b, const tine_reductions *rs, int parent, 
 
 /* ---- the nest ------------------------------------------------------------------------- */
 
-/* The store of the body (vector or one lane) at the current coordinates, inside its
- * reductions. */
 static tine_stmt *gen(builder *b, int pos, bool vector);
 
+/* The store of the body (vector or one lane) at the current coordinates (its loop
+ * reductions' results bound around it). */
 static tine_stmt *store_point(builder *b, bool vector) {
     tine_expr_t *base = sub(b, b->coord[0], b->min[0]);
     int dims = b->st->fold ? b->st->fold_dim + 1 : b->st->dims; /* a folded buffer: one slice of the later ones */
@@ -260,14 +264,153 @@ static tine_stmt *store_point(builder *b, bool vector) {
     }
     int lanes = vector ? b->st->lanes : 1;
     tine_expr_t *idx = lanes > 1 ? tine_ramp(b->ctx, base, ci(b, 1), lanes) : base;
-    tine_stmt *s = tine_stmt_store(b->p, b->st->name, idx, vector ? b->body : b->body1);
-    return reductions(b, vector ? &b->reds : &b->reds1, -1, s);
+    return tine_stmt_store(b->p, b->st->name, idx, vector ? b->body : b->body1);
+}
+
+/* The store of the body at the current coordinates, inside its reductions. */
+static tine_stmt *rpoint(builder *b, bool vector) {
+    return reductions(b, vector ? &b->reds : &b->reds1, -1, store_point(b, vector));
 }
 
 /* The loops inside the vector loop (a reshaped nest), then the store; or the store. */
 static tine_stmt *point(builder *b, bool vector) {
-    return b->st->nloops ? gen(b, b->xpos + 1, vector) : store_point(b, vector);
+    return b->st->nloops ? gen(b, b->xpos + 1, vector) : rpoint(b, vector);
 }
+
+/* ---- unroll-and-jam ------------------------------------------------------------------- */
+
+/* Points of the stage computed together: point u is the current one with coordinate 0
+ * x[u] (x NULL: unchanged) and coordinate 1 y[u] (y NULL: unchanged). */
+typedef struct {
+    int n;
+    tine_expr_t **x, **y;
+} jpoints;
+
+/* Whether unrolled points share their reductions' loops: the stage has loop reductions,
+ * none vectorized along its variable (that one runs per lane of a point already). Their
+ * bounds never read coordinates (kernel.c), so every point runs the same iterations. Not in
+ * a reshaped nest (split, fuse, reorder: its unrolls are guarded loops of gen()). */
+static bool jams(const builder *b) { return b->reds.n > 0 && b->st->nrvec == 0 && !b->st->nloops; }
+
+static tine_stmt *at_point(builder *b, const jpoints *P, int u, tine_stmt *s) {
+    if (P->x) s = tine_stmt_let(b->p, b->coord[0], P->x[u], s);
+    if (P->y) s = tine_stmt_let(b->p, b->coord[1], P->y[u], s);
+    return s;
+}
+
+/* Point u's accumulator of reduction i: $.aN_u (N numbered as the stage's reductions). */
+static tine_expr_t *jacc(builder *b, const tine_reductions *rs, int i, int u, const char **name) {
+    char nm[48];
+    snprintf(nm, sizeof nm, "$.a%d_%d", rs->base + i, u);
+    const tine_reduction *R = &rs->v[i];
+    tine_expr_t *a = tine_load(b->ctx, nm, tine_type_with_lanes(R->acc->type, 1), acc_index(b, R->acc->type.lanes));
+    *name = tine_expr_name(a);
+    return a;
+}
+
+/* s with the results of the reductions done[0..nd) (their loops finished) bound for
+ * point u, done[0] outermost. */
+static tine_stmt *bind_done(builder *b, const tine_reductions *rs, const int *done, int nd, int u, tine_stmt *s) {
+    for (int j = nd - 1; j >= 0; j--) {
+        const char *nm;
+        s = tine_stmt_let(b->p, rs->v[done[j]].result, jacc(b, rs, done[j], u, &nm), s);
+    }
+    return s;
+}
+
+/* The reductions nested directly in `parent` (-1: the body's own), jammed over the
+ * points P: each one loop whose iteration runs its nested reductions (jammed the same way)
+ * and then every point's update of its own accumulator; after them, for each point,
+ * parent's update (or, at the top, the store of the body). done[0..nd) are the
+ * reductions finished around this level, whose results the terms may read. The
+ * accumulators are allocated by jammed(); a nested one is reset at each iteration of its
+ * parent, as in reduction(). Per iteration of the innermost loop: every point's terms
+ * (what they share, a broadcast operand or a vector of the other, computed once by
+ * LLVM), one accumulator each, kept in registers. */
+static tine_stmt *jam_level(builder *b, const tine_reductions *rs, int parent, const jpoints *P, bool vector, int *done,
+                            int nd) {
+    tine_stmt_pool *p = b->p;
+    int cap = (rs->n + 1) * (P->n + 1) + P->n, n = 0;
+    tine_stmt **v = malloc(sizeof *v * (size_t)cap);
+    TINE_ASSERT(v != NULL);
+    for (int i = 0; i < rs->n; i++) {
+        const tine_reduction *R = &rs->v[i];
+        if (R->parent != parent) continue;
+        for (int u = 0; u < P->n; u++) {
+            const char *nm;
+            tine_expr_t *a = jacc(b, rs, i, u, &nm);
+            v[n++] = tine_stmt_store(p, nm, a->ops[0], R->init);
+        }
+        tine_stmt *body = jam_level(b, rs, i, P, vector, done, nd);
+        v[n++] = tine_stmt_for(p, R->r, R->lo, sub(b, R->hi, R->lo), 1, TINE_LOOP_SERIAL, TINE_PARTITION_NEVER, NULL,
+                               body);
+        done[nd++] = i;
+    }
+    for (int u = 0; u < P->n; u++) {
+        tine_stmt *s;
+        if (parent < 0) s = store_point(b, vector);
+        else {
+            const tine_reduction *R = &rs->v[parent];
+            const char *nm;
+            tine_expr_t *a = jacc(b, rs, parent, u, &nm);
+            s = tine_stmt_let(p, R->acc, a, tine_stmt_store(p, nm, a->ops[0], R->update));
+        }
+        v[n++] = at_point(b, P, u, bind_done(b, rs, done, nd, u, s));
+    }
+    tine_stmt *r = tine_stmt_block(p, v, n);
+    free(v);
+    return r;
+}
+
+/* The stage's body at the points P (vector or one lane). A stage whose reductions jam:
+ * one accumulator per reduction and point, allocated here, and one loop nest
+ * (jam_level); otherwise each point in turn with its own loops. */
+static tine_stmt *jammed(builder *b, const jpoints *P, bool vector) {
+    tine_stmt_pool *p = b->p;
+    if (P->n == 1 && !P->x && !P->y) return point(b, vector);
+    if (!jams(b)) {
+        tine_stmt **v = malloc(sizeof *v * (size_t)P->n);
+        TINE_ASSERT(v != NULL);
+        for (int u = 0; u < P->n; u++) v[u] = at_point(b, P, u, point(b, vector));
+        tine_stmt *r = tine_stmt_block(p, v, P->n);
+        free(v);
+        return r;
+    }
+    const tine_reductions *rs = vector ? &b->reds : &b->reds1;
+    int *done = malloc(sizeof *done * (size_t)(rs->n + 1));
+    TINE_ASSERT(done != NULL);
+    tine_stmt *s = jam_level(b, rs, -1, P, vector, done, 0);
+    free(done);
+    for (int i = rs->n - 1; i >= 0; i--)
+        for (int u = P->n - 1; u >= 0; u--) {
+            const char *nm;
+            tine_expr_t *a = jacc(b, rs, i, u, &nm);
+            s = tine_stmt_allocate(p, nm, tine_type_with_lanes(a->type, 1), ci(b, a->type.lanes),
+                                   tine_stmt_block2(p, s, tine_stmt_free(p, nm)));
+        }
+    return s;
+}
+
+/* The points of one iteration of a run of the first coordinate: nx vectors (x: their
+ * first coordinates; 0: the current one) times the jammed rows (b->jrows; 0: the current
+ * row), rows outermost. */
+static tine_stmt *points(builder *b, bool vector, int nx, tine_expr_t **x) {
+    int ny = b->jrows ? b->jrows : 1, nxx = nx ? nx : 1;
+    jpoints P = {.n = nxx * ny};
+    tine_expr_t **xs = nx ? malloc(sizeof *xs * (size_t)P.n) : NULL, **ys = b->jrows ? malloc(sizeof *ys * (size_t)P.n) : NULL;
+    for (int j = 0; j < ny; j++)
+        for (int i = 0; i < nxx; i++) {
+            if (xs) xs[j * nxx + i] = x[i];
+            if (ys) ys[j * nxx + i] = b->jrow[j];
+        }
+    P.x = xs;
+    P.y = ys;
+    tine_stmt *s = jammed(b, &P, vector);
+    free(xs);
+    free(ys);
+    return s;
+}
+
 
 /* The vector loop's unroll, partition mode and name. */
 static int xunroll(builder *b) {
@@ -298,26 +441,26 @@ static tine_stmt *xrun(builder *b, tine_expr_t *start, tine_expr_t *w) {
     const char *nm = xname(b, nb, sizeof nb);
     tine_partition_mode part = xpart(b);
     tine_expr_t *c0 = b->coord[0], *vec_end = add(b, start, mul(b, tine_binary(b->ctx, TINE_OP_DIV, w, ci(b, L)), ci(b, L)));
-    tine_stmt *vec[3] = {0}, *elem = point(b, false);
+    tine_stmt *vec[3] = {0}, *elem = points(b, false, 0, NULL);
     tine_expr_t *from = start;
     if (U > 1) {
         /* U vectors per iteration: the loop variable steps by U * L, each vector a let of
-           the coordinate at its offset */
+           the coordinate at its offset (their reductions jammed: one loop nest) */
         tine_expr_t *v = var(b, "c%d_u", 0);
-        tine_stmt **body = malloc(sizeof *body * (size_t)U);
-        TINE_ASSERT(body != NULL);
-        for (int u = 0; u < U; u++) body[u] = tine_stmt_let(p, c0, add(b, v, ci(b, (int64_t)u * L)), point(b, true));
+        tine_expr_t **xs = malloc(sizeof *xs * (size_t)U);
+        TINE_ASSERT(xs != NULL);
+        for (int u = 0; u < U; u++) xs[u] = add(b, v, ci(b, (int64_t)u * L));
         tine_expr_t *span = mul(b, tine_binary(b->ctx, TINE_OP_DIV, w, ci(b, (int64_t)U * L)), ci(b, (int64_t)U * L));
-        vec[0] = tine_stmt_for(p, v, start, span, U * L, TINE_LOOP_VECTORIZED, part, nm, tine_stmt_block(p, body, U));
-        free(body);
+        vec[0] = tine_stmt_for(p, v, start, span, U * L, TINE_LOOP_VECTORIZED, part, nm, points(b, true, U, xs));
+        free(xs);
         from = add(b, start, span);
     }
-    vec[1] = tine_stmt_for(p, c0, from, sub(b, vec_end, from), L, TINE_LOOP_VECTORIZED, part, nm, point(b, true));
+    vec[1] = tine_stmt_for(p, c0, from, sub(b, vec_end, from), L, TINE_LOOP_VECTORIZED, part, nm, points(b, true, 0, NULL));
     /* the last vector, shifted back to end at the edge: a loop of one iteration, so that
        partitioning treats it as any vector loop */
     tine_expr_t *ragged = tine_binary(b->ctx, TINE_OP_NE, tine_binary(b->ctx, TINE_OP_MOD, w, ci(b, L)), ci(b, 0));
     tine_stmt *last = tine_stmt_for(p, c0, sub(b, add(b, start, w), ci(b, L)), ci(b, L), L, TINE_LOOP_VECTORIZED, part,
-                                    nm, point(b, true));
+                                    nm, points(b, true, 0, NULL));
     vec[2] = tine_stmt_if(p, ragged, last, NULL);
     for (int i = 0; i < 3; i++) {
         tine_stmt *l = i == 2 ? last : vec[i];
@@ -346,6 +489,15 @@ static tine_stmt *xblocks(builder *b) {
 
 static tine_stmt *dim(builder *b, int d);
 static tine_stmt *nested(builder *b, const tine_stage *t, int tn, int d);
+
+/* Whether a stage is computed at this stage's loop over coordinate d. */
+static bool computes_at(const builder *b, int d) {
+    for (int t = 0; t < b->sn; t++) {
+        const tine_stage *ts = tine_kernel_stage(b->k, t);
+        if (ts->fold && ts->at == b->sn && ts->at_dim == d) return true;
+    }
+    return false;
+}
 
 /* One iteration of coordinate d's loop (d >= 1, its variable bound): the rows of the
  * stages computed at this loop that it needs, then the coordinates inside. */
@@ -383,6 +535,26 @@ static tine_stmt *dim(builder *b, int d) {
         return tine_stmt_for(p, ty, ci(b, 0), nty, 1, outer, TINE_PARTITION_NEVER, NULL, cols);
     }
     int U = b->st->unroll[d];
+    if (U > 1 && d == 1 && jams(b) && !b->jrows && !computes_at(b, 1)) {
+        /* rows jammed (unroll-and-jam): U whole rows per iteration, computed together by
+           the runs of the first coordinate (points()), their reductions sharing one loop
+           nest; then the extent mod U rows left, one at a time */
+        tine_expr_t *o = var(b, "c%d_u", 1), *full = tine_binary(b->ctx, TINE_OP_DIV, b->ext[1], ci(b, U));
+        tine_expr_t **rows = malloc(sizeof *rows * (size_t)U);
+        TINE_ASSERT(rows != NULL);
+        for (int u = 0; u < U; u++) rows[u] = add(b, add(b, b->lo[1], mul(b, o, ci(b, U))), ci(b, u));
+        b->jrows = U;
+        b->jrow = rows;
+        tine_stmt *inner = dim(b, 0);
+        b->jrows = 0;
+        b->jrow = NULL;
+        free(rows);
+        tine_expr_t *done = mul(b, full, ci(b, U));
+        tine_stmt *v[2] = {tine_stmt_for(p, o, ci(b, 0), full, 1, outer, part, nm, inner),
+                           tine_stmt_for(p, b->coord[1], add(b, b->lo[1], done), sub(b, b->ext[1], done), 1, outer,
+                                         TINE_PARTITION_NEVER, nm, row(b, 1))};
+        return tine_stmt_block(p, v, 2);
+    }
     if (U > 1) {
         /* U rows per iteration, each guarded by the extent */
         tine_expr_t *o = var(b, "c%d_u", d & 3), *end = add(b, b->lo[d], b->ext[d]);
@@ -419,7 +591,7 @@ static tine_stmt *loop_body(builder *b, int pos, tine_expr_t *v, bool vector) {
  * over [lo, lo + ext) one value at a time, or U values per iteration, each guarded by the
  * extent (unroll). */
 static tine_stmt *gen(builder *b, int pos, bool vector) {
-    if (pos == b->st->nloops) return store_point(b, vector);
+    if (pos == b->st->nloops) return rpoint(b, vector);
     tine_stmt_pool *p = b->p;
     const tine_kloop *l = &b->st->loops[pos];
     int d = l->dim, N = l->factor;
