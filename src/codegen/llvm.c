@@ -192,59 +192,44 @@ static bool is_uniform(LLVMValueRef v, int depth) {
     return true;
 }
 
-/* shift() for a count that is the same in every lane (a parameter's): the count's sign and
- * range are decided once on the scalar, and the vector is shifted by one splat count, which
- * x86 does with one psllw/psraw per vector instead of per-lane selects (softmax's
- * fraction shift by 15 - beta_shift). */
-static LLVMValueRef shift_uniform(gen *g, tine_type_t t, tine_type_t ts, bool left, LLVMValueRef x, LLVMValueRef sc) {
-    LLVMBuilderRef b = g->b;
-    LLVMTypeRef st = LLVMTypeOf(sc);
-    LLVMValueRef zero = LLVMConstInt(st, 0, 0), width = LLVMConstInt(st, (unsigned long long)t.bits, 0),
-                 wm1 = LLVMConstInt(st, (unsigned long long)(t.bits - 1), 0);
-    LLVMValueRef mag = sc, neg = NULL;
-    if (ts.kind == TINE_INT) {
-        neg = LLVMBuildICmp(b, LLVMIntSLT, sc, zero, "");
-        mag = LLVMBuildSelect(b, neg, LLVMBuildSub(b, zero, sc, ""), sc, "");
-    }
-    LLVMValueRef big = LLVMBuildICmp(b, LLVMIntUGE, mag, width, "");
-    LLVMValueRef clamped = LLVMBuildSelect(b, big, wm1, mag, "");
-    LLVMValueRef one = LLVMBuildInsertElement(b, LLVMGetPoison(LLVMVectorType(st, 1)), clamped,
-                                              LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0), "");
-    int *idx = calloc((size_t)t.lanes, sizeof *idx);
-    TINE_ASSERT(idx != NULL);
-    LLVMValueRef count = shuffle(g, one, NULL, idx, t.lanes);
-    free(idx);
-    LLVMValueRef vzero = splat_int(g, t, 0);
-    LLVMValueRef l = LLVMBuildSelect(b, big, vzero, LLVMBuildShl(b, x, count, ""), "");
-    LLVMValueRef r = t.kind == TINE_INT ? LLVMBuildAShr(b, x, count, "")
-                                        : LLVMBuildSelect(b, big, vzero, LLVMBuildLShr(b, x, count, ""), "");
-    if (!neg) return left ? l : r;
-    return left ? LLVMBuildSelect(b, neg, r, l, "") : LLVMBuildSelect(b, neg, l, r, "");
-}
-
+/* x << s or x >> s with tine's rules for counts (docs/SEMANTICS.md): a negative signed
+ * count shifts the other way, a count past the width gives 0 (or the sign for >>). A
+ * count that is the same in every lane (a parameter's) is decided once on the scalar and
+ * the vector shifted by one splat count: one psllw/psraw per vector instead of per-lane
+ * selects (softmax's fraction shift by 15 - beta_shift). */
 static LLVMValueRef shift(gen *g, tine_type_t t, tine_type_t ts, bool left, LLVMValueRef x, LLVMValueRef s) {
     LLVMBuilderRef b = g->b;
-    if (t.lanes > 1 && t.bits <= 64 && is_uniform(s, 8))
-        return shift_uniform(g, t, ts, left, x,
-                             LLVMBuildExtractElement(b, s, LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0), ""));
-    LLVMValueRef zero = splat_int(g, t, 0), width = splat_int(g, t, (tine_u128)t.bits),
-                 wm1 = splat_int(g, t, (tine_u128)(t.bits - 1));
+    bool uni = t.lanes > 1 && t.bits <= 64 && is_uniform(s, 8);
+    if (uni) s = LLVMBuildExtractElement(b, s, LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0), "");
+    LLVMTypeRef st = LLVMTypeOf(s);
+    LLVMValueRef zero = uni ? LLVMConstInt(st, 0, 0) : splat_int(g, t, 0),
+                 width = uni ? LLVMConstInt(st, (unsigned long long)t.bits, 0) : splat_int(g, t, (tine_u128)t.bits),
+                 wm1 = uni ? LLVMConstInt(st, (unsigned long long)(t.bits - 1), 0) : splat_int(g, t, (tine_u128)(t.bits - 1));
     LLVMValueRef mag = s, neg = NULL;
     if (ts.kind == TINE_INT) {
         neg = LLVMBuildICmp(b, LLVMIntSLT, s, zero, "");
         mag = LLVMBuildSelect(b, neg, LLVMBuildSub(b, zero, s, ""), s, "");
     }
     LLVMValueRef big = LLVMBuildICmp(b, LLVMIntUGE, mag, width, "");
-    LLVMValueRef clamped = LLVMBuildSelect(b, big, wm1, mag, "");
-    LLVMValueRef l = LLVMBuildSelect(b, big, zero, LLVMBuildShl(b, x, clamped, ""), "");
+    LLVMValueRef clamped = LLVMBuildSelect(b, big, wm1, mag, ""), count = clamped, vzero = zero;
+    if (uni) { /* a select on a scalar condition picks whole vectors */
+        LLVMValueRef one = LLVMBuildInsertElement(b, LLVMGetPoison(LLVMVectorType(st, 1)), clamped,
+                                                  LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0), "");
+        int *idx = calloc((size_t)t.lanes, sizeof *idx);
+        TINE_ASSERT(idx != NULL);
+        count = shuffle(g, one, NULL, idx, t.lanes);
+        free(idx);
+        vzero = splat_int(g, t, 0);
+    }
+    LLVMValueRef l = LLVMBuildSelect(b, big, vzero, LLVMBuildShl(b, x, count, ""), "");
     /* LLVM 19's x86 backend (AVX2 and up) aborts with "Do not know how to scalarize the
      * result of this operator" on ashr <1 x i128> by umin(s, 127), the form InstCombine
      * makes of ashr by select(big, 127, s); for 128 bits the arithmetic shift takes the
      * same count as select(big, 127, s & 127), which stays out of that fold. */
-    LLVMValueRef sra_count = clamped;
+    LLVMValueRef sra_count = count;
     if (t.bits > 64) sra_count = LLVMBuildSelect(b, big, wm1, LLVMBuildAnd(b, mag, wm1, ""), "");
     LLVMValueRef r = t.kind == TINE_INT ? LLVMBuildAShr(b, x, sra_count, "")
-                                        : LLVMBuildSelect(b, big, zero, LLVMBuildLShr(b, x, clamped, ""), "");
+                                        : LLVMBuildSelect(b, big, vzero, LLVMBuildLShr(b, x, count, ""), "");
     if (!neg) return left ? l : r;
     return left ? LLVMBuildSelect(b, neg, r, l, "") : LLVMBuildSelect(b, neg, l, r, "");
 }
