@@ -345,7 +345,7 @@ static tine_stmt *xblocks(builder *b) {
 }
 
 static tine_stmt *dim(builder *b, int d);
-static tine_stmt *nested(builder *b, const tine_stage *t, int tn, int d);
+static tine_stmt *nested(builder *b, const tine_stage *t, int tn, int d, tine_expr_t *yfirst, tine_expr_t *ylast);
 
 /* One iteration of coordinate d's loop (d >= 1, its variable bound): the rows of the
  * stages computed at this loop that it needs, then the coordinates inside. */
@@ -353,7 +353,8 @@ static tine_stmt *row(builder *b, int d) {
     tine_stmt *inner = dim(b, d - 1);
     for (int t = b->sn - 1; t >= 0; t--) {
         const tine_stage *ts = tine_kernel_stage(b->k, t);
-        if (ts->fold && ts->at == b->sn && ts->at_dim == d) inner = tine_stmt_block2(b->p, nested(b, ts, t, d), inner);
+        if (ts->fold && ts->at == b->sn && ts->at_dim == d && !ts->at_strip)
+            inner = tine_stmt_block2(b->p, nested(b, ts, t, d, b->coord[d], b->coord[d]), inner);
     }
     return inner;
 }
@@ -408,6 +409,13 @@ static tine_stmt *dim(builder *b, int d) {
 static tine_stmt *loop_body(builder *b, int pos, tine_expr_t *v, bool vector) {
     const tine_kloop *l = &b->st->loops[pos];
     tine_stmt *s = gen(b, pos + 1, vector);
+    if (l->kind == TINE_KLOOP_OUTER) /* the strip's rows of the stages computed at this loop */
+        for (int t = b->sn - 1; t >= 0; t--) {
+            const tine_stage *ts = tine_kernel_stage(b->k, t);
+            if (!ts->fold || ts->at != b->sn || !ts->at_strip || ts->at_loop != pos) continue;
+            tine_expr_t *ylast = sub(b, add(b, b->blo[l->dim], b->bext[l->dim]), ci(b, 1));
+            s = tine_stmt_block2(b->p, nested(b, ts, t, l->dim, b->blo[l->dim], ylast), s);
+        }
     if (l->kind != TINE_KLOOP_FUSED) return s;
     /* v in [0, extent(d) * extent(d2)): d = v mod extent(d), d2 = v / extent(d) */
     int d = l->dim, d2 = l->dim2;
@@ -515,9 +523,10 @@ static void builder_free(builder *b) {
     tine_u64map_free(&b->memo);
 }
 
-/* Stage t (computed at coordinate d of b's stage): the rows of its window at this
- * iteration not computed at an earlier one (the file's note). */
-static tine_stmt *nested(builder *b, const tine_stage *t, int tn, int d) {
+/* Stage t (computed at coordinate d of b's stage): the rows of its window for y in
+ * [yfirst, ylast] (one row, or a strip of a split) not computed at an earlier iteration
+ * (the file's note). */
+static tine_stmt *nested(builder *b, const tine_stage *t, int tn, int d, tine_expr_t *yfirst, tine_expr_t *ylast) {
     tine_ctx_t *ctx = b->ctx;
     char vp[96];
     snprintf(vp, sizeof vp, "%s%s$", b->vp, t->name);
@@ -530,16 +539,16 @@ static tine_stmt *nested(builder *b, const tine_stage *t, int tn, int d) {
         nb.ext[j] = ci(b, 1);
     }
     /* the window at y: base + a*y + [lo, hi] */
-    tine_expr_t *at = mul(b, ci(b, t->slide_a), b->coord[d]);
-    if (t->slide_base) at = add(b, xf(b, t->slide_base), at);
-    tine_expr_t *lo = add(b, at, ci(b, t->slide_lo)), *hi = add(b, at, ci(b, t->slide_hi));
+    tine_expr_t *at = mul(b, ci(b, t->slide_a), yfirst), *atl = mul(b, ci(b, t->slide_a), ylast);
+    if (t->slide_base) at = add(b, xf(b, t->slide_base), at), atl = add(b, xf(b, t->slide_base), atl);
+    tine_expr_t *lo = add(b, at, ci(b, t->slide_lo)), *hi = add(b, atl, ci(b, t->slide_hi));
     /* the rows after those of the previous iteration (hi(y - 1) + 1, or lo(y) when the
        window jumps by more than its height), or the whole window at the loop's first row.
        Every row named is one the iteration reads (it fits i32), so the max of the two
        offsets is exact. */
     int64_t after = t->slide_hi - t->slide_a + 1;
     tine_expr_t *fresh = add(b, at, ci(b, after > t->slide_lo ? after : t->slide_lo));
-    tine_expr_t *first = tine_binary(ctx, TINE_OP_EQ, b->coord[d], b->min[d]);
+    tine_expr_t *first = tine_binary(ctx, TINE_OP_EQ, yfirst, b->min[d]);
     tine_expr_t *y0 = var(&nb, "y%d", 0);
     nb.lo[last] = y0;
     nb.ext[last] = sub(b, add(b, hi, ci(b, 1)), y0);
