@@ -19,6 +19,11 @@
  * after it is a slice: f's loop runs over the one value g reads, and the index has no
  * term for it (the buffer keeps one slice; the window restarts when it changes). f's coordinates are renamed so that no loop variable of f shadows
  * one of g's (partitioning and hoisting see distinct variables).
+ *
+ * compute_at f g.yo (yo the outer loop of a split of y, t->at_strip > 0): the same, once
+ * per strip before its inner loops, with lo taken at the strip's first row y0 and hi at
+ * its last y1 (the fold covers the strip's window): rows [max(lo(y0), hi(y0 - 1) + 1),
+ * hi(y1)], the whole window at the first strip.
  */
 #include "passes.h"
 
