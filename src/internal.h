@@ -415,6 +415,10 @@ typedef struct {
        slide_outer[d] (of the same kind as base): the buffer keeps that one slice, and the
        window restarts when it changes (with at's outer coordinates). */
     int fold, fold_dim, at, at_dim, slide_a;
+    /* at_strip > 0: computed at the outer loop (at's loops[at_loop]) of a split of at_dim
+       by at_strip: at each strip, the rows of the strip's window not computed before;
+       fold covers the whole strip's window (a*(at_strip - 1) + hi - lo + 1 rows) */
+    int at_loop, at_strip;
     int64_t slide_lo, slide_hi;
     tine_expr_t *slide_base, *slide_outer[4];
     struct tine_rvec *rvec; /* loop reductions vectorized along their variable */

@@ -991,6 +991,22 @@ static char *gen_kernel(uint64_t *seed, int *dims_out, bool automatic) {
     for (int f = 0; f < 3 && !automatic; f++)
         if ((f == 2 ? !tiled && !at : has[f]) && tine_rand64(&rs) % 2)
             gen_reshape(&b, &rs, f < 2 ? FN[f] : "out", dims, touched[f], f == 2 && out_par, !(f == 0 && at));
+    /* compute_at at a strip: the output's row loop split, m0 computed at its outer loop
+       (the directive rewritten in place: the split must come first) */
+    char at_dir[64];
+    snprintf(at_dir, sizeof at_dir, "compute_at m0 out.%s\n", COORD[dims - 1]);
+    char *atp = at && !automatic && !touched[2][dims - 1] ? strstr(b.p, at_dir) : NULL;
+    if (atp && tine_rand64(&rs) % 2) {
+        int N = 1 + (int)(tine_rand64(&rs) % 9);
+        bool unroll = tine_rand64(&rs) % 3 == 0;
+        tine_buf nb = {0};
+        tine_buf_printf(&nb, "%.*s", (int)(atp - b.p), b.p);
+        tine_buf_printf(&nb, "split out.%s so si %d\ncompute_at m0 out.so\n", COORD[dims - 1], N);
+        if (unroll) tine_buf_printf(&nb, "unroll out.%s 2\n", tine_rand64(&rs) % 2 ? "so" : "si");
+        tine_buf_puts(&nb, atp + strlen(at_dir));
+        free(b.p);
+        b = nb;
+    }
     if (automatic) { /* the automatic scheduler's choice instead (the same random stream) */
         char *sched = strstr(b.p, "\nschedule\n");
         b.n = (size_t)(sched - b.p);

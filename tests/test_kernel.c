@@ -624,6 +624,47 @@ static const kernel_spec KERNELS[] = {
      "compute_at f out.y\n"
      "partition out.y always\n",
      NULL, {0}, {0}, true},
+    {"strip_conv",
+     "# compute_at at a split's outer loop: the boundary of a 3x3 stencil computed for a whole\n"
+     "# strip of 5 rows (its window of 7 rows, folded to 8) before the strip's rows, which are\n"
+     "# unrolled by 2 and partitioned always; the strips do not divide the extents; edge() reads\n"
+     "input in: u8[2]\n"
+     "func e = edge(in)\n"
+     "func b(x, y) = i16(e(x, y)) * 3 - 7\n"
+     "output out(x, y): i16 = b(x - 1, y - 1) + b(x, y) * 2 - b(x + 1, y + 1) + b(x, y + 1)\n"
+     "schedule\n"
+     "split out.y yo yi 5\n"
+     "compute_at b out.yo\n"
+     "unroll out.yi 2\n"
+     "partition out.yi always\n"
+     "vectorize b.x 8\n",
+     NULL, {0}, {0}, true},
+    {"strip_pool",
+     "# compute_at at a split's outer loop with stride-2 reads and a parameter in the rows: strips\n"
+     "# of 3 rows read 2 * 3 + 2 rows of h; the strips unrolled by 2 (the second one guarded);\n"
+     "# constant() reads\n"
+     "input in: u8[2]\n"
+     "param k: i32\n"
+     "func z = constant(in, 9)\n"
+     "func h(x, y) = max(z(2 * x, y), z(2 * x + 1, y))\n"
+     "output out(x, y): u8 = max(max(h(x, 2 * y + k - 1), h(x, 2 * y + k)), h(x, 2 * y + k + 1))\n"
+     "schedule\n"
+     "split out.y yo yi 3\n"
+     "compute_at h out.yo\n"
+     "unroll out.yo 2\n",
+     NULL, {-3}, {3}, true},
+    {"strip_3d",
+     "# compute_at at a split's outer loop of a 3-D output, reordered (z, yo, x, yi: the strip's\n"
+     "# rows inside the vector loop); the window restarts for each z (f's slice)\n"
+     "input in: u8[3]\n"
+     "func e = edge(in)\n"
+     "func f(x, y, c) = u16(e(x, y, c)) * 3 + u16(e(x + 1, y, c))\n"
+     "output out(x, y, z): u16 = f(x, y - 1, z) + f(x + 2, y + 1, z) + u16(y)\n"
+     "schedule\n"
+     "split out.y yo yi 4\n"
+     "reorder out.yi out.x out.yo out.z\n"
+     "compute_at f out.yo\n",
+     NULL, {0}, {0}, true},
     {"split_y",
      "# split rows into blocks of 3 (the last block shorter), the inner rows unrolled by 2,\n"
      "# the blocks partitioned; a materialized m with its first coordinate split into strips\n"

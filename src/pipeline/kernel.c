@@ -322,8 +322,11 @@ static bool schedule_at(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kd
     }
     int d = 0;
     while (d < g->nargs && strcmp(g->args[d], s->dim)) d++;
+    for (int j = 0; d == g->nargs && j < g->nloops; j++) /* a loop of g's reshaped nest (check_at) */
+        if (!strcmp(g->loops[j].name, s->dim)) d = g->loops[j].dim;
     if (d == g->nargs) {
-        kerr(ctx, src, s->line, s->col, "%s: '%s' has no coordinate '%s'", s->what, g->name, s->dim);
+        kerr(ctx, src, s->line, s->col, "%s: '%s' has no coordinate or loop '%s' (a split's loops exist after the split "
+             "directive)", s->what, g->name, s->dim);
         return false;
     }
     bool compute = !strcmp(s->what, "compute_at");
@@ -390,6 +393,40 @@ static bool check_at(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kdire
             return false;
         }
     }
+    return true;
+}
+
+/* compute_at f g.yo into g's reshaped nest: yo the outer loop of `split g.y yo yi N`
+ * (strips of N rows; f's window for the whole strip is computed before its inner loops,
+ * stmt/build.c), every loop outside it of coordinates after y (whose values stay put
+ * through a strip) and every loop inside it of y or coordinates before it. */
+static bool check_at_strip(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kdirective *s, const tine_kdecl *g) {
+    if (!g->nloops) return true;
+    int at = 0;
+    while (at < g->nloops && strcmp(g->loops[at].name, s->dim)) at++;
+    if (at == g->nloops || g->loops[at].kind != TINE_KLOOP_OUTER) {
+        kerr(ctx, k->src, s->line, s->col, "compute_at: '%s' has its loops split, fused or reordered; a function can be "
+             "computed there only at the outer loop of a split of a row coordinate (split %s.y yo yi N, then compute_at "
+             "%s %s.yo)", g->name, g->name, s->func, g->name);
+        return false;
+    }
+    int d = g->loops[at].dim;
+    for (int j = 0; j < g->nloops; j++) {
+        const tine_kloop *l = &g->loops[j];
+        int hi = l->kind == TINE_KLOOP_FUSED && l->dim2 > l->dim ? l->dim2 : l->dim;
+        int lo = l->kind == TINE_KLOOP_FUSED && l->dim2 < l->dim ? l->dim2 : l->dim;
+        if (j == at || (j < at ? lo > d : hi <= d)) continue;
+        kerr(ctx, k->src, s->line, s->col, "compute_at: the loop %s.%s is %s %s.%s; the strips of %s.%s need the loops of "
+             "later coordinates outside them and the others inside", g->name, l->name, j < at ? "outside" : "inside",
+             g->name, s->dim, g->name, s->dim);
+        return false;
+    }
+    for (int j = 0; j < g->nloops; j++)
+        if (g->loops[j].parallel) {
+            kerr(ctx, k->src, s->line, s->col, "compute_at: %s.%s is parallel; a sliding window's strips run one after "
+                 "another, in order", g->name, g->loops[j].name);
+            return false;
+        }
     return true;
 }
 
@@ -588,11 +625,8 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
             return false;
         }
         if (!strcmp(s->what, "inline")) continue;
-        if (s->at && !strcmp(s->what, "compute_at") && tine_kernel_find(k, f->at)->nloops) {
-            kerr(ctx, src, s->line, s->col, "compute_at: '%s' has its loops split, fused or reordered; a sliding window "
-                 "needs one loop per coordinate so far", f->at);
+        if (s->at && !strcmp(s->what, "compute_at") && !check_at_strip(ctx, k, s, tine_kernel_find(k, f->at)))
             return false;
-        }
         bool par = !strcmp(s->what, "parallel");
         if (f->kind == K_FUNC && f->at_sched && (par || !strcmp(s->what, "tile"))) {
             kerr(ctx, src, s->line, s->col, "%s: '%s' is computed at %s.%s a few rows at a time; it cannot also be %s",

@@ -196,8 +196,18 @@ bool tine_kernel_slide(tine_ctx_t *ctx, const tine_kernel_ast *k, tine_stage *st
         if (hi - lo + 1 > MAX_WINDOW)
             return fail(ctx, k, f, "one iteration of %s.%s reads %lld rows of '%s'; a sliding window keeps at most %d",
                         gs->name, y, (long long)(hi - lo + 1), f->name, MAX_WINDOW);
+        /* at a split's outer loop (strips of N rows of y): the strip's window, N - 1 steps
+           of a taller */
+        int at_loop = -1, N = 0;
+        for (int j = 0; j < gs->nloops && at_loop < 0; j++)
+            if (!strcmp(gs->loops[j].name, k->sched[f->at_sched - 1].dim) && gs->loops[j].kind == TINE_KLOOP_OUTER)
+                at_loop = j, N = gs->loops[j].factor;
+        int64_t height = hi - lo + 1 + (N > 1 ? w.a * (N - 1) : 0);
+        if (height > MAX_WINDOW)
+            return fail(ctx, k, f, "one strip of %s.%s reads %lld rows of '%s'; a sliding window keeps at most %d",
+                        gs->name, k->sched[f->at_sched - 1].dim, (long long)height, f->name, MAX_WINDOW);
         int fold = 1;
-        while (fold < hi - lo + 1) fold *= 2;
+        while (fold < height) fold *= 2;
         tine_expr_t *base = NULL;
         for (int i = 0; i < w.n; i++) {
             if (!w.c[i]) continue;
@@ -213,6 +223,8 @@ bool tine_kernel_slide(tine_ctx_t *ctx, const tine_kernel_ast *k, tine_stage *st
         st->slide_lo = lo;
         st->slide_hi = hi;
         st->slide_base = base;
+        st->at_loop = at_loop;
+        st->at_strip = N;
     }
     return true;
 }

@@ -19,6 +19,11 @@
  * after it is a slice: f's loop runs over the one value g reads, and the index has no
  * term for it (the buffer keeps one slice; the window restarts when it changes). f's coordinates are renamed so that no loop variable of f shadows
  * one of g's (partitioning and hoisting see distinct variables).
+ *
+ * compute_at f g.yo (yo the outer loop of a split of y, t->at_strip > 0): the same, once
+ * per strip before its inner loops, with lo taken at the strip's first row y0 and hi at
+ * its last y1 (the fold covers the strip's window): rows [max(lo(y0), hi(y0 - 1) + 1),
+ * hi(y1)], the whole window at the first strip.
  */
 #include "passes.h"
 
@@ -488,7 +493,7 @@ static tine_stmt *xblocks(builder *b) {
 }
 
 static tine_stmt *dim(builder *b, int d);
-static tine_stmt *nested(builder *b, const tine_stage *t, int tn, int d);
+static tine_stmt *nested(builder *b, const tine_stage *t, int tn, int d, tine_expr_t *yfirst, tine_expr_t *ylast);
 
 /* Whether a stage is computed at this stage's loop over coordinate d. */
 static bool computes_at(const builder *b, int d) {
@@ -505,7 +510,8 @@ static tine_stmt *row(builder *b, int d) {
     tine_stmt *inner = dim(b, d - 1);
     for (int t = b->sn - 1; t >= 0; t--) {
         const tine_stage *ts = tine_kernel_stage(b->k, t);
-        if (ts->fold && ts->at == b->sn && ts->at_dim == d) inner = tine_stmt_block2(b->p, nested(b, ts, t, d), inner);
+        if (ts->fold && ts->at == b->sn && ts->at_dim == d && !ts->at_strip)
+            inner = tine_stmt_block2(b->p, nested(b, ts, t, d, b->coord[d], b->coord[d]), inner);
     }
     return inner;
 }
@@ -580,6 +586,13 @@ static tine_stmt *dim(builder *b, int d) {
 static tine_stmt *loop_body(builder *b, int pos, tine_expr_t *v, bool vector) {
     const tine_kloop *l = &b->st->loops[pos];
     tine_stmt *s = gen(b, pos + 1, vector);
+    if (l->kind == TINE_KLOOP_OUTER) /* the strip's rows of the stages computed at this loop */
+        for (int t = b->sn - 1; t >= 0; t--) {
+            const tine_stage *ts = tine_kernel_stage(b->k, t);
+            if (!ts->fold || ts->at != b->sn || !ts->at_strip || ts->at_loop != pos) continue;
+            tine_expr_t *ylast = sub(b, add(b, b->blo[l->dim], b->bext[l->dim]), ci(b, 1));
+            s = tine_stmt_block2(b->p, nested(b, ts, t, l->dim, b->blo[l->dim], ylast), s);
+        }
     if (l->kind != TINE_KLOOP_FUSED) return s;
     /* v in [0, extent(d) * extent(d2)): d = v mod extent(d), d2 = v / extent(d) */
     int d = l->dim, d2 = l->dim2;
@@ -687,9 +700,10 @@ static void builder_free(builder *b) {
     tine_u64map_free(&b->memo);
 }
 
-/* Stage t (computed at coordinate d of b's stage): the rows of its window at this
- * iteration not computed at an earlier one (the file's note). */
-static tine_stmt *nested(builder *b, const tine_stage *t, int tn, int d) {
+/* Stage t (computed at coordinate d of b's stage): the rows of its window for y in
+ * [yfirst, ylast] (one row, or a strip of a split) not computed at an earlier iteration
+ * (the file's note). */
+static tine_stmt *nested(builder *b, const tine_stage *t, int tn, int d, tine_expr_t *yfirst, tine_expr_t *ylast) {
     tine_ctx_t *ctx = b->ctx;
     char vp[96];
     snprintf(vp, sizeof vp, "%s%s$", b->vp, t->name);
@@ -702,16 +716,16 @@ static tine_stmt *nested(builder *b, const tine_stage *t, int tn, int d) {
         nb.ext[j] = ci(b, 1);
     }
     /* the window at y: base + a*y + [lo, hi] */
-    tine_expr_t *at = mul(b, ci(b, t->slide_a), b->coord[d]);
-    if (t->slide_base) at = add(b, xf(b, t->slide_base), at);
-    tine_expr_t *lo = add(b, at, ci(b, t->slide_lo)), *hi = add(b, at, ci(b, t->slide_hi));
+    tine_expr_t *at = mul(b, ci(b, t->slide_a), yfirst), *atl = mul(b, ci(b, t->slide_a), ylast);
+    if (t->slide_base) at = add(b, xf(b, t->slide_base), at), atl = add(b, xf(b, t->slide_base), atl);
+    tine_expr_t *lo = add(b, at, ci(b, t->slide_lo)), *hi = add(b, atl, ci(b, t->slide_hi));
     /* the rows after those of the previous iteration (hi(y - 1) + 1, or lo(y) when the
        window jumps by more than its height), or the whole window at the loop's first row.
        Every row named is one the iteration reads (it fits i32), so the max of the two
        offsets is exact. */
     int64_t after = t->slide_hi - t->slide_a + 1;
     tine_expr_t *fresh = add(b, at, ci(b, after > t->slide_lo ? after : t->slide_lo));
-    tine_expr_t *first = tine_binary(ctx, TINE_OP_EQ, b->coord[d], b->min[d]);
+    tine_expr_t *first = tine_binary(ctx, TINE_OP_EQ, yfirst, b->min[d]);
     tine_expr_t *y0 = var(&nb, "y%d", 0);
     nb.lo[last] = y0;
     nb.ext[last] = sub(b, add(b, hi, ci(b, 1)), y0);
