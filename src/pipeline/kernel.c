@@ -65,17 +65,6 @@ tine_expr_t *tine_kernel_geometry_var(tine_ctx_t *ctx, const char *buffer, tine_
     return v;
 }
 
-static void kerr(tine_ctx_t *ctx, const tine_src *src, int line, int col, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static void kerr(tine_ctx_t *ctx, const tine_src *src, int line, int col, const char *fmt, ...) {
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    tine_diag(ctx, src, line, col, "%s", msg);
-}
-
 /* ---- checks ----------------------------------------------------------------------------- */
 
 /* The call graph: for every declaration, the declarations its body (a boundary's fill
@@ -159,8 +148,8 @@ static bool walk_calls(tine_ctx_t *ctx, const tine_kernel_ast *k, cnode *g, int 
             for (int p = 0; p <= n; p++)
                 tine_buf_printf(&b, "%s%s", p ? " -> " : "", k->decls[path[from + (first - from + p) % n]].name);
             const tine_kdecl *d = &k->decls[path[first]];
-            if (n == 1) kerr(ctx, k->src, d->line, d->col, "'%s' calls itself", d->name);
-            else kerr(ctx, k->src, d->line, d->col, "'%s' calls itself through other functions: %s", d->name, b.p);
+            if (n == 1) tine_diag(ctx, k->src, d->line, d->col, "'%s' calls itself", d->name);
+            else tine_diag(ctx, k->src, d->line, d->col, "'%s' calls itself through other functions: %s", d->name, b.p);
             free(b.p);
             return false;
         }
@@ -177,7 +166,7 @@ static bool walk_calls(tine_ctx_t *ctx, const tine_kernel_ast *k, cnode *g, int 
         int p = i;
         for (int n = 0; p >= 0 && n < 4; n++, p = g[p].next) tine_buf_printf(&b, "%s -> ", k->decls[p].name);
         tine_buf_puts(&b, "...");
-        kerr(ctx, k->src, d->line, d->col, "calls from '%s' nest %d deep (%s); at most %d functions can call one another in a chain",
+        tine_diag(ctx, k->src, d->line, d->col, "calls from '%s' nest %d deep (%s); at most %d functions can call one another in a chain",
              d->name, c->depth, b.p, TINE_KLIMIT_DEPTH);
         free(b.p);
         return false;
@@ -294,7 +283,7 @@ static bool materialize(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kd
     int n = 1;
     for (int j = 0; j < k->ndecls; j++) n += k->decls[j].materialized;
     if (n >= TINE_KERNEL_MAX_STAGES) {
-        kerr(ctx, k->src, s->line, s->col, "at most %d functions can be materialized", TINE_KERNEL_MAX_STAGES - 1);
+        tine_diag(ctx, k->src, s->line, s->col, "at most %d functions can be materialized", TINE_KERNEL_MAX_STAGES - 1);
         tine_error_set_kind(ctx, TINE_ERROR_LIMIT);
         return false;
     }
@@ -307,17 +296,17 @@ static bool materialize(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kd
 static bool schedule_at(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kdirective *s, int i, tine_kdecl *f) {
     const tine_src *src = k->src;
     if (f->kind != K_FUNC) {
-        kerr(ctx, src, s->line, s->col, "%s: '%s' is the output; only the functions it reads can be computed at its loops",
+        tine_diag(ctx, src, s->line, s->col, "%s: '%s' is the output; only the functions it reads can be computed at its loops",
              s->what, f->name);
         return false;
     }
     const tine_kdecl *g = tine_kernel_find(k, s->at);
     if (!g || (g->kind != K_FUNC && g->kind != K_OUTPUT)) {
-        kerr(ctx, src, s->line, s->col, "%s: '%s' is not a function of this kernel", s->what, s->at);
+        tine_diag(ctx, src, s->line, s->col, "%s: '%s' is not a function of this kernel", s->what, s->at);
         return false;
     }
     if (g == f) {
-        kerr(ctx, src, s->line, s->col, "%s: '%s' cannot be computed inside its own loops", s->what, f->name);
+        tine_diag(ctx, src, s->line, s->col, "%s: '%s' cannot be computed inside its own loops", s->what, f->name);
         return false;
     }
     int d = 0;
@@ -325,14 +314,14 @@ static bool schedule_at(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kd
     for (int j = 0; d == g->nargs && j < g->nloops; j++) /* a loop of g's reshaped nest (check_at) */
         if (!strcmp(g->loops[j].name, s->dim)) d = g->loops[j].dim;
     if (d == g->nargs) {
-        kerr(ctx, src, s->line, s->col, "%s: '%s' has no coordinate or loop '%s' (a split's loops exist after the split "
+        tine_diag(ctx, src, s->line, s->col, "%s: '%s' has no coordinate or loop '%s' (a split's loops exist after the split "
              "directive)", s->what, g->name, s->dim);
         return false;
     }
     bool compute = !strcmp(s->what, "compute_at");
     if (compute ? f->at_sched : f->store_sched) {
         const tine_kdirective *o = &k->sched[(compute ? f->at_sched : f->store_sched) - 1];
-        kerr(ctx, src, s->line, s->col, "%s: '%s' is already %s at %s.%s", s->what, f->name, compute ? "computed" : "stored",
+        tine_diag(ctx, src, s->line, s->col, "%s: '%s' is already %s at %s.%s", s->what, f->name, compute ? "computed" : "stored",
              o->at, o->dim);
         return false;
     }
@@ -355,40 +344,40 @@ static bool check_at(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kdire
     const tine_src *src = k->src;
     const tine_kdecl *g = tine_kernel_find(k, f->at);
     if (g->kind == K_FUNC && !g->materialized) {
-        kerr(ctx, src, s->line, s->col, "compute_at: '%s' is inlined into its callers; '%s' can be computed at the loops of "
+        tine_diag(ctx, src, s->line, s->col, "compute_at: '%s' is inlined into its callers; '%s' can be computed at the loops of "
              "the output or of a materialized function", g->name, f->name);
         return false;
     }
     if (f->at_dim == 0) {
-        kerr(ctx, src, s->line, s->col, "compute_at: %s.%s is the first coordinate of '%s', whose loop is vectorized; compute "
+        tine_diag(ctx, src, s->line, s->col, "compute_at: %s.%s is the first coordinate of '%s', whose loop is vectorized; compute "
              "'%s' at a row coordinate (%s.%s)", g->name, g->args[0], g->name, f->name, g->name, g->nargs > 1 ? g->args[1] : "y");
         return false;
     }
     if (f->nargs < 2) {
-        kerr(ctx, src, s->line, s->col, "compute_at: '%s' has one coordinate; its rows (its last coordinate) slide, so it needs "
+        tine_diag(ctx, src, s->line, s->col, "compute_at: '%s' has one coordinate; its rows (its last coordinate) slide, so it needs "
              "two or more", f->name);
         return false;
     }
     if (g->tile[0] || g->parallel) {
-        kerr(ctx, src, s->line, s->col, "compute_at: '%s' is %s; a sliding window needs its rows one after another, in order",
+        tine_diag(ctx, src, s->line, s->col, "compute_at: '%s' is %s; a sliding window needs its rows one after another, in order",
              g->name, g->tile[0] ? "tiled" : "parallel");
         return false;
     }
     for (int i = 0; i < k->nsched; i++)
         if (!strcmp(k->sched[i].what, "compute_root") && !strcmp(k->sched[i].func, f->name)) {
-            kerr(ctx, src, k->sched[i].line, k->sched[i].col, "compute_root: '%s' is already computed at %s.%s", f->name,
+            tine_diag(ctx, src, k->sched[i].line, k->sched[i].col, "compute_root: '%s' is already computed at %s.%s", f->name,
                  g->name, s->dim);
             return false;
         }
     if (f->store_sched) {
         const tine_kdirective *t = &k->sched[f->store_sched - 1];
         if (strcmp(t->at, g->name)) {
-            kerr(ctx, src, t->line, t->col, "store_at: '%s' is computed at %s.%s, so its buffer belongs to a loop of '%s' "
+            tine_diag(ctx, src, t->line, t->col, "store_at: '%s' is computed at %s.%s, so its buffer belongs to a loop of '%s' "
                  "(%s.%s or one outside it), not of '%s'", f->name, g->name, s->dim, g->name, g->name, s->dim, t->at);
             return false;
         }
         if (f->store_dim < f->at_dim) {
-            kerr(ctx, src, t->line, t->col, "store_at: %s.%s is inside the loop '%s' is computed at (%s.%s): its buffer would "
+            tine_diag(ctx, src, t->line, t->col, "store_at: %s.%s is inside the loop '%s' is computed at (%s.%s): its buffer would "
                  "be new at every row, so its rows could not slide", t->at, t->dim, f->name, g->name, s->dim);
             return false;
         }
@@ -405,7 +394,7 @@ static bool check_at_strip(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine
     int at = 0;
     while (at < g->nloops && strcmp(g->loops[at].name, s->dim)) at++;
     if (at == g->nloops || g->loops[at].kind != TINE_KLOOP_OUTER) {
-        kerr(ctx, k->src, s->line, s->col, "compute_at: '%s' has its loops split, fused or reordered; a function can be "
+        tine_diag(ctx, k->src, s->line, s->col, "compute_at: '%s' has its loops split, fused or reordered; a function can be "
              "computed there only at the outer loop of a split of a row coordinate (split %s.y yo yi N, then compute_at "
              "%s %s.yo)", g->name, g->name, s->func, g->name);
         return false;
@@ -416,14 +405,14 @@ static bool check_at_strip(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine
         int hi = l->kind == TINE_KLOOP_FUSED && l->dim2 > l->dim ? l->dim2 : l->dim;
         int lo = l->kind == TINE_KLOOP_FUSED && l->dim2 < l->dim ? l->dim2 : l->dim;
         if (j == at || (j < at ? lo > d : hi <= d)) continue;
-        kerr(ctx, k->src, s->line, s->col, "compute_at: the loop %s.%s is %s %s.%s; the strips of %s.%s need the loops of "
+        tine_diag(ctx, k->src, s->line, s->col, "compute_at: the loop %s.%s is %s %s.%s; the strips of %s.%s need the loops of "
              "later coordinates outside them and the others inside", g->name, l->name, j < at ? "outside" : "inside",
              g->name, s->dim, g->name, s->dim);
         return false;
     }
     for (int j = 0; j < g->nloops; j++)
         if (g->loops[j].parallel) {
-            kerr(ctx, k->src, s->line, s->col, "compute_at: %s.%s is parallel; a sliding window's strips run one after "
+            tine_diag(ctx, k->src, s->line, s->col, "compute_at: %s.%s is parallel; a sliding window's strips run one after "
                  "another, in order", g->name, g->loops[j].name);
             return false;
         }
@@ -438,62 +427,62 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
     for (int i = 0; i < k->ndecls; i++) {
         const tine_kdecl *d = &k->decls[i];
         if (i == TINE_KLIMIT_DECLS) {
-            kerr(ctx, src, d->line, d->col, "a kernel has at most %d declarations; '%s' is one more", TINE_KLIMIT_DECLS,
+            tine_diag(ctx, src, d->line, d->col, "a kernel has at most %d declarations; '%s' is one more", TINE_KLIMIT_DECLS,
                  d->name);
             return false;
         }
         for (int j = 0; j < i; j++)
             if (!strcmp(k->decls[j].name, d->name)) {
-                kerr(ctx, src, d->line, d->col, "'%s' is declared twice (first at line %d)", d->name, k->decls[j].line);
+                tine_diag(ctx, src, d->line, d->col, "'%s' is declared twice (first at line %d)", d->name, k->decls[j].line);
                 return false;
             }
         if ((d->kind == K_INPUT && ++ninputs > TINE_KLIMIT_INPUTS) || (d->kind == K_PARAM && ++nparams > TINE_KLIMIT_PARAMS)) {
-            kerr(ctx, src, d->line, d->col, "a kernel has at most %d %ss; '%s' is one more",
+            tine_diag(ctx, src, d->line, d->col, "a kernel has at most %d %ss; '%s' is one more",
                  d->kind == K_INPUT ? TINE_KLIMIT_INPUTS : TINE_KLIMIT_PARAMS, kind_name[d->kind], d->name);
             return false;
         }
         const char *why = d->kind == K_INPUT || d->kind == K_PARAM || d->kind == K_OUTPUT ? tine_c_name_clash(d->name) : NULL;
         if (why) {
-            kerr(ctx, src, d->line, d->col, "%s '%s' would be a parameter of the kernel's C function, but %s; rename it",
+            tine_diag(ctx, src, d->line, d->col, "%s '%s' would be a parameter of the kernel's C function, but %s; rename it",
                  kind_name[d->kind], d->name, why);
             return false;
         }
         if (d->name[0] == '$') { /* the compiler's own variables begin with '$' */
-            kerr(ctx, src, d->line, d->col, "names begin with a letter or '_', not '$' ('%s')", d->name);
+            tine_diag(ctx, src, d->line, d->col, "names begin with a letter or '_', not '$' ('%s')", d->name);
             return false;
         }
         tine_type_t t;
         if (d->type && (d->type->nargs || !tine_parse_type_name(d->type->name, strlen(d->type->name), &t))) {
-            kerr(ctx, src, d->type->line, d->type->col, "'%s' is not an element type (u8 ... i64, f32, f64)", d->type->name);
+            tine_diag(ctx, src, d->type->line, d->type->col, "'%s' is not an element type (u8 ... i64, f32, f64)", d->type->name);
             return false;
         }
         if (d->type && d->kind == K_PARAM && t.kind == TINE_FLOAT) {
-            kerr(ctx, src, d->type->line, d->type->col,
+            tine_diag(ctx, src, d->type->line, d->type->col,
                  "parameters are integers or bool; pass '%s' as an integer and convert it in the body", d->name);
             return false;
         }
         if (d->type && d->kind != K_PARAM && t.kind == TINE_BOOL) {
-            kerr(ctx, src, d->type->line, d->type->col, "buffers of bool are not supported; use u8");
+            tine_diag(ctx, src, d->type->line, d->type->col, "buffers of bool are not supported; use u8");
             return false;
         }
         if (d->kind == K_BOUNDARY) {
             const tine_kdecl *in = tine_kernel_find(k, d->of);
             if (!in || in->kind != K_INPUT) {
-                kerr(ctx, src, d->line, d->col, "a boundary condition applies to an input; '%s' is %s", d->of,
+                tine_diag(ctx, src, d->line, d->col, "a boundary condition applies to an input; '%s' is %s", d->of,
                      in ? "not one" : "not declared");
                 return false;
             }
         }
         if (d->kind == K_OUTPUT) {
             if (kn->out) {
-                kerr(ctx, src, d->line, d->col, "a kernel has one output; '%s' is already it", kn->out->name);
+                tine_diag(ctx, src, d->line, d->col, "a kernel has one output; '%s' is already it", kn->out->name);
                 return false;
             }
             kn->out = d;
         }
     }
     if (!kn->out) {
-        kerr(ctx, src, 1, 1, "the kernel has no output: declare one, as in output out(x, y): u8 = ...");
+        tine_diag(ctx, src, 1, 1, "the kernel has no output: declare one, as in output out(x, y): u8 = ...");
         return false;
     }
     if (!check_calls(ctx, kn)) return false;
@@ -502,7 +491,7 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
         const tine_kdirective *s = &k->sched[i];
         tine_kdecl *f = (tine_kdecl *)tine_kernel_find(k, s->func);
         if (!f || (f->kind != K_FUNC && f->kind != K_OUTPUT)) {
-            kerr(ctx, src, s->line, s->col, "%s: '%s' is not a function of this kernel", s->what, s->func);
+            tine_diag(ctx, src, s->line, s->col, "%s: '%s' is not a function of this kernel", s->what, s->func);
             return false;
         }
         if (s->at) {
@@ -515,7 +504,7 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
         }
         if (!strcmp(s->what, "inline")) { /* the default, made explicit: check_inline */
             if (f->kind == K_OUTPUT) {
-                kerr(ctx, src, s->line, s->col, "inline: '%s' is the output; it is always computed into its buffer", f->name);
+                tine_diag(ctx, src, s->line, s->col, "inline: '%s' is the output; it is always computed into its buffer", f->name);
                 return false;
             }
             f->inlined = true;
@@ -527,7 +516,7 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
             if (handled) continue;
         }
         if (!strcmp(s->what, "tile") && f->nloops) {
-            kerr(ctx, src, s->line, s->col, "tile: '%s' has its loops split, fused or reordered; write the tiles as split "
+            tine_diag(ctx, src, s->line, s->col, "tile: '%s' has its loops split, fused or reordered; write the tiles as split "
                  "and reorder", f->name);
             return false;
         }
@@ -537,29 +526,29 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
         if (s->dim) {
             bool found = coord;
             if (!found) {
-                kerr(ctx, src, s->line, s->col, "%s: '%s' has no coordinate '%s'", s->what, s->func, s->dim);
+                tine_diag(ctx, src, s->line, s->col, "%s: '%s' has no coordinate '%s'", s->what, s->func, s->dim);
                 return false;
             }
         }
         if (!strcmp(s->what, "vectorize")) {
             if (strcmp(s->dim, f->args[0])) {
-                kerr(ctx, src, s->line, s->col, "only the first coordinate of a function (%s.%s) can be vectorized so far",
+                tine_diag(ctx, src, s->line, s->col, "only the first coordinate of a function (%s.%s) can be vectorized so far",
                      f->name, f->args[0]);
                 return false;
             }
             if (s->n && (s->n & (s->n - 1))) {
-                kerr(ctx, src, s->line, s->col, "the vector width must be a power of two, not %d", s->n);
+                tine_diag(ctx, src, s->line, s->col, "the vector width must be a power of two, not %d", s->n);
                 return false;
             }
             f->lanes = s->n; /* 0: natural, chosen from the element type */
         } else if (!strcmp(s->what, "materialize") || !strcmp(s->what, "compute_root")) {
             if (f->kind == K_OUTPUT) {
-                kerr(ctx, src, s->line, s->col, "%s: '%s' is the output; it is always computed into its buffer", s->what,
+                tine_diag(ctx, src, s->line, s->col, "%s: '%s' is the output; it is always computed into its buffer", s->what,
                      f->name);
                 return false;
             }
             if (!strcmp(s->what, "compute_root") && f->at_sched) {
-                kerr(ctx, src, s->line, s->col, "compute_root: '%s' is already computed at %s.%s", f->name, f->at,
+                tine_diag(ctx, src, s->line, s->col, "compute_root: '%s' is already computed at %s.%s", f->name, f->at,
                      k->sched[f->at_sched - 1].dim);
                 return false;
             }
@@ -572,11 +561,11 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
             bool found = false;
             for (int j = 0; j < f->nargs; j++) found |= !strcmp(f->args[j], s->dim2);
             if (!found) {
-                kerr(ctx, src, s->line, s->col, "tile: '%s' has no coordinate '%s'", f->name, s->dim2);
+                tine_diag(ctx, src, s->line, s->col, "tile: '%s' has no coordinate '%s'", f->name, s->dim2);
                 return false;
             }
             if (f->nargs < 2 || strcmp(s->dim, f->args[0]) || strcmp(s->dim2, f->args[1])) {
-                kerr(ctx, src, s->line, s->col, "tile: only the first two coordinates, in order, can be tiled so far (%s %s %s)",
+                tine_diag(ctx, src, s->line, s->col, "tile: only the first two coordinates, in order, can be tiled so far (%s %s %s)",
                      f->name, f->args[0], f->nargs > 1 ? f->args[1] : "y");
                 return false;
             }
@@ -586,7 +575,7 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
             /* the last coordinate's loop is the outermost: its iterations write disjoint
                rows (or, in one dimension, blocks) of the stage's buffer */
             if (strcmp(s->dim, f->args[f->nargs - 1])) {
-                kerr(ctx, src, s->line, s->col, "parallel: only the last coordinate of '%s' (%s.%s) can run in parallel so far",
+                tine_diag(ctx, src, s->line, s->col, "parallel: only the last coordinate of '%s' (%s.%s) can run in parallel so far",
                      f->name, f->name, f->args[f->nargs - 1]);
                 return false;
             }
@@ -595,12 +584,12 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
             int d = 0;
             while (strcmp(f->args[d], s->dim)) d++;
             if (f->partition[d]) {
-                kerr(ctx, src, s->line, s->col, "partition: '%s.%s' is already given a partition mode", f->name, s->dim);
+                tine_diag(ctx, src, s->line, s->col, "partition: '%s.%s' is already given a partition mode", f->name, s->dim);
                 return false;
             }
             f->partition[d] = 1 + s->n;
         } else {
-            kerr(ctx, src, s->line, s->col, "the '%s' directive is not supported by the loop lowering yet", s->what);
+            tine_diag(ctx, src, s->line, s->col, "the '%s' directive is not supported by the loop lowering yet", s->what);
             return false;
         }
     }
@@ -609,7 +598,7 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
         const tine_kdecl *f = tine_kernel_find(k, s->func);
         if (s->at && !strcmp(s->what, "compute_at") && !check_at(ctx, k, s, f)) return false;
         if (!strcmp(s->what, "store_at") && !f->at_sched) {
-            kerr(ctx, src, s->line, s->col, "store_at: '%s' has no compute_at; store_at says where the buffer of a function "
+            tine_diag(ctx, src, s->line, s->col, "store_at: '%s' has no compute_at; store_at says where the buffer of a function "
                  "computed at a loop lives (give compute_at %s %s.%s too)", f->name, f->name, s->at, s->dim);
             return false;
         }
@@ -619,7 +608,7 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
                                      (strcmp(k->sched[j].what, "materialize") && strcmp(k->sched[j].what, "compute_root") &&
                                       strcmp(k->sched[j].what, "compute_at"))))
                 j++;
-            kerr(ctx, src, s->line, s->col, "inline: '%s' is also computed into a buffer of its own (%s at line %d); a "
+            tine_diag(ctx, src, s->line, s->col, "inline: '%s' is also computed into a buffer of its own (%s at line %d); a "
                  "function is either inlined or materialized", f->name, j < k->nsched ? k->sched[j].what : "materialize",
                  j < k->nsched ? k->sched[j].line : s->line);
             return false;
@@ -629,17 +618,17 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
             return false;
         bool par = !strcmp(s->what, "parallel");
         if (f->kind == K_FUNC && f->at_sched && (par || !strcmp(s->what, "tile"))) {
-            kerr(ctx, src, s->line, s->col, "%s: '%s' is computed at %s.%s a few rows at a time; it cannot also be %s",
+            tine_diag(ctx, src, s->line, s->col, "%s: '%s' is computed at %s.%s a few rows at a time; it cannot also be %s",
                  s->what, f->name, f->at, k->sched[f->at_sched - 1].dim, par ? "parallel" : "tiled");
             return false;
         }
         if (strcmp(s->what, "materialize") && f->kind == K_FUNC && !f->materialized) {
-            kerr(ctx, src, s->line, s->col, "%s: '%s' is inlined into its callers; materialize it to %s it on its own",
+            tine_diag(ctx, src, s->line, s->col, "%s: '%s' is inlined into its callers; materialize it to %s it on its own",
                  s->what, f->name, s->what);
             return false;
         }
         if (!strcmp(s->what, "unroll") && f->tile[0] && f->unroll[1] > 1) {
-            kerr(ctx, src, s->line, s->col, "%s: '%s' is tiled; its second coordinate cannot also be unrolled", s->what,
+            tine_diag(ctx, src, s->line, s->col, "%s: '%s' is tiled; its second coordinate cannot also be unrolled", s->what,
                  f->name);
             return false;
         }
@@ -681,7 +670,7 @@ static tine_expr_t *lower_at(tine_ctx_t *ctx, tine_kernel_t *kn, const tine_kdec
     tine_parse_type_name(o->type->name, strlen(o->type->name), &t);
     if (e->type.kind != t.kind || e->type.bits != t.bits) {
         char a[32], b[32];
-        kerr(ctx, kn->ast.src, o->type->line, o->type->col, "output '%s' is declared %s but its definition is %s", o->name,
+        tine_diag(ctx, kn->ast.src, o->type->line, o->type->col, "output '%s' is declared %s but its definition is %s", o->name,
              tine_type_name(t, a), tine_type_name(e->type, b));
         return NULL;
     }
@@ -758,44 +747,44 @@ static bool rvec_directives(tine_ctx_t *ctx, tine_kernel_t *kn, const tine_kdecl
                 count++;
             }
         if (count == 0) {
-            kerr(ctx, k->src, s->line, s->col,
+            tine_diag(ctx, k->src, s->line, s->col,
                  "vectorize: '%s' has no coordinate '%s' and no loop reduction over '%s' (a reduction with constant "
                  "bounds is unrolled)", d->name, s->dim, s->dim);
             return false;
         }
         if (count > 1) {
-            kerr(ctx, k->src, s->line, s->col,
+            tine_diag(ctx, k->src, s->line, s->col,
                  "vectorize: '%s' has %d loop reductions over '%s' (through the functions it calls); rename the "
                  "variables or materialize a function so that the name says which", d->name, count, s->dim);
             return false;
         }
         const tine_reduction *R = &st->reds1.v[found];
         if (R->parent >= 0) {
-            kerr(ctx, k->src, s->line, s->col,
+            tine_diag(ctx, k->src, s->line, s->col,
                  "vectorize: the reduction over '%s' is inside another loop reduction (over '%s'); only an outermost "
                  "one can be vectorized so far", s->dim, st->reds1.v[R->parent].name);
             return false;
         }
         int user = rvec_bound_user(ctx, &st->reds1, found);
         if (user >= 0) {
-            kerr(ctx, k->src, s->line, s->col,
+            tine_diag(ctx, k->src, s->line, s->col,
                  "vectorize: the bounds of the reduction over '%s' nested in it read '%s', which vectorizing makes a "
                  "vector; a loop's bounds must be one value", st->reds1.v[user].name, s->dim);
             return false;
         }
         tine_type_t T = R->acc->type;
         if (T.kind == TINE_FLOAT) {
-            kerr(ctx, k->src, s->line, s->col,
+            tine_diag(ctx, k->src, s->line, s->col,
                  "vectorize: the reduction over '%s' is of floats, whose result depends on the order of its terms", s->dim);
             return false;
         }
         if (s->n & (s->n - 1)) {
-            kerr(ctx, k->src, s->line, s->col, "the vector width must be a power of two, not %d", s->n);
+            tine_diag(ctx, k->src, s->line, s->col, "the vector width must be a power of two, not %d", s->n);
             return false;
         }
         for (int j = 0; j < st->nrvec; j++)
             if (st->rvec[j].index == found) {
-                kerr(ctx, k->src, s->line, s->col, "vectorize: '%s.%s' is already vectorized", d->name, s->dim);
+                tine_diag(ctx, k->src, s->line, s->col, "vectorize: '%s.%s' is already vectorized", d->name, s->dim);
                 return false;
             }
         int N = s->n ? s->n : 256 / T.bits;
@@ -814,7 +803,7 @@ static bool rvec_directives(tine_ctx_t *ctx, tine_kernel_t *kn, const tine_kdecl
         if (!lower_at(ctx, kn, d, N, &v->vec, "$.x0") || !lower_at(ctx, kn, d, 1, &v->tail, "$.x0")) return false;
         TINE_ASSERT(v->vec.n == st->reds1.n && v->tail.n == st->reds1.n);
         if (rvec_foreign(ctx, &v->vec, found)) {
-            kerr(ctx, k->src, s->line, s->col,
+            tine_diag(ctx, k->src, s->line, s->col,
                  "vectorize: the terms of the reduction over '%s' read the result of another loop reduction; "
                  "materialize a function so that they read its buffer", s->dim);
             return false;
@@ -851,7 +840,7 @@ static bool jam_limit(tine_ctx_t *ctx, tine_kernel_t *kn, const tine_kdecl *d, c
     for (int i = 0; i < k->nsched; i++)
         if (!strcmp(k->sched[i].what, "unroll") && !strcmp(k->sched[i].func, d->name)) at = &k->sched[i];
     TINE_ASSERT(at != NULL);
-    kerr(ctx, k->src, at->line, at->col,
+    tine_diag(ctx, k->src, at->line, at->col,
          "unroll: '%s' would compute %d points together (%d x %d), each with its own accumulators of the loop "
          "reductions; at most %d", d->name, n, st->unroll[0], n / st->unroll[0], TINE_KLIMIT_JAM);
     return false;
@@ -868,7 +857,7 @@ static bool lower_stage(tine_ctx_t *ctx, tine_kernel_t *kn, tine_kdecl *d) {
     st->reds.base = st->reds1.base;
     if (!(st->body1 = lower(ctx, kn, d, 1, &st->reds1))) return false;
     if (st->body1->type.kind == TINE_BOOL) {
-        kerr(ctx, kn->ast.src, d->line, d->col, "'%s' is a condition (bool); materialize values, as in u8(c)", d->name);
+        tine_diag(ctx, kn->ast.src, d->line, d->col, "'%s' is a condition (bool); materialize values, as in u8(c)", d->name);
         return false;
     }
     st->name = d->name;
@@ -894,7 +883,7 @@ static bool lower_stage(tine_ctx_t *ctx, tine_kernel_t *kn, tine_kdecl *d) {
     uint32_t nodes;
     free(tine_topo(ctx, st->body, &nodes)); /* code generation is superlinear in a body's size */
     if (nodes > TINE_KLIMIT_NODES) {
-        kerr(ctx, kn->ast.src, d->line, d->col,
+        tine_diag(ctx, kn->ast.src, d->line, d->col,
              "'%s' has %u operations once the functions it calls are inlined; a stage has at most %d "
              "(materialize some of the functions it calls, or split it)", d->name, nodes, TINE_KLIMIT_NODES);
         return false;

@@ -23,15 +23,8 @@
  */
 #include "../ir/ast.h"
 
-static void kerr(tine_ctx_t *ctx, const tine_kdirective *s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void kerr(tine_ctx_t *ctx, const tine_kdirective *s, const char *fmt, ...) {
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    tine_diag(ctx, s->src, s->line, s->col, "%s", msg);
-}
+/* an error at directive s */
+#define kerr(ctx, s, ...) tine_diag((ctx), (s)->src, (s)->line, (s)->col, __VA_ARGS__)
 
 int tine_kloops_find(const tine_kdecl *f, const char *name) {
     for (int i = 0; i < f->nloops; i++)
