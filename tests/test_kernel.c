@@ -380,6 +380,15 @@ typedef struct {
     bool tight;             /* every read through a boundary: inputs smaller than the output work */
 } kernel_spec;
 
+/* A stride-2 pool with a parameter in its rows and constant() reads: slide_pool and
+ * strip_pool run it under a sliding window and under strips. */
+#define POOL_KERNEL                                                                               \
+    "input in: u8[2]\n"                                                                           \
+    "param k: i32\n"                                                                              \
+    "func z = constant(in, 9)\n"                                                                  \
+    "func h(x, y) = max(z(2 * x, y), z(2 * x + 1, y))\n"                                          \
+    "output out(x, y): u8 = max(max(h(x, 2 * y + k - 1), h(x, 2 * y + k)), h(x, 2 * y + k + 1))\n"
+
 static const kernel_spec KERNELS[] = {
     {"sat1d",
      "input in: u8[1]\n"
@@ -564,11 +573,7 @@ static const kernel_spec KERNELS[] = {
     {"slide_pool",
      "# compute_at with stride-2 reads (rows 2y - 1 .. 2y + 1: a window of 3 sliding by 2)\n"
      "# and a parameter in the rows (the window's base), constant() reads\n"
-     "input in: u8[2]\n"
-     "param k: i32\n"
-     "func z = constant(in, 9)\n"
-     "func h(x, y) = max(z(2 * x, y), z(2 * x + 1, y))\n"
-     "output out(x, y): u8 = max(max(h(x, 2 * y + k - 1), h(x, 2 * y + k)), h(x, 2 * y + k + 1))\n"
+     POOL_KERNEL
      "schedule\n"
      "compute_at h out.y\n"
      "vectorize h.x 8\n",
@@ -643,11 +648,7 @@ static const kernel_spec KERNELS[] = {
      "# compute_at at a split's outer loop with stride-2 reads and a parameter in the rows: strips\n"
      "# of 3 rows read 2 * 3 + 2 rows of h; the strips unrolled by 2 (the second one guarded);\n"
      "# constant() reads\n"
-     "input in: u8[2]\n"
-     "param k: i32\n"
-     "func z = constant(in, 9)\n"
-     "func h(x, y) = max(z(2 * x, y), z(2 * x + 1, y))\n"
-     "output out(x, y): u8 = max(max(h(x, 2 * y + k - 1), h(x, 2 * y + k)), h(x, 2 * y + k + 1))\n"
+     POOL_KERNEL
      "schedule\n"
      "split out.y yo yi 3\n"
      "compute_at h out.yo\n"
