@@ -487,9 +487,8 @@ tine_expr_t *tine_elab_reduce_identity(tine_ctx_t *ctx, tine_op_t op, tine_type_
  * still elaborated (once, at the range's start) and combined with itself, so that it is
  * checked exactly as in a range with terms. */
 static val empty_reduce(elab *el, const tine_ast *a, tine_i128 at, int lanes) {
-    if (el->nscope == 64) return fail(el, a, "too many nested lets and reductions");
-    el->scope_name[el->nscope] = a->field;
-    el->scope_val[el->nscope++] = (val){.lit = 1, .iv = at};
+    if (el->nscope - el->let_base >= 64) return fail(el, a, "too many nested lets and reductions");
+    push_scope(el, a->field, (val){.lit = 1, .iv = at});
     val t = elab_expr(el, a->args[2], lanes);
     el->nscope--;
     val u = binary(el, a, a->op, a, t, a->args[2], t);
