@@ -293,6 +293,8 @@ typedef struct tine_reductions {
     int base;    /* v[i]'s variables are numbered base + i: each stage has its own */
     int vector;  /* 1 + the reduction whose variable is a ramp of the body's lanes (a
                     vectorized reduction's body, tine_rvec), or 0 */
+    long steps;  /* set by tine_kernel_elaborate: the steps it took (a caller that
+                    elaborates many times keeps its own budget of them) */
 } tine_reductions;
 
 /* Parse text into an AST owned by arena; NULL with ctx error on failure. */

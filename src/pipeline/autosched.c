@@ -31,9 +31,11 @@
  * 256). A materialized function's buffer is written once and read back by its consumers
  * from outside L1 (bench sizes are megapixels): TRAFFIC per bit of its element. */
 enum { HOISTED_DIV = 16, TRIP_UNKNOWN = 64, MISSING_DIV = 16 };
-/* At most this many elaborations per kernel: the decisions after it are not taken (a
- * kernel of a thousand functions stays quick to compile). */
-enum { ELAB_BUDGET = 2048 };
+/* At most this many elaborations per kernel, and this many steps in all of them: the
+ * decisions after that are not taken (a kernel of a thousand functions, or a chain of
+ * stencils that inlines to thousands of nodes, stays quick to compile; camera_pipe takes
+ * 1000 elaborations and 730k steps). */
+enum { ELAB_BUDGET = 2048, STEP_BUDGET = 1 << 20 };
 static const double TRAFFIC = 12.0;
 static const double INF = 1e30;
 
@@ -56,6 +58,7 @@ typedef struct {
                                               divides by MISSING_DIV) */
     int nstages;
     int elabs;                             /* elaborations so far, against ELAB_BUDGET */
+    long steps;                            /* their steps, against STEP_BUDGET */
     tine_kdirective *dir;                  /* the chosen directives */
     int ndir, capdir;
     tine_arena *arena;
@@ -230,8 +233,10 @@ static as_body elab(as_state *A, int i, int extra) {
     mark(A, extra);
     as_body b = {0};
     b.rs.current = -1;
-    if (++A->elabs > ELAB_BUDGET) return b; /* priced INF: nothing more is chosen */
+    /* priced INF past the budget: nothing more is chosen */
+    if (++A->elabs > ELAB_BUDGET || A->steps > STEP_BUDGET) return b;
     b.body = tine_kernel_elaborate(A->ctx, A->k, d->body, binds, d->nargs, 1, &b.rs);
+    A->steps += b.rs.steps;
     if (!b.body) body_free(&b);
     return b;
 }

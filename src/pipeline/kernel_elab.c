@@ -335,5 +335,6 @@ tine_expr_t *tine_kernel_elaborate(tine_ctx_t *ctx, const tine_kernel_ast *k, co
     tine_elab_env env = {.binds = binds, .nbinds = nbinds, .lanes = lanes, .hooks = &KERNEL_HOOKS, .hook_data = &K};
     tine_expr_t *e = tine_elaborate(ctx, body, &env);
     free(K.memo);
+    if (rs) rs->steps = K.steps;
     return e;
 }
