@@ -35,7 +35,7 @@ enum { HOISTED_DIV = 16, TRIP_UNKNOWN = 64, MISSING_DIV = 16 };
  * decisions after that are not taken (a kernel of a thousand functions, or a chain of
  * stencils that inlines to thousands of nodes, stays quick to compile; camera_pipe takes
  * 1000 elaborations and 730k steps). */
-enum { ELAB_BUDGET = 2048, STEP_BUDGET = 1 << 20 };
+enum { ELAB_BUDGET = 2048, STEP_BUDGET = TINE_KLIMIT_STEPS / 16 };
 static const double TRAFFIC = 12.0;
 static const double INF = 1e30;
 
