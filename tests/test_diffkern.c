@@ -1035,7 +1035,15 @@ static char *gen_kernel(uint64_t *seed, int *dims_out, bool automatic) {
         else if (dims == 3) tine_buf_puts(&nb, " out.y out.z");
         else tine_buf_puts(&nb, " out.y");
         tine_buf_puts(&nb, " out.xo\n");
-        tine_buf_puts(&nb, atp);
+        /* the rest, the output's vector loop now named out.xi */
+        for (const char *r = atp, *v; *r; r = v + strlen("vectorize out.x")) {
+            v = strstr(r, "vectorize out.x ");
+            if (!v) {
+                tine_buf_puts(&nb, r);
+                break;
+            }
+            tine_buf_printf(&nb, "%.*svectorize out.xi", (int)(v - r), r);
+        }
         free(b.p);
         b = nb;
     }
