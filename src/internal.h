@@ -421,6 +421,13 @@ typedef struct {
        by at_strip: at each strip, the rows of the strip's window not computed before;
        fold covers the whole strip's window (a*(at_strip - 1) + hi - lo + 1 rows) */
     int at_loop, at_strip;
+    /* ctile > 0: computed inside channel tiles (a split's outer loop of at's first
+       coordinate outside the loop it is computed at, or at itself so computed): at reads
+       its first coordinate at at's $.c0 + [c_lo, c_hi] only, so each computation covers
+       ctile = (at's tile width) + c_hi - c_lo of it; the buffer keeps that many (stride
+       min(extent, ctile)), indexed from the tile's first, $.<vp><name>$org (build.c) */
+    int ctile, c_lo, c_hi;
+    bool c_split; /* the tile is at's split (not at's own tile) */
     int64_t slide_lo, slide_hi;
     tine_expr_t *slide_base, *slide_outer[4];
     struct tine_rvec *rvec; /* loop reductions vectorized along their variable */

@@ -832,6 +832,21 @@ static void gen_reshape(tine_buf *b, uint64_t *seed, const char *fn, int dims, c
         tine_buf_printf(b, "parallel %s.%s\n", fn, L[0].name);
 }
 
+/* Whether every read of m0 in the output's body has its first coordinate at x or x + a
+ * constant (what channel tiles need). */
+static bool reads_at_x(const char *text) {
+    const char *o = strstr(text, "output ");
+    if (!o) return false;
+    for (const char *r = strstr(o, "m0("); r; r = strstr(r + 3, "m0(")) {
+        const char *a = r + 3;
+        int k, n = 0;
+        if (!strncmp(a, "x, ", 3) || !strncmp(a, "x)", 2)) continue;
+        if (sscanf(a, "x + %d%n", &k, &n) >= 1 && n && (a[n] == ',' || a[n] == ')')) continue;
+        return false;
+    }
+    return true;
+}
+
 /* A random kernel; *parallel says whether it splits its output's last coordinate. */
 static char *gen_kernel(uint64_t *seed, int *dims_out, bool automatic) {
     tine_buf b = {0};
@@ -1004,6 +1019,31 @@ static char *gen_kernel(uint64_t *seed, int *dims_out, bool automatic) {
         tine_buf_printf(&nb, "split out.%s so si %d\ncompute_at m0 out.so\n", COORD[dims - 1], N);
         if (unroll) tine_buf_printf(&nb, "unroll out.%s 2\n", tine_rand64(&rs) % 2 ? "so" : "si");
         tine_buf_puts(&nb, atp + strlen(at_dir));
+        free(b.p);
+        b = nb;
+    }
+    /* channel tiles: the output's first coordinate split, its outer loop outside the loop
+       m0 is computed at (m0 then computed per tile), when every read of m0 has its first
+       coordinate at x + a constant */
+    atp = at && !automatic && !touched[2][0] ? strstr(b.p, "compute_at m0 out.") : NULL;
+    if (atp && reads_at_x(b.p) && tine_rand64(&rs) % 2) {
+        bool strip = strstr(b.p, "compute_at m0 out.so\n") != NULL;
+        tine_buf nb = {0};
+        tine_buf_printf(&nb, "%.*s", (int)(atp - b.p), b.p);
+        tine_buf_printf(&nb, "split out.x xo xi %d\nreorder out.xi", 1 + (int)(tine_rand64(&rs) % 40));
+        if (strip) tine_buf_puts(&nb, " out.si out.so");
+        else if (dims == 3) tine_buf_puts(&nb, " out.y out.z");
+        else tine_buf_puts(&nb, " out.y");
+        tine_buf_puts(&nb, " out.xo\n");
+        /* the rest, the output's vector loop now named out.xi */
+        for (const char *r = atp, *v; *r; r = v + strlen("vectorize out.x")) {
+            v = strstr(r, "vectorize out.x ");
+            if (!v) {
+                tine_buf_puts(&nb, r);
+                break;
+            }
+            tine_buf_printf(&nb, "%.*svectorize out.xi", (int)(v - r), r);
+        }
         free(b.p);
         b = nb;
     }

@@ -666,6 +666,48 @@ static const kernel_spec KERNELS[] = {
      "reorder out.yi out.x out.yo out.z\n"
      "compute_at f out.yo\n",
      NULL, {0}, {0}, true},
+    {"ctile_pool",
+     "# channel tiles: the output split along its first coordinate into tiles of 13 (the last\n"
+     "# shorter), the tiles outside its rows; p computed at out.y per tile and h at p.j per\n"
+     "# p's tile, each shifted by its reads (p at x - 1 .. x, h at x .. x + 2), stride-2 rows,\n"
+     "# constant() reads\n"
+     "input in: u8[3]\n"
+     "func z = constant(in, 7)\n"
+     "func h(x, u, y) = u16(z(x, 2 * u, y)) + 3 * u16(z(x + 1, 2 * u + 1, y))\n"
+     "func p(x, u, j) = h(x, u, 2 * j - 1) * 5 + h(x + 2, u, 2 * j)\n"
+     "output out(x, u, y): u16 = p(x, u, y) + 7 * p(x - 1, u, y + 1) + u16(x)\n"
+     "schedule\n"
+     "split out.x xo xi 13\n"
+     "reorder out.xi out.u out.y out.xo\n"
+     "compute_at p out.y\n"
+     "vectorize p.x 8\n"
+     "compute_at h p.j\n",
+     NULL, {0}, {0}, true},
+    {"ctile_strip",
+     "# channel tiles of 16 outside strips of 3 rows, a 4-D output (its last coordinate a\n"
+     "# slice outside the tiles): f computed per tile and strip\n"
+     "input in: u8[4]\n"
+     "func e = edge(in)\n"
+     "func f(x, u, y, b) = u16(e(x, u, y, b)) * 3 + u16(e(x + 1, u + 1, y, b))\n"
+     "output out(x, u, y, b): u16 = f(x, u, y - 1, b) + 2 * f(x + 1, u, y + 1, b) + u16(b)\n"
+     "schedule\n"
+     "split out.y yo yi 3\n"
+     "split out.x xo xi 16\n"
+     "reorder out.xi out.u out.yi out.yo out.xo out.b\n"
+     "compute_at f out.yo\n"
+     "vectorize f.x 8\n",
+     NULL, {0}, {0}, true},
+    {"reshaped_at_y",
+     "# compute_at at a whole row loop of a reshaped stage (x split into strips inside it,\n"
+     "# the channels whole: every row computes all of them)\n"
+     "input in: i16[2]\n"
+     "func e = edge(in)\n"
+     "func f(x, y) = i32(e(x, y)) * 3 - i32(e(x + 2, y))\n"
+     "output out(x, y): i32 = f(x, y - 1) + f(x + 1, y + 2) * 5\n"
+     "schedule\n"
+     "split out.x xo xi 20\n"
+     "compute_at f out.y\n",
+     NULL, {0}, {0}, true},
     {"split_y",
      "# split rows into blocks of 3 (the last block shorter), the inner rows unrolled by 2,\n"
      "# the blocks partitioned; a materialized m with its first coordinate split into strips\n"
@@ -1012,8 +1054,9 @@ static void test_inline_kernels(void) {
         for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++) {
             char text[2048], what[128];
             const char *sched = strstr(spec->text, "schedule\n") ? "" : "schedule\n";
-            if (widths[wi]) snprintf(text, sizeof text, "%s%svectorize out.x %d\n", spec->text, sched, widths[wi]);
-            else snprintf(text, sizeof text, "%s%svectorize out.x natural\n", spec->text, sched);
+            const char *xl = strstr(spec->text, "split out.x xo xi") ? "xi" : "x"; /* the vector loop */
+            if (widths[wi]) snprintf(text, sizeof text, "%s%svectorize out.%s %d\n", spec->text, sched, xl, widths[wi]);
+            else snprintf(text, sizeof text, "%s%svectorize out.%s natural\n", spec->text, sched, xl);
             snprintf(what, sizeof what, "%s", spec->name);
             tine_kernel_t *k = parse_ok(ctx, what, text);
             if (!k) continue;

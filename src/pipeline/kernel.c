@@ -387,16 +387,19 @@ static bool check_at(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kdire
 
 /* compute_at f g.yo into g's reshaped nest: yo the outer loop of `split g.y yo yi N`
  * (strips of N rows; f's window for the whole strip is computed before its inner loops,
- * stmt/build.c), every loop outside it of coordinates after y (whose values stay put
- * through a strip) and every loop inside it of y or coordinates before it. */
+ * stmt/build.c), or g.y a whole row loop (f's rows per row, as in a nest not reshaped);
+ * every loop outside it of coordinates after y (whose values stay put through a strip)
+ * or the outer loop of a split of the first coordinate (channel tiles: f computed per
+ * tile, kernel_slide.c), and every loop inside it of y or coordinates before it. */
 static bool check_at_strip(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kdirective *s, const tine_kdecl *g) {
     if (!g->nloops) return true;
     int at = 0;
     while (at < g->nloops && strcmp(g->loops[at].name, s->dim)) at++;
-    if (at == g->nloops || g->loops[at].kind != TINE_KLOOP_OUTER) {
+    if (at == g->nloops || (g->loops[at].kind != TINE_KLOOP_OUTER && g->loops[at].kind != TINE_KLOOP_WHOLE) ||
+        g->loops[at].dim == 0) {
         tine_diag(ctx, k->src, s->line, s->col, "compute_at: '%s' has its loops split, fused or reordered; a function can be "
-             "computed there only at the outer loop of a split of a row coordinate (split %s.y yo yi N, then compute_at "
-             "%s %s.yo)", g->name, g->name, s->func, g->name);
+             "computed there only at a whole row loop or the outer loop of a split of a row coordinate (split %s.y yo yi "
+             "N, then compute_at %s %s.yo)", g->name, g->name, s->func, g->name);
         return false;
     }
     int d = g->loops[at].dim;
@@ -404,10 +407,11 @@ static bool check_at_strip(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine
         const tine_kloop *l = &g->loops[j];
         int hi = l->kind == TINE_KLOOP_FUSED && l->dim2 > l->dim ? l->dim2 : l->dim;
         int lo = l->kind == TINE_KLOOP_FUSED && l->dim2 < l->dim ? l->dim2 : l->dim;
-        if (j == at || (j < at ? lo > d : hi <= d)) continue;
-        tine_diag(ctx, k->src, s->line, s->col, "compute_at: the loop %s.%s is %s %s.%s; the strips of %s.%s need the loops of "
-             "later coordinates outside them and the others inside", g->name, l->name, j < at ? "outside" : "inside",
-             g->name, s->dim, g->name, s->dim);
+        bool ctile = l->kind == TINE_KLOOP_OUTER && l->dim == 0;
+        if (j == at || (j < at ? lo > d || ctile : hi <= d)) continue;
+        tine_diag(ctx, k->src, s->line, s->col, "compute_at: the loop %s.%s is %s %s.%s; the rows of %s.%s need the loops of "
+             "later coordinates (or channel tiles: a split's outer loop of %s.%s) outside them and the others inside",
+             g->name, l->name, j < at ? "outside" : "inside", g->name, s->dim, g->name, s->dim, g->name, g->args[0]);
         return false;
     }
     for (int j = 0; j < g->nloops; j++)

@@ -141,6 +141,36 @@ static bool reads(tine_ctx_t *ctx, const tine_stage *t, const char *name) {
     return found;
 }
 
+static bool never_invariant(void *env, const tine_expr_t *e) {
+    (void)env, (void)e;
+    return false;
+}
+
+/* Whether every read of buffer name in e has its first coordinate at $.c0 + a constant
+ * (channel tiles: one tile of the reader reads a tile of f shifted by those), the least
+ * and greatest constant met into *lo, *hi (*n reads so far). */
+static bool c0_reads(tine_ctx_t *ctx, const tine_expr_t *e, const char *name, int dims, int64_t *lo, int64_t *hi, int *n) {
+    uint32_t m;
+    tine_expr_t **order = tine_topo(ctx, e, &m);
+    tine_aff_ctx A = {.var = tine_var(ctx, "$.c0", tine_type(TINE_INT, 32, 1)), .invariant = never_invariant};
+    bool ok = true;
+    for (uint32_t i = 0; i < m && ok; i++) {
+        const tine_expr_t *x = order[i];
+        if (x->op != TINE_OP_LOAD || strcmp(tine_expr_name(x), name)) continue;
+        const tine_expr_t *c[4];
+        lin f;
+        ok = tine_kernel_load_coords(tine_expr_operand(x, 0), dims, c) && c[0]->type.lanes == 1 && tine_affine(&A, c[0], &f) &&
+             f.a == 1;
+        for (int t = 0; t < f.n && ok; t++) ok = f.c[t] == 0;
+        if (!ok) break;
+        if (!*n || f.k < *lo) *lo = f.k;
+        if (!*n || f.k > *hi) *hi = f.k;
+        ++*n;
+    }
+    free(order);
+    return ok;
+}
+
 static bool fail(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kdecl *f, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static bool fail(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kdecl *f, const char *fmt, ...) {
@@ -152,6 +182,39 @@ static bool fail(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kdecl *f,
     va_end(ap);
     tine_diag(ctx, s->src, s->line, s->col, "compute_at: %s", msg);
     return false;
+}
+
+/* Channel tiles (tine_stage.ctile): a stage computed at a loop of g inside a split's
+ * outer loop of g's first coordinate, or at a stage that is itself computed per tile, is
+ * computed over the tile (shifted by its reads) and keeps only that many of its first
+ * coordinate. Consumers come after their producers, so walking back meets g first. */
+static bool ctiles(tine_ctx_t *ctx, const tine_kernel_ast *k, tine_stage *stages, const tine_kdecl *const *decls, int ns) {
+    for (int s = ns - 1; s >= 0; s--) {
+        tine_stage *st = &stages[s];
+        if (!st->fold) continue;
+        const tine_kdecl *f = decls[s];
+        const tine_stage *gs = &stages[st->at];
+        const char *at = k->sched[f->at_sched - 1].dim;
+        int pos = 0, W = 0;
+        while (pos < gs->nloops && strcmp(gs->loops[pos].name, at)) pos++;
+        for (int j = 0; j < pos && j < gs->nloops; j++)
+            if (gs->loops[j].kind == TINE_KLOOP_OUTER && gs->loops[j].dim == 0) W = gs->loops[j].factor;
+        st->c_split = W > 0;
+        if (!W) W = gs->ctile;
+        if (!W) continue;
+        int64_t lo = 0, hi = 0;
+        int n = 0;
+        bool ok = c0_reads(ctx, gs->body1, st->name, st->dims, &lo, &hi, &n);
+        for (int i = 0; i < gs->reds1.n && ok; i++) ok = c0_reads(ctx, gs->reds1.v[i].update, st->name, st->dims, &lo, &hi, &n);
+        if (!ok || hi - lo > (1 << 20))
+            return fail(ctx, k, f, "'%s' is computed per channel tile of '%s' (a split of %s.%s outside %s.%s), so every read of "
+                        "'%s' must be at %s + a constant in its first coordinate", f->name, gs->name, gs->name, gs->coord[0],
+                        gs->name, at, f->name, gs->coord[0]);
+        st->ctile = W + (int)(hi - lo);
+        st->c_lo = (int)lo;
+        st->c_hi = (int)hi;
+    }
+    return true;
 }
 
 bool tine_kernel_slide(tine_ctx_t *ctx, const tine_kernel_ast *k, tine_stage *stages, const tine_kdecl *const *decls, int ns) {
@@ -226,5 +289,5 @@ bool tine_kernel_slide(tine_ctx_t *ctx, const tine_kernel_ast *k, tine_stage *st
         st->at_loop = at_loop;
         st->at_strip = N;
     }
-    return true;
+    return ctiles(ctx, k, stages, decls, ns);
 }

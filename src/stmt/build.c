@@ -62,6 +62,54 @@ static tine_expr_t *var(builder *b, const char *fmt, int d) {
     return tine_var(b->ctx, vn, b->i32);
 }
 
+/* The origin of a channel-tiled buffer (tine_stage.ctile) of stage `name` computed at b's
+ * stage: the first of its first coordinate in the current tile; let-bound around the
+ * tile's computation and b's reads of it (at_rows). */
+static tine_expr_t *org(builder *b, const char *name) {
+    char vn[160];
+    snprintf(vn, sizeof vn, "$.%s%s$org", b->vp, name);
+    return tine_var(b->ctx, vn, b->i32);
+}
+
+/* A channel-tiled buffer's stride of dimension d >= 1: it keeps min(extent0, ctile) of
+ * its first coordinate (the plan's geometry, which the reference interpreter uses, is
+ * the whole region's). */
+static tine_expr_t *tile_stride(tine_ctx_t *ctx, const tine_stage *t, int d) {
+    tine_type_t i32 = tine_type(TINE_INT, 32, 1);
+    tine_expr_t *s = tine_binary(ctx, TINE_OP_MIN, tine_kernel_geometry_var(ctx, t->name, TINE_KS_EXTENT, 0),
+                                 tine_const_int(ctx, i32, t->ctile));
+    for (int j = 1; j < d; j++) s = tine_binary(ctx, TINE_OP_MUL, s, tine_kernel_geometry_var(ctx, t->name, TINE_KS_EXTENT, j));
+    return s;
+}
+
+static tine_expr_t *lanes_of(builder *b, tine_expr_t *e, int lanes) {
+    return lanes > 1 ? tine_broadcast(b->ctx, e, lanes) : e;
+}
+
+/* A load's index (x0 - min0) + (x1 - min1) * stride1 + ... of a channel-tiled buffer
+ * (the elaborator's form, before fold_index): rebuilt from the tile's origin and strides,
+ * the rows modulo the fold, the slices after them dropped. */
+static tine_expr_t *tile_index(builder *b, tine_expr_t *index, const tine_stage *t) {
+    for (int d = t->dims - 1; d > t->fold_dim; d--) index = index->ops[0];
+    int L = index->type.lanes;
+    tine_expr_t *terms[4];
+    for (int d = t->fold_dim; d >= 1; d--) {
+        TINE_ASSERT(index->op == TINE_OP_ADD && index->ops[1]->op == TINE_OP_MUL && index->ops[1]->ops[0]->op == TINE_OP_SUB);
+        terms[d] = index->ops[1]->ops[0];
+        index = index->ops[0];
+    }
+    TINE_ASSERT(index->op == TINE_OP_SUB);
+    tine_expr_t *r = tine_binary(b->ctx, TINE_OP_SUB, index->ops[0], lanes_of(b, org(b, t->name), L));
+    for (int d = 1; d <= t->fold_dim; d++) {
+        tine_expr_t *row = terms[d];
+        if (d == t->fold_dim)
+            row = t->fold == 1 ? tine_const_int(b->ctx, row->type, 0)
+                               : tine_binary(b->ctx, TINE_OP_AND, row, tine_const_int(b->ctx, row->type, t->fold - 1));
+        r = tine_binary(b->ctx, TINE_OP_ADD, r, tine_binary(b->ctx, TINE_OP_MUL, row, lanes_of(b, tile_stride(b->ctx, t, d), L)));
+    }
+    return r;
+}
+
 /* ---- the bodies: coordinates renamed, folded buffers indexed by their rows mod the fold */
 
 /* The stage whose buffer a load reads, if that buffer is folded; NULL otherwise. */
@@ -112,7 +160,9 @@ static tine_expr_t *xf(builder *b, tine_expr_t *e) {
         if (d >= 0 && d < b->st->dims) r = b->coord[d];
         else if (changed) r = tine_rebuild(b->ctx, x, ops);
         const tine_stage *t = x->op == TINE_OP_LOAD ? folded(b, tine_expr_name(x)) : NULL;
-        if (t) r = tine_load(b->ctx, tine_expr_name(x), tine_type_with_lanes(x->type, 1), fold_index(b, r->ops[0], t));
+        if (t)
+            r = tine_load(b->ctx, tine_expr_name(x), tine_type_with_lanes(x->type, 1),
+                          t->ctile ? tile_index(b, r->ops[0], t) : fold_index(b, r->ops[0], t));
         map[i] = r;
         tine_u64map_put(&b->memo, x->id, (uint64_t)(uintptr_t)r);
     }
@@ -260,6 +310,11 @@ static tine_stmt *gen(builder *b, int pos, bool vector);
  * reductions' results bound around it). */
 static tine_stmt *store_point(builder *b, bool vector) {
     tine_expr_t *base = sub(b, b->coord[0], b->min[0]);
+    if (b->st->ctile) { /* the tile's origin: $.<vp>org, vp "<g's vp><name>$" */
+        char vn[112];
+        snprintf(vn, sizeof vn, "$.%sorg", b->vp);
+        base = sub(b, b->coord[0], tine_var(b->ctx, vn, b->i32));
+    }
     int dims = b->st->fold ? b->st->fold_dim + 1 : b->st->dims; /* a folded buffer: one slice of the later ones */
     for (int d = 1; d < dims; d++) {
         tine_expr_t *row = sub(b, b->coord[d], b->min[d]);
@@ -495,6 +550,20 @@ static tine_stmt *xblocks(builder *b) {
 static tine_stmt *dim(builder *b, int d);
 static tine_stmt *nested(builder *b, const tine_stage *t, int tn, int d, tine_expr_t *yfirst, tine_expr_t *ylast);
 
+/* Channel tiles: the range of b's first coordinate that the current tile covers (a
+ * split's block, or b's own range when b is itself computed per tile). */
+static tine_expr_t *tile_first(builder *b, const tine_stage *t) { return t->c_split ? b->blo[0] : b->lo[0]; }
+static tine_expr_t *tile_ext(builder *b, const tine_stage *t) { return t->c_split ? b->bext[0] : b->ext[0]; }
+
+/* Stage t's rows for b's rows [yfirst, ylast] (nested), then inner (b's loops that read
+ * them); a channel-tiled t's origin bound around both. */
+static tine_stmt *at_rows(builder *b, const tine_stage *t, int tn, int d, tine_expr_t *yfirst, tine_expr_t *ylast,
+                          tine_stmt *inner) {
+    tine_stmt *s = tine_stmt_block2(b->p, nested(b, t, tn, d, yfirst, ylast), inner);
+    if (!t->ctile) return s;
+    return tine_stmt_let(b->p, org(b, t->name), add(b, tile_first(b, t), ci(b, t->c_lo)), s);
+}
+
 /* Whether a stage is computed at this stage's loop over coordinate d. */
 static bool computes_at(const builder *b, int d) {
     for (int t = 0; t < b->sn; t++) {
@@ -511,7 +580,7 @@ static tine_stmt *row(builder *b, int d) {
     for (int t = b->sn - 1; t >= 0; t--) {
         const tine_stage *ts = tine_kernel_stage(b->k, t);
         if (ts->fold && ts->at == b->sn && ts->at_dim == d && !ts->at_strip)
-            inner = tine_stmt_block2(b->p, nested(b, ts, t, d, b->coord[d], b->coord[d]), inner);
+            inner = at_rows(b, ts, t, d, b->coord[d], b->coord[d], inner);
     }
     return inner;
 }
@@ -591,7 +660,13 @@ static tine_stmt *loop_body(builder *b, int pos, tine_expr_t *v, bool vector) {
             const tine_stage *ts = tine_kernel_stage(b->k, t);
             if (!ts->fold || ts->at != b->sn || !ts->at_strip || ts->at_loop != pos) continue;
             tine_expr_t *ylast = sub(b, add(b, b->blo[l->dim], b->bext[l->dim]), ci(b, 1));
-            s = tine_stmt_block2(b->p, nested(b, ts, t, l->dim, b->blo[l->dim], ylast), s);
+            s = at_rows(b, ts, t, l->dim, b->blo[l->dim], ylast, s);
+        }
+    if (l->kind == TINE_KLOOP_WHOLE && l->dim > 0) /* a whole row loop: the rows of this row */
+        for (int t = b->sn - 1; t >= 0; t--) {
+            const tine_stage *ts = tine_kernel_stage(b->k, t);
+            if (ts->fold && ts->at == b->sn && ts->at_dim == l->dim && !ts->at_strip)
+                s = at_rows(b, ts, t, l->dim, b->coord[l->dim], b->coord[l->dim], s);
         }
     if (l->kind != TINE_KLOOP_FUSED) return s;
     /* v in [0, extent(d) * extent(d2)): d = v mod extent(d), d2 = v / extent(d) */
@@ -710,6 +785,11 @@ static tine_stmt *nested(builder *b, const tine_stage *t, int tn, int d, tine_ex
     builder nb;
     builder_init(&nb, b->p, b->k, b->plan, tn, vp);
     int last = t->fold_dim;
+    if (t->ctile) { /* the tile of b's first coordinate, shifted by t's reads; its strides */
+        nb.lo[0] = org(b, t->name);
+        nb.ext[0] = add(b, tile_ext(b, t), ci(b, t->c_hi - t->c_lo));
+        for (int d = 1; d < t->dims; d++) nb.stride[d] = tile_stride(ctx, t, d);
+    }
     /* the slices after the rows: one each, as g reads them at this iteration */
     for (int j = last + 1; j < t->dims; j++) {
         nb.lo[j] = xf(b, t->slide_outer[j]);
@@ -769,7 +849,8 @@ tine_stmt *tine_stmt_build_kernel(tine_stmt_pool *p, const tine_kernel_t *k) {
             int l = st->fold_dim;
             tine_expr_t *rows = tine_binary(ctx, TINE_OP_MIN, (tine_expr_t *)tine_kernel_geometry(k, -1, s, TINE_KS_EXTENT, l)->var,
                                             tine_const_int(ctx, i32, st->fold));
-            size = tine_binary(ctx, TINE_OP_MUL, (tine_expr_t *)tine_kernel_geometry(k, -1, s, TINE_KS_STRIDE, l)->var, rows);
+            tine_expr_t *stride = st->ctile ? tile_stride(ctx, st, l) : (tine_expr_t *)tine_kernel_geometry(k, -1, s, TINE_KS_STRIDE, l)->var;
+            size = tine_binary(ctx, TINE_OP_MUL, stride, rows);
         } else if (!never) {
             builder_init(&b, p, k, &plan, s, "");
             nest = whole_nest(&b);
