@@ -430,6 +430,12 @@ typedef struct {
     bool c_split; /* the tile is at's split (not at's own tile) */
     int64_t slide_lo, slide_hi;
     tine_expr_t *slide_base, *slide_outer[4];
+    /* the window as the first and last row at's iteration y reads, i32 expressions of
+       at's coordinate $.c<at_dim> that never decrease as it grows (a*y + base + lo and
+       + hi above). slide_a == 0: a function with several readers (kernel_slide.c), its
+       rows its last coordinate (fold_dim = dims - 1), and only these describe its window:
+       at y the rows [max(first(y), last(y - 1) + 1), last(y)] */
+    tine_expr_t *slide_first, *slide_last;
     struct tine_rvec *rvec; /* loop reductions vectorized along their variable */
     int nrvec;
     /* split, fuse, reorder: the loops, outermost first (the declaration's); nloops 0: one

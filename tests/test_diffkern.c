@@ -1026,7 +1026,9 @@ static char *gen_kernel(uint64_t *seed, int *dims_out, bool automatic) {
        m0 is computed at (m0 then computed per tile), when every read of m0 has its first
        coordinate at x + a constant */
     atp = at && !automatic && !touched[2][0] ? strstr(b.p, "compute_at m0 out.") : NULL;
+    bool ctiled = false;
     if (atp && reads_at_x(b.p) && tine_rand64(&rs) % 2) {
+        ctiled = true;
         bool strip = strstr(b.p, "compute_at m0 out.so\n") != NULL;
         tine_buf nb = {0};
         tine_buf_printf(&nb, "%.*s", (int)(atp - b.p), b.p);
@@ -1044,6 +1046,35 @@ static char *gen_kernel(uint64_t *seed, int *dims_out, bool automatic) {
             }
             tine_buf_printf(&nb, "%.*svectorize out.xi", (int)(v - r), r);
         }
+        free(b.p);
+        b = nb;
+    }
+    /* a second reader of m0 computed at the same loop (compute_at with several readers),
+       a third of the time: m2 reads m0 at rows of m0's slope a (a*r + c, or through a
+       division: 2 * (r / 2) + c, (2a * r + c) / 2), the output reads m2 at rows y + c;
+       from the reshapes' stream, so the rest of the kernel stays as drawn */
+    if (at && !automatic && !ctiled && tine_rand64(&rs) % 3 == 0) { /* (a channel tile takes one reader) */
+        const char *Y = COORD[dims - 1];
+        char rows[2][48], lead[32] = "";
+        for (int d = 1; d < dims - 1; d++) snprintf(lead + strlen(lead), sizeof lead - strlen(lead), ", %s", COORD[d]);
+        for (int i = 0; i < 2; i++) {
+            int c = (int)(tine_rand64(&rs) % 5) - 2, form = (int)(tine_rand64(&rs) % 3);
+            if (form == 0 && g.slide_a == 1) snprintf(rows[i], sizeof rows[i], "%s + %d", Y, c);
+            else if (form == 0) snprintf(rows[i], sizeof rows[i], "2 * %s + %d", Y, c);
+            else if (form == 1 && g.slide_a == 1) snprintf(rows[i], sizeof rows[i], "2 * (%s / 2) + %d", Y, c);
+            else snprintf(rows[i], sizeof rows[i], "(%d * %s + %d) / 2", 2 * g.slide_a, Y, c);
+        }
+        tine_buf nb = {0};
+        char *outp = strstr(b.p, "output out(");
+        char *sched = strstr(b.p, "\nschedule\n");
+        tine_buf_printf(&nb, "%.*s", (int)(outp - b.p), b.p);
+        tine_buf_printf(&nb, "func m2(%s) = m0(x%s, %s) - m0(x + 1%s, %s) * 3\n", args, lead, rows[0], lead, rows[1]);
+        tine_buf_printf(&nb, "%.*s + %s(m2(x%s, %s + %d))", (int)(sched - outp), outp, OT, lead, Y,
+                        (int)(tine_rand64(&rs) % 5) - 2);
+        tine_buf_puts(&nb, sched);
+        bool strip = strstr(b.p, "compute_at m0 out.so\n") != NULL;
+        tine_buf_printf(&nb, "compute_at m2 out.%s\n", strip ? "so" : Y);
+        if (tine_rand64(&rs) % 2) tine_buf_printf(&nb, "vectorize m2.x %d\n", 1 << (int)(tine_rand64(&rs) % 5));
         free(b.p);
         b = nb;
     }

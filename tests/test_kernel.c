@@ -708,6 +708,69 @@ static const kernel_spec KERNELS[] = {
      "split out.x xo xi 20\n"
      "compute_at f out.y\n",
      NULL, {0}, {0}, true},
+    {"multi_dag",
+     "# compute_at of a function with two readers: f read by g and by the output, both\n"
+     "# computed at out.y (f's window the union of out's rows y + 2 and g's y - 1 .. y + 2,\n"
+     "# through g's window y .. y + 1); the output's rows unrolled by 3 and partitioned\n"
+     "input in: i16[2]\n"
+     "func e = edge(in)\n"
+     "func f(x, y) = e(x, y) * 3 - e(x + 1, y - 1)\n"
+     "func g(x, y) = f(x, y - 1) + f(x + 1, y + 1)\n"
+     "output out(x, y): i16 = g(x, y) - f(x, y + 2) + g(x - 1, y + 1)\n"
+     "schedule\n"
+     "compute_at g out.y\n"
+     "compute_at f out.y\n"
+     "unroll out.y 3\n"
+     "partition out.y always\n"
+     "vectorize f.x 8\n",
+     NULL, {0}, {0}, true},
+    {"multi_quads",
+     "# camera_pipe's shape: d read by q (its 2x2 quads) and by the output, q by r and the\n"
+     "# output at rows y / 2 (q's window moves every other row), all computed at out.y\n"
+     "input in: u8[2]\n"
+     "func e = edge(in)\n"
+     "func d(x, y) = u16(e(x, y)) * 3 + u16(e(x + 1, y))\n"
+     "func q(x, y) = d(2 * x, 2 * y) - d(2 * x + 1, 2 * y + 1)\n"
+     "func r(x, y) = q(x, y - 1) + q(x + 1, y) * 5\n"
+     "output out(x, y): u16 = select(y % 2 == 0, q(x / 2, y / 2), r(x / 2, y / 2)) + d(x, y - 1)\n"
+     "schedule\n"
+     "compute_at r out.y\n"
+     "compute_at q out.y\n"
+     "compute_at d out.y\n"
+     "unroll out.y 2\n",
+     NULL, {0}, {0}, true},
+    {"multi_rows",
+     "# softmax's shape: one-coordinate row reductions computed per row of the output (mx\n"
+     "# read by ev, ev by s and the output, s by the output), vectorized along the row\n"
+     "input in: u8[2]\n"
+     "param W: i32\n"
+     "func z = constant(in, 3)\n"
+     "func mx(y) = max(k in 0..W) z(k, y)\n"
+     "func ev(x, y) = i16(z(x, y)) - i16(mx(y))\n"
+     "func s(y) = sum(k in 0..W) i32(ev(k, y))\n"
+     "output out(x, y): i32 = i32(ev(x, y)) * 3 + s(y)\n"
+     "schedule\n"
+     "compute_at mx out.y\n"
+     "compute_at ev out.y\n"
+     "compute_at s out.y\n"
+     "vectorize mx.k 16\n"
+     "vectorize s.k 8\n"
+     "vectorize ev.x 8\n",
+     NULL, {1}, {9}, true},
+    {"multi_strip",
+     "# several readers at a split's outer loop: f read by g and the output, both computed\n"
+     "# for strips of 3 rows (f's window for a strip: 3 + 4 rows); g's rows stride 2\n"
+     "input in: i16[2]\n"
+     "func e = edge(in)\n"
+     "func f(x, y) = e(x, y) * 7 - e(x - 1, y + 1)\n"
+     "func g(x, y) = f(x, 2 * y) + f(x + 1, 2 * y + 1)\n"
+     "output out(x, y): i16 = g(x, y) - f(x, 2 * y + 3)\n"
+     "schedule\n"
+     "split out.y yo yi 3\n"
+     "compute_at g out.yo\n"
+     "compute_at f out.yo\n"
+     "unroll out.yi 2\n",
+     NULL, {0}, {0}, true},
     {"split_y",
      "# split rows into blocks of 3 (the last block shorter), the inner rows unrolled by 2,\n"
      "# the blocks partitioned; a materialized m with its first coordinate split into strips\n"

@@ -353,11 +353,6 @@ static bool check_at(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kdire
              "'%s' at a row coordinate (%s.%s)", g->name, g->args[0], g->name, f->name, g->name, g->nargs > 1 ? g->args[1] : "y");
         return false;
     }
-    if (f->nargs < 2) {
-        tine_diag(ctx, src, s->line, s->col, "compute_at: '%s' has one coordinate; its rows (its last coordinate) slide, so it needs "
-             "two or more", f->name);
-        return false;
-    }
     if (g->tile[0] || g->parallel) {
         tine_diag(ctx, src, s->line, s->col, "compute_at: '%s' is %s; a sliding window needs its rows one after another, in order",
              g->name, g->tile[0] ? "tiled" : "parallel");

@@ -126,6 +126,11 @@ static const tine_stage *folded(builder *b, const char *buffer) {
    taken modulo the fold: ((xr - minr) & (F - 1)) * strider. */
 static tine_expr_t *fold_index(builder *b, tine_expr_t *index, const tine_stage *t) {
     int fold = t->fold;
+    if (t->fold_dim == 0) { /* one coordinate (kernel_slide.c: its rows), no stride */
+        TINE_ASSERT(t->dims == 1 && index->op == TINE_OP_SUB);
+        return fold == 1 ? tine_const_int(b->ctx, index->type, 0)
+                         : tine_binary(b->ctx, TINE_OP_AND, index, tine_const_int(b->ctx, index->type, fold - 1));
+    }
     for (int d = t->dims - 1; d > t->fold_dim; d--) {
         TINE_ASSERT(index->op == TINE_OP_ADD);
         index = index->ops[0];
@@ -315,6 +320,8 @@ static tine_stmt *store_point(builder *b, bool vector) {
         snprintf(vn, sizeof vn, "$.%sorg", b->vp);
         base = sub(b, b->coord[0], tine_var(b->ctx, vn, b->i32));
     }
+    if (b->st->fold && b->st->fold_dim == 0) /* one coordinate, its rows: never a vector (kernel_slide.c) */
+        base = b->st->fold == 1 ? ci(b, 0) : tine_binary(b->ctx, TINE_OP_AND, base, ci(b, b->st->fold - 1));
     int dims = b->st->fold ? b->st->fold_dim + 1 : b->st->dims; /* a folded buffer: one slice of the later ones */
     for (int d = 1; d < dims; d++) {
         tine_expr_t *row = sub(b, b->coord[d], b->min[d]);
@@ -775,6 +782,26 @@ static void builder_free(builder *b) {
     tine_u64map_free(&b->memo);
 }
 
+/* e (of the stage's coordinate yv and constants: a window's end) at y = v. */
+static tine_expr_t *at_y(builder *b, tine_expr_t *e, tine_expr_t *yv, tine_expr_t *v) {
+    uint32_t n;
+    tine_expr_t **order = tine_topo(b->ctx, e, &n), **map = malloc(sizeof *map * n);
+    TINE_ASSERT(map != NULL);
+    for (uint32_t i = 0; i < n; i++) {
+        tine_expr_t *x = order[i], *ops[UINT8_MAX + 1];
+        bool changed = false;
+        for (int j = 0; j < x->nops; j++) {
+            ops[j] = map[tine_topo_index(order, n, x->ops[j])];
+            changed |= ops[j] != x->ops[j];
+        }
+        map[i] = x == yv ? v : changed ? tine_rebuild(b->ctx, x, ops) : x;
+    }
+    tine_expr_t *r = map[n - 1];
+    free(map);
+    free(order);
+    return r;
+}
+
 /* Stage t (computed at coordinate d of b's stage): the rows of its window for y in
  * [yfirst, ylast] (one row, or a strip of a split) not computed at an earlier iteration
  * (the file's note). */
@@ -795,6 +822,22 @@ static tine_stmt *nested(builder *b, const tine_stage *t, int tn, int d, tine_ex
         nb.lo[j] = xf(b, t->slide_outer[j]);
         nb.ext[j] = ci(b, 1);
     }
+    tine_expr_t *first = tine_binary(ctx, TINE_OP_EQ, yfirst, b->min[d]);
+    tine_expr_t *y0 = var(&nb, "y%d", 0);
+    if (!t->slide_a) { /* several readers: [max(first(y), last(y - 1) + 1), last(y)] */
+        char yn[16];
+        snprintf(yn, sizeof yn, "$.c%d", d); /* the ends are in the stage's own coordinate */
+        tine_expr_t *yv = tine_var(ctx, yn, b->i32);
+        tine_expr_t *lo = at_y(b, t->slide_first, yv, yfirst), *hi = at_y(b, t->slide_last, yv, ylast);
+        tine_expr_t *prev = at_y(b, t->slide_last, yv, sub(b, yfirst, ci(b, 1)));
+        tine_expr_t *fresh = tine_binary(ctx, TINE_OP_MAX, lo, add(b, prev, ci(b, 1)));
+        nb.lo[last] = y0;
+        nb.ext[last] = sub(b, add(b, hi, ci(b, 1)), y0);
+        tine_stmt *s = tine_stmt_let(b->p, y0, tine_select(ctx, first, lo, fresh), whole_nest(&nb));
+        builder_free(&nb);
+        const tine_expr_t *r = b->plan ? b->plan->read[tn] : NULL;
+        return r && r->op != TINE_OP_CONST ? tine_stmt_if(b->p, (tine_expr_t *)r, s, NULL) : s;
+    }
     /* the window at y: base + a*y + [lo, hi] */
     tine_expr_t *at = mul(b, ci(b, t->slide_a), yfirst), *atl = mul(b, ci(b, t->slide_a), ylast);
     if (t->slide_base) at = add(b, xf(b, t->slide_base), at), atl = add(b, xf(b, t->slide_base), atl);
@@ -805,8 +848,6 @@ static tine_stmt *nested(builder *b, const tine_stage *t, int tn, int d, tine_ex
        offsets is exact. */
     int64_t after = t->slide_hi - t->slide_a + 1;
     tine_expr_t *fresh = add(b, at, ci(b, after > t->slide_lo ? after : t->slide_lo));
-    tine_expr_t *first = tine_binary(ctx, TINE_OP_EQ, yfirst, b->min[d]);
-    tine_expr_t *y0 = var(&nb, "y%d", 0);
     nb.lo[last] = y0;
     nb.ext[last] = sub(b, add(b, hi, ci(b, 1)), y0);
     tine_stmt *s = tine_stmt_let(b->p, y0, tine_select(ctx, first, lo, fresh), whole_nest(&nb));
