@@ -345,6 +345,7 @@ typedef struct {
        run B (compiled with this selection, compared) */
     int64_t amin[4], aext[4], apv[MAXP];
     int64_t bmin[4], bext[4], bpv[MAXP];
+    bool stmt; /* run A also on the statement interpreter after every pass, at one level */
 } regression_t;
 
 static const regression_t REGRESSIONS[] = {
@@ -355,7 +356,7 @@ static const regression_t REGRESSIONS[] = {
      "schedule\n"
      "materialize m\n"
      "vectorize out.x natural\n",
-     {0, 0}, {64, 4}, {0}, {0, 0}, {64, 4}, {0}},
+     {0, 0}, {64, 4}, {0}, {0, 0}, {64, 4}, {0}, false},
     {"materialized m(x / 2, y), max(y, 20) and parallel out.y",
      "input in: u8[2]\n"
      "func m(x, y) = in(x, y)\n"
@@ -364,7 +365,7 @@ static const regression_t REGRESSIONS[] = {
      "materialize m\n"
      "vectorize out.x natural\n"
      "parallel out.y\n",
-     {0, 20}, {64, 8}, {0}, {0, 0}, {64, 40}, {0}},
+     {0, 20}, {64, 8}, {0}, {0, 0}, {64, 40}, {0}, false},
     {"two stages with sum(r in 0..K) and sum(s in 0..N)",
      "input in: u8[2]\n"
      "param K: i32\n"
@@ -373,14 +374,26 @@ static const regression_t REGRESSIONS[] = {
      "output out(x, y): i32 = sum(s in 0..N) (m(x, y) + min(s, 5))\n"
      "schedule\n"
      "materialize m\n",
-     {0, 0}, {64, 4}, {2, 9}, {0, 0}, {64, 4}, {2, 9}},
+     {0, 0}, {64, 4}, {2, 9}, {0, 0}, {64, 4}, {2, 9}, false},
     {"interpreted with k = 2, then compiled and run with k = 200 on a wider output",
      "input in: u8[1]\n"
      "param k: i32\n"
      "output out(x): i32 = min(k, 100) + min(x, 40) + i32(in(x))\n"
      "schedule\n"
      "vectorize out.x natural\n",
-     {0}, {16}, {2}, {0}, {64}, {200}},
+     {0}, {16}, {2}, {0}, {64}, {200}, false},
+    {"compute_at window with a read inside a reduction that is empty (p >= 3): one row, then three",
+     "input in0: i8[2]\n"
+     "param p: i32\n"
+     "func m0(x, y) = min(r0 in 1..3) (u16(67))\n"
+     "output out(x, y): u8 = u8(m0(max(x, 5), 2 * y + 1)) + min(r1 in p..3) ((u8(m0(x + 3, 2 * y + 0)) * u8(y)))\n"
+     "schedule\n"
+     "compute_at m0 out.y\n"
+     "vectorize m0.x 2\n"
+     "vectorize out.r1 8\n"
+     "vectorize out.x 1\n"
+     "unroll out.y 5\n",
+     {0, 0}, {20, 1}, {5}, {3, 1}, {17, 3}, {4}, true},
 };
 
 /* Ahead of time too: the object's code (LLVM IR) and the stages as selected are the same
@@ -462,6 +475,12 @@ static void test_regressions(void) {
                       tine_error(ctx) ? tine_error(ctx) : "");
                 if (o) compare(k, &a, !s, what);
                 if (c) compare(k, &b, s, what);
+                /* and on the statement interpreter after every pass, which refuses a load or
+                   store outside its buffer (compiled code would write past it unseen) */
+                for (int j = 0; j < NSTMT && g->stmt && s == 0 && l == NLEVELS - 1; j++) {
+                    stmt_run(k, &a, j, LEVELS[l]);
+                    stmt_compare(k, &a, j, what);
+                }
                 tine_compiled_free(o);
                 tine_compiled_free(c);
                 free_run(&a);

@@ -802,6 +802,19 @@ static tine_expr_t *at_y(builder *b, tine_expr_t *e, tine_expr_t *yv, tine_expr_
     return r;
 }
 
+/* t's nest (builder nb) over the rows [from, hi] of its window, y0 bound to the first. The
+ * rows are clamped to t's region: a read inside a reduction that may be empty (or under
+ * any condition bounds inference sees through) is in the window but not in the region,
+ * and t's buffer, min(F, extent) rows, has no room for it; such a row is never read. */
+static tine_stmt *window_rows(builder *b, builder *nb, int last, tine_expr_t *y0, tine_expr_t *from, tine_expr_t *hi) {
+    tine_expr_t *rmin = nb->min[last], *rmax = sub(b, add(b, rmin, nb->extent[last]), ci(b, 1));
+    from = tine_binary(b->ctx, TINE_OP_MAX, from, rmin);
+    hi = tine_binary(b->ctx, TINE_OP_MIN, hi, rmax);
+    nb->lo[last] = y0;
+    nb->ext[last] = sub(b, add(b, hi, ci(b, 1)), y0);
+    return tine_stmt_let(b->p, y0, from, whole_nest(nb));
+}
+
 /* Stage t (computed at coordinate d of b's stage): the rows of its window for y in
  * [yfirst, ylast] (one row, or a strip of a split) not computed at an earlier iteration
  * (the file's note). */
@@ -831,9 +844,7 @@ static tine_stmt *nested(builder *b, const tine_stage *t, int tn, int d, tine_ex
         tine_expr_t *lo = at_y(b, t->slide_first, yv, yfirst), *hi = at_y(b, t->slide_last, yv, ylast);
         tine_expr_t *prev = at_y(b, t->slide_last, yv, sub(b, yfirst, ci(b, 1)));
         tine_expr_t *fresh = tine_binary(ctx, TINE_OP_MAX, lo, add(b, prev, ci(b, 1)));
-        nb.lo[last] = y0;
-        nb.ext[last] = sub(b, add(b, hi, ci(b, 1)), y0);
-        tine_stmt *s = tine_stmt_let(b->p, y0, tine_select(ctx, first, lo, fresh), whole_nest(&nb));
+        tine_stmt *s = window_rows(b, &nb, last, y0, tine_select(ctx, first, lo, fresh), hi);
         builder_free(&nb);
         const tine_expr_t *r = b->plan ? b->plan->read[tn] : NULL;
         return r && r->op != TINE_OP_CONST ? tine_stmt_if(b->p, (tine_expr_t *)r, s, NULL) : s;
@@ -848,9 +859,7 @@ static tine_stmt *nested(builder *b, const tine_stage *t, int tn, int d, tine_ex
        offsets is exact. */
     int64_t after = t->slide_hi - t->slide_a + 1;
     tine_expr_t *fresh = add(b, at, ci(b, after > t->slide_lo ? after : t->slide_lo));
-    nb.lo[last] = y0;
-    nb.ext[last] = sub(b, add(b, hi, ci(b, 1)), y0);
-    tine_stmt *s = tine_stmt_let(b->p, y0, tine_select(ctx, first, lo, fresh), whole_nest(&nb));
+    tine_stmt *s = window_rows(b, &nb, last, y0, tine_select(ctx, first, lo, fresh), hi);
     builder_free(&nb);
     const tine_expr_t *r = b->plan ? b->plan->read[tn] : NULL;
     if (r && r->op != TINE_OP_CONST) s = tine_stmt_if(b->p, (tine_expr_t *)r, s, NULL);
