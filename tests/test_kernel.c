@@ -1203,6 +1203,50 @@ static void test_vectorized_reductions(void) {
  * result, and a max, under unrolls of vectors, of rows and of both, at several widths
  * (one lane: the rows jammed at one element), for K = 0, 1, odd and larger, R (the nest's
  * outer extents) 0 to 3. The shapes' extents leave rows and vectors over (tails). */
+/* Dot products in k pairs (matmul's and conv_nn's pmaddwd layout): a function stored with
+ * each pair adjacent (bp(2x + j, kk) = b(x, 2kk + j), zero past K) read as its two halves,
+ * which selection interleaves and stmt/interleave.c loads as one vector. Odd K (the zero
+ * term), K = 0 and 1, tails of x and y, against the interpreter. */
+static void test_pair_reductions(void) {
+    static const char *const text =
+        "input a: u8[2]\n"
+        "input b: i8[2]\n"
+        "param K: i32\n"
+        "func ea = edge(a)\n"
+        "func eb = edge(b)\n"
+        "func bp(i, kk) = select(2 * kk + i % 2 < K, i16(select(i % 2 == 0, eb(i / 2, 2 * kk), eb(i / 2, 2 * kk + 1))), i16(0))\n"
+        "func ap(k, y) = i16(ea(k, y)) - 7\n"
+        "output out(x, y): i32 = sum(kk in 0..(K + 1) / 2) (widening_mul(bp(2 * x, kk), ap(2 * kk, y))\n"
+        "    + widening_mul(bp(2 * x + 1, kk), ap(2 * kk + 1, y)))\n"
+        "schedule\n"
+        "materialize bp\n"
+        "materialize ap\n";
+    static const char *const scheds[] = {
+        "vectorize out.x 8\nunroll out.x 2\nunroll out.y 3\n",
+        "vectorize out.x natural\n",
+        "vectorize out.x 4\nunroll out.y 2\n",
+    };
+    static const int64_t base[] = {0, 6, 17};
+    for (size_t i = 0; i < sizeof base / sizeof base[0]; i++) {
+        tine_ctx_t *ctx = tine_ctx_new();
+        for (size_t si = 0; si < sizeof scheds / sizeof scheds[0]; si++) {
+            char what[96], full[2048];
+            snprintf(what, sizeof what, "pair reductions (schedule %zu), K = %lld or %lld", si, (long long)base[i],
+                     (long long)base[i] + 1);
+            snprintf(full, sizeof full, "%s%s", text, scheds[si]);
+            kernel_spec spec = {.name = what, .text = full, .plo = {base[i]}, .phi = {base[i] + 1}};
+            tine_kernel_t *k = parse_ok(ctx, what, full);
+            if (!k) continue;
+            run_t runs[2 * NSHAPES];
+            int nruns = prepare_runs(ctx, k, &spec, NULL, true, what, 6000 + (uint64_t)(i * 8 + si), runs);
+            compare_compiled(ctx, k, what, runs, nruns, false);
+            for (int r = 0; r < nruns; r++) free_run(&runs[r]);
+            tine_kernel_free(k);
+        }
+        tine_ctx_free(ctx);
+    }
+}
+
 static void test_jammed_reductions(void) {
     static const char *const text =
         "input a: u8[2]\n"
@@ -1923,6 +1967,11 @@ int main(int argc, char **argv) {
         return g_fail ? 1 : 0;
     }
     detect_targets();
+    if (!strcmp(part, "pairs")) { /* the pair reductions alone (debugging): seconds */
+        test_pair_reductions();
+        printf("test_kernel: %lld checks passed, %lld failed\n", g_pass, g_fail);
+        return g_fail ? 1 : 0;
+    }
     if (first) {
         test_regions();
         test_many_scalars();
@@ -1939,6 +1988,7 @@ int main(int argc, char **argv) {
     if (second) {
         test_vectorized_reductions();
         test_jammed_reductions();
+        test_pair_reductions();
     }
     double t3 = now();
     if (second) {

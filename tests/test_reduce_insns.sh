@@ -30,5 +30,31 @@ while read -r kernel target insn; do
     echo "FAIL: $kernel on $target: no '$insn' in the body of the vectorized reduction's loop"
   fi
 done <<<"$cases"
+# Register tiles of dot products in k pairs (matmul, conv_nn: operands packed as i16 pairs,
+# docs/KERNELS.md): the innermost loop with the most multiply-adds holds at least `min` of
+# the mnemonic and no shuffle (vpshufb, vpunpck*, vpinsr*, vpblend*): each operand pair is
+# one load (stmt/interleave.c) or one broadcast.
+# kernel target mnemonic min
+tiles="
+../bench/kernels/matmul.tine x86-64-avx2 vpmaddwd 12
+../bench/kernels/conv_nn.tine x86-64-avx2 vpmaddwd 8
+../bench/kernels/conv_nn.tine x86-64-avx512 vpdpwssd 4
+"
+while read -r kernel target insn min; do
+  [[ -z "$kernel" ]] && continue
+  r=$("$tine" compile "$kernel" --target "$target" --emit asm 2>&1 | awk -v insn="$insn" '
+    /Inner Loop Header/ { inloop = 1; n = 0; sh = 0; next }
+    inloop && $1 == insn { n++ }
+    inloop && $1 ~ /^vp(shufb|unpck|insr|blend)/ { sh++ }
+    inloop && $1 ~ /^j/ { if (n > best) { best = n; bsh = sh }; inloop = 0 }
+    END { print best + 0, bsh + 0 }')
+  read -r n sh <<<"$r"
+  if [[ $n -ge $min && $sh -eq 0 ]]; then
+    pass=$((pass + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL: $kernel on $target: the busiest inner loop has $n '$insn' (want >= $min) and $sh shuffles (want 0)"
+  fi
+done <<<"$tiles"
 echo "test_reduce_insns: $pass passed, $failed failed"
 [[ $failed -eq 0 ]]

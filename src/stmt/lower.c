@@ -23,6 +23,7 @@ static tine_expr_t *select_one(void *user, tine_expr_t *e) {
        rows' stores) are LLVM's scalar code either way: only their FPIR ops are expanded */
     tine_expr_t *r = tine_select_expr(s->ctx, e, e->type.lanes == 1 ? TINE_SELECT_LLVM : s->sel, s->target);
     TINE_ASSERT(r != NULL); /* the target was checked before */
+    r = tine_interleaved_loads(s->ctx, r); /* the pair instructions' operands, loaded whole */
     tine_u64map_put(&s->done, e->id, (uint64_t)(uintptr_t)r);
     return r;
 }

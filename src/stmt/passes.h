@@ -61,6 +61,11 @@ tine_stmt *tine_stmt_simplify(tine_stmt_pool *p, tine_stmt *s);
  * shuffles in codegen) and constant masks. */
 tine_stmt *tine_stmt_residues(tine_stmt_pool *p, tine_stmt *s);
 
+/* interleave.c: an interleave of loads of one buffer that together read consecutive
+ * elements (a function stored in k pairs, read as its pairs' two halves), as one dense
+ * load; through a cast of every operand too. Applied to each selected expression. */
+tine_expr_t *tine_interleaved_loads(tine_ctx_t *ctx, tine_expr_t *root);
+
 /* lower.c: selection of every expression of s, once (LLVM alone: FPIR expanded; tine:
  * lift, then lower for target). */
 tine_stmt *tine_stmt_select(tine_stmt_pool *p, tine_stmt *s, tine_selection_t sel, const char *target);
