@@ -870,7 +870,7 @@ static char *gen_kernel(uint64_t *seed, int *dims_out, bool automatic) {
     /* m0 computed at the output's last coordinate (a sliding window): then only the
        output reads it, its rows a*y + c */
     bool at = dims >= 2 && rnd(&g, 3) == 0;
-    const char *m0_type = NULL;
+    const char *m0_type = NULL, *ftype[3] = {NULL};
     g.slide_a = 1 + rnd(&g, 2);
     int cand[3][8], ncand[3] = {0};
     for (int f = 0; f < 3; f++) {
@@ -879,6 +879,7 @@ static char *gen_kernel(uint64_t *seed, int *dims_out, bool automatic) {
         if (!(f == 0 && at) && (f == 0 ? rnd(&g, 2) : f == 1 ? rnd(&g, 4) : rnd(&g, 3))) continue;
         const char *T = rtype(&g);
         if (f == 0) m0_type = T;
+        ftype[f] = T;
         int depth = 1 + rnd(&g, 2);
         g.reductions = g.ncand = 0;
         tine_buf_printf(&b, "func %s(%s) = ", FN[f], args);
@@ -1006,6 +1007,15 @@ static char *gen_kernel(uint64_t *seed, int *dims_out, bool automatic) {
         tine_buf_puts(&nb, atp + strlen(at_dir));
         free(b.p);
         b = nb;
+    }
+    /* store_as: a materialized function's buffer in its own type or a wider one that
+       holds it, instead of the narrowest its values fit (from the stream rs) */
+    for (int f = 0; f < 2 && !automatic; f++) {
+        const char *T = ftype[f];
+        if (!has[f] || !T || (T[0] != 'u' && T[0] != 'i') || tine_rand64(&rs) % 3) continue;
+        int bits = type_bits(T), wider = bits < 64 ? 2 * bits : bits, pick = (int)(tine_rand64(&rs) % 3);
+        char kind = pick == 2 && T[0] == 'u' && bits < 64 ? 'i' : T[0];
+        tine_buf_printf(&b, "store_as %s %c%d\n", FN[f], kind, pick ? wider : bits);
     }
     if (automatic) { /* the automatic scheduler's choice instead (the same random stream) */
         char *sched = strstr(b.p, "\nschedule\n");

@@ -167,13 +167,17 @@ typedef struct tine_kdecl_s {
     tine_kloop loops[TINE_KLOOPS_MAX];
     int nloops;
     bool inlined; /* `inline f` was written (the default, made explicit) */
+    /* func: `store_as f T` (directive store_as_sched - 1; 0: none): its buffer stores T, not
+       the narrowest type its values fit (kernel.c storage_type) */
+    tine_type_t store_as;
+    int store_as_sched;
 } tine_kdecl;
 
 typedef struct {
-    const char *what;    /* vectorize, unroll, tile, materialize, parallel, partition, compute_at, store_at, compute_root,
+    const char *what;    /* vectorize, unroll, tile, materialize, parallel, partition, compute_at, store_at, compute_root, store_as,
                             split, fuse, reorder, inline (autosched.c prints them) */
     const char *func, *dim, *dim2;
-    const char *name, *name2; /* split: the outer and inner loops' names; fuse: the fused loop's */
+    const char *name, *name2; /* split: the outer and inner loops' names; fuse: the fused loop's; store_as: the type */
     const char **dims;   /* reorder: the loops, innermost first */
     int ndims;
     const char *at;      /* compute_at, store_at: the stage (g of g.y; dim is y) */

@@ -745,6 +745,7 @@ void tine_schedule_print(const tine_kernel_ast *k, tine_buf *b) {
         } else if (!strcmp(s->what, "compute_at") || !strcmp(s->what, "store_at"))
             tine_buf_printf(b, "%s %s %s.%s\n", s->what, s->func, s->at, s->dim);
         else if (!strcmp(s->what, "vectorize") && !s->n) tine_buf_printf(b, "vectorize %s.%s natural\n", s->func, s->dim);
+        else if (!strcmp(s->what, "store_as")) tine_buf_printf(b, "store_as %s %s\n", s->func, s->name);
         else if (!strcmp(s->what, "tile")) tine_buf_printf(b, "tile %s %s %s %d %d\n", s->func, s->dim, s->dim2, s->n, s->n2);
         else if (!strcmp(s->what, "parallel")) tine_buf_printf(b, "parallel %s.%s\n", s->func, s->dim);
         else if (!strcmp(s->what, "partition")) {
