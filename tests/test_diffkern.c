@@ -828,8 +828,20 @@ static void gen_reshape(tine_buf *b, uint64_t *seed, const char *fn, int dims, c
         }
     }
     /* the outermost loop in parallel (not the vector loop) */
-    if (may_par && !par && !(L[0].dim == 0 && L[0].kind != 1) && !L[0].touched && rnd(&g, 3) == 0)
+    bool now_par = false;
+    if (may_par && !par && !(L[0].dim == 0 && L[0].kind != 1) && !L[0].touched && rnd(&g, 3) == 0) {
         tine_buf_printf(b, "parallel %s.%s\n", fn, L[0].name);
+        now_par = true;
+    }
+    /* a tile of two whole, untouched loops, any two in either order (split both, the inner
+       loops inside the outer ones: kernel_loops.c) */
+    int w[8], nw = 0;
+    for (int m = 0; m < n; m++)
+        if (L[m].kind == 0 && !L[m].touched && !(now_par && m == 0)) w[nw++] = m;
+    if (nw >= 2 && !par && may_par && rnd(&g, 2) == 0) { /* not of a function computed at a loop */
+        int i = rnd(&g, nw), j = (i + 1 + rnd(&g, nw - 1)) % nw;
+        tine_buf_printf(b, "tile %s %s %s %d %d\n", fn, L[w[i]].name, L[w[j]].name, 1 + rnd(&g, 9), 1 + rnd(&g, 9));
+    }
 }
 
 /* A random kernel; *parallel says whether it splits its output's last coordinate. */

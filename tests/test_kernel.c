@@ -502,6 +502,29 @@ static const kernel_spec KERNELS[] = {
      "compute_at c out.y\n"
      "materialize d\n",
      ref_narrow_i32, {0}, {0}, false},
+    {"tile_any",
+     "# narrow_i32 with tiles of two loops other than the first two coordinates in order:\n"
+     "# a tiled y outside x (tiles of 5 rows by 3 columns: vector strips of 3, one lane at a\n"
+     "# time), b's tiles of x and y after a reorder (a reshaped stage), 16 x 3 at 8 lanes,\n"
+     "# two tiles per step (tiles and strips have tails at odd sizes)\n"
+     "input in: u8[2]\n"
+     "input s: i8[2]\n"
+     "func a(x, y) = i32(in(x, y)) * 257\n"
+     "func b(x, y) = i32(in(x, y)) - 128\n"
+     "func c(x, y) = i32(s(x, y)) * 256 + 255\n"
+     "func d(x, y) = i32(in(x, y)) * 65536\n"
+     "output out(x, y): i32 = a(x, y + 1) - b(x - 1, y) * 3 + c(x + 1, y) + d(x, y) / 7\n"
+     "schedule\n"
+     "materialize a\n"
+     "tile a y x 5 3\n"
+     "materialize b\n"
+     "reorder b.y b.x\n"
+     "tile b x y 16 3\n"
+     "unroll b.xo 2\n"
+     "compute_at c out.y\n"
+     "materialize d\n"
+     "vectorize b.xi 8\n",
+     ref_narrow_i32, {0}, {0}, false},
     {"store_as",
      "# narrow_i32 with each buffer's type chosen by store_as instead: a (i32 values of [0,\n"
      "# 65535]) as u32, the same bits of the other signedness; b as i16, wider than its i8;\n"

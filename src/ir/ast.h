@@ -219,6 +219,8 @@ void tine_schedule_print(const tine_kernel_ast *k, tine_buf *b);
 bool tine_kloops_directive(tine_ctx_t *ctx, const tine_kdirective *s, tine_kdecl *f);
 bool tine_kloops_apply(tine_ctx_t *ctx, const tine_kdirective *s, tine_kdecl *f, bool *handled);
 int tine_kloops_find(const tine_kdecl *f, const char *name);
+/* tile f a b W H as split a ao ai W, split b bo bi H, reorder ai bi ao bo (any two loops). */
+bool tine_kloops_tile(tine_ctx_t *ctx, tine_arena *arena, const tine_kdirective *s, tine_kdecl *f);
 
 int tine_parse_kernel(tine_ctx_t *ctx, tine_arena *arena, const char *text, const char *file,
                       tine_kernel_ast *out);

@@ -542,10 +542,10 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
             if (!tine_kloops_apply(ctx, s, f, &handled)) return false;
             if (handled) continue;
         }
-        if (!strcmp(s->what, "tile") && f->nloops) {
-            tine_diag(ctx, src, s->line, s->col, "tile: '%s' has its loops split, fused or reordered; write the tiles as split "
-                 "and reorder", f->name);
-            return false;
+        if (!strcmp(s->what, "tile") && (f->nloops || f->nargs < 2 || strcmp(s->dim, f->args[0]) ||
+                                         strcmp(s->dim2, f->args[1]))) { /* not build.c's own tiles */
+            if (!tine_kloops_tile(ctx, &kn->arena, s, f)) return false;
+            continue;
         }
         bool coord = false;
         for (int j = 0; s->dim && j < f->nargs; j++) coord |= !strcmp(f->args[j], s->dim);
@@ -584,18 +584,7 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
             int d = 0;
             while (strcmp(f->args[d], s->dim)) d++;
             f->unroll[d] = s->n;
-        } else if (!strcmp(s->what, "tile")) {
-            bool found = false;
-            for (int j = 0; j < f->nargs; j++) found |= !strcmp(f->args[j], s->dim2);
-            if (!found) {
-                tine_diag(ctx, src, s->line, s->col, "tile: '%s' has no coordinate '%s'", f->name, s->dim2);
-                return false;
-            }
-            if (f->nargs < 2 || strcmp(s->dim, f->args[0]) || strcmp(s->dim2, f->args[1])) {
-                tine_diag(ctx, src, s->line, s->col, "tile: only the first two coordinates, in order, can be tiled so far (%s %s %s)",
-                     f->name, f->args[0], f->nargs > 1 ? f->args[1] : "y");
-                return false;
-            }
+        } else if (!strcmp(s->what, "tile")) { /* the first two coordinates, in order (above) */
             f->tile[0] = s->n;
             f->tile[1] = s->n2;
         } else if (!strcmp(s->what, "parallel")) {
