@@ -847,8 +847,20 @@ static void gen_reshape(tine_buf *b, uint64_t *seed, const char *fn, int dims, c
         }
     }
     /* the outermost loop in parallel (not the vector loop) */
-    if (may_par && !par && !(L[0].dim == 0 && L[0].kind != 1) && !L[0].touched && rnd(&g, 3) == 0)
+    bool now_par = false;
+    if (may_par && !par && !(L[0].dim == 0 && L[0].kind != 1) && !L[0].touched && rnd(&g, 3) == 0) {
         tine_buf_printf(b, "parallel %s.%s\n", fn, L[0].name);
+        now_par = true;
+    }
+    /* a tile of two whole, untouched loops, any two in either order (split both, the inner
+       loops inside the outer ones: kernel_loops.c) */
+    int w[8], nw = 0;
+    for (int m = 0; m < n; m++)
+        if (L[m].kind == 0 && !L[m].touched && !(now_par && m == 0)) w[nw++] = m;
+    if (nw >= 2 && !par && may_par && rnd(&g, 2) == 0) { /* not of a function computed at a loop */
+        int i = rnd(&g, nw), j = (i + 1 + rnd(&g, nw - 1)) % nw;
+        tine_buf_printf(b, "tile %s %s %s %d %d\n", fn, L[w[i]].name, L[w[j]].name, 1 + rnd(&g, 9), 1 + rnd(&g, 9));
+    }
 }
 
 /* Whether every read of m0 in the output's body has its first coordinate at x or x + a
@@ -904,7 +916,7 @@ static char *gen_kernel(uint64_t *seed, int *dims_out, bool automatic) {
     /* m0 computed at the output's last coordinate (a sliding window): then only the
        output reads it, its rows a*y + c */
     bool at = dims >= 2 && rnd(&g, 3) == 0;
-    const char *m0_type = NULL;
+    const char *m0_type = NULL, *ftype[3] = {NULL};
     g.slide_a = 1 + rnd(&g, 2);
     int cand[3][8], ncand[3] = {0};
     for (int f = 0; f < 3; f++) {
@@ -913,6 +925,7 @@ static char *gen_kernel(uint64_t *seed, int *dims_out, bool automatic) {
         if (!(f == 0 && at) && (f == 0 ? rnd(&g, 2) : f == 1 ? rnd(&g, 4) : rnd(&g, 3))) continue;
         const char *T = rtype(&g);
         if (f == 0) m0_type = T;
+        ftype[f] = T;
         int depth = 1 + rnd(&g, 2);
         g.reductions = g.ncand = 0;
         tine_buf_printf(&b, "func %s(%s) = ", FN[f], args);
@@ -1096,6 +1109,15 @@ static char *gen_kernel(uint64_t *seed, int *dims_out, bool automatic) {
         if (tine_rand64(&rs) % 2) tine_buf_printf(&nb, "vectorize m2.x %d\n", 1 << (int)(tine_rand64(&rs) % 5));
         free(b.p);
         b = nb;
+    }
+    /* store_as: a materialized function's buffer in its own type or a wider one that
+       holds it, instead of the narrowest its values fit (from the stream rs) */
+    for (int f = 0; f < 2 && !automatic; f++) {
+        const char *T = ftype[f];
+        if (!has[f] || !T || (T[0] != 'u' && T[0] != 'i') || tine_rand64(&rs) % 3) continue;
+        int bits = type_bits(T), wider = bits < 64 ? 2 * bits : bits, pick = (int)(tine_rand64(&rs) % 3);
+        char kind = pick == 2 && T[0] == 'u' && bits < 64 ? 'i' : T[0];
+        tine_buf_printf(&b, "store_as %s %c%d\n", FN[f], kind, pick ? wider : bits);
     }
     if (automatic) { /* the automatic scheduler's choice instead (the same random stream) */
         char *sched = strstr(b.p, "\nschedule\n");

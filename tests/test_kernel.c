@@ -502,6 +502,50 @@ static const kernel_spec KERNELS[] = {
      "compute_at c out.y\n"
      "materialize d\n",
      ref_narrow_i32, {0}, {0}, false},
+    {"tile_any",
+     "# narrow_i32 with tiles of two loops other than the first two coordinates in order:\n"
+     "# a tiled y outside x (tiles of 5 rows by 3 columns: vector strips of 3, one lane at a\n"
+     "# time), b's tiles of x and y after a reorder (a reshaped stage), 16 x 3 at 8 lanes,\n"
+     "# two tiles per step (tiles and strips have tails at odd sizes)\n"
+     "input in: u8[2]\n"
+     "input s: i8[2]\n"
+     "func a(x, y) = i32(in(x, y)) * 257\n"
+     "func b(x, y) = i32(in(x, y)) - 128\n"
+     "func c(x, y) = i32(s(x, y)) * 256 + 255\n"
+     "func d(x, y) = i32(in(x, y)) * 65536\n"
+     "output out(x, y): i32 = a(x, y + 1) - b(x - 1, y) * 3 + c(x + 1, y) + d(x, y) / 7\n"
+     "schedule\n"
+     "materialize a\n"
+     "tile a y x 5 3\n"
+     "materialize b\n"
+     "reorder b.y b.x\n"
+     "tile b x y 16 3\n"
+     "unroll b.xo 2\n"
+     "compute_at c out.y\n"
+     "materialize d\n"
+     "vectorize b.xi 8\n",
+     ref_narrow_i32, {0}, {0}, false},
+    {"store_as",
+     "# narrow_i32 with each buffer's type chosen by store_as instead: a (i32 values of [0,\n"
+     "# 65535]) as u32, the same bits of the other signedness; b as i16, wider than its i8;\n"
+     "# c (a sliding window) as i32, its own type; d as i64, wider than its own type\n"
+     "input in: u8[2]\n"
+     "input s: i8[2]\n"
+     "func a(x, y) = i32(in(x, y)) * 257\n"
+     "func b(x, y) = i32(in(x, y)) - 128\n"
+     "func c(x, y) = i32(s(x, y)) * 256 + 255\n"
+     "func d(x, y) = i32(in(x, y)) * 65536\n"
+     "output out(x, y): i32 = a(x, y + 1) - b(x - 1, y) * 3 + c(x + 1, y) + d(x, y) / 7\n"
+     "schedule\n"
+     "materialize a\n"
+     "store_as a u32\n"
+     "store_as b i16\n"
+     "materialize b\n"
+     "compute_at c out.y\n"
+     "store_as c i32\n"
+     "materialize d\n"
+     "store_as d i64\n",
+     ref_narrow_i32, {0}, {0}, false},
     {"stages_u8",
      "# materialized stages: a separable blur (v read by h, h by the output), a per-row\n"
      "# loop reduction computed once per row, a stage vectorized at its own width, and a\n"
@@ -1151,6 +1195,17 @@ static void test_narrow_storage(void) {
     static const char *const want[] = {"allocate a: u16[", "allocate b: i8[", "allocate c: i16[", "allocate d: i32["};
     for (int i = 0; i < 4; i++)
         check(text && strstr(text, want[i]), "narrow_i32: the statements should have \"%s\"", want[i]);
+    free(text);
+    if (k) tine_kernel_free(k);
+    /* store_as overrides the narrowing (its values against the interpreter: KERNELS) */
+    spec = NULL;
+    for (int i = 0; i < NKERNELS; i++)
+        if (!strcmp(KERNELS[i].name, "store_as")) spec = &KERNELS[i];
+    k = spec ? parse_ok(ctx, "store_as", spec->text) : NULL;
+    text = k ? tine_kernel_print_stmt(k, TINE_SELECT_LLVM, "host") : NULL;
+    static const char *const want2[] = {"allocate a: u32[", "allocate b: i16[", "allocate c: i32[", "allocate d: i64["};
+    for (int i = 0; i < 4; i++)
+        check(text && strstr(text, want2[i]), "store_as: the statements should have \"%s\"", want2[i]);
     free(text);
     if (k) tine_kernel_free(k);
     tine_ctx_free(ctx);

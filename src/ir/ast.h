@@ -175,13 +175,17 @@ typedef struct tine_kdecl_s {
     tine_kloop loops[TINE_KLOOPS_MAX];
     int nloops;
     bool inlined; /* `inline f` was written (the default, made explicit) */
+    /* func: `store_as f T` (directive store_as_sched - 1; 0: none): its buffer stores T, not
+       the narrowest type its values fit (kernel.c storage_type) */
+    tine_type_t store_as;
+    int store_as_sched;
 } tine_kdecl;
 
 typedef struct {
-    const char *what;    /* vectorize, unroll, tile, materialize, parallel, partition, compute_at, store_at, compute_root,
+    const char *what;    /* vectorize, unroll, tile, materialize, parallel, partition, compute_at, store_at, compute_root, store_as,
                             split, fuse, reorder, inline (autosched.c prints them) */
     const char *func, *dim, *dim2;
-    const char *name, *name2; /* split: the outer and inner loops' names; fuse: the fused loop's */
+    const char *name, *name2; /* split: the outer and inner loops' names; fuse: the fused loop's; store_as: the type */
     const char **dims;   /* reorder: the loops, innermost first */
     int ndims;
     const char *at;      /* compute_at, store_at: the stage (g of g.y; dim is y) */
@@ -223,6 +227,8 @@ void tine_schedule_print(const tine_kernel_ast *k, tine_buf *b);
 bool tine_kloops_directive(tine_ctx_t *ctx, const tine_kdirective *s, tine_kdecl *f);
 bool tine_kloops_apply(tine_ctx_t *ctx, const tine_kdirective *s, tine_kdecl *f, bool *handled);
 int tine_kloops_find(const tine_kdecl *f, const char *name);
+/* tile f a b W H as split a ao ai W, split b bo bi H, reorder ai bi ao bo (any two loops). */
+bool tine_kloops_tile(tine_ctx_t *ctx, tine_arena *arena, const tine_kdirective *s, tine_kdecl *f);
 
 int tine_parse_kernel(tine_ctx_t *ctx, tine_arena *arena, const char *text, const char *file,
                       tine_kernel_ast *out);

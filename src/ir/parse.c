@@ -1221,6 +1221,9 @@ int tine_parse_kernel(tine_ctx_t *ctx, tine_arena *arena, const char *text, cons
                 s->ndims = nd;
             } else if (!strcmp(w, "materialize") || !strcmp(w, "compute_root") || !strcmp(w, "inline")) {
                 if (!expect_name(&ps, &s->func, "a function name")) break;
+            } else if (!strcmp(w, "store_as")) { /* store_as f i16: the buffer's element type */
+                if (!expect_name(&ps, &s->func, "a function name")) break;
+                if (!expect_name(&ps, &s->name, "the element type its buffer stores, as in store_as f i16")) break;
             } else if (!strcmp(w, "compute_at") || !strcmp(w, "store_at")) {
                 if (!expect_name(&ps, &s->func, "a function name")) break;
                 if (!expect_name(&ps, &s->at, "the stage it is computed in, as in out.y")) break;
@@ -1232,7 +1235,7 @@ int tine_parse_kernel(tine_ctx_t *ctx, tine_arena *arena, const char *text, cons
                 if (!strcmp(w, "input") || !strcmp(w, "param") || !strcmp(w, "func") || !strcmp(w, "output"))
                     perr(&ps, "'%s' declares something, but declarations come before 'schedule'", w);
                 else
-                    perr(&ps, "unknown schedule directive '%s' (vectorize, unroll, tile, split, fuse, reorder, inline, materialize, compute_root, compute_at, store_at, parallel, partition)", w);
+                    perr(&ps, "unknown schedule directive '%s' (vectorize, unroll, tile, split, fuse, reorder, inline, materialize, compute_root, compute_at, store_at, store_as, parallel, partition)", w);
                 break;
             }
             k->nsched++;

@@ -37,6 +37,9 @@ enum { HOISTED_DIV = 16, TRIP_UNKNOWN = 64, MISSING_DIV = 16 };
  * 1000 elaborations and 730k steps). */
 enum { ELAB_BUDGET = 2048, STEP_BUDGET = TINE_KLIMIT_STEPS / 16 };
 static const double TRAFFIC = 12.0;
+/* ... and a sliding window's rows (compute_at at the reader's rows) from L1: written and
+ * read back once each. */
+static const double TRAFFIC_WINDOW = 2.0;
 static const double INF = 1e30;
 
 typedef struct {
@@ -364,6 +367,8 @@ static as_use use_of(as_state *A, int s, const as_body *b, int f) {
 
 /* ---- decisions ------------------------------------------------------------------------- */
 
+static int window_dim(as_state *A, int f, int g, const as_body *gb);
+
 /* The weight of a stage read by a stage of weight w without `missing` coordinates. */
 static double reader_weight(double w, unsigned missing) {
     for (; missing; missing &= missing - 1) w /= MISSING_DIV;
@@ -426,8 +431,9 @@ static bool decide_invariant_reductions(as_state *A, int si) {
  * per row, and hoisted out of the vector loop already. One function at a time, the most
  * profitable first, until none pays.
  * decide_compute_at then computes it inside its reader's row loop when it can.
- * TODO(compute_at): the traffic term assumes a whole buffer; with a sliding window it is
- * the window's (in L1), so more producers would pay. */
+ * The traffic term is a whole buffer's from outside L1, or, for a producer that will be a
+ * sliding window (one reader, read along one of its rows: decide_compute_at), the
+ * window's in L1 (gaussian3x3's r pays only so). */
 static void decide_stencil_producers(as_state *A) {
     int n = A->k->ndecls;
     double *base = calloc(TINE_KERNEL_MAX_STAGES, sizeof *base);
@@ -444,9 +450,12 @@ static void decide_stencil_producers(as_state *A) {
             if (!A->d[f].cand || A->d[f].mat) continue;
             double saved = 0, weight = 0;
             bool read = false;
+            int readers = 0, rows = -1;
             for (int s = 0; s < A->nstages; s++) {
                 as_body b = elab(A, A->stage[s], f);
                 as_use u = use_of(A, A->stage[s], &b, f);
+                readers += u.loads > 0;
+                if (u.loads && !A->k->auto_level && A->k->decls[f].nargs >= 2) rows = window_dim(A, f, A->stage[s], &b);
                 if (u.loads && !(u.missing & 1)) { /* a value per row: hoisted already */
                     read = true;
                     double c = body_cost(A, &b, NULL);
@@ -458,7 +467,10 @@ static void decide_stencil_producers(as_state *A) {
             }
             if (!read) continue;
             as_body p = elab(A, f, -1);
-            double produce = weight * (body_cost(A, &p, NULL) + bits_of(A->d[f].type) * (1 + TRAFFIC));
+            /* a sliding window's rows stay in L1 (decide_compute_at makes one when the
+               only reader reads f along one of its rows) */
+            double traffic = readers == 1 && rows >= 0 ? TRAFFIC_WINDOW : TRAFFIC;
+            double produce = weight * (body_cost(A, &p, NULL) + bits_of(A->d[f].type) * (1 + traffic));
             body_free(&p);
             double gain = saved - produce;
             if (gain > best_gain) {
@@ -545,33 +557,23 @@ static bool coord_offset(const tine_expr_t *x, int d, int32_t *c) {
         *c = (int32_t)(uint32_t)tine_const_value(x->ops[1], 0);
         x = x->ops[0];
     }
-    if (x->op == TINE_OP_MUL && x->ops[1]->op == TINE_OP_CONST) x = x->ops[0];
+    else if (x->op == TINE_OP_SUB && x->ops[1]->op == TINE_OP_CONST) {
+        *c = -(int32_t)(uint32_t)tine_const_value(x->ops[1], 0);
+        x = x->ops[0];
+    }
+    /* a stride: 2 * y is simplified to y << 1 */
+    if ((x->op == TINE_OP_MUL || x->op == TINE_OP_SHL) && x->ops[1]->op == TINE_OP_CONST) x = x->ops[0];
     return x->op == TINE_OP_VAR && tine_kernel_coord_dim(tine_expr_name(x)) == d;
 }
 
-/* A stencil producer f (level 0) computed inside the row loop of the one stage that reads
- * it (`compute_at f g.y`: a sliding window of rows in L1, not a whole buffer), y the
- * coordinate of g other than the first along which g reads f at the most rows (the first
- * of a tie: camera_pipe's out(x, y, c) reads blur_y at one y and one c: y); -1 when f is not such a producer. Sets *reader to g's stage index. A window
- * the checks refuse makes tine_kernel_parse fall back to level 1 (materialize). */
-static int decide_compute_at(as_state *A, int si, int *reader) {
-    int f = A->stage[si], g = -1;
-    if (A->k->auto_level || !A->d[f].stencil || A->k->decls[f].nargs < 2) return -1;
-    for (int s = 0; s < A->nstages; s++) {
-        if (s == si) continue;
-        as_body b = elab(A, A->stage[s], -1);
-        as_use u = use_of(A, A->stage[s], &b, f);
-        body_free(&b);
-        if (!u.loads) continue;
-        if (g >= 0) return -1; /* read by two stages */
-        g = s;
-    }
-    const tine_kdecl *gd = &A->k->decls[A->stage[g < 0 ? 0 : g]];
-    if (g < 0 || gd->nargs < 2) return -1;
-    as_body b = elab(A, A->stage[g], -1);
-    if (!b.body) return -1;
+/* The coordinate of stage g (elaborated in gb, f a load) other than the first along which
+ * g reads f at the most rows (the first of a tie), or -1 when no read's coordinate of f is
+ * one of g's besides the first plus a constant. */
+static int window_dim(as_state *A, int f, int g, const as_body *gb) {
+    const tine_kdecl *gd = &A->k->decls[g];
+    if (!gb->body || gd->nargs < 2) return -1;
     uint32_t n;
-    tine_expr_t **order = tine_topo(A->ctx, b.body, &n);
+    tine_expr_t **order = tine_topo(A->ctx, gb->body, &n);
     int best = -1, most = 0, fd = A->k->decls[f].nargs;
     for (int d = 1; d < gd->nargs; d++) {
         int32_t offs[16];
@@ -592,6 +594,29 @@ static int decide_compute_at(as_state *A, int si, int *reader) {
         if (noffs > most) most = noffs, best = d;
     }
     free(order);
+    return best;
+}
+
+/* A stencil producer f (level 0) computed inside the row loop of the one stage that reads
+ * it (`compute_at f g.y`: a sliding window of rows in L1, not a whole buffer), y the
+ * coordinate of g other than the first along which g reads f at the most rows (the first
+ * of a tie: camera_pipe's out(x, y, c) reads blur_y at one y and one c: y); -1 when f is not such a producer. Sets *reader to g's stage index. A window
+ * the checks refuse makes tine_kernel_parse fall back to level 1 (materialize). */
+static int decide_compute_at(as_state *A, int si, int *reader) {
+    int f = A->stage[si], g = -1;
+    if (A->k->auto_level || !A->d[f].stencil || A->k->decls[f].nargs < 2) return -1;
+    for (int s = 0; s < A->nstages; s++) {
+        if (s == si) continue;
+        as_body b = elab(A, A->stage[s], -1);
+        as_use u = use_of(A, A->stage[s], &b, f);
+        body_free(&b);
+        if (!u.loads) continue;
+        if (g >= 0) return -1; /* read by two stages */
+        g = s;
+    }
+    if (g < 0) return -1;
+    as_body b = elab(A, A->stage[g], -1);
+    int best = window_dim(A, f, A->stage[g], &b);
     body_free(&b);
     *reader = g;
     return best;
@@ -750,6 +775,7 @@ void tine_schedule_print(const tine_kernel_ast *k, tine_buf *b) {
         } else if (!strcmp(s->what, "compute_at") || !strcmp(s->what, "store_at"))
             tine_buf_printf(b, "%s %s %s.%s\n", s->what, s->func, s->at, s->dim);
         else if (!strcmp(s->what, "vectorize") && !s->n) tine_buf_printf(b, "vectorize %s.%s natural\n", s->func, s->dim);
+        else if (!strcmp(s->what, "store_as")) tine_buf_printf(b, "store_as %s %s\n", s->func, s->name);
         else if (!strcmp(s->what, "tile")) tine_buf_printf(b, "tile %s %s %s %d %d\n", s->func, s->dim, s->dim2, s->n, s->n2);
         else if (!strcmp(s->what, "parallel")) tine_buf_printf(b, "parallel %s.%s\n", s->func, s->dim);
         else if (!strcmp(s->what, "partition")) {

@@ -291,6 +291,29 @@ static bool materialize(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kd
     return true;
 }
 
+/* store_as f T (directive i), as written: f a function, T an integer type, once. Whether
+ * T holds f's values is lower_stage's (it knows the values' bounds); that f is
+ * materialized, check's second pass. */
+static bool store_as(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kdirective *s, int i, tine_kdecl *f) {
+    tine_type_t t;
+    if (f->kind != K_FUNC) {
+        tine_diag(ctx, k->src, s->line, s->col, "store_as: '%s' is the output; its buffer stores its declared type", f->name);
+        return false;
+    }
+    if (!tine_parse_type_name(s->name, strlen(s->name), &t) || (t.kind != TINE_INT && t.kind != TINE_UINT)) {
+        tine_diag(ctx, k->src, s->line, s->col, "store_as: '%s' is not an integer element type (u8 ... i64)", s->name);
+        return false;
+    }
+    if (f->store_as_sched) {
+        tine_diag(ctx, k->src, s->line, s->col, "store_as: '%s' already stores %s (line %d)", f->name,
+             k->sched[f->store_as_sched - 1].name, k->sched[f->store_as_sched - 1].line);
+        return false;
+    }
+    f->store_as = t;
+    f->store_as_sched = i + 1;
+    return true;
+}
+
 /* compute_at f g.y and store_at f g.y (directive i), as written: the names exist. What
  * depends on the rest of the schedule is check_at's. */
 static bool schedule_at(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kdirective *s, int i, tine_kdecl *f) {
@@ -501,6 +524,10 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
             if (!tine_kloops_directive(ctx, s, f)) return false;
             continue;
         }
+        if (!strcmp(s->what, "store_as")) {
+            if (!store_as(ctx, k, s, i, f)) return false;
+            continue;
+        }
         if (!strcmp(s->what, "inline")) { /* the default, made explicit: check_inline */
             if (f->kind == K_OUTPUT) {
                 tine_diag(ctx, src, s->line, s->col, "inline: '%s' is the output; it is always computed into its buffer", f->name);
@@ -514,10 +541,10 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
             if (!tine_kloops_apply(ctx, s, f, &handled)) return false;
             if (handled) continue;
         }
-        if (!strcmp(s->what, "tile") && f->nloops) {
-            tine_diag(ctx, src, s->line, s->col, "tile: '%s' has its loops split, fused or reordered; write the tiles as split "
-                 "and reorder", f->name);
-            return false;
+        if (!strcmp(s->what, "tile") && (f->nloops || f->nargs < 2 || strcmp(s->dim, f->args[0]) ||
+                                         strcmp(s->dim2, f->args[1]))) { /* not build.c's own tiles */
+            if (!tine_kloops_tile(ctx, &kn->arena, s, f)) return false;
+            continue;
         }
         bool coord = false;
         for (int j = 0; s->dim && j < f->nargs; j++) coord |= !strcmp(f->args[j], s->dim);
@@ -556,18 +583,7 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
             int d = 0;
             while (strcmp(f->args[d], s->dim)) d++;
             f->unroll[d] = s->n;
-        } else if (!strcmp(s->what, "tile")) {
-            bool found = false;
-            for (int j = 0; j < f->nargs; j++) found |= !strcmp(f->args[j], s->dim2);
-            if (!found) {
-                tine_diag(ctx, src, s->line, s->col, "tile: '%s' has no coordinate '%s'", f->name, s->dim2);
-                return false;
-            }
-            if (f->nargs < 2 || strcmp(s->dim, f->args[0]) || strcmp(s->dim2, f->args[1])) {
-                tine_diag(ctx, src, s->line, s->col, "tile: only the first two coordinates, in order, can be tiled so far (%s %s %s)",
-                     f->name, f->args[0], f->nargs > 1 ? f->args[1] : "y");
-                return false;
-            }
+        } else if (!strcmp(s->what, "tile")) { /* the first two coordinates, in order (above) */
             f->tile[0] = s->n;
             f->tile[1] = s->n2;
         } else if (!strcmp(s->what, "parallel")) {
@@ -619,6 +635,11 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
         if (f->kind == K_FUNC && f->at_sched && (par || !strcmp(s->what, "tile"))) {
             tine_diag(ctx, src, s->line, s->col, "%s: '%s' is computed at %s.%s a few rows at a time; it cannot also be %s",
                  s->what, f->name, f->at, k->sched[f->at_sched - 1].dim, par ? "parallel" : "tiled");
+            return false;
+        }
+        if (!strcmp(s->what, "store_as") && !f->materialized) {
+            tine_diag(ctx, src, s->line, s->col, "store_as: '%s' is inlined into its callers and has no buffer; materialize it "
+                 "(or compute_root, compute_at) to choose what its buffer stores", f->name);
             return false;
         }
         if (strcmp(s->what, "materialize") && f->kind == K_FUNC && !f->materialized) {
@@ -828,6 +849,36 @@ static tine_type_t storage_type(tine_ctx_t *ctx, const tine_expr_t *body1) {
     return t;
 }
 
+static tine_i128 type_min(tine_type_t t) { return t.kind == TINE_UINT ? 0 : -((tine_i128)1 << (t.bits - 1)); }
+static tine_i128 type_max(tine_type_t t) { return ((tine_i128)1 << (t.bits - (t.kind == TINE_UINT ? 0 : 1))) - 1; }
+
+/* `store_as f T`: T instead of storage_type's choice (a u8 copy of an image whose
+ * readers compute in i16 widens at every tap; stored as i16 it is loaded as is). Exact
+ * only when every value of f fits T: by bounds analysis, or else f's whole type does. */
+static bool stored_as(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kdecl *d, const tine_expr_t *body1,
+                      tine_type_t *out) {
+    tine_type_t t = tine_type_with_lanes(body1->type, 1), st = d->store_as;
+    const tine_kdirective *s = &k->sched[d->store_as_sched - 1];
+    tine_i128 lo = type_min(t), hi = type_max(t);
+    if (t.kind != TINE_INT && t.kind != TINE_UINT) {
+        tine_diag(ctx, k->src, s->line, s->col, "store_as: the values of '%s' are not integers; its buffer stores them as they are",
+             d->name);
+        return false;
+    }
+    tine_i128 blo, bhi;
+    if (tine_bounds(ctx, body1, &blo, &bhi)) lo = blo, hi = bhi; /* unknown: the type's whole range */
+    if (!tine_fits(st, lo) || !tine_fits(st, hi)) {
+        char tb[16], los[48], his[48];
+        tine_i128_str(lo, los);
+        tine_i128_str(hi, his);
+        tine_diag(ctx, k->src, s->line, s->col, "store_as: '%s' (%s) takes values in [%s, %s], which %s does not hold; "
+             "stored as it, they would change", d->name, tine_type_name(t, tb), los, his, s->name);
+        return false;
+    }
+    *out = st;
+    return true;
+}
+
 /* Unrolled points of a stage with loop reductions (none vectorized) share one loop nest,
  * an accumulator each (stmt/build.c, unroll-and-jam): at most TINE_KLIMIT_JAM of them
  * (code size, and registers long before). The error is at the stage's last unroll. */
@@ -862,6 +913,7 @@ static bool lower_stage(tine_ctx_t *ctx, tine_kernel_t *kn, tine_kdecl *d) {
     st->name = d->name;
     tine_type_t vt = tine_type_with_lanes(st->body1->type, 1);
     st->type = d->kind == K_FUNC ? storage_type(ctx, st->body1) : vt;
+    if (d->store_as_sched && !stored_as(ctx, &kn->ast, d, st->body1, &st->type)) return false;
     st->dims = d->nargs;
     for (int i = 0; i < d->nargs; i++) st->coord[i] = d->args[i];
     st->lanes = d->lanes ? d->lanes : 256 / vt.bits;
@@ -874,7 +926,7 @@ static bool lower_stage(tine_ctx_t *ctx, tine_kernel_t *kn, tine_kdecl *d) {
     st->nloops = d->nloops;
     if (!(st->body = lower(ctx, kn, d, st->lanes, &st->reds))) return false;
     if (!rvec_directives(ctx, kn, d, st)) return false;
-    if (st->type.bits != vt.bits) {
+    if (st->type.bits != vt.bits || st->type.kind != vt.kind) {
         st->body = tine_cast(ctx, st->type, st->body);
         st->body1 = tine_cast(ctx, st->type, st->body1);
     }

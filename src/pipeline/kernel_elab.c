@@ -191,7 +191,7 @@ static val elab_kernel_call(tine_elab *el, const tine_ast *a, const tine_kdecl *
         index = index ? tine_binary(ctx, TINE_OP_ADD, index, off) : off;
     }
     tine_expr_t *v = tine_load(ctx, in->name, et, index);
-    if (mat && v && d->vtype.bits != et.bits) v = tine_cast(ctx, d->vtype, v); /* a narrowed buffer */
+    if (mat && v && (d->vtype.bits != et.bits || d->vtype.kind != et.kind)) v = tine_cast(ctx, d->vtype, v); /* a narrowed buffer */
     if (d->fill && v) {
         val f = tine_elab_expr(el, d->fill, lanes);
         if (tine_elab_ok(el, f) && f.lit) f = tine_elab_lit_to(el, d->fill, f, tine_type_with_lanes(et, lanes));

@@ -19,7 +19,10 @@
  *   extent(y) (the product is at most the stage buffer's size, which fits i32);
  * - reorder f.a f.b ...: innermost first (as Halide's reorder), distinct loops of f; they
  *   take the places they had, in the order given; a split's inner loop stays inside its
- *   outer one, and a parallel loop stays the outermost.
+ *   outer one, and a parallel loop stays the outermost;
+ * - tile f a b W H, when a and b are not the first two coordinates in order or f is
+ *   reshaped already: split a by W and b by H, then reorder their inner loops inside
+ *   their outer ones (stmt/build.c's own tiles cover the first two coordinates only).
  */
 #include "../ir/ast.h"
 
@@ -91,7 +94,8 @@ static bool fresh_name(tine_ctx_t *ctx, const tine_kdirective *s, const tine_kde
 static bool plain(tine_ctx_t *ctx, const tine_kdirective *s, const tine_kdecl *f, const tine_kloop *l) {
     if (l->kind != TINE_KLOOP_WHOLE) {
         kerr(ctx, s, "%s: %s.%s is %s; only a whole coordinate's loop can be %s so far", s->what, f->name, l->name,
-             l->kind == TINE_KLOOP_FUSED ? "a fused loop" : "part of a split", !strcmp(s->what, "split") ? "split" : "fused");
+             l->kind == TINE_KLOOP_FUSED ? "a fused loop" : "part of a split",
+             !strcmp(s->what, "fuse") ? "fused" : !strcmp(s->what, "tile") ? "tiled" : "split");
         return false;
     }
     if (l->unroll > 1 || l->partition || l->parallel) {
@@ -182,6 +186,36 @@ static bool reorder(tine_ctx_t *ctx, const tine_kdirective *s, tine_kdecl *f) {
             }
     }
     return true;
+}
+
+/* tile f a b W H of any two coordinates (or of a reshaped f): Halide's tile, split a by W
+ * and b by H, then the inner loops inside the outer ones (reorder f.ai f.bi f.ao f.bo);
+ * the loops are named a's and b's names with o and i appended. */
+bool tine_kloops_tile(tine_ctx_t *ctx, tine_arena *arena, const tine_kdirective *s, tine_kdecl *f) {
+    if (!strcmp(s->dim, s->dim2)) {
+        kerr(ctx, s, "tile: %s.%s is named twice; a tile has two different loops", f->name, s->dim);
+        return false;
+    }
+    const char *names[4]; /* ao, ai, bo, bi */
+    for (int j = 0; j < 4; j++) {
+        const char *c = j < 2 ? s->dim : s->dim2;
+        char *n = tine_arena_alloc(arena, strlen(c) + 2);
+        sprintf(n, "%s%c", c, j % 2 ? 'i' : 'o');
+        names[j] = n;
+    }
+    if (!start(ctx, s, f)) return false;
+    tine_kdirective d = *s;
+    for (int j = 0; j < 2; j++) {
+        d.dim = j ? s->dim2 : s->dim;
+        d.name = names[2 * j];
+        d.name2 = names[2 * j + 1];
+        d.n = j ? s->n2 : s->n;
+        if (!split(ctx, &d, f)) return false;
+    }
+    const char *order[4] = {names[1], names[3], names[0], names[2]};
+    d.dims = order;
+    d.ndims = 4;
+    return reorder(ctx, &d, f);
 }
 
 bool tine_kloops_directive(tine_ctx_t *ctx, const tine_kdirective *s, tine_kdecl *f) {
