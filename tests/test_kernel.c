@@ -752,6 +752,23 @@ static const kernel_spec KERNELS[] = {
      "split out.x xo xi 20\n"
      "compute_at f out.y\n",
      NULL, {0}, {0}, true},
+    {"at_y_channels_inside",
+     "# compute_at at out.y with out's channel loop inside its rows (reorder out.x out.c out.y,\n"
+     "# camera_pipe): cv keeps every channel of its rows (c before its row coordinate), and g, read\n"
+     "# by cv and d alone without c, runs once per row for all channels (several readers)\n"
+     "input in: i16[2]\n"
+     "input m: i16[1]\n"
+     "func e = edge(in)\n"
+     "func g(x, y) = i32(e(x, y)) * 3 - i32(e(x + 1, y / 2))\n"
+     "func d(x, y) = g(x, y - 1) + g(x + 1, y)\n"
+     "func cv(x, c, y) = i32(m(c)) * d(x, y) + g(x, y + 1) * c\n"
+     "output out(x, y, c): i32 = cv(x, c, y - 1) + cv(x + 1, c, y + 1) * 5 + c\n"
+     "schedule\n"
+     "reorder out.x out.c out.y\n"
+     "compute_at cv out.y\n"
+     "compute_at d out.y\n"
+     "compute_at g out.y\n",
+     NULL, {0}, {0}, false},
     {"multi_dag",
      "# compute_at of a function with two readers: f read by g and by the output, both\n"
      "# computed at out.y (f's window the union of out's rows y + 2 and g's y - 1 .. y + 2,\n"

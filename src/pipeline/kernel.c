@@ -408,7 +408,9 @@ static bool check_at(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kdire
  * stmt/build.c), or g.y a whole row loop (f's rows per row, as in a nest not reshaped);
  * every loop outside it of coordinates after y (whose values stay put through a strip)
  * or the outer loop of a split of the first coordinate (channel tiles: f computed per
- * tile, kernel_slide.c), and every loop inside it of y or coordinates before it. */
+ * tile, kernel_slide.c), and every loop inside it of y, coordinates before it, or whole
+ * or fused loops of later coordinates (f's reads must not depend on those: they run
+ * inside the iteration the window is computed at). */
 static bool check_at_strip(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kdirective *s, const tine_kdecl *g) {
     if (!g->nloops) return true;
     int at = 0;
@@ -426,9 +428,13 @@ static bool check_at_strip(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine
         int hi = l->kind == TINE_KLOOP_FUSED && l->dim2 > l->dim ? l->dim2 : l->dim;
         int lo = l->kind == TINE_KLOOP_FUSED && l->dim2 < l->dim ? l->dim2 : l->dim;
         bool ctile = l->kind == TINE_KLOOP_OUTER && l->dim == 0;
-        if (j == at || (j < at ? lo > d || ctile : hi <= d)) continue;
+        /* a later coordinate's loop inside the row loop (reorder out.x out.c out.y: every
+           channel per row) is fine when f's reads do not move with it; kernel_slide.c
+           treats such coordinates as varying within the row and refuses reads that do */
+        if (j == at || (j < at ? lo > d || ctile : hi <= d || lo > d)) continue;
         tine_diag(ctx, k->src, s->line, s->col, "compute_at: the loop %s.%s is %s %s.%s; the rows of %s.%s need the loops of "
-             "later coordinates (or channel tiles: a split's outer loop of %s.%s) outside them and the others inside",
+             "earlier coordinates inside them (later coordinates' loops on either side, channel tiles, a split's outer loop of "
+             "%s.%s, outside)",
              g->name, l->name, j < at ? "outside" : "inside", g->name, s->dim, g->name, s->dim, g->name, g->args[0]);
         return false;
     }

@@ -43,12 +43,14 @@ typedef tine_aff lin; /* a*y + sum(c_i * t_i) + k (../ir/affine.h) */
 typedef struct {
     const tine_expr_t *y; /* g's coordinate of the row loop */
     int at_dim;
+    unsigned inner;       /* coordinates after y whose loops are inside g.y (reorder) */
     const char *why;      /* why a row has no such form */
     tine_ctx_t *ctx;
 } slide;
 
 /* Whether e reads only kernel scalars ($name, $buf$min0 ...) and g's coordinates outside
- * the row loop: the same value throughout one iteration of g.y and of every loop inside. */
+ * the row loop: the same value throughout one iteration of g.y and of every loop inside.
+ * A later coordinate is outside unless a reorder put its loop inside g.y (S->inner). */
 static bool invariant(tine_ctx_t *ctx, const slide *S, const tine_expr_t *e) {
     uint32_t n;
     tine_expr_t **order = tine_topo(ctx, e, &n);
@@ -59,7 +61,7 @@ static bool invariant(tine_ctx_t *ctx, const slide *S, const tine_expr_t *e) {
         if (x->op != TINE_OP_VAR) continue;
         const char *name = tine_expr_name(x);
         int d = tine_kernel_coord_dim(name);
-        ok = !tine_kernel_internal_var(name) || d > S->at_dim;
+        ok = !tine_kernel_internal_var(name) || (d > S->at_dim && !(d < 32 && (S->inner >> d & 1)));
     }
     free(order);
     return ok;
@@ -521,6 +523,11 @@ bool tine_kernel_slide(tine_ctx_t *ctx, const tine_kernel_ast *k, tine_stage *st
         char vn[16];
         snprintf(vn, sizeof vn, "$.c%d", f->at_dim);
         slide S = {.y = tine_var(ctx, vn, i32), .at_dim = f->at_dim};
+        for (int j = 0, in = 0; j < gs->nloops; j++) { /* the loops inside g.y */
+            const tine_kloop *l = &gs->loops[j];
+            if (in) S.inner |= 1u << l->dim | (l->kind == TINE_KLOOP_FUSED ? 1u << l->dim2 : 0u);
+            in |= !strcmp(gs->loops[j].name, k->sched[f->at_sched - 1].dim);
+        }
         lin w = {0};
         int64_t lo = 0, hi = 0;
         int nw = 0, fd = st->dims - 1;
