@@ -278,6 +278,22 @@ tine_expr_t *tine_rebuild(tine_ctx_t *ctx, const tine_expr_t *e, tine_expr_t *co
                      tine_node_nwords(e));
 }
 
+/* e with node v replaced by r wherever it occurs. */
+tine_expr_t *tine_replace(tine_ctx_t *ctx, tine_expr_t *e, const tine_expr_t *v, tine_expr_t *r) {
+    uint32_t n;
+    tine_expr_t **order = tine_topo(ctx, e, &n), **map = malloc(sizeof *map * n);
+    TINE_ASSERT(map != NULL);
+    for (uint32_t i = 0; i < n; i++) {
+        tine_expr_t *x = order[i], *ops[UINT8_MAX + 1];
+        for (int j = 0; j < x->nops; j++) ops[j] = map[tine_topo_index(order, n, x->ops[j])];
+        map[i] = x == v ? r : tine_rebuild(ctx, x, ops);
+    }
+    tine_expr_t *out = map[n - 1];
+    free(map);
+    free(order);
+    return out;
+}
+
 /* The template with its placeholders replaced by ops. */
 static tine_expr_t *substitute(tine_ctx_t *ctx, const tine_fpir_tmpl *m, tine_expr_t *const *ops, int n) {
     uint32_t count;

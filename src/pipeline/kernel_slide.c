@@ -315,26 +315,6 @@ static bool wform_of(const tine_expr_t *e, const tine_expr_t *y, wform *f, const
     return wf_small(f);
 }
 
-/* e with variable v replaced by r. */
-static tine_expr_t *subst(tine_ctx_t *ctx, tine_expr_t *e, const tine_expr_t *v, tine_expr_t *r) {
-    uint32_t n;
-    tine_expr_t **order = tine_topo(ctx, e, &n), **map = malloc(sizeof *map * n);
-    TINE_ASSERT(map != NULL);
-    for (uint32_t i = 0; i < n; i++) {
-        tine_expr_t *x = order[i], *ops[UINT8_MAX + 1];
-        bool changed = false;
-        for (int j = 0; j < x->nops; j++) {
-            ops[j] = map[tine_topo_index(order, n, x->ops[j])];
-            changed |= ops[j] != x->ops[j];
-        }
-        map[i] = x == v ? r : changed ? tine_rebuild(ctx, x, ops) : x;
-    }
-    tine_expr_t *out = map[n - 1];
-    free(map);
-    free(order);
-    return out;
-}
-
 /* What several readers' reads of f make of its window (the file's note). */
 typedef struct {
     tine_expr_t *first, *last; /* NULL before the first read */
@@ -376,7 +356,7 @@ static bool multi_reads(tine_ctx_t *ctx, multi *m, const tine_stage *t, const ti
                 ok = false;
                 break;
             }
-            tine_expr_t *lo = subst(ctx, row, r, tf), *hi = subst(ctx, row, r, tl);
+            tine_expr_t *lo = tine_replace(ctx, row, r, tf), *hi = tine_replace(ctx, row, r, tl);
             m->first = m->first ? tine_binary(ctx, TINE_OP_MIN, m->first, lo) : lo;
             m->last = m->last ? tine_binary(ctx, TINE_OP_MAX, m->last, hi) : hi;
         }

@@ -784,22 +784,7 @@ static void builder_free(builder *b) {
 
 /* e (of the stage's coordinate yv and constants: a window's end) at y = v. */
 static tine_expr_t *at_y(builder *b, tine_expr_t *e, tine_expr_t *yv, tine_expr_t *v) {
-    uint32_t n;
-    tine_expr_t **order = tine_topo(b->ctx, e, &n), **map = malloc(sizeof *map * n);
-    TINE_ASSERT(map != NULL);
-    for (uint32_t i = 0; i < n; i++) {
-        tine_expr_t *x = order[i], *ops[UINT8_MAX + 1];
-        bool changed = false;
-        for (int j = 0; j < x->nops; j++) {
-            ops[j] = map[tine_topo_index(order, n, x->ops[j])];
-            changed |= ops[j] != x->ops[j];
-        }
-        map[i] = x == yv ? v : changed ? tine_rebuild(b->ctx, x, ops) : x;
-    }
-    tine_expr_t *r = map[n - 1];
-    free(map);
-    free(order);
-    return r;
+    return tine_replace(b->ctx, e, yv, v);
 }
 
 /* t's nest (builder nb) over the rows [from, hi] of its window, y0 bound to the first. The
