@@ -1319,6 +1319,57 @@ static void test_pair_reductions(void) {
     }
 }
 
+/* Sibling sums chained into one accumulator (build.c chain_sums): a 3x3 tap nest of i16
+ * sums (its constant taps unrolled: 9 loop reductions whose results one add tree sums,
+ * wrapping in i16), two i32 sums added in one tree, beside a sum that must not chain (read
+ * through a multiply after a subtraction) and a max. K = 0, 1, odd and larger, tails of x
+ * and y, against the interpreter. One compile per schedule (each takes seconds: edge()
+ * splits every nest into dozens of copies), its runs with every K. */
+static void test_chained_sums(void) {
+    static const char *const text =
+        "input a: u8[2]\n"
+        "input b: i8[2]\n"
+        "param K: i32\n"
+        "func ea = edge(a)\n"
+        "func eb = edge(b)\n"
+        "func c(x, y) = sum(fy in 0..3) (sum(fx in 0..3) (sum(ci in 0..K)\n"
+        "    (i16(ea(x + fx + ci, y + fy)) * i16(eb(ci, fx - fy)) * i16(97))))\n"
+        "func s(x, y) = sum(t in 0..K) i32(ea(x, y + t))\n"
+        "output out(x, y): i32 = i32(c(x, y)) * 3 + (sum(j in 0..K) i32(eb(j, x)) + s(x, y)) - s(x, y + 1) * 2\n"
+        "    + i32(max(m in 0..K) u8(ea(x - m, y)))\n"
+        "schedule\n";
+    static const char *const scheds[] = {
+        "vectorize out.x 8\nunroll out.x 2\nunroll out.y 2\n",
+        "vectorize out.x natural\nunroll out.x 4\n",
+        "vectorize out.x 1\nunroll out.y 2\n",
+    };
+    static const int64_t base[] = {0, 1, 6, 17};
+    enum { NB = sizeof base / sizeof base[0] };
+    tine_ctx_t *ctx = tine_ctx_new();
+    for (size_t si = 0; si < sizeof scheds / sizeof scheds[0]; si++) {
+        char what[96], full[2048];
+        snprintf(what, sizeof what, "chained sums (schedule %zu)", si);
+        snprintf(full, sizeof full, "%s%s", text, scheds[si]);
+        tine_kernel_t *k = parse_ok(ctx, what, full);
+        if (!k) continue;
+        run_t runs[NB * 2 * NSHAPES];
+        int nruns = 0;
+        for (size_t i = 0; i < NB; i++) {
+            kernel_spec spec = {.name = what, .text = full, .plo = {base[i]}, .phi = {base[i] + 1}};
+            int n0 = nruns;
+            nruns += prepare_runs(ctx, k, &spec, NULL, true, what, 7000 + (uint64_t)(i * 8 + si), runs + nruns);
+            for (int r = n0; r < nruns; r++) { /* which K, in a failure's message */
+                size_t l = strlen(runs[r].what);
+                snprintf(runs[r].what + l, sizeof runs[r].what - l, ", K = %lld", (long long)runs[r].pv[0]);
+            }
+        }
+        compare_compiled(ctx, k, what, runs, nruns, false);
+        for (int r = 0; r < nruns; r++) free_run(&runs[r]);
+        tine_kernel_free(k);
+    }
+    tine_ctx_free(ctx);
+}
+
 static void test_jammed_reductions(void) {
     static const char *const text =
         "input a: u8[2]\n"
@@ -2039,8 +2090,9 @@ int main(int argc, char **argv) {
         return g_fail ? 1 : 0;
     }
     detect_targets();
-    if (!strcmp(part, "pairs")) { /* the pair reductions alone (debugging): seconds */
-        test_pair_reductions();
+    if (!strcmp(part, "pairs") || !strcmp(part, "chained")) { /* one test alone (debugging): seconds */
+        if (!strcmp(part, "pairs")) test_pair_reductions();
+        else test_chained_sums();
         printf("test_kernel: %lld checks passed, %lld failed\n", g_pass, g_fail);
         return g_fail ? 1 : 0;
     }
@@ -2060,6 +2112,7 @@ int main(int argc, char **argv) {
     if (second) {
         test_vectorized_reductions();
         test_jammed_reductions();
+        test_chained_sums();
         test_pair_reductions();
     }
     double t3 = now();

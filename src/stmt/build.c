@@ -48,6 +48,9 @@ typedef struct {
        reductions share one loop nest), the row coordinate's value for each; 0: none */
     int jrows;
     tine_expr_t **jrow;
+    /* jammed reductions chained into one accumulator (chain_sums): jinto[i] is the
+       reduction whose accumulator reduction i adds into (i itself unless chained) */
+    int *jinto;
 } builder;
 
 static tine_expr_t *ci(builder *b, int64_t v) { return tine_const_int(b->ctx, b->i32, v); }
@@ -365,10 +368,11 @@ static tine_stmt *at_point(builder *b, const jpoints *P, int u, tine_stmt *s) {
     return s;
 }
 
-/* Point u's accumulator of reduction i: $.aN_u (N numbered as the stage's reductions). */
+/* Point u's accumulator of reduction i: $.aN_u (N numbered as the stage's reductions; a
+ * chained reduction's is its chain head's). */
 static tine_expr_t *jacc(builder *b, const tine_reductions *rs, int i, int u, const char **name) {
     char nm[48];
-    snprintf(nm, sizeof nm, "$.a%d_%d", rs->base + i, u);
+    snprintf(nm, sizeof nm, "$.a%d_%d", rs->base + (b->jinto ? b->jinto[i] : i), u);
     const tine_reduction *R = &rs->v[i];
     tine_expr_t *a = tine_load(b->ctx, nm, tine_type_with_lanes(R->acc->type, 1), acc_index(b, R->acc->type.lanes));
     *name = tine_expr_name(a);
@@ -376,13 +380,92 @@ static tine_expr_t *jacc(builder *b, const tine_reductions *rs, int i, int u, co
 }
 
 /* s with the results of the reductions done[0..nd) (their loops finished) bound for
- * point u, done[0] outermost. */
+ * point u, done[0] outermost. A chain's head reads the chain's accumulator (the sum of
+ * every member), the other members 0 (chain_sums: only their sum is read). */
 static tine_stmt *bind_done(builder *b, const tine_reductions *rs, const int *done, int nd, int u, tine_stmt *s) {
     for (int j = nd - 1; j >= 0; j--) {
         const char *nm;
-        s = tine_stmt_let(b->p, rs->v[done[j]].result, jacc(b, rs, done[j], u, &nm), s);
+        const tine_reduction *R = &rs->v[done[j]];
+        tine_expr_t *v = b->jinto && b->jinto[done[j]] != done[j] ? R->init : jacc(b, rs, done[j], u, &nm);
+        s = tine_stmt_let(b->p, R->result, v, s);
     }
     return s;
+}
+
+/* ---- chained sums: sibling reductions whose results are only added together ----------- */
+
+typedef struct {
+    const tine_reductions *rs;
+    int parent;
+    const tine_expr_t **root; /* per reduction: the add tree it is a leaf of; NULL: none */
+    int *uses;                /* per reduction: how often its result is read */
+    long budget;              /* nodes left to visit (a DAG walked as a tree) */
+} chainw;
+
+static bool chain_candidate(const tine_reductions *rs, int i, int parent) {
+    const tine_reduction *R = &rs->v[i];
+    return R->parent == parent && R->op == TINE_OP_ADD && tine_type_is_int(R->result->type);
+}
+
+/* Walks e (a tree; shared nodes once per path) under the add tree `root` (NULL: not a
+ * wrapping integer add's operand): where each reduction's result is read. */
+static bool chain_walk(chainw *w, const tine_expr_t *e, const tine_expr_t *root) {
+    if (--w->budget < 0) return false;
+    if (e->op == TINE_OP_VAR) {
+        const char *n = tine_expr_name(e);
+        for (int i = 0; i < w->rs->n; i++)
+            if (w->rs->v[i].result == e || strcmp(tine_expr_name(w->rs->v[i].result), n) == 0) {
+                w->uses[i]++;
+                w->root[i] = root && tine_type_eq(root->type, e->type) ? root : NULL;
+            }
+        return true;
+    }
+    const tine_expr_t *sub_root = NULL;
+    if (e->op == TINE_OP_ADD && tine_type_is_int(e->type))
+        sub_root = root && tine_type_eq(root->type, e->type) ? root : e;
+    for (int j = 0; j < e->nops; j++)
+        if (!chain_walk(w, e->ops[j], sub_root)) return false;
+    return true;
+}
+
+/* Chains the integer sums nested directly in `parent` (-1: the stage's own) whose results
+ * the reader (the store's value; parent's update) reads once each, as leaves of one tree
+ * of wrapping adds of their type, and nothing else reads: each later one adds into the
+ * first one's accumulator (b->jinto), so a tile keeps one accumulator per point instead
+ * of one per reduction (conv_nn's 9 taps). Bit-exact: wrapping integer addition is
+ * associative and commutative, so the tree's value is the same with the first leaf the
+ * whole sum and the others 0. Never floats (rounding) or min/max. */
+static void chain_sums(builder *b, const tine_reductions *rs, int parent, const tine_expr_t *reader) {
+    int n = rs->n;
+    chainw w = {.rs = rs, .parent = parent, .budget = 200000};
+    w.root = calloc((size_t)n, sizeof *w.root);
+    w.uses = calloc((size_t)n, sizeof *w.uses);
+    TINE_ASSERT(w.root != NULL && w.uses != NULL);
+    bool ok = chain_walk(&w, reader, NULL);
+    for (int k = 0; ok && k < n; k++) {
+        /* every other read (another reduction's terms or bounds) counts against it */
+        const tine_reduction *R = &rs->v[k];
+        const tine_expr_t *others[] = {R->lo, R->hi, R->init, k == parent ? NULL : R->update};
+        for (int j = 0; ok && j < 4; j++)
+            if (others[j]) {
+                const tine_expr_t *keep[256];
+                int m = n < 256 ? n : 256;
+                for (int i = 0; i < m; i++) keep[i] = w.root[i];
+                ok = chain_walk(&w, others[j], NULL);
+                for (int i = 0; i < m; i++) w.root[i] = keep[i];
+            }
+    }
+    for (int i = 0; ok && i < n; i++) {
+        if (!chain_candidate(rs, i, parent) || w.uses[i] != 1 || !w.root[i]) continue;
+        for (int h = 0; h < i; h++)
+            if (b->jinto[h] == h && chain_candidate(rs, h, parent) && w.uses[h] == 1 && w.root[h] == w.root[i] &&
+                tine_type_eq(rs->v[h].result->type, rs->v[i].result->type)) {
+                b->jinto[i] = h;
+                break;
+            }
+    }
+    free(w.root);
+    free(w.uses);
 }
 
 /* The reductions nested directly in `parent` (-1: the body's own), jammed over the
@@ -403,7 +486,7 @@ static tine_stmt *jam_level(builder *b, const tine_reductions *rs, int parent, c
     for (int i = 0; i < rs->n; i++) {
         const tine_reduction *R = &rs->v[i];
         if (R->parent != parent) continue;
-        for (int u = 0; u < P->n; u++) {
+        for (int u = 0; u < P->n && b->jinto[i] == i; u++) { /* a chain's later members go on */
             const char *nm;
             tine_expr_t *a = jacc(b, rs, i, u, &nm);
             v[n++] = tine_stmt_store(p, nm, a->ops[0], R->init);
@@ -445,16 +528,22 @@ static tine_stmt *jammed(builder *b, const jpoints *P, bool vector) {
     }
     const tine_reductions *rs = vector ? &b->reds : &b->reds1;
     int *done = malloc(sizeof *done * (size_t)(rs->n + 1));
-    TINE_ASSERT(done != NULL);
+    b->jinto = malloc(sizeof *b->jinto * (size_t)rs->n);
+    TINE_ASSERT(done != NULL && b->jinto != NULL);
+    for (int i = 0; i < rs->n; i++) b->jinto[i] = i;
+    chain_sums(b, rs, -1, vector ? b->body : b->body1);
+    for (int i = 0; i < rs->n; i++) chain_sums(b, rs, i, rs->v[i].update);
     tine_stmt *s = jam_level(b, rs, -1, P, vector, done, 0);
     free(done);
     for (int i = rs->n - 1; i >= 0; i--)
-        for (int u = P->n - 1; u >= 0; u--) {
+        for (int u = P->n - 1; u >= 0 && b->jinto[i] == i; u--) {
             const char *nm;
             tine_expr_t *a = jacc(b, rs, i, u, &nm);
             s = tine_stmt_allocate(p, nm, tine_type_with_lanes(a->type, 1), ci(b, a->type.lanes),
                                    tine_stmt_block2(p, s, tine_stmt_free(p, nm)));
         }
+    free(b->jinto);
+    b->jinto = NULL;
     return s;
 }
 

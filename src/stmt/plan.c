@@ -115,6 +115,12 @@ static tine_expr_t *and_(planner *P, tine_expr_t *a, tine_expr_t *b) {
 static tine_expr_t *or_(planner *P, tine_expr_t *a, tine_expr_t *b) {
     if (is_false(a) || is_true(b)) return b;
     if (is_false(b) || is_true(a)) return a;
+    /* nodes are hash-consed: a condition already in a's chain of ors (K > 0 once per
+       reduction's read) adds nothing; repeated, the chain grows with every read */
+    for (const tine_expr_t *c = a;; c = tine_expr_operand(c, 0)) {
+        if (c == b || (c->op == TINE_OP_OR && tine_expr_operand(c, 1) == b)) return a;
+        if (c->op != TINE_OP_OR) break;
+    }
     return tine_binary(P->ctx, TINE_OP_OR, a, b);
 }
 static tine_expr_t *not_(planner *P, tine_expr_t *a) {
@@ -429,11 +435,14 @@ static void widen(planner *P, region *r, int dims, const sival *c, tine_expr_t *
     for (int d = 0; d < dims; d++) {
         tine_expr_t *lo = r->any ? extend(P, TINE_OP_MIN, r->lo[d], c[d].lo) : c[d].lo;
         tine_expr_t *hi = r->any ? extend(P, TINE_OP_MAX, r->hi[d], c[d].hi) : c[d].hi;
-        if (r->any && !r->sure) { /* it may not have been read: then only this read counts */
+        /* read before under this same condition: a region is used only where its `any`
+           holds, so no selects (they would nest one level per read: 9 taps, megabytes) */
+        bool same = r->any == active;
+        if (r->any && !same && !r->sure) { /* it may not have been read: then only this read counts */
             lo = sel(P, r->any, lo, c[d].lo);
             hi = sel(P, r->any, hi, c[d].hi);
         }
-        if (r->any && !is_true(active)) {
+        if (r->any && !same && !is_true(active)) {
             lo = sel(P, active, lo, r->lo[d]);
             hi = sel(P, active, hi, r->hi[d]);
         }
