@@ -1228,6 +1228,40 @@ static void test_narrow_storage(void) {
     tine_ctx_free(ctx);
 }
 
+/* A reduction kernel `text` under each of `scheds` (appended to it), compiled once per
+ * schedule (K, its first parameter, and R, its second when rhi >= 0, are parameters: one
+ * compile serves them all) and compared with the interpreter on runs with K = base[i] or
+ * base[i] + 1 for every base (R in 0..rhi); on every target for schedule all_si, on the
+ * host for the others. Each run's name says its K. */
+static void check_k_schedules(const char *name, const char *text, const char *const *scheds, int nsched,
+                              const int64_t *base, int nb, int64_t rhi, uint64_t seed, int all_si) {
+    tine_ctx_t *ctx = tine_ctx_new();
+    for (int si = 0; si < nsched; si++) {
+        char what[96], full[2048];
+        snprintf(what, sizeof what, "%s (schedule %d)", name, si);
+        snprintf(full, sizeof full, "%s%s", text, scheds[si]);
+        tine_kernel_t *k = parse_ok(ctx, what, full);
+        if (!k) continue;
+        run_t *runs = calloc((size_t)nb * 2 * NSHAPES, sizeof *runs);
+        TINE_ASSERT(runs != NULL);
+        int nruns = 0;
+        for (int i = 0; i < nb; i++) {
+            kernel_spec spec = {.name = what, .text = full, .plo = {base[i], 0}, .phi = {base[i] + 1, rhi}};
+            int n = prepare_runs(ctx, k, &spec, NULL, true, what, seed + (uint64_t)(i * 8 + si), runs + nruns);
+            for (int r = nruns; r < nruns + n; r++) {
+                size_t l = strlen(runs[r].what);
+                snprintf(runs[r].what + l, sizeof runs[r].what - l, ", K = %lld", (long long)runs[r].pv[0]);
+            }
+            nruns += n;
+        }
+        compare_compiled(ctx, k, what, runs, nruns, si == all_si);
+        for (int r = 0; r < nruns; r++) free_run(&runs[r]);
+        free(runs);
+        tine_kernel_free(k);
+    }
+    tine_ctx_free(ctx);
+}
+
 /* Loop reductions vectorized along their variable (`vectorize out.k N`): sums of i16 and
  * of u8 x i8 products, a min, and a materialized per-row max, at widths 8 to 32, for K
  * around the edges of the vector loop (no vector step: K = 0, 1, 7 < 8; exactly one or
@@ -1252,29 +1286,11 @@ static void test_vectorized_reductions(void) {
         "vectorize out.k 16\n"
         "vectorize out.j 32\n"
         "vectorize out.m 8\n";
+    static const char *const scheds[] = {""};
     static const int64_t base[] = {0, 7, 8, 15, 16, 31, 32, 100};
-    for (size_t i = 0; i < sizeof base / sizeof base[0]; i++) {
-        tine_ctx_t *ctx = tine_ctx_new();
-        char what[64];
-        snprintf(what, sizeof what, "vectorized reductions, K = %lld or %lld", (long long)base[i], (long long)base[i] + 1);
-        kernel_spec spec = {.name = what, .text = text, .plo = {base[i]}, .phi = {base[i] + 1}};
-        tine_kernel_t *k = parse_ok(ctx, what, text);
-        if (k) {
-            run_t runs[2 * NSHAPES];
-            int nruns = prepare_runs(ctx, k, &spec, NULL, true, what, 4000 + (uint64_t)i, runs);
-            compare_compiled(ctx, k, what, runs, nruns, i == 3);
-            for (int r = 0; r < nruns; r++) free_run(&runs[r]);
-            tine_kernel_free(k);
-        }
-        tine_ctx_free(ctx);
-    }
+    check_k_schedules("vectorized reductions", text, scheds, 1, base, sizeof base / sizeof base[0], -1, 4000, 0);
 }
 
-/* Unrolled points whose loop reductions share one loop nest (unroll-and-jam, build.c):
- * a dot product, a 3-deep nest (conv_nn's fy, fx, ci), a sum whose terms read the dot's
- * result, and a max, under unrolls of vectors, of rows and of both, at several widths
- * (one lane: the rows jammed at one element), for K = 0, 1, odd and larger, R (the nest's
- * outer extents) 0 to 3. The shapes' extents leave rows and vectors over (tails). */
 /* Dot products in k pairs (matmul's and conv_nn's pmaddwd layout): a function stored with
  * each pair adjacent (bp(2x + j, kk) = b(x, 2kk + j), zero past K) read as its two halves,
  * which selection interleaves and stmt/interleave.c loads as one vector. Odd K (the zero
@@ -1299,24 +1315,8 @@ static void test_pair_reductions(void) {
         "vectorize out.x 4\nunroll out.y 2\n",
     };
     static const int64_t base[] = {0, 6, 17};
-    for (size_t i = 0; i < sizeof base / sizeof base[0]; i++) {
-        tine_ctx_t *ctx = tine_ctx_new();
-        for (size_t si = 0; si < sizeof scheds / sizeof scheds[0]; si++) {
-            char what[96], full[2048];
-            snprintf(what, sizeof what, "pair reductions (schedule %zu), K = %lld or %lld", si, (long long)base[i],
-                     (long long)base[i] + 1);
-            snprintf(full, sizeof full, "%s%s", text, scheds[si]);
-            kernel_spec spec = {.name = what, .text = full, .plo = {base[i]}, .phi = {base[i] + 1}};
-            tine_kernel_t *k = parse_ok(ctx, what, full);
-            if (!k) continue;
-            run_t runs[2 * NSHAPES];
-            int nruns = prepare_runs(ctx, k, &spec, NULL, true, what, 6000 + (uint64_t)(i * 8 + si), runs);
-            compare_compiled(ctx, k, what, runs, nruns, false);
-            for (int r = 0; r < nruns; r++) free_run(&runs[r]);
-            tine_kernel_free(k);
-        }
-        tine_ctx_free(ctx);
-    }
+    check_k_schedules("pair reductions", text, scheds, sizeof scheds / sizeof scheds[0], base, sizeof base / sizeof base[0],
+                      -1, 6000, -1);
 }
 
 /* Sibling sums chained into one accumulator (build.c chain_sums): a 3x3 tap nest of i16
@@ -1344,32 +1344,15 @@ static void test_chained_sums(void) {
         "vectorize out.x 1\nunroll out.y 2\n",
     };
     static const int64_t base[] = {0, 1, 6, 17};
-    enum { NB = sizeof base / sizeof base[0] };
-    tine_ctx_t *ctx = tine_ctx_new();
-    for (size_t si = 0; si < sizeof scheds / sizeof scheds[0]; si++) {
-        char what[96], full[2048];
-        snprintf(what, sizeof what, "chained sums (schedule %zu)", si);
-        snprintf(full, sizeof full, "%s%s", text, scheds[si]);
-        tine_kernel_t *k = parse_ok(ctx, what, full);
-        if (!k) continue;
-        run_t runs[NB * 2 * NSHAPES];
-        int nruns = 0;
-        for (size_t i = 0; i < NB; i++) {
-            kernel_spec spec = {.name = what, .text = full, .plo = {base[i]}, .phi = {base[i] + 1}};
-            int n0 = nruns;
-            nruns += prepare_runs(ctx, k, &spec, NULL, true, what, 7000 + (uint64_t)(i * 8 + si), runs + nruns);
-            for (int r = n0; r < nruns; r++) { /* which K, in a failure's message */
-                size_t l = strlen(runs[r].what);
-                snprintf(runs[r].what + l, sizeof runs[r].what - l, ", K = %lld", (long long)runs[r].pv[0]);
-            }
-        }
-        compare_compiled(ctx, k, what, runs, nruns, false);
-        for (int r = 0; r < nruns; r++) free_run(&runs[r]);
-        tine_kernel_free(k);
-    }
-    tine_ctx_free(ctx);
+    check_k_schedules("chained sums", text, scheds, sizeof scheds / sizeof scheds[0], base, sizeof base / sizeof base[0],
+                      -1, 7000, -1);
 }
 
+/* Unrolled points whose loop reductions share one loop nest (unroll-and-jam, build.c):
+ * a dot product, a 3-deep nest (conv_nn's fy, fx, ci), a sum whose terms read the dot's
+ * result, and a max, under unrolls of vectors, of rows and of both, at several widths
+ * (one lane: the rows jammed at one element), for K = 0, 1, odd and larger, R (the nest's
+ * outer extents) 0 to 3. The shapes' extents leave rows and vectors over (tails). */
 static void test_jammed_reductions(void) {
     static const char *const text =
         "input a: u8[2]\n"
@@ -1391,24 +1374,8 @@ static void test_jammed_reductions(void) {
         "vectorize out.x 1\nunroll out.y 2\n",
     };
     static const int64_t base[] = {0, 1, 6, 17};
-    for (size_t i = 0; i < sizeof base / sizeof base[0]; i++) {
-        tine_ctx_t *ctx = tine_ctx_new();
-        for (size_t si = 0; si < sizeof scheds / sizeof scheds[0]; si++) {
-            char what[96], full[2048];
-            snprintf(what, sizeof what, "jammed reductions (schedule %zu), K = %lld or %lld", si, (long long)base[i],
-                     (long long)base[i] + 1);
-            snprintf(full, sizeof full, "%s%s", text, scheds[si]);
-            kernel_spec spec = {.name = what, .text = full, .plo = {base[i], 0}, .phi = {base[i] + 1, 3}};
-            tine_kernel_t *k = parse_ok(ctx, what, full);
-            if (!k) continue;
-            run_t runs[2 * NSHAPES];
-            int nruns = prepare_runs(ctx, k, &spec, NULL, true, what, 5000 + (uint64_t)(i * 8 + si), runs);
-            compare_compiled(ctx, k, what, runs, nruns, i == 2 && si == 0);
-            for (int r = 0; r < nruns; r++) free_run(&runs[r]);
-            tine_kernel_free(k);
-        }
-        tine_ctx_free(ctx);
-    }
+    check_k_schedules("jammed reductions", text, scheds, sizeof scheds / sizeof scheds[0], base, sizeof base / sizeof base[0],
+                      3, 5000, 0);
 }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
