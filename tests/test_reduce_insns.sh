@@ -8,7 +8,7 @@ set -uo pipefail
 tine=$1
 cd "$(dirname "$0")"
 pass=0 failed=0
-# kernel target mnemonic
+# kernel target mnemonic (softmax: the row sum of i16 exponentials widened, pmaddwd by ones)
 cases="
 data/rvec_dot_i16.tine x86-64-avx2 vpmaddwd
 data/rvec_dot_i16.tine x86-64-avx512 vpdpwssd
@@ -16,6 +16,7 @@ data/rvec_dot_u8i8.tine x86-64-avx512 vpdpbusd
 data/rvec_sad.tine x86-64-avx2 vpsadbw
 ../bench/kernels/fully_connected.tine x86-64-avx2 vpmaddwd
 ../bench/kernels/l2norm.tine x86-64-avx2 vpmaddwd
+../bench/kernels/softmax.tine x86-64-avx2 vpmaddwd
 "
 while read -r kernel target insn; do
   [[ -z "$kernel" ]] && continue
