@@ -13,9 +13,13 @@
  *     the instructions the row's tine code has, and no more.
  * Each implementation is first run on every fill pattern and compared byte for byte with
  * the reference; one that differs is reported and not timed. Then the implementations
- * are timed interleaved (A, B, C, A, B, C ..., the order rotating each round) so that
- * the shared machine's slow moments fall on all of them alike: the median and the
- * min–max of at least ten runs after warm-ups, single thread.
+ * are timed interleaved, each round in a fresh shuffled order (seeded: runs repeat), so
+ * that the shared machine's slow moments fall on all of them alike and no implementation
+ * always runs right after the same one: a kernel's time depends on what ran before it
+ * (the scalar C references stream their inputs for hundreds of milliseconds; a rotation
+ * keeps every predecessor fixed, which made max_pool's identical machine code 1.4x slower
+ * as "tine", run after gcc, than as "LLVM alone", run after tine auto). The median and
+ * the min–max of at least ten runs after warm-ups, single thread.
  *
  * Before the kernels, the bench measures this machine's copy and read bandwidth once;
  * each row's roof is the time its bytes (inputs read once, output written once) take at
@@ -204,8 +208,8 @@ static void check_exact(impl *im, const bench_row *row, bench_case *cases, void 
 }
 
 /* Times the implementations interleaved on c: warm-ups, then rounds of one run of each,
- * the order rotating by one each round. At least ten rounds, more (up to 60) when a round
- * is short, for about a second of timed rounds per row. */
+ * each round in a new shuffled order (a fixed seed). At least ten rounds, more (up to 60)
+ * when a round is short, for about a second of timed rounds per row. */
 static void time_interleaved(impl **ims, int n, const bench_case *c, void *got, bench_row *row, bool quick) {
     char err[512];
     for (int i = 0; i < n; i++)
@@ -221,9 +225,18 @@ static void time_interleaved(impl **ims, int n, const bench_case *c, void *got, 
     runs = runs < 10 ? 10 : runs > 60 ? 60 : runs;
     double *t = malloc(sizeof(double) * (size_t)(runs * n));
     if (!t) return;
+    int order[NIMPL];
+    uint64_t seed = 0x9e3779b97f4a7c15u;
+    for (int i = 0; i < n; i++) order[i] = i;
     for (int r = 0; r < runs; r++)
         for (int j = 0; j < n; j++) {
-            int i = (r + j) % n;
+            if (j == 0)
+                for (int a = n - 1; a > 0; a--) { /* Fisher-Yates with xorshift64 */
+                    seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+                    int b = (int)(seed % (uint64_t)(a + 1)), t = order[a];
+                    order[a] = order[b], order[b] = t;
+                }
+            int i = order[j];
             double t0 = now();
             if (ims[i]->m->state == MEAS_TIMED) impl_run(ims[i]);
             t[i * runs + r] = (now() - t0) * 1e3;
