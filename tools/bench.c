@@ -15,11 +15,13 @@
  * the reference; one that differs is reported and not timed. Then the implementations
  * are timed interleaved, each round in a fresh shuffled order (seeded: runs repeat), so
  * that the shared machine's slow moments fall on all of them alike and no implementation
- * always runs right after the same one: a kernel's time depends on what ran before it
- * (the scalar C references stream their inputs for hundreds of milliseconds; a rotation
- * keeps every predecessor fixed, which made max_pool's identical machine code 1.4x slower
- * as "tine", run after gcc, than as "LLVM alone", run after tine auto). The median and
- * the min–max of at least ten runs after warm-ups, single thread.
+ * always runs right after the same one; a visit to a fast implementation (under 20 ms a
+ * run) reruns it untimed first and then times several runs back to back. A kernel's time
+ * depends on what ran before it (the scalar C references stream their inputs for hundreds
+ * of milliseconds): a rotation kept every predecessor fixed, which made max_pool's
+ * identical machine code 1.4x slower as "tine", run after gcc, than as "LLVM alone", run
+ * after tine auto; a shuffle alone still left 1.55x between the two over its ten rounds.
+ * The median and min–max of every timed run, single thread.
  *
  * Before the kernels, the bench measures this machine's copy and read bandwidth once;
  * each row's roof is the time its bytes (inputs read once, output written once) take at
@@ -207,48 +209,71 @@ static void check_exact(impl *im, const bench_row *row, bench_case *cases, void 
     }
 }
 
-/* Times the implementations interleaved on c: warm-ups, then rounds of one run of each,
- * each round in a new shuffled order (a fixed seed). At least ten rounds, more (up to 60)
- * when a round is short, for about a second of timed rounds per row. */
+/* Times the implementations interleaved on c: warm-ups, then rounds of one visit to each,
+ * each round in a new shuffled order (a fixed seed). A visit to a fast implementation
+ * (under 20 ms a run) runs it once untimed (its own code and data back in the caches,
+ * whatever ran before it) and then times k back-to-back runs, k for about 2 ms of them
+ * (at most 20); it is visited in every round: at least ten, more (up to 100) for about a
+ * second of the fast ones' visits per row. A slow one (the scalar C references) is one
+ * timed run per visit, in the first ten rounds only: many short visits spread the
+ * machine's slow moments evenly over the fast implementations, whose ratios are the
+ * results. The median and min-max over every timed run. */
 static void time_interleaved(impl **ims, int n, const bench_case *c, void *got, bench_row *row, bool quick) {
     char err[512];
     for (int i = 0; i < n; i++)
         if (impl_bind(ims[i], c, got, err, sizeof err)) ims[i]->m->state = MEAS_FAILED;
-    double round = 0;
+    double round = 0, one[NIMPL] = {0};
     for (int w = 0; w < 2; w++)
         for (int i = 0; i < n; i++) {
             double t0 = now();
             if (ims[i]->m->state == MEAS_TIMED) impl_run(ims[i]);
-            if (w) round += now() - t0;
+            if (w) one[i] = now() - t0;
         }
-    int runs = round > 0 ? (int)((quick ? 0.2 : 1.0) / round) : 60;
-    runs = runs < 10 ? 10 : runs > 60 ? 60 : runs;
-    double *t = malloc(sizeof(double) * (size_t)(runs * n));
-    if (!t) return;
+    int k[NIMPL];
+    for (int i = 0; i < n; i++) {
+        k[i] = one[i] < 0.02 ? (int)(0.002 / (one[i] > 1e-6 ? one[i] : 1e-6)) : 1;
+        k[i] = k[i] < 1 ? 1 : k[i] > 20 ? 20 : k[i];
+        if (one[i] < 0.02) round += one[i] * (k[i] + 1);
+    }
+    int runs = round > 0 ? (int)((quick ? 0.2 : 1.0) / round) : 100;
+    runs = runs < 10 ? 10 : runs > 100 ? 100 : runs;
+    double *t[NIMPL] = {0};
+    int visits[NIMPL];
+    for (int i = 0; i < n; i++) {
+        visits[i] = one[i] < 0.02 ? runs : 10;
+        if (!(t[i] = malloc(sizeof(double) * (size_t)(visits[i] * k[i])))) goto out;
+    }
     int order[NIMPL];
     uint64_t seed = 0x9e3779b97f4a7c15u;
     for (int i = 0; i < n; i++) order[i] = i;
-    for (int r = 0; r < runs; r++)
-        for (int j = 0; j < n; j++) {
-            if (j == 0)
-                for (int a = n - 1; a > 0; a--) { /* Fisher-Yates with xorshift64 */
-                    seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
-                    int b = (int)(seed % (uint64_t)(a + 1)), t = order[a];
-                    order[a] = order[b], order[b] = t;
-                }
-            int i = order[j];
-            double t0 = now();
-            if (ims[i]->m->state == MEAS_TIMED) impl_run(ims[i]);
-            t[i * runs + r] = (now() - t0) * 1e3;
+    for (int r = 0; r < runs; r++) {
+        for (int a = n - 1; a > 0; a--) { /* Fisher-Yates with xorshift64 */
+            seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+            int b = (int)(seed % (uint64_t)(a + 1)), x = order[a];
+            order[a] = order[b], order[b] = x;
         }
+        for (int j = 0; j < n; j++) {
+            int i = order[j];
+            if (r >= visits[i]) continue;
+            bool timed = ims[i]->m->state == MEAS_TIMED;
+            if (timed && one[i] < 0.02) impl_run(ims[i]);
+            for (int q = 0; q < k[i]; q++) {
+                double t0 = now();
+                if (timed) impl_run(ims[i]);
+                t[i][r * k[i] + q] = (now() - t0) * 1e3;
+            }
+        }
+    }
     for (int i = 0; i < n; i++) {
-        qsort(t + i * runs, (size_t)runs, sizeof *t, cmpd);
-        ims[i]->m->ms = t[i * runs + runs / 2];
-        ims[i]->m->min_ms = t[i * runs];
-        ims[i]->m->max_ms = t[i * runs + runs - 1];
+        int m = visits[i] * k[i];
+        qsort(t[i], (size_t)m, sizeof *t[i], cmpd);
+        ims[i]->m->ms = t[i][m / 2];
+        ims[i]->m->min_ms = t[i][0];
+        ims[i]->m->max_ms = t[i][m - 1];
     }
     row->runs = runs;
-    free(t);
+out:
+    for (int i = 0; i < n; i++) free(t[i]);
 }
 
 /* ---- the command ---------------------------------------------------------------------- */

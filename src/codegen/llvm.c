@@ -161,6 +161,21 @@ static LLVMValueRef binop_minmax(gen *g, tine_type_t t, bool is_min, LLVMValueRe
  * right shift. */
 static LLVMValueRef shuffle(gen *g, LLVMValueRef a, LLVMValueRef b, const int *idx, int n);
 
+/* Whether the call v is an intrinsic that works lane by lane (min, max, saturating add and
+ * subtract, abs): its result is uniform when its operands are. */
+static bool lanewise_intrinsic(LLVMValueRef v) {
+    static const char *const names[] = {"llvm.umin.", "llvm.umax.", "llvm.smin.", "llvm.smax.",
+                                        "llvm.uadd.sat.", "llvm.usub.sat.", "llvm.sadd.sat.",
+                                        "llvm.ssub.sat.", "llvm.abs."};
+    LLVMValueRef f = LLVMGetCalledValue(v);
+    if (!f || !LLVMIsAFunction(f)) return false;
+    size_t len = 0;
+    const char *name = LLVMGetValueName2(f, &len);
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (len > strlen(names[i]) && strncmp(name, names[i], strlen(names[i])) == 0) return true;
+    return false;
+}
+
 /* Whether every lane of the vector v is the same value: a splat (a shufflevector with an
  * all-zero mask, as TINE_OP_BROADCAST emits), a constant with equal lanes, or arithmetic,
  * casts and selects of such (a parameter's expression hoisted out of the loop). */
@@ -179,14 +194,20 @@ static bool is_uniform(LLVMValueRef v, int depth) {
         return e0 != NULL;
     }
     if (LLVMIsAConstantAggregateZero(v)) return true;
+    /* a scalar operand (a select's condition, abs's flag) is one value for every lane */
+    if (LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMVectorTypeKind) return true;
     if (depth <= 0 || !LLVMIsAInstruction(v)) return false;
+    int n = LLVMGetNumOperands(v);
     switch (LLVMGetInstructionOpcode(v)) {
     case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMShl: case LLVMLShr: case LLVMAShr: case LLVMAnd:
     case LLVMOr: case LLVMXor: case LLVMTrunc: case LLVMZExt: case LLVMSExt: case LLVMSelect: case LLVMICmp:
         break;
+    case LLVMCall: /* lane-wise intrinsics (min(beta_shift, 15) is umin); the callee is last */
+        if (!lanewise_intrinsic(v)) return false;
+        n--;
+        break;
     default: return false;
     }
-    int n = LLVMGetNumOperands(v);
     for (int i = 0; i < n; i++)
         if (!is_uniform(LLVMGetOperand(v, i), depth - 1)) return false;
     return true;
