@@ -316,6 +316,9 @@ tine_expr_t **tine_topo(tine_ctx_t *ctx, const tine_expr_t *root, uint32_t *coun
 uint32_t tine_topo_index(tine_expr_t *const *order, uint32_t count, const tine_expr_t *e);
 /* e with new operands of the same types. */
 tine_expr_t *tine_rebuild(tine_ctx_t *ctx, const tine_expr_t *e, tine_expr_t *const *ops);
+/* The one-lane form of e when all its lanes are equal by construction (broadcasts,
+ * uniform constants, arithmetic on them); NULL when a lane may differ (expr.c). */
+tine_expr_t *tine_one_lane(tine_ctx_t *ctx, tine_expr_t *e);
 /* e with node v replaced by r wherever it occurs. */
 tine_expr_t *tine_replace(tine_ctx_t *ctx, tine_expr_t *e, const tine_expr_t *v, tine_expr_t *r);
 void tine_fpir_free_templates(tine_ctx_t *ctx);

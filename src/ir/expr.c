@@ -710,6 +710,41 @@ static bool set_add(node_set *s, const tine_expr_t *e) {
     return true;
 }
 
+/* The one-lane form of an expression whose lanes are all equal (a bound elaborated at a
+ * body's width, a loop-invariant limit): broadcasts unwrapped, constants narrowed,
+ * arithmetic rebuilt; NULL for anything that may differ by lane (a ramp, a load). */
+tine_expr_t *tine_one_lane(tine_ctx_t *ctx, tine_expr_t *e) {
+    if (e->type.lanes == 1) return e;
+    switch ((tine_op_t)e->op) {
+    case TINE_OP_BROADCAST: return e->ops[0]->type.lanes == 1 ? e->ops[0] : NULL;
+    case TINE_OP_CONST:
+        if (!(e->flags & TINE_F_UNIFORM)) return NULL;
+        tine_u128 v = tine_const_value(e, 0);
+        return tine_const_u128(ctx, tine_type_with_lanes(e->type, 1), &v);
+    case TINE_OP_CAST: {
+        tine_expr_t *x = tine_one_lane(ctx, e->ops[0]);
+        return x ? tine_cast(ctx, e->type, x) : NULL;
+    }
+    case TINE_OP_NEG:
+    case TINE_OP_NOT: {
+        tine_expr_t *x = tine_one_lane(ctx, e->ops[0]);
+        return x ? tine_unary(ctx, (tine_op_t)e->op, x) : NULL;
+    }
+    case TINE_OP_SELECT: {
+        tine_expr_t *c = tine_one_lane(ctx, e->ops[0]), *t = tine_one_lane(ctx, e->ops[1]), *f = tine_one_lane(ctx, e->ops[2]);
+        return c && t && f ? tine_select(ctx, c, t, f) : NULL;
+    }
+    case TINE_OP_ADD: case TINE_OP_SUB: case TINE_OP_MUL: case TINE_OP_DIV: case TINE_OP_MOD:
+    case TINE_OP_MIN: case TINE_OP_MAX: case TINE_OP_AND: case TINE_OP_OR: case TINE_OP_XOR:
+    case TINE_OP_SHL: case TINE_OP_SHR: case TINE_OP_EQ: case TINE_OP_NE: case TINE_OP_LT:
+    case TINE_OP_LE: case TINE_OP_GT: case TINE_OP_GE: {
+        tine_expr_t *x = tine_one_lane(ctx, e->ops[0]), *y = tine_one_lane(ctx, e->ops[1]);
+        return x && y ? tine_binary(ctx, (tine_op_t)e->op, x, y) : NULL;
+    }
+    default: return NULL;
+    }
+}
+
 tine_expr_t **tine_topo(tine_ctx_t *ctx, const tine_expr_t *root, uint32_t *count) {
     (void)ctx;
     size_t cap = 64, n = 0, sp = 0, scap = 64;

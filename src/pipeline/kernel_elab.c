@@ -201,41 +201,6 @@ static val elab_kernel_call(tine_elab *el, const tine_ast *a, const tine_kdecl *
     return tine_elab_typed(el, a, v);
 }
 
-/* The one-lane form of an expression whose lanes are all equal (a bound elaborated at the
- * body's width): broadcasts unwrapped, constants narrowed, arithmetic rebuilt; NULL for
- * anything that may differ by lane (a ramp, a load) or reads a coordinate. */
-static tine_expr_t *one_lane(tine_ctx_t *ctx, tine_expr_t *e) {
-    if (e->type.lanes == 1) return e;
-    switch ((tine_op_t)e->op) {
-    case TINE_OP_BROADCAST: return e->ops[0]->type.lanes == 1 ? e->ops[0] : NULL;
-    case TINE_OP_CONST:
-        if (!(e->flags & TINE_F_UNIFORM)) return NULL;
-        tine_u128 v = tine_const_value(e, 0);
-        return tine_const_u128(ctx, tine_type_with_lanes(e->type, 1), &v);
-    case TINE_OP_CAST: {
-        tine_expr_t *x = one_lane(ctx, e->ops[0]);
-        return x ? tine_cast(ctx, e->type, x) : NULL;
-    }
-    case TINE_OP_NEG:
-    case TINE_OP_NOT: {
-        tine_expr_t *x = one_lane(ctx, e->ops[0]);
-        return x ? tine_unary(ctx, (tine_op_t)e->op, x) : NULL;
-    }
-    case TINE_OP_SELECT: {
-        tine_expr_t *c = one_lane(ctx, e->ops[0]), *t = one_lane(ctx, e->ops[1]), *f = one_lane(ctx, e->ops[2]);
-        return c && t && f ? tine_select(ctx, c, t, f) : NULL;
-    }
-    case TINE_OP_ADD: case TINE_OP_SUB: case TINE_OP_MUL: case TINE_OP_DIV: case TINE_OP_MOD:
-    case TINE_OP_MIN: case TINE_OP_MAX: case TINE_OP_AND: case TINE_OP_OR: case TINE_OP_XOR:
-    case TINE_OP_SHL: case TINE_OP_SHR: case TINE_OP_EQ: case TINE_OP_NE: case TINE_OP_LT:
-    case TINE_OP_LE: case TINE_OP_GT: case TINE_OP_GE: {
-        tine_expr_t *x = one_lane(ctx, e->ops[0]), *y = one_lane(ctx, e->ops[1]);
-        return x && y ? tine_binary(ctx, (tine_op_t)e->op, x, y) : NULL;
-    }
-    default: return NULL;
-    }
-}
-
 /* Whether a one-lane bound reads only parameters, buffer geometry, constants and the
  * variables of enclosing loop reductions (no coordinates, no buffer data). */
 static bool bound_ok(tine_ctx_t *ctx, const tine_expr_t *e) {
@@ -266,7 +231,7 @@ static val elab_loop_reduce(tine_elab *el, const tine_ast *a, val lo, val hi, in
         if (!tine_elab_ok(el, b[i])) return (val){0};
         if (b[i].e->type.kind != TINE_INT || b[i].e->type.bits != 32)
             return tine_elab_fail(el, a->args[i], "the bounds of %s(%s in a..b) must be i32", a->name, a->field);
-        s[i] = one_lane(ctx, b[i].e);
+        s[i] = tine_one_lane(ctx, b[i].e);
         if (!s[i] || !bound_ok(ctx, s[i]))
             return tine_elab_fail(el, a->args[i],
                         "the bounds of %s(%s in a..b) must be constants or expressions of parameters (not of "

@@ -211,6 +211,39 @@ static bool add_condition(part *P, tine_expr_t *x, tine_expr_t *lim, bool upper)
     return true;
 }
 
+/* The condition x <= lim (lower: x >= lim) for every lane, lim a loop-invariant one-lane
+ * i32 expression that is no buffer bound (a kernel parameter's, K - 1): its value is taken
+ * as it is (i64 of the i32), not as an exact form, so a limit whose arithmetic wraps
+ * still bounds what the clamp compares with. x itself must not wrap in the steady state:
+ * its exact value is also kept inside i32 (the other side), so its i32 value is that
+ * value and compares with lim as the exact values do. */
+static bool add_invariant_limit(part *P, tine_expr_t *x, tine_expr_t *lim, bool upper) {
+    aff f;
+    if (!affine(P, x, &f) || f.a == 0) return false;
+    aff g = {.n = 1, .t = {lim}, .c = {1}};
+    tine_expr_t *edge = tine_const_int(P->ctx, tine_type(TINE_INT, 32, 1), upper ? INT32_MIN : INT32_MAX);
+    tine_expr_t *sym = sym_diff(P, &g, &f);
+    int64_t k = -f.k - (upper ? f.dmax : f.dmin);
+    if (f.a > 0) {
+        push_bound(P, upper, sym, k, f.a);
+    } else {
+        if (sym) sym = tine_unary(P->ctx, TINE_OP_NEG, sym);
+        push_bound(P, !upper, sym, -k, -f.a);
+    }
+    return add_condition(P, x, edge, !upper);
+}
+
+/* min(x, LIM) (max: max(x, LIM)), either way round, LIM loop-invariant: the x to keep in
+ * the steady state, or NULL. */
+static tine_expr_t *invariant_clamp(part *P, const tine_expr_t *e, bool upper) {
+    for (int i = 0; i < 2; i++) {
+        tine_expr_t *x = e->ops[i], *lim = e->ops[1 - i];
+        if (!is_i32(lim) || !invariant(P, lim) || invariant(P, x) || !(lim = tine_one_lane(P->ctx, lim))) continue;
+        if (add_invariant_limit(P, x, lim, upper)) return x;
+    }
+    return NULL;
+}
+
 /* A bound as an i64 expression. */
 static tine_expr_t *bound_expr(part *P, const bound *b, bool upper) {
     tine_expr_t *n = b->sym ? (b->k ? add64(P, b->sym, c64(P, b->k)) : b->sym) : c64(P, b->k);
@@ -246,7 +279,12 @@ static tine_expr_t *steady_node(part *P, const tine_expr_t *e, tine_expr_t *cons
                 return map[tine_topo_index(order, count, x)];
             }
         }
-        return NULL;
+        /* else a clamp against a loop invariant (Halide's likely()) */
+        /* fall through */
+    case TINE_OP_MAX: {
+        tine_expr_t *x = invariant_clamp(P, e, e->op == TINE_OP_MIN);
+        return x ? map[tine_topo_index(order, count, x)] : NULL;
+    }
     case TINE_OP_GE:
     case TINE_OP_LE: {
         /* x >= MIN, MIN <= x; x <= LAST, LAST >= x */
