@@ -52,6 +52,8 @@ static const char *const kernels[] = {
     /* a materialized edge stage read by the output */
     "input in: u8[2]\nfunc b = edge(in)\nfunc p(x, y) = u16(b(x - 1, y) + b(x + 1, y))\n"
     "output out(x, y): u16 = p(x, y - 1) + p(x, y + 1)\nschedule\nmaterialize p\n",
+    /* clamps against constants (loop invariants, no buffer bounds), either sign of x */
+    "input in: i32[1]\nfunc b = edge(in)\noutput out(x): i32 = b(min(x, 5)) + 3 * b(max(x - 2, -7)) + b(min(4 - x, 20))\n",
 };
 
 static const char *const schedules[] = {
@@ -231,6 +233,34 @@ static void test_sobel_steady(void) {
     free(text);
 }
 
+/* ---- a clamp against a parameter ---------------------------------------------------------- */
+
+/* A vector index min(x, n - 1), n a parameter (matmul's packing of A): the steady vector
+ * loop reads a dense ramp (no gather), with the clamp left to the edges. */
+static void test_invariant_clamp(void) {
+    const char *text = "input in: u8[1]\nparam n: i32\noutput out(x): u8 = in(min(x, n - 1))\n"
+                       "schedule\nvectorize out.x 16\n";
+    tine_ctx_t *kc = tine_ctx_new();
+    tine_kernel_t *k = tine_kernel_parse(kc, text, "<clamp>");
+    CHECK(k != NULL, "clamp: %s", tine_error(kc));
+    if (k) {
+        tine_stmt_pool sp;
+        tine_stmt_pool_init(&sp, kc);
+        tine_stmt *built = tine_stmt_build_stage(&sp, k, tine_kernel_nstages(k) - 1);
+        const tine_stmt *x0 = find(built, "out.x", 16), *st0 = NULL;
+        if (x0) tine_stmt_visit(x0->loop.body, first_store, &st0);
+        CHECK(st0 && count_minmax(kc, st0->store.value) == 1, "clamp: the built vector loop has no clamp");
+        tine_stmt *s = passes(&sp, k, built);
+        const tine_stmt *x = find(s, "out.x", 16), *st = NULL;
+        CHECK(x != NULL, "clamp: no steady vector loop");
+        if (x) tine_stmt_visit(x->loop.body, first_store, &st);
+        CHECK(st && count_minmax(kc, st->store.value) == 0, "clamp: a min/max is left in the steady store");
+        tine_stmt_pool_free(&sp);
+        tine_kernel_free(k);
+    }
+    tine_ctx_free(kc);
+}
+
 /* ---- the simplifier on a table -------------------------------------------------------- */
 
 static const struct {
@@ -298,6 +328,7 @@ int main(int argc, char **argv) {
     if (argc > 1) trials = atoi(argv[1]) > 0 ? atoi(argv[1]) : trials;
     test_simplify_table();
     test_sobel_steady();
+    test_invariant_clamp();
     test_random_geometry();
     printf("test_partition: %lld passed, %lld failed\n", g_pass, g_fail);
     return g_fail != 0;

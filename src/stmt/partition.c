@@ -2,7 +2,10 @@
  * a buffer's bounds (edge(): min(max(x, MIN), MIN + (EXTENT - 1)); constant(): x >= MIN,
  * x <= MIN + (EXTENT - 1)) is split into a prologue, a steady state and an epilogue. In
  * the steady state every such condition holds for every lane, so the clamps become x
- * and the tests true; codegen then sees dense ramps and emits plain vector loads.
+ * and the tests true; codegen then sees dense ramps and emits plain vector loads. A vector
+ * coordinate clamped against any other loop invariant (min(ramp, K - 1), a parameter's
+ * bound: Halide's likely()) is split the same way (invariant_clamp): without it the index
+ * is a gather.
  *
  * A condition counts when its coordinate x is affine in the loop variable v:
  *   x = a*v + sum(c_i * t_i) + k + lane offsets in [dmin, dmax]
@@ -233,12 +236,17 @@ static bool add_invariant_limit(part *P, tine_expr_t *x, tine_expr_t *lim, bool 
     return add_condition(P, x, edge, !upper);
 }
 
-/* min(x, LIM) (max: max(x, LIM)), either way round, LIM loop-invariant: the x to keep in
- * the steady state, or NULL. */
+/* min(x, LIM) (max: max(x, LIM)), either way round, LIM loop-invariant and no buffer
+ * bound (those are edge clamps, above), x a vector whose lanes differ (a ramp): the x to
+ * keep in the steady state, or NULL. Only there does the clamp cost more than itself: an
+ * index min(ramp, K - 1) is a gather, ramp a dense load. A uniform x (a row's clamp in
+ * a serial loop) would only copy the loop's body three times. */
 static tine_expr_t *invariant_clamp(part *P, const tine_expr_t *e, bool upper) {
     for (int i = 0; i < 2; i++) {
         tine_expr_t *x = e->ops[i], *lim = e->ops[1 - i];
-        if (!is_i32(lim) || !invariant(P, lim) || invariant(P, x) || !(lim = tine_one_lane(P->ctx, lim))) continue;
+        if (x->type.lanes == 1 || tine_one_lane(P->ctx, x) || !is_i32(lim) || !invariant(P, lim)) continue;
+        if (upper ? last_any(P, lim) : min_var(P, lim) != NULL) continue;
+        if (!(lim = tine_one_lane(P->ctx, lim))) continue;
         if (add_invariant_limit(P, x, lim, upper)) return x;
     }
     return NULL;

@@ -39,7 +39,8 @@ typedef enum { TINE_LOOP_SERIAL, TINE_LOOP_VECTORIZED, TINE_LOOP_UNROLLED, TINE_
 
 /* What the schedule says about splitting a loop into prologue, steady state and
  * epilogue (`partition f.x auto|always|never`, partition.c): auto partitions when a
- * boundary condition in the body depends on the loop variable; always also when that
+ * boundary condition in the body depends on the loop variable (or a vector index is
+ * clamped against another loop invariant); always also when that
  * leaves nothing to remove (then the epilogue is the loop's last iteration, the steady
  * state the rest, the prologue empty); never keeps the loop whole. The parts are named
  * "S.x.pro", "S.x" (the steady state keeps the name) and "S.x.epi", and marked never. */
