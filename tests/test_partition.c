@@ -175,6 +175,13 @@ static void first_store(void *user, const tine_stmt *s) {
     if (!*(const tine_stmt **)user && s->kind == TINE_S_STORE) *(const tine_stmt **)user = s;
 }
 
+/* The first store in s (NULL: none, or no s). */
+static const tine_stmt *store_in(const tine_stmt *s) {
+    const tine_stmt *st = NULL;
+    if (s) tine_stmt_visit(s, first_store, &st);
+    return st;
+}
+
 static int count_minmax(tine_ctx_t *c, const tine_expr_t *e) {
     uint32_t n;
     tine_expr_t **order = tine_topo(c, e, &n);
@@ -205,8 +212,7 @@ static void test_sobel_steady(void) {
         CHECK(y && x, "sobel3x3: no steady out.y / out.x loops");
         CHECK(find(s, "out.y.pro", 1) && find(s, "out.y.epi", 1), "sobel3x3: no out.y.pro / out.y.epi");
         if (x) {
-            const tine_stmt *st = NULL;
-            tine_stmt_visit(x->loop.body, first_store, &st);
+            const tine_stmt *st = store_in(x->loop.body);
             CHECK(st != NULL, "sobel3x3: no store in the steady state");
             if (st) {
                 int mm = count_minmax(kc, st->store.value) + count_minmax(kc, st->store.index);
@@ -223,8 +229,7 @@ static void test_sobel_steady(void) {
             }
         }
         /* the clamps were there before */
-        const tine_stmt *st0 = NULL;
-        tine_stmt_visit(built, first_store, &st0);
+        const tine_stmt *st0 = store_in(built);
         CHECK(st0 && count_minmax(kc, st0->store.value) > 0, "sobel3x3: the built nest has no clamp");
         tine_stmt_pool_free(&sp);
         tine_kernel_free(k);
@@ -247,13 +252,11 @@ static void test_invariant_clamp(void) {
         tine_stmt_pool sp;
         tine_stmt_pool_init(&sp, kc);
         tine_stmt *built = tine_stmt_build_stage(&sp, k, tine_kernel_nstages(k) - 1);
-        const tine_stmt *x0 = find(built, "out.x", 16), *st0 = NULL;
-        if (x0) tine_stmt_visit(x0->loop.body, first_store, &st0);
+        const tine_stmt *x0 = find(built, "out.x", 16), *st0 = x0 ? store_in(x0->loop.body) : NULL;
         CHECK(st0 && count_minmax(kc, st0->store.value) == 1, "clamp: the built vector loop has no clamp");
         tine_stmt *s = passes(&sp, k, built);
-        const tine_stmt *x = find(s, "out.x", 16), *st = NULL;
+        const tine_stmt *x = find(s, "out.x", 16), *st = x ? store_in(x->loop.body) : NULL;
         CHECK(x != NULL, "clamp: no steady vector loop");
-        if (x) tine_stmt_visit(x->loop.body, first_store, &st);
         CHECK(st && count_minmax(kc, st->store.value) == 0, "clamp: a min/max is left in the steady store");
         tine_stmt_pool_free(&sp);
         tine_kernel_free(k);
