@@ -776,7 +776,7 @@ static LLVMValueRef blend_truncs(gen *g, const tine_expr_t *e, LLVMValueRef *ov)
     if (e->nops != 2 || e->type.bits != 32 || e->type.kind == TINE_FLOAT) return NULL;
     LLVMValueRef src[2];
     for (int i = 0; i < 2; i++) {
-        unsigned sb;
+        unsigned sb = 0;
         if (!LLVMIsATruncInst(ov[i])) return NULL;
         src[i] = LLVMGetOperand(ov[i], 0);
         if (int_lanes(LLVMTypeOf(src[i]), &sb) != e->ops[i]->type.lanes || sb != 64) return NULL;

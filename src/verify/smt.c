@@ -1,0 +1,518 @@
+/* smt.c — tine expressions as Z3 bit-vector terms.
+ *
+ * The walk mirrors the interpreter (src/ir/interp.c) case by case: a DAG is encoded
+ * children first, each node once, and an FPIR node or an instruction is encoded by
+ * encoding its template with the placeholders bound to the operands' terms. What the
+ * interpreter computes on 128-bit words is computed here on terms of the element's own
+ * width, which is the same thing: every value is canonical (wrapped to its type).
+ *
+ * The conventions, as interp.c states them: x / 0 = 0 and x % 0 = 0, floor division and
+ * modulo (the remainder takes the divisor's sign); a negative signed shift count shifts
+ * the other way; counts of the width or more give 0 (or the sign, shifting a signed value
+ * right); casts truncate or extend by the source's signedness.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "smt.h"
+
+#include <time.h>
+
+typedef struct {
+    const tine_expr_t *var;
+    Z3_ast *lanes;
+} bound_var;
+
+typedef struct {
+    const char *name; /* interned */
+    tine_type_t elem, index;
+    Z3_func_decl f;
+} load_fn;
+
+struct tine_smt {
+    tine_ctx_t *ctx;
+    Z3_context z;
+    unsigned timeout_ms;
+    bound_var *vars;
+    int nvars, capvars;
+    load_fn loads[32];
+    int nloads;
+    Z3_ast *facts;
+    int nfacts, capfacts;
+    Z3_model model; /* of the last satisfiable query */
+    long cross;
+    char z3_error[256];
+    tine_arena arena; /* lane arrays */
+};
+
+static void on_z3_error(Z3_context z, Z3_error_code code) {
+    (void)z;
+    (void)code; /* recorded by the caller through Z3_get_error_code */
+}
+
+tine_smt *tine_smt_new(tine_ctx_t *ctx, unsigned timeout_ms) {
+    tine_smt *s = calloc(1, sizeof *s);
+    TINE_ASSERT(s != NULL);
+    Z3_config cfg = Z3_mk_config();
+    Z3_set_param_value(cfg, "model", "true");
+    s->z = Z3_mk_context(cfg);
+    Z3_del_config(cfg);
+    Z3_set_error_handler(s->z, on_z3_error);
+    s->ctx = ctx;
+    s->timeout_ms = timeout_ms;
+    return s;
+}
+
+void tine_smt_free(tine_smt *s) {
+    if (!s) return;
+    if (s->model) Z3_model_dec_ref(s->z, s->model);
+    Z3_del_context(s->z);
+    free(s->vars);
+    free(s->facts);
+    tine_arena_free(&s->arena);
+    free(s);
+}
+
+Z3_context tine_smt_z3(tine_smt *s) { return s->z; }
+long tine_smt_cross_lane(const tine_smt *s) { return s->cross; }
+
+Z3_sort tine_smt_sort(tine_smt *s, int bits) { return Z3_mk_bv_sort(s->z, (unsigned)bits); }
+
+Z3_ast tine_smt_num(tine_smt *s, int bits, tine_u128 v) {
+    if (bits < 128) v &= ((tine_u128)1 << bits) - 1;
+    char buf[48], *p = buf + sizeof buf;
+    *--p = 0;
+    do {
+        *--p = (char)('0' + (int)(v % 10));
+        v /= 10;
+    } while (v);
+    return Z3_mk_numeral(s->z, p, tine_smt_sort(s, bits));
+}
+
+Z3_ast tine_smt_resize(tine_smt *s, Z3_ast v, int from_bits, bool from_signed, int to_bits) {
+    if (to_bits == from_bits) return v;
+    if (to_bits < from_bits) return Z3_mk_extract(s->z, (unsigned)to_bits - 1, 0, v);
+    unsigned d = (unsigned)(to_bits - from_bits);
+    return from_signed ? Z3_mk_sign_ext(s->z, d, v) : Z3_mk_zero_ext(s->z, d, v);
+}
+
+static Z3_ast *lanes_alloc(tine_smt *s, int n) { return tine_arena_alloc(&s->arena, sizeof(Z3_ast) * (size_t)n); }
+
+static bound_var *find_var(tine_smt *s, const tine_expr_t *v) {
+    for (int i = 0; i < s->nvars; i++)
+        if (s->vars[i].var == v) return &s->vars[i];
+    return NULL;
+}
+
+static bound_var *add_var(tine_smt *s, const tine_expr_t *v) {
+    if (s->nvars == s->capvars) {
+        s->capvars = s->capvars ? 2 * s->capvars : 16;
+        s->vars = realloc(s->vars, (size_t)s->capvars * sizeof *s->vars);
+        TINE_ASSERT(s->vars != NULL);
+    }
+    bound_var *b = &s->vars[s->nvars++];
+    b->var = v;
+    b->lanes = lanes_alloc(s, v->type.lanes);
+    return b;
+}
+
+void tine_smt_bind(tine_smt *s, const tine_expr_t *var, const Z3_ast *lanes) {
+    bound_var *b = find_var(s, var);
+    if (!b) b = add_var(s, var);
+    memcpy(b->lanes, lanes, sizeof *lanes * (size_t)var->type.lanes);
+}
+
+void tine_smt_assume(tine_smt *s, Z3_ast fact) {
+    if (s->nfacts == s->capfacts) {
+        s->capfacts = s->capfacts ? 2 * s->capfacts : 16;
+        s->facts = realloc(s->facts, (size_t)s->capfacts * sizeof *s->facts);
+        TINE_ASSERT(s->facts != NULL);
+    }
+    s->facts[s->nfacts++] = fact;
+}
+
+/* ---- scalar semantics ------------------------------------------------------------------ */
+
+static bool is_signed(tine_type_t t) { return t.kind == TINE_INT; }
+static Z3_ast zero(tine_smt *s, int bits) { return tine_smt_num(s, bits, 0); }
+static Z3_ast bit(tine_smt *s, Z3_ast cond) { return Z3_mk_ite(s->z, cond, tine_smt_num(s, 1, 1), tine_smt_num(s, 1, 0)); }
+static Z3_ast is_true(tine_smt *s, Z3_ast b1) { return Z3_mk_eq(s->z, b1, tine_smt_num(s, 1, 1)); }
+
+static Z3_ast lt(tine_smt *s, tine_type_t t, Z3_ast a, Z3_ast b) {
+    return is_signed(t) ? Z3_mk_bvslt(s->z, a, b) : Z3_mk_bvult(s->z, a, b);
+}
+
+static Z3_ast shift(tine_smt *s, tine_type_t t, Z3_ast a, tine_type_t ts, Z3_ast c, bool left) {
+    Z3_context z = s->z;
+    int cb = ts.bits;
+    Z3_ast neg = is_signed(ts) ? Z3_mk_bvslt(z, c, zero(s, cb)) : Z3_mk_false(z);
+    Z3_ast mag = Z3_mk_ite(z, neg, Z3_mk_bvneg(z, c), c); /* read as unsigned: -MIN is 2^(cb-1) */
+    /* mag >= t.bits, compared at a width that holds both */
+    int w = (cb > 8 ? cb : 8) + 1;
+    Z3_ast big = Z3_mk_bvuge(z, tine_smt_resize(s, mag, cb, false, w), tine_smt_num(s, w, (tine_u128)t.bits));
+    Z3_ast m = tine_smt_resize(s, mag, cb, false, t.bits); /* exact where !big */
+    Z3_ast sign = is_signed(t) ? Z3_mk_ite(z, Z3_mk_bvslt(z, a, zero(s, t.bits)), tine_smt_num(s, t.bits, ~(tine_u128)0),
+                                           zero(s, t.bits))
+                               : zero(s, t.bits);
+    Z3_ast l = Z3_mk_ite(z, big, zero(s, t.bits), Z3_mk_bvshl(z, a, m));
+    Z3_ast r = Z3_mk_ite(z, big, sign, is_signed(t) ? Z3_mk_bvashr(z, a, m) : Z3_mk_bvlshr(z, a, m));
+    return Z3_mk_ite(z, neg, left ? r : l, left ? l : r);
+}
+
+static Z3_ast divmod(tine_smt *s, tine_type_t t, Z3_ast a, Z3_ast b, bool div) {
+    Z3_context z = s->z;
+    Z3_ast b0 = Z3_mk_eq(z, b, zero(s, t.bits));
+    Z3_ast r;
+    if (!is_signed(t)) {
+        r = div ? Z3_mk_bvudiv(z, a, b) : Z3_mk_bvurem(z, a, b);
+    } else if (div) { /* truncated quotient, one less where the remainder's sign differs from b's */
+        Z3_ast q = Z3_mk_bvsdiv(z, a, b), m = Z3_mk_bvsrem(z, a, b);
+        Z3_ast fix = Z3_mk_and(z, 2, (Z3_ast[]){Z3_mk_not(z, Z3_mk_eq(z, m, zero(s, t.bits))),
+                                                Z3_mk_xor(z, Z3_mk_bvslt(z, m, zero(s, t.bits)),
+                                                          Z3_mk_bvslt(z, b, zero(s, t.bits)))});
+        r = Z3_mk_ite(z, fix, Z3_mk_bvsub(z, q, tine_smt_num(s, t.bits, 1)), q);
+    } else {
+        r = Z3_mk_bvsmod(z, a, b); /* the sign of the divisor: floor modulo */
+    }
+    return Z3_mk_ite(z, b0, zero(s, t.bits), r);
+}
+
+static Z3_ast cast(tine_smt *s, tine_type_t to, tine_type_t from, Z3_ast v) {
+    if (to.kind == TINE_BOOL) return bit(s, Z3_mk_not(s->z, Z3_mk_eq(s->z, v, zero(s, from.bits))));
+    return tine_smt_resize(s, v, from.bits, is_signed(from), to.bits);
+}
+
+static Z3_ast arith(tine_smt *s, tine_op_t op, tine_type_t t, Z3_ast a, Z3_ast b) {
+    Z3_context z = s->z;
+    switch (op) {
+    case TINE_OP_ADD: return Z3_mk_bvadd(z, a, b);
+    case TINE_OP_SUB: return Z3_mk_bvsub(z, a, b);
+    case TINE_OP_MUL: return Z3_mk_bvmul(z, a, b);
+    case TINE_OP_DIV: return divmod(s, t, a, b, true);
+    case TINE_OP_MOD: return divmod(s, t, a, b, false);
+    case TINE_OP_MIN: return Z3_mk_ite(z, lt(s, t, a, b), a, b);
+    case TINE_OP_MAX: return Z3_mk_ite(z, lt(s, t, b, a), a, b);
+    case TINE_OP_AND: return Z3_mk_bvand(z, a, b);
+    case TINE_OP_OR: return Z3_mk_bvor(z, a, b);
+    case TINE_OP_XOR: return Z3_mk_bvxor(z, a, b);
+    default: TINE_ASSERT(!"not an arithmetic op"); return NULL;
+    }
+}
+
+static Z3_ast compare(tine_smt *s, tine_op_t op, tine_type_t t, Z3_ast a, Z3_ast b) {
+    Z3_context z = s->z;
+    switch (op) {
+    case TINE_OP_EQ: return bit(s, Z3_mk_eq(z, a, b));
+    case TINE_OP_NE: return bit(s, Z3_mk_not(z, Z3_mk_eq(z, a, b)));
+    case TINE_OP_LT: return bit(s, lt(s, t, a, b));
+    case TINE_OP_LE: return bit(s, Z3_mk_not(z, lt(s, t, b, a)));
+    case TINE_OP_GT: return bit(s, lt(s, t, b, a));
+    case TINE_OP_GE: return bit(s, Z3_mk_not(z, lt(s, t, a, b)));
+    default: TINE_ASSERT(!"not a comparison"); return NULL;
+    }
+}
+
+/* ---- DAG encoding ---------------------------------------------------------------------- */
+
+static int encode_dag(tine_smt *s, const tine_expr_t *root, int npre, const tine_expr_t *const *pre,
+                      Z3_ast *const *prevals, Z3_ast *out);
+
+static Z3_ast fresh(tine_smt *s, const char *name, int bits) {
+    return Z3_mk_const(s->z, Z3_mk_string_symbol(s->z, name), tine_smt_sort(s, bits));
+}
+
+static Z3_func_decl load_decl(tine_smt *s, const tine_expr_t *e) {
+    const char *name = tine_expr_name(e);
+    tine_type_t elem = tine_type_with_lanes(e->type, 1), ix = tine_type_with_lanes(e->ops[0]->type, 1);
+    for (int i = 0; i < s->nloads; i++)
+        if (s->loads[i].name == name && tine_type_eq(s->loads[i].elem, elem)) return s->loads[i].f;
+    TINE_ASSERT(s->nloads < 32);
+    char fn[96];
+    snprintf(fn, sizeof fn, "%s[]", name);
+    Z3_sort dom = tine_smt_sort(s, 64);
+    Z3_func_decl f = Z3_mk_func_decl(s->z, Z3_mk_string_symbol(s->z, fn), 1, &dom, tine_smt_sort(s, elem.bits));
+    s->loads[s->nloads++] = (load_fn){name, elem, ix, f};
+    return f;
+}
+
+static int refuse(tine_smt *s, const tine_expr_t *e, const char *what) {
+    tine_set_error(s->ctx, "the SMT encoding has no %s (in %s)", what, tine_op_name((tine_op_t)e->op));
+    return -1;
+}
+
+static int encode_node(tine_smt *s, const tine_expr_t *e, Z3_ast *const *ov, Z3_ast *r) {
+    tine_type_t t = e->type;
+    int L = t.lanes;
+    tine_op_t op = (tine_op_t)e->op;
+    if (t.kind == TINE_FLOAT) return refuse(s, e, "floats");
+    for (int i = 0; i < e->nops; i++)
+        if (e->ops[i]->type.kind == TINE_FLOAT) return refuse(s, e, "floats");
+    switch (op) {
+    case TINE_OP_CONST:
+        for (int i = 0; i < L; i++) r[i] = tine_smt_num(s, t.bits, tine_const_value(e, i));
+        return 0;
+    case TINE_OP_VAR: {
+        bound_var *b = find_var(s, e);
+        if (!b) {
+            b = add_var(s, e);
+            char tn[16];
+            for (int i = 0; i < L; i++) {
+                char name[128];
+                if (L == 1) snprintf(name, sizeof name, "%s_%s", tine_expr_name(e), tine_type_name(t, tn));
+                else snprintf(name, sizeof name, "%s_%s[%d]", tine_expr_name(e), tine_type_name(t, tn), i);
+                b->lanes[i] = fresh(s, name, t.bits);
+            }
+        }
+        memcpy(r, b->lanes, sizeof *r * (size_t)L);
+        return 0;
+    }
+    case TINE_OP_LOAD: {
+        Z3_func_decl f = load_decl(s, e);
+        tine_type_t it = e->ops[0]->type;
+        for (int i = 0; i < L; i++) {
+            Z3_ast ix = tine_smt_resize(s, ov[0][i], it.bits, is_signed(it), 64);
+            r[i] = Z3_mk_app(s->z, f, 1, &ix);
+        }
+        return 0;
+    }
+    case TINE_OP_ADD: case TINE_OP_SUB: case TINE_OP_MUL: case TINE_OP_DIV: case TINE_OP_MOD:
+    case TINE_OP_MIN: case TINE_OP_MAX: case TINE_OP_AND: case TINE_OP_OR: case TINE_OP_XOR:
+        for (int i = 0; i < L; i++) r[i] = arith(s, op, t, ov[0][i], ov[1][i]);
+        return 0;
+    case TINE_OP_NEG:
+        for (int i = 0; i < L; i++) r[i] = Z3_mk_bvneg(s->z, ov[0][i]);
+        return 0;
+    case TINE_OP_NOT:
+        for (int i = 0; i < L; i++) r[i] = Z3_mk_bvnot(s->z, ov[0][i]);
+        return 0;
+    case TINE_OP_SQRT: return refuse(s, e, "square roots");
+    case TINE_OP_SHL: case TINE_OP_SHR:
+        for (int i = 0; i < L; i++) r[i] = shift(s, t, ov[0][i], e->ops[1]->type, ov[1][i], op == TINE_OP_SHL);
+        return 0;
+    case TINE_OP_EQ: case TINE_OP_NE: case TINE_OP_LT: case TINE_OP_LE: case TINE_OP_GT: case TINE_OP_GE:
+        for (int i = 0; i < L; i++) r[i] = compare(s, op, e->ops[0]->type, ov[0][i], ov[1][i]);
+        return 0;
+    case TINE_OP_SELECT:
+        for (int i = 0; i < L; i++) r[i] = Z3_mk_ite(s->z, is_true(s, ov[0][i]), ov[1][i], ov[2][i]);
+        return 0;
+    case TINE_OP_CAST: case TINE_OP_REINTERPRET: /* on integers: both keep the low bits of the extended value */
+        for (int i = 0; i < L; i++) r[i] = cast(s, t, e->ops[0]->type, ov[0][i]);
+        return 0;
+    default: break;
+    }
+    s->cross++; /* the rest move values between lanes (or go through a definition) */
+    switch (op) {
+    case TINE_OP_BROADCAST:
+        for (int i = 0; i < L; i++) r[i] = ov[0][0];
+        return 0;
+    case TINE_OP_RAMP:
+        for (int i = 0; i < L; i++)
+            r[i] = Z3_mk_bvadd(s->z, ov[0][0], Z3_mk_bvmul(s->z, tine_smt_num(s, t.bits, (tine_u128)i), ov[1][0]));
+        return 0;
+    case TINE_OP_CONCAT: {
+        int k = 0;
+        for (int j = 0; j < e->nops; j++)
+            for (int i = 0; i < e->ops[j]->type.lanes; i++) r[k++] = ov[j][i];
+        return 0;
+    }
+    case TINE_OP_INTERLEAVE:
+        for (int i = 0; i < L; i++) r[i] = ov[i % e->nops][i / e->nops];
+        return 0;
+    case TINE_OP_SLICE: {
+        int begin, stride, count;
+        tine_slice_params(e, &begin, &stride, &count);
+        for (int i = 0; i < L; i++) r[i] = ov[0][begin + i * stride];
+        return 0;
+    }
+    case TINE_OP_DEINTERLEAVE: {
+        int n, k;
+        tine_deinterleave_params(e, &n, &k);
+        for (int i = 0; i < L; i++) r[i] = ov[0][k + i * n];
+        return 0;
+    }
+    case TINE_OP_VECTOR_REDUCE_ADD: {
+        int g = e->ops[0]->type.lanes / L;
+        for (int i = 0; i < L; i++) {
+            Z3_ast acc = ov[0][i * g];
+            for (int j = 1; j < g; j++) acc = Z3_mk_bvadd(s->z, acc, ov[0][i * g + j]);
+            r[i] = acc;
+        }
+        return 0;
+    }
+    case TINE_OP_INSN: {
+        s->cross--; /* counted inside its definition, where it moves lanes */
+        const tine_expr_t *const *ph;
+        const tine_expr_t *tmpl = tine_insn_template(s->ctx, e, &ph, false);
+        return encode_dag(s, tmpl, e->nops, ph, ov, r);
+    }
+    default: break;
+    }
+    s->cross--;
+    if (!tine_op_is_fpir(op)) return refuse(s, e, "encoding");
+    const tine_expr_t *const *ph;
+    const tine_expr_t *tmpl = tine_fpir_template(s->ctx, e, &ph);
+    TINE_ASSERT(tmpl != NULL);
+    return encode_dag(s, tmpl, e->nops, ph, ov, r);
+}
+
+static int encode_dag(tine_smt *s, const tine_expr_t *root, int npre, const tine_expr_t *const *pre,
+                      Z3_ast *const *prevals, Z3_ast *out) {
+    uint32_t n;
+    tine_expr_t **order = tine_topo(s->ctx, root, &n);
+    Z3_ast **vals = calloc(n, sizeof *vals);
+    TINE_ASSERT(vals != NULL);
+    int rc = 0;
+    for (uint32_t k = 0; k < n && rc == 0; k++) {
+        const tine_expr_t *e = order[k];
+        for (int j = 0; j < npre; j++)
+            if (pre[j] == e) vals[k] = prevals[j];
+        if (vals[k]) continue;
+        Z3_ast *ov[256];
+        for (int i = 0; i < e->nops; i++) ov[i] = vals[tine_topo_index(order, n, e->ops[i])];
+        vals[k] = lanes_alloc(s, e->type.lanes);
+        rc = encode_node(s, e, ov, vals[k]);
+    }
+    if (rc == 0) memcpy(out, vals[n - 1], sizeof *out * (size_t)root->type.lanes);
+    free(vals);
+    free(order);
+    return rc;
+}
+
+int tine_smt_encode(tine_smt *s, const tine_expr_t *e, Z3_ast *lanes) {
+    if (!e) {
+        tine_set_error(s->ctx, "tine_smt_encode: no expression");
+        return -1;
+    }
+    return encode_dag(s, e, 0, NULL, NULL, lanes);
+}
+
+/* ---- queries ----------------------------------------------------------------------------- */
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static Z3_solver solver(tine_smt *s) {
+    Z3_tactic tac = Z3_mk_tactic(s->z, "qfbv");
+    Z3_tactic_inc_ref(s->z, tac);
+    Z3_solver sv = Z3_mk_solver_from_tactic(s->z, tac);
+    Z3_solver_inc_ref(s->z, sv);
+    Z3_tactic_dec_ref(s->z, tac);
+    if (s->timeout_ms) {
+        Z3_params p = Z3_mk_params(s->z);
+        Z3_params_inc_ref(s->z, p);
+        Z3_params_set_uint(s->z, p, Z3_mk_string_symbol(s->z, "timeout"), s->timeout_ms);
+        Z3_solver_set_params(s->z, sv, p);
+        Z3_params_dec_ref(s->z, p);
+    }
+    for (int i = 0; i < s->nfacts; i++) Z3_solver_assert(s->z, sv, s->facts[i]);
+    return sv;
+}
+
+/* -1 unknown (why gets the reason), 0 unsat, 1 sat (s->model set) */
+static int check(tine_smt *s, Z3_ast cond, char *why, size_t n, double *seconds) {
+    Z3_solver sv = solver(s);
+    Z3_solver_assert(s->z, sv, cond);
+    double t0 = now();
+    Z3_lbool r = Z3_solver_check(s->z, sv);
+    if (seconds) *seconds = now() - t0;
+    if (s->model) Z3_model_dec_ref(s->z, s->model);
+    s->model = NULL;
+    if (r == Z3_L_TRUE) {
+        s->model = Z3_solver_get_model(s->z, sv);
+        Z3_model_inc_ref(s->z, s->model);
+    } else if (r == Z3_L_UNDEF && why) {
+        snprintf(why, n, "%s", Z3_solver_get_reason_unknown(s->z, sv));
+    }
+    Z3_solver_dec_ref(s->z, sv);
+    return r == Z3_L_TRUE ? 1 : r == Z3_L_FALSE ? 0 : -1;
+}
+
+bool tine_smt_model_value(tine_smt *s, Z3_ast v, tine_u128 *out) {
+    if (!s->model) return false;
+    Z3_ast r;
+    if (!Z3_model_eval(s->z, s->model, v, true, &r) || Z3_get_ast_kind(s->z, r) != Z3_NUMERAL_AST) return false;
+    const char *d = Z3_get_numeral_string(s->z, r);
+    tine_u128 x = 0;
+    for (; *d >= '0' && *d <= '9'; d++) x = x * 10 + (tine_u128)(*d - '0');
+    *out = x;
+    return true;
+}
+
+int tine_smt_sat(tine_smt *s, Z3_ast cond) { return check(s, cond, NULL, 0, NULL); }
+
+/* A lane's value in the model, as its type reads it. */
+static size_t put_value(tine_smt *s, char *out, size_t n, tine_type_t t, Z3_ast v) {
+    tine_u128 x;
+    if (!tine_smt_model_value(s, v, &x)) return (size_t)snprintf(out, n, "?");
+    tine_i128 val = (tine_i128)tine_canon(t, x);
+    char buf[48], *p = buf + sizeof buf;
+    bool neg = val < 0;
+    tine_u128 u = neg ? -(tine_u128)val : (tine_u128)val;
+    *--p = 0;
+    do {
+        *--p = (char)('0' + (int)(u % 10));
+        u /= 10;
+    } while (u);
+    if (neg) *--p = '-';
+    return (size_t)snprintf(out, n, "%s", p);
+}
+
+static size_t put_lanes(tine_smt *s, char *out, size_t n, tine_type_t t, const Z3_ast *v) {
+    size_t k = 0;
+    if (t.lanes > 1 && k < n) k += (size_t)snprintf(out + k, n - k, "[");
+    for (int i = 0; i < t.lanes && k < n; i++) {
+        if (i && k < n) k += (size_t)snprintf(out + k, n - k, ", ");
+        if (k < n) k += put_value(s, out + k, n - k, t, v[i]);
+    }
+    if (t.lanes > 1 && k < n) k += (size_t)snprintf(out + k, n - k, "]");
+    return k;
+}
+
+/* The model's inputs: every variable met so far (placeholders of definitions are never
+ * met: they are bound to their operands). */
+static size_t put_inputs(tine_smt *s, char *out, size_t n) {
+    size_t k = 0;
+    for (int i = 0; i < s->nvars && k < n; i++) {
+        const tine_expr_t *v = s->vars[i].var;
+        char tn[16];
+        k += (size_t)snprintf(out + k, n - k, "%s%s_%s = ", i ? ", " : "", tine_expr_name(v), tine_type_name(v->type, tn));
+        if (k < n) k += put_lanes(s, out + k, n - k, v->type, s->vars[i].lanes);
+    }
+    return k;
+}
+
+tine_smt_result tine_smt_valid(tine_smt *s, Z3_ast goal, char *why, size_t n, double *seconds) {
+    if (why && n) why[0] = 0;
+    int r = check(s, Z3_mk_not(s->z, goal), why, n, seconds);
+    if (r == 0) return TINE_SMT_PROVEN;
+    if (r < 0) return TINE_SMT_UNKNOWN;
+    if (why) put_inputs(s, why, n);
+    return TINE_SMT_COUNTEREXAMPLE;
+}
+
+tine_smt_result tine_smt_equal(tine_smt *s, const tine_expr_t *a, const tine_expr_t *b, char *why, size_t n,
+                               double *seconds) {
+    if (why && n) why[0] = 0;
+    if (seconds) *seconds = 0;
+    if (!tine_type_eq(a->type, b->type)) {
+        char ta[32], tb[32];
+        tine_set_error(s->ctx, "the two sides have different types (%s, %s)", tine_type_str(a->type, ta, 32),
+                       tine_type_str(b->type, tb, 32));
+        return TINE_SMT_ERROR;
+    }
+    int L = a->type.lanes;
+    Z3_ast *va = lanes_alloc(s, L), *vb = lanes_alloc(s, L);
+    if (tine_smt_encode(s, a, va) || tine_smt_encode(s, b, vb)) return TINE_SMT_ERROR;
+    Z3_ast *eq = lanes_alloc(s, L);
+    for (int i = 0; i < L; i++) eq[i] = Z3_mk_eq(s->z, va[i], vb[i]);
+    tine_smt_result r = tine_smt_valid(s, Z3_mk_and(s->z, (unsigned)L, eq), why, n, seconds);
+    if (r == TINE_SMT_COUNTEREXAMPLE && why) {
+        size_t k = strlen(why);
+        if (k < n) k += (size_t)snprintf(why + k, n - k, "; left ");
+        if (k < n) k += put_lanes(s, why + k, n - k, a->type, va);
+        if (k < n) k += (size_t)snprintf(why + k, n - k, ", right ");
+        if (k < n) put_lanes(s, why + k, n - k, b->type, vb);
+    }
+    return r;
+}

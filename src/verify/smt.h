@@ -1,0 +1,56 @@
+/* smt.h — tine expressions as Z3 bit-vector terms, and equivalence queries.
+ *
+ * Every lane of every value is one bit-vector of its element's width (a bool is one
+ * bit). Primitive ops are encoded with tine's conventions (docs/SEMANTICS.md); an FPIR
+ * op or a target instruction only through its definition (the template the interpreter
+ * evaluates), so nothing here restates an op's meaning. Floats are refused.
+ */
+#ifndef TINE_SMT_H
+#define TINE_SMT_H
+
+#include <z3.h>
+
+#include "../internal.h"
+
+typedef struct tine_smt tine_smt;
+
+typedef enum { TINE_SMT_PROVEN, TINE_SMT_COUNTEREXAMPLE, TINE_SMT_UNKNOWN, TINE_SMT_ERROR } tine_smt_result;
+
+/* timeout_ms = 0: no limit. */
+tine_smt *tine_smt_new(tine_ctx_t *ctx, unsigned timeout_ms);
+void tine_smt_free(tine_smt *s);
+Z3_context tine_smt_z3(tine_smt *s);
+
+/* A bit-vector sort of `bits` bits, a numeral of it (v reduced modulo 2^bits). */
+Z3_sort tine_smt_sort(tine_smt *s, int bits);
+Z3_ast tine_smt_num(tine_smt *s, int bits, tine_u128 v);
+/* v (a term of from's width and signedness) extended or truncated to `to` bits. */
+Z3_ast tine_smt_resize(tine_smt *s, Z3_ast v, int from_bits, bool from_signed, int to_bits);
+
+/* The lanes a variable takes (instead of fresh constants named after it). */
+void tine_smt_bind(tine_smt *s, const tine_expr_t *var, const Z3_ast *lanes);
+/* e's lanes; -1 with the context's error set when e holds what the encoding refuses. A
+ * variable not bound is a fresh constant per lane (the same on every call); a load is an
+ * uninterpreted function of its buffer applied to the index. */
+int tine_smt_encode(tine_smt *s, const tine_expr_t *e, Z3_ast *lanes);
+/* How many cross-lane nodes (slices, concats, interleaves, reductions, broadcasts,
+ * ramps) the encodings so far went through, templates included. */
+long tine_smt_cross_lane(const tine_smt *s);
+
+/* A fact every later query assumes (a Z3 bool). */
+void tine_smt_assume(tine_smt *s, Z3_ast fact);
+
+/* Proves a == b lane for lane under the assumptions. On a counterexample (or error),
+ * `why` gets the inputs and both sides' values; on unknown, Z3's reason. `seconds`
+ * gets the solver's time. */
+tine_smt_result tine_smt_equal(tine_smt *s, const tine_expr_t *a, const tine_expr_t *b, char *why, size_t n,
+                               double *seconds);
+/* The same for a Z3 bool: valid under the assumptions? (why: a model, as for equal) */
+tine_smt_result tine_smt_valid(tine_smt *s, Z3_ast goal, char *why, size_t n, double *seconds);
+/* Whether a Z3 bool is satisfiable under the assumptions: 1 yes (model kept for
+ * tine_smt_model_value), 0 no, -1 unknown. */
+int tine_smt_sat(tine_smt *s, Z3_ast cond);
+/* A term's value in the last model (after tine_smt_sat returned 1). */
+bool tine_smt_model_value(tine_smt *s, Z3_ast v, tine_u128 *out);
+
+#endif
