@@ -159,7 +159,7 @@ static const struct {
     {"a_i32 / 4", "(a_i32 + 3) >> 2", false},
     {"a_u8 % b_u8", "a_u8 - (a_u8 / b_u8) * b_u8", false}, /* x % 0 = 0, x / 0 = 0 */
     {"a_u8 % b_u8", "select(b_u8 == 0, u8(0), a_u8 - (a_u8 / b_u8) * b_u8)", true},
-    {"a_i8x2 % b_i8x2", "select(b_i8x2 == 0, i8(0), a_i8x2 - (a_i8x2 / b_i8x2) * b_i8x2)", true},
+    {"a_i8x2 % b_i8x2", "select(b_i8x2 == 0, a_i8x2 & 0, a_i8x2 - (a_i8x2 / b_i8x2) * b_i8x2)", true},
     {"a_i16 / 0", "i16(0)", true},
     {"a_u16 << 16", "u16(0)", true},
     {"a_i16 >> 20", "select(a_i16 < 0, i16(-1), i16(0))", true},
