@@ -30,6 +30,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "tine_ops.h"
 
@@ -355,6 +356,17 @@ int tine_env_bind_buffer(tine_env_t *env, const char *name, tine_type_t elem,
                          const void *data, size_t count);
 /* Evaluates e; writes e's lanes (bit patterns) to out. Returns 0, or -1 with an error. */
 int tine_eval(tine_ctx_t *ctx, const tine_expr_t *e, tine_env_t *env, uint64_t *out);
+
+/* ---- proofs (src/verify, Z3) ------------------------------------------------------- */
+
+/* Proves rules with Z3: for every rule and type instantiation, for all inputs, predicate
+ * implies lhs = rhs. which: "lift" or "x86" (the built-in rule sets), or NULL for `text`
+ * (a rule file named `file`): lift rules, or lowering rules on the instruction set `isa`.
+ * only: one rule's name, or NULL. Writes a line per instantiation (quiet: only the ones
+ * not proven) and totals to out. Returns the number of counterexamples, or -1 with an
+ * error. */
+int tine_verify_rules(tine_ctx_t *ctx, const char *which, const char *text, const char *file, const char *isa,
+                      unsigned timeout_ms, const char *only, int quiet, FILE *out);
 
 #ifdef __cplusplus
 }

@@ -33,6 +33,9 @@ int cli_usage(void) {
             "       tine bench [--filter NAME] [--target T] [--peers halide,c,clang,gcc] [--quick]\n"
             "       tine bench-ir [--nodes N]\n"
             "       tine bench-lift [--nodes N]\n"
+            "       tine verify --rules lift|x86|FILE [--isa x86] [--rule NAME] [--timeout MS] [--quiet]\n"
+            "       tine verify FILE [--target T] [--timeout MS]\n"
+            "       tine verify --bounds [--quick] [--timeout MS]\n"
             "compile and run read a kernel FILE (any name); an expression goes through -e EXPR.\n"
             "exit status: 0 success, 1 an error in the input (or a limit), 2 usage, 3 internal error (tine's bug)\n");
     return 2;
@@ -43,12 +46,13 @@ static const char *const COMMANDS[CLI_FORMS] = {
     [CLI_DEMO] = "demo", [CLI_PRINT] = "print", [CLI_EXPAND] = "expand", [CLI_EVAL] = "eval",
     [CLI_LIFT] = "lift", [CLI_RULES] = "rules", [CLI_COMPILE_EXPR] = "compile", [CLI_RUN_EXPR] = "run",
     [CLI_OPS] = "ops", [CLI_BENCH] = "bench", [CLI_BENCH_IR] = "bench-ir", [CLI_BENCH_LIFT] = "bench-lift",
+    [CLI_VERIFY] = "verify",
 };
 /* the forms whose positional argument is an expression (compile and run take a kernel file) */
 static const unsigned TAKES_EXPR = F(PRINT) | F(EXPAND) | F(EVAL) | F(LIFT);
 
 enum { O_LANES, O_SEED, O_NODES, O_TRACE, O_LIST, O_CHECK, O_QUICK, O_FILTER, O_PEERS, O_TARGET, O_EMIT, O_SELECT,
-       O_PARAM, O_SIZE, O_NAME, O_OUT, O_EXPR, O_COUNT };
+       O_PARAM, O_SIZE, O_NAME, O_OUT, O_EXPR, O_RULES, O_ISA, O_RULE, O_TIMEOUT, O_BOUNDS, O_QUIET, O_COUNT };
 static const struct {
     const char *name;
     int value;      /* takes a value */
@@ -60,10 +64,10 @@ static const struct {
     [O_TRACE] = {"--trace-rules", 0, F(LIFT) | F(COMPILE_EXPR)},
     [O_LIST] = {"--list", 0, F(RULES)},
     [O_CHECK] = {"--check", 1, F(RULES)},
-    [O_QUICK] = {"--quick", 0, F(BENCH)},
+    [O_QUICK] = {"--quick", 0, F(BENCH) | F(VERIFY)},
     [O_FILTER] = {"--filter", 1, F(BENCH)},
     [O_PEERS] = {"--peers", 1, F(BENCH)},
-    [O_TARGET] = {"--target", 1, F(COMPILE_EXPR) | F(RUN_EXPR) | F(COMPILE_KERNEL) | F(RUN_KERNEL) | F(BENCH)},
+    [O_TARGET] = {"--target", 1, F(COMPILE_EXPR) | F(RUN_EXPR) | F(COMPILE_KERNEL) | F(RUN_KERNEL) | F(BENCH) | F(VERIFY)},
     [O_EMIT] = {"--emit", 1, F(COMPILE_EXPR) | F(COMPILE_KERNEL)},
     [O_SELECT] = {"--select", 1, F(COMPILE_EXPR) | F(RUN_EXPR) | F(COMPILE_KERNEL)},
     [O_PARAM] = {"--param", 1, F(RUN_KERNEL)},
@@ -71,6 +75,12 @@ static const struct {
     [O_NAME] = {"--name", 1, F(COMPILE_KERNEL)},
     [O_OUT] = {"-o", 1, F(COMPILE_KERNEL)},
     [O_EXPR] = {"-e", 1, F(COMPILE_EXPR) | F(RUN_EXPR)},
+    [O_RULES] = {"--rules", 1, F(VERIFY)},
+    [O_ISA] = {"--isa", 1, F(VERIFY)},
+    [O_RULE] = {"--rule", 1, F(VERIFY)},
+    [O_TIMEOUT] = {"--timeout", 1, F(VERIFY)},
+    [O_BOUNDS] = {"--bounds", 0, F(VERIFY)},
+    [O_QUIET] = {"--quiet", 0, F(VERIFY)},
 };
 
 /* How the form is named in messages: compile and run by the form they take. */
@@ -211,6 +221,8 @@ int cli_parse(int argc, char **argv, options *o) {
             rc = 2;
         }
         o->expr = positional;
+    } else if (!rc && form == CLI_VERIFY) {
+        o->file = positional; /* a kernel, or none with --rules or --bounds */
     } else if (!rc && positional) {
         fprintf(stderr, "tine %s: unexpected argument '%s'\n", argv[1], positional);
         rc = 2;
@@ -255,6 +267,15 @@ int cli_parse(int argc, char **argv, options *o) {
             case O_NAME: o->name = v; break;
             case O_OUT: o->out = v; break;
             case O_EXPR: o->expr = v; break;
+            case O_RULES: o->rules = v; break;
+            case O_ISA: o->isa = v; break;
+            case O_RULE: o->rule = v; break;
+            case O_BOUNDS: o->bounds = 1; break;
+            case O_QUIET: o->quiet = 1; break;
+            case O_TIMEOUT:
+                if (parse_count(argv[i], v, 1, 3600000, &n)) rc = 2;
+                o->timeout_ms = (long)n;
+                break;
             case O_PARAM:
                 if (parse_param(argv[i + 1], o)) rc = 2;
                 break;

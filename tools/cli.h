@@ -10,7 +10,7 @@
 /* A command and the form it takes: compile and run take a kernel FILE or -e EXPR. */
 typedef enum {
     CLI_DEMO, CLI_PRINT, CLI_EXPAND, CLI_EVAL, CLI_LIFT, CLI_RULES, CLI_COMPILE_EXPR, CLI_RUN_EXPR,
-    CLI_COMPILE_KERNEL, CLI_RUN_KERNEL, CLI_OPS, CLI_BENCH, CLI_BENCH_IR, CLI_BENCH_LIFT, CLI_FORMS
+    CLI_COMPILE_KERNEL, CLI_RUN_KERNEL, CLI_OPS, CLI_BENCH, CLI_BENCH_IR, CLI_BENCH_LIFT, CLI_VERIFY, CLI_FORMS
 } cli_form;
 
 /* --param NAME=VALUE: the value's text, checked against the parameter's type by
@@ -27,7 +27,9 @@ typedef struct {
     int lanes;
     uint64_t seed;
     long nodes;
-    int trace, list, quick;
+    int trace, list, quick, bounds, quiet;
+    long timeout_ms; /* verify --timeout */
+    const char *rules, *isa, *rule; /* verify --rules, --isa, --rule */
     const char *check, *target, *emit, *select, *filter, *peers, *out, *name, *size_text;
     cli_param *params; /* malloc'd, one per --param */
     int nparams;
@@ -53,5 +55,10 @@ int cli_finish(int rc);
 /* The value of --param name=text for a parameter of type t, as a bit pattern in the low
  * bytes of *out (sign-extended); 0, or 1 after a message when it is out of t's range. */
 int cli_param_value(const char *name, tine_type_t t, const char *text, uint64_t *out);
+
+/* The library's error on stderr after prefix (an internal error marks the exit status). */
+void cli_report(tine_ctx_t *ctx, const char *prefix);
+/* tine verify (tools/verify.c). */
+int cli_verify(const options *o);
 
 #endif

@@ -55,6 +55,8 @@ static void report(tine_ctx_t *ctx, const char *prefix) {
     }
 }
 
+void cli_report(tine_ctx_t *ctx, const char *prefix) { report(ctx, prefix); }
+
 static tine_expr_t *parse_or_report(tine_ctx_t *ctx, const char *text) {
     tine_expr_t *e = tine_parse(ctx, text, "<input>");
     if (!e) report(ctx, "");
@@ -1021,6 +1023,7 @@ static int dispatch(const options *o) {
     case CLI_BENCH_IR: return cmd_bench_ir(o);
     case CLI_RULES: return cmd_rules(o);
     case CLI_BENCH_LIFT: return cmd_bench_lift(o);
+    case CLI_VERIFY: return cli_verify(o);
     case CLI_BENCH: return tine_cmd_bench(o->filter, o->target, o->peers, o->quick);
     case CLI_RUN_KERNEL: return cmd_kernel_run(o);
     case CLI_COMPILE_KERNEL: return cmd_kernel_compile(o);

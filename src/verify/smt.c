@@ -210,6 +210,15 @@ static Z3_ast compare(tine_smt *s, tine_op_t op, tine_type_t t, Z3_ast a, Z3_ast
     }
 }
 
+Z3_ast tine_smt_binop(tine_smt *s, tine_op_t op, tine_type_t t, Z3_ast a, Z3_ast b) {
+    switch (op) {
+    case TINE_OP_SHL: case TINE_OP_SHR: return shift(s, t, a, t, b, op == TINE_OP_SHL);
+    case TINE_OP_EQ: case TINE_OP_NE: case TINE_OP_LT: case TINE_OP_LE: case TINE_OP_GT: case TINE_OP_GE:
+        return compare(s, op, t, a, b);
+    default: return arith(s, op, t, a, b);
+    }
+}
+
 /* ---- DAG encoding ---------------------------------------------------------------------- */
 
 static int encode_dag(tine_smt *s, const tine_expr_t *root, int npre, const tine_expr_t *const *pre,

@@ -27,6 +27,10 @@ Z3_ast tine_smt_num(tine_smt *s, int bits, tine_u128 v);
 /* v (a term of from's width and signedness) extended or truncated to `to` bits. */
 Z3_ast tine_smt_resize(tine_smt *s, Z3_ast v, int from_bits, bool from_signed, int to_bits);
 
+/* One lane of a binary primitive op on terms of element type t, as the encoding gives it
+ * (a comparison gives a 1-bit term). */
+Z3_ast tine_smt_binop(tine_smt *s, tine_op_t op, tine_type_t t, Z3_ast a, Z3_ast b);
+
 /* The lanes a variable takes (instead of fresh constants named after it). */
 void tine_smt_bind(tine_smt *s, const tine_expr_t *var, const Z3_ast *lanes);
 /* e's lanes; -1 with the context's error set when e holds what the encoding refuses. A

@@ -1,0 +1,47 @@
+/* verify.c — `tine verify`: rule proofs, bounds soundness and translation validation. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "tine.h"
+
+/* The default time a query may take: long enough for the slowest rule here. */
+enum { DEFAULT_TIMEOUT_MS = 60000 };
+
+static int verify_rules(const options *o, unsigned timeout) {
+    tine_ctx_t *ctx = tine_ctx_new();
+    bool builtin = !strcmp(o->rules, "lift") || !strcmp(o->rules, "x86");
+    if (builtin && o->isa) {
+        fprintf(stderr, "tine verify: --isa names the instruction set of a rule FILE; %s rules have their own\n", o->rules);
+        tine_ctx_free(ctx);
+        return 2;
+    }
+    char *text = builtin ? NULL : tine_cli_read_file(o->rules);
+    if (!builtin && !text) {
+        tine_ctx_free(ctx);
+        return 1;
+    }
+    int n = tine_verify_rules(ctx, builtin ? o->rules : NULL, text, o->rules, o->isa, timeout, o->rule, o->quiet, stdout);
+    free(text);
+    if (n < 0) cli_report(ctx, "tine verify: ");
+    tine_ctx_free(ctx);
+    return n != 0;
+}
+
+int cli_verify(const options *o) {
+    int modes = (o->rules != NULL) + (o->bounds != 0) + (o->file != NULL);
+    if (modes != 1) {
+        fprintf(stderr, "tine verify: needs one of --rules lift|x86|FILE, --bounds, or a kernel FILE\n");
+        return 2;
+    }
+    if ((o->isa || o->rule || o->quiet) && !o->rules) {
+        fprintf(stderr, "tine verify: --isa, --rule and --quiet go with --rules\n");
+        return 2;
+    }
+    unsigned timeout = o->timeout_ms ? (unsigned)o->timeout_ms : DEFAULT_TIMEOUT_MS;
+    if (o->rules) return verify_rules(o, timeout);
+    fprintf(stderr, "tine verify: %s is not built yet\n", o->bounds ? "--bounds" : "kernel validation");
+    return 2;
+}
