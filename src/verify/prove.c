@@ -35,7 +35,7 @@
 #include "../rules/rules.h"
 #include "smt.h"
 
-enum { MAX_ENUM = 64, MAXW = 32 };
+enum { MAX_ENUM = 64, MAXW = 32, QUICK_MS = 2000 };
 
 static const tine_type_t I128 = {TINE_INT, 128, 1};
 
@@ -53,6 +53,8 @@ typedef struct {
     tine_type_t base_t[10];
     Z3_ast defined;             /* conditions under which the predicate's arithmetic folds */
     char refused[256];          /* why the predicate could not be encoded */
+    unsigned timeout_ms;
+    bool abstracted;            /* proven with products abstracted */
 } prover;
 
 typedef struct {
@@ -247,7 +249,7 @@ typedef struct {
     char why[1536];
 } verdict;
 
-static tine_smt_result equal(prover *p, const tine_expr_t *lhs, const tine_expr_t *rhs, Z3_ast when, verdict *v) {
+static tine_smt_result query(prover *p, const tine_expr_t *lhs, const tine_expr_t *rhs, Z3_ast when, verdict *v) {
     Z3_ast a[TINE_MAX_LANES], b[TINE_MAX_LANES];
     if (tine_smt_encode(p->s, lhs, a) || tine_smt_encode(p->s, rhs, b)) {
         snprintf(v->why, sizeof v->why, "%s", tine_error(p->ctx));
@@ -263,6 +265,30 @@ static tine_smt_result equal(prover *p, const tine_expr_t *lhs, const tine_expr_
     v->seconds += sec;
     v->queries++;
     return r;
+}
+
+/* lhs = rhs (where `when`): exactly, with a short time limit; if that is not decided,
+ * with products abstracted to their ranges (a proof there is a proof); if that is not a
+ * proof, exactly again with the whole time limit (a counterexample must be a real one). */
+static tine_smt_result equal(prover *p, const tine_expr_t *lhs, const tine_expr_t *rhs, Z3_ast when, verdict *v) {
+    unsigned full = p->timeout_ms, quick = full && full < QUICK_MS ? full : QUICK_MS;
+    tine_smt_result r = TINE_SMT_UNKNOWN;
+    if (!p->abstracted) { /* once an enumerated value needed the abstraction, the next ones start there */
+        tine_smt_set_timeout(p->s, quick);
+        r = query(p, lhs, rhs, when, v);
+        if (r != TINE_SMT_UNKNOWN) return r;
+    }
+    tine_smt_abstract_products(p->s, true);
+    tine_smt_set_timeout(p->s, full);
+    r = query(p, lhs, rhs, when, v);
+    tine_smt_abstract_products(p->s, false);
+    if (r == TINE_SMT_PROVEN) {
+        p->abstracted = true;
+        return r;
+    }
+    if (quick == full && !p->abstracted) return r == TINE_SMT_COUNTEREXAMPLE ? TINE_SMT_UNKNOWN : r;
+    tine_smt_set_timeout(p->s, full);
+    return query(p, lhs, rhs, when, v);
 }
 
 /* The right side elaborated as the matcher does when it has no template, with the
@@ -377,7 +403,7 @@ int tine_prove_rules(tine_ctx_t *ctx, const char *text, const char *file, bool l
         if (o->only && strcmp(o->only, rule->ast.name)) continue;
         t->rules++;
         for (int i = 0; i < rule->ninst; i++) {
-            prover p = {.ctx = ctx, .rule = rule, .in = &rule->inst[i]};
+            prover p = {.ctx = ctx, .rule = rule, .in = &rule->inst[i], .timeout_ms = o->timeout_ms};
             p.s = tine_smt_new(ctx, o->timeout_ms);
             p.z = tine_smt_z3(p.s);
             verdict v = {.r = TINE_SMT_ERROR};
@@ -393,6 +419,7 @@ int tine_prove_rules(tine_ctx_t *ctx, const char *text, const char *file, bool l
             char consts[48] = "";
             if (nsym && v.values) snprintf(consts, sizeof consts, ", %d constant values", v.values);
             else if (nsym) snprintf(consts, sizeof consts, ", constants symbolic");
+            if (p.abstracted) snprintf(consts + strlen(consts), sizeof consts - strlen(consts), ", products by range");
             t->insts++;
             t->queries += v.queries;
             t->seconds += v.seconds;

@@ -21,6 +21,11 @@ typedef struct {
     Z3_ast *lanes;
 } bound_var;
 
+struct product {
+    Z3_ast x, y, p;
+    bool sx, sy; /* extended by sign */
+};
+
 typedef struct {
     const char *name; /* interned */
     tine_type_t elem, index;
@@ -39,6 +44,9 @@ struct tine_smt {
     int nfacts, capfacts;
     Z3_model model; /* of the last satisfiable query */
     long cross;
+    bool abstract;    /* products of extensions as range-bounded variables */
+    struct product *products; /* abstracted products */
+    int nproducts, capproducts;
     char z3_error[256];
     tine_arena arena; /* lane arrays */
 };
@@ -67,11 +75,14 @@ void tine_smt_free(tine_smt *s) {
     Z3_del_context(s->z);
     free(s->vars);
     free(s->facts);
+    free(s->products);
     tine_arena_free(&s->arena);
     free(s);
 }
 
 Z3_context tine_smt_z3(tine_smt *s) { return s->z; }
+void tine_smt_set_timeout(tine_smt *s, unsigned timeout_ms) { s->timeout_ms = timeout_ms; }
+void tine_smt_abstract_products(tine_smt *s, bool on) { s->abstract = on; }
 long tine_smt_cross_lane(const tine_smt *s) { return s->cross; }
 
 Z3_sort tine_smt_sort(tine_smt *s, int bits) { return Z3_mk_bv_sort(s->z, (unsigned)bits); }
@@ -129,6 +140,10 @@ void tine_smt_assume(tine_smt *s, Z3_ast fact) {
     s->facts[s->nfacts++] = fact;
 }
 
+static Z3_ast fresh(tine_smt *s, const char *name, int bits) {
+    return Z3_mk_const(s->z, Z3_mk_string_symbol(s->z, name), tine_smt_sort(s, bits));
+}
+
 /* ---- scalar semantics ------------------------------------------------------------------ */
 
 static bool is_signed(tine_type_t t) { return t.kind == TINE_INT; }
@@ -180,12 +195,93 @@ static Z3_ast cast(tine_smt *s, tine_type_t to, tine_type_t from, Z3_ast v) {
     return tine_smt_resize(s, v, from.bits, is_signed(from), to.bits);
 }
 
+/* x when v is an extension of x (*sign: a sign extension), else NULL. */
+static Z3_ast extension_of(tine_smt *s, Z3_ast v, bool *sign) {
+    if (Z3_get_ast_kind(s->z, v) != Z3_APP_AST) return NULL;
+    Z3_app app = Z3_to_app(s->z, v);
+    Z3_decl_kind k = Z3_get_decl_kind(s->z, Z3_get_app_decl(s->z, app));
+    if (k != Z3_OP_SIGN_EXT && k != Z3_OP_ZERO_EXT) return NULL;
+    *sign = k == Z3_OP_SIGN_EXT;
+    return Z3_get_app_arg(s->z, app, 0);
+}
+
+static unsigned width(tine_smt *s, Z3_ast v) { return Z3_get_bv_sort_size(s->z, Z3_get_sort(s->z, v)); }
+
+/* The product of two extensions a = ext(x), b = ext(y) of w bits, where x and y have m and
+ * n bits and m + n <= w: the exact (m + n)-bit product, extended; the same term for the
+ * same operands in either order. In abstract mode that product is a variable bounded by
+ * the range of products of m- and n-bit values (an over-approximation: what is proven for
+ * it holds for the real product). NULL when a and b are not such extensions. */
+static Z3_ast product(tine_smt *s, Z3_ast a, Z3_ast b) {
+    bool sa, sb;
+    Z3_ast x = extension_of(s, a, &sa), y = extension_of(s, b, &sb);
+    if (!x || !y) return NULL;
+    unsigned m = width(s, x), n = width(s, y), w = width(s, a), k = m + n;
+    if (k > w || k > 128) return NULL;
+    if (Z3_get_ast_id(s->z, x) > Z3_get_ast_id(s->z, y) || (x == y && sa && !sb)) { /* one order */
+        Z3_ast t = x; x = y; y = t;
+        bool u = sa; sa = sb; sb = u;
+        unsigned v = m; m = n; n = v;
+    }
+    bool sp = sa || sb; /* the product's signedness */
+    Z3_ast p;
+    if (!s->abstract) {
+        p = Z3_mk_bvmul(s->z, tine_smt_resize(s, x, (int)m, sa, (int)k), tine_smt_resize(s, y, (int)n, sb, (int)k));
+        return tine_smt_resize(s, p, (int)k, sp, (int)w);
+    }
+    for (int i = 0; i < s->nproducts; i++) {
+        const struct product *q = &s->products[i];
+        if (q->x == x && q->y == y && q->sx == sa && q->sy == sb) return tine_smt_resize(s, q->p, (int)k, sp, (int)w);
+    }
+    char name[32];
+    snprintf(name, sizeof name, "product%d", s->nproducts);
+    p = fresh(s, name, (int)k);
+    /* the range of x * y over x's and y's types, at k + 2 bits (exact there) */
+    tine_i128 xlo = sa ? -((tine_i128)1 << (m - 1)) : 0, xhi = sa ? ((tine_i128)1 << (m - 1)) - 1 : ((tine_i128)1 << m) - 1;
+    tine_i128 ylo = sb ? -((tine_i128)1 << (n - 1)) : 0, yhi = sb ? ((tine_i128)1 << (n - 1)) - 1 : ((tine_i128)1 << n) - 1;
+    tine_i128 c[4] = {xlo * ylo, xlo * yhi, xhi * ylo, xhi * yhi}, lo = c[0], hi = c[0];
+    for (int i = 1; i < 4; i++) {
+        lo = c[i] < lo ? c[i] : lo;
+        hi = c[i] > hi ? c[i] : hi;
+    }
+    if (k + 2 <= 128) {
+        Z3_ast pw = tine_smt_resize(s, p, (int)k, sp, (int)k + 2);
+        tine_smt_assume(s, Z3_mk_bvsge(s->z, pw, tine_smt_num(s, (int)k + 2, (tine_u128)lo)));
+        tine_smt_assume(s, Z3_mk_bvsle(s->z, pw, tine_smt_num(s, (int)k + 2, (tine_u128)hi)));
+    }
+    /* signed by signed: the largest product, 2^(k-2), only from MIN * MIN; any other pair
+       gives at most 2^(k-2) - 2^(min(m, n) - 1) (MIN * (MIN + 1)): what Q15/Q31 fix-ups test */
+    if (sa && sb && k + 2 <= 128) {
+        Z3_ast pw = tine_smt_resize(s, p, (int)k, true, (int)k + 2);
+        Z3_ast both = Z3_mk_and(s->z, 2, (Z3_ast[]){Z3_mk_eq(s->z, x, tine_smt_num(s, (int)m, (tine_u128)xlo)),
+                                                      Z3_mk_eq(s->z, y, tine_smt_num(s, (int)n, (tine_u128)ylo))});
+        tine_i128 below = hi - ((tine_i128)1 << ((m < n ? m : n) - 1));
+        tine_smt_assume(s, Z3_mk_implies(s->z, both, Z3_mk_eq(s->z, pw, tine_smt_num(s, (int)k + 2, (tine_u128)hi))));
+        tine_smt_assume(s, Z3_mk_implies(s->z, Z3_mk_not(s->z, both),
+                                         Z3_mk_bvsle(s->z, pw, tine_smt_num(s, (int)k + 2, (tine_u128)below))));
+    }
+    /* exact where either operand is 0 or 1: what a rule's fix-ups test */
+    Z3_ast xk = tine_smt_resize(s, x, (int)m, sa, (int)k), yk = tine_smt_resize(s, y, (int)n, sb, (int)k);
+    Z3_ast zero_k = tine_smt_num(s, (int)k, 0), one_k = tine_smt_num(s, (int)k, 1);
+    Z3_ast exact[2][2] = {{Z3_mk_eq(s->z, xk, zero_k), Z3_mk_eq(s->z, p, zero_k)},
+                          {Z3_mk_eq(s->z, xk, one_k), Z3_mk_eq(s->z, p, yk)}};
+    for (int i = 0; i < 2; i++) tine_smt_assume(s, Z3_mk_implies(s->z, exact[i][0], exact[i][1]));
+    if (s->nproducts == s->capproducts) {
+        s->capproducts = s->capproducts ? 2 * s->capproducts : 8;
+        s->products = realloc(s->products, (size_t)s->capproducts * sizeof *s->products);
+        TINE_ASSERT(s->products != NULL);
+    }
+    s->products[s->nproducts++] = (struct product){x, y, p, sa, sb};
+    return tine_smt_resize(s, p, (int)k, sp, (int)w);
+}
+
 static Z3_ast arith(tine_smt *s, tine_op_t op, tine_type_t t, Z3_ast a, Z3_ast b) {
     Z3_context z = s->z;
+    Z3_ast p;
     switch (op) {
     case TINE_OP_ADD: return Z3_mk_bvadd(z, a, b);
     case TINE_OP_SUB: return Z3_mk_bvsub(z, a, b);
-    case TINE_OP_MUL: return Z3_mk_bvmul(z, a, b);
+    case TINE_OP_MUL: return (p = product(s, a, b)) ? p : Z3_mk_bvmul(z, a, b);
     case TINE_OP_DIV: return divmod(s, t, a, b, true);
     case TINE_OP_MOD: return divmod(s, t, a, b, false);
     case TINE_OP_MIN: return Z3_mk_ite(z, lt(s, t, a, b), a, b);
@@ -223,10 +319,6 @@ Z3_ast tine_smt_binop(tine_smt *s, tine_op_t op, tine_type_t t, Z3_ast a, Z3_ast
 
 static int encode_dag(tine_smt *s, const tine_expr_t *root, int npre, const tine_expr_t *const *pre,
                       Z3_ast *const *prevals, Z3_ast *out);
-
-static Z3_ast fresh(tine_smt *s, const char *name, int bits) {
-    return Z3_mk_const(s->z, Z3_mk_string_symbol(s->z, name), tine_smt_sort(s, bits));
-}
 
 static Z3_func_decl load_decl(tine_smt *s, const tine_expr_t *e) {
     const char *name = tine_expr_name(e);

@@ -20,6 +20,13 @@ typedef enum { TINE_SMT_PROVEN, TINE_SMT_COUNTEREXAMPLE, TINE_SMT_UNKNOWN, TINE_
 tine_smt *tine_smt_new(tine_ctx_t *ctx, unsigned timeout_ms);
 void tine_smt_free(tine_smt *s);
 Z3_context tine_smt_z3(tine_smt *s);
+void tine_smt_set_timeout(tine_smt *s, unsigned timeout_ms);
+/* Encodings made from now on (on) treat a product of two extensions whose exact product
+ * fits the result as a variable bounded by the product's range (exact where an operand is
+ * 0 or 1), the same variable for the same operands: an over-approximation, so a proof
+ * holds for the real products, while a counterexample may not. Multiplier equivalence is
+ * what a bit-blasting solver finds hardest; most rules need only the product's range. */
+void tine_smt_abstract_products(tine_smt *s, bool on);
 
 /* A bit-vector sort of `bits` bits, a numeral of it (v reduced modulo 2^bits). */
 Z3_sort tine_smt_sort(tine_smt *s, int bits);
