@@ -474,16 +474,22 @@ int tine_verify_rules(tine_ctx_t *ctx, const char *which, const char *text, cons
         if (!tine_error(ctx)) tine_set_error(ctx, "no instruction set '%s' (x86)", isa);
         return -1;
     }
+    /* errors first: nothing is written before the file compiles and names the rule */
+    tine_ruleset_t *rs = tine_rules_compile_kind(ctx, text, file, isa != NULL);
+    if (!rs) return -1;
+    bool found = !only;
+    for (int i = 0; i < rs->n && !found; i++) found = !strcmp(rs->rules[i].ast.name, only);
+    tine_rules_free(rs);
+    if (!found) {
+        tine_set_error(ctx, "%s has no rule named '%s'", file, only);
+        return -1;
+    }
     tine_prove_opts o = {.timeout_ms = timeout_ms, .only = only, .quiet = quiet != 0};
     tine_prove_totals t = {0};
     fprintf(out, "proving %s rules of %s%s%s (timeout %u ms per query)\n", isa ? "lowering" : "lift", file,
             isa ? " on " : "", isa ? isa : "", timeout_ms);
     int rc = tine_prove_rules(ctx, text, file, isa != NULL, &o, out, &t);
     if (rc < 0) return -1;
-    if (only && !t.rules) {
-        tine_set_error(ctx, "%s has no rule named '%s'", file, only);
-        return -1;
-    }
     fprintf(out, "%ld rules, %ld instantiations: %ld proven, %ld counterexamples, %ld unknown, %ld never fire; "
                  "%ld queries, %.1f s in the solver\n",
             t.rules, t.insts, t.proven, t.counter, t.unknown, t.no_fire, t.queries, t.seconds);

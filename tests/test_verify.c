@@ -1,0 +1,127 @@
+/* test_verify.c — rule proofs (src/verify/prove.c) and that they can fail.
+ *
+ * 1. Every instantiation of every lift rule and every x86 lowering rule is proven with
+ *    Z3: no counterexample, and none left unknown.
+ * 2. Mutants: a rule altered the ways a rule goes wrong — operands of a non-commutative op
+ *    swapped, a constant changed by one, a predicate's conjunct dropped, a type widened —
+ *    must each get a counterexample. Each mutant is the built-in rule file with one edit
+ *    on one rule's line; only that rule is proven.
+ *
+ * Usage: test_verify [--part 1|2]
+ */
+#include "internal.h"
+#include "verify/prove.h"
+
+#include "testutil.h"
+
+extern const char tine_lift_rules_text[], tine_lift_rules_file[];
+extern const char tine_x86_rules_text[], tine_x86_rules_file[];
+
+enum { TIMEOUT_MS = 60000 };
+
+static void prove_all(const char *which, const char *text, const char *file, bool lowering) {
+    tine_ctx_t *ctx = tine_ctx_new();
+    if (lowering) tine_isa_get(ctx, "x86");
+    tine_prove_opts o = {.timeout_ms = TIMEOUT_MS, .quiet = true};
+    tine_prove_totals t = {0};
+    double t0 = now();
+    int rc = tine_prove_rules(ctx, text, file, lowering, &o, stdout, &t);
+    check(rc == 0, "%s rules: %d counterexamples (%s)", which, rc, rc < 0 ? tine_error(ctx) : "listed above");
+    check(t.unknown == 0, "%s rules: %ld instantiations unknown (listed above)", which, t.unknown);
+    check(t.no_fire == 0, "%s rules: %ld instantiations never fire", which, t.no_fire);
+    check(t.proven > (lowering ? 100 : 500), "%s rules: only %ld instantiations proven", which, t.proven);
+    printf("part 1: %s rules: %ld rules, %ld instantiations, %ld proven in %ld queries, %.1f s (%.1f s solving); "
+           "slowest %s %.2f s\n",
+           which, t.rules, t.insts, t.proven, t.queries, now() - t0, t.seconds, t.slowest[0].what, t.slowest[0].seconds);
+    tine_ctx_free(ctx);
+}
+
+static const struct {
+    const char *kind, *rule, *from, *to;
+    bool lowering;
+} MUTANTS[] = {
+    /* operands of a non-commutative op swapped */
+    {"swap", "widening_sub_zext", "-> widening_sub(x, y)", "-> widening_sub(y, x)", false},
+    {"swap", "halving_sub", "-> halving_sub(x, y)", "-> halving_sub(y, x)", false},
+    {"swap", "saturating_sub_select", "select(x:T > y:T, x - y, c0)", "select(x:T > y:T, y - x, c0)", false},
+    {"swap", "psubsw", "-> psubsw(x, y)", "-> psubsw(y, x)", true},
+    {"swap", "absd_u8", "saturating_sub(x, y) | saturating_sub(y, x)", "saturating_sub(x, y) | saturating_sub(x, y)", true},
+    /* a constant changed by one */
+    {"constant", "saturating_sub_select", "c0 == 0", "c0 == 1", false},
+    {"constant", "halving_add_wide", ">> 1 ->", ">> 2 ->", false},
+    {"constant", "rounding_shr_bounded", "c0 == 1 << (c1 - 1)", "c0 == (1 << (c1 - 1)) + 1", false},
+    {"constant", "sat_u16_u8", "min(x, 255)", "min(x, 254)", true},
+    {"constant", "pmulhw_round", "reinterpret<u16>(x * y) >> 15", "reinterpret<u16>(x * y) >> 14", true},
+    /* a predicate's conjunct dropped */
+    {"conjunct", "saturating_cast_smin", " && lower_bounded(x, T.min)", "", false},
+    {"conjunct", "min_redundant", " if upper_bounded(x, c0)", "", false},
+    {"conjunct", "abs_max", " if is_signed(T)", "", false},
+    {"conjunct", "sat_u16_u8_small", " if upper_bounded(x, 32767)", "", true},
+    {"conjunct", "pmulhrsw_nomin", " if lower_bounded(x, -32767) || lower_bounded(y, -32767)", "", true},
+    /* a type widened */
+    {"type", "saturating_cast_s2u_same", "max(x:signed(T), c0)", "max(x:signed(widen(T)), c0)", false},
+    {"type", "saturating_cast_clamp2", "c1 == T.max", "c1 == widen(T).max", false},
+};
+
+/* The rule file with `from` replaced by `to` on the line of rule `name`; NULL if absent. */
+static char *mutate(const char *text, const char *name, const char *from, const char *to) {
+    size_t nl = strlen(name);
+    const char *line = text;
+    while (line && !(strncmp(line, name, nl) == 0 && line[nl] == ':')) {
+        line = strchr(line, '\n');
+        if (line) line++;
+    }
+    if (!line) return NULL;
+    const char *end = strchr(line, '\n');
+    const char *at = strstr(line, from);
+    if (!at || (end && at > end)) return NULL;
+    size_t n = strlen(text), nf = strlen(from), nt = strlen(to);
+    char *r = malloc(n - nf + nt + 1);
+    TINE_ASSERT(r != NULL);
+    size_t k = (size_t)(at - text);
+    memcpy(r, text, k);
+    memcpy(r + k, to, nt);
+    memcpy(r + k + nt, at + nf, n - k - nf + 1);
+    return r;
+}
+
+static void mutants(void) {
+    int n = (int)(sizeof MUTANTS / sizeof MUTANTS[0]), caught = 0;
+    for (int i = 0; i < n; i++) {
+        tine_ctx_t *ctx = tine_ctx_new();
+        bool low = MUTANTS[i].lowering;
+        if (low) tine_isa_get(ctx, "x86");
+        const char *text = low ? tine_x86_rules_text : tine_lift_rules_text;
+        char *m = mutate(text, MUTANTS[i].rule, MUTANTS[i].from, MUTANTS[i].to);
+        if (!m) {
+            fail("mutant %d (%s of %s): '%s' is not on the rule's line", i, MUTANTS[i].kind, MUTANTS[i].rule, MUTANTS[i].from);
+            tine_ctx_free(ctx);
+            continue;
+        }
+        tine_prove_opts o = {.timeout_ms = TIMEOUT_MS, .only = MUTANTS[i].rule, .quiet = true};
+        tine_prove_totals t = {0};
+        FILE *sink = fopen("/dev/null", "w");
+        int rc = tine_prove_rules(ctx, m, low ? tine_x86_rules_file : tine_lift_rules_file, low, &o, sink ? sink : stdout, &t);
+        if (sink) fclose(sink);
+        if (rc > 0) caught++;
+        check(rc > 0, "mutant %s of %s ('%s' -> '%s') gets no counterexample (%ld proven, %ld unknown, %ld never fire%s%s)",
+              MUTANTS[i].kind, MUTANTS[i].rule, MUTANTS[i].from, MUTANTS[i].to, t.proven, t.unknown, t.no_fire,
+              rc < 0 ? "; " : "", rc < 0 ? tine_error(ctx) : "");
+        free(m);
+        tine_ctx_free(ctx);
+    }
+    printf("part 2: %d of %d mutants get a counterexample\n", caught, n);
+}
+
+int main(int argc, char **argv) {
+    int part = 0;
+    if (argc == 3 && !strcmp(argv[1], "--part")) part = atoi(argv[2]);
+    double t0 = now();
+    if (!part || part == 1) {
+        prove_all("lift", tine_lift_rules_text, tine_lift_rules_file, false);
+        prove_all("x86", tine_x86_rules_text, tine_x86_rules_file, true);
+    }
+    if (!part || part == 2) mutants();
+    printf("test_verify: %lld checks passed, %lld failed (%.1f s)\n", g_pass, g_fail, now() - t0);
+    return g_fail != 0;
+}
