@@ -55,6 +55,8 @@ typedef struct {
     char refused[256];          /* why the predicate could not be encoded */
     unsigned timeout_ms;
     bool abstracted;            /* proven with products abstracted */
+    const tine_expr_t *lhs;     /* the pattern proven: inst->lhs, or it rebuilt at other lanes */
+    bool scaled;                /* rebuilt: the right side is elaborated, not the template */
 } prover;
 
 typedef struct {
@@ -301,7 +303,7 @@ static tine_expr_t *elaborated_rhs(prover *p, const tine_i128 *cv, uint32_t cbou
     env.cbound = cbound;
     tine_expr_t *r = tine_elaborate(p->ctx, p->rule->ast.rhs, &env);
     tine_clear_error(p->ctx);
-    return r && tine_type_eq(r->type, p->in->lhs->type) ? r : NULL;
+    return r && tine_type_eq(r->type, p->lhs->type) ? r : NULL;
 }
 
 /* Constants enumerated as models of the predicate; each value's right side proven. */
@@ -335,7 +337,7 @@ static void prove_enumerated(prover *p, verdict *v) {
         tine_expr_t *rhs = elaborated_rhs(p, cv, cbound);
         if (!rhs) continue; /* the matcher does not fire on this value */
         v->values++;
-        tine_smt_result r = equal(p, p->in->lhs, rhs, is, v);
+        tine_smt_result r = equal(p, p->lhs, rhs, is, v);
         if (r != TINE_SMT_PROVEN) {
             v->r = r;
             return;
@@ -346,16 +348,18 @@ static void prove_enumerated(prover *p, verdict *v) {
 
 static void prove_inst(prover *p, verdict *v) {
     const tine_rule_inst *in = p->in;
+    if (!p->lhs) p->lhs = in->lhs;
+    const tine_expr_t *lhs = p->lhs, *tmpl = in->rhs_order && !p->scaled ? in->rhs_order[in->rhs_n - 1] : NULL;
     uint32_t n;
-    tine_expr_t **order = tine_topo(p->ctx, in->lhs, &n);
+    tine_expr_t **order = tine_topo(p->ctx, lhs, &n);
     for (uint32_t i = 0; i < n; i++)
         if (is_wild(order[i]) && cwild_k(order[i]) < 0 && p->nw < MAXW) p->w[p->nw++] = order[i];
     free(order);
-    p->lanes = in->lhs->type.lanes;
-    narrowest(p, in->lhs);
-    if (in->rhs_order) narrowest(p, in->rhs_order[in->rhs_n - 1]);
-    bind_constants(p, in->lhs);
-    if (in->rhs_order) bind_constants(p, in->rhs_order[in->rhs_n - 1]);
+    p->lanes = lhs->type.lanes;
+    narrowest(p, lhs);
+    if (tmpl) narrowest(p, tmpl);
+    bind_constants(p, lhs);
+    if (tmpl) bind_constants(p, tmpl);
     const tine_rule_ast *ra = &p->rule->ast;
     for (int c = 0; c < ra->nconj; c++) tine_smt_assume(p->s, as_bool(p, penc(p, ra->conj[c])));
     if (p->defined) tine_smt_assume(p->s, p->defined);
@@ -370,16 +374,113 @@ static void prove_inst(prover *p, verdict *v) {
         v->r = TINE_SMT_ERROR;
         return;
     }
-    if (in->rhs_order) {
-        const tine_expr_t *rhs = in->rhs_order[in->rhs_n - 1];
-        v->r = tine_type_eq(rhs->type, in->lhs->type) ? equal(p, in->lhs, rhs, NULL, v) : TINE_SMT_ERROR;
+    if (tmpl) {
+        v->r = tine_type_eq(tmpl->type, lhs->type) ? equal(p, lhs, tmpl, NULL, v) : TINE_SMT_ERROR;
     } else if (!nsym) {
         tine_i128 cv[10] = {0};
         tine_expr_t *rhs = elaborated_rhs(p, cv, 0);
-        v->r = rhs ? equal(p, in->lhs, rhs, NULL, v) : TINE_SMT_ERROR;
+        v->r = rhs ? equal(p, lhs, rhs, NULL, v) : TINE_SMT_ERROR;
     } else {
         prove_enumerated(p, v);
     }
+}
+
+/* ---- other lane counts -------------------------------------------------------------------
+ *
+ * A pattern matches terms of any lanes. Where its proof moved values between lanes (a
+ * reduction, an instruction's pairwise sums, interleaves), the instantiation is proven
+ * again at the lane counts it is used with: the pattern rebuilt with its root at 1 to 16
+ * lanes, each reduction summing groups of 2, 4, 8 or 16 (where it has one), every node at
+ * most 64 lanes (a 512-bit register of bytes). The matcher fires where the right side
+ * elaborates at those lanes with the left side's type; the rest are not uses. */
+
+enum { MAX_SCALED_LANES = 64 };
+
+/* The pattern with root lanes R and reductions by F; NULL where the lanes do not divide
+ * or exceed MAX_SCALED_LANES. */
+static tine_expr_t *rebuild(tine_ctx_t *ctx, const tine_expr_t *pat, int R, int F, int *inputs) {
+    uint32_t n;
+    tine_expr_t **order = tine_topo(ctx, pat, &n);
+    int *lanes = calloc(n, sizeof *lanes);
+    tine_expr_t **map = calloc(n, sizeof *map);
+    TINE_ASSERT(lanes && map);
+    bool ok = true;
+    lanes[n - 1] = R;
+    for (uint32_t k = n; k-- > 0 && ok;) {
+        const tine_expr_t *x = order[k];
+        for (int i = 0; i < x->nops && ok; i++) {
+            uint32_t c = tine_topo_index(order, n, x->ops[i]);
+            long want;
+            if (x->op == TINE_OP_VECTOR_REDUCE_ADD) want = (long)lanes[k] * F;
+            else if (((long)lanes[k] * x->ops[i]->type.lanes) % x->type.lanes) want = -1;
+            else want = (long)lanes[k] * x->ops[i]->type.lanes / x->type.lanes;
+            if (want < 1 || want > MAX_SCALED_LANES || (lanes[c] && lanes[c] != want)) ok = false;
+            else lanes[c] = (int)want;
+        }
+    }
+    *inputs = 0;
+    for (uint32_t k = 0; k < n && ok; k++) {
+        const tine_expr_t *x = order[k];
+        tine_type_t t = tine_type_with_lanes(x->type, lanes[k]);
+        if (lanes[k] > *inputs) *inputs = lanes[k];
+        if (is_wild(x)) {
+            map[k] = tine_var(ctx, tine_expr_name(x), t);
+        } else if (x->op == TINE_OP_CONST) {
+            if (!(x->flags & TINE_F_UNIFORM)) ok = false;
+            else map[k] = tine_const_splat(ctx, t, tine_const_value(x, 0));
+        } else {
+            tine_expr_t *ops[256];
+            for (int i = 0; i < x->nops; i++) ops[i] = map[tine_topo_index(order, n, x->ops[i])];
+            map[k] = tine_make(ctx, (tine_op_t)x->op, t, x->nops, ops, x->imm, x->flags, tine_node_words(x),
+                               tine_node_nwords(x));
+            tine_clear_error(ctx);
+        }
+        if (!map[k]) ok = false;
+    }
+    tine_expr_t *r = ok ? map[n - 1] : NULL;
+    free(lanes);
+    free(map);
+    free(order);
+    return r;
+}
+
+static bool has_reduce(const tine_expr_t *e) {
+    if (e->op == TINE_OP_VECTOR_REDUCE_ADD) return true;
+    for (int i = 0; i < e->nops; i++)
+        if (has_reduce(e->ops[i])) return true;
+    return false;
+}
+
+/* Proves the instantiation at the other lane counts; *worst gets the first result that is
+ * not a proof. Writes the widest-input lanes proven to `lanes_text`. */
+static void prove_scaled(const prover *p0, const tine_prove_opts *o, verdict *v, char *lanes_text, size_t n) {
+    bool reduce = has_reduce(p0->in->lhs);
+    int proven = 0, widest = 0;
+    for (int F = reduce ? 2 : 1; F <= (reduce ? 16 : 1); F *= 2)
+        for (int R = 1; R <= 16; R *= 2) {
+            int inputs;
+            tine_expr_t *lhs = rebuild(p0->ctx, p0->in->lhs, R, F, &inputs);
+            if (!lhs || lhs == p0->in->lhs) continue;
+            prover p = {.ctx = p0->ctx, .rule = p0->rule, .in = p0->in, .timeout_ms = o->timeout_ms, .lhs = lhs, .scaled = true};
+            p.s = tine_smt_new(p.ctx, o->timeout_ms);
+            p.z = tine_smt_z3(p.s);
+            verdict w = {.r = TINE_SMT_ERROR};
+            prove_inst(&p, &w);
+            tine_smt_free(p.s);
+            v->seconds += w.seconds;
+            v->queries += w.queries;
+            if (w.r == TINE_SMT_ERROR) continue; /* not a use: the right side does not apply there */
+            if (w.r != TINE_SMT_PROVEN) {
+                v->r = w.r;
+                int k = snprintf(v->why, sizeof v->why, "with %d input lanes (root %d): ", inputs, R);
+                memcpy(v->why + k, w.why, sizeof v->why - (size_t)k - 1);
+                v->why[sizeof v->why - 1] = 0;
+                return;
+            }
+            proven++;
+            if (inputs > widest) widest = inputs;
+        }
+    snprintf(lanes_text, n, "; and at %d other lane counts, up to %d", proven, widest);
 }
 
 static void note_slow(tine_prove_totals *t, const char *what, double sec) {
@@ -408,11 +509,13 @@ int tine_prove_rules(tine_ctx_t *ctx, const char *text, const char *file, bool l
             p.z = tine_smt_z3(p.s);
             verdict v = {.r = TINE_SMT_ERROR};
             prove_inst(&p, &v);
-            char T[16], what[96], lanes[48];
+            char scaled[96] = "";
+            long cross = tine_smt_cross_lane(p.s);
+            if (cross && v.r == TINE_SMT_PROVEN) prove_scaled(&p, o, &v, scaled, sizeof scaled);
+            char T[16], what[96], lanes[160];
             tine_type_name(rule->inst[i].T, T);
             snprintf(what, sizeof what, "%s T=%s", rule->ast.name, T);
-            long cross = tine_smt_cross_lane(p.s);
-            if (cross) snprintf(lanes, sizeof lanes, "at %d lanes (moves lanes)", p.lanes);
+            if (cross) snprintf(lanes, sizeof lanes, "moves lanes: %d-lane root%s", p.lanes, scaled);
             else snprintf(lanes, sizeof lanes, "element-wise");
             int nsym = 0;
             for (int k = 0; k < 10; k++) nsym += p.sym[k] != NULL;
