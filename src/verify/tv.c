@@ -127,18 +127,155 @@ static void excerpt(tine_ctx_t *ctx, const tine_expr_t *e, char *buf, size_t n) 
     free(p);
 }
 
-/* Proves one pair; its line to out. Returns the result (TINE_SMT_ERROR also for floats,
- * counted by the caller). */
-static tine_smt_result prove(tine_ctx_t *ctx, const pair *p, unsigned timeout_ms, double *secs, char *why, size_t nwhy) {
+/* ---- proving a pair ------------------------------------------------------------------- */
+
+/* The whole query: both sides' lanes equal under the facts. */
+static tine_smt_result prove_whole(tine_ctx_t *ctx, const pair *p, unsigned timeout_ms, double *secs, char *why,
+                                   size_t nwhy) {
     tine_smt *s = tine_smt_new(ctx, timeout_ms);
     tine_smt_result r = TINE_SMT_ERROR;
-    *secs = 0;
     int i = 0;
     while (i < p->nfacts && assume_fact(s, &p->facts[i]) == 0) i++;
     if (i == p->nfacts) r = tine_smt_equal(s, p->before, p->after, why, nwhy, secs);
     if (r == TINE_SMT_ERROR && !why[0]) snprintf(why, nwhy, "%s", tine_error(ctx) ? tine_error(ctx) : "(no message)");
     tine_smt_free(s);
     return r;
+}
+
+typedef struct {
+    const tine_expr_t **v;
+    int n, cap;
+} nodes;
+
+static void nodes_add(nodes *ns, const tine_expr_t *x) {
+    for (int i = 0; i < ns->n; i++)
+        if (ns->v[i] == x) return;
+    if (ns->n == ns->cap) {
+        ns->cap = ns->cap ? 2 * ns->cap : 16;
+        ns->v = realloc(ns->v, sizeof *ns->v * (size_t)ns->cap);
+        TINE_ASSERT(ns->v != NULL);
+    }
+    ns->v[ns->n++] = x;
+}
+
+static void leaves(tine_ctx_t *ctx, const tine_expr_t *e, int op, nodes *ns) {
+    uint32_t n;
+    tine_expr_t **order = tine_topo(ctx, e, &n);
+    for (uint32_t k = 0; k < n; k++)
+        if (order[k]->op == op) nodes_add(ns, order[k]);
+    free(order);
+}
+
+/* The query by lanes, on a generalization: every load (a vector of unknown values read
+ * at some index) becomes a variable of its own, on both sides alike. Lane i's goal that
+ * becomes lane r's when the leaves' lanes i and r are swapped (a renaming, so the one is
+ * valid when the other is: the facts are the same on every lane) needs no query of its
+ * own; only one lane per such class is proven. What holds for any values of the loads
+ * holds for the values they read, so "proven" stands; anything else is decided by the
+ * whole query on the pair as it is. -1: not decided here. */
+static int prove_by_lanes(tine_ctx_t *ctx, const pair *p, unsigned timeout_ms, double *secs, char *why, size_t nwhy,
+                          int *queries) {
+    nodes loads = {0}, vars = {0};
+    leaves(ctx, p->before, TINE_OP_LOAD, &loads);
+    leaves(ctx, p->after, TINE_OP_LOAD, &loads);
+    tine_expr_t *a = (tine_expr_t *)p->before, *b = (tine_expr_t *)p->after;
+    fact *facts = calloc((size_t)p->nfacts + 1, sizeof *facts);
+    TINE_ASSERT(facts != NULL);
+    memcpy(facts, p->facts, sizeof *facts * (size_t)p->nfacts);
+    /* outermost first (a load's index may hold another) */
+    for (int i = loads.n - 1; i >= 0; i--)
+        for (int j = i; j > 0 && loads.v[j]->id > loads.v[j - 1]->id; j--) {
+            const tine_expr_t *t = loads.v[j];
+            loads.v[j] = loads.v[j - 1];
+            loads.v[j - 1] = t;
+        }
+    for (int i = 0; i < loads.n && a && b; i++) {
+        char name[48];
+        snprintf(name, sizeof name, "$.tv_load%u", loads.v[i]->id);
+        tine_expr_t *v = tine_var(ctx, name, loads.v[i]->type);
+        if (!v) {
+            a = NULL;
+            break;
+        }
+        a = tine_replace(ctx, a, loads.v[i], v);
+        b = tine_replace(ctx, b, loads.v[i], v);
+        for (int f = 0; f < p->nfacts; f++)
+            if (facts[f].leaf == loads.v[i]) facts[f].leaf = v;
+    }
+    int rc = -1;
+    if (!a || !b) goto done;
+    leaves(ctx, a, TINE_OP_VAR, &vars);
+    leaves(ctx, b, TINE_OP_VAR, &vars);
+    for (int f = 0; f < p->nfacts; f++)
+        if (facts[f].leaf->op != TINE_OP_VAR) goto done; /* a fact on a load inside a load's index */
+    tine_smt *s = tine_smt_new(ctx, timeout_ms);
+    Z3_context z = tine_smt_z3(s);
+    int L = a->type.lanes, nv = 0;
+    Z3_ast va[TINE_MAX_LANES], vb[TINE_MAX_LANES], goal[TINE_MAX_LANES];
+    for (int f = 0; f < p->nfacts; f++)
+        if (assume_fact(s, &facts[f])) goto free_smt;
+    if (tine_smt_encode(s, a, va) || tine_smt_encode(s, b, vb)) goto free_smt;
+    for (int i = 0; i < L; i++) {
+        goal[i] = Z3_mk_eq(z, va[i], vb[i]);
+        Z3_inc_ref(z, goal[i]);
+    }
+    /* the vector leaves' lanes, one row per leaf */
+    Z3_ast *vl = malloc(sizeof *vl * (size_t)(vars.n ? vars.n : 1) * TINE_MAX_LANES);
+    Z3_ast *from = malloc(sizeof *from * 2 * (size_t)(vars.n ? vars.n : 1)), *to = malloc(sizeof *to * 2 * (size_t)(vars.n ? vars.n : 1));
+    TINE_ASSERT(vl && from && to);
+    for (int k = 0; k < vars.n; k++)
+        if (vars.v[k]->type.lanes == L && tine_smt_encode(s, vars.v[k], vl + (size_t)nv * TINE_MAX_LANES) == 0) nv++;
+        else if (vars.v[k]->type.lanes != 1) goto free_lanes; /* a leaf of another width: no lane renaming */
+    int rep[TINE_MAX_LANES], nrep = 0;
+    for (int i = 0; i < L; i++) {
+        bool found = false;
+        for (int r = 0; r < nrep && r < 8 && !found; r++) {
+            int l = rep[r];
+            for (int k = 0; k < nv; k++) {
+                from[2 * k] = vl[(size_t)k * TINE_MAX_LANES + i], to[2 * k] = vl[(size_t)k * TINE_MAX_LANES + l];
+                from[2 * k + 1] = to[2 * k], to[2 * k + 1] = from[2 * k];
+            }
+            Z3_ast g = Z3_substitute(z, goal[i], (unsigned)(2 * nv), from, to);
+            found = Z3_is_eq_ast(z, g, goal[l]);
+        }
+        if (!found) rep[nrep++] = i;
+    }
+    rc = TINE_SMT_PROVEN;
+    for (int r = 0; r < nrep && rc == TINE_SMT_PROVEN; r++) {
+        double t = 0;
+        rc = tine_smt_valid(s, goal[rep[r]], why, nwhy, &t);
+        (*queries)++;
+        *secs += t;
+    }
+    if (rc == TINE_SMT_COUNTEREXAMPLE || rc == TINE_SMT_ERROR) rc = -1; /* perhaps the generalization's */
+free_lanes:
+    free(vl);
+    free(from);
+    free(to);
+    for (int i = 0; i < L; i++) Z3_dec_ref(z, goal[i]);
+free_smt:
+    tine_smt_free(s);
+done:
+    free(loads.v);
+    free(vars.v);
+    free(facts);
+    tine_clear_error(ctx);
+    if (rc < 0 && why) why[0] = 0;
+    return rc;
+}
+
+/* Proves one pair: by lanes on the generalization first, else as a whole. */
+static tine_smt_result prove(tine_ctx_t *ctx, const pair *p, unsigned timeout_ms, double *secs, char *why, size_t nwhy,
+                             int *queries) {
+    *secs = 0;
+    *queries = 0;
+    int r = prove_by_lanes(ctx, p, timeout_ms, secs, why, nwhy, queries);
+    if (r >= 0) return (tine_smt_result)r;
+    double t = 0;
+    tine_smt_result w = prove_whole(ctx, p, timeout_ms, &t, why, nwhy);
+    (*queries)++;
+    *secs += t;
+    return w;
 }
 
 int tine_verify_kernel(tine_ctx_t *ctx, const char *text, const char *file, const char *target, unsigned timeout_ms,
@@ -186,7 +323,8 @@ int tine_verify_kernel(tine_ctx_t *ctx, const char *text, const char *file, cons
         }
         char why[2048] = "";
         double secs;
-        tine_smt_result r = prove(ctx, p, timeout_ms, &secs, why, sizeof why);
+        int queries;
+        tine_smt_result r = prove(ctx, p, timeout_ms, &secs, why, sizeof why, &queries);
         solver += secs;
         char what[160];
         snprintf(what, sizeof what, "%s %s #%d %s: %.60s", file, target, i, tn, ex);
@@ -194,7 +332,7 @@ int tine_verify_kernel(tine_ctx_t *ctx, const char *text, const char *file, cons
         switch (r) {
         case TINE_SMT_PROVEN:
             proven++;
-            if (out) fprintf(out, "  proven          %7.3fs %2d lanes  #%d %s: %s\n", secs, lanes, i, tn, ex);
+            if (out) fprintf(out, "  proven          %7.3fs %2d lanes %2d q  #%d %s: %s\n", secs, lanes, queries, i, tn, ex);
             break;
         case TINE_SMT_COUNTEREXAMPLE: {
             cex++;
