@@ -129,14 +129,39 @@ static void excerpt(tine_ctx_t *ctx, const tine_expr_t *e, char *buf, size_t n) 
 
 /* ---- proving a pair ------------------------------------------------------------------- */
 
-/* The whole query: both sides' lanes equal under the facts. */
+/* A lane's value in the last model, appended to why. */
+static void put_lane(tine_smt *s, char *why, size_t nwhy, const char *side, tine_type_t t, Z3_ast v) {
+    size_t k = strlen(why);
+    tine_u128 x;
+    if (!tine_smt_model_value(s, v, &x)) {
+        snprintf(why + k, nwhy - k, "; %s ?", side);
+        return;
+    }
+    tine_i128 val = (tine_i128)tine_canon(tine_type_with_lanes(t, 1), x);
+    snprintf(why + k, nwhy - k, "; %s %lld", side, (long long)val); /* lanes of at most 64 bits */
+}
+
+/* The whole query: both sides' lanes equal under the facts; or only lane `lane` (>= 0),
+ * whose counterexample is one of the whole query's. */
 static tine_smt_result prove_whole(tine_ctx_t *ctx, const pair *p, unsigned timeout_ms, double *secs, char *why,
-                                   size_t nwhy) {
+                                   size_t nwhy, int lane) {
     tine_smt *s = tine_smt_new(ctx, timeout_ms);
     tine_smt_result r = TINE_SMT_ERROR;
     int i = 0;
     while (i < p->nfacts && assume_fact(s, &p->facts[i]) == 0) i++;
-    if (i == p->nfacts) r = tine_smt_equal(s, p->before, p->after, why, nwhy, secs);
+    Z3_ast va[TINE_MAX_LANES], vb[TINE_MAX_LANES];
+    if (i < p->nfacts) {
+    } else if (lane < 0) {
+        r = tine_smt_equal(s, p->before, p->after, why, nwhy, secs);
+    } else if (tine_smt_encode(s, p->before, va) == 0 && tine_smt_encode(s, p->after, vb) == 0) {
+        r = tine_smt_valid(s, Z3_mk_eq(tine_smt_z3(s), va[lane], vb[lane]), why, nwhy, secs);
+        if (r == TINE_SMT_COUNTEREXAMPLE) {
+            size_t k = strlen(why);
+            snprintf(why + k, nwhy - k, "; lane %d", lane);
+            put_lane(s, why, nwhy, "before", p->before->type, va[lane]);
+            put_lane(s, why, nwhy, "after", p->after->type, vb[lane]);
+        }
+    }
     if (r == TINE_SMT_ERROR && !why[0]) snprintf(why, nwhy, "%s", tine_error(ctx) ? tine_error(ctx) : "(no message)");
     tine_smt_free(s);
     return r;
@@ -174,7 +199,7 @@ static void leaves(tine_ctx_t *ctx, const tine_expr_t *e, int op, nodes *ns) {
  * holds for the values they read, so "proven" stands; anything else is decided by the
  * whole query on the pair as it is. -1: not decided here. */
 static int prove_by_lanes(tine_ctx_t *ctx, const pair *p, unsigned timeout_ms, double *secs, char *why, size_t nwhy,
-                          int *queries) {
+                          int *queries, int *bad_lane) {
     nodes loads = {0}, vars = {0};
     leaves(ctx, p->before, TINE_OP_LOAD, &loads);
     leaves(ctx, p->after, TINE_OP_LOAD, &loads);
@@ -244,6 +269,7 @@ static int prove_by_lanes(tine_ctx_t *ctx, const pair *p, unsigned timeout_ms, d
     for (int r = 0; r < nrep && rc == TINE_SMT_PROVEN; r++) {
         double t = 0;
         rc = tine_smt_valid(s, goal[rep[r]], why, nwhy, &t);
+        if (rc == TINE_SMT_COUNTEREXAMPLE) *bad_lane = rep[r];
         (*queries)++;
         *secs += t;
     }
@@ -269,10 +295,19 @@ static tine_smt_result prove(tine_ctx_t *ctx, const pair *p, unsigned timeout_ms
                              int *queries) {
     *secs = 0;
     *queries = 0;
-    int r = prove_by_lanes(ctx, p, timeout_ms, secs, why, nwhy, queries);
+    int bad_lane = -1;
+    int r = prove_by_lanes(ctx, p, timeout_ms, secs, why, nwhy, queries, &bad_lane);
     if (r >= 0) return (tine_smt_result)r;
     double t = 0;
-    tine_smt_result w = prove_whole(ctx, p, timeout_ms, &t, why, nwhy);
+    tine_smt_result w;
+    if (bad_lane >= 0) { /* the generalization's counterexample lane, on the pair as it is */
+        w = prove_whole(ctx, p, timeout_ms, &t, why, nwhy, bad_lane);
+        (*queries)++;
+        *secs += t;
+        if (w == TINE_SMT_COUNTEREXAMPLE) return w;
+        why[0] = 0;
+    }
+    w = prove_whole(ctx, p, timeout_ms, &t, why, nwhy, -1);
     (*queries)++;
     *secs += t;
     return w;
