@@ -338,6 +338,16 @@ void tine_bounds_close(tine_ctx_t *ctx, int scope);
  * (a rewrite memo) is valid for the epoch it was filled in only. */
 uint64_t tine_bounds_epoch(tine_ctx_t *ctx);
 
+/* ---- selection trace (lower.c) ---------------------------------------------------- */
+
+/* Called by tine_select_expr after tine's selection of a vector expression (one-lane
+ * ones are LLVM's): before and after, while the bounds facts the rules' predicates saw
+ * are still in view. For a layer above (src/verify's translation validation), which the
+ * layers that select must not call. fn NULL removes it. */
+typedef void (*tine_select_trace_fn)(void *user, tine_ctx_t *ctx, const tine_expr_t *before, const tine_expr_t *after,
+                                     const char *target);
+void tine_select_set_trace(tine_ctx_t *ctx, tine_select_trace_fn fn, void *user);
+
 /* ---- kernels (pipeline/kernel.c) ------------------------------------------------------ */
 
 tine_ctx_t *tine_kernel_ctx(const tine_kernel_t *k);

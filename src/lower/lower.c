@@ -25,9 +25,12 @@
 extern const char tine_x86_rules_text[];
 extern const char tine_x86_rules_file[];
 
-/* The lowering rules of each description, compiled on first use (TINE_LAYER_LOWER). */
+/* The lowering rules of each description, compiled on first use (TINE_LAYER_LOWER), and
+ * the selection trace a higher layer installed (tine_select_set_trace). */
 typedef struct {
     tine_ruleset_t *rules[TINE_MAX_ISAS];
+    tine_select_trace_fn trace;
+    void *trace_user;
 } lower_state;
 
 static void free_state(tine_ctx_t *ctx, void *p) {
@@ -37,18 +40,23 @@ static void free_state(tine_ctx_t *ctx, void *p) {
     free(st);
 }
 
-tine_ruleset_t *tine_lower_rules(tine_ctx_t *ctx, const char *isa_name) {
-    const tine_isa *isa = tine_isa_get(ctx, isa_name);
-    if (!isa) {
-        tine_set_error(ctx, "no target description named '%s'", isa_name ? isa_name : "");
-        return NULL;
-    }
+static lower_state *state(tine_ctx_t *ctx) {
     lower_state *st = tine_layer_get(ctx, TINE_LAYER_LOWER);
     if (!st) {
         st = calloc(1, sizeof *st);
         TINE_ASSERT(st != NULL);
         tine_layer_set(ctx, TINE_LAYER_LOWER, st, free_state);
     }
+    return st;
+}
+
+tine_ruleset_t *tine_lower_rules(tine_ctx_t *ctx, const char *isa_name) {
+    const tine_isa *isa = tine_isa_get(ctx, isa_name);
+    if (!isa) {
+        tine_set_error(ctx, "no target description named '%s'", isa_name ? isa_name : "");
+        return NULL;
+    }
+    lower_state *st = state(ctx);
     if (!st->rules[isa->id]) {
         char *saved = tine_error(ctx) ? tine_strdup(tine_error(ctx)) : NULL;
         st->rules[isa->id] = tine_rules_compile_kind(ctx, tine_x86_rules_text, tine_x86_rules_file, true);
@@ -220,8 +228,18 @@ tine_expr_t *tine_lower(tine_ctx_t *ctx, tine_expr_t *e, const char *target) {
     return tine_lower_with(ctx, e, target, NULL, NULL);
 }
 
+void tine_select_set_trace(tine_ctx_t *ctx, tine_select_trace_fn fn, void *user) {
+    lower_state *st = state(ctx);
+    st->trace = fn;
+    st->trace_user = user;
+}
+
 tine_expr_t *tine_select_expr(tine_ctx_t *ctx, tine_expr_t *e, tine_selection_t sel, const char *target) {
     if (sel == TINE_SELECT_LLVM) return tine_expand(ctx, e);
     tine_expr_t *lifted = tine_lift(ctx, e);
-    return lifted ? tine_lower(ctx, lifted, target) : NULL;
+    tine_expr_t *r = lifted ? tine_lower(ctx, lifted, target) : NULL;
+    lower_state *st = tine_layer_get(ctx, TINE_LAYER_LOWER);
+    /* called here, while the caller's bounds facts (what the rules' predicates saw) are in view */
+    if (r && st && st->trace && e->type.lanes > 1) st->trace(st->trace_user, ctx, e, r, target);
+    return r;
 }
