@@ -17,7 +17,7 @@
 #include "../internal.h"
 
 /* The reduced set CI runs (tests/test_bounds_smt.c); 1 is the full set. */
-#define TINE_VERIFY_BOUNDS_QUICK 0.02
+#define TINE_VERIFY_BOUNDS_QUICK 0.01
 
 typedef struct {
     double scale;        /* how many intervals: 1 (or 0) the full set, TINE_VERIFY_BOUNDS_QUICK for CI */
