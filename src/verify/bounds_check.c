@@ -1,0 +1,410 @@
+/* bounds_check.c — the interval rules of bounds.c against Z3 (see bounds_check.h).
+ *
+ * A case is one form of one op: the op and its operands' types (shl(u8, i16),
+ * cast<i32>(u8), widening_mul(i8, u8), select(bool, u8, u8), ...). Its operands are
+ * variables named after the case, so the ranges supplied for one case never meet
+ * another's nodes; each interval tuple is supplied inside a clean bounds scope, closed
+ * afterwards. The intervals Z3 assumes for the operands are those tine_bounds reports for
+ * them, so what is checked is the op's own rule, given exactly what it was given.
+ *
+ * Operand intervals: at 8 and 16 bits a unary op gets every interval whose ends are in
+ * the edge set, the others a few thousand tuples of edge-end and random intervals; at 32
+ * and 64 bits a thousand random tuples (random ends of random bit lengths, near the
+ * edges, tiny, the whole range). A u64 range beyond int64 (which tine_bounds_set_var
+ * cannot take) is given as max(min(v, hi), lo), whose interval the min and max rules
+ * compute exactly.
+ */
+#include "bounds_check.h"
+
+#include <math.h>
+#include <time.h>
+
+#include "smt.h"
+
+static const tine_type_t ITYPES[8] = {
+    {TINE_UINT, 8, 1}, {TINE_INT, 8, 1}, {TINE_UINT, 16, 1}, {TINE_INT, 16, 1},
+    {TINE_UINT, 32, 1}, {TINE_INT, 32, 1}, {TINE_UINT, 64, 1}, {TINE_INT, 64, 1},
+};
+static const tine_type_t BOOLT = {TINE_BOOL, 1, 1};
+
+typedef enum { F_BINARY, F_UNARY, F_SELECT, F_CAST, F_REINTERPRET, F_FPIR } form;
+
+typedef struct {
+    form f;
+    tine_op_t op;
+    int n;
+    tine_type_t ot[3];  /* operand types */
+    tine_type_t tparam; /* of casts, reinterprets and saturating_cast */
+    char name[64];
+} bcase;
+
+typedef struct {
+    tine_ctx_t *ctx;
+    const tine_verify_bounds_opts *o;
+    FILE *out;
+    tine_verify_bounds_totals *t;
+    int serial; /* cases so far: names the variables */
+} run;
+
+static double seconds_now(void) {
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static tine_expr_t *build(tine_ctx_t *ctx, const bcase *c, tine_expr_t *const *v) {
+    switch (c->f) {
+    case F_BINARY: return tine_binary(ctx, c->op, v[0], v[1]);
+    case F_UNARY: return tine_unary(ctx, c->op, v[0]);
+    case F_SELECT: return tine_select(ctx, v[0], v[1], v[2]);
+    case F_CAST: return tine_cast(ctx, c->tparam, v[0]);
+    case F_REINTERPRET: return tine_reinterpret(ctx, c->tparam, v[0]);
+    case F_FPIR: return tine_fpir(ctx, c->op, c->n, v, c->tparam);
+    }
+    return NULL;
+}
+
+/* ---- intervals ------------------------------------------------------------------- */
+
+static tine_i128 tmin(tine_type_t t) { return t.kind == TINE_BOOL ? 0 : tine_min_i128(t); }
+static tine_i128 tmax(tine_type_t t) { return t.kind == TINE_BOOL ? 1 : tine_max_i128(t); }
+
+static int cmp_i128(const void *a, const void *b) {
+    tine_i128 x = *(const tine_i128 *)a, y = *(const tine_i128 *)b;
+    return (x > y) - (x < y);
+}
+
+/* min, max, 0, ±1, ±2, min+1, max-1, ±2^k for a few k, and the unsigned middle (where
+   a signed reading changes sign): sorted, each once */
+static int edge_set(tine_type_t t, tine_i128 *e) {
+    tine_i128 lo = tmin(t), hi = tmax(t), c[32];
+    int n = 0, b = t.bits;
+    tine_i128 fixed[] = {lo, hi, 0, 1, -1, 2, -2, lo + 1, hi - 1, hi / 2, hi / 2 + 1};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) c[n++] = fixed[i];
+    int ks[3] = {3, b / 2, b - 2};
+    for (int i = 0; i < 3; i++) {
+        c[n++] = (tine_i128)1 << ks[i];
+        c[n++] = -((tine_i128)1 << ks[i]);
+    }
+    qsort(c, (size_t)n, sizeof *c, cmp_i128);
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (c[i] >= lo && c[i] <= hi && (m == 0 || e[m - 1] != c[i])) e[m++] = c[i];
+    return m;
+}
+
+/* a value of a random bit length (signed: of either sign) */
+static tine_i128 rand_val(tine_type_t t, uint64_t *rng) {
+    int b = t.kind == TINE_INT ? t.bits - 1 : t.bits;
+    int k = (int)(tine_rand64(rng) % (uint64_t)(b + 1));
+    uint64_t m = k >= 64 ? ~0ull : (1ull << k) - 1;
+    tine_i128 v = (tine_i128)(tine_rand64(rng) & m);
+    if (t.kind == TINE_INT && (tine_rand64(rng) & 1)) v = -v - 1;
+    return v;
+}
+
+static tine_i128 clampv(tine_type_t t, tine_i128 v) { return v < tmin(t) ? tmin(t) : v > tmax(t) ? tmax(t) : v; }
+
+static void rand_interval(tine_type_t t, const tine_i128 *E, int nE, uint64_t *rng, tine_i128 *lo, tine_i128 *hi) {
+    if (t.kind == TINE_BOOL) {
+        static const int B[4][2] = {{0, 1}, {0, 1}, {0, 0}, {1, 1}};
+        int k = (int)(tine_rand64(rng) % 4);
+        *lo = B[k][0];
+        *hi = B[k][1];
+        return;
+    }
+    tine_i128 a, b;
+    switch (tine_rand64(rng) % 11) {
+    case 0: case 1: /* edge ends */
+        a = E[tine_rand64(rng) % (uint64_t)nE];
+        b = E[tine_rand64(rng) % (uint64_t)nE];
+        break;
+    case 2: case 3: case 4: /* random ends of random bit lengths */
+        a = rand_val(t, rng);
+        b = rand_val(t, rng);
+        break;
+    case 5: case 6: /* near edges */
+        a = clampv(t, E[tine_rand64(rng) % (uint64_t)nE] + (tine_i128)(tine_rand64(rng) % 7) - 3);
+        b = clampv(t, E[tine_rand64(rng) % (uint64_t)nE] + (tine_i128)(tine_rand64(rng) % 7) - 3);
+        break;
+    case 7: case 8: /* tiny */
+        a = rand_val(t, rng);
+        b = clampv(t, a + (tine_i128)(tine_rand64(rng) % 4));
+        break;
+    case 9: /* one value */
+        a = b = (tine_rand64(rng) & 1) ? rand_val(t, rng) : E[tine_rand64(rng) % (uint64_t)nE];
+        break;
+    default: /* the whole range */
+        a = tmin(t);
+        b = tmax(t);
+        break;
+    }
+    *lo = a < b ? a : b;
+    *hi = a < b ? b : a;
+}
+
+/* The operand for variable v in [lo, hi]: the variable with that range supplied, a
+   constant (a bool of one value), or max(min(v, hi), lo) for a u64 range beyond int64. */
+static tine_expr_t *operand(tine_ctx_t *ctx, tine_expr_t *v, tine_i128 lo, tine_i128 hi) {
+    tine_type_t t = v->type;
+    if (t.kind == TINE_BOOL) return lo == hi ? tine_const_int(ctx, t, (int64_t)lo) : v;
+    if (lo == tmin(t) && hi == tmax(t)) return v; /* nothing supplied: its type's range */
+    if (lo >= INT64_MIN && hi <= INT64_MAX) {
+        if (tine_bounds_set_var(ctx, v, (int64_t)lo, (int64_t)hi)) return NULL;
+        return v;
+    }
+    tine_expr_t *m = tine_binary(ctx, TINE_OP_MIN, v, tine_const_uint(ctx, t, (uint64_t)hi));
+    return tine_binary(ctx, TINE_OP_MAX, m, tine_const_uint(ctx, t, (uint64_t)lo));
+}
+
+/* ---- Z3 -------------------------------------------------------------------------- */
+
+static Z3_ast lt(tine_smt *s, bool sgn, Z3_ast a, Z3_ast b) {
+    return sgn ? Z3_mk_bvslt(tine_smt_z3(s), a, b) : Z3_mk_bvult(tine_smt_z3(s), a, b);
+}
+
+static Z3_ast num(tine_smt *s, tine_type_t t, tine_i128 v) { return tine_smt_num(s, t.bits, (tine_u128)v); }
+
+/* x in [lo, hi], x of type t */
+static Z3_ast inside(tine_smt *s, tine_type_t t, Z3_ast x, tine_i128 lo, tine_i128 hi) {
+    Z3_context z = tine_smt_z3(s);
+    bool sgn = t.kind == TINE_INT;
+    return Z3_mk_and(z, 2, (Z3_ast[]){Z3_mk_not(z, lt(s, sgn, x, num(s, t, lo))), Z3_mk_not(z, lt(s, sgn, num(s, t, hi), x))});
+}
+
+/* r below lo (side 0) or above hi (side 1), r of type t; an end beyond t's range is no
+   constraint, or, beyond the other end, an empty interval: every value is outside */
+static Z3_ast outside(tine_smt *s, tine_type_t t, Z3_ast r, tine_i128 lo, tine_i128 hi, int side) {
+    Z3_context z = tine_smt_z3(s);
+    bool sgn = t.kind == TINE_INT, u128 = t.kind == TINE_UINT && t.bits == 128; /* u128's max exceeds i128 */
+    if (side == 0) return lo <= tmin(t) ? Z3_mk_false(z) : !u128 && lo > tmax(t) ? Z3_mk_true(z) : lt(s, sgn, r, num(s, t, lo));
+    return hi < tmin(t) ? Z3_mk_true(z) : !u128 && hi >= tmax(t) ? Z3_mk_false(z) : lt(s, sgn, num(s, t, hi), r);
+}
+
+static const char *val_str(tine_smt *s, tine_type_t t, Z3_ast v, char buf[48]) {
+    tine_u128 x;
+    if (!tine_smt_model_value(s, v, &x)) return "?";
+    return tine_i128_str(t.kind == TINE_BOOL ? (tine_i128)(x & 1) : (tine_i128)tine_canon(t, x), buf);
+}
+
+/* ---- one case -------------------------------------------------------------------- */
+
+/* How many operand-interval tuples, and whether they are every edge interval (unary
+   ops on 8 and 16 bits). */
+static long tuple_count(const run *R, const bcase *c, int nE, bool *exhaustive) {
+    double sc = R->o->scale > 0 ? R->o->scale : 1;
+    int bits = 0;
+    for (int i = 0; i < c->n; i++)
+        if (c->ot[i].kind != TINE_BOOL && c->ot[i].bits > bits) bits = c->ot[i].bits;
+    *exhaustive = c->n == 1 && c->ot[0].kind != TINE_BOOL && bits <= 16;
+    long full = *exhaustive ? (long)nE * (nE + 1) / 2 : c->n == 1 && c->ot[0].kind == TINE_BOOL ? 3 : bits <= 16 ? 3000 : 1000;
+    if (sc >= 1) return full;
+    long k = (long)ceil((double)full * sc);
+    return k < 8 ? (full < 8 ? full : 8) : k;
+}
+
+/* The k-th of m picks, spread evenly, from the nE*(nE+1)/2 edge intervals. */
+static void edge_interval(const tine_i128 *E, int nE, long k, long m, tine_i128 *lo, tine_i128 *hi) {
+    long all = (long)nE * (nE + 1) / 2, idx = m >= all ? k : (long)((double)k * (double)all / (double)m);
+    for (int i = 0; i < nE; i++) {
+        if (idx < nE - i) {
+            *lo = E[i];
+            *hi = E[i + idx];
+            return;
+        }
+        idx -= nE - i;
+    }
+    *lo = E[0];
+    *hi = E[nE - 1];
+}
+
+static uint64_t name_hash(const char *s) {
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211ull;
+    return h;
+}
+
+static int run_case(run *R, const bcase *c) {
+    tine_ctx_t *ctx = R->ctx;
+    const tine_verify_bounds_opts *o = R->o;
+    if (o->only && !strstr(c->name, o->only)) return 0;
+    for (int i = 0; i < c->n; i++)
+        if (o->max_bits && c->ot[i].bits > o->max_bits) return 0;
+    double t0 = seconds_now();
+    int serial = R->serial++;
+    tine_expr_t *vars[3];
+    tine_i128 E[3][32];
+    int nE[3] = {0, 0, 0};
+    for (int i = 0; i < c->n; i++) {
+        char vn[64];
+        snprintf(vn, sizeof vn, "bc%d_%c", serial, "abc"[i]);
+        vars[i] = tine_var(ctx, vn, c->ot[i]);
+        nE[i] = c->ot[i].kind == TINE_BOOL ? 0 : edge_set(c->ot[i], E[i]);
+    }
+    bool exhaustive;
+    long m = tuple_count(R, c, nE[0], &exhaustive), checked = 0, hits = 0, unknown = 0, none = 0;
+    uint64_t rng = (o->seed ? o->seed : 0xb0b0c0de) ^ name_hash(c->name);
+    tine_smt *s = tine_smt_new(ctx, o->timeout_ms ? o->timeout_ms : 10000);
+    Z3_context z = tine_smt_z3(s);
+    int max_print = o->max_print ? o->max_print : 2, rc = 0;
+    long k = 0;
+    for (; k < m && rc == 0; k++) {
+        if (o->case_seconds > 0 && seconds_now() - t0 > o->case_seconds) break;
+        tine_i128 want_lo[3], want_hi[3], olo[3], ohi[3], lo, hi;
+        for (int i = 0; i < c->n; i++) {
+            if (exhaustive) edge_interval(E[0], nE[0], k, m, &want_lo[i], &want_hi[i]);
+            else if (c->ot[i].kind == TINE_BOOL && c->n == 1) { /* [0, 1], [0, 0], [1, 1] */
+                want_lo[i] = k == 2;
+                want_hi[i] = k != 1;
+            }
+            else rand_interval(c->ot[i], E[i], nE[i], &rng, &want_lo[i], &want_hi[i]);
+        }
+        int scope = tine_bounds_open(ctx, true);
+        tine_expr_t *ops[3], *e = NULL;
+        bool known = true, ok = true;
+        for (int i = 0; i < c->n && ok; i++) ok = (ops[i] = operand(ctx, vars[i], want_lo[i], want_hi[i])) != NULL;
+        if (ok) e = build(ctx, c, ops);
+        if (e) {
+            known = tine_bounds(ctx, e, &lo, &hi);
+            for (int i = 0; i < c->n; i++)
+                if (!tine_bounds(ctx, ops[i], &olo[i], &ohi[i])) { /* every operand type has a range */
+                    olo[i] = tmin(c->ot[i]);
+                    ohi[i] = tmax(c->ot[i]);
+                }
+        }
+        tine_bounds_close(ctx, scope);
+        if (!e) {
+            rc = -1;
+            break;
+        }
+        if (!known) {
+            none++;
+            continue;
+        }
+        if (o->shrink & 1) lo++;
+        if (o->shrink & 2) hi--;
+        Z3_ast x[3], r, conj[4];
+        if (tine_smt_encode(s, e, &r)) {
+            rc = -1;
+            break;
+        }
+        for (int i = 0; i < c->n; i++) {
+            if (tine_smt_encode(s, ops[i], &x[i])) rc = -1;
+            else conj[i] = inside(s, c->ot[i], x[i], olo[i], ohi[i]);
+        }
+        if (rc) break;
+        /* below the interval, then above it: two smaller queries than their union */
+        int sat = 0;
+        for (int side = 0; side < 2 && sat <= 0; side++) {
+            conj[c->n] = outside(s, e->type, r, lo, hi, side);
+            int q = tine_smt_sat(s, Z3_mk_and(z, (unsigned)c->n + 1, conj));
+            sat = q != 0 ? q : sat; /* a hit on either side, else unknown if either was */
+        }
+        checked++;
+        if (sat < 0) unknown++;
+        if (sat <= 0) continue;
+        if (hits++ < max_print && R->out) {
+            char b0[48], b1[48], b2[48];
+            fprintf(R->out, "HIT %s: ", c->name);
+            for (int i = 0; i < c->n; i++)
+                fprintf(R->out, "%c in [%s, %s] = %s; ", "abc"[i], tine_i128_str(olo[i], b0), tine_i128_str(ohi[i], b1),
+                        val_str(s, c->ot[i], x[i], b2));
+            fprintf(R->out, "result %s outside [%s, %s]\n", val_str(s, e->type, r, b2), tine_i128_str(lo, b0),
+                    tine_i128_str(hi, b1));
+        }
+    }
+    tine_smt_free(s);
+    if (rc) return -1;
+    double dt = seconds_now() - t0;
+    tine_verify_bounds_totals *T = R->t;
+    T->cases++;
+    T->intervals += checked;
+    T->hits += hits;
+    T->unknown += unknown;
+    T->no_interval += none;
+    T->skipped += m - k;
+    T->cases_with_hits += hits > 0;
+    T->op_intervals[c->op] += checked;
+    T->op_hits[c->op] += hits;
+    if (R->out) {
+        fprintf(R->out, "%-40s %6ld intervals %5ld hits %4ld unknown", c->name, checked, hits, unknown);
+        if (none) fprintf(R->out, " %5ld without one", none);
+        if (m > k) fprintf(R->out, " %5ld skipped (time)", m - k);
+        fprintf(R->out, " %8.2f s\n", dt);
+        fflush(R->out);
+    }
+    return 0;
+}
+
+/* ---- the cases --------------------------------------------------------------------- */
+
+/* Runs c if its constructor takes those operand types (probed on plain variables). */
+static int try_case(run *R, bcase *c) {
+    tine_expr_t *v[3];
+    for (int i = 0; i < c->n; i++) v[i] = tine_var(R->ctx, "bc_probe", c->ot[i]);
+    tine_expr_t *e = build(R->ctx, c, v);
+    tine_clear_error(R->ctx);
+    if (!e) return 0;
+    char tn[3][16], pn[16];
+    const char *on = c->f == F_CAST ? "cast" : c->f == F_REINTERPRET ? "reinterpret" : tine_op_name(c->op);
+    int k = snprintf(c->name, sizeof c->name, "%s", on);
+    if (c->f == F_CAST || c->f == F_REINTERPRET || c->op == TINE_OP_SATURATING_CAST)
+        k += snprintf(c->name + k, sizeof c->name - (size_t)k, "<%s>", tine_type_name(c->tparam, pn));
+    k += snprintf(c->name + k, sizeof c->name - (size_t)k, "(");
+    for (int i = 0; i < c->n; i++)
+        k += snprintf(c->name + k, sizeof c->name - (size_t)k, "%s%s", i ? ", " : "", tine_type_name(c->ot[i], tn[i]));
+    snprintf(c->name + k, sizeof c->name - (size_t)k, ")");
+    return run_case(R, c);
+}
+
+static const tine_op_t BINARY_OPS[] = {TINE_OP_ADD, TINE_OP_SUB, TINE_OP_MUL, TINE_OP_DIV, TINE_OP_MOD, TINE_OP_MIN,
+                                       TINE_OP_MAX, TINE_OP_AND, TINE_OP_OR,  TINE_OP_XOR, TINE_OP_SHL, TINE_OP_SHR,
+                                       TINE_OP_EQ,  TINE_OP_NE,  TINE_OP_LT,  TINE_OP_LE,  TINE_OP_GT,  TINE_OP_GE};
+
+static int cases_of_type(run *R, tine_type_t t) {
+    int rc = 0;
+    /* binary ops, the second operand of every type the constructor takes (shift counts) */
+    for (size_t i = 0; i < sizeof BINARY_OPS / sizeof BINARY_OPS[0] && !rc; i++)
+        for (int j = 0; j < 8 && !rc; j++)
+            rc = try_case(R, &(bcase){F_BINARY, BINARY_OPS[i], 2, {t, ITYPES[j]}, {0, 0, 0}, ""});
+    for (int u = 0; u < 2 && !rc; u++)
+        rc = try_case(R, &(bcase){F_UNARY, u ? TINE_OP_NOT : TINE_OP_NEG, 1, {t}, {0, 0, 0}, ""});
+    if (!rc) rc = try_case(R, &(bcase){F_SELECT, TINE_OP_SELECT, 3, {BOOLT, t, t}, {0, 0, 0}, ""});
+    /* casts to and from every type and bool; reinterprets where they are taken */
+    for (int j = 0; j <= 8 && !rc; j++) {
+        tine_type_t u = j < 8 ? ITYPES[j] : BOOLT;
+        rc = try_case(R, &(bcase){F_CAST, TINE_OP_CAST, 1, {t}, u, ""});
+        if (!rc) rc = try_case(R, &(bcase){F_REINTERPRET, TINE_OP_REINTERPRET, 1, {t}, u, ""});
+    }
+    if (!rc) rc = try_case(R, &(bcase){F_CAST, TINE_OP_CAST, 1, {BOOLT}, t, ""});
+    /* FPIR ops: every arity and combination of operand types its constructor takes, the
+       first operand t (saturating_cast: to every type) */
+    for (int op = TINE_FPIR_FIRST; op < TINE_OP_COUNT && !rc; op++)
+        for (int n = 1; n <= 3 && !rc; n++) {
+            int combos = n == 1 ? 1 : n == 2 ? 8 : 64;
+            for (int k = 0; k < combos && !rc; k++)
+                for (int p = 0; p < (op == TINE_OP_SATURATING_CAST ? 8 : 1) && !rc; p++)
+                    rc = try_case(R, &(bcase){F_FPIR, (tine_op_t)op, n, {t, ITYPES[k % 8], ITYPES[k / 8]}, ITYPES[p], ""});
+        }
+    return rc;
+}
+
+int tine_verify_bounds(tine_ctx_t *ctx, const tine_verify_bounds_opts *o, FILE *out, tine_verify_bounds_totals *t) {
+    tine_verify_bounds_opts dflt = {0};
+    tine_verify_bounds_totals tt;
+    if (!o) o = &dflt;
+    if (!t) t = &tt;
+    memset(t, 0, sizeof *t);
+    run R = {ctx, o, out, t, 0};
+    double t0 = seconds_now();
+    int rc = 0;
+    for (int i = 0; i < 8 && !rc; i++) rc = cases_of_type(&R, ITYPES[i]);
+    t->seconds = seconds_now() - t0;
+    if (out)
+        fprintf(out,
+                "bounds: %ld cases, %ld intervals checked, %ld hits (in %ld cases), %ld unknown, %ld without an "
+                "interval, %ld skipped (time), %.1f s\n",
+                t->cases, t->intervals, t->hits, t->cases_with_hits, t->unknown, t->no_interval, t->skipped, t->seconds);
+    if (rc) return -1;
+    return t->hits ? 1 : 0;
+}
