@@ -368,6 +368,18 @@ int tine_eval(tine_ctx_t *ctx, const tine_expr_t *e, tine_env_t *env, uint64_t *
 int tine_verify_rules(tine_ctx_t *ctx, const char *which, const char *text, const char *file, const char *isa,
                       unsigned timeout_ms, const char *only, int quiet, FILE *out);
 
+/* Translation validation: compiles the kernel `text` (named `file` in messages) for
+ * target, or for every x86 level when target is NULL, with tine's selection, and proves
+ * each vector expression selection rewrote equal to what it came from, assuming the
+ * interval facts selection used. Returns the number of counterexamples, or -1 with an
+ * error when the kernel does not compile. */
+int tine_verify_kernel_all(tine_ctx_t *ctx, const char *text, const char *file, const char *target,
+                           unsigned timeout_ms, FILE *out);
+/* Bounds soundness: each op's interval rule against Z3 on many operand intervals (quick:
+ * the reduced set CI runs). Returns 1 if a result left its computed interval, -1 with an
+ * error, 0 otherwise. */
+int tine_verify_bounds_all(tine_ctx_t *ctx, int quick, unsigned timeout_ms, FILE *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,7 +8,7 @@
 #include "tine.h"
 
 /* The default time a query may take: long enough for the slowest rule here. */
-enum { DEFAULT_TIMEOUT_MS = 60000 };
+enum { DEFAULT_TIMEOUT_MS = 60000, KERNEL_TIMEOUT_MS = 10000, BOUNDS_TIMEOUT_MS = 2000 };
 
 static int verify_rules(const options *o, unsigned timeout) {
     tine_ctx_t *ctx = tine_ctx_new();
@@ -40,8 +40,30 @@ int cli_verify(const options *o) {
         fprintf(stderr, "tine verify: --isa, --rule and --quiet go with --rules\n");
         return 2;
     }
-    unsigned timeout = o->timeout_ms ? (unsigned)o->timeout_ms : DEFAULT_TIMEOUT_MS;
-    if (o->rules) return verify_rules(o, timeout);
-    fprintf(stderr, "tine verify: %s is not built yet\n", o->bounds ? "--bounds" : "kernel validation");
-    return 2;
+    if (o->quick && !o->bounds) {
+        fprintf(stderr, "tine verify: --quick goes with --bounds\n");
+        return 2;
+    }
+    if (o->target && !o->file) {
+        fprintf(stderr, "tine verify: --target goes with a kernel FILE\n");
+        return 2;
+    }
+    if (o->rules) return verify_rules(o, o->timeout_ms ? (unsigned)o->timeout_ms : DEFAULT_TIMEOUT_MS);
+    tine_ctx_t *ctx = tine_ctx_new();
+    int n;
+    if (o->bounds) {
+        n = tine_verify_bounds_all(ctx, o->quick, o->timeout_ms ? (unsigned)o->timeout_ms : BOUNDS_TIMEOUT_MS, stdout);
+    } else {
+        char *text = tine_cli_read_file(o->file);
+        if (!text) {
+            tine_ctx_free(ctx);
+            return 1;
+        }
+        n = tine_verify_kernel_all(ctx, text, o->file, o->target, o->timeout_ms ? (unsigned)o->timeout_ms : KERNEL_TIMEOUT_MS,
+                                   stdout);
+        free(text);
+    }
+    if (n < 0) cli_report(ctx, "tine verify: ");
+    tine_ctx_free(ctx);
+    return n != 0;
 }

@@ -199,7 +199,7 @@ static void leaves(tine_ctx_t *ctx, const tine_expr_t *e, int op, nodes *ns) {
  * holds for the values they read, so "proven" stands; anything else is decided by the
  * whole query on the pair as it is. -1: not decided here. */
 static int prove_by_lanes(tine_ctx_t *ctx, const pair *p, unsigned timeout_ms, double *secs, char *why, size_t nwhy,
-                          int *queries, int *bad_lane) {
+                          int *queries, int *bad_lane, bool abstract) {
     nodes loads = {0}, vars = {0};
     leaves(ctx, p->before, TINE_OP_LOAD, &loads);
     leaves(ctx, p->after, TINE_OP_LOAD, &loads);
@@ -234,6 +234,7 @@ static int prove_by_lanes(tine_ctx_t *ctx, const pair *p, unsigned timeout_ms, d
     for (int f = 0; f < p->nfacts; f++)
         if (facts[f].leaf->op != TINE_OP_VAR) goto done; /* a fact on a load inside a load's index */
     tine_smt *s = tine_smt_new(ctx, timeout_ms);
+    tine_smt_abstract_products(s, abstract); /* products by their ranges: a proof is still a proof */
     Z3_context z = tine_smt_z3(s);
     int L = a->type.lanes, nv = 0;
     Z3_ast va[TINE_MAX_LANES], vb[TINE_MAX_LANES], goal[TINE_MAX_LANES];
@@ -296,8 +297,13 @@ static tine_smt_result prove(tine_ctx_t *ctx, const pair *p, unsigned timeout_ms
     *secs = 0;
     *queries = 0;
     int bad_lane = -1;
-    int r = prove_by_lanes(ctx, p, timeout_ms, secs, why, nwhy, queries, &bad_lane);
+    int r = prove_by_lanes(ctx, p, timeout_ms, secs, why, nwhy, queries, &bad_lane, false);
     if (r >= 0) return (tine_smt_result)r;
+    if (bad_lane < 0) { /* undecided: again with products abstracted to their ranges */
+        r = prove_by_lanes(ctx, p, timeout_ms, secs, why, nwhy, queries, &bad_lane, true);
+        if (r == TINE_SMT_PROVEN) return (tine_smt_result)r;
+        bad_lane = -1;
+    }
     double t = 0;
     tine_smt_result w;
     if (bad_lane >= 0) { /* the generalization's counterexample lane, on the pair as it is */
