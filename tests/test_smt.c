@@ -35,8 +35,8 @@ static tine_u128 value(tine_type_t t, int k) {
 static void agree(tine_expr_t *e, int nv, tine_expr_t **vars, int tuples, const char *what) {
     long bad = 0;
     char first[512] = "";
+    tine_smt *s = tine_smt_new(C, 0); /* one context: each tuple binds the variables again */
     for (int k = 0; k < tuples; k++) {
-        tine_smt *s = tine_smt_new(C, 0);
         tine_env_t *env = tine_env_new(C);
         char in[256];
         size_t ni = 0;
@@ -76,8 +76,8 @@ static void agree(tine_expr_t *e, int nv, tine_expr_t **vars, int tuples, const 
             }
         }
         tine_env_free(env);
-        tine_smt_free(s);
     }
+    tine_smt_free(s);
     check(bad == 0, "%s: %ld of %d input tuples differ; first: %s", what, bad, tuples, first);
 }
 
