@@ -206,7 +206,7 @@ static int prove_by_lanes(tine_ctx_t *ctx, const pair *p, unsigned timeout_ms, d
     tine_expr_t *a = (tine_expr_t *)p->before, *b = (tine_expr_t *)p->after;
     fact *facts = calloc((size_t)p->nfacts + 1, sizeof *facts);
     TINE_ASSERT(facts != NULL);
-    memcpy(facts, p->facts, sizeof *facts * (size_t)p->nfacts);
+    if (p->nfacts) memcpy(facts, p->facts, sizeof *facts * (size_t)p->nfacts);
     /* outermost first (a load's index may hold another) */
     for (int i = loads.n - 1; i >= 0; i--)
         for (int j = i; j > 0 && loads.v[j]->id > loads.v[j - 1]->id; j--) {
