@@ -266,6 +266,13 @@ static tine_smt_result query(prover *p, const tine_expr_t *lhs, const tine_expr_
     tine_smt_result r = tine_smt_valid(p->s, goal, v->why, sizeof v->why, &sec);
     v->seconds += sec;
     v->queries++;
+    if (r == TINE_SMT_COUNTEREXAMPLE) { /* both sides' values there */
+        size_t k = strlen(v->why), n = sizeof v->why;
+        if (k < n) k += (size_t)snprintf(v->why + k, n - k, "; left ");
+        if (k < n) k += tine_smt_put_lanes(p->s, v->why + k, n - k, lhs->type, a);
+        if (k < n) k += (size_t)snprintf(v->why + k, n - k, ", right ");
+        if (k < n) tine_smt_put_lanes(p->s, v->why + k, n - k, rhs->type, b);
+    }
     return r;
 }
 

@@ -559,7 +559,7 @@ static size_t put_value(tine_smt *s, char *out, size_t n, tine_type_t t, Z3_ast 
     return (size_t)snprintf(out, n, "%s", p);
 }
 
-static size_t put_lanes(tine_smt *s, char *out, size_t n, tine_type_t t, const Z3_ast *v) {
+size_t tine_smt_put_lanes(tine_smt *s, char *out, size_t n, tine_type_t t, const Z3_ast *v) {
     size_t k = 0;
     if (t.lanes > 1 && k < n) k += (size_t)snprintf(out + k, n - k, "[");
     for (int i = 0; i < t.lanes && k < n; i++) {
@@ -578,7 +578,7 @@ static size_t put_inputs(tine_smt *s, char *out, size_t n) {
         const tine_expr_t *v = s->vars[i].var;
         char tn[16];
         k += (size_t)snprintf(out + k, n - k, "%s%s_%s = ", i ? ", " : "", tine_expr_name(v), tine_type_name(v->type, tn));
-        if (k < n) k += put_lanes(s, out + k, n - k, v->type, s->vars[i].lanes);
+        if (k < n) k += tine_smt_put_lanes(s, out + k, n - k, v->type, s->vars[i].lanes);
     }
     return k;
 }
@@ -611,9 +611,9 @@ tine_smt_result tine_smt_equal(tine_smt *s, const tine_expr_t *a, const tine_exp
     if (r == TINE_SMT_COUNTEREXAMPLE && why) {
         size_t k = strlen(why);
         if (k < n) k += (size_t)snprintf(why + k, n - k, "; left ");
-        if (k < n) k += put_lanes(s, why + k, n - k, a->type, va);
+        if (k < n) k += tine_smt_put_lanes(s, why + k, n - k, a->type, va);
         if (k < n) k += (size_t)snprintf(why + k, n - k, ", right ");
-        if (k < n) put_lanes(s, why + k, n - k, b->type, vb);
+        if (k < n) tine_smt_put_lanes(s, why + k, n - k, b->type, vb);
     }
     return r;
 }

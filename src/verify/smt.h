@@ -61,6 +61,8 @@ tine_smt_result tine_smt_valid(tine_smt *s, Z3_ast goal, char *why, size_t n, do
 /* Whether a Z3 bool is satisfiable under the assumptions: 1 yes (model kept for
  * tine_smt_model_value), 0 no, -1 unknown. */
 int tine_smt_sat(tine_smt *s, Z3_ast cond);
+/* Lanes of type t written as the last model gives them ("[1, -2]"); returns the length. */
+size_t tine_smt_put_lanes(tine_smt *s, char *out, size_t n, tine_type_t t, const Z3_ast *v);
 /* A term's value in the last model (after tine_smt_sat returned 1). */
 bool tine_smt_model_value(tine_smt *s, Z3_ast v, tine_u128 *out);
 
