@@ -50,7 +50,8 @@ tine_type_t tine_type_narrow(tine_type_t t) {
 
 tine_i128 tine_min_i128(tine_type_t t) {
     if (t.kind != TINE_INT) return 0;
-    return -(tine_i128)((tine_u128)1 << (t.bits - 1));
+    /* -2^(bits-1) through unsigned arithmetic: negating 2^127 as an i128 would overflow */
+    return (tine_i128)~(((tine_u128)1 << (t.bits - 1)) - 1);
 }
 
 tine_i128 tine_max_i128(tine_type_t t) {
