@@ -314,6 +314,17 @@ void tine_print_buf(tine_ctx_t *ctx, const tine_expr_t *e, int lanes, tine_buf *
 tine_expr_t **tine_topo(tine_ctx_t *ctx, const tine_expr_t *root, uint32_t *count);
 /* Position of e in a tine_topo() array. */
 uint32_t tine_topo_index(tine_expr_t *const *order, uint32_t count, const tine_expr_t *e);
+/* For an op that only moves lanes (broadcast, concat, interleave, slice, deinterleave):
+ * which operand (*op) and lane (*lane) lane i of e comes from. False for any other op. */
+bool tine_lane_source(const tine_expr_t *e, int i, int *op, int *lane);
+/* The values of a DAG, children first, each node once: the walk the interpreter and the
+ * SMT encoder share. A node listed in pre[] takes prevals[j] (a definition's placeholders
+ * bound to its operands' values); every other node gets what visit makes of it from its
+ * operands' values (ov[i] for e->ops[i]). *out gets the root's value. Stops at the first
+ * visit that returns non-zero, and returns that. */
+typedef int (*tine_dag_visit_fn)(void *user, const tine_expr_t *e, void *const *ov, void **val);
+int tine_dag_values(tine_ctx_t *ctx, const tine_expr_t *root, int npre, const tine_expr_t *const *pre,
+                    void *const *prevals, tine_dag_visit_fn visit, void *user, void **out);
 /* e with new operands of the same types. */
 tine_expr_t *tine_rebuild(tine_ctx_t *ctx, const tine_expr_t *e, tine_expr_t *const *ops);
 /* The one-lane form of e when all its lanes are equal by construction (broadcasts,

@@ -194,18 +194,27 @@ static int count_minmax(tine_ctx_t *c, const tine_expr_t *e) {
     return m;
 }
 
+/* A kernel's text parsed in kc and its last stage built in *sp (initialized here); NULL
+ * after a failed check, with the pool left uninitialized. */
+static tine_kernel_t *build_last(tine_ctx_t *kc, const char *text, const char *name, tine_stmt_pool *sp,
+                                 tine_stmt **built) {
+    tine_kernel_t *k = tine_kernel_parse(kc, text, name);
+    CHECK(k != NULL, "%s: %s", name, tine_error(kc));
+    if (!k) return NULL;
+    tine_stmt_pool_init(sp, kc);
+    *built = tine_stmt_build_stage(sp, k, tine_kernel_nstages(k) - 1);
+    return k;
+}
+
 static void test_sobel_steady(void) {
     char *text = read_file("../bench/kernels/sobel3x3.tine");
     CHECK(text != NULL, "cannot read sobel3x3.tine");
     if (!text) return;
     tine_ctx_t *kc = tine_ctx_new();
-    tine_kernel_t *k = tine_kernel_parse(kc, text, "sobel3x3.tine");
-    CHECK(k != NULL, "sobel3x3: %s", tine_error(kc));
+    tine_stmt_pool sp;
+    tine_stmt *built;
+    tine_kernel_t *k = build_last(kc, text, "sobel3x3", &sp, &built);
     if (k) {
-        tine_stmt_pool sp;
-        tine_stmt_pool_init(&sp, kc);
-        int sn = tine_kernel_nstages(k) - 1;
-        tine_stmt *built = tine_stmt_build_stage(&sp, k, sn);
         tine_stmt *s = passes(&sp, k, built);
         /* the steady y loop, and in it the steady vector loop over x */
         const tine_stmt *y = find(s, "out.y", 1), *x = y ? find(y->loop.body, "out.x", 32) : NULL;
@@ -246,12 +255,10 @@ static void test_invariant_clamp(void) {
     const char *text = "input in: u8[1]\nparam n: i32\noutput out(x): u8 = in(min(x, n - 1))\n"
                        "schedule\nvectorize out.x 16\n";
     tine_ctx_t *kc = tine_ctx_new();
-    tine_kernel_t *k = tine_kernel_parse(kc, text, "<clamp>");
-    CHECK(k != NULL, "clamp: %s", tine_error(kc));
+    tine_stmt_pool sp;
+    tine_stmt *built;
+    tine_kernel_t *k = build_last(kc, text, "clamp", &sp, &built);
     if (k) {
-        tine_stmt_pool sp;
-        tine_stmt_pool_init(&sp, kc);
-        tine_stmt *built = tine_stmt_build_stage(&sp, k, tine_kernel_nstages(k) - 1);
         const tine_stmt *x0 = find(built, "out.x", 16), *st0 = x0 ? store_in(x0->loop.body) : NULL;
         CHECK(st0 && count_minmax(kc, st0->store.value) == 1, "clamp: the built vector loop has no clamp");
         tine_stmt *s = passes(&sp, k, built);

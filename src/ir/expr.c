@@ -790,3 +790,50 @@ uint32_t tine_topo_index(tine_expr_t *const *order, uint32_t count, const tine_e
     TINE_ASSERT(lo < count && order[lo] == e);
     return lo;
 }
+
+bool tine_lane_source(const tine_expr_t *e, int i, int *op, int *lane) {
+    int a, b, c;
+    switch (e->op) {
+    case TINE_OP_BROADCAST: *op = 0, *lane = 0; return true;
+    case TINE_OP_CONCAT:
+        for (int j = 0; j < e->nops; i -= e->ops[j++]->type.lanes)
+            if (i < e->ops[j]->type.lanes) {
+                *op = j, *lane = i;
+                return true;
+            }
+        TINE_ASSERT(!"a concat's lane past its operands");
+        return false;
+    case TINE_OP_INTERLEAVE: *op = i % e->nops, *lane = i / e->nops; return true;
+    case TINE_OP_SLICE:
+        tine_slice_params(e, &a, &b, &c);
+        *op = 0, *lane = a + i * b;
+        return true;
+    case TINE_OP_DEINTERLEAVE:
+        tine_deinterleave_params(e, &a, &b);
+        *op = 0, *lane = b + i * a;
+        return true;
+    default: return false;
+    }
+}
+
+int tine_dag_values(tine_ctx_t *ctx, const tine_expr_t *root, int npre, const tine_expr_t *const *pre,
+                    void *const *prevals, tine_dag_visit_fn visit, void *user, void **out) {
+    uint32_t n;
+    tine_expr_t **order = tine_topo(ctx, root, &n);
+    void **vals = calloc(n, sizeof *vals);
+    TINE_ASSERT(vals != NULL);
+    int rc = 0;
+    for (uint32_t k = 0; k < n && rc == 0; k++) {
+        const tine_expr_t *e = order[k];
+        for (int j = 0; j < npre; j++)
+            if (pre[j] == e) vals[k] = prevals[j];
+        if (vals[k]) continue;
+        void *ov[256];
+        for (int i = 0; i < e->nops; i++) ov[i] = vals[tine_topo_index(order, n, e->ops[i])];
+        rc = visit(user, e, ov, &vals[k]);
+    }
+    if (rc == 0) *out = vals[n - 1];
+    free(vals);
+    free(order);
+    return rc;
+}

@@ -376,33 +376,16 @@ static int eval_node(interp *in, const tine_expr_t *e, tine_u128 *const *ov, tin
             r[i] = t.kind == TINE_FLOAT ? bits : tine_canon(t, bits);
         }
         return 0;
-    case TINE_OP_BROADCAST:
-        for (int i = 0; i < L; i++) r[i] = ov[0][0];
-        return 0;
     case TINE_OP_RAMP:
         for (int i = 0; i < L; i++) r[i] = tine_canon(t, ov[0][0] + (tine_u128)i * ov[1][0]);
         return 0;
-    case TINE_OP_CONCAT: {
-        int k = 0;
-        for (int j = 0; j < e->nops; j++)
-            for (int i = 0; i < e->ops[j]->type.lanes; i++) r[k++] = ov[j][i];
+    case TINE_OP_BROADCAST: case TINE_OP_CONCAT: case TINE_OP_INTERLEAVE: case TINE_OP_SLICE: case TINE_OP_DEINTERLEAVE:
+        for (int i = 0; i < L; i++) {
+            int j, l;
+            tine_lane_source(e, i, &j, &l);
+            r[i] = ov[j][l];
+        }
         return 0;
-    }
-    case TINE_OP_INTERLEAVE:
-        for (int i = 0; i < L; i++) r[i] = ov[i % e->nops][i / e->nops];
-        return 0;
-    case TINE_OP_SLICE: {
-        int begin, stride, count;
-        tine_slice_params(e, &begin, &stride, &count);
-        for (int i = 0; i < L; i++) r[i] = ov[0][begin + i * stride];
-        return 0;
-    }
-    case TINE_OP_DEINTERLEAVE: {
-        int n, k;
-        tine_deinterleave_params(e, &n, &k);
-        for (int i = 0; i < L; i++) r[i] = ov[0][k + i * n];
-        return 0;
-    }
     case TINE_OP_VECTOR_REDUCE_ADD: {
         int g = e->ops[0]->type.lanes / L;
         for (int i = 0; i < L; i++) {
@@ -426,26 +409,21 @@ static int eval_node(interp *in, const tine_expr_t *e, tine_u128 *const *ov, tin
     return eval_dag(in, tmpl, e->nops, ph, ov, r);
 }
 
+static int visit(void *user, const tine_expr_t *e, void *const *ov, void **val) {
+    interp *in = user;
+    tine_u128 *ops[256], *r = tine_arena_alloc(&in->scratch, sizeof(tine_u128) * e->type.lanes);
+    for (int i = 0; i < e->nops; i++) ops[i] = ov[i];
+    *val = r;
+    return eval_node(in, e, ops, r);
+}
+
 static int eval_dag(interp *in, const tine_expr_t *root, int npre, const tine_expr_t *const *pre,
                     tine_u128 *const *prevals, tine_u128 *out) {
-    uint32_t n;
-    tine_expr_t **order = tine_topo(in->ctx, root, &n);
-    tine_u128 **vals = calloc(n, sizeof *vals);
-    TINE_ASSERT(vals != NULL);
-    int rc = 0;
-    for (uint32_t k = 0; k < n && rc == 0; k++) {
-        const tine_expr_t *e = order[k];
-        for (int j = 0; j < npre; j++)
-            if (pre[j] == e) vals[k] = prevals[j];
-        if (vals[k]) continue;
-        tine_u128 *ov[256];
-        for (int i = 0; i < e->nops; i++) ov[i] = vals[tine_topo_index(order, n, e->ops[i])];
-        vals[k] = tine_arena_alloc(&in->scratch, sizeof(tine_u128) * e->type.lanes);
-        rc = eval_node(in, e, ov, vals[k]);
-    }
-    if (rc == 0) memcpy(out, vals[n - 1], sizeof *out * root->type.lanes);
-    free(vals);
-    free(order);
+    void *pv[256], *r;
+    TINE_ASSERT(npre <= 256);
+    for (int j = 0; j < npre; j++) pv[j] = prevals[j];
+    int rc = tine_dag_values(in->ctx, root, npre, pre, pv, visit, in, &r);
+    if (rc == 0) memcpy(out, r, sizeof *out * root->type.lanes);
     return rc;
 }
 

@@ -401,34 +401,17 @@ static int encode_node(tine_smt *s, const tine_expr_t *e, Z3_ast *const *ov, Z3_
     }
     s->cross++; /* the rest move values between lanes (or go through a definition) */
     switch (op) {
-    case TINE_OP_BROADCAST:
-        for (int i = 0; i < L; i++) r[i] = ov[0][0];
-        return 0;
     case TINE_OP_RAMP:
         for (int i = 0; i < L; i++)
             r[i] = Z3_mk_bvadd(s->z, ov[0][0], Z3_mk_bvmul(s->z, tine_smt_num(s, t.bits, (tine_u128)i), ov[1][0]));
         return 0;
-    case TINE_OP_CONCAT: {
-        int k = 0;
-        for (int j = 0; j < e->nops; j++)
-            for (int i = 0; i < e->ops[j]->type.lanes; i++) r[k++] = ov[j][i];
+    case TINE_OP_BROADCAST: case TINE_OP_CONCAT: case TINE_OP_INTERLEAVE: case TINE_OP_SLICE: case TINE_OP_DEINTERLEAVE:
+        for (int i = 0; i < L; i++) {
+            int j, l;
+            tine_lane_source(e, i, &j, &l);
+            r[i] = ov[j][l];
+        }
         return 0;
-    }
-    case TINE_OP_INTERLEAVE:
-        for (int i = 0; i < L; i++) r[i] = ov[i % e->nops][i / e->nops];
-        return 0;
-    case TINE_OP_SLICE: {
-        int begin, stride, count;
-        tine_slice_params(e, &begin, &stride, &count);
-        for (int i = 0; i < L; i++) r[i] = ov[0][begin + i * stride];
-        return 0;
-    }
-    case TINE_OP_DEINTERLEAVE: {
-        int n, k;
-        tine_deinterleave_params(e, &n, &k);
-        for (int i = 0; i < L; i++) r[i] = ov[0][k + i * n];
-        return 0;
-    }
     case TINE_OP_VECTOR_REDUCE_ADD: {
         int g = e->ops[0]->type.lanes / L;
         for (int i = 0; i < L; i++) {
@@ -454,26 +437,22 @@ static int encode_node(tine_smt *s, const tine_expr_t *e, Z3_ast *const *ov, Z3_
     return encode_dag(s, tmpl, e->nops, ph, ov, r);
 }
 
+static int visit(void *user, const tine_expr_t *e, void *const *ov, void **val) {
+    tine_smt *s = user;
+    Z3_ast *ops[256], *r = lanes_alloc(s, e->type.lanes);
+    for (int i = 0; i < e->nops; i++) ops[i] = ov[i];
+    *val = r;
+    return encode_node(s, e, ops, r);
+}
+
+/* interp.c's walk (tine_dag_values), on terms instead of values */
 static int encode_dag(tine_smt *s, const tine_expr_t *root, int npre, const tine_expr_t *const *pre,
                       Z3_ast *const *prevals, Z3_ast *out) {
-    uint32_t n;
-    tine_expr_t **order = tine_topo(s->ctx, root, &n);
-    Z3_ast **vals = calloc(n, sizeof *vals);
-    TINE_ASSERT(vals != NULL);
-    int rc = 0;
-    for (uint32_t k = 0; k < n && rc == 0; k++) {
-        const tine_expr_t *e = order[k];
-        for (int j = 0; j < npre; j++)
-            if (pre[j] == e) vals[k] = prevals[j];
-        if (vals[k]) continue;
-        Z3_ast *ov[256];
-        for (int i = 0; i < e->nops; i++) ov[i] = vals[tine_topo_index(order, n, e->ops[i])];
-        vals[k] = lanes_alloc(s, e->type.lanes);
-        rc = encode_node(s, e, ov, vals[k]);
-    }
-    if (rc == 0) memcpy(out, vals[n - 1], sizeof *out * (size_t)root->type.lanes);
-    free(vals);
-    free(order);
+    void *pv[256], *r;
+    TINE_ASSERT(npre <= 256);
+    for (int j = 0; j < npre; j++) pv[j] = prevals[j];
+    int rc = tine_dag_values(s->ctx, root, npre, pre, pv, visit, s, &r);
+    if (rc == 0) memcpy(out, r, sizeof *out * (size_t)root->type.lanes);
     return rc;
 }
 
