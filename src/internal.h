@@ -566,12 +566,17 @@ typedef struct {
     int nforms;
     double lat, rtp;
     bool pack, generic;
+    int imm; /* the operand that is an immediate (its lane 0, as i32, in the intrinsic call), or -1 */
     struct insn_tmpl **tmpl;
     int ntmpl, captmpl;
 } tine_insn;
 
 /* The built-in description of that name ("x86"), or the first one for NULL; NULL if none. */
 const tine_isa *tine_isa_get(tine_ctx_t *ctx, const char *name);
+/* The lowering rules of a built-in description (text; *file its path), or NULL. */
+const char *tine_isa_rules(const tine_isa *isa, const char **file);
+/* The name of the i-th built-in description ("x86", "arm"), or NULL past the end. */
+const char *tine_isa_name(int i);
 /* Registers instruction names with the elaborator (every expression may call one). */
 void tine_isa_install(tine_ctx_t *ctx);
 /* A description from text (not registered with the context: its instructions cannot be

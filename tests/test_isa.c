@@ -318,7 +318,7 @@ static void test_errors(void) {
          "<t>:4:9: unknown register width 'qmm' (declare it with 'width')"},
         {"feature sse2\nwidth xmm 128\ninsn f(a:u8) = a + b\n  forms xmm:sse2\n  cost 1 1\n  llvm generic\n  c _mm_f\n",
          "<t>:3:20: "},
-        {"feature sse2\nwidth xmm 100\n", "<t>:2:11: a register width is 128, 256 or 512 bits"},
+        {"feature sse2\nwidth xmm 100\n", "<t>:2:11: a register width is a power of two from 64 to 2048 bits"},
         {"feature sse2\nwidth xmm 128\ninsn f(a) = a\n  forms xmm:sse2\n  cost 1 1\n  llvm generic\n  c _mm_f\n",
          "<t>:3:8: an operand is written name:TYPE with an integer type (a:u8)"},
         {"feature sse2\nwidth xmm 128\ninsn f(a:u8) = a\n  forms xmm:sse2\n  cost 1\n", "<t>:6:1: expected the reciprocal throughput (a number), found end of input"},

@@ -53,7 +53,8 @@ int main(int argc, char **argv) {
     tine_ctx_t *probe = tine_ctx_new();
     const char *levels[8];
     int nl = 0;
-    for (const char *t; nl < 8 && (t = tine_target_name(probe, nl));) levels[nl++] = t;
+    for (int i = 0; nl < 8 && tine_target_name(probe, i); i++) /* the x86 levels: CI's time budget */
+        if (!strncmp(tine_target_name(probe, i), "x86", 3)) levels[nl++] = tine_target_name(probe, i);
     tine_ctx_free(probe);
     CHECK(nl >= 4, "%d x86 levels", nl);
 

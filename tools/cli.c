@@ -33,7 +33,7 @@ int cli_usage(void) {
             "       tine bench [--filter NAME] [--target T] [--peers halide,c,clang,gcc] [--quick]\n"
             "       tine bench-ir [--nodes N]\n"
             "       tine bench-lift [--nodes N]\n"
-            "       tine verify --rules lift|x86|FILE [--isa x86] [--rule NAME] [--timeout MS] [--quiet]\n"
+            "       tine verify --rules lift|x86|arm|FILE [--isa x86|arm] [--rule NAME] [--timeout MS] [--quiet]\n"
             "       tine verify FILE [--target T] [--timeout MS]\n"
             "       tine verify --bounds [--quick] [--timeout MS]\n"
             "compile and run read a kernel FILE (any name); an expression goes through -e EXPR.\n"

@@ -12,7 +12,7 @@ enum { DEFAULT_TIMEOUT_MS = 60000, KERNEL_TIMEOUT_MS = 10000, BOUNDS_TIMEOUT_MS 
 
 static int verify_rules(const options *o, unsigned timeout) {
     tine_ctx_t *ctx = tine_ctx_new();
-    bool builtin = !strcmp(o->rules, "lift") || !strcmp(o->rules, "x86");
+    bool builtin = !strcmp(o->rules, "lift") || !strcmp(o->rules, "x86") || !strcmp(o->rules, "arm");
     if (builtin && o->isa) {
         fprintf(stderr, "tine verify: --isa names the instruction set of a rule FILE; %s rules have their own\n", o->rules);
         tine_ctx_free(ctx);
@@ -33,7 +33,7 @@ static int verify_rules(const options *o, unsigned timeout) {
 int cli_verify(const options *o) {
     int modes = (o->rules != NULL) + (o->bounds != 0) + (o->file != NULL);
     if (modes != 1) {
-        fprintf(stderr, "tine verify: needs one of --rules lift|x86|FILE, --bounds, or a kernel FILE\n");
+        fprintf(stderr, "tine verify: needs one of --rules lift|x86|arm|FILE, --bounds, or a kernel FILE\n");
         return 2;
     }
     if ((o->isa || o->rule || o->quiet) && !o->rules) {

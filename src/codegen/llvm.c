@@ -26,6 +26,11 @@ static void init_llvm_once(void) {
     LLVMInitializeX86TargetMC();
     LLVMInitializeX86AsmPrinter();
     LLVMInitializeX86AsmParser();
+    LLVMInitializeAArch64TargetInfo();
+    LLVMInitializeAArch64Target();
+    LLVMInitializeAArch64TargetMC();
+    LLVMInitializeAArch64AsmPrinter();
+    LLVMInitializeAArch64AsmParser();
 }
 
 /* LLVM's target registry is process-wide: contexts on several threads may reach this at
@@ -414,6 +419,49 @@ static LLVMValueRef lanes_of(gen *g, LLVMValueRef v, int lanes, int first, int n
     return r;
 }
 
+/* An instruction whose form names its LLVM intrinsic with the types spelt out
+ * (llvm.aarch64.neon.smull.v8i16): called once per register of the form, on pieces whose
+ * lanes are the description's ratios (smull: 8 i8 lanes in, 8 i16 out; xtn: 8 i16 in, 8 i8
+ * out), declared with exactly those types. An immediate operand must be a constant, one
+ * value in every lane, and is passed as i32; where it is not, the semantics go to LLVM. */
+static LLVMValueRef emit_insn_typed(gen *g, const tine_expr_t *e, const tine_insn *in, const tine_insn_form *fm,
+                                    LLVMValueRef *ov) {
+    tine_type_t t = e->type;
+    int W = fm->bits, rl = W / t.bits, nreg = (t.lanes + rl - 1) / rl, ol[TINE_INSN_MAX_OPS];
+    bool ok = tine_insn_operand_lanes(in, rl, ol);
+    const tine_expr_t *imm = in->imm >= 0 ? e->ops[in->imm] : NULL;
+    if (!ok || (imm && !(imm->op == TINE_OP_CONST && (imm->flags & TINE_F_UNIFORM)))) {
+        const tine_expr_t *const *ph;
+        const tine_expr_t *tmpl = tine_insn_template(g->ctx, e, &ph, false);
+        return emit_template(g, tmpl, ph, e->nops, ov);
+    }
+    LLVMTypeRef i32 = LLVMInt32TypeInContext(g->lc), params[TINE_INSN_MAX_OPS];
+    for (int j = 0; j < e->nops; j++)
+        params[j] = j == in->imm ? i32 : LLVMVectorType(elem_type(g, e->ops[j]->type), (unsigned)ol[j]);
+    LLVMTypeRef rt = LLVMVectorType(elem_type(g, t), (unsigned)rl);
+    LLVMTypeRef fty = LLVMFunctionType(rt, params, (unsigned)e->nops, 0);
+    LLVMValueRef fn = LLVMGetNamedFunction(g->m, fm->llvm);
+    if (!fn) fn = LLVMAddFunction(g->m, fm->llvm, fty);
+    LLVMValueRef acc = NULL;
+    for (int r = 0; r < nreg; r++) {
+        LLVMValueRef args[TINE_INSN_MAX_OPS];
+        for (int j = 0; j < e->nops; j++)
+            args[j] = j == in->imm ? LLVMConstInt(i32, (unsigned long long)(uint32_t)tine_const_value(imm, 0), 0)
+                                   : lanes_of(g, ov[j], e->ops[j]->type.lanes, r * ol[j], ol[j]);
+        LLVMValueRef v = LLVMBuildCall2(g->b, fty, fn, args, (unsigned)e->nops, "");
+        if (!acc) {
+            acc = v;
+            continue;
+        }
+        int have = r * rl, *idx = malloc(sizeof *idx * (size_t)(have + rl));
+        TINE_ASSERT(idx != NULL);
+        for (int i = 0; i < have + rl; i++) idx[i] = i;
+        acc = shuffle(g, acc, lanes_of(g, v, rl, 0, have), idx, have + rl);
+        free(idx);
+    }
+    return lanes_of(g, acc, nreg * rl, 0, t.lanes);
+}
+
 /* An instruction node. A generic form is its semantics as generic IR; an intrinsic form
  * is called once per register: the operands are cut into register-sized pieces (padded
  * with zeros when the vector is narrower than the register), bitcast to the intrinsic's
@@ -433,6 +481,9 @@ static LLVMValueRef emit_insn(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
     int W = fm->bits, nreg = (bits + W - 1) / W, rl = W / t.bits; /* result lanes per register */
     unsigned id = LLVMLookupIntrinsicID(fm->llvm, strlen(fm->llvm));
     TINE_ASSERT(id != 0);
+    size_t base_len;
+    LLVMIntrinsicGetName(id, &base_len);
+    if (strlen(fm->llvm) > base_len) return emit_insn_typed(g, e, in, fm, ov);
     if (LLVMIntrinsicIsOverloaded(id)) { /* a generic intrinsic (llvm.sadd.sat): one call; LLVM splits */
         LLVMTypeRef vt = vec_type(g, t);
         LLVMTypeRef fty = LLVMIntrinsicGetType(g->lc, id, &vt, 1);

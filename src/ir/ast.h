@@ -100,6 +100,7 @@ typedef struct {
     tine_word llvm[4], c[4];
     int nllvm, nc;
     bool generic, pack;
+    tine_word imm; /* the operand that is an immediate (imm.s NULL: none) */
     int end_line;
 } tine_insn_ast;
 

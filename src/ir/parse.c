@@ -701,6 +701,7 @@ int tine_parse_rules(tine_ctx_t *ctx, tine_arena *arena, const char *text, const
  *   width  := 'width' WORD INT
  *   insn   := 'insn' NAME '(' NAME ':' TYPE (',' ...)* ')' '=' expr attr*
  *   attr   := 'forms' (WORD ':' WORD)+ | 'cost' NUMBER NUMBER | 'llvm' WORD+ | 'c' WORD+ | 'pack'
+ *           | 'imm' NAME
  *
  * A WORD is letters, digits and '_', '.', '-' (sse4.1, llvm.x86.sse2.pavg.b, x86-64-avx2);
  * word lists end at the end of their line.
@@ -814,6 +815,14 @@ static bool parse_insn(parser *ps, tine_insn_ast *in) {
         } else if (is_word(ps, "pack")) {
             next(ps);
             in->pack = true;
+        } else if (is_word(ps, "imm")) {
+            next(ps);
+            if (ps->tok != T_NAME || ps->line != l) {
+                perr(ps, "expected the name of the operand that is an immediate after 'imm', found %s", tok_desc(ps->tok, b));
+                return false;
+            }
+            in->imm = (tine_word){tine_arena_strdup(ps->arena, ps->tstart, ps->tlen), ps->line, ps->col};
+            next(ps);
         } else if (ps->tok == T_EOF || is_word(ps, "insn") || is_word(ps, "feature") || is_word(ps, "target") ||
                    is_word(ps, "width")) {
             break;
@@ -821,7 +830,7 @@ static bool parse_insn(parser *ps, tine_insn_ast *in) {
             bool quote = ps->tok == T_NAME;
             char q[64], t[48];
             if (quote) snprintf(q, sizeof q, "'%s'", tok_text(ps, t, sizeof t));
-            perr(ps, "unexpected %s in instruction '%s' (expected forms, cost, llvm, c or pack)",
+            perr(ps, "unexpected %s in instruction '%s' (expected forms, cost, llvm, c, pack or imm)",
                  quote ? q : tok_desc(ps->tok, b), in->name.s);
             return false;
         }
@@ -869,10 +878,10 @@ int tine_parse_isa(tine_ctx_t *ctx, tine_arena *arena, const char *text, const c
             double bits;
             int bl = ps.line, bc = ps.col;
             if (!isa_number(&ps, &bits, "the register width in bits")) break;
-            if (bits != 128 && bits != 256 && bits != 512) {
+            if (bits != 64 && bits != 128 && bits != 256 && bits != 512 && bits != 1024 && bits != 2048) {
                 ps.line = bl;
                 ps.col = bc;
-                perr(&ps, "a register width is 128, 256 or 512 bits");
+                perr(&ps, "a register width is a power of two from 64 to 2048 bits");
                 break;
             }
             out->width_bits[out->nwidths++] = (int)bits;

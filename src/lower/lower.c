@@ -22,9 +22,6 @@
 #include "../rules/rules.h"
 
 
-extern const char tine_x86_rules_text[];
-extern const char tine_x86_rules_file[];
-
 /* The lowering rules of each description, compiled on first use (TINE_LAYER_LOWER), and
  * the selection trace a higher layer installed (tine_select_set_trace). */
 typedef struct {
@@ -59,7 +56,8 @@ tine_ruleset_t *tine_lower_rules(tine_ctx_t *ctx, const char *isa_name) {
     lower_state *st = state(ctx);
     if (!st->rules[isa->id]) {
         char *saved = tine_error(ctx) ? tine_strdup(tine_error(ctx)) : NULL;
-        st->rules[isa->id] = tine_rules_compile_kind(ctx, tine_x86_rules_text, tine_x86_rules_file, true);
+        const char *file, *text = tine_isa_rules(isa, &file);
+        st->rules[isa->id] = tine_rules_compile_kind(ctx, text, file, true);
         if (!st->rules[isa->id]) {
             /* the shipped rules compile (a test says so); this is a build defect */
             fprintf(stderr, "%s\n", tine_error(ctx));

@@ -15,13 +15,18 @@
 #include "../ir/elab.h"
 #include "targets.h"
 
-extern const char tine_x86_isa_text[];
-extern const char tine_x86_isa_file[];
+extern const char tine_x86_isa_text[], tine_x86_isa_file[], tine_x86_rules_text[], tine_x86_rules_file[];
+extern const char tine_arm_isa_text[], tine_arm_isa_file[], tine_arm_rules_text[], tine_arm_rules_file[];
 
+/* The built-in descriptions, each with its lowering rules (src/targets/NAME.rules). */
 static const struct {
     const char *name;
     const char *text, *file;
-} BUILTIN[] = {{"x86", tine_x86_isa_text, tine_x86_isa_file}};
+    const char *rules, *rules_file;
+} BUILTIN[] = {
+    {"x86", tine_x86_isa_text, tine_x86_isa_file, tine_x86_rules_text, tine_x86_rules_file},
+    {"arm", tine_arm_isa_text, tine_arm_isa_file, tine_arm_rules_text, tine_arm_rules_file},
+};
 enum { NBUILTIN = sizeof BUILTIN / sizeof BUILTIN[0] };
 
 struct insn_tmpl {
@@ -187,6 +192,7 @@ static tine_isa *load(tine_ctx_t *ctx, int id, const char *text, const char *fil
             goto fail;
         }
         in->nops = ia->sig->nargs;
+        in->imm = -1;
         for (int j = 0; j < in->nops; j++) {
             const tine_ast *o = ia->sig->args[j];
             tine_type_t t;
@@ -198,6 +204,11 @@ static tine_isa *load(tine_ctx_t *ctx, int id, const char *text, const char *fil
             }
             in->opname[j] = o->name;
             in->optype[j] = t;
+            if (ia->imm.s && !strcmp(ia->imm.s, o->name)) in->imm = j;
+        }
+        if (ia->imm.s && in->imm < 0) {
+            isa_error(ctx, src, ia->imm, "'%s' is not an operand of this instruction", ia->imm.s);
+            goto fail;
         }
         for (int f = 0; f < ia->nforms; f++) {
             int w = -1;
@@ -270,6 +281,14 @@ const tine_isa *tine_isa_get(tine_ctx_t *ctx, const char *name) {
     }
     return NULL;
 }
+
+const char *tine_isa_rules(const tine_isa *isa, const char **file) {
+    if (isa->id < 0 || isa->id >= NBUILTIN) return NULL;
+    *file = BUILTIN[isa->id].rules_file;
+    return BUILTIN[isa->id].rules;
+}
+
+const char *tine_isa_name(int i) { return i >= 0 && i < NBUILTIN ? BUILTIN[i].name : NULL; }
 
 tine_isa *tine_isa_parse(tine_ctx_t *ctx, const char *text, const char *file) {
     isa_state *st = state(ctx);

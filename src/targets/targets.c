@@ -5,7 +5,10 @@
  * features, and its description features are those of the description this CPU has.
  * The fixed targets are the x86-64 psABI levels, with the features tine selects for:
  * the C flags are the strongest psABI level that has no instruction set the tine target
- * lacks (x86-64-avx512 adds VNNI to v4).
+ * lacks (x86-64-avx512 adds VNNI to v4). The AArch64 targets are Armv8.0-A with Neon and
+ * Armv8.2-A with the rounding doubling multiply-accumulate (rdm) and dot products; this
+ * machine does not run them (qemu-aarch64 does: tests cross-compile), and their C
+ * baselines are cross-compiled with clang's flags for the same architecture level.
  */
 #include "targets.h"
 
@@ -15,11 +18,13 @@
 #include <llvm-c/TargetMachine.h>
 
 static bool runs_always(void) { return true; }
+static bool runs_never(void) { return false; }
 static bool runs_v2(void) { return __builtin_cpu_supports("x86-64-v2"); }
 static bool runs_v3(void) { return __builtin_cpu_supports("x86-64-v3"); }
 static bool runs_v4_vnni(void) { return __builtin_cpu_supports("x86-64-v4") && __builtin_cpu_supports("avx512vnni"); }
 
 #define X86_64 "x86_64-unknown-linux-gnu"
+#define AARCH64 "aarch64-unknown-linux-gnu"
 
 static const tine_target_info TARGETS[] = {
     {"host", "x86", NULL, NULL, NULL, NULL, NULL, NULL},
@@ -28,6 +33,9 @@ static const tine_target_info TARGETS[] = {
     {"x86-64-avx2", "x86", "sse2 ssse3 sse4.1 avx2", X86_64, "x86-64-v3", "+avx2,+fma", "-march=x86-64-v3", runs_v3},
     {"x86-64-avx512", "x86", "sse2 ssse3 sse4.1 avx2 avx512f avx512bw avx512vnni", X86_64, "x86-64-v4",
      "+avx512f,+avx512bw,+avx512vl,+avx512dq,+avx512vnni", "-march=x86-64-v4 -mavx512vnni", runs_v4_vnni},
+    {"arm-64", "arm", "neon", AARCH64, "generic", "+neon", "--target=aarch64-linux-gnu -march=armv8-a", runs_never},
+    {"arm-64-dotprod", "arm", "neon rdm dotprod", AARCH64, "generic", "+v8.2a,+neon,+rdm,+dotprod",
+     "--target=aarch64-linux-gnu -march=armv8.2-a+rdm+dotprod", runs_never},
 };
 enum { NTARGETS = sizeof TARGETS / sizeof TARGETS[0] };
 

@@ -564,7 +564,6 @@ int tine_prove_rules(tine_ctx_t *ctx, const char *text, const char *file, bool l
 /* ---- the command's driver ------------------------------------------------------------- */
 
 extern const char tine_lift_rules_text[], tine_lift_rules_file[];
-extern const char tine_x86_rules_text[], tine_x86_rules_file[];
 
 int tine_verify_rules(tine_ctx_t *ctx, const char *which, const char *text, const char *file, const char *isa,
                       unsigned timeout_ms, const char *only, int quiet, FILE *out) {
@@ -572,16 +571,17 @@ int tine_verify_rules(tine_ctx_t *ctx, const char *which, const char *text, cons
         text = tine_lift_rules_text;
         file = tine_lift_rules_file;
         isa = NULL;
-    } else if (which && !strcmp(which, "x86")) {
-        text = tine_x86_rules_text;
-        file = tine_x86_rules_file;
-        isa = "x86";
     } else if (which) {
-        tine_set_error(ctx, "no built-in rule set '%s' (lift or x86, or a rule file)", which);
-        return -1;
+        const tine_isa *d = tine_isa_get(ctx, which);
+        if (!d) {
+            tine_set_error(ctx, "no built-in rule set '%s' (lift, x86 or arm, or a rule file)", which);
+            return -1;
+        }
+        text = tine_isa_rules(d, &file);
+        isa = which;
     }
     if (isa && !tine_isa_get(ctx, isa)) {
-        if (!tine_error(ctx)) tine_set_error(ctx, "no instruction set '%s' (x86)", isa);
+        if (!tine_error(ctx)) tine_set_error(ctx, "no instruction set '%s' (x86 or arm)", isa);
         return -1;
     }
     /* errors first: nothing is written before the file compiles and names the rule */
