@@ -236,7 +236,7 @@ int tine_bounds_set_var(tine_ctx_t *ctx, const tine_expr_t *var, int64_t lo, int
 /* Instruction selection: LLVM alone (FPIR expanded to its definitions, LLVM selects), or
  * tine's (FPIR lowered by tine; for now: LLVM's generic intrinsics where they exist). */
 typedef enum { TINE_SELECT_LLVM, TINE_SELECT_TINE } tine_selection_t;
-typedef enum { TINE_EMIT_LLVM, TINE_EMIT_ASM } tine_emit_kind_t;
+typedef enum { TINE_EMIT_LLVM, TINE_EMIT_ASM, TINE_EMIT_OBJ } tine_emit_kind_t;
 
 /* Selection, the one function every compiled expression and kernel statement goes
  * through: LLVM alone expands FPIR ops into the primitive ops LLVM selects from; tine
@@ -250,6 +250,14 @@ tine_expr_t *tine_select_expr(tine_ctx_t *ctx, tine_expr_t *e, tine_selection_t 
  * computing e; malloc'd text, or NULL with an error. */
 char *tine_emit_expr(tine_ctx_t *ctx, const tine_expr_t *e, const char *target, tine_selection_t sel,
                      tine_emit_kind_t kind);
+/* The same function named `symbol`, as LLVM text, assembly or an object file (for any
+ * target: AArch64 objects run under qemu-aarch64): malloc'd bytes with a NUL after them,
+ * *size their length (may be NULL); if args is not NULL, *args (malloc'd) and *nargs
+ * receive the function's arguments in order, as tine_jit_arg gives them. NULL with an
+ * error. */
+char *tine_emit_expr_as(tine_ctx_t *ctx, const tine_expr_t *e, const char *target, tine_selection_t sel,
+                        tine_emit_kind_t kind, const char *symbol, size_t *size, const tine_expr_t ***args,
+                        int *nargs);
 
 /* e compiled by LLVM's JIT for the host. Call it with one pointer per argument
  * (tine_jit_arg: variables, then buffers), each at the lanes (or elements) of that leaf,

@@ -4,7 +4,8 @@
 # something is missing. The list is DEVELOPERS.md's; keep the two in step.
 set -euo pipefail
 
-PACKAGES=(build-essential cmake llvm-19-dev clang-19 libclang-rt-19-dev librsvg2-bin libhalide14-0-dev libz3-dev)
+PACKAGES=(build-essential cmake llvm-19-dev clang-19 libclang-rt-19-dev librsvg2-bin libhalide14-0-dev libz3-dev
+          qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -1291,27 +1291,43 @@ char *module_output(tine_ctx_t *ctx, LLVMModuleRef m, LLVMTargetMachineRef tm, c
     return out;
 }
 
-char *tine_emit_expr(tine_ctx_t *ctx, const tine_expr_t *e, const char *target, tine_selection_t sel,
-                     tine_emit_kind_t kind) {
+char *tine_emit_expr_as(tine_ctx_t *ctx, const tine_expr_t *e, const char *target, tine_selection_t sel,
+                        tine_emit_kind_t kind, const char *symbol, size_t *size, const tine_expr_t ***args,
+                        int *nargs) {
     if (!e) return NULL;
     char *triple = NULL;
     LLVMTargetMachineRef tm = target_machine(ctx, target, &triple);
     if (!tm) return NULL;
     LLVMContextRef lc = LLVMContextCreate();
-    const tine_expr_t **args;
-    int nargs;
-    LLVMModuleRef m = build_module(ctx, lc, e, sel, target, "tine_expr", &args, &nargs);
+    const tine_expr_t **a;
+    int na;
+    LLVMModuleRef m = build_module(ctx, lc, e, sel, target, symbol, &a, &na);
     char *text = NULL;
     if (m) {
-        free(args);
         size_t n;
-        text = module_output(ctx, m, tm, triple, kind == TINE_EMIT_LLVM ? OUT_LLVM : OUT_ASM, &n);
+        text = module_output(ctx, m, tm, triple, kind == TINE_EMIT_LLVM ? OUT_LLVM : kind == TINE_EMIT_OBJ ? OUT_OBJ : OUT_ASM, &n);
         LLVMDisposeModule(m);
+        if (size) *size = n;
+        if (args && text) {
+            *args = a;
+            *nargs = na;
+        } else {
+            free(a);
+        }
     }
     LLVMContextDispose(lc);
     LLVMDisposeTargetMachine(tm);
     free(triple);
     return text;
+}
+
+char *tine_emit_expr(tine_ctx_t *ctx, const tine_expr_t *e, const char *target, tine_selection_t sel,
+                     tine_emit_kind_t kind) {
+    if (kind == TINE_EMIT_OBJ) {
+        tine_set_error(ctx, "tine_emit_expr gives text; an object comes from tine_emit_expr_as");
+        return NULL;
+    }
+    return tine_emit_expr_as(ctx, e, target, sel, kind, "tine_expr", NULL, NULL, NULL);
 }
 
 tine_jit_t *tine_jit_expr(tine_ctx_t *ctx, const tine_expr_t *e, const char *target, tine_selection_t sel) {
