@@ -245,7 +245,7 @@ typedef enum { TINE_EMIT_LLVM, TINE_EMIT_ASM, TINE_EMIT_OBJ } tine_emit_kind_t;
 tine_expr_t *tine_select_expr(tine_ctx_t *ctx, tine_expr_t *e, tine_selection_t sel, const char *target);
 
 /* Targets: "host", "x86-64-sse2", "x86-64-sse41", "x86-64-avx2", "x86-64-avx512", "arm-64",
- * "arm-64-dotprod" (the AArch64 ones compile only: emit, AOT objects). */
+ * "arm-64-dotprod", "arm-64-i8mm" (the AArch64 ones compile only: emit, AOT objects). */
 /* The optimized LLVM IR or assembly of `void tine_expr(const void *const *args, void *out)`
  * computing e; malloc'd text, or NULL with an error. */
 char *tine_emit_expr(tine_ctx_t *ctx, const tine_expr_t *e, const char *target, tine_selection_t sel,

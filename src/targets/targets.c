@@ -6,7 +6,8 @@
  * The fixed targets are the x86-64 psABI levels, with the features tine selects for:
  * the C flags are the strongest psABI level that has no instruction set the tine target
  * lacks (x86-64-avx512 adds VNNI to v4). The AArch64 targets are Armv8.0-A with Neon and
- * Armv8.2-A with the rounding doubling multiply-accumulate (rdm) and dot products; this
+ * Armv8.2-A with the rounding doubling multiply-accumulate (rdm) and dot products, and
+ * Armv8.6-A with the mixed-sign dot product (i8mm: usdot); this
  * machine does not run them (qemu-aarch64 does: tests cross-compile), and their C
  * baselines are cross-compiled with clang's flags for the same architecture level.
  */
@@ -36,6 +37,8 @@ static const tine_target_info TARGETS[] = {
     {"arm-64", "arm", "neon", AARCH64, "generic", "+neon", "--target=aarch64-linux-gnu -march=armv8-a", runs_never},
     {"arm-64-dotprod", "arm", "neon rdm dotprod", AARCH64, "generic", "+v8.2a,+neon,+rdm,+dotprod",
      "--target=aarch64-linux-gnu -march=armv8.2-a+rdm+dotprod", runs_never},
+    {"arm-64-i8mm", "arm", "neon rdm dotprod i8mm", AARCH64, "generic", "+v8.6a,+neon,+rdm,+dotprod,+i8mm",
+     "--target=aarch64-linux-gnu -march=armv8.6-a+i8mm", runs_never},
 };
 enum { NTARGETS = sizeof TARGETS / sizeof TARGETS[0] };
 
