@@ -71,11 +71,13 @@
  *      `test_rules --bless` rewrites the messages there with the current ones (review
  *      the diff).
  *
- * With --lower, part 1 checks the x86 lowering rules (src/targets/x86.rules) the same way:
- * their right sides name instructions, which the interpreter evaluates through the
- * description's semantics, so each rule is checked against the instruction models.
+ * With --lower, part 1 checks a description's lowering rules (src/targets/x86.rules, or
+ * arm.rules with --isa arm) the same way: their right sides name instructions, which the
+ * interpreter evaluates through the description's semantics, so each rule is checked
+ * against the instruction models. Part 2's random expressions include instructions of
+ * every description.
  *
- * Usage: test_rules [--bless] [--rule NAME] [--rules FILE] [--lower] [--part 1|2|3] [-v]
+ * Usage: test_rules [--bless] [--rule NAME] [--rules FILE] [--lower [--isa x86|arm]] [--part 1|2|3] [-v]
  *   --rule NAME tests one lift rule; --rules FILE tests a rule file's rules instead of the
  *   built-in ones (to see that the test catches an altered rule); -v prints per-rule times.
  * Output: a line per failure, per-rule range counts for bounds-predicated rules, totals,
@@ -1111,10 +1113,11 @@ static void test_reduce_rule(tine_ctx_t *ctx, const tine_rule *rule, const char 
 
 /* The built-in lift rules, or (--rules FILE, to try the test on altered rules) a file's. */
 static const char *rules_text;
-static bool lowering; /* --lower: the x86 lowering rules instead */
+static bool lowering;              /* --lower: a description's lowering rules instead */
+static const char *lower_isa = "x86"; /* --isa: which */
 static tine_ruleset_t *rules_in(tine_ctx_t *ctx, tine_ruleset_t **own) {
     *own = NULL;
-    if (!rules_text) return lowering ? tine_lower_rules(ctx, "x86") : tine_lift_rules(ctx);
+    if (!rules_text) return lowering ? tine_lower_rules(ctx, lower_isa) : tine_lift_rules(ctx);
     *own = tine_rules_compile_kind(ctx, rules_text, "<--rules>", lowering);
     if (!*own) {
         fprintf(stderr, "%s\n", tine_error(ctx));
@@ -1401,8 +1404,8 @@ static tine_expr_t *gen(gstate *g, tine_type_t t, int depth) {
         args[2] = rnd() % 2 ? tine_const_splat(ctx, ut, rnd() % (unsigned)(2 * t.bits + 3)) : gen(g, ut, d);
         return built(g, tine_fpir(ctx, op, 3, args, one), tine_op_name(op));
     }
-    case P_INSN: { /* an x86 instruction with this result type, bounded through its semantics */
-        const tine_isa *isa = tine_isa_get(ctx, "x86");
+    case P_INSN: { /* an instruction with this result type, bounded through its semantics */
+        const tine_isa *isa = tine_isa_get(ctx, tine_isa_name((int)(rnd() % 2)));
         int codes[64], n = 0, lanes[TINE_INSN_MAX_OPS];
         for (int k = 0; k < isa->n && n < 64; k++)
             if (isa->insn[k].result.kind == t.kind && isa->insn[k].result.bits == t.bits &&
@@ -1413,7 +1416,7 @@ static tine_expr_t *gen(gstate *g, tine_type_t t, int depth) {
         tine_insn_operand_lanes(in, L, lanes);
         tine_expr_t *iv[TINE_INSN_MAX_OPS];
         for (int j = 0; j < in->nops; j++) iv[j] = gen(g, tine_type_with_lanes(in->optype[j], lanes[j]), d);
-        return built(g, tine_insn_make(ctx, (uint32_t)(in - isa->insn), in->nops, iv), in->name);
+        return built(g, tine_insn_make(ctx, (uint32_t)(isa->id << 12) | (uint32_t)(in - isa->insn), in->nops, iv), in->name);
     }
     }
     return gen_leaf(g, t);
@@ -1719,6 +1722,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--part") && i + 1 < argc) part = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-v")) verbose = true;
         else if (!strcmp(argv[i], "--lower")) lowering = true, g_lanes = 64;
+        else if (!strcmp(argv[i], "--isa") && i + 1 < argc) lower_isa = argv[++i];
         else if (!strcmp(argv[i], "--rules") && i + 1 < argc) {
             rules_text = read_file(argv[++i]);
             if (!rules_text) {
@@ -1727,7 +1731,7 @@ int main(int argc, char **argv) {
             }
         }
         else {
-            fprintf(stderr, "usage: test_rules [--bless] [--rule NAME] [--rules FILE] [--lower] [--part 1|2|3] [-v]\n");
+            fprintf(stderr, "usage: test_rules [--bless] [--rule NAME] [--rules FILE] [--lower [--isa x86|arm]] [--part 1|2|3] [-v]\n");
             return 2;
         }
     }

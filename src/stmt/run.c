@@ -9,6 +9,7 @@
  * does here, in code.
  */
 #include "passes.h"
+#include "../targets/targets.h"
 
 /* Elements a caller's buffer spans (the largest flattened index + 1), or 0 when its
  * geometry breaks the rules (the plan refuses the run before anything is read). */
@@ -238,9 +239,7 @@ int tine_kernel_interpret_stmt(tine_kernel_t *k, const char *pass, int sel, cons
 char *tine_kernel_print_stmt(tine_kernel_t *k, tine_selection_t sel, const char *target) {
     tine_ctx_t *ctx = tine_kernel_ctx(k);
     if (sel == TINE_SELECT_TINE && target && strcmp(target, "host")) {
-        bool found = false;
-        tine_isa_target(tine_isa_get(ctx, "x86"), target, &found);
-        if (!found) {
+        if (!tine_target_find(target) || !tine_target_find(target)->features) {
             tine_set_error(ctx, "unknown target '%s'", target);
             return NULL;
         }
