@@ -315,6 +315,10 @@ run compile -e 'min(a_i8, b_i8)' --target x86-64-sse2 --emit lowered
 check "min of i8 on SSE2 is emulated through pminub" grep -qF 'pminub(reinterpret<u8>(a_i8) ^ 128' "$TMP/out"
 run compile -e 'min(a_i8, b_i8)' --target x86-64-sse41 --emit lowered
 check "  and is pminsb from SSE4.1" test "$out" = "pminsb(a_i8, b_i8)"
+for q15 in 'i16((i32(a_i16) * i32(b_i16) + 16384) >> 15)' 'i16((i32(a_i16) * i32(b_i16) + 16384) / 32768)'; do
+  run compile -e "$q15" --target x86-64-sse41 --emit lowered
+  check "the wrapping Q15 product $q15 is a bare pmulhrsw" test "$out" = "pmulhrsw(a_i16, b_i16)"
+done
 run compile -e "$avg" --target x86-64-avx3 --emit lowered
 check "an unknown target is refused (rc $rc)" test "$rc" -ne 0
 check "  saying so" grep -qF "unknown target 'x86-64-avx3'" "$TMP/err"

@@ -19,7 +19,15 @@
  *      every rule of tine_lift_rules(ctx) must have been applied by some corpus line, except
  *      the rules listed in DEAD_RULES, which the bottom-up lifter can never apply (the
  *      reason is given per rule there). A DEAD_RULES entry that fires is a failure too, so
- *      the list cannot go stale silently.
+ *      the list cannot go stale silently. Every line whose input shifts right by a constant
+ *      k is lifted again with each such shift written `/ 2^k` (where 2^k is a constant of
+ *      the shifted type) and must give the very same node: division by a power of two is
+ *      canonicalized to the shift (div_pow2) before the idiom rules look at it.
+ *   2b. A table of idioms (averages, halving ops, rounding shifts, mul_shr and
+ *      rounding_mul_shr at u8..i32, Q15 saturating and wrapping) written with >> / & and
+ *      with / / %: both lift to the expected FPIR node, and the division form agrees with
+ *      its lift on random inputs; divisions by non-powers of two, by variables and by
+ *      negative constants (T.min included) stay divisions.
  *   3. Fuzz: FUZZ_N random well-typed integer expressions (depth <= 5, 8 lanes), half of
  *      them instantiations of a random rule's left side (wildcards replaced by random
  *      subexpressions, constant wildcards by values near the ones the predicates ask for),
@@ -431,6 +439,50 @@ static void test_sobel(int lanes) {
     tine_ctx_free(ctx);
 }
 
+/* ---- division by a power of two ------------------------------------------------------- */
+
+/* e with every `x >> k` by a uniform constant k rewritten as `x / 2^k` where 2^k is a
+ * constant of x's type (k <= bits - 2 signed, <= bits - 1 unsigned): the same value, as /
+ * rounds toward -inf. *n counts the shifts rewritten. */
+static tine_expr_t *div_spelling(tine_ctx_t *ctx, tine_expr_t *e, int *n) {
+    uint32_t cnt;
+    tine_expr_t **order = tine_topo(ctx, e, &cnt);
+    tine_expr_t **to = calloc(cnt ? cnt : 1, sizeof *to);
+    TINE_ASSERT(to != NULL);
+    for (uint32_t k = 0; k < cnt; k++) {
+        tine_expr_t *x = order[k], *ops[256];
+        int nops = tine_expr_nops(x);
+        for (int i = 0; i < nops; i++) ops[i] = to[tine_topo_index(order, cnt, tine_expr_operand(x, i))];
+        to[k] = nops ? tine_rebuild(ctx, x, ops) : x;
+        tine_expr_t *c = nops == 2 ? tine_expr_operand(x, 1) : NULL;
+        tine_type_t t = tine_expr_type(x);
+        if (tine_expr_op(x) != TINE_OP_SHR || tine_expr_op(c) != TINE_OP_CONST || !(c->flags & TINE_F_UNIFORM) ||
+            (t.kind != TINE_INT && t.kind != TINE_UINT))
+            continue;
+        int64_t sh = (int64_t)tine_expr_const_lane(c, 0);
+        if (sh < 0 || sh > t.bits - 1 - (t.kind == TINE_INT)) continue;
+        to[k] = tine_binary(ctx, TINE_OP_DIV, ops[0], tine_const_uint(ctx, tine_expr_type(c), (uint64_t)1 << sh));
+        (*n)++;
+    }
+    tine_expr_t *r = to[cnt - 1];
+    free(to);
+    free(order);
+    return r;
+}
+
+/* A corpus line whose input shifts by constants lifts to the very same node with every such
+ * shift written as a division (div_pow2 turns it back before the root's idiom rules run).
+ * Returns 1 when the line had a shift to rewrite. */
+static int check_div_spelling(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_expr_t *in, tine_expr_t *out,
+                              const char *where) {
+    int n = 0;
+    tine_expr_t *d = div_spelling(ctx, in, &n);
+    if (!n) return 0;
+    tine_expr_t *ld = tine_lift_with(ctx, rs, d, NULL, NULL);
+    CHECK(ld == out, "%s: written with /, %s\n   lifts to %s\n   not to %s", where, P(ctx, d), P(ctx, ld), P(ctx, out));
+    return 1;
+}
+
 /* ---- part 2: corpus ------------------------------------------------------------------- */
 
 /* Rules the bottom-up lifter can never apply with the built-in rule set (see the final
@@ -490,7 +542,7 @@ static void test_corpus(const char *path) {
     CHECK(nrules > 0 && nrules <= MAX_RULES, "rule count %d", nrules);
     static int applied[MAX_RULES];
     memset(applied, 0, sizeof applied);
-    int lines = 0, negatives = 0, lanes = 16, lineno = 0;
+    int lines = 0, negatives = 0, lanes = 16, lineno = 0, div_lines = 0;
     long long evals = 0;
     for (char *line = text, *next; line && *line; line = next) {
         next = strchr(line, '\n');
@@ -530,6 +582,7 @@ static void test_corpus(const char *path) {
         CHECK(out == want, "%s: lifted node is not the node of the expected text (%s)", where, want_text);
         free(s);
         if (!out) continue;
+        div_lines += check_div_spelling(ctx, rs, in, out, where);
         for (int i = 0; i < tr.n; i++)
             if (tr.steps[i].rule >= 0) applied[tr.steps[i].rule]++;
         /* the per-line effort: at least 4 seeds and at least 128 lanes in all */
@@ -558,7 +611,9 @@ static void test_corpus(const char *path) {
         }
         free(tr.steps);
     }
-    printf("corpus: %d lines (%d with nothing to lift), %lld evaluations\n", lines, negatives, evals);
+    printf("corpus: %d lines (%d with nothing to lift), %lld evaluations; %d lines also lifted with / for >>\n",
+           lines, negatives, evals, div_lines);
+    CHECK(div_lines >= 100, "only %d corpus lines have a shift to write as a division, fewer than 100", div_lines);
     CHECK(lines >= 150, "the corpus has %d lines, fewer than 150", lines);
     CHECK(negatives >= 25, "the corpus has %d negative lines, fewer than 25", negatives);
 
@@ -596,6 +651,91 @@ static void test_corpus(const char *path) {
     tine_rules_free(rs2);
     tine_ctx_free(ctx);
     free(text);
+}
+
+/* ---- part 2b: division by a power of two -------------------------------------------------- */
+
+/* Idioms written with >> k (or & 2^k-1) and with / 2^k (or % 2^k): both lift to `want`, to
+ * one node, and agree with the input on random values. Divisions that are not by a power of
+ * two of the operand's type stay divisions. */
+static void test_div_pow2(void) {
+    static const struct {
+        const char *shr, *div, *want;
+    } idioms[] = {
+        {"u8(u16(a_u8) + u16(b_u8) + 1 >> 1)", "u8((u16(a_u8) + u16(b_u8) + 1) / 2)", "rounding_halving_add(a_u8, b_u8)"},
+        {"(i64(a_i32) + i64(b_i32) + 1) >> 1", "(i64(a_i32) + i64(b_i32) + 1) / 2", "i64(rounding_halving_add(a_i32, b_i32))"},
+        {"u16(u32(a_u16) + u32(b_u16) >> 1)", "u16((u32(a_u16) + u32(b_u16)) / 2)", "halving_add(a_u16, b_u16)"},
+        {"i8(i16(a_i8) - i16(b_i8) >> 1)", "i8((i16(a_i8) - i16(b_i8)) / 2)", "halving_sub(a_i8, b_i8)"},
+        {"(a_u8 >> 1) + (b_u8 >> 1) + (a_u8 & b_u8 & 1)", "a_u8 / 2 + b_u8 / 2 + (a_u8 & b_u8) % 2", "halving_add(a_u8, b_u8)"},
+        {"(a_i8 >> 1) + (b_i8 >> 1) + ((a_i8 | b_i8) & 1)", "a_i8 / 2 + b_i8 / 2 + (a_i8 | b_i8) % 2",
+         "rounding_halving_add(a_i8, b_i8)"},
+        {"(a_i16 | b_i16) - ((a_i16 ^ b_i16) >> 1)", "(a_i16 | b_i16) - (a_i16 ^ b_i16) / 2", "rounding_halving_add(a_i16, b_i16)"},
+        {"u8(u16(a_u8) + 8 >> 4)", "u8((u16(a_u8) + 8) / 16)", "rounding_shr(a_u8, 4)"},
+        {"i32(a_i16) >> 3", "i32(a_i16) / 8", "widening_shr(a_i16, 3)"},
+        {"u8(u16(a_u8) * u16(b_u8) >> 8)", "u8(u16(a_u8) * u16(b_u8) / 256)", "mul_shr(a_u8, b_u8, 8)"},
+        {"u16(u32(a_u16) * u32(b_u16) >> 16)", "u16(u32(a_u16) * u32(b_u16) / 65536)", "mul_shr(a_u16, b_u16, 16)"},
+        {"i16(i32(a_i16) * i32(b_i16) >> 16)", "i16(i32(a_i16) * i32(b_i16) / 65536)", "mul_shr(a_i16, b_i16, 16)"},
+        {"i32(clamp(i64(a_i32) * i64(b_i32) >> 31, -2147483648, 2147483647))",
+         "i32(clamp(i64(a_i32) * i64(b_i32) / 2147483648, -2147483648, 2147483647))", "mul_shr(a_i32, b_i32, 31)"},
+        {"u16(min(u32(a_u16) * u32(b_u16) + 32768 >> 16, 65535))", "u16(min((u32(a_u16) * u32(b_u16) + 32768) / 65536, 65535))",
+         "rounding_mul_shr(a_u16, b_u16, 16)"},
+        {"i16(i32(a_i16) * i32(b_i16) + 32768 >> 16)", "i16((i32(a_i16) * i32(b_i16) + 32768) / 65536)",
+         "rounding_mul_shr(a_i16, b_i16, 16)"},
+        {"i16(clamp(i32(a_i16) * i32(b_i16) + 16384 >> 15, -32768, 32767))",
+         "i16(clamp((i32(a_i16) * i32(b_i16) + 16384) / 32768, -32768, 32767))", "rounding_mul_shr(a_i16, b_i16, 15)"},
+        {"i16(i32(a_i16) * i32(b_i16) + 16384 >> 15)", "i16((i32(a_i16) * i32(b_i16) + 16384) / 32768)",
+         "i16(rounding_shr(widening_mul(a_i16, b_i16), 15))"},
+        {"i32(clamp(i64(a_i32) * i64(b_i32) + 1073741824 >> 31, -2147483648, 2147483647))",
+         "i32(clamp((i64(a_i32) * i64(b_i32) + 1073741824) / 2147483648, -2147483648, 2147483647))",
+         "rounding_mul_shr(a_i32, b_i32, 31)"},
+        /* the plain shift and mask, signed and unsigned, up to the largest power of two T holds */
+        {"a_i8 >> 6", "a_i8 / 64", "a_i8 >> 6"},
+        {"a_u8 >> 7", "a_u8 / 128", "a_u8 >> 7"},
+        {"a_i64 >> 62", "a_i64 / 4611686018427387904", "a_i64 >> 62"},
+        {"a_i16 & 255", "a_i16 % 256", "a_i16 & 255"},
+        {"a_u32 & 2147483647", "a_u32 % 2147483648", "a_u32 & 2147483647"},
+    };
+    /* not a power of two of the operand's type, or not a constant: nothing to rewrite */
+    static const char *kept[] = {
+        "a_i16 / 3", "a_u8 / 6", "a_i32 % 3", "a_u16 % 10", "a_i32 / b_i32", "a_u8 % b_u8",
+        "a_i8 / -128", "a_i16 / -32768", "a_i16 % -32768", "a_i32 / -4", "a_i8 % -2",
+        "u8((u16(a_u8) + u16(b_u8) + 1) / 3)", "i16(i32(a_i16) * i32(b_i16) / b_i32)",
+    };
+    tine_ctx_t *ctx = tine_ctx_new();
+    int n = (int)(sizeof idioms / sizeof *idioms);
+    for (int i = 0; i < n; i++) {
+        tine_expr_t *a = tine_parse(ctx, idioms[i].shr, "div_pow2"), *b = tine_parse(ctx, idioms[i].div, "div_pow2");
+        tine_expr_t *w = tine_parse(ctx, idioms[i].want, "div_pow2");
+        CHECK(a && b && w, "div_pow2: %s / %s / %s does not parse: %s", idioms[i].shr, idioms[i].div, idioms[i].want,
+              tine_error(ctx));
+        if (!a || !b || !w) {
+            tine_clear_error(ctx);
+            continue;
+        }
+        CHECK(a != b, "div_pow2: %s and %s parse to one node", idioms[i].shr, idioms[i].div);
+        tine_expr_t *la = tine_lift(ctx, a), *lb = tine_lift(ctx, b);
+        CHECK(la == w, "div_pow2: %s lifts to %s, expected %s", idioms[i].shr, P(ctx, la), idioms[i].want);
+        CHECK(lb == w, "div_pow2: %s lifts to %s, expected %s", idioms[i].div, P(ctx, lb), idioms[i].want);
+        for (int seed = 0; seed < 16 && lb; seed++) {
+            binding bd;
+            if (bind_random(ctx, &bd, b, (uint64_t)i * 131u + (uint64_t)seed) == 0)
+                CHECK(same_values(ctx, &bd, b, lb, "div_pow2", idioms[i].div), "div_pow2: %s changed value", idioms[i].div);
+            tine_env_free(bd.env);
+        }
+    }
+    for (size_t i = 0; i < sizeof kept / sizeof *kept; i++) {
+        tine_expr_t *e = tine_parse(ctx, kept[i], "div_pow2");
+        CHECK(e != NULL, "div_pow2: %s does not parse: %s", kept[i], tine_error(ctx));
+        if (!e) continue;
+        tine_expr_t *l = tine_lift(ctx, e);
+        tine_op_t op = l ? tine_expr_op(l) : TINE_OP_VAR;
+        if (op == TINE_OP_CAST) op = tine_expr_op(tine_expr_operand(l, 0));
+        CHECK(l && (op == TINE_OP_DIV || op == TINE_OP_MOD), "div_pow2: %s lifts to %s, which lost its division",
+              kept[i], P(ctx, l));
+    }
+    printf("div_pow2: %d idioms lift alike from >> and from /, %d divisions kept\n", n,
+           (int)(sizeof kept / sizeof *kept));
+    tine_ctx_free(ctx);
 }
 
 /* ---- part 3: fuzz ----------------------------------------------------------------------- */
@@ -1232,7 +1372,7 @@ static void test_api(void) {
     tine_expr_t *e = tine_parse(ctx, "u8(u16(a_u8) + u16(b_u8) + 1 >> 1)", "api");
     CHECK(tine_lift_with(ctx, NULL, e, NULL, NULL) == NULL, "tine_lift_with without rules is not NULL");
     CHECK(tine_lift_rules(ctx) == tine_lift_rules(ctx), "tine_lift_rules compiles twice");
-    CHECK(tine_rules_count(tine_lift_rules(ctx)) == 111, "the lift rules number %d, expected 111",
+    CHECK(tine_rules_count(tine_lift_rules(ctx)) == 108, "the lift rules number %d, expected 108",
           tine_rules_count(tine_lift_rules(ctx)));
     /* the error state survives a lift (rules that fail leave no message behind) */
     tine_expr_t *bad = tine_parse(ctx, "a_u8 +", "api");
@@ -1274,6 +1414,7 @@ int main(int argc, char **argv) {
     test_sobel(64);
     /* 2. corpus and rule coverage */
     test_corpus(corpus);
+    test_div_pow2();
     double t1 = now();
     /* 3. fuzz */
     test_fuzz(fuzz_n);
