@@ -6,24 +6,29 @@
  * IR name and loop nesting as comments). In it:
  *
  * The loop. Codegen names a loop's blocks after the loop ("out.x.vec.body"; the parts of a
- * partitioned loop are "out.x.pro", "out.x", "out.x.epi"), and LLVM prints the nesting
- * ("=>This Inner Loop Header", "in Loop: Header=BB0_5", "Parent Loop BB0_3"). The
- * candidates are the innermost machine loops with a block of a vectorized loop (".vec.")
- * none of whose blocks or enclosing loops is a prologue or epilogue (".pro.", ".epi."):
- * the steady state. When a kernel has none (its vector work is in loops of other names:
- * matmul's tiles), every innermost loop is a candidate. The loop measured is the
- * candidate with the most vector instructions (ties: the first), that is the dominant
- * loop of the kernel, not a sum over its stages: the stages' relative trip counts are
- * not in the assembly, and in these kernels one stage's loop does most of the vector work.
- * tine's loop is the candidate of the same name as LLVM alone's when there is one (the
- * same loop of the same schedule), else chosen by the same rule.
+ * partitioned loop are "out.x.pro", "out.x" and "out.x.epi"; a loop without a name, such
+ * as the lanes of a reduction or the rows of an unrolled tile, is "loop.body"), and LLVM
+ * prints the nesting ("=>This Inner Loop Header", "in Loop: Header=BB0_5", "Parent Loop
+ * BB0_3") and keeps the names, with suffixes of its own (".us", ".i", numbers). The
+ * candidates are the innermost machine loops that have a block of a vectorized loop
+ * (".vec.") or of an unnamed one ("loop."), have vector instructions, and none of whose
+ * blocks or enclosing loops is a prologue or epilogue (".pro.", ".epi."): the steady
+ * state, without the scalar loops over a named dimension (tails and edges; LLVM's own
+ * vectorizer may have given them vector instructions). When a kernel has none, every
+ * innermost loop is a candidate. The loop measured is the candidate with the most vector
+ * instructions (ties: the first): the dominant loop of the kernel, not a sum over its
+ * stages, whose relative trip counts are not in the assembly (in these kernels one
+ * stage's loop does most of the vector work). tine's loop is the candidate of the same
+ * name as LLVM alone's when there is one (the same loop of the same schedule), else the
+ * one the same rule chooses.
  *
  * The estimate. The loop's instructions (labels, directives and comments dropped, the
  * blocks in assembly order) go to llvm-mca-19 -mtriple=aarch64 -mcpu=neoverse-n1 and
  * -mcpu=apple-m1 with -iterations=100; cycles per iteration are "Total Cycles" / 100,
  * which counts loop-carried dependencies (the Block RThroughput would not). An output
  * vector is 16 bytes stored: cycles and instructions per iteration are divided by the
- * bytes the loop's stores write per iteration / 16. A loop that stores nothing (a
+ * bytes the loop's stores write per iteration / 16 (stores to the stack, spills, do not
+ * count; stores to a stage's scratch buffer do: such a loop's output is that stage's). A loop that stores nothing (a
  * reduction's vector loop) is reported per iteration, marked '*'.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -156,7 +161,7 @@ static bool is_vector(const char *ins) {
 static int store_bytes(const char *ins) {
     if (strncmp(ins, "st", 2) || !strncmp(ins, "stlr", 4)) return 0;
     const char *ops = strchr(ins, ' ');
-    if (!ops) return 0;
+    if (!ops || strstr(ops, "[sp")) return 0; /* a spill is not output */
     if (ins[2] >= '1' && ins[2] <= '4') { /* st1..st4 {list}[lane] */
         int bytes = 0;
         const char *end = strchr(ops, '}');
@@ -207,17 +212,18 @@ static int find_loops(const asm_text *a, loop *out, int max, int *steady) {
     /* the steady ones first */
     int s = 0;
     for (int i = 0; i < n; i++) {
-        bool edge = false;
+        bool edge = false, vec = false;
         for (int j = 0; j < out[i].nblocks; j++) {
             const block *b = &a->b[out[i].blocks[j]];
             edge |= part_edge(b->name);
+            vec |= strstr(b->name, ".vec.") || !strncmp(b->name, "loop.", 5);
         }
         const block *h = find_block(a, out[i].head);
         for (int j = 0; h && j < h->nparents; j++) {
             const block *pb = find_block(a, h->parents[j]);
             edge |= pb && part_edge(pb->name);
         }
-        if (!edge && out[i].vec > 0) {
+        if (vec && !edge && out[i].vec > 0) {
             loop t = out[s];
             out[s++] = out[i];
             out[i] = t;
