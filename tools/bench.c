@@ -453,6 +453,16 @@ int tine_cmd_bench(const char *filter, const char *only_target, const char *peer
         tine_ctx_free(tctx);
         return 2;
     }
+    int ignored;
+    const char *cflags = only_target ? tine_target_cflags(only_target, &ignored) : NULL;
+    if (only_target && cflags && strstr(cflags, "--target=aarch64")) { /* estimated, not run: bench_mca.c */
+        tine_ctx_free(tctx);
+        if (peers) {
+            fprintf(stderr, "tine: bench --target %s compares tine with LLVM alone only; drop --peers\n", only_target);
+            return 2;
+        }
+        return tine_bench_mca(filter, only_target);
+    }
     if (!nrows) {
         fprintf(stderr, "tine: this machine cannot run %s code\n", only_target);
         tine_ctx_free(tctx);

@@ -41,4 +41,8 @@ typedef struct {
  * file could not be written (said on stderr). */
 int bench_report(const bench_row *rows, int n, const bench_roof *roof, bool quick);
 
+/* `tine bench --target` an AArch64 row: llvm-mca's estimate of each kernel's steady-state
+ * loop, LLVM alone beside tine (bench_mca.c); filter as bench's. The exit status. */
+int tine_bench_mca(const char *filter, const char *target);
+
 #endif

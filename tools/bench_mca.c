@@ -1,0 +1,432 @@
+/* bench_mca.c — `tine bench --target arm-64` (any AArch64 row): speed evidence without
+ * Arm hardware, from llvm-mca's model of the steady-state loop.
+ *
+ * For each benchmark kernel and each selection (LLVM alone, tine), the kernel's AArch64
+ * assembly comes from the library (tine_kernel_emit, verbose: LLVM prints each block's
+ * IR name and loop nesting as comments). In it:
+ *
+ * The loop. Codegen names a loop's blocks after the loop ("out.x.vec.body"; the parts of a
+ * partitioned loop are "out.x.pro", "out.x" and "out.x.epi"; a loop without a name, such
+ * as the lanes of a reduction or the rows of an unrolled tile, is "loop.body"), and LLVM
+ * prints the nesting ("=>This Inner Loop Header", "in Loop: Header=BB0_5", "Parent Loop
+ * BB0_3") and keeps the names, with suffixes of its own (".us", ".i", numbers). The
+ * candidates are the innermost machine loops that have a block of a vectorized loop
+ * (".vec.") or of an unnamed one ("loop."), have vector instructions, and none of whose
+ * blocks or enclosing loops is a prologue or epilogue (".pro.", ".epi."): the steady
+ * state, without the scalar loops over a named dimension (tails and edges; LLVM's own
+ * vectorizer may have given them vector instructions). When a kernel has none, every
+ * innermost loop is a candidate. The loop measured is the candidate with the most vector
+ * instructions (ties: the first): the dominant loop of the kernel, not a sum over its
+ * stages, whose relative trip counts are not in the assembly (in these kernels one
+ * stage's loop does most of the vector work). tine's loop is the candidate of the same
+ * name as LLVM alone's when there is one (the same loop of the same schedule), else the
+ * one the same rule chooses.
+ *
+ * The estimate. The loop's instructions (labels, directives and comments dropped, the
+ * blocks in assembly order) go to llvm-mca-19 -mtriple=aarch64 -mcpu=neoverse-n1 and
+ * -mcpu=apple-m1 with -iterations=100; cycles per iteration are "Total Cycles" / 100,
+ * which counts loop-carried dependencies (the Block RThroughput would not). An output
+ * vector is 16 bytes stored: cycles and instructions per iteration are divided by the
+ * bytes the loop's stores write per iteration / 16 (stores to the stack, spills, do not
+ * count; stores to a stage's scratch buffer do: such a loop's output is that stage's). A loop that stores nothing (a
+ * reduction's vector loop) is reported per iteration, marked '*'.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../bench/harness.h"
+#include "tine.h"
+
+#ifndef TINE_SOURCE_DIR
+#define TINE_SOURCE_DIR "."
+#endif
+
+char *tine_cli_read_file(const char *path); /* cli.c: says why on stderr when it returns NULL */
+
+/* ---- the assembly's blocks and loops --------------------------------------------------- */
+
+typedef struct {
+    char id[24];      /* "BB0_47", or "" for a fall-through or entry block */
+    char name[96];    /* the IR block's name ("out.x.vec.body.us.i"), or "" */
+    char loop[24];    /* the innermost loop's header id, or "" outside loops */
+    bool inner_head;  /* the header of an innermost loop */
+    char parents[8][24];
+    int nparents;
+    int first, count; /* its instructions: lines[first .. first + count) */
+} block;
+
+typedef struct {
+    char **ins; /* the instructions, comments stripped */
+    int nins;
+    block *b;
+    int nb;
+} asm_text;
+
+static void asm_free(asm_text *a) {
+    for (int i = 0; i < a->nins; i++) free(a->ins[i]);
+    free(a->ins);
+    free(a->b);
+}
+
+static void copy_id(char *dst, size_t n, const char *p) {
+    size_t k = 0;
+    while (k + 1 < n && (isalnum((unsigned char)p[k]) || p[k] == '_' || p[k] == '.')) dst[k] = p[k], k++;
+    dst[k] = 0;
+}
+
+static void grow(void **p, int n, int *cap, size_t size) {
+    if (n < *cap) return;
+    *cap = *cap ? *cap * 2 : 256;
+    if (!(*p = realloc(*p, (size_t)*cap * size))) abort();
+}
+
+/* Splits text into blocks and instructions (see the file's comment). */
+static void asm_parse(const char *text, asm_text *a) {
+    memset(a, 0, sizeof *a);
+    int capi = 0, capb = 0;
+    for (const char *p = text; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        char line[512];
+        snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line - 1 ? len : sizeof line - 1), p);
+        p += len + (e != NULL);
+        char *s = line;
+        while (*s == ' ' || *s == '\t') s++;
+        char *cm = strstr(s, "//");
+        bool label = s == line && *s && *s != '/' && strchr(s, ':') && (!cm || strchr(s, ':') < cm);
+        bool fall = s == line && !strncmp(s, "// %bb.", 7);
+        if (label || fall) { /* a new block */
+            grow((void **)&a->b, a->nb, &capb, sizeof *a->b);
+            block *b = &a->b[a->nb++];
+            memset(b, 0, sizeof *b);
+            b->first = a->nins;
+            if (!strncmp(s, ".LBB", 4)) copy_id(b->id, sizeof b->id, s + 2);
+            const char *nm = strstr(fall ? s + 7 : s, "// %");
+            if (nm) copy_id(b->name, sizeof b->name, nm + 4);
+            continue;
+        }
+        if (!a->nb) continue;
+        block *b = &a->b[a->nb - 1];
+        if (cm == s) { /* a comment: the loop nesting */
+            const char *h;
+            if ((h = strstr(s, "Loop Header")) && strstr(s, "=>")) {
+                snprintf(b->loop, sizeof b->loop, "%s", b->id);
+                b->inner_head = strstr(s, "Inner Loop Header") != NULL;
+            } else if ((h = strstr(s, "in Loop: Header="))) {
+                copy_id(b->loop, sizeof b->loop, h + 16);
+            } else if ((h = strstr(s, "Parent Loop ")) && b->nparents < 8) {
+                copy_id(b->parents[b->nparents++], sizeof b->parents[0], h + 12);
+            }
+            continue;
+        }
+        if (!*s || *s == '.' || *s == '/' || *s == '#') continue; /* directives */
+        if (cm) *cm = 0;
+        size_t n = strlen(s);
+        while (n && isspace((unsigned char)s[n - 1])) s[--n] = 0;
+        for (char *q = s; *q; q++)
+            if (*q == '\t') *q = ' ';
+        grow((void **)&a->ins, a->nins, &capi, sizeof *a->ins);
+        if (!(a->ins[a->nins++] = strdup(s))) abort();
+        b->count++;
+    }
+}
+
+static const block *find_block(const asm_text *a, const char *id) {
+    for (int i = 0; i < a->nb; i++)
+        if (id[0] && !strcmp(a->b[i].id, id)) return &a->b[i];
+    return NULL;
+}
+
+/* A vector instruction: one with a Neon register operand (v0.16b, q1, d2 as a vector's half,
+ * a lane v3.h[1]): any "vN." or a q register. */
+static bool is_vector(const char *ins) {
+    const char *ops = strchr(ins, ' ');
+    for (const char *p = ops ? ops : ins + strlen(ins); *p; p++) {
+        bool start = p == ops || !isalnum((unsigned char)p[-1]);
+        if (!start || !isdigit((unsigned char)p[1])) continue;
+        int k = 1;
+        while (isdigit((unsigned char)p[k])) k++;
+        if ((*p == 'v' && p[k] == '.') || (*p == 'q' && !isalnum((unsigned char)p[k]))) return true;
+    }
+    return false;
+}
+
+/* Bytes one store instruction writes (0 for anything else). */
+static int store_bytes(const char *ins) {
+    if (strncmp(ins, "st", 2) || !strncmp(ins, "stlr", 4)) return 0;
+    const char *ops = strchr(ins, ' ');
+    if (!ops || strstr(ops, "[sp")) return 0; /* a spill is not output */
+    if (ins[2] >= '1' && ins[2] <= '4') { /* st1..st4 {list}[lane] */
+        int bytes = 0;
+        const char *end = strchr(ops, '}');
+        bool lane = end && end[1] == '[';
+        for (const char *p = strchr(ops, '.'); p && (!end || p < end); p = strchr(p + 1, '.')) {
+            int lanes = isdigit((unsigned char)p[1]) ? atoi(p + 1) : 1;
+            char t = isdigit((unsigned char)p[1]) ? p[1 + (p[2] == '6' ? 2 : 1)] : p[1];
+            int esz = t == 'b' ? 1 : t == 'h' ? 2 : t == 's' ? 4 : 8;
+            bytes += lane ? esz : lanes * esz;
+        }
+        return bytes;
+    }
+    while (*ops == ' ') ops++;
+    int w = ops[0] == 'q' ? 16 : ops[0] == 'd' || ops[0] == 'x' ? 8 : ops[0] == 's' || ops[0] == 'w' ? 4 : ops[0] == 'h' ? 2 : 1;
+    if (!strncmp(ins, "strb", 4) || !strncmp(ins, "sturb", 5)) w = 1;
+    if (!strncmp(ins, "strh", 4) || !strncmp(ins, "sturh", 5)) w = 2;
+    return !strncmp(ins, "stp", 3) || !strncmp(ins, "stnp", 4) ? 2 * w : w;
+}
+
+typedef struct {
+    char head[24], name[96];
+    int blocks[64], nblocks;
+    int ins, vec, stored; /* instructions, vector ones, bytes stored, per iteration */
+} loop;
+
+static bool part_edge(const char *name) { return strstr(name, ".pro.") || strstr(name, ".epi."); }
+
+/* Every innermost loop of a; *steady: how many are steady-state candidates (those first). */
+static int find_loops(const asm_text *a, loop *out, int max, int *steady) {
+    int n = 0;
+    for (int i = 0; i < a->nb && n < max; i++) {
+        if (!a->b[i].inner_head) continue;
+        loop *l = &out[n++];
+        memset(l, 0, sizeof *l);
+        snprintf(l->head, sizeof l->head, "%s", a->b[i].id);
+        snprintf(l->name, sizeof l->name, "%s", a->b[i].name);
+        for (int j = 0; j < a->nb && l->nblocks < 64; j++)
+            if (!strcmp(a->b[j].loop, l->head)) l->blocks[l->nblocks++] = j;
+        for (int j = 0; j < l->nblocks; j++) {
+            const block *b = &a->b[l->blocks[j]];
+            for (int k = b->first; k < b->first + b->count; k++) {
+                l->ins++;
+                l->vec += is_vector(a->ins[k]);
+                l->stored += store_bytes(a->ins[k]);
+            }
+        }
+    }
+    /* the steady ones first */
+    int s = 0;
+    for (int i = 0; i < n; i++) {
+        bool edge = false, vec = false;
+        for (int j = 0; j < out[i].nblocks; j++) {
+            const block *b = &a->b[out[i].blocks[j]];
+            edge |= part_edge(b->name);
+            vec |= strstr(b->name, ".vec.") || !strncmp(b->name, "loop.", 5);
+        }
+        const block *h = find_block(a, out[i].head);
+        for (int j = 0; h && j < h->nparents; j++) {
+            const block *pb = find_block(a, h->parents[j]);
+            edge |= pb && part_edge(pb->name);
+        }
+        if (vec && !edge && out[i].vec > 0) {
+            loop t = out[s];
+            out[s++] = out[i];
+            out[i] = t;
+        }
+    }
+    *steady = s;
+    return n;
+}
+
+/* The measured loop among ls (see the file's comment); -1 when there is no loop. */
+static int pick_loop(const loop *ls, int n, int steady, const char *same_name) {
+    int m = steady ? steady : n, best = -1;
+    for (int i = 0; i < m && same_name; i++)
+        if (!strcmp(ls[i].name, same_name)) return i;
+    for (int i = 0; i < m; i++)
+        if (best < 0 || ls[i].vec > ls[best].vec) best = i;
+    return best;
+}
+
+/* ---- llvm-mca -------------------------------------------------------------------------- */
+
+static const char *mca_path(void) {
+    const char *p = getenv("TINE_LLVM_MCA");
+    return p && *p ? p : "llvm-mca-19";
+}
+
+/* Cycles per iteration of the loop's instructions on cpu; negative after a message. */
+static double mca_cycles(const asm_text *a, const loop *l, const char *cpu, const char *what) {
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/tine-mca-%ld.s", (long)getpid());
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "tine: bench: cannot write %s\n", path);
+        return -1;
+    }
+    for (int j = 0; j < l->nblocks; j++) {
+        const block *b = &a->b[l->blocks[j]];
+        for (int k = b->first; k < b->first + b->count; k++) fprintf(f, "%s\n", a->ins[k]);
+    }
+    fclose(f);
+    char cmd[512];
+    /* the features only let the assembler accept every target's instructions; the
+       scheduling model is the CPU's */
+    snprintf(cmd, sizeof cmd, "%s -mtriple=aarch64 -mcpu=%s -mattr=+v8.2a,+rdm,+dotprod,+i8mm -iterations=100 %s 2>&1",
+             mca_path(), cpu, path);
+    FILE *pp = popen(cmd, "r");
+    double total = -1;
+    char line[512], first_err[512] = "";
+    while (pp && fgets(line, sizeof line, pp)) {
+        if (!strncmp(line, "Total Cycles:", 13)) total = atof(line + 13);
+        if (!first_err[0] && strstr(line, "error")) snprintf(first_err, sizeof first_err, "%s", line);
+    }
+    if (pp) pclose(pp);
+    remove(path);
+    if (total < 0) {
+        fprintf(stderr, "tine: bench: llvm-mca failed on %s (%s): %s", what, cpu, first_err[0] ? first_err : "no output\n");
+        return -1;
+    }
+    return total / 100.0;
+}
+
+/* ---- the command ----------------------------------------------------------------------- */
+
+enum { SEL_LLVM, SEL_TINE };
+static const char *const CPUS[2] = {"neoverse-n1", "apple-m1"};
+
+typedef struct {
+    asm_text a;
+    loop loops[256];
+    int nloops, steady, pick;
+    double cycles[2], per; /* per: iterations per output vector (1 / (stored / 16)) */
+} sel_result;
+
+/* Mnemonics in t's loop and not in l's, space-separated, into out. */
+static void mnemonic_diff(const sel_result *t, const sel_result *l, char *out, size_t n) {
+    out[0] = 0;
+    const loop *lt = &t->loops[t->pick], *ll = &l->loops[l->pick];
+    for (int j = 0; j < lt->nblocks; j++) {
+        const block *b = &t->a.b[lt->blocks[j]];
+        for (int k = b->first; k < b->first + b->count; k++) {
+            char m[32];
+            snprintf(m, sizeof m, "%.*s", (int)strcspn(t->a.ins[k], " "), t->a.ins[k]);
+            bool seen = false;
+            for (int i = 0; i < ll->nblocks && !seen; i++) {
+                const block *c = &l->a.b[ll->blocks[i]];
+                for (int q = c->first; q < c->first + c->count && !seen; q++)
+                    seen = strcspn(l->a.ins[q], " ") == strlen(m) && !strncmp(l->a.ins[q], m, strlen(m));
+            }
+            char key[40];
+            snprintf(key, sizeof key, " %s ", m);
+            char padded[1024];
+            snprintf(padded, sizeof padded, " %s ", out);
+            if (!seen && !strstr(padded, key) && strlen(out) + strlen(m) + 2 < n)
+                snprintf(out + strlen(out), n - strlen(out), "%s%s", out[0] ? " " : "", m);
+        }
+    }
+}
+
+/* One kernel at both selections into r[2]; false after a message. */
+static bool measure(const char *kernel, const char *target, sel_result r[2]) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/bench/kernels/%s.tine", TINE_SOURCE_DIR, kernel);
+    char *text = tine_cli_read_file(path);
+    if (!text) return false;
+    tine_ctx_t *ctx = tine_ctx_new();
+    tine_kernel_t *k = tine_kernel_parse(ctx, text, path);
+    free(text);
+    bool ok = k != NULL;
+    for (int s = 0; s < 2 && ok; s++) {
+        size_t size = 0;
+        char *bytes = tine_kernel_emit(k, target, s == SEL_TINE ? TINE_SELECT_TINE : TINE_SELECT_LLVM, kernel, "asm", &size);
+        if (!bytes) {
+            ok = false;
+            break;
+        }
+        char *asm_text_ = malloc(size + 1);
+        if (!asm_text_) abort();
+        memcpy(asm_text_, bytes, size);
+        asm_text_[size] = 0;
+        free(bytes);
+        asm_parse(asm_text_, &r[s].a);
+        free(asm_text_);
+        r[s].nloops = find_loops(&r[s].a, r[s].loops, 256, &r[s].steady);
+        r[s].pick = pick_loop(r[s].loops, r[s].nloops, r[s].steady, s == SEL_TINE && r[0].pick >= 0 ? r[0].loops[r[0].pick].name : NULL);
+        if (r[s].pick < 0) {
+            fprintf(stderr, "tine: bench: %s (%s) has no loop\n", kernel, s ? "tine" : "LLVM alone");
+            ok = false;
+            break;
+        }
+        const loop *l = &r[s].loops[r[s].pick];
+        r[s].per = l->stored >= 16 ? 16.0 / l->stored : 1;
+        char what[128];
+        snprintf(what, sizeof what, "%s (%s)", kernel, s ? "tine" : "LLVM alone");
+        for (int c = 0; c < 2 && ok; c++) ok = (r[s].cycles[c] = mca_cycles(&r[s].a, l, CPUS[c], what)) >= 0;
+    }
+    if (!k || (!ok && tine_error(ctx)[0])) fprintf(stderr, "tine: bench: %s: %s\n", kernel, tine_error(ctx));
+    tine_kernel_free(k);
+    tine_ctx_free(ctx);
+    return ok;
+}
+
+int tine_bench_mca(const char *filter, const char *target) {
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "%s --version >/dev/null 2>&1", mca_path());
+    if (system(cmd) != 0) {
+        fprintf(stderr, "tine: bench --target %s estimates with llvm-mca, and '%s' does not run "
+                        "(scripts/setup.sh installs llvm-19; TINE_LLVM_MCA names another)\n", target, mca_path());
+        return 1;
+    }
+    int kernels = 0;
+    for (const bench_entry *be = bench_entries(); be->name; be++) kernels += !filter || strstr(be->name, filter);
+    if (!kernels) {
+        fprintf(stderr, "tine: no benchmark kernel matches --filter '%s'\n", filter);
+        return 2;
+    }
+    printf("tine bench --target %s: llvm-mca-19 estimates of each kernel's steady-state loop\n"
+           "(cycles and instructions per output vector = 16 bytes stored; '*' a loop that stores nothing: per "
+           "iteration; ratio = LLVM alone / tine, above 1 tine is faster)\n\n",
+           target);
+    printf("%-16s %8s %8s %6s %8s %8s %6s %8s %8s  %s\n", "kernel", "n1 LLVM", "n1 tine", "ratio", "m1 LLVM",
+           "m1 tine", "ratio", "ins LLVM", "ins tine", "loop (LLVM alone; tine's when another)");
+    double logsum[2] = {0, 0};
+    int n = 0, worse = 0;
+    char diffs[32][1024];
+    const char *names[32];
+    for (const bench_entry *be = bench_entries(); be->name; be++) {
+        if (filter && !strstr(be->name, filter)) continue;
+        fprintf(stderr, "\rbench: %-16s", be->name);
+        sel_result *r = calloc(2, sizeof *r);
+        if (!r) abort();
+        r[0].pick = -1;
+        if (!measure(be->name, target, r)) {
+            asm_free(&r[0].a);
+            asm_free(&r[1].a);
+            free(r);
+            return 1;
+        }
+        fprintf(stderr, "\r%30s\r", "");
+        double ratio[2];
+        for (int c = 0; c < 2; c++) {
+            ratio[c] = (r[0].cycles[c] * r[0].per) / (r[1].cycles[c] * r[1].per);
+            logsum[c] += log(ratio[c]);
+        }
+        worse += ratio[0] < 1 || ratio[1] < 1;
+        const loop *ll = &r[0].loops[r[0].pick], *lt = &r[1].loops[r[1].pick];
+        char lb[160] = "";
+        if (strcmp(ll->name, lt->name))
+            snprintf(lb, sizeof lb, "; %s %s%s", lt->head, lt->name, lt->stored < 16 ? "*" : "");
+        printf("%-16s %8.2f %8.2f %6.2f %8.2f %8.2f %6.2f %8.1f %8.1f  %s %s%s%s\n", be->name, r[0].cycles[0] * r[0].per,
+               r[1].cycles[0] * r[1].per, ratio[0], r[0].cycles[1] * r[0].per, r[1].cycles[1] * r[1].per, ratio[1],
+               ll->ins * r[0].per, lt->ins * r[1].per, ll->head, ll->name, ll->stored < 16 ? "*" : "", lb);
+        if (n < 32) {
+            names[n] = be->name;
+            mnemonic_diff(&r[1], &r[0], diffs[n], sizeof diffs[n]);
+        }
+        n++;
+        asm_free(&r[0].a);
+        asm_free(&r[1].a);
+        free(r);
+    }
+    printf("%-16s %8s %8s %6.2f %8s %8s %6.2f\n", "geomean", "", "", exp(logsum[0] / n), "", "", exp(logsum[1] / n));
+    printf("%d of %d kernels estimated slower with tine than with LLVM alone on a CPU\n", worse, n);
+    printf("\ninstructions in tine's loop and not in LLVM alone's:\n");
+    for (int i = 0; i < n && i < 32; i++) printf("%-16s %s\n", names[i], diffs[i][0] ? diffs[i] : "(none)");
+    return 0;
+}
