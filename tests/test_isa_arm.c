@@ -138,6 +138,7 @@ typedef struct {
     char sym[32], csym[32];
     tine_expr_t *e, *vars[TINE_INSN_MAX_OPS];
     int lanes[TINE_INSN_MAX_OPS], rlanes, L0, nvec;
+    bool reduce; /* an across-vector sum: one result lane */
     int argop[TINE_INSN_MAX_OPS], nargs;
     gspec s;
 } acase;
@@ -195,6 +196,9 @@ static void check_asm(const acase *c, const char *text) {
         while (*p == ' ' || *p == '\t') p++;
         if (!strncmp(p, m, ml) && (p[ml] == ' ' || p[ml] == '\t'))
             for (int a = 0; a < 4 && !found; a++) found = strstr(p, arr[a]) != NULL;
+        /* one 64-bit lane is a d register (sqadd d0, d0, d1) */
+        for (char *d = p; !found && c->in->form[c->form].bits == 64 && (d = strstr(d, " d")) != NULL; d++)
+            found = d[2] >= '0' && d[2] <= '9';
         line = nl ? nl + 1 : NULL;
     }
     check(found, "%s (%s): the assembly has no %s on %d-bit registers:\n%s", c->in->name, c->in->form[c->form].reg, m,
@@ -206,8 +210,9 @@ static bool build_case(tine_ctx_t *ctx, acase *c, int64_t immval, FILE *asmf) {
     const tine_insn *in = c->in;
     int W = in->form[c->form].bits;
     c->rlanes = W / in->result.bits;
+    c->reduce = in->probe_result == 1 && in->result.bits < in->form[0].bits;
     bool ok;
-    if (in->probe_result == 1) { /* an across-vector sum: the operands fill the register */
+    if (c->reduce) { /* an across-vector sum: the operands fill the register */
         ok = true;
         c->rlanes = 1;
         for (int j = 0; j < in->nops; j++) c->lanes[j] = in->probe_lanes[j] * W / in->form[0].bits;
@@ -280,7 +285,7 @@ static bool build_case(tine_ctx_t *ctx, acase *c, int64_t immval, FILE *asmf) {
 static void write_wrapper(FILE *f, const acase *c, int64_t immval) {
     const tine_insn *in = c->in;
     char rt[32];
-    ctype(in->result, c->rlanes, rt, sizeof rt);
+    ctype(in->result, c->reduce ? 0 : c->rlanes, rt, sizeof rt);
     fprintf(f, "void %s(const void *const *args, void *out);\n", c->sym);
     fprintf(f, "static void %s(const void *const *o, void *out) {\n", c->csym);
     for (int j = 0; j < in->nops; j++) {
@@ -436,7 +441,7 @@ static int run(const char *cmd, char *out, size_t n) {
     return pclose(p);
 }
 
-#define CC "clang-19 --target=aarch64-linux-gnu -march=armv8.6-a+i8mm+dotprod+rdm -O1 -static -w"
+#define CC "clang-19 --target=aarch64-linux-gnu -march=armv8.6-a+i8mm+dotprod+rdm -O1 -static -w -flax-vector-conversions=all"
 
 /* Why the AArch64 toolchain cannot be used here, or NULL. */
 static const char *toolchain_missing(const char *dir) {
