@@ -1,7 +1,7 @@
 /* test_verify.c — rule proofs (src/verify/prove.c) and that they can fail.
  *
- * 1. Every instantiation of every lift rule and every x86 lowering rule is proven with
- *    Z3: no counterexample, and none left unknown.
+ * 1. Every instantiation of every lift rule and every x86 and Neon (arm) lowering rule is
+ *    proven with Z3: no counterexample, and none left unknown.
  * 2. Mutants: a rule altered the ways a rule goes wrong — operands of a non-commutative op
  *    swapped, a constant changed by one, a predicate's conjunct dropped, a type widened —
  *    must each get a counterexample. Each mutant is the built-in rule file with one edit
@@ -16,12 +16,13 @@
 
 extern const char tine_lift_rules_text[], tine_lift_rules_file[];
 extern const char tine_x86_rules_text[], tine_x86_rules_file[];
+extern const char tine_arm_rules_text[], tine_arm_rules_file[];
 
 enum { TIMEOUT_MS = 60000 };
 
 static void prove_all(const char *which, const char *text, const char *file, bool lowering) {
     tine_ctx_t *ctx = tine_ctx_new();
-    if (lowering) tine_isa_get(ctx, "x86");
+    if (lowering) tine_isa_get(ctx, which);
     tine_prove_opts o = {.timeout_ms = TIMEOUT_MS, .quiet = true};
     tine_prove_totals t = {0};
     double t0 = now();
@@ -38,29 +39,33 @@ static void prove_all(const char *which, const char *text, const char *file, boo
 
 static const struct {
     const char *kind, *rule, *from, *to;
-    bool lowering;
+    const char *isa; /* the lowering rules of this description; NULL: the lift rules */
 } MUTANTS[] = {
     /* operands of a non-commutative op swapped */
-    {"swap", "widening_sub_zext", "-> widening_sub(x, y)", "-> widening_sub(y, x)", false},
-    {"swap", "halving_sub", "-> halving_sub(x, y)", "-> halving_sub(y, x)", false},
-    {"swap", "saturating_sub_select", "select(x:T > y:T, x - y, c0)", "select(x:T > y:T, y - x, c0)", false},
-    {"swap", "psubsw", "-> psubsw(x, y)", "-> psubsw(y, x)", true},
-    {"swap", "absd_u8", "saturating_sub(x, y) | saturating_sub(y, x)", "saturating_sub(x, y) | saturating_sub(x, y)", true},
+    {"swap", "widening_sub_zext", "-> widening_sub(x, y)", "-> widening_sub(y, x)", NULL},
+    {"swap", "halving_sub", "-> halving_sub(x, y)", "-> halving_sub(y, x)", NULL},
+    {"swap", "saturating_sub_select", "select(x:T > y:T, x - y, c0)", "select(x:T > y:T, y - x, c0)", NULL},
+    {"swap", "psubsw", "-> psubsw(x, y)", "-> psubsw(y, x)", "x86"},
+    {"swap", "absd_u8", "saturating_sub(x, y) | saturating_sub(y, x)", "saturating_sub(x, y) | saturating_sub(x, y)", "x86"},
+    {"swap", "uhsub_u8", "-> uhsub_u8(x, y)", "-> uhsub_u8(y, x)", "arm"},
+    {"swap", "umlsl_u8", "x:u16 - widening_mul(a:u8, b:u8)", "widening_mul(a:u8, b:u8) - x:u16", "arm"},
     /* a constant changed by one */
-    {"constant", "saturating_sub_select", "c0 == 0", "c0 == 1", false},
-    {"constant", "halving_add_wide", ">> 1 ->", ">> 2 ->", false},
-    {"constant", "rounding_shr_bounded", "c0 == 1 << (c1 - 1)", "c0 == (1 << (c1 - 1)) + 1", false},
-    {"constant", "sat_u16_u8", "min(x, 255)", "min(x, 254)", true},
-    {"constant", "pmulhw_round", "reinterpret<u16>(x * y) >> 15", "reinterpret<u16>(x * y) >> 14", true},
+    {"constant", "saturating_sub_select", "c0 == 0", "c0 == 1", NULL},
+    {"constant", "halving_add_wide", ">> 1 ->", ">> 2 ->", NULL},
+    {"constant", "rounding_shr_bounded", "c0 == 1 << (c1 - 1)", "c0 == (1 << (c1 - 1)) + 1", NULL},
+    {"constant", "sat_u16_u8", "min(x, 255)", "min(x, 254)", "x86"},
+    {"constant", "pmulhw_round", "reinterpret<u16>(x * y) >> 15", "reinterpret<u16>(x * y) >> 14", "x86"},
+    {"constant", "sqrdmulh_i16", "rounding_mul_shr(x:i16, y:i16, 15)", "rounding_mul_shr(x:i16, y:i16, 14)", "arm"},
     /* a predicate's conjunct dropped */
-    {"conjunct", "saturating_cast_smin", " && lower_bounded(x, T.min)", "", false},
-    {"conjunct", "min_redundant", " if upper_bounded(x, c0)", "", false},
-    {"conjunct", "abs_max", " if is_signed(T)", "", false},
-    {"conjunct", "sat_u16_u8_small", " if upper_bounded(x, 32767)", "", true},
-    {"conjunct", "pmulhrsw_nomin", " if lower_bounded(x, -32767) || lower_bounded(y, -32767)", "", true},
+    {"conjunct", "saturating_cast_smin", " && lower_bounded(x, T.min)", "", NULL},
+    {"conjunct", "min_redundant", " if upper_bounded(x, c0)", "", NULL},
+    {"conjunct", "abs_max", " if is_signed(T)", "", NULL},
+    {"conjunct", "sat_u16_u8_small", " if upper_bounded(x, 32767)", "", "x86"},
+    {"conjunct", "pmulhrsw_nomin", " if lower_bounded(x, -32767) || lower_bounded(y, -32767)", "", "x86"},
+    {"conjunct", "sqrdmlah_i16", " if lower_bounded(a, -32767) || lower_bounded(b, -32767)", "", "arm"},
     /* a type widened */
-    {"type", "saturating_cast_s2u_same", "max(x:signed(T), c0)", "max(x:signed(widen(T)), c0)", false},
-    {"type", "saturating_cast_clamp2", "c1 == T.max", "c1 == widen(T).max", false},
+    {"type", "saturating_cast_s2u_same", "max(x:signed(T), c0)", "max(x:signed(widen(T)), c0)", NULL},
+    {"type", "saturating_cast_clamp2", "c1 == T.max", "c1 == widen(T).max", NULL},
 };
 
 /* The rule file with `from` replaced by `to` on the line of rule `name`; NULL if absent. */
@@ -89,9 +94,9 @@ static void mutants(void) {
     int n = (int)(sizeof MUTANTS / sizeof MUTANTS[0]), caught = 0;
     for (int i = 0; i < n; i++) {
         tine_ctx_t *ctx = tine_ctx_new();
-        bool low = MUTANTS[i].lowering;
-        if (low) tine_isa_get(ctx, "x86");
-        const char *text = low ? tine_x86_rules_text : tine_lift_rules_text;
+        const char *isa = MUTANTS[i].isa, *file = tine_lift_rules_file, *text = tine_lift_rules_text;
+        bool low = isa != NULL;
+        if (low) text = tine_isa_rules(tine_isa_get(ctx, isa), &file);
         char *m = mutate(text, MUTANTS[i].rule, MUTANTS[i].from, MUTANTS[i].to);
         if (!m) {
             fail("mutant %d (%s of %s): '%s' is not on the rule's line", i, MUTANTS[i].kind, MUTANTS[i].rule, MUTANTS[i].from);
@@ -101,7 +106,7 @@ static void mutants(void) {
         tine_prove_opts o = {.timeout_ms = TIMEOUT_MS, .only = MUTANTS[i].rule, .quiet = true};
         tine_prove_totals t = {0};
         FILE *sink = fopen("/dev/null", "w");
-        int rc = tine_prove_rules(ctx, m, low ? tine_x86_rules_file : tine_lift_rules_file, low, &o, sink ? sink : stdout, &t);
+        int rc = tine_prove_rules(ctx, m, file, low, &o, sink ? sink : stdout, &t);
         if (sink) fclose(sink);
         if (rc > 0) caught++;
         check(rc > 0, "mutant %s of %s ('%s' -> '%s') gets no counterexample (%ld proven, %ld unknown, %ld never fire%s%s)",
@@ -121,6 +126,7 @@ int main(int argc, char **argv) {
     if (!part || part == 1) {
         prove_all("lift", tine_lift_rules_text, tine_lift_rules_file, false);
         prove_all("x86", tine_x86_rules_text, tine_x86_rules_file, true);
+        prove_all("arm", tine_arm_rules_text, tine_arm_rules_file, true);
     }
     if (!part || part == 2) mutants();
     printf("test_verify: %lld checks passed, %lld failed (%.1f s)\n", g_pass, g_fail, now() - t0);
