@@ -1031,6 +1031,11 @@ static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
         return r;
     }
     case TINE_OP_VECTOR_REDUCE_ADD: {
+        if (t.lanes == 1 && !fl && e->ops[0]->type.lanes > 2) { /* a whole-vector sum: LLVM's reduction (AArch64 addv) */
+            LLVMTypeRef ty = vec_type(g, e->ops[0]->type);
+            LLVMValueRef s = intrinsic(g, "llvm.vector.reduce.add", &ty, 1, ov, 1);
+            return LLVMBuildInsertElement(b, LLVMGetUndef(vec_type(g, t)), s, LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0), "");
+        }
         int gsz = e->ops[0]->type.lanes / t.lanes, *idx = malloc(sizeof *idx * (size_t)t.lanes);
         TINE_ASSERT(idx != NULL);
         LLVMValueRef acc = NULL;
