@@ -211,6 +211,11 @@ static bool build_case(tine_ctx_t *ctx, acase *c, int64_t immval, FILE *asmf) {
     int W = in->form[c->form].bits;
     c->rlanes = W / in->result.bits;
     c->reduce = in->probe_result == 1 && in->result.bits < in->form[0].bits;
+    if (c->reduce) { /* not when every operand had one lane too (xtn_i64 at 64 bits) */
+        bool many = false;
+        for (int j = 0; j < in->nops; j++) many |= j != in->imm && in->probe_lanes[j] > 1;
+        c->reduce = many;
+    }
     bool ok;
     if (c->reduce) { /* an across-vector sum: the operands fill the register */
         ok = true;
