@@ -193,6 +193,7 @@ static tine_isa *load(tine_ctx_t *ctx, int id, const char *text, const char *fil
         }
         in->nops = ia->sig->nargs;
         in->imm = -1;
+        in->imm_neg = ia->imm_neg;
         for (int j = 0; j < in->nops; j++) {
             const tine_ast *o = ia->sig->args[j];
             tine_type_t t;
