@@ -190,6 +190,6 @@ int main(int argc, char **argv) {
         printf("\n");
     }
     printf("aot_cross: %d kernels x %d variants, %s\n", (int)NKERNELS, (int)NVARIANTS,
-           total_bad ? "some outputs differ from the references" : "every output equals its reference");
+           total_bad ? "FAILED (the FAIL lines above)" : "every output equals its reference");
     return total_bad != 0;
 }
