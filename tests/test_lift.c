@@ -296,9 +296,9 @@ typedef struct {
     double bits, rank;
 } tree_cost;
 
-/* The rank of x's op alone (rules.c keeps the table static): the cost of x rebuilt over
- * fresh variables, which cost nothing. */
-static double op_rank_of(tine_ctx_t *ctx, const tine_expr_t *x) {
+/* The cost of x's op alone (rules.c keeps its rank table and the weight of a division's
+ * operands static): the cost of x rebuilt over fresh variables, which cost nothing. */
+static tine_cost op_cost_of(tine_ctx_t *ctx, const tine_expr_t *x) {
     tine_expr_t *ops[TINE_MAX_LANES];
     int n = tine_expr_nops(x);
     for (int i = 0; i < n && i < TINE_MAX_LANES; i++) {
@@ -307,7 +307,7 @@ static double op_rank_of(tine_ctx_t *ctx, const tine_expr_t *x) {
         ops[i] = tine_var(ctx, name, tine_expr_type(tine_expr_operand(x, i)));
     }
     tine_expr_t *y = tine_rebuild(ctx, x, ops);
-    return y ? tine_lift_cost(ctx, y).rank : 0;
+    return y ? tine_lift_cost(ctx, y) : (tine_cost){0, 0};
 }
 
 static tree_cost tree_cost_of(tine_ctx_t *ctx, const tine_expr_t *e) {
@@ -325,10 +325,9 @@ static tree_cost tree_cost_of(tine_ctx_t *ctx, const tine_expr_t *e) {
             const tine_expr_t *o = tine_expr_operand(x, i);
             mult[tine_topo_index(order, n, o)] += mult[k];
         }
-        int bits = 0;
-        for (int i = 0; i < tine_expr_nops(x); i++) bits += tine_expr_type(tine_expr_operand(x, i)).bits;
-        c.bits += mult[k] * bits;
-        c.rank += mult[k] * op_rank_of(ctx, x);
+        tine_cost own = op_cost_of(ctx, x);
+        c.bits += mult[k] * own.bits;
+        c.rank += mult[k] * own.rank;
     }
     free(mult);
     free(order);
@@ -697,9 +696,9 @@ static void test_div_pow2(void) {
     };
     /* not a power of two of the operand's type, or not a constant: nothing to rewrite */
     static const char *kept[] = {
-        "a_i16 / 3", "a_u8 / 6", "a_i32 % 3", "a_u16 % 10", "a_i32 / b_i32", "a_u8 % b_u8",
+        "a_i16 / 3", "a_u16 / 7", "a_u8 / 7", "a_u16 / 25", "a_u32 / 3", "a_u16 / 300", "a_i32 % 3", "a_u16 % 10", "a_i32 / b_i32", "a_u8 % b_u8",
         "a_i8 / -128", "a_i16 / -32768", "a_i16 % -32768", "a_i32 / -4", "a_i8 % -2",
-        "u8((u16(a_u8) + u16(b_u8) + 1) / 3)", "i16(i32(a_i16) * i32(b_i16) / b_i32)",
+        "u16((u32(a_u16) + u32(b_u16) + 1) / 3)", "i16(i32(a_i16) * i32(b_i16) / b_i32)",
     };
     tine_ctx_t *ctx = tine_ctx_new();
     int n = (int)(sizeof idioms / sizeof *idioms);
@@ -735,6 +734,62 @@ static void test_div_pow2(void) {
     }
     printf("div_pow2: %d idioms lift alike from >> and from /, %d divisions kept\n", n,
            (int)(sizeof kept / sizeof *kept));
+    tine_ctx_free(ctx);
+}
+
+/* ---- part 2c: unsigned division by other constants ---------------------------------------- */
+
+/* x / c for u8 and u16 x and every divisor c in [3, 255]: where it lifts to mul_shr, the two
+ * agree on every x of the type (the interpreter's division is the reference); where it does
+ * not, it stays a division. Divisors that need an (n+1)-bit multiplier (u16 / 7) stay. */
+static void test_div_magic(void) {
+    tine_ctx_t *ctx = tine_ctx_new();
+    int lifted[2] = {0, 0}, kept[2] = {0, 0};
+    for (int ti = 0; ti < 2; ti++) {
+        int bits = 8 << ti;
+        tine_type_t t = tine_type(TINE_UINT, bits, TINE_MAX_LANES);
+        tine_expr_t *x = tine_var(ctx, "x", t);
+        for (uint64_t c = 3; c < 256; c++) {
+            if (!(c & (c - 1)) || c >= (uint64_t)1 << bits) continue;
+            tine_expr_t *d = tine_binary(ctx, TINE_OP_DIV, x, tine_const_uint(ctx, t, c));
+            tine_expr_t *l = tine_lift(ctx, d);
+            CHECK(l != NULL, "div_magic: u%d / %" PRIu64 " does not lift: %s", bits, c, tine_error(ctx));
+            if (!l) continue;
+            if (tine_expr_op(l) == TINE_OP_DIV) {
+                kept[ti]++;
+                continue;
+            }
+            CHECK(tine_expr_op(l) == TINE_OP_MUL_SHR, "div_magic: u%d / %" PRIu64 " lifts to %s", bits, c, P(ctx, l));
+            lifted[ti]++;
+            tine_env_t *env = tine_env_new(ctx);
+            int bad = 0;
+            for (uint64_t base = 0; base < (uint64_t)1 << bits && !bad; base += TINE_MAX_LANES) {
+                uint64_t in[TINE_MAX_LANES], want[TINE_MAX_LANES], got[TINE_MAX_LANES];
+                for (int j = 0; j < TINE_MAX_LANES; j++) in[j] = (base + (uint64_t)j) & mask_of(bits);
+                if (tine_env_bind(env, x, in) != 0 || tine_eval(ctx, d, env, want) != 0 || tine_eval(ctx, l, env, got) != 0) {
+                    CHECK(0, "div_magic: evaluating u%d / %" PRIu64 " failed: %s", bits, c, tine_error(ctx));
+                    tine_clear_error(ctx);
+                    break;
+                }
+                for (int j = 0; j < TINE_MAX_LANES && !bad; j++)
+                    if (want[j] != got[j]) {
+                        bad = 1;
+                        CHECK(0, "div_magic: u%d %" PRIu64 " / %" PRIu64 " = %" PRIu64 " but %s gives %" PRIu64, bits,
+                              in[j], c, want[j], P(ctx, l), got[j]);
+                    }
+            }
+            tine_env_free(env);
+        }
+    }
+    /* common divisors lift at both widths (u8 and u16 / 7 stay: their multipliers need n + 1 bits) */
+    static const char *must[] = {"a_u8 / 3", "a_u8 / 100", "a_u16 / 3", "a_u16 / 9", "a_u16 / 160", "a_u16 / 255"};
+    for (size_t i = 0; i < sizeof must / sizeof *must; i++) {
+        tine_expr_t *l = tine_lift(ctx, tine_parse(ctx, must[i], "div_magic"));
+        CHECK(l && tine_expr_op(l) == TINE_OP_MUL_SHR, "div_magic: %s lifts to %s", must[i], l ? P(ctx, l) : "nothing");
+    }
+    CHECK(lifted[0] > 0 && lifted[1] > 0, "div_magic: nothing lifted");
+    printf("div_magic: u8 %d divisors lifted (%d kept), u16 %d lifted (%d kept), each exact for every x\n", lifted[0],
+           kept[0], lifted[1], kept[1]);
     tine_ctx_free(ctx);
 }
 
@@ -1372,7 +1427,7 @@ static void test_api(void) {
     tine_expr_t *e = tine_parse(ctx, "u8(u16(a_u8) + u16(b_u8) + 1 >> 1)", "api");
     CHECK(tine_lift_with(ctx, NULL, e, NULL, NULL) == NULL, "tine_lift_with without rules is not NULL");
     CHECK(tine_lift_rules(ctx) == tine_lift_rules(ctx), "tine_lift_rules compiles twice");
-    CHECK(tine_rules_count(tine_lift_rules(ctx)) == 108, "the lift rules number %d, expected 108",
+    CHECK(tine_rules_count(tine_lift_rules(ctx)) == 112, "the lift rules number %d, expected 112",
           tine_rules_count(tine_lift_rules(ctx)));
     /* the error state survives a lift (rules that fail leave no message behind) */
     tine_expr_t *bad = tine_parse(ctx, "a_u8 +", "api");
@@ -1415,6 +1470,7 @@ int main(int argc, char **argv) {
     /* 2. corpus and rule coverage */
     test_corpus(corpus);
     test_div_pow2();
+    test_div_magic();
     double t1 = now();
     /* 3. fuzz */
     test_fuzz(fuzz_n);

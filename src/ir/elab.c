@@ -501,6 +501,30 @@ static val empty_reduce(elab *el, const tine_ast *a, tine_i128 at, int lanes) {
     return typed(el, a, tine_elab_reduce_identity(el->ctx, a->op, u.e->type));
 }
 
+/* Unsigned division by c as a multiply-high, for every n-bit x: x / c = (x * m) >> s
+ * when 2^s <= m * c <= 2^s + 2^(s - n) (Granlund and Montgomery), with m = ceil(2^s / c).
+ * The smallest such s whose m fits n bits: none when m needs n + 1 bits (a larger s only
+ * makes m larger) or c is not in [1, 2^n). A power of two 2^k is (1, k), the shift.
+ * Returns s, or -1 when there is none. */
+static int udiv_magic(tine_i128 c, tine_i128 n, tine_i128 *m) {
+    if (n < 1 || n > 32 || c < 1 || c >= (tine_i128)1 << n) return -1;
+    if ((c & (c - 1)) == 0) {
+        int k = 0;
+        while ((tine_i128)1 << k != c) k++;
+        *m = 1;
+        return k;
+    }
+    for (int s = (int)n; s < 2 * (int)n; s++) {
+        tine_i128 p = (tine_i128)1 << s, q = (p + c - 1) / c;
+        if (q >= (tine_i128)1 << n) return -1;
+        if (q * c - p <= (tine_i128)1 << (s - n)) {
+            *m = q;
+            return s;
+        }
+    }
+    return -1;
+}
+
 static val elab_call(elab *el, const tine_ast *a, int lanes) {
     const char *n = a->name;
     tine_type_t t;
@@ -651,6 +675,18 @@ static val elab_call(elab *el, const tine_ast *a, int lanes) {
             }
             if (!pow2) return fail(el, a->args[0], "log2 of a constant that is not a power of two");
             while (((tine_i128)1 << r.iv) != v.iv) r.iv++;
+            return r;
+        }
+        if (!strcmp(n, "udiv_magic") || !strcmp(n, "udiv_shift")) {
+            if (!ok(el, arity(el, a, 2))) return (val){0};
+            v = elab_expr(el, a->args[0], lanes);
+            w = elab_expr(el, a->args[1], lanes);
+            if (!ok(el, v) || !ok(el, w)) return (val){0};
+            if (v.lit != 1 || w.lit != 1) return fail(el, a, "%s needs constants", n);
+            tine_i128 m;
+            int s = udiv_magic(v.iv, w.iv, &m);
+            if (s < 0) return fail(el, a, "no %d-bit multiplier divides exactly by this constant", (int)w.iv);
+            r.iv = n[5] == 'm' ? m : s;
             return r;
         }
         if (!strcmp(n, "is_const")) {

@@ -43,7 +43,10 @@ tine_cost tine_lift_cost(tine_ctx_t *ctx, const tine_expr_t *e) {
     for (uint32_t k = 0; k < n; k++) {
         const tine_expr_t *x = order[k];
         if (x->op == TINE_OP_VAR || x->op == TINE_OP_CONST) continue;
-        for (int i = 0; i < x->nops; i++) c.bits += x->ops[i]->type.bits;
+        /* no vector unit divides: a division is scalarized or expanded into a multiply-high
+           and shifts, so its operands count twice */
+        int weight = x->op == TINE_OP_DIV || x->op == TINE_OP_MOD ? 2 : 1;
+        for (int i = 0; i < x->nops; i++) c.bits += weight * x->ops[i]->type.bits;
         c.rank += op_rank((tine_op_t)x->op);
     }
     free(order);
