@@ -327,6 +327,10 @@ static void test_errors(void) {
         {"feature sse2\nbogus\n", "<t>:2:1: expected 'feature', 'target', 'width' or 'insn', found 'bogus'"},
         {"feature sse2\nwidth xmm 128\ninsn add(a:u8) = a\n  forms xmm:sse2\n  cost 1 1\n  llvm generic\n  c _mm_f\n",
          "<t>:3:6: 'add' is already the name of an op"},
+        {"feature sse2\nwidth xmm 128\ninsn sumall(a:u8) = vector_reduce_add(a, 1)\n  forms xmm:sse2\n  cost 1 1\n  llvm generic\n  c _mm_f\n",
+         "<t>:3:6: the semantics of 'sumall' do not scale with the lanes (twice the operands' lanes must give twice the result's)"},
+        {"feature sse2\nwidth xmm 128\ninsn f(a:u8) = a\n  forms xmm:sse2\n  cost 1 1\n  llvm generic\n  c _mm_f\n  imm b\n",
+         "<t>:8:7: 'b' is not an operand of this instruction"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         tine_ctx_t *ctx = tine_ctx_new();

@@ -249,6 +249,19 @@ static tine_isa *load(tine_ctx_t *ctx, int id, const char *text, const char *fil
             else free(saved);
         }
         if (!m) goto fail;
+        /* whole-vector semantics scale with the lanes (the emitter and the lowering take an
+         * instruction's lanes in proportion): at twice the operands' lanes, twice the result's */
+        tine_type_t t2[TINE_INSN_MAX_OPS];
+        for (int j = 0; j < in->nops; j++) t2[j] = tine_type_with_lanes(t[j], 2 * t[j].lanes);
+        char *saved = tine_error(ctx) ? tine_strdup(tine_error(ctx)) : NULL;
+        struct insn_tmpl *m2 = t2[0].lanes <= TINE_MAX_LANES ? instantiate(ctx, isa, k, t2) : NULL;
+        tine_set_error_str(ctx, saved);
+        if (m2 && m2->sem->type.lanes != 2 * m->sem->type.lanes) {
+            isa_error(ctx, src, ia->name,
+                      "the semantics of '%s' do not scale with the lanes (twice the operands' lanes must give twice the result's)",
+                      in->name);
+            goto fail;
+        }
         in->result = tine_type_with_lanes(m->sem->type, 1);
         for (int j = 0; j < in->nops; j++) in->probe_lanes[j] = t[j].lanes;
         in->probe_result = m->sem->type.lanes;
