@@ -135,7 +135,7 @@ static uint64_t g_val(const gspec *s, long k, int j) {
 typedef struct {
     int code, form;
     const tine_insn *in;
-    char sym[32], csym[32];
+    char sym[48], csym[48]; /* t_K_F_I: three ints */
     tine_expr_t *e, *vars[TINE_INSN_MAX_OPS];
     int lanes[TINE_INSN_MAX_OPS], rlanes, L0, nvec;
     bool reduce; /* an across-vector sum: one result lane */
