@@ -56,6 +56,7 @@ struct tine_compiled {
 
 /* llvm.c */
 LLVMTargetMachineRef target_machine(tine_ctx_t *ctx, const char *name, char **triple_out);
+LLVMTargetMachineRef jit_target_machine(tine_ctx_t *ctx, const char *name, char **triple_out);
 LLVMTypeRef elem_type(gen *g, tine_type_t t);
 LLVMValueRef intrinsic(gen *g, const char *name, LLVMTypeRef *types, int ntypes, LLVMValueRef *args,
                        int nargs);

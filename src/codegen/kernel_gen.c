@@ -20,7 +20,7 @@ tine_compiled_t *tine_kernel_compile(tine_kernel_t *k, const char *target, tine_
     tine_ctx_t *ctx = tine_kernel_ctx(k);
     double t0 = seconds();
     char *triple = NULL;
-    LLVMTargetMachineRef tm = target_machine(ctx, target, &triple);
+    LLVMTargetMachineRef tm = jit_target_machine(ctx, target, &triple);
     if (!tm) return NULL;
     tine_compiled_t *c = calloc(1, sizeof *c);
     TINE_ASSERT(c != NULL);

@@ -85,6 +85,31 @@ LLVMTargetMachineRef target_machine(tine_ctx_t *ctx, const char *name, char **tr
     return tm;
 }
 
+/* A target machine for code this process will run (the JIT): as target_machine, but NULL
+ * with an error when the target's architecture is not this machine's (an AArch64 row on
+ * x86-64), whose code must be emitted and run elsewhere (qemu). */
+LLVMTargetMachineRef jit_target_machine(tine_ctx_t *ctx, const char *name, char **triple_out) {
+    char *triple = NULL;
+    LLVMTargetMachineRef tm = target_machine(ctx, name, &triple);
+    if (!tm) return NULL;
+    char *host = LLVMGetDefaultTargetTriple();
+    size_t a = strcspn(triple, "-"), b = strcspn(host, "-");
+    if (a != b || memcmp(triple, host, a)) {
+        tine_set_error(ctx, "target '%s' is %.*s code, which this %.*s machine cannot run in process; emit it as an "
+                       "object or assembly (tine compile --target %s --emit obj|asm) and run it there or under qemu",
+                       name, (int)a, triple, (int)b, host, name);
+        LLVMDisposeTargetMachine(tm);
+        free(triple);
+        tm = NULL;
+    } else if (triple_out) {
+        *triple_out = triple;
+    } else {
+        free(triple);
+    }
+    LLVMDisposeMessage(host);
+    return tm;
+}
+
 /* ---- emission --------------------------------------------------------------------- */
 
 LLVMTypeRef elem_type(gen *g, tine_type_t t) {
@@ -1360,7 +1385,7 @@ char *tine_emit_expr(tine_ctx_t *ctx, const tine_expr_t *e, const char *target, 
 tine_jit_t *tine_jit_expr(tine_ctx_t *ctx, const tine_expr_t *e, const char *target, tine_selection_t sel) {
     if (!e) return NULL;
     char *triple = NULL;
-    LLVMTargetMachineRef tm = target_machine(ctx, target, &triple);
+    LLVMTargetMachineRef tm = jit_target_machine(ctx, target, &triple);
     if (!tm) return NULL;
     tine_jit_t *j = calloc(1, sizeof *j);
     TINE_ASSERT(j != NULL);
