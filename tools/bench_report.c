@@ -272,6 +272,7 @@ int bench_report(const bench_row *rows, int n, const bench_roof *roof, bool quic
            "row's roof is its bytes (inputs once + output once) at the copy rate, roof:X = roof / X's time\n\n",
            roof->copy_gbs, roof->read_gbs);
     if (roof->not_run[0]) printf("not run: %s (this processor lacks the instructions)\n\n", roof->not_run);
+    printf("AArch64 rows: tine bench --target arm-64 (llvm-mca estimates of the inner loops, LLVM alone beside tine)\n\n");
     print_table(rows, n);
     print_summaries(rows, n);
     print_phases(rows, n);
