@@ -567,6 +567,7 @@ typedef struct {
     double lat, rtp;
     bool pack, generic;
     int imm; /* the operand that is an immediate (its lane 0, as i32, in the intrinsic call), or -1 */
+    bool imm_neg; /* the intrinsic takes it negated (srshr #n as srshl by -n) */
     struct insn_tmpl **tmpl;
     int ntmpl, captmpl;
 } tine_insn;

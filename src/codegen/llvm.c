@@ -439,6 +439,29 @@ static LLVMValueRef emit_insn_typed(gen *g, const tine_expr_t *e, const tine_ins
     for (int j = 0; j < e->nops; j++)
         params[j] = j == in->imm ? i32 : LLVMVectorType(elem_type(g, e->ops[j]->type), (unsigned)ol[j]);
     LLVMTypeRef rt = LLVMVectorType(elem_type(g, t), (unsigned)rl);
+    LLVMValueRef immv = NULL;
+    if (imm) {
+        long long v = tine_const_value(imm, 0);
+        if (in->imm_neg) v = -v;
+        immv = LLVMConstInt(i32, (unsigned long long)(uint32_t)v, 0);
+        /* An intrinsic overloaded on its result alone (one type suffix) may take the count
+         * as a vector (sqshlu, srshl for srshr): then it gets the count in every lane. */
+        size_t len = strlen(fm->llvm), base;
+        unsigned id = LLVMLookupIntrinsicID(fm->llvm, len);
+        LLVMIntrinsicGetName(id, &base);
+        if (!strchr(fm->llvm + base + 1, '.')) {
+            LLVMTypeRef it = LLVMIntrinsicGetType(g->lc, id, &rt, 1);
+            TINE_ASSERT(LLVMCountParamTypes(it) == (unsigned)e->nops);
+            LLVMTypeRef ip[TINE_INSN_MAX_OPS];
+            LLVMGetParamTypes(it, ip);
+            if (LLVMGetTypeKind(ip[in->imm]) == LLVMVectorTypeKind) {
+                params[in->imm] = ip[in->imm];
+                tine_type_t ct = e->ops[in->imm]->type;
+                ct.lanes = (int)LLVMGetVectorSize(ip[in->imm]);
+                immv = splat_int(g, ct, (tine_u128)(int64_t)v);
+            }
+        }
+    }
     LLVMTypeRef fty = LLVMFunctionType(rt, params, (unsigned)e->nops, 0);
     LLVMValueRef fn = LLVMGetNamedFunction(g->m, fm->llvm);
     if (!fn) fn = LLVMAddFunction(g->m, fm->llvm, fty);
@@ -446,8 +469,7 @@ static LLVMValueRef emit_insn_typed(gen *g, const tine_expr_t *e, const tine_ins
     for (int r = 0; r < nreg; r++) {
         LLVMValueRef args[TINE_INSN_MAX_OPS];
         for (int j = 0; j < e->nops; j++)
-            args[j] = j == in->imm ? LLVMConstInt(i32, (unsigned long long)(uint32_t)tine_const_value(imm, 0), 0)
-                                   : lanes_of(g, ov[j], e->ops[j]->type.lanes, r * ol[j], ol[j]);
+            args[j] = j == in->imm ? immv : lanes_of(g, ov[j], e->ops[j]->type.lanes, r * ol[j], ol[j]);
         LLVMValueRef v = LLVMBuildCall2(g->b, fty, fn, args, (unsigned)e->nops, "");
         if (!acc) {
             acc = v;
@@ -1031,6 +1053,11 @@ static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
         return r;
     }
     case TINE_OP_VECTOR_REDUCE_ADD: {
+        if (t.lanes == 1 && !fl && e->ops[0]->type.lanes > 2) { /* a whole-vector sum: LLVM's reduction (AArch64 addv) */
+            LLVMTypeRef ty = vec_type(g, e->ops[0]->type);
+            LLVMValueRef s = intrinsic(g, "llvm.vector.reduce.add", &ty, 1, ov, 1);
+            return LLVMBuildInsertElement(b, LLVMGetUndef(vec_type(g, t)), s, LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0), "");
+        }
         int gsz = e->ops[0]->type.lanes / t.lanes, *idx = malloc(sizeof *idx * (size_t)t.lanes);
         TINE_ASSERT(idx != NULL);
         LLVMValueRef acc = NULL;

@@ -101,6 +101,7 @@ typedef struct {
     int nllvm, nc;
     bool generic, pack;
     tine_word imm; /* the operand that is an immediate (imm.s NULL: none) */
+    bool imm_neg;  /* the intrinsic takes the immediate negated */
     int end_line;
 } tine_insn_ast;
 

@@ -823,6 +823,10 @@ static bool parse_insn(parser *ps, tine_insn_ast *in) {
             }
             in->imm = (tine_word){tine_arena_strdup(ps->arena, ps->tstart, ps->tlen), ps->line, ps->col};
             next(ps);
+            if (ps->tok == T_NAME && ps->line == l && is_word(ps, "neg")) { /* srshr #n is srshl by -n */
+                in->imm_neg = true;
+                next(ps);
+            }
         } else if (ps->tok == T_EOF || is_word(ps, "insn") || is_word(ps, "feature") || is_word(ps, "target") ||
                    is_word(ps, "width")) {
             break;

@@ -193,6 +193,7 @@ static tine_isa *load(tine_ctx_t *ctx, int id, const char *text, const char *fil
         }
         in->nops = ia->sig->nargs;
         in->imm = -1;
+        in->imm_neg = ia->imm_neg;
         for (int j = 0; j < in->nops; j++) {
             const tine_ast *o = ia->sig->args[j];
             tine_type_t t;
@@ -240,6 +241,13 @@ static tine_isa *load(tine_ctx_t *ctx, int id, const char *text, const char *fil
         for (int j = 0; j < in->nops; j++) t[j].lanes = lanes * in->optype[in->nops - 1].bits / in->optype[j].bits;
         if (in->pack) t[0].lanes = 2 * in->form[0].bits / in->optype[0].bits;
         struct insn_tmpl *m = instantiate(ctx, isa, k, t);
+        if (!m && !in->pack) { /* mixed widths at equal lanes (saddw: a:i16 + widen(b:i8), smlal) */
+            char *saved = tine_error(ctx) ? tine_strdup(tine_error(ctx)) : NULL;
+            for (int j = 0; j < in->nops; j++) t[j].lanes = lanes;
+            m = instantiate(ctx, isa, k, t);
+            if (!m) tine_set_error_str(ctx, saved);
+            else free(saved);
+        }
         if (!m) goto fail;
         in->result = tine_type_with_lanes(m->sem->type, 1);
         for (int j = 0; j < in->nops; j++) in->probe_lanes[j] = t[j].lanes;
