@@ -8,7 +8,8 @@
  *   tine lift EXPR [--lanes N] [--trace-rules]   lift into FPIR with the built-in rules
  *   tine rules --list | --check FILE  the lift rules; or compile a rule file and report
  *   tine compile -e EXPR --target T [--lanes N] [--emit asm|llvm|fpir|lowered] [--select llvm|tine] [--trace-rules]
- *   tine run -e EXPR --target T [--lanes N] [--seed S] [--select ...]   JIT vs interpreter
+ *   tine run -e EXPR --target T [--lanes N] [--seed S] [--select ...]   compiled code vs interpreter
+ *                                     (JIT here; AArch64 targets under qemu-aarch64: cross.c)
  *   tine compile FILE ... / tine run FILE ...   a kernel file (any name) ahead of time, or run
  *                                     through both selections against the interpreter
  * Options, input files and outputs: tools/cli.c (usage there).
