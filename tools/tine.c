@@ -8,7 +8,8 @@
  *   tine lift EXPR [--lanes N] [--trace-rules]   lift into FPIR with the built-in rules
  *   tine rules --list | --check FILE  the lift rules; or compile a rule file and report
  *   tine compile -e EXPR --target T [--lanes N] [--emit asm|llvm|fpir|lowered] [--select llvm|tine] [--trace-rules]
- *   tine run -e EXPR --target T [--lanes N] [--seed S] [--select ...]   JIT vs interpreter
+ *   tine run -e EXPR --target T [--lanes N] [--seed S] [--select ...]   compiled code vs interpreter
+ *                                     (JIT here; AArch64 targets under qemu-aarch64: cross.c)
  *   tine compile FILE ... / tine run FILE ...   a kernel file (any name) ahead of time, or run
  *                                     through both selections against the interpreter
  * Options, input files and outputs: tools/cli.c (usage there).
@@ -27,6 +28,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cross.h"
 #include "tine.h"
 
 static const char *const SOBEL =
@@ -432,8 +434,103 @@ static int cmd_compile(const options *o) {
     return text ? 0 : 1;
 }
 
-/* Runs the JIT-compiled expression on random inputs and compares every lane with the
- * interpreter. */
+/* ---- tine run -e: compiled code against the interpreter ------------------------------- */
+
+enum { VECTORS = 1000 };
+
+/* One input vector: random lanes (edge values among them) for every argument of the
+ * compiled code, in mem[a] (malloc'd, size[a] bytes, the layout the code reads), bound in
+ * env for the interpreter. A buffer gets BUFFER_ELEMS elements. 0, or -1 out of memory. */
+static int make_inputs(const tine_expr_t *const *leaf, int n, uint64_t *seed, void **mem, size_t *size,
+                       tine_env_t *env) {
+    for (int a = 0; a < n; a++) mem[a] = NULL;
+    for (int a = 0; a < n; a++) {
+        tine_type_t t = tine_expr_type(leaf[a]);
+        int bytes = t.kind == TINE_BOOL ? 1 : t.bits / 8;
+        tine_type_t one = tine_type_with_lanes(t, 1);
+        size_t count = tine_expr_op(leaf[a]) == TINE_OP_LOAD ? BUFFER_ELEMS : (size_t)t.lanes;
+        uint64_t lanes[TINE_MAX_LANES];
+        size[a] = count * (size_t)bytes;
+        if (!(mem[a] = calloc(count, (size_t)bytes))) return -1;
+        for (size_t i = 0; i < count; i++) {
+            uint64_t x = random_lane(one, seed);
+            if (i < TINE_MAX_LANES) lanes[i] = x;
+            store_elem((char *)mem[a] + i * (size_t)bytes, x, one, (size_t)bytes);
+        }
+        if (tine_expr_op(leaf[a]) == TINE_OP_LOAD) tine_env_bind_buffer(env, tine_expr_name(leaf[a]), one, mem[a], count);
+        else tine_env_bind(env, leaf[a], lanes);
+    }
+    return 0;
+}
+
+/* 1 (after printing where) when the compiled code's lanes `got` differ from the
+ * interpreter's `want` in vector v, else 0. */
+static int lanes_differ(tine_type_t rt, int v, const void *got, const uint64_t *want) {
+    int bytes = rt.kind == TINE_BOOL ? 1 : rt.bits / 8;
+    for (int i = 0; i < rt.lanes; i++) {
+        uint64_t g = 0;
+        memcpy(&g, (const char *)got + (size_t)i * (size_t)bytes, (size_t)bytes);
+        uint64_t w = want[i];
+        if (bytes < 8) w &= (UINT64_C(1) << (8 * bytes)) - 1;
+        if (g != w) {
+            printf("mismatch (vector %d, lane %d): compiled 0x%" PRIx64 ", interpreter 0x%" PRIx64 "\n", v, i, g, w);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The compiled code under test: JIT-compiled here, or (cross.h) run under qemu. */
+typedef struct {
+    tine_jit_t *jit;
+    cross_run *cross;
+    const tine_expr_t *const *leaf; /* its arguments, in order */
+    int n;
+} compiled;
+
+/* VECTORS random input vectors through the compiled code and the interpreter: the number
+ * of vectors that differ (at most 5 are reported), or -1 after printing why the code
+ * could not run. Vectors the interpreter rejects (a load out of bounds) are not run. */
+static int compare_runs(tine_ctx_t *ctx, const tine_expr_t *e, compiled *c, uint64_t seed) {
+    enum { OUT = 8 * TINE_MAX_LANES };
+    tine_type_t rt = tine_expr_type(e);
+    size_t out_bytes = (size_t)rt.lanes * (size_t)(rt.kind == TINE_BOOL ? 1 : rt.bits / 8);
+    uint64_t(*want)[TINE_MAX_LANES] = calloc(VECTORS, sizeof *want);
+    unsigned char *got = calloc(VECTORS, OUT), *ok = calloc(VECTORS, 1), *packed = calloc(VECTORS, out_bytes);
+    void **mem = calloc((size_t)c->n + 1, sizeof *mem);
+    size_t *size = calloc((size_t)c->n + 1, sizeof *size);
+    int rc = want && got && ok && packed && mem && size ? 0 : -1;
+    for (int v = 0; v < VECTORS && rc == 0; v++) {
+        tine_env_t *env = tine_env_new(ctx);
+        rc = make_inputs(c->leaf, c->n, &seed, mem, size, env);
+        if (rc == 0) {
+            ok[v] = tine_eval(ctx, e, env, want[v]) == 0;
+            if (!ok[v]) tine_clear_error(ctx); /* an input the interpreter rejects: skipped */
+            if (c->jit && ok[v]) tine_jit_call(c->jit, (const void *const *)mem, got + (size_t)v * OUT);
+            if (c->cross) rc = cross_add(c->cross, (const void *const *)mem, size, ok[v]) ? -2 : 0;
+        }
+        for (int a = 0; a < c->n; a++) free(mem[a]);
+        tine_env_free(env);
+    }
+    if (rc == 0 && c->cross) {
+        rc = cross_finish(c->cross, out_bytes, packed, VECTORS) ? -2 : 0;
+        for (int v = 0; v < VECTORS; v++) memcpy(got + (size_t)v * OUT, packed + (size_t)v * out_bytes, out_bytes);
+    }
+    if (rc == -1) fprintf(stderr, "tine: out of memory\n");
+    int bad = 0;
+    for (int v = 0; v < VECTORS && rc == 0 && bad < 5; v++)
+        if (ok[v]) bad += lanes_differ(rt, v, got + (size_t)v * OUT, want[v]);
+    free(want);
+    free(got);
+    free(ok);
+    free(packed);
+    free(mem);
+    free(size);
+    return rc ? -1 : bad;
+}
+
+/* Runs the compiled expression on random inputs and compares every lane with the
+ * interpreter: JIT-compiled here, or under qemu for an AArch64 target (cross.c). */
 static int cmd_run(const options *o) {
     tine_selection_t sel;
     if (selection(o, &sel)) return 2;
@@ -444,70 +541,24 @@ static int cmd_run(const options *o) {
         tine_ctx_free(ctx);
         return 1;
     }
-    tine_jit_t *j = tine_jit_expr(ctx, e, o->target ? o->target : "host", sel); /* selection lifts */
-    if (!j) {
-        report(ctx, "tine: ");
-        tine_ctx_free(ctx);
-        return 1;
-    }
-    enum { VECTORS = 1000 };
-    tine_type_t rt = tine_expr_type(e);
-    int bad = 0, n = tine_jit_nargs(j);
-    uint64_t seed = o->seed;
-    const void **args = calloc((size_t)n + 1, sizeof *args); /* one per argument of the compiled code */
-    void **mem = calloc((size_t)n + 1, sizeof *mem);
-    for (int v = 0; v < VECTORS && bad < 5 && args && mem; v++) {
-        tine_env_t *env = tine_env_new(ctx);
-        for (int a = 0; a < n; a++) {
-            const tine_expr_t *leaf = tine_jit_arg(j, a);
-            tine_type_t t = tine_expr_type(leaf);
-            int bytes = t.kind == TINE_BOOL ? 1 : t.bits / 8;
-            tine_type_t one = tine_type_with_lanes(t, 1);
-            size_t count = tine_expr_op(leaf) == TINE_OP_LOAD ? BUFFER_ELEMS : (size_t)t.lanes;
-            uint64_t lanes[TINE_MAX_LANES];
-            mem[a] = calloc(count, (size_t)bytes);
-            if (!mem[a]) {
-                fprintf(stderr, "tine: out of memory\n");
-                return 1;
-            }
-            for (size_t i = 0; i < count; i++) {
-                uint64_t x = random_lane(one, &seed);
-                if (i < TINE_MAX_LANES) lanes[i] = x;
-                store_elem((char *)mem[a] + i * (size_t)bytes, x, one, (size_t)bytes);
-            }
-            if (tine_expr_op(leaf) == TINE_OP_LOAD) tine_env_bind_buffer(env, tine_expr_name(leaf), one, mem[a], count);
-            else tine_env_bind(env, leaf, lanes);
-            args[a] = mem[a];
-        }
-        uint64_t want[TINE_MAX_LANES], got_raw[TINE_MAX_LANES] = {0};
-        int ok = tine_eval(ctx, e, env, want) == 0;
-        if (ok) tine_jit_call(j, args, got_raw);
-        for (int a = 0; a < n; a++) free(mem[a]);
-        tine_env_free(env);
-        if (!ok) { /* an input the interpreter rejects (a load out of bounds): skip */
-            tine_clear_error(ctx);
-            continue;
-        }
-        int bytes = rt.kind == TINE_BOOL ? 1 : rt.bits / 8;
-        for (int i = 0; i < rt.lanes; i++) {
-            uint64_t g = 0;
-            memcpy(&g, (char *)got_raw + (size_t)i * (size_t)bytes, (size_t)bytes);
-            uint64_t w = want[i];
-            if (bytes < 8) w &= (UINT64_C(1) << (8 * bytes)) - 1;
-            if (g != w) {
-                printf("mismatch (vector %d, lane %d): compiled 0x%" PRIx64 ", interpreter 0x%" PRIx64 "\n", v, i, g, w);
-                bad++;
-                break;
-            }
-        }
-    }
-    bool oom = !args || !mem;
-    free(args);
-    free(mem);
-    tine_jit_free(j);
+    const char *target = o->target ? o->target : "host";
+    compiled c = {0};
+    const tine_expr_t **leaf = NULL;
+    if (cross_wanted(ctx, target)) {
+        c.cross = cross_open(ctx, e, target, sel, &c.leaf, &c.n);
+    } else if ((c.jit = tine_jit_expr(ctx, e, target, sel))) { /* selection lifts */
+        c.n = tine_jit_nargs(c.jit);
+        if ((leaf = calloc((size_t)c.n + 1, sizeof *leaf)))
+            for (int a = 0; a < c.n; a++) leaf[a] = tine_jit_arg(c.jit, a);
+        c.leaf = leaf;
+        if (!leaf) fprintf(stderr, "tine: out of memory\n");
+    } else report(ctx, "tine: ");
+    int bad = (c.jit && leaf) || c.cross ? compare_runs(ctx, e, &c, o->seed) : -1;
+    free(leaf);
+    cross_close(c.cross);
+    if (c.jit) tine_jit_free(c.jit);
     tine_ctx_free(ctx);
-    if (oom) fprintf(stderr, "tine: out of memory\n");
-    if (bad || oom) return 1;
+    if (bad) return 1;
     printf("%d random input vectors: the compiled code and the interpreter agree bit for bit\n", VECTORS);
     return 0;
 }
