@@ -817,13 +817,31 @@ static val elab_expr(elab *el, const tine_ast *a, int lanes) {
         el->mult *= n;
         el->terms += n;
         el->rdepth++;
-        val acc = {0};
+        /* A sum prints as a flat chain; a min or max as nested calls, which past 16 terms
+         * are combined pairwise (depth log2 n), so that what prints parses back within the
+         * parser's nesting limit (max(r in 0..300) x) */
+        bool balanced = a->op != TINE_OP_ADD && n > 16;
+        val acc = {0}, *terms = balanced ? calloc((size_t)n, sizeof *terms) : NULL;
+        TINE_ASSERT(!balanced || terms != NULL);
         for (tine_i128 r = lo.iv; r < hi.iv && !el->failed; r++) {
             push_scope(el, a->field, (val){.lit = 1, .iv = r});
             val t = elab_expr(el, a->args[2], lanes);
             el->nscope--;
-            if (!ok(el, t)) return (val){0};
-            acc = r == lo.iv ? t : binary(el, a, a->op, a, acc, a->args[2], t);
+            if (!ok(el, t)) {
+                free(terms);
+                return (val){0};
+            }
+            if (balanced) terms[r - lo.iv] = t;
+            else acc = r == lo.iv ? t : binary(el, a, a->op, a, acc, a->args[2], t);
+        }
+        for (long m = n; balanced && m > 1 && !el->failed; m = (m + 1) / 2)
+            for (long i = 0; i + 1 < m; i += 2) {
+                terms[i / 2] = binary(el, a, a->op, a, terms[i], a->args[2], terms[i + 1]);
+                if (m % 2 && i + 3 == m) terms[i / 2 + 1] = terms[m - 1];
+            }
+        if (balanced) {
+            acc = el->failed ? (val){0} : terms[0];
+            free(terms);
         }
         el->rdepth--;
         el->mult = saved_mult;
