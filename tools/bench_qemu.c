@@ -189,7 +189,7 @@ static bool prepare(const char *dir, const char *target, const char *name, bench
     }
     if (!ok) {
         const char *why = err[0] ? err : !e ? "no harness entry" : k ? tine_error(ctx) : "";
-        if (why[0]) fprintf(stderr, "tine: bench: qemu: %s: %s\n", name, why);
+        if (why[0]) fprintf(stderr, "\ntine: bench: qemu: %s: %s\n", name, why);
     }
     tine_kernel_free(k);
     tine_ctx_free(ctx);
@@ -310,6 +310,7 @@ int bench_qemu(const char *target, const char *const *names, int n, int runs, be
     fprintf(stderr, "\rbench: qemu: checking %-16s", "");
     args[0] = dir, args[1] = "0";
     if (rc == 0) rc = run_driver(exe, log, args, 2);
+    fprintf(stderr, "\r%40s\r", ""); /* the progress line, before any difference is said */
     int ntimed = 0, k = 0;
     for (int i = 0; i < n; i++) {
         if (!use[i]) continue;
