@@ -2,6 +2,9 @@
 #ifndef TINE_TOOLS_BENCH_H
 #define TINE_TOOLS_BENCH_H
 #include <stdbool.h>
+#include <stddef.h>
+
+#include "tine.h"
 
 /* The implementations measured side by side, in the table's order. tine auto: the same
  * kernel file with its schedule replaced by `schedule auto` (pipeline/autosched.c). */
@@ -44,5 +47,23 @@ int bench_report(const bench_row *rows, int n, const bench_roof *roof, bool quic
 /* `tine bench --target` an AArch64 row: llvm-mca's estimate of each kernel's steady-state
  * loop, LLVM alone beside tine (bench_mca.c); filter as bench's. The exit status. */
 int tine_bench_mca(const char *filter, const char *target);
+
+/* bench/kernels/NAME.tine parsed in ctx; NULL after a message (an unreadable file) or with
+ * ctx's error (bench_mca.c). */
+tine_kernel_t *bench_kernel_load(tine_ctx_t *ctx, const char *name);
+
+/* One kernel's qemu wall time, per selection (0: LLVM alone, 1: tine): the median ms of the
+ * timed runs (MEAS_TIMED), or why it was not timed (MEAS_INEXACT, MEAS_FAILED). */
+typedef struct {
+    meas_state state[2];
+    double ms[2];
+} bench_qemu_result;
+
+/* The kernels names[0..n) at the bench size, each selection run under qemu-aarch64 as
+ * target's code and checked against its C reference, then timed (runs runs after a
+ * warm-up) (bench_qemu.c). 0 with res[0..n) filled (failures said on stderr); -1 when a
+ * tool is missing or no directory can be made, why in why (res: MEAS_ABSENT). */
+int bench_qemu(const char *target, const char *const *names, int n, int runs, bench_qemu_result *res, char *why,
+               size_t nwhy);
 
 #endif

@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "../bench/harness.h"
+#include "bench.h"
 #include "tine.h"
 
 #ifndef TINE_SOURCE_DIR
@@ -322,15 +323,20 @@ static void mnemonic_diff(const sel_result *t, const sel_result *l, char *out, s
     }
 }
 
-/* One kernel at both selections into r[2]; false after a message. */
-static bool measure(const char *kernel, const char *target, sel_result r[2]) {
+tine_kernel_t *bench_kernel_load(tine_ctx_t *ctx, const char *name) {
     char path[512];
-    snprintf(path, sizeof path, "%s/bench/kernels/%s.tine", TINE_SOURCE_DIR, kernel);
+    snprintf(path, sizeof path, "%s/bench/kernels/%s.tine", TINE_SOURCE_DIR, name);
     char *text = tine_cli_read_file(path);
-    if (!text) return false;
-    tine_ctx_t *ctx = tine_ctx_new();
+    if (!text) return NULL;
     tine_kernel_t *k = tine_kernel_parse(ctx, text, path);
     free(text);
+    return k;
+}
+
+/* One kernel at both selections into r[2]; false after a message. */
+static bool measure(const char *kernel, const char *target, sel_result r[2]) {
+    tine_ctx_t *ctx = tine_ctx_new();
+    tine_kernel_t *k = bench_kernel_load(ctx, kernel);
     bool ok = k != NULL;
     for (int s = 0; s < 2 && ok; s++) {
         size_t size = 0;
@@ -359,10 +365,18 @@ static bool measure(const char *kernel, const char *target, sel_result r[2]) {
         snprintf(what, sizeof what, "%s (%s)", kernel, s ? "tine" : "LLVM alone");
         for (int c = 0; c < 2 && ok; c++) ok = (r[s].cycles[c] = mca_cycles(&r[s].a, l, CPUS[c], what)) >= 0;
     }
-    if (!k || (!ok && tine_error(ctx)[0])) fprintf(stderr, "tine: bench: %s: %s\n", kernel, tine_error(ctx));
+    if (!ok && tine_error(ctx)[0]) fprintf(stderr, "tine: bench: %s: %s\n", kernel, tine_error(ctx));
     tine_kernel_free(k);
     tine_ctx_free(ctx);
     return ok;
+}
+
+enum { QEMU_RUNS = 5 };
+
+/* A qemu column's cell: the median ms, or why there is none. */
+static void qemu_cell(const bench_qemu_result *q, int s, char *out, size_t n) {
+    if (q->state[s] == MEAS_TIMED) snprintf(out, n, "%.1f", q->ms[s]);
+    else snprintf(out, n, "%s", q->state[s] == MEAS_INEXACT ? "differs" : q->state[s] == MEAS_FAILED ? "failed" : "-");
 }
 
 int tine_bench_mca(const char *filter, const char *target) {
@@ -379,16 +393,27 @@ int tine_bench_mca(const char *filter, const char *target) {
         fprintf(stderr, "tine: no benchmark kernel matches --filter '%s'\n", filter);
         return 2;
     }
+    /* the qemu columns first: one AArch64 program for every kernel of the table */
+    const char **names = calloc((size_t)kernels, sizeof *names);
+    bench_qemu_result *q = calloc((size_t)kernels, sizeof *q);
+    if (!names || !q) abort();
+    int nk = 0;
+    for (const bench_entry *be = bench_entries(); be->name; be++)
+        if (!filter || strstr(be->name, filter)) names[nk++] = be->name;
+    char why[512] = "";
+    bool qemu = bench_qemu(target, names, nk, QEMU_RUNS, q, why, sizeof why) == 0;
     printf("tine bench --target %s: llvm-mca-19 estimates of each kernel's steady-state loop\n"
            "(cycles and instructions per output vector = 16 bytes stored; '*' a loop that stores nothing: per "
-           "iteration; ratio = LLVM alone / tine, above 1 tine is faster)\n\n",
-           target);
-    printf("%-16s %8s %8s %6s %8s %8s %6s %8s %8s  %s\n", "kernel", "n1 LLVM", "n1 tine", "ratio", "m1 LLVM",
-           "m1 tine", "ratio", "ins LLVM", "ins tine", "loop (LLVM alone; tine's when another)");
+           "iteration; ratio = LLVM alone / tine, above 1 tine is faster)\n"
+           "qemu: the whole kernel's wall time at the bench size under qemu-aarch64, median ms of %d runs after a "
+           "bit-exact check against the C reference: an emulation time, qemu models no CPU (a sanity column)\n",
+           target, QEMU_RUNS);
+    if (!qemu) printf("qemu: - (not run: %s)\n", why);
+    printf("\n%-16s %8s %8s %6s %8s %8s %6s %8s %8s %9s %9s  %s\n", "kernel", "n1 LLVM", "n1 tine", "ratio", "m1 LLVM",
+           "m1 tine", "ratio", "ins LLVM", "ins tine", "qemu LLVM", "qemu tine", "loop (LLVM alone; tine's when another)");
     double logsum[2] = {0, 0};
     int n = 0, worse = 0;
     char diffs[32][1024];
-    const char *names[32];
     for (const bench_entry *be = bench_entries(); be->name; be++) {
         if (filter && !strstr(be->name, filter)) continue;
         fprintf(stderr, "\rbench: %-16s", be->name);
@@ -399,6 +424,8 @@ int tine_bench_mca(const char *filter, const char *target) {
             asm_free(&r[0].a);
             asm_free(&r[1].a);
             free(r);
+            free(names);
+            free(q);
             return 1;
         }
         fprintf(stderr, "\r%30s\r", "");
@@ -412,11 +439,13 @@ int tine_bench_mca(const char *filter, const char *target) {
         char lb[160] = "";
         if (strcmp(ll->name, lt->name))
             snprintf(lb, sizeof lb, "; %s %s%s", lt->head, lt->name, lt->stored < 16 ? "*" : "");
-        printf("%-16s %8.2f %8.2f %6.2f %8.2f %8.2f %6.2f %8.1f %8.1f  %s %s%s%s\n", be->name, r[0].cycles[0] * r[0].per,
-               r[1].cycles[0] * r[1].per, ratio[0], r[0].cycles[1] * r[0].per, r[1].cycles[1] * r[1].per, ratio[1],
-               ll->ins * r[0].per, lt->ins * r[1].per, ll->head, ll->name, ll->stored < 16 ? "*" : "", lb);
+        char qcol[2][16];
+        for (int s = 0; s < 2; s++) qemu_cell(&q[n], s, qcol[s], sizeof qcol[s]);
+        printf("%-16s %8.2f %8.2f %6.2f %8.2f %8.2f %6.2f %8.1f %8.1f %9s %9s  %s %s%s%s\n", be->name,
+               r[0].cycles[0] * r[0].per, r[1].cycles[0] * r[1].per, ratio[0], r[0].cycles[1] * r[0].per,
+               r[1].cycles[1] * r[1].per, ratio[1], ll->ins * r[0].per, lt->ins * r[1].per, qcol[0], qcol[1], ll->head,
+               ll->name, ll->stored < 16 ? "*" : "", lb);
         if (n < 32) {
-            names[n] = be->name;
             mnemonic_diff(&r[1], &r[0], diffs[n], sizeof diffs[n]);
         }
         n++;
@@ -428,5 +457,7 @@ int tine_bench_mca(const char *filter, const char *target) {
     printf("%d of %d kernels estimated slower with tine than with LLVM alone on a CPU\n", worse, n);
     printf("\ninstructions in tine's loop and not in LLVM alone's:\n");
     for (int i = 0; i < n && i < 32; i++) printf("%-16s %s\n", names[i], diffs[i][0] ? diffs[i] : "(none)");
+    free(names);
+    free(q);
     return 0;
 }

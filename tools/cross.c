@@ -8,6 +8,7 @@
  * run, not per vector: qemu's start-up is most of the cost. */
 #include "cross.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -20,10 +21,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-
-#define CROSS_CC "clang-19"
-#define CROSS_QEMU "qemu-aarch64"
-#define CROSS_SYSROOT "/usr/aarch64-linux-gnu"
 
 static const char DRIVER[] =
     "#include <stdint.h>\n"
@@ -53,10 +50,6 @@ static const char DRIVER[] =
     "    if (fclose(out)) die(\"cannot write the output\");\n"
     "    return 0;\n"
     "}\n";
-
-/* the files of a run's directory, removed with it */
-static const char *const FILES[] = {"expr.o", "driver.c", "driver", "in.bin", "out.bin", "log.txt"};
-enum { NFILES = sizeof FILES / sizeof FILES[0] };
 
 struct cross_run {
     char dir[4096];
@@ -96,8 +89,7 @@ int cross_wanted(tine_ctx_t *ctx, const char *target) {
     return here == 0;
 }
 
-/* Which of the tools a run needs is missing: NULL when none is. */
-static const char *missing_tool(const char *target, char *buf, size_t n) {
+const char *cross_missing_tool(const char *target, char *buf, size_t n) {
     struct stat st;
     if (!on_path(CROSS_CC))
         snprintf(buf, n, "running %s code needs " CROSS_CC " (to link it for AArch64), which is not on PATH", target);
@@ -113,7 +105,28 @@ static const char *missing_tool(const char *target, char *buf, size_t n) {
     return buf;
 }
 
-static int write_file(const char *path, const void *data, size_t n) {
+int cross_mkdtemp(char *dir, size_t n, const char *what) {
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, n, "%s/tine-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", what);
+    if (mkdtemp(dir)) return 0;
+    fprintf(stderr, "tine: cannot make a temporary directory %s: %s\n", dir, strerror(errno));
+    return -1;
+}
+
+void cross_rmtree(const char *dir) {
+    DIR *d = dir && *dir ? opendir(dir) : NULL;
+    if (!d) return;
+    char path[4200];
+    for (struct dirent *e; (e = readdir(d));) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+int cross_write_file(const char *path, const void *data, size_t n) {
     FILE *f = fopen(path, "wb");
     int ok = f && fwrite(data, 1, n, f) == n;
     if (f && fclose(f)) ok = 0;
@@ -121,11 +134,7 @@ static int write_file(const char *path, const void *data, size_t n) {
     return ok ? 0 : -1;
 }
 
-/* Runs argv with its standard output and error into the run's log.txt. The exit status,
- * or -1 when it could not start or was killed (*sig: the signal, else 0). */
-static int spawn(const cross_run *c, char *const *argv, int *sig) {
-    char log[4200];
-    path_of(c, "log.txt", log, sizeof log);
+int cross_spawn(const char *log, char *const *argv, int *sig) {
     *sig = 0;
     fflush(NULL);
     pid_t pid = fork();
@@ -147,19 +156,40 @@ static int spawn(const cross_run *c, char *const *argv, int *sig) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/* Prints the first lines of the log after a failed step. */
-static void show_log(const cross_run *c) {
-    char log[4200], line[512];
-    path_of(c, "log.txt", log, sizeof log);
+void cross_show_log(const char *log) {
+    char line[512];
     FILE *f = fopen(log, "r");
     for (int i = 0; f && i < 20 && fgets(line, sizeof line, f); i++) fprintf(stderr, "  %s", line);
     if (f) fclose(f);
 }
 
+int cross_link(const char *log, const char *const *inputs, const char *const *extra, const char *exe,
+               const char *what) {
+    const char *fixed[] = {CROSS_CC, "--target=aarch64-linux-gnu", "-O1", "-static", "-w", "-o", exe};
+    enum { NFIXED = sizeof fixed / sizeof *fixed };
+    int n = 0, m = 0;
+    while (inputs[n]) n++;
+    while (extra && extra[m]) m++;
+    const char **argv = calloc((size_t)(NFIXED + n + m + 1), sizeof *argv);
+    if (!argv) {
+        fprintf(stderr, "tine: out of memory\n");
+        return -1;
+    }
+    memcpy(argv, fixed, sizeof fixed);
+    memcpy(argv + NFIXED, inputs, (size_t)n * sizeof *argv);
+    if (m) memcpy(argv + NFIXED + n, extra, (size_t)m * sizeof *argv);
+    int sig, rc = cross_spawn(log, (char *const *)argv, &sig);
+    free(argv);
+    if (rc == 0) return 0;
+    fprintf(stderr, "tine: " CROSS_CC " could not link the %s code with its driver:\n", what);
+    cross_show_log(log);
+    return -1;
+}
+
 cross_run *cross_open(tine_ctx_t *ctx, const tine_expr_t *e, const char *target, tine_selection_t sel,
                       const tine_expr_t *const **args, int *nargs) {
     char why[512];
-    if (missing_tool(target, why, sizeof why)) {
+    if (cross_missing_tool(target, why, sizeof why)) {
         fprintf(stderr, "tine: %s\n", why);
         return NULL;
     }
@@ -169,10 +199,7 @@ cross_run *cross_open(tine_ctx_t *ctx, const tine_expr_t *e, const char *target,
         return NULL;
     }
     c->target = target;
-    const char *tmp = getenv("TMPDIR");
-    snprintf(c->dir, sizeof c->dir, "%s/tine-cross-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(c->dir)) {
-        fprintf(stderr, "tine: cannot make a temporary directory %s: %s\n", c->dir, strerror(errno));
+    if (cross_mkdtemp(c->dir, sizeof c->dir, "cross")) {
         free(c);
         return NULL;
     }
@@ -180,11 +207,11 @@ cross_run *cross_open(tine_ctx_t *ctx, const tine_expr_t *e, const char *target,
     char *obj = tine_emit_expr_as(ctx, e, target, sel, TINE_EMIT_OBJ, "tine_expr", &size, &c->args, &c->nargs);
     char path[4200];
     path_of(c, "expr.o", path, sizeof path);
-    int rc = obj ? write_file(path, obj, size) : -1;
+    int rc = obj ? cross_write_file(path, obj, size) : -1;
     if (!obj) cli_report(ctx, "tine: ");
     free(obj);
     path_of(c, "driver.c", path, sizeof path);
-    if (rc == 0) rc = write_file(path, DRIVER, sizeof DRIVER - 1);
+    if (rc == 0) rc = cross_write_file(path, DRIVER, sizeof DRIVER - 1);
     path_of(c, "in.bin", path, sizeof path);
     if (rc == 0 && !(c->in = fopen(path, "wb"))) {
         fprintf(stderr, "tine: cannot write %s: %s\n", path, strerror(errno));
@@ -218,7 +245,8 @@ int cross_add(cross_run *c, const void *const *arg, const size_t *size, bool cal
 }
 
 int cross_finish(cross_run *c, size_t out_bytes, void *out, int nvectors) {
-    char in[4200], res[4200], drv[4200], src[4200], obj[4200];
+    char in[4200], res[4200], drv[4200], src[4200], obj[4200], log[4200];
+    path_of(c, "log.txt", log, sizeof log);
     path_of(c, "in.bin", in, sizeof in);
     path_of(c, "out.bin", res, sizeof res);
     path_of(c, "driver", drv, sizeof drv);
@@ -231,12 +259,8 @@ int cross_finish(cross_run *c, size_t out_bytes, void *out, int nvectors) {
         return -1;
     }
     int sig;
-    char *cc[] = {CROSS_CC, "--target=aarch64-linux-gnu", "-O1", "-static", "-w", src, obj, "-o", drv, NULL};
-    if (spawn(c, cc, &sig) != 0) {
-        fprintf(stderr, "tine: " CROSS_CC " could not link the %s code with its driver:\n", c->target);
-        show_log(c);
-        return -1;
-    }
+    const char *inputs[] = {src, obj, NULL};
+    if (cross_link(log, inputs, NULL, drv, c->target)) return -1;
     /* the command line: qemu, its CPU (every extension tine's AArch64 targets name), the
        driver, its files and sizes */
     enum { FIXED = 6 };
@@ -253,14 +277,14 @@ int cross_finish(cross_run *c, size_t out_bytes, void *out, int nvectors) {
             argv[FIXED + 1 + i] = num[i];
         }
         argv[FIXED + 1 + c->nargs] = NULL;
-        rc = spawn(c, argv, &sig);
+        rc = cross_spawn(log, argv, &sig);
     } else fprintf(stderr, "tine: out of memory\n");
     free(argv);
     free(num);
     if (rc != 0) {
         if (sig) fprintf(stderr, "tine: the %s code was killed by signal %d under " CROSS_QEMU "\n", c->target, sig);
         else fprintf(stderr, "tine: the %s code failed under " CROSS_QEMU " (exit %d):\n", c->target, rc);
-        show_log(c);
+        cross_show_log(log);
         return -1;
     }
     FILE *f = fopen(res, "rb");
@@ -278,12 +302,7 @@ int cross_finish(cross_run *c, size_t out_bytes, void *out, int nvectors) {
 void cross_close(cross_run *c) {
     if (!c) return;
     if (c->in) fclose(c->in);
-    char path[4200];
-    for (int i = 0; i < NFILES; i++) {
-        path_of(c, FILES[i], path, sizeof path);
-        unlink(path);
-    }
-    rmdir(c->dir);
+    cross_rmtree(c->dir);
     free(c->args);
     free(c->size);
     free(c);

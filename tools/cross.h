@@ -10,6 +10,40 @@
 
 #include "tine.h"
 
+#define CROSS_CC "clang-19"
+#define CROSS_QEMU "qemu-aarch64"
+#define CROSS_SYSROOT "/usr/aarch64-linux-gnu"
+
+/* ---- the toolchain, for any program run under qemu (tine run -e, tine bench) ---------- */
+
+/* Which of the tools running target's code needs is missing, said into buf; NULL when
+ * clang-19, the AArch64 C library and qemu-aarch64 are all installed. */
+const char *cross_missing_tool(const char *target, char *buf, size_t n);
+
+/* A fresh directory "$TMPDIR/tine-<what>-XXXXXX" into dir; 0, or -1 after a message. */
+int cross_mkdtemp(char *dir, size_t n, const char *what);
+
+/* Removes the files of dir, then dir (NULL or "" is fine). */
+void cross_rmtree(const char *dir);
+
+/* Writes n bytes to path; 0, or -1 after a message. */
+int cross_write_file(const char *path, const void *data, size_t n);
+
+/* Runs argv with its standard output and error into the file log. The exit status, or -1
+ * when it could not start or was killed (*sig: the signal, else 0). */
+int cross_spawn(const char *log, char *const *argv, int *sig);
+
+/* Prints the first lines of log on stderr, indented (after a failed step). */
+void cross_show_log(const char *log);
+
+/* Links inputs (C files and objects; NULL-terminated) with clang-19 into the static
+ * AArch64 program exe (extra: more flags, NULL-terminated, or NULL); what names the code
+ * in the message. 0, or -1 after a message and the log. */
+int cross_link(const char *log, const char *const *inputs, const char *const *extra, const char *exe,
+               const char *what);
+
+/* ---- tine run -e ----------------------------------------------------------------------- */
+
 /* 1 when target's code runs under qemu-aarch64 rather than here (an AArch64 target this
  * machine does not run), else 0 (the host, an x86 target, or an unknown name: the JIT
  * path reports those). */
