@@ -525,7 +525,7 @@ static LLVMValueRef emit_insn_typed(gen *g, const tine_expr_t *e, const tine_ins
         LLVMValueRef v = LLVMBuildCall2(g->b, fty, fn, args, (unsigned)e->nops, "");
         if (sbits) {
             if (sbits > t.bits) v = LLVMBuildTrunc(g->b, v, elem_type(g, t), "");
-            v = LLVMBuildInsertElement(g->b, LLVMGetUndef(rt), v, LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0), "");
+            v = LLVMBuildInsertElement(g->b, LLVMGetUndef(rt), v, LLVMConstInt(i32, 0, 0), "");
         }
         if (!acc) {
             acc = v;
