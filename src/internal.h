@@ -234,6 +234,10 @@ tine_type_t tine_fpir_result_type(tine_ctx_t *ctx, tine_op_t op, int n,
 tine_type_t tine_fpir_literal_type(tine_op_t op, int i, tine_type_t t0);
 /* The primitive-op form of one FPIR node (its operands are kept as they are). */
 tine_expr_t *tine_fpir_expand_node(tine_ctx_t *ctx, const tine_expr_t *e);
+/* root with the n (at most 4) nodes from[i] replaced by to[i] (of the same types), its
+ * other nodes rebuilt on the replacements; ops of every kind are kept. */
+tine_expr_t *tine_substitute(tine_ctx_t *ctx, const tine_expr_t *root, const tine_expr_t *const *from,
+                             tine_expr_t *const *to, int n);
 /* Cached template: the definition instantiated on placeholder variables $0, $1, $2 of
  * the node's operand types, fully expanded. Used by the interpreter. */
 const tine_expr_t *tine_fpir_template(tine_ctx_t *ctx, const tine_expr_t *e,

@@ -331,6 +331,17 @@ static void test_errors(void) {
          "<t>:3:6: the semantics of 'sumall' do not scale with the lanes (twice the operands' lanes must give twice the result's)"},
         {"feature sse2\nwidth xmm 128\ninsn f(a:u8) = a\n  forms xmm:sse2\n  cost 1 1\n  llvm generic\n  c _mm_f\n  imm b\n",
          "<t>:8:7: 'b' is not an operand of this instruction"},
+        /* semantics may use the instructions above them only: not one below, not itself */
+        {"feature sse2\nwidth xmm 128\ninsn f(a:u8) = g(a)\n  forms xmm:sse2\n  cost 1 1\n  llvm generic\n  c _mm_f\n"
+         "insn g(a:u8) = a\n  forms xmm:sse2\n  cost 1 1\n  llvm generic\n  c _mm_g\n",
+         "<t>:3:16: unknown function 'g'"},
+        {"feature sse2\nwidth xmm 128\ninsn f(a:u8) = f(a)\n  forms xmm:sse2\n  cost 1 1\n  llvm generic\n  c _mm_f\n",
+         "<t>:3:16: unknown function 'f'"},
+        {"feature sse2\nwidth xmm 128\ninsn f(a:u8) = nosuch(a)\n  forms xmm:sse2\n  cost 1 1\n  llvm generic\n  c _mm_f\n",
+         "<t>:3:16: unknown function 'nosuch'"},
+        {"feature sse2\nwidth xmm 128\ninsn g(a:u8) = a\n  forms xmm:sse2\n  cost 1 1\n  llvm generic\n  c _mm_g\n"
+         "insn g(a:u8) = a\n  forms xmm:sse2\n  cost 1 1\n  llvm generic\n  c _mm_f\n",
+         "<t>:8:6: duplicate instruction 'g'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         tine_ctx_t *ctx = tine_ctx_new();
@@ -341,6 +352,64 @@ static void test_errors(void) {
         if (isa) tine_isa_free(isa);
         tine_ctx_free(ctx);
     }
+}
+
+/* An entry's semantics may use an instruction above it in the same description, at
+ * the operand types it is used with (f's semantics type only through g's result). */
+static void test_nested(void) {
+    tine_ctx_t *ctx = tine_ctx_new();
+    tine_isa *isa = tine_isa_parse(ctx,
+                                   "feature sse2\nwidth xmm 128\ninsn g(a:u8) = widen(a) + 1\n  forms xmm:sse2\n  cost 1 1\n"
+                                   "  llvm generic\n  c _mm_g\ninsn f(acc:u16, a:u8) = acc + g(a)\n  forms xmm:sse2\n"
+                                   "  cost 1 1\n  llvm generic\n  c _mm_f\n",
+                                   "<t>");
+    check(isa && isa->n == 2, "an entry using the one above it loads: %s", isa ? "" : tine_error(ctx));
+    if (isa) {
+        char b[16];
+        check(isa->insn[1].result.kind == TINE_UINT && isa->insn[1].result.bits == 16, "f's result is g's, u16 (got %s)",
+              tine_type_name(isa->insn[1].result, b));
+    }
+    tine_isa_free(isa);
+    tine_ctx_free(ctx);
+}
+
+/* Every instruction's expanded semantics is primitive ops only, also where the
+ * semantics use another instruction (srsra_i8 = acc + srshr_i8): expansion goes through
+ * the inner one too. Those that do are counted, so the check cannot pass vacuously. */
+static void test_expanded(const char *which) {
+    tine_ctx_t *ctx = tine_ctx_new();
+    const tine_isa *isa = tine_isa_get(ctx, which);
+    int nested = 0;
+    for (int k = 0; k < isa->n; k++) {
+        const tine_insn *in = &isa->insn[k];
+        tine_expr_t *ops[TINE_INSN_MAX_OPS];
+        for (int j = 0; j < in->nops; j++) {
+            char name[8];
+            snprintf(name, sizeof name, "x%d", j);
+            ops[j] = tine_var(ctx, name, tine_type_with_lanes(in->optype[j], in->probe_lanes[j]));
+        }
+        tine_expr_t *e = tine_insn_make(ctx, (uint32_t)tine_isa_lookup(ctx, in->name), in->nops, ops);
+        if (!e) {
+            fail("%s: no node at its probe lanes: %s", in->name, tine_error(ctx));
+            continue;
+        }
+        const tine_expr_t *const *ph;
+        const tine_expr_t *sem = tine_insn_template(ctx, e, &ph, false), *exp = tine_insn_template(ctx, e, &ph, true);
+        uint32_t n;
+        tine_expr_t **order = tine_topo(ctx, sem, &n);
+        bool inner = false;
+        for (uint32_t i = 0; i < n; i++) inner |= order[i]->op == TINE_OP_INSN;
+        free(order);
+        nested += inner;
+        order = tine_topo(ctx, exp, &n);
+        bool prim = true;
+        for (uint32_t i = 0; i < n; i++)
+            prim &= order[i]->op != TINE_OP_INSN && !tine_op_is_fpir((tine_op_t)order[i]->op);
+        free(order);
+        check(prim, "%s: the expanded semantics are primitive ops only", in->name);
+    }
+    if (!strcmp(which, "arm")) check(nested >= 12, "arm: %d entries use another instruction (srsra, sadalp ...)", nested);
+    tine_ctx_free(ctx);
 }
 
 /* ---- the C intrinsics ------------------------------------------------------------------ */
@@ -480,6 +549,9 @@ int main(int argc, char **argv) {
     double t0 = now();
     test_shape();
     test_errors();
+    test_nested();
+    test_expanded("arm");
+    test_expanded("x86");
     tine_ctx_t *ctx = tine_ctx_new();
     uint32_t host = tine_target_features(ctx, "host", NULL);
     const tine_isa *isa = tine_isa_get(ctx, "x86");

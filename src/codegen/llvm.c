@@ -444,6 +444,28 @@ static LLVMValueRef lanes_of(gen *g, LLVMValueRef v, int lanes, int first, int n
     return r;
 }
 
+/* An instruction as its semantics, for LLVM to select. Semantics that use another
+ * instruction (srsra: acc + srshr(a, n)) get the node's constant operands in place of
+ * their placeholders first, so the inner instruction sees its immediate as a constant and
+ * is emitted as its intrinsic (srshl by -n, which LLVM folds with the add into srsra)
+ * rather than as its own semantics. */
+static LLVMValueRef emit_semantics(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
+    const tine_expr_t *const *ph;
+    const tine_expr_t *tmpl = tine_insn_template(g->ctx, e, &ph, false);
+    uint32_t n;
+    tine_expr_t **order = tine_topo(g->ctx, tmpl, &n);
+    bool nested = false;
+    for (uint32_t k = 0; k < n && !nested; k++) nested = order[k]->op == TINE_OP_INSN;
+    free(order);
+    if (nested) {
+        tine_expr_t *to[TINE_INSN_MAX_OPS];
+        for (int i = 0; i < e->nops; i++)
+            to[i] = e->ops[i]->op == TINE_OP_CONST ? e->ops[i] : (tine_expr_t *)ph[i];
+        tmpl = tine_substitute(g->ctx, tmpl, ph, to, e->nops);
+    }
+    return emit_template(g, tmpl, ph, e->nops, ov);
+}
+
 /* An instruction whose form names its LLVM intrinsic with the types spelt out
  * (llvm.aarch64.neon.smull.v8i16): called once per register of the form, on pieces whose
  * lanes are the description's ratios (smull: 8 i8 lanes in, 8 i16 out; xtn: 8 i16 in, 8 i8
@@ -452,14 +474,18 @@ static LLVMValueRef lanes_of(gen *g, LLVMValueRef v, int lanes, int first, int n
 static LLVMValueRef emit_insn_typed(gen *g, const tine_expr_t *e, const tine_insn *in, const tine_insn_form *fm,
                                     LLVMValueRef *ov) {
     tine_type_t t = e->type;
-    int W = fm->bits, rl = W / t.bits, nreg = (t.lanes + rl - 1) / rl, ol[TINE_INSN_MAX_OPS];
+    /* An across-register sum whose intrinsic returns a scalar wider than the result
+     * (llvm.aarch64.neon.saddlv.i32.v16i8 for SADDLV to a halfword): one result lane per
+     * register, the call's scalar cut to it. */
+    size_t base_len;
+    LLVMIntrinsicGetName(LLVMLookupIntrinsicID(fm->llvm, strlen(fm->llvm)), &base_len);
+    const char *suffix = fm->llvm + base_len + 1;
+    int sbits = suffix[0] == 'i' ? atoi(suffix + 1) : 0;
+    int W = fm->bits, rl = sbits ? 1 : W / t.bits, nreg = (t.lanes + rl - 1) / rl, ol[TINE_INSN_MAX_OPS];
     bool ok = tine_insn_operand_lanes(in, rl, ol);
     const tine_expr_t *imm = in->imm >= 0 ? e->ops[in->imm] : NULL;
-    if (!ok || (imm && !(imm->op == TINE_OP_CONST && (imm->flags & TINE_F_UNIFORM)))) {
-        const tine_expr_t *const *ph;
-        const tine_expr_t *tmpl = tine_insn_template(g->ctx, e, &ph, false);
-        return emit_template(g, tmpl, ph, e->nops, ov);
-    }
+    if (!ok || (imm && !(imm->op == TINE_OP_CONST && (imm->flags & TINE_F_UNIFORM))))
+        return emit_semantics(g, e, ov);
     LLVMTypeRef i32 = LLVMInt32TypeInContext(g->lc), params[TINE_INSN_MAX_OPS];
     for (int j = 0; j < e->nops; j++)
         params[j] = j == in->imm ? i32 : LLVMVectorType(elem_type(g, e->ops[j]->type), (unsigned)ol[j]);
@@ -487,7 +513,8 @@ static LLVMValueRef emit_insn_typed(gen *g, const tine_expr_t *e, const tine_ins
             }
         }
     }
-    LLVMTypeRef fty = LLVMFunctionType(rt, params, (unsigned)e->nops, 0);
+    LLVMTypeRef ct = sbits ? LLVMIntTypeInContext(g->lc, (unsigned)sbits) : rt;
+    LLVMTypeRef fty = LLVMFunctionType(ct, params, (unsigned)e->nops, 0);
     LLVMValueRef fn = LLVMGetNamedFunction(g->m, fm->llvm);
     if (!fn) fn = LLVMAddFunction(g->m, fm->llvm, fty);
     LLVMValueRef acc = NULL;
@@ -496,6 +523,10 @@ static LLVMValueRef emit_insn_typed(gen *g, const tine_expr_t *e, const tine_ins
         for (int j = 0; j < e->nops; j++)
             args[j] = j == in->imm ? immv : lanes_of(g, ov[j], e->ops[j]->type.lanes, r * ol[j], ol[j]);
         LLVMValueRef v = LLVMBuildCall2(g->b, fty, fn, args, (unsigned)e->nops, "");
+        if (sbits) {
+            if (sbits > t.bits) v = LLVMBuildTrunc(g->b, v, elem_type(g, t), "");
+            v = LLVMBuildInsertElement(g->b, LLVMGetUndef(rt), v, LLVMConstInt(i32, 0, 0), "");
+        }
         if (!acc) {
             acc = v;
             continue;
@@ -519,11 +550,8 @@ static LLVMValueRef emit_insn(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
     tine_type_t t = e->type;
     int bits = t.lanes * t.bits;
     int f = insn_form(in, g->features, bits);
-    if (f < 0 || in->generic) { /* not on this target: what it means, for LLVM to select */
-        const tine_expr_t *const *ph;
-        const tine_expr_t *tmpl = tine_insn_template(g->ctx, e, &ph, false);
-        return emit_template(g, tmpl, ph, e->nops, ov);
-    }
+    if (f < 0 || in->generic) /* not on this target: what it means, for LLVM to select */
+        return emit_semantics(g, e, ov);
     const tine_insn_form *fm = &in->form[f];
     int W = fm->bits, nreg = (bits + W - 1) / W, rl = W / t.bits; /* result lanes per register */
     unsigned id = LLVMLookupIntrinsicID(fm->llvm, strlen(fm->llvm));

@@ -320,6 +320,14 @@ static tine_expr_t *substitute(tine_ctx_t *ctx, const tine_fpir_tmpl *m, tine_ex
     return r;
 }
 
+tine_expr_t *tine_substitute(tine_ctx_t *ctx, const tine_expr_t *root, const tine_expr_t *const *from,
+                             tine_expr_t *const *to, int n) {
+    TINE_ASSERT(n >= 0 && n <= 4);
+    tine_fpir_tmpl m = {.expansion = (tine_expr_t *)root};
+    for (int i = 0; i < n; i++) m.ph[i] = (tine_expr_t *)from[i];
+    return substitute(ctx, &m, to, n);
+}
+
 tine_expr_t *tine_fpir_expand_node(tine_ctx_t *ctx, const tine_expr_t *e) {
     TINE_ASSERT(tine_op_is_fpir((tine_op_t)e->op));
     tine_fpir_tmpl *m = template_of(ctx, e);

@@ -40,7 +40,13 @@ struct insn_tmpl {
 typedef struct {
     tine_isa *isa[TINE_MAX_ISAS]; /* the built-in descriptions, read on first use */
     bool loading;                 /* a description is being read: its names are not yet known */
+    tine_isa *cur;                /* that description: its entries read so far are visible to
+                                     the semantics of the later ones (srsra = acc + srshr) */
 } isa_state;
+
+/* The instruction codes of a description: its id in the top bits (a description read
+ * from text, not built in, takes an id past every built-in one). */
+static int code_id(const tine_isa *isa) { return isa->id >= 0 ? isa->id : TINE_MAX_ISAS; }
 
 static void free_state(tine_ctx_t *ctx, void *p) {
     (void)ctx;
@@ -120,6 +126,7 @@ static tine_isa *load(tine_ctx_t *ctx, int id, const char *text, const char *fil
     TINE_ASSERT(isa != NULL);
     isa->id = id;
     isa->name = id >= 0 ? BUILTIN[id].name : file;
+    state(ctx)->cur = isa; /* the caller resets it */
     tine_isa_ast *a = &isa->ast;
     if (tine_parse_isa(ctx, &isa->arena, text, file, a) != 0) goto fail;
     const tine_src *src = a->src;
@@ -166,15 +173,15 @@ static tine_isa *load(tine_ctx_t *ctx, int id, const char *text, const char *fil
         in->rtp = ia->rtp;
         in->pack = ia->pack;
         in->generic = ia->generic;
-        if (tine_op_lookup(in->name) >= 0 || tine_isa_lookup(ctx, in->name) >= 0) {
-            isa_error(ctx, src, ia->name, "'%s' is already the name of an op", in->name);
-            goto fail;
-        }
         for (int j = 0; j < k; j++)
             if (!strcmp(isa->insn[j].name, in->name)) {
                 isa_error(ctx, src, ia->name, "duplicate instruction '%s'", in->name);
                 goto fail;
             }
+        if (tine_op_lookup(in->name) >= 0 || tine_isa_lookup(ctx, in->name) >= 0) {
+            isa_error(ctx, src, ia->name, "'%s' is already the name of an op", in->name);
+            goto fail;
+        }
         if (!ia->has_cost || !ia->nforms || !ia->nllvm || !ia->nc) {
             tine_diag(ctx, src, ia->end_line, 1, "instruction '%s' needs forms, cost, llvm and c", in->name);
             goto fail;
@@ -233,7 +240,6 @@ static tine_isa *load(tine_ctx_t *ctx, int id, const char *text, const char *fil
             in->form[f].c = ia->c[f].s;
         }
         in->nforms = ia->nforms;
-        isa->n = k + 1;
         /* the semantics must type: try it at the narrowest form's lanes */
         tine_type_t t[TINE_INSN_MAX_OPS];
         for (int j = 0; j < in->nops; j++) t[j] = tine_type_with_lanes(in->optype[j], 1);
@@ -265,6 +271,9 @@ static tine_isa *load(tine_ctx_t *ctx, int id, const char *text, const char *fil
         in->result = tine_type_with_lanes(m->sem->type, 1);
         for (int j = 0; j < in->nops; j++) in->probe_lanes[j] = t[j].lanes;
         in->probe_result = m->sem->type.lanes;
+        /* visible from here on: to the semantics of the entries below (not its own, which
+         * would not end) */
+        isa->n = k + 1;
     }
     return isa;
 fail:
@@ -291,6 +300,7 @@ const tine_isa *tine_isa_get(tine_ctx_t *ctx, const char *name) {
             st->loading = true;
             st->isa[id] = load(ctx, id, BUILTIN[id].text, BUILTIN[id].file);
             st->loading = false;
+            st->cur = NULL;
             if (!st->isa[id]) {
                 /* the shipped descriptions load (a test says so); this is a build defect */
                 fprintf(stderr, "%s\n", tine_error(ctx));
@@ -314,9 +324,11 @@ const char *tine_isa_name(int i) { return i >= 0 && i < NBUILTIN ? BUILTIN[i].na
 tine_isa *tine_isa_parse(tine_ctx_t *ctx, const char *text, const char *file) {
     isa_state *st = state(ctx);
     bool was = st->loading;
+    tine_isa *was_cur = st->cur;
     st->loading = true;
     tine_isa *isa = load(ctx, -1, text, file);
     st->loading = was;
+    st->cur = was_cur;
     return isa;
 }
 
@@ -328,6 +340,9 @@ void tine_isa_free(tine_isa *isa) {
 
 int tine_isa_lookup(tine_ctx_t *ctx, const char *name) {
     isa_state *st = state(ctx);
+    if (st->cur) /* the entries read so far of the one loading */
+        for (int k = 0; k < st->cur->n; k++)
+            if (!strcmp(st->cur->insn[k].name, name)) return code_id(st->cur) << 12 | k;
     for (int id = 0; id < NBUILTIN; id++) {
         const tine_isa *isa = st->isa[id];
         if (!isa) {
@@ -342,8 +357,10 @@ int tine_isa_lookup(tine_ctx_t *ctx, const char *name) {
 
 const tine_insn *tine_insn_info(tine_ctx_t *ctx, uint32_t code, const tine_isa **isa_out) {
     int id = (int)(code >> 12), k = (int)(code & 4095);
-    if (id >= NBUILTIN) return NULL;
-    const tine_isa *isa = tine_isa_get(ctx, BUILTIN[id].name);
+    isa_state *st = state(ctx);
+    const tine_isa *isa = st->cur && id == code_id(st->cur) ? st->cur : NULL;
+    if (!isa && id >= NBUILTIN) return NULL;
+    if (!isa) isa = tine_isa_get(ctx, BUILTIN[id].name);
     if (isa_out) *isa_out = isa;
     return k < isa->n ? &isa->insn[k] : NULL;
 }
