@@ -384,7 +384,7 @@ static void test_expanded(const char *which) {
         const tine_insn *in = &isa->insn[k];
         tine_expr_t *ops[TINE_INSN_MAX_OPS];
         for (int j = 0; j < in->nops; j++) {
-            char name[8];
+            char name[16]; /* "x" and an int */
             snprintf(name, sizeof name, "x%d", j);
             ops[j] = tine_var(ctx, name, tine_type_with_lanes(in->optype[j], in->probe_lanes[j]));
         }
