@@ -30,6 +30,7 @@
 #include "ir/ast.h"
 
 #include "testutil.h"
+#include "edges.h"
 
 #include <dlfcn.h>
 #include <unistd.h>
@@ -42,21 +43,8 @@ static int64_t tmin(tine_type_t t) { return t.kind == TINE_INT ? -(int64_t)((1ul
 static uint64_t tmask(tine_type_t t) { return t.bits == 64 ? ~0ull : (1ull << t.bits) - 1; }
 static uint64_t tmax(tine_type_t t) { return t.kind == TINE_INT ? (tmask(t) >> 1) : tmask(t); }
 
-/* Edge values of t as bit patterns (at most 9 + 4 * 21 = 93). */
-static int edges(tine_type_t t, uint64_t *out) {
-    int n = 0;
-    uint64_t m = tmask(t);
-    uint64_t base[] = {0, 1, m, (uint64_t)tmin(t), tmax(t), (uint64_t)tmin(t) + 1, tmax(t) - 1, 2, m - 1};
-    for (size_t i = 0; i < sizeof base / sizeof base[0]; i++) out[n++] = base[i] & m;
-    for (int k = 2; k < t.bits; k += (t.bits > 16 ? 3 : 1)) {
-        uint64_t p = 1ull << k;
-        out[n++] = p & m;
-        out[n++] = (p - 1) & m;
-        out[n++] = (p + 1) & m;
-        out[n++] = (0 - p) & m;
-    }
-    return n;
-}
+/* Edge values of t as bit patterns (edges.h, shared with test_isa_arm). */
+static int edges(tine_type_t t, uint64_t *out) { return g_edges(t.bits, t.kind == TINE_INT, out); }
 
 static uint64_t rand_val(tine_type_t t) {
     uint64_t m = tmask(t), r = rnd();

@@ -29,6 +29,7 @@
 #include "ir/ast.h"
 
 #include "testutil.h"
+#include "edges.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -38,7 +39,8 @@ static bool verbose, keep;
 /* ---- the input generator, shared with the driver ----------------------------------------
  * A case's lane tuples are a pure function of the tuple's index: edge products first,
  * then all pairs of the two 8-bit operands (or all values of a lone narrow operand), then
- * random tuples. SHARED compiles the code here and keeps its text for the driver. */
+ * random tuples. SHARED compiles the code here and keeps its text for the driver, which also
+ * includes edges.h from the tests directory. */
 #define SHARED(...) __VA_ARGS__ static const char shared_src[] = #__VA_ARGS__;
 SHARED(
 typedef struct {
@@ -54,27 +56,6 @@ static uint64_t g_mix(uint64_t z) {
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
 }
-static uint64_t g_mask(int bits) { return bits == 64 ? ~0ull : (1ull << bits) - 1; }
-static uint64_t g_min(int bits, int sgn) { return sgn ? 1ull << (bits - 1) : 0; }
-static uint64_t g_max(int bits, int sgn) { return sgn ? g_mask(bits) >> 1 : g_mask(bits); }
-
-static int g_edges(int bits, int sgn, uint64_t *out) {
-    int n = 0;
-    uint64_t m = g_mask(bits), lo = g_min(bits, sgn), hi = g_max(bits, sgn);
-    uint64_t base[9];
-    base[0] = 0; base[1] = 1; base[2] = m; base[3] = lo; base[4] = hi; base[5] = lo + 1; base[6] = hi - 1;
-    base[7] = 2; base[8] = m - 1;
-    for (int i = 0; i < 9; i++) out[n++] = base[i] & m;
-    for (int k = 2; k < bits; k += (bits > 16 ? 3 : 1)) {
-        uint64_t p = 1ull << k;
-        out[n++] = p & m;
-        out[n++] = (p - 1) & m;
-        out[n++] = (p + 1) & m;
-        out[n++] = (0 - p) & m;
-    }
-    return n;
-}
-
 static void g_init(gspec *s, long nrand) {
     s->nedge = 1;
     s->p0 = s->p1 = -1;
@@ -501,8 +482,14 @@ int main(int argc, char **argv) {
         fail("cannot write in %s", dir);
         return 1;
     }
-    fprintf(drv, "#include <arm_neon.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <string.h>\n%s\n",
-            shared_src);
+    char here[1024]; /* the tests directory (ctest's working directory): the driver includes edges.h */
+    if (!getcwd(here, sizeof here)) {
+        fail("cannot read the working directory");
+        return 1;
+    }
+    fprintf(drv, "#include <arm_neon.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <string.h>\n"
+                 "#include \"%s/edges.h\"\n%s\n",
+            here, shared_src);
     fprintf(drv, "struct row { void (*t)(const void *const *, void *); void (*c)(const void *const *, void *);\n"
                  "    int nops, L0, rbytes, lanes[4], bits[4], nargs, argop[4]; gspec s; long nrand; };\n");
     int ncases = 0, cap = 64;
