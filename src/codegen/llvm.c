@@ -444,6 +444,23 @@ static LLVMValueRef lanes_of(gen *g, LLVMValueRef v, int lanes, int first, int n
     return r;
 }
 
+/* Per-register results joined into one vector as a balanced tree of concatenations, so
+ * that every vector built on the way has a power-of-two number of lanes: a chain that grows
+ * a register at a time builds <12 x i16> and <20 x i16>, which the AArch64 backend
+ * legalizes through the stack (a store per lane). Consumes parts; n registers of rl lanes. */
+static LLVMValueRef join_registers(gen *g, LLVMValueRef *parts, int n, int rl) {
+    int w = 1;
+    while (w < n) w *= 2;
+    for (int r = n; r < w; r++) parts[r] = LLVMGetPoison(LLVMTypeOf(parts[0])); /* padding, cut off after */
+    int *idx = malloc(sizeof *idx * (size_t)(w * rl));
+    TINE_ASSERT(idx != NULL);
+    for (int i = 0; i < w * rl; i++) idx[i] = i;
+    for (int lanes = rl; w > 1; w /= 2, lanes *= 2)
+        for (int r = 0; r < w / 2; r++) parts[r] = shuffle(g, parts[2 * r], parts[2 * r + 1], idx, 2 * lanes);
+    free(idx);
+    return parts[0];
+}
+
 /* An instruction as its semantics, for LLVM to select. Semantics that use another
  * instruction (srsra: acc + srshr(a, n)) get the node's constant operands in place of
  * their placeholders first, so the inner instruction sees its immediate as a constant and
@@ -517,7 +534,8 @@ static LLVMValueRef emit_insn_typed(gen *g, const tine_expr_t *e, const tine_ins
     LLVMTypeRef fty = LLVMFunctionType(ct, params, (unsigned)e->nops, 0);
     LLVMValueRef fn = LLVMGetNamedFunction(g->m, fm->llvm);
     if (!fn) fn = LLVMAddFunction(g->m, fm->llvm, fty);
-    LLVMValueRef acc = NULL;
+    LLVMValueRef *parts = malloc(sizeof *parts * (size_t)(2 * nreg));
+    TINE_ASSERT(parts != NULL);
     for (int r = 0; r < nreg; r++) {
         LLVMValueRef args[TINE_INSN_MAX_OPS];
         for (int j = 0; j < e->nops; j++)
@@ -527,16 +545,10 @@ static LLVMValueRef emit_insn_typed(gen *g, const tine_expr_t *e, const tine_ins
             if (sbits > t.bits) v = LLVMBuildTrunc(g->b, v, elem_type(g, t), "");
             v = LLVMBuildInsertElement(g->b, LLVMGetUndef(rt), v, LLVMConstInt(i32, 0, 0), "");
         }
-        if (!acc) {
-            acc = v;
-            continue;
-        }
-        int have = r * rl, *idx = malloc(sizeof *idx * (size_t)(have + rl));
-        TINE_ASSERT(idx != NULL);
-        for (int i = 0; i < have + rl; i++) idx[i] = i;
-        acc = shuffle(g, acc, lanes_of(g, v, rl, 0, have), idx, have + rl);
-        free(idx);
+        parts[r] = v;
     }
+    LLVMValueRef acc = join_registers(g, parts, nreg, rl);
+    free(parts);
     return lanes_of(g, acc, nreg * rl, 0, t.lanes);
 }
 
@@ -577,7 +589,7 @@ static LLVMValueRef emit_insn(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
     unsigned np = LLVMCountParamTypes(fty);
     TINE_ASSERT(np <= 8);
     LLVMGetParamTypes(fty, params);
-    LLVMValueRef *parts = malloc(sizeof *parts * (size_t)nreg);
+    LLVMValueRef *parts = malloc(sizeof *parts * (size_t)(2 * nreg)); /* room for join_registers' padding */
     TINE_ASSERT(parts != NULL);
     for (int r = 0; r < nreg; r++) {
         LLVMValueRef args[8];
@@ -609,15 +621,7 @@ static LLVMValueRef emit_insn(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
         }
         parts[r] = v;
     }
-    LLVMValueRef acc = parts[0];
-    for (int r = 1; r < nreg; r++) { /* join registers pairwise into one vector */
-        int have = r * rl, *idx = malloc(sizeof *idx * (size_t)(have + rl));
-        TINE_ASSERT(idx != NULL);
-        LLVMValueRef next = lanes_of(g, parts[r], rl, 0, have); /* widened to acc's lanes */
-        for (int i = 0; i < have + rl; i++) idx[i] = i;
-        acc = shuffle(g, acc, next, idx, have + rl);
-        free(idx);
-    }
+    LLVMValueRef acc = join_registers(g, parts, nreg, rl);
     free(parts);
     return lanes_of(g, acc, nreg * rl, 0, t.lanes);
 }
