@@ -177,8 +177,11 @@ static void check_asm(const acase *c, const char *text) {
         while (*p == ' ' || *p == '\t') p++;
         /* LLVM writes RSHRN by the full narrow width as RADDHN with zero, the same value */
         bool alt = !strcmp(m, "rshrn") && !strncmp(p, "raddhn", 6) && (p[6] == ' ' || p[6] == '\t');
+        /* a pairwise d form's operand fills a q register, and LLVM pairs it there (addp
+           v0.16b, v0.16b, v0.16b) and keeps the low half: the same lanes */
+        bool q_too = c->in->pack && arr == ARR64;
         if (alt || (!strncmp(p, m, ml) && (p[ml] == ' ' || p[ml] == '\t')))
-            for (int a = 0; a < 4 && !found; a++) found = strstr(p, arr[a]) != NULL;
+            for (int a = 0; a < 4 && !found; a++) found = strstr(p, arr[a]) != NULL || (q_too && strstr(p, ARR128[a]));
         /* one 64-bit lane is a d register (sqadd d0, d0, d1) */
         for (char *d = p; !found && c->in->form[c->form].bits == 64 && (d = strstr(d, " d")) != NULL; d++)
             found = d[2] >= '0' && d[2] <= '9';
@@ -276,6 +279,13 @@ static void write_wrapper(FILE *f, const acase *c, int64_t immval) {
     ctype(in->result, c->reduce ? 0 : c->rlanes, rt, sizeof rt);
     fprintf(f, "void %s(const void *const *args, void *out);\n", c->sym);
     fprintf(f, "static void %s(const void *const *o, void *out) {\n", c->csym);
+    if (in->pack) { /* the pairwise instructions: the one operand's halves, one register each */
+        char t[32];
+        ctype(in->optype[0], c->lanes[0] / 2, t, sizeof t);
+        fprintf(f, "    %s x0, x1; memcpy(&x0, o[0], sizeof x0); memcpy(&x1, (const char *)o[0] + sizeof x0, sizeof x1);\n"
+                   "    %s r = %s(x0, x1);\n    memcpy(out, &r, sizeof r);\n}\n", t, rt, in->form[c->form].c);
+        return;
+    }
     for (int j = 0; j < in->nops; j++) {
         if (j == in->imm) continue;
         char t[32];

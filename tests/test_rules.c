@@ -1000,9 +1000,10 @@ static void test_inst(tine_ctx_t *ctx, tine_ruleset_t *rs, const tine_rule *rule
  * for each reduction factor F in 2, 4, 8, 16 the pattern is built with the lanes it
  * implies (the root at 64 / F), the rule alone (compiled from its own text) rewrites it
  * or not, and where it does both sides must agree on every pair of 8-bit operands (or
- * on edge and random inputs). Some factor must fire. */
+ * on edge and random inputs). Some factor must fire. A pattern that deinterleaves (the
+ * pairwise min and max) is built the same way, its operand at n times its lanes. */
 static bool has_reduce(const tine_expr_t *e) {
-    if (e->op == TINE_OP_VECTOR_REDUCE_ADD) return true;
+    if (e->op == TINE_OP_VECTOR_REDUCE_ADD || e->op == TINE_OP_DEINTERLEAVE) return true;
     for (int i = 0; i < e->nops; i++)
         if (has_reduce(e->ops[i])) return true;
     return false;
@@ -1042,6 +1043,11 @@ static void test_reduce_rule(tine_ctx_t *ctx, const tine_rule *rule, const char 
                 for (int i = 0; i < x->nops; i++) {
                     uint32_t c = tine_topo_index(order, n, x->ops[i]);
                     int want = x->op == TINE_OP_VECTOR_REDUCE_ADD ? lanes[k] * F : lanes[k];
+                    if (x->op == TINE_OP_DEINTERLEAVE) { /* pairwise patterns: its operand has n times its lanes */
+                        int dn, dk;
+                        tine_deinterleave_params(x, &dn, &dk);
+                        want = lanes[k] * dn;
+                    }
                     if (lanes[c] && lanes[c] != want) consistent = false;
                     lanes[c] = want;
                 }

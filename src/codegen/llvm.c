@@ -530,8 +530,16 @@ static LLVMValueRef emit_insn_typed(gen *g, const tine_expr_t *e, const tine_ins
             }
         }
     }
+    /* A pack entry (the pairwise addp, uminp) reads its one operand as two registers, each
+     * half a register's share of it; at most 128 bits wide, its result is in lane order. */
+    int nargs = e->nops;
+    if (in->pack) {
+        TINE_ASSERT(e->nops == 1 && W <= 128);
+        params[0] = params[1] = LLVMVectorType(elem_type(g, e->ops[0]->type), (unsigned)ol[0] / 2);
+        nargs = 2;
+    }
     LLVMTypeRef ct = sbits ? LLVMIntTypeInContext(g->lc, (unsigned)sbits) : rt;
-    LLVMTypeRef fty = LLVMFunctionType(ct, params, (unsigned)e->nops, 0);
+    LLVMTypeRef fty = LLVMFunctionType(ct, params, (unsigned)nargs, 0);
     LLVMValueRef fn = LLVMGetNamedFunction(g->m, fm->llvm);
     if (!fn) fn = LLVMAddFunction(g->m, fm->llvm, fty);
     LLVMValueRef *parts = malloc(sizeof *parts * (size_t)(2 * nreg));
@@ -540,7 +548,9 @@ static LLVMValueRef emit_insn_typed(gen *g, const tine_expr_t *e, const tine_ins
         LLVMValueRef args[TINE_INSN_MAX_OPS];
         for (int j = 0; j < e->nops; j++)
             args[j] = j == in->imm ? immv : lanes_of(g, ov[j], e->ops[j]->type.lanes, r * ol[j], ol[j]);
-        LLVMValueRef v = LLVMBuildCall2(g->b, fty, fn, args, (unsigned)e->nops, "");
+        if (in->pack)
+            for (int k = 0; k < 2; k++) args[k] = lanes_of(g, ov[0], e->ops[0]->type.lanes, r * ol[0] + k * ol[0] / 2, ol[0] / 2);
+        LLVMValueRef v = LLVMBuildCall2(g->b, fty, fn, args, (unsigned)nargs, "");
         if (sbits) {
             if (sbits > t.bits) v = LLVMBuildTrunc(g->b, v, elem_type(g, t), "");
             v = LLVMBuildInsertElement(g->b, LLVMGetUndef(rt), v, LLVMConstInt(i32, 0, 0), "");

@@ -218,10 +218,11 @@ static bool calls(const tine_ast *a, const char *name) {
 static bool sums_lanes(const tine_ast *a) { return calls(a, "vector_reduce_add"); }
 
 /* The lanes a rule is built and checked at: PATTERN_SUM_LANES when its left side sums
- * lanes or its right side deinterleaves (which a 1-lane vector cannot: the rule still
+ * lanes or either side deinterleaves (which a 1-lane vector cannot: the rule still
  * matches terms of any lanes, and its right side applies where they split), else 1. */
 static int plan_lanes(const tine_rule_ast *ra) {
-    return sums_lanes(ra->lhs) || calls(ra->rhs, "deinterleave") ? PATTERN_SUM_LANES : 1;
+    return sums_lanes(ra->lhs) || calls(ra->lhs, "deinterleave") || calls(ra->rhs, "deinterleave") ? PATTERN_SUM_LANES
+                                                                                                    : 1;
 }
 
 static void rule_error(tine_ctx_t *ctx, const tine_ast *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
