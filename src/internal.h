@@ -349,6 +349,11 @@ bool tine_bounds(tine_ctx_t *ctx, const tine_expr_t *e, tine_i128 *lo, tine_i128
  * nest; close returns to the state before the matching open (its returned value). */
 int tine_bounds_open(tine_ctx_t *ctx, bool clean);
 void tine_bounds_close(tine_ctx_t *ctx, int scope);
+/* Supplies, in the current scope, a range holding every element ever stored in buffer
+ * `buffer` (element type elem): its loads get it. The statement pass that selects
+ * instructions supplies what the stores into a kernel's own buffers show; -1 if the
+ * range is empty or leaves the type. */
+int tine_bounds_set_buffer(tine_ctx_t *ctx, const char *buffer, tine_type_t elem, int64_t lo, int64_t hi);
 /* Advances whenever the facts in view change: a cache of results computed with bounds
  * (a rewrite memo) is valid for the epoch it was filled in only. */
 uint64_t tine_bounds_epoch(tine_ctx_t *ctx);

@@ -126,6 +126,19 @@ static int bit_length(tine_i128 v) { /* v >= 0 */
 /* ---- per op --------------------------------------------------------------------- */
 
 static interval bounds(tine_ctx_t *ctx, const tine_expr_t *root);
+static struct tine_bounds_cache *cache(tine_ctx_t *ctx);
+static bool supplied(const struct tine_bounds_cache *c, const tine_expr_t *e, interval *r);
+
+/* The variable that stands for a buffer's elements among the supplied ranges: "$$" and
+ * the buffer's name with '.' as '$' (scratch buffers are "$.vN"). No program's variable
+ * starts so: the parser reads no '$', and tine's own names are "$.name". */
+static tine_expr_t *buffer_key(tine_ctx_t *ctx, const char *buffer, tine_type_t t) {
+    char key[160];
+    snprintf(key, sizeof key, "$$%s", buffer);
+    for (char *p = key + 2; *p; p++)
+        if (*p == '.') *p = '$';
+    return tine_var(ctx, key, tine_type_with_lanes(t, 1));
+}
 
 static interval bound_of(tine_ctx_t *ctx, const tine_expr_t *e, const interval *o) {
     tine_type_t t = e->type;
@@ -146,8 +159,12 @@ static interval bound_of(tine_ctx_t *ctx, const tine_expr_t *e, const interval *
         }
         return (interval){lo, hi, true};
     }
-    case TINE_OP_VAR:
-    case TINE_OP_LOAD: return type_range(t);
+    case TINE_OP_VAR: return type_range(t);
+    case TINE_OP_LOAD: { /* the range supplied for the buffer's elements, if any */
+        interval r;
+        if (supplied(cache(ctx), buffer_key(ctx, tine_expr_name(e), t), &r)) return r;
+        return type_range(t);
+    }
     default: break;
     }
     /* below here: every operand that matters must be known */
@@ -405,6 +422,10 @@ int tine_bounds_set_var(tine_ctx_t *ctx, const tine_expr_t *var, int64_t lo, int
     memset(c->have, 0, c->cap); /* every cached range may depend on it */
     c->epoch++;
     return 0;
+}
+
+int tine_bounds_set_buffer(tine_ctx_t *ctx, const char *buffer, tine_type_t elem, int64_t lo, int64_t hi) {
+    return tine_bounds_set_var(ctx, buffer_key(ctx, buffer, elem), lo, hi);
 }
 
 int tine_bounds_open(tine_ctx_t *ctx, bool clean) {

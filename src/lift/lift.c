@@ -37,6 +37,7 @@ tine_expr_t *tine_lift_with(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_expr_t *e,
                             void *user) {
     if (!e || !rs) return NULL;
     lifter L = {ctx, rs, trace, user};
+    e = tine_factor_sums(ctx, e); /* equal coefficients together first: no rule sees across a sum */
     return tine_rewrite_dag(ctx, &rs->memo, e, lift_root, &L);
 }
 

@@ -71,6 +71,8 @@ struct tine_ruleset {
 };
 
 tine_cost tine_lift_cost(tine_ctx_t *ctx, const tine_expr_t *e);
+/* Sums of products by constants grouped by their constant (factor.c): the lift's first step. */
+tine_expr_t *tine_factor_sums(tine_ctx_t *ctx, tine_expr_t *e);
 int tine_cost_cmp(tine_cost a, tine_cost b);
 /* The cheapest rewrite of e's root by one rule, or NULL; *used names the rule. */
 tine_expr_t *tine_rules_try(tine_ctx_t *ctx, const tine_ruleset_t *rs, tine_expr_t *e, const tine_rule **used);
