@@ -483,6 +483,34 @@ static LLVMValueRef emit_semantics(gen *g, const tine_expr_t *e, LLVMValueRef *o
     return emit_template(g, tmpl, ph, e->nops, ov);
 }
 
+/* The value that an operand's pieces are cut from when they are half registers (smull
+ * reads the low halves, smull2 the high ones in place), frozen so that LLVM does not
+ * derive the halves anew from the value's definition (freeze is the value itself, no
+ * instruction):
+ * - a shuffle taking the low half of a deinterleaving shuffle of loads is to LLVM's
+ *   interleaved-load combine a group of its own, loaded again: an ld2 of 4 lanes beside
+ *   the ld2 of 8, two more vector registers;
+ * - a broadcast is rebuilt from its frozen scalar: still a splat to LLVM (its high half is
+ *   its low half: smull2, by element), but the scalar's load no longer folds into an ld1r.
+ *   The scalar stays in a general register until a dup beside its products, where the
+ *   ld1r loads (of longer latency) were scheduled at the loop's top, all 12 of matmul's
+ *   at once, each a vector register live across the products.
+ * In matmul's tile (24 accumulators, 4 registers of B) the two are what the 32 vector
+ * registers lack: with them its loop spills nothing. Where registers are not short the
+ * dup costs about what the ld1r did (conv_nn, llvm-mca). */
+static LLVMValueRef halves_source(gen *g, LLVMValueRef v, tine_type_t t) {
+    if (LLVMIsConstant(v)) return v;
+    if (!is_uniform(v, 4)) return LLVMBuildFreeze(g->b, v, "");
+    LLVMValueRef zero = LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0);
+    LLVMValueRef s = LLVMBuildFreeze(g->b, LLVMBuildExtractElement(g->b, v, zero, ""), "");
+    LLVMValueRef one = LLVMBuildInsertElement(g->b, LLVMGetPoison(LLVMVectorType(LLVMTypeOf(s), 1)), s, zero, "");
+    int *idx = calloc((size_t)t.lanes, sizeof *idx);
+    TINE_ASSERT(idx != NULL);
+    LLVMValueRef r = shuffle(g, one, NULL, idx, t.lanes);
+    free(idx);
+    return r;
+}
+
 /* An instruction whose form names its LLVM intrinsic with the types spelt out
  * (llvm.aarch64.neon.smull.v8i16): called once per register of the form, on pieces whose
  * lanes are the description's ratios (smull: 8 i8 lanes in, 8 i16 out; xtn: 8 i16 in, 8 i8
@@ -542,12 +570,16 @@ static LLVMValueRef emit_insn_typed(gen *g, const tine_expr_t *e, const tine_ins
     LLVMTypeRef fty = LLVMFunctionType(ct, params, (unsigned)nargs, 0);
     LLVMValueRef fn = LLVMGetNamedFunction(g->m, fm->llvm);
     if (!fn) fn = LLVMAddFunction(g->m, fm->llvm, fty);
+    LLVMValueRef src[TINE_INSN_MAX_OPS]; /* what each operand's pieces are cut from */
+    for (int j = 0; j < e->nops; j++)
+        src[j] = j != in->imm && nreg > 1 && ol[j] * e->ops[j]->type.bits < 128 ? halves_source(g, ov[j], e->ops[j]->type)
+                                                                                : ov[j];
     LLVMValueRef *parts = malloc(sizeof *parts * (size_t)(2 * nreg));
     TINE_ASSERT(parts != NULL);
     for (int r = 0; r < nreg; r++) {
         LLVMValueRef args[TINE_INSN_MAX_OPS];
         for (int j = 0; j < e->nops; j++)
-            args[j] = j == in->imm ? immv : lanes_of(g, ov[j], e->ops[j]->type.lanes, r * ol[j], ol[j]);
+            args[j] = j == in->imm ? immv : lanes_of(g, src[j], e->ops[j]->type.lanes, r * ol[j], ol[j]);
         if (in->pack)
             for (int k = 0; k < 2; k++) args[k] = lanes_of(g, ov[0], e->ops[0]->type.lanes, r * ol[0] + k * ol[0] / 2, ol[0] / 2);
         LLVMValueRef v = LLVMBuildCall2(g->b, fty, fn, args, (unsigned)nargs, "");
