@@ -28,7 +28,8 @@
  * which counts loop-carried dependencies (the Block RThroughput would not). An output
  * vector is 16 bytes stored: cycles and instructions per iteration are divided by the
  * bytes the loop's stores write per iteration / 16 (stores to the stack, spills, do not
- * count; stores to a stage's scratch buffer do: such a loop's output is that stage's). A loop that stores nothing (a
+ * count, nor do those LLVM's comments call spills, which may address the stack through another
+ * register; stores to a stage's scratch buffer do: such a loop's output is that stage's). A loop that stores nothing (a
  * reduction's vector loop) is reported per iteration, marked '*'.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -64,6 +65,7 @@ typedef struct {
 
 typedef struct {
     char **ins; /* the instructions, comments stripped */
+    bool *spill; /* LLVM's comment calls the instruction a spill (`// 32-byte Folded Spill`) */
     int nins;
     block *b;
     int nb;
@@ -72,6 +74,7 @@ typedef struct {
 static void asm_free(asm_text *a) {
     for (int i = 0; i < a->nins; i++) free(a->ins[i]);
     free(a->ins);
+    free(a->spill);
     free(a->b);
 }
 
@@ -127,12 +130,16 @@ static void asm_parse(const char *text, asm_text *a) {
             continue;
         }
         if (!*s || *s == '.' || *s == '/' || *s == '#') continue; /* directives */
+        bool spill = cm && strstr(cm, "Spill");
         if (cm) *cm = 0;
         size_t n = strlen(s);
         while (n && isspace((unsigned char)s[n - 1])) s[--n] = 0;
         for (char *q = s; *q; q++)
             if (*q == '\t') *q = ' ';
+        int capi0 = capi;
         grow((void **)&a->ins, a->nins, &capi, sizeof *a->ins);
+        if (capi != capi0 && !(a->spill = realloc(a->spill, (size_t)capi * sizeof *a->spill))) abort();
+        a->spill[a->nins] = spill;
         if (!(a->ins[a->nins++] = strdup(s))) abort();
         b->count++;
     }
@@ -206,7 +213,7 @@ static int find_loops(const asm_text *a, loop *out, int max, int *steady) {
             for (int k = b->first; k < b->first + b->count; k++) {
                 l->ins++;
                 l->vec += is_vector(a->ins[k]);
-                l->stored += store_bytes(a->ins[k]);
+                l->stored += a->spill[k] ? 0 : store_bytes(a->ins[k]);
             }
         }
     }

@@ -104,6 +104,7 @@ tine_stmt *tine_stmt_lower_kernel(tine_stmt_pool *p, tine_kernel_t *k, int sel, 
     PASS("partition", tine_stmt_partition(p, k, s));  /* boundary conditions leave the steady state */
     PASS("simplify", tine_stmt_simplify(p, s));       /* index and bound arithmetic in linear form */
     PASS("residue", tine_stmt_residues(p, s));        /* vector loops per residue: x / 2 as dense reads */
+    PASS("unswitch", tine_stmt_unswitch(p, s));       /* vector loops per value of an invariant select */
     if (sel < 0) return s;
     PASS("select", tine_stmt_select(p, s, (tine_selection_t)sel, target)); /* lift + lower, once per expression */
     PASS("hoist", tine_stmt_hoist(p, s));             /* loop invariants bound once, outside their loops */

@@ -61,6 +61,11 @@ tine_stmt *tine_stmt_simplify(tine_stmt_pool *p, tine_stmt *s);
  * shuffles in codegen) and constant masks. */
 tine_stmt *tine_stmt_residues(tine_stmt_pool *p, tine_stmt *s);
 
+/* unswitch.c: a vectorized loop whose selects test a condition that is the same in every
+ * lane and every iteration (a row's parity inside the loop over x) as an If over one copy
+ * per value, each computing only the side of those selects it keeps. */
+tine_stmt *tine_stmt_unswitch(tine_stmt_pool *p, tine_stmt *s);
+
 /* interleave.c: an interleave of loads of one buffer that together read consecutive
  * elements (a function stored in k pairs, read as its pairs' two halves), as one dense
  * load; through a cast of every operand too. Applied to each selected expression. */

@@ -301,40 +301,4 @@ static tine_stmt *loop_copies(tine_stmt_pool *p, tine_stmt *s) {
     return r;
 }
 
-static tine_stmt *specialize(tine_stmt_pool *p, tine_stmt *s) {
-    if (!s) return NULL;
-    switch (s->kind) {
-    case TINE_S_FOR: {
-        if (s->loop.loop == TINE_LOOP_VECTORIZED) return loop_copies(p, s);
-        tine_stmt *b = specialize(p, s->loop.body);
-        return b == s->loop.body ? s : tine_stmt_for_like(p, s, s->loop.min, s->loop.extent, b);
-    }
-    case TINE_S_LET: {
-        tine_stmt *b = specialize(p, s->let.body);
-        return b == s->let.body ? s : tine_stmt_let(p, s->let.var, s->let.value, b);
-    }
-    case TINE_S_ALLOCATE: {
-        tine_stmt *b = specialize(p, s->alloc.body);
-        return b == s->alloc.body ? s : tine_stmt_allocate(p, s->alloc.buffer, s->alloc.type, s->alloc.size, b);
-    }
-    case TINE_S_IF: {
-        tine_stmt *t = specialize(p, s->if_.then_), *e = specialize(p, s->if_.else_);
-        return t == s->if_.then_ && e == s->if_.else_ ? s : tine_stmt_if(p, s->if_.cond, t, e);
-    }
-    case TINE_S_BLOCK: {
-        tine_stmt **v = malloc(sizeof *v * (size_t)(s->block.n + 1));
-        TINE_ASSERT(v != NULL);
-        bool ch = false;
-        for (int i = 0; i < s->block.n; i++) {
-            v[i] = specialize(p, s->block.v[i]);
-            ch |= v[i] != s->block.v[i];
-        }
-        tine_stmt *r = ch ? tine_stmt_block(p, v, s->block.n) : s;
-        free(v);
-        return r;
-    }
-    default: return s;
-    }
-}
-
-tine_stmt *tine_stmt_residues(tine_stmt_pool *p, tine_stmt *s) { return specialize(p, s); }
+tine_stmt *tine_stmt_residues(tine_stmt_pool *p, tine_stmt *s) { return tine_stmt_map_vector_loops(p, s, loop_copies); }

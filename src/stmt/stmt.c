@@ -249,3 +249,39 @@ void tine_stmt_visit(const tine_stmt *s, void (*f)(void *user, const tine_stmt *
     default: break;
     }
 }
+
+tine_stmt *tine_stmt_map_vector_loops(tine_stmt_pool *p, tine_stmt *s, tine_stmt_loop_fn f) {
+    if (!s) return NULL;
+    switch (s->kind) {
+    case TINE_S_FOR: {
+        if (s->loop.loop == TINE_LOOP_VECTORIZED) return f(p, s);
+        tine_stmt *b = tine_stmt_map_vector_loops(p, s->loop.body, f);
+        return b == s->loop.body ? s : tine_stmt_for_like(p, s, s->loop.min, s->loop.extent, b);
+    }
+    case TINE_S_LET: {
+        tine_stmt *b = tine_stmt_map_vector_loops(p, s->let.body, f);
+        return b == s->let.body ? s : tine_stmt_let(p, s->let.var, s->let.value, b);
+    }
+    case TINE_S_ALLOCATE: {
+        tine_stmt *b = tine_stmt_map_vector_loops(p, s->alloc.body, f);
+        return b == s->alloc.body ? s : tine_stmt_allocate(p, s->alloc.buffer, s->alloc.type, s->alloc.size, b);
+    }
+    case TINE_S_IF: {
+        tine_stmt *t = tine_stmt_map_vector_loops(p, s->if_.then_, f), *e = tine_stmt_map_vector_loops(p, s->if_.else_, f);
+        return t == s->if_.then_ && e == s->if_.else_ ? s : tine_stmt_if(p, s->if_.cond, t, e);
+    }
+    case TINE_S_BLOCK: {
+        tine_stmt **v = malloc(sizeof *v * (size_t)(s->block.n + 1));
+        TINE_ASSERT(v != NULL);
+        bool ch = false;
+        for (int i = 0; i < s->block.n; i++) {
+            v[i] = tine_stmt_map_vector_loops(p, s->block.v[i], f);
+            ch |= v[i] != s->block.v[i];
+        }
+        tine_stmt *r = ch ? tine_stmt_block(p, v, s->block.n) : s;
+        free(v);
+        return r;
+    }
+    default: return s;
+    }
+}

@@ -151,6 +151,11 @@ typedef tine_expr_t *(*tine_stmt_expr_fn)(void *user, tine_expr_t *e);
 tine_stmt *tine_stmt_map_exprs(tine_stmt_pool *p, tine_stmt *s, tine_stmt_expr_fn f, void *user);
 
 /* Calls f on every statement of s, parents before children. */
+/* s with every vectorized loop replaced by f(p, loop) (not looking inside those), the
+ * statements around them rebuilt where something changed. */
+typedef tine_stmt *(*tine_stmt_loop_fn)(tine_stmt_pool *p, tine_stmt *loop);
+tine_stmt *tine_stmt_map_vector_loops(tine_stmt_pool *p, tine_stmt *s, tine_stmt_loop_fn f);
+
 void tine_stmt_visit(const tine_stmt *s, void (*f)(void *user, const tine_stmt *s), void *user);
 
 /* ---- printer (print.c) ---------------------------------------------------------------------
