@@ -420,6 +420,7 @@ int tine_bench_mca(const char *filter, const char *target) {
            "m1 tine", "ratio", "ins LLVM", "ins tine", "qemu LLVM", "qemu tine", "loop (LLVM alone; tine's when another)");
     double logsum[2] = {0, 0};
     int n = 0, worse = 0;
+    char worse_list[1024] = ""; /* "name (n1 0.998, m1 1.002)" for each */
     char diffs[32][1024];
     for (const bench_entry *be = bench_entries(); be->name; be++) {
         if (filter && !strstr(be->name, filter)) continue;
@@ -441,7 +442,12 @@ int tine_bench_mca(const char *filter, const char *target) {
             ratio[c] = (r[0].cycles[c] * r[0].per) / (r[1].cycles[c] * r[1].per);
             logsum[c] += log(ratio[c]);
         }
-        worse += ratio[0] < 1 || ratio[1] < 1;
+        if (ratio[0] < 1 || ratio[1] < 1) {
+            size_t used = strlen(worse_list);
+            snprintf(worse_list + used, sizeof worse_list - used, "%s%s (n1 %.3f, m1 %.3f)", worse ? ", " : ": ",
+                     be->name, ratio[0], ratio[1]);
+            worse++;
+        }
         const loop *ll = &r[0].loops[r[0].pick], *lt = &r[1].loops[r[1].pick];
         char lb[160] = "";
         if (strcmp(ll->name, lt->name))
@@ -461,7 +467,7 @@ int tine_bench_mca(const char *filter, const char *target) {
         free(r);
     }
     printf("%-16s %8s %8s %6.2f %8s %8s %6.2f\n", "geomean", "", "", exp(logsum[0] / n), "", "", exp(logsum[1] / n));
-    printf("%d of %d kernels estimated slower with tine than with LLVM alone on a CPU\n", worse, n);
+    printf("%d of %d kernels estimated slower with tine than with LLVM alone on a CPU%s\n", worse, n, worse_list);
     printf("\ninstructions in tine's loop and not in LLVM alone's:\n");
     for (int i = 0; i < n && i < 32; i++) printf("%-16s %s\n", names[i], diffs[i][0] ? diffs[i] : "(none)");
     free(names);

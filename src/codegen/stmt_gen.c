@@ -511,7 +511,7 @@ static void bind_scalar(sgen *s, const tine_expr_t *var, LLVMValueRef v64) {
  * dims at 8, then int64 min[4] at 16, extent[4] at 48, stride[4] at 80), and its data by
  * name. A NULL buffer reads a zeroed one instead, so nothing here reads through NULL;
  * the plan refuses the call before its values matter. */
-static void bind_caller_buffer(sgen *s, LLVMValueRef p, LLVMValueRef zero, const char *name, tine_type_t et, int dims) {
+static LLVMValueRef bind_caller_buffer(sgen *s, LLVMValueRef p, LLVMValueRef zero, const char *name, tine_type_t et, int dims) {
     gen *g = s->g;
     LLVMBuilderRef b = g->b;
     tine_ctx_t *ctx = s->ctx;
@@ -530,6 +530,44 @@ static void bind_caller_buffer(sgen *s, LLVMValueRef p, LLVMValueRef zero, const
     }
 #undef FIELD
     bind(s, buffer_key(s, name, et), data);
+    return data;
+}
+
+/* The base a pointer is computed from through GEPs. */
+static LLVMValueRef pointer_base(LLVMValueRef p) {
+    while (LLVMIsAGetElementPtrInst(p)) p = LLVMGetOperand(p, 0);
+    return p;
+}
+
+/* Why: a kernel's inputs are read-only while it runs and never overlap its output (the
+ * call is refused when they do, tine.h), and its scratch is its own. LLVM cannot see
+ * that through the pointers it loads from the buffers, so a load of an input that is the
+ * same in every iteration (conv3x3a16's mask, camera_pipe's colour matrix) stayed in the
+ * loop, behind the loop's stores. Every load from an input's data gets the alias scope
+ * "tine.inputs" and every store the promise not to touch it (scoped noalias metadata),
+ * which lets LICM move such loads out. Loads inside parallel tasks read their bases from
+ * a closure and are left alone. */
+static void mark_input_loads(sgen *s, const LLVMValueRef *inputs, int nin) {
+    LLVMContextRef lc = s->g->lc;
+    LLVMMetadataRef dom_ops[1] = {LLVMMDStringInContext2(lc, "tine.domain", 11)};
+    LLVMMetadataRef dom = LLVMMDNodeInContext2(lc, dom_ops, 1);
+    LLVMMetadataRef scope_ops[2] = {LLVMMDStringInContext2(lc, "tine.inputs", 11), dom};
+    LLVMMetadataRef scope = LLVMMDNodeInContext2(lc, scope_ops, 2);
+    LLVMValueRef list = LLVMMetadataAsValue(lc, LLVMMDNodeInContext2(lc, &scope, 1));
+    unsigned k_scope = LLVMGetMDKindIDInContext(lc, "alias.scope", 11), k_noalias = LLVMGetMDKindIDInContext(lc, "noalias", 7);
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(s->fn); bb; bb = LLVMGetNextBasicBlock(bb))
+        for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in)) {
+            if (LLVMIsAStoreInst(in)) {
+                LLVMSetMetadata(in, k_noalias, list);
+            } else if (LLVMIsALoadInst(in)) {
+                LLVMValueRef base = pointer_base(LLVMGetOperand(in, 0));
+                for (int i = 0; i < nin; i++)
+                    if (base == inputs[i]) {
+                        LLVMSetMetadata(in, k_scope, list);
+                        break;
+                    }
+            }
+        }
 }
 
 bool build_kernel(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc, tine_selection_t sel) {
@@ -577,11 +615,13 @@ bool build_kernel(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc, tine_
         raw[i] = LLVMBuildLoad2(g.b, s.ptr, LLVMBuildGEP2(g.b, s.ptr, argv, &idx, 1, ""), "");
     }
     bind_caller_buffer(&s, raw[nin + np], zero, tine_kernel_output_name(k), tine_kernel_output_type(k), tine_kernel_dims(k));
+    LLVMValueRef *in_data = malloc(sizeof *in_data * (size_t)(nin + 1));
+    TINE_ASSERT(in_data != NULL);
     for (int i = 0; i < nin; i++) {
         tine_type_t et;
         int dims;
         const char *name = tine_kernel_input(k, i, &et, &dims);
-        bind_caller_buffer(&s, raw[i], zero, name, et, dims);
+        in_data[i] = bind_caller_buffer(&s, raw[i], zero, name, et, dims);
     }
     for (int i = 0; i < np; i++) {
         tine_type_t t;
@@ -594,6 +634,8 @@ bool build_kernel(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc, tine_
     }
     free(raw);
     emit_stmt(&s, body);
+    mark_input_loads(&s, in_data, nin);
+    free(in_data);
     LLVMBuildRet(g.b, LLVMConstInt(s.i32, 0, 0));
     LLVMBuildBr(s.entry, start);
     LLVMDisposeBuilder(s.entry);
