@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
 # test_arm_mul_loops.sh — the widening-multiply loops of matmul and add at arm-64, as tine
-# selects them (smull_i16 as llvm.aarch64.neon.smull on register halves), read in the
+# selects them (umull and smull as llvm.aarch64.neon intrinsics on register halves), read in the
 # assembly (`tine compile --emit asm` needs no Arm machine):
 #
-# - matmul's accumulator loop (the single-block loop with the most smlal/smlal2: 24 i32
-#   accumulators, 48 products per k pair) spills nothing (no "Folded Spill"), loads its
-#   packed B operand as ld2 of whole registers only (no ld2 of .4h: the low halves loaded
-#   again as a group of their own) and takes its A broadcasts from general registers (dup
-#   from w, no ld1r): 24 accumulators, 4 B registers and the broadcast in use fit the 32
-#   vector registers only so;
+# - matmul's accumulator loop (the single-block loop with the most umull: 24 i32
+#   accumulators, 48 products per k pair). A and B hold bytes in i16 (their stores show
+#   it), so the pairs' products are UMULL of the bytes, 8 a register, and UADALP adds each
+#   adjacent pair into the accumulators (arm.rules umull_pair_u8_i16): 24 of each, no
+#   smlal; B loaded whole (no ld2: the interleave of its k pairs is one load), the A
+#   pairs broadcast from general registers (dup from w, no ld1r). The accumulators, B's
+#   bytes and the products in flight exceed the 32 vector registers by a few: at most 4
+#   accumulators spill (on the load and store pipes, idle here; the bound guards against
+#   a tile that no longer fits at all);
+# - conv3x3a16's loop (u8 pixels times the i8 mask, summed in i16): each product is SMULL
+#   of the weight and the pixel with its top bit flipped (eor), and the nine corrections
+#   (128 times each weight) are one loop-invariant sum added once per accumulator
+#   (stmt/reassoc.c), not an add per tap: 36 smull/smlal(2) per 32 outputs and at most 4
+#   vector adds;
 # - add's loop (products by two parameters, loop-invariant broadcasts) still takes high
 #   halves in place: smull2 or smlal2 present, no ext (a high half moved down).
 #
@@ -42,16 +50,26 @@ loop_of() {
 }
 
 asm=$("$TINE" compile "$HERE/../bench/kernels/matmul.tine" --target arm-64 --emit asm 2>&1)
-loop=$(loop_of "$asm" '^[ \t]*smlal2?[ \t]')
-products=$(grep -cE '^[[:space:]]*smlal2?[[:space:]]' <<<"$loop")
-echo "test_arm_mul_loops: matmul's loop: $(grep -c . <<<"$loop") instructions, $products smlal/smlal2"
-[ "$products" -eq 48 ]; check $? "matmul: a loop of 48 smlal/smlal2 (found $products)"
-! grep -q 'Folded Spill' <<<"$loop"; check $? "matmul: the loop spills: $(grep -c 'Folded Spill' <<<"$loop") stores"
-grep -qE '^[[:space:]]*ld2[[:space:]].*\.8h' <<<"$loop" && ! grep -qE '^[[:space:]]*ld2[[:space:]].*\.4h' <<<"$loop"
-check $? "matmul: ld2 of .8h only: $(grep -E '^[[:space:]]*ld2' <<<"$loop" | tr '\n\t' '; ')"
-! grep -qE '^[[:space:]]*ld1r[[:space:]]' <<<"$loop" && grep -qE '^[[:space:]]*dup[[:space:]]+v[0-9]+\.8h, w' <<<"$loop"
+loop=$(loop_of "$asm" '^[ \t]*umull2?[ \t]')
+products=$(grep -cE '^[[:space:]]*umull2?[[:space:]]' <<<"$loop")
+pairs=$(grep -cE '^[[:space:]]*uadalp[[:space:]]' <<<"$loop")
+spills=$(grep -c 'Folded Spill' <<<"$loop")
+echo "test_arm_mul_loops: matmul's loop: $(grep -c . <<<"$loop") instructions, $products umull, $pairs uadalp, $spills spills"
+[ "$products" -eq 24 ] && [ "$pairs" -eq 24 ]; check $? "matmul: a loop of 24 umull and 24 uadalp (found $products, $pairs)"
+! grep -qE '^[[:space:]]*(smlal2?|smull2?|mul)[[:space:]]' <<<"$loop"; check $? "matmul: no smlal, smull or mul in the loop"
+[ "$spills" -le 4 ]; check $? "matmul: the loop spills $spills stores (at most 4)"
+! grep -qE '^[[:space:]]*ld2[[:space:]]' <<<"$loop"; check $? "matmul: B loaded whole, no ld2"
+! grep -qE '^[[:space:]]*ld1r[[:space:]]' <<<"$loop" && grep -qE '^[[:space:]]*dup[[:space:]]+v[0-9]+\.(4s|8h), w' <<<"$loop"
 check $? "matmul: the broadcasts are dup from w registers, no ld1r ($(grep -cE '^[[:space:]]*ld1r' <<<"$loop") ld1r)"
 [ $fail -eq 0 ] || sed 's/^/    /' <<<"$loop"
+
+asm=$("$TINE" compile "$HERE/../bench/kernels/conv3x3a16.tine" --target arm-64 --emit asm 2>&1)
+loop=$(loop_of "$asm" '^[ \t]*(smull|smlal)2?[ \t]')
+products=$(grep -cE '^[[:space:]]*(smull|smlal)2?[[:space:]]' <<<"$loop")
+vadds=$(grep -cE '^[[:space:]]*add[[:space:]]+v[0-9]+\.8h' <<<"$loop")
+echo "test_arm_mul_loops: conv3x3a16's loop: $products smull/smlal, $vadds vector adds"
+[ "$products" -eq 36 ] && [ "$vadds" -le 4 ]
+check $? "conv3x3a16: 36 smull/smlal(2) and at most 4 vector adds (found $products, $vadds)"
 
 asm=$("$TINE" compile "$HERE/../bench/kernels/add.tine" --target arm-64 --emit asm 2>&1)
 loop=$(loop_of "$asm" '^[ \t]*(smull|smlal)2?[ \t]')

@@ -48,8 +48,8 @@
  *      The statement interpreter too: each run (of at most STMT_MAX output elements;
  *      `test_diffkern COUNT SEED STMT_MAX`) is run by tine_kernel_interpret_stmt with every
  *      stage's statement as it is after each pass of the driver (build, partition,
- *      simplify, residue, unswitch, and select and hoist with each selection at the kernel's level), at a random place
- *      among the other events, and must give the interpreter's bytes (the whole
+ *      simplify, residue, unswitch, and select, reassoc and hoist with each selection at
+ *      the kernel's level), at a random place among the other events, and must give the interpreter's bytes (the whole
  *      allocation) or refuse the run with the same code and message; a failure names the
  *      pass. Every tenth kernel's last run has an input one column wide (refused unless
  *      edge() reads it). The generator also writes `partition f.x auto|always|never` directives, and
@@ -122,8 +122,8 @@ static void fill(buf_t *b, uint64_t *seed, int byte) {
 
 /* The passes of tine_stmt_lower_kernel, in order; those from selection on are run once per
  * selection. */
-static const char *const PASSES[] = {"build", "partition", "simplify", "residue", "unswitch", "select", "hoist"};
-enum { NPASSES = 7, NPRE = 5, NSTMT = NPRE + 2 * (NPASSES - NPRE) }; /* checks per run */
+static const char *const PASSES[] = {"build", "partition", "simplify", "residue", "unswitch", "select", "reassoc", "hoist"};
+enum { NPASSES = 8, NPRE = 5, NSTMT = NPRE + 2 * (NPASSES - NPRE) }; /* checks per run */
 
 enum { MAXIN = 2, MAXP = 2, MAXRUNS = 3 };
 

@@ -486,29 +486,16 @@ static LLVMValueRef emit_semantics(gen *g, const tine_expr_t *e, LLVMValueRef *o
 /* The value that an operand's pieces are cut from when they are half registers (smull
  * reads the low halves, smull2 the high ones in place), frozen so that LLVM does not
  * derive the halves anew from the value's definition (freeze is the value itself, no
- * instruction):
- * - a shuffle taking the low half of a deinterleaving shuffle of loads is to LLVM's
- *   interleaved-load combine a group of its own, loaded again: an ld2 of 4 lanes beside
- *   the ld2 of 8, two more vector registers;
- * - a broadcast is rebuilt from its frozen scalar: still a splat to LLVM (its high half is
- *   its low half: smull2, by element), but the scalar's load no longer folds into an ld1r.
- *   The scalar stays in a general register until a dup beside its products, where the
- *   ld1r loads (of longer latency) were scheduled at the loop's top, all 12 of matmul's
- *   at once, each a vector register live across the products.
- * In matmul's tile (24 accumulators, 4 registers of B) the two are what the 32 vector
- * registers lack: with them its loop spills nothing. Where registers are not short the
- * dup costs about what the ld1r did (conv_nn, llvm-mca). */
-static LLVMValueRef halves_source(gen *g, LLVMValueRef v, tine_type_t t) {
-    if (LLVMIsConstant(v)) return v;
-    if (!is_uniform(v, 4)) return LLVMBuildFreeze(g->b, v, "");
-    LLVMValueRef zero = LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0);
-    LLVMValueRef s = LLVMBuildFreeze(g->b, LLVMBuildExtractElement(g->b, v, zero, ""), "");
-    LLVMValueRef one = LLVMBuildInsertElement(g->b, LLVMGetPoison(LLVMVectorType(LLVMTypeOf(s), 1)), s, zero, "");
-    int *idx = calloc((size_t)t.lanes, sizeof *idx);
-    TINE_ASSERT(idx != NULL);
-    LLVMValueRef r = shuffle(g, one, NULL, idx, t.lanes);
-    free(idx);
-    return r;
+ * instruction): a shuffle taking the low half of a deinterleaving shuffle of loads is to
+ * LLVM's interleaved-load combine a group of its own, loaded again (an ld2 of 4 lanes
+ * beside the ld2 of 8, two more vector registers). A broadcast is left as it is: its
+ * halves are itself to LLVM (smull2 by element), and its load may fold into an ld1r.
+ * (Broadcasts were rebuilt from a frozen scalar while matmul's tile took its A operands
+ * as smull by broadcasts, whose ld1r LLVM hoisted to the loop's top, 12 registers live
+ * across the products; its pairs now meet UMULL as bytes, and conv_nn's ld1r is back.) */
+static LLVMValueRef halves_source(gen *g, LLVMValueRef v) {
+    if (LLVMIsConstant(v) || is_uniform(v, 4)) return v;
+    return LLVMBuildFreeze(g->b, v, "");
 }
 
 /* An instruction whose form names its LLVM intrinsic with the types spelt out
@@ -572,7 +559,7 @@ static LLVMValueRef emit_insn_typed(gen *g, const tine_expr_t *e, const tine_ins
     if (!fn) fn = LLVMAddFunction(g->m, fm->llvm, fty);
     LLVMValueRef src[TINE_INSN_MAX_OPS]; /* what each operand's pieces are cut from */
     for (int j = 0; j < e->nops; j++)
-        src[j] = j != in->imm && nreg > 1 && ol[j] * e->ops[j]->type.bits < 128 ? halves_source(g, ov[j], e->ops[j]->type)
+        src[j] = j != in->imm && nreg > 1 && ol[j] * e->ops[j]->type.bits < 128 ? halves_source(g, ov[j])
                                                                                 : ov[j];
     LLVMValueRef *parts = malloc(sizeof *parts * (size_t)(2 * nreg));
     TINE_ASSERT(parts != NULL);

@@ -107,6 +107,7 @@ tine_stmt *tine_stmt_lower_kernel(tine_stmt_pool *p, tine_kernel_t *k, int sel, 
     PASS("unswitch", tine_stmt_unswitch(p, s));       /* vector loops per value of an invariant select */
     if (sel < 0) return s;
     PASS("select", tine_stmt_select(p, s, (tine_selection_t)sel, target)); /* lift + lower, once per expression */
+    PASS("reassoc", tine_stmt_reassociate(p, s));    /* a sum's invariant addends gathered, added last */
     PASS("hoist", tine_stmt_hoist(p, s));             /* loop invariants bound once, outside their loops */
     return s;
 #undef PASS

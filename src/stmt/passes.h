@@ -71,6 +71,11 @@ tine_stmt *tine_stmt_unswitch(tine_stmt_pool *p, tine_stmt *s);
  * load; through a cast of every operand too. Applied to each selected expression. */
 tine_expr_t *tine_interleaved_loads(tine_ctx_t *ctx, tine_expr_t *root);
 
+/* reassoc.c: in a vectorized loop, an integer sum's loop-invariant addends (a
+ * selection's corrections, such as 128 times a mask weight) gathered into one sum added
+ * last, which hoist.c or LLVM's LICM then lifts out of the loop. */
+tine_stmt *tine_stmt_reassociate(tine_stmt_pool *p, tine_stmt *s);
+
 /* lower.c: selection of every expression of s, once (LLVM alone: FPIR expanded; tine:
  * lift, then lower for target). */
 tine_stmt *tine_stmt_select(tine_stmt_pool *p, tine_stmt *s, tine_selection_t sel, const char *target);

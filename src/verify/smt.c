@@ -98,8 +98,25 @@ Z3_ast tine_smt_num(tine_smt *s, int bits, tine_u128 v) {
     return Z3_mk_numeral(s->z, p, tine_smt_sort(s, bits));
 }
 
+/* Extensions are kept as one extension of the narrowest term: the low bits of an extension
+ * of x are x's (or x extended less), an extension of an extension is one extension (a
+ * sign extension of a zero extension is a zero extension). So a product of values a
+ * predicate bounds to bytes is the same byte product term on both sides of a rule (see
+ * tine_smt_bind_narrow), not two multipliers the solver must prove equal bit by bit. */
+static Z3_ast extension_of(tine_smt *s, Z3_ast v, bool *sign);
+static unsigned width(tine_smt *s, Z3_ast v);
+
 Z3_ast tine_smt_resize(tine_smt *s, Z3_ast v, int from_bits, bool from_signed, int to_bits) {
     if (to_bits == from_bits) return v;
+    bool inner_sign;
+    Z3_ast x = extension_of(s, v, &inner_sign);
+    if (x) {
+        int m = (int)width(s, x);
+        if (to_bits <= m) return to_bits == m ? x : Z3_mk_extract(s->z, (unsigned)to_bits - 1, 0, x);
+        if (to_bits < from_bits || from_signed == inner_sign || (!inner_sign && m < from_bits))
+            return inner_sign ? Z3_mk_sign_ext(s->z, (unsigned)(to_bits - m), x)
+                              : Z3_mk_zero_ext(s->z, (unsigned)(to_bits - m), x);
+    }
     if (to_bits < from_bits) return Z3_mk_extract(s->z, (unsigned)to_bits - 1, 0, v);
     unsigned d = (unsigned)(to_bits - from_bits);
     return from_signed ? Z3_mk_sign_ext(s->z, d, v) : Z3_mk_zero_ext(s->z, d, v);
@@ -129,6 +146,19 @@ void tine_smt_bind(tine_smt *s, const tine_expr_t *var, const Z3_ast *lanes) {
     bound_var *b = find_var(s, var);
     if (!b) b = add_var(s, var);
     memcpy(b->lanes, lanes, sizeof *lanes * (size_t)var->type.lanes);
+}
+
+void tine_smt_bind_narrow(tine_smt *s, const tine_expr_t *var, int bits, bool sign) {
+    Z3_ast lanes[TINE_MAX_LANES];
+    tine_type_t t = var->type;
+    char tn[16];
+    for (int i = 0; i < t.lanes; i++) {
+        char name[128];
+        snprintf(name, sizeof name, "%s_%s[%d]_%d", tine_expr_name(var), tine_type_name(t, tn), i, bits);
+        Z3_ast x = Z3_mk_const(s->z, Z3_mk_string_symbol(s->z, name), tine_smt_sort(s, bits));
+        lanes[i] = sign ? Z3_mk_sign_ext(s->z, (unsigned)(t.bits - bits), x) : Z3_mk_zero_ext(s->z, (unsigned)(t.bits - bits), x);
+    }
+    tine_smt_bind(s, var, lanes);
 }
 
 void tine_smt_assume(tine_smt *s, Z3_ast fact) {

@@ -40,6 +40,10 @@ Z3_ast tine_smt_binop(tine_smt *s, tine_op_t op, tine_type_t t, Z3_ast a, Z3_ast
 
 /* The lanes a variable takes (instead of fresh constants named after it). */
 void tine_smt_bind(tine_smt *s, const tine_expr_t *var, const Z3_ast *lanes);
+/* Binds var's lanes to extensions (signed when `sign`) of fresh `bits`-bit values: every
+ * value of var's type in the range of `bits`-bit values, and only those. For a wildcard a
+ * predicate bounds to that range, a proof over these lanes covers every input it admits. */
+void tine_smt_bind_narrow(tine_smt *s, const tine_expr_t *var, int bits, bool sign);
 /* e's lanes; -1 with the context's error set when e holds what the encoding refuses. A
  * variable not bound is a fresh constant per lane (the same on every call); a load is an
  * uninterpreted function of its buffer applied to the index. */
