@@ -870,6 +870,38 @@ static LLVMValueRef splat_interleave(gen *g, const tine_expr_t *e, LLVMValueRef 
     return LLVMBuildBitCast(b, r, vec_type(g, e->type), "");
 }
 
+/* A cast of such an interleave is the same group cast: each element cast as a scalar and
+ * packed into one wide integer, broadcast. In general registers that is a shift and an
+ * or; cast as a vector it costs a narrow of the broadcast register (matmul's A pairs for
+ * Neon's UMULL of bytes: ldr w, dup .4s, xtn per row and k pair, where ldrh, orr, dup
+ * .8h takes one vector instruction). NULL when e is not such a cast. */
+static LLVMValueRef cast_splat_interleave(gen *g, const tine_expr_t *e, LLVMValueRef v) {
+    const tine_expr_t *il = e->ops[0];
+    tine_type_t t = e->type, f = il->type;
+    int n = il->nops;
+    if (il->op != TINE_OP_INTERLEAVE || !interleaves_splats(il) || t.kind == TINE_BOOL || t.kind == TINE_FLOAT ||
+        f.kind == TINE_BOOL || f.kind == TINE_FLOAT || n * t.bits > 64 || t.lanes % n)
+        return NULL;
+    LLVMBuilderRef b = g->b;
+    LLVMTypeRef wt = LLVMIntTypeInContext(g->lc, (unsigned)(n * t.bits)), et = elem_type(g, t);
+    LLVMValueRef packed = NULL;
+    for (int k = 0; k < n; k++) {
+        LLVMValueRef x = LLVMBuildExtractElement(b, v, LLVMConstInt(LLVMInt32TypeInContext(g->lc), (unsigned long long)k, 0), "");
+        x = t.bits < f.bits ? LLVMBuildTrunc(b, x, et, "")
+            : t.bits > f.bits ? (f.kind == TINE_INT ? LLVMBuildSExt(b, x, et, "") : LLVMBuildZExt(b, x, et, "")) : x;
+        x = LLVMBuildZExt(b, x, wt, "");
+        if (k) x = LLVMBuildShl(b, x, LLVMConstInt(wt, (unsigned long long)(k * t.bits), 0), "");
+        packed = packed ? LLVMBuildOr(b, packed, x, "") : x;
+    }
+    LLVMValueRef zero = LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0);
+    LLVMValueRef one = LLVMBuildInsertElement(b, LLVMGetPoison(LLVMVectorType(wt, 1)), packed, zero, "");
+    int *idx = calloc((size_t)(t.lanes / n), sizeof *idx);
+    TINE_ASSERT(idx != NULL);
+    LLVMValueRef r = shuffle(g, one, NULL, idx, t.lanes / n);
+    free(idx);
+    return LLVMBuildBitCast(b, r, vec_type(g, t), "");
+}
+
 /* ---- 32-bit lanes read in place as 64-bit ones ----------------------------------------
  * x86 multiplies 32-bit lanes into 64 bits only in place: pmuldq and pmuludq read the low
  * half of each 64-bit lane. LLVM 19 does not see that a product of extended even or odd
@@ -1086,7 +1118,10 @@ static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
         return LLVMBuildICmp(b, (ot.kind == TINE_INT ? sp : up)[op - TINE_OP_EQ], ov[0], ov[1], "");
     }
     case TINE_OP_SELECT: return LLVMBuildSelect(b, ov[0], ov[1], ov[2], "");
-    case TINE_OP_CAST: return cast(g, t, e->ops[0]->type, ov[0]);
+    case TINE_OP_CAST: {
+        LLVMValueRef r = cast_splat_interleave(g, e, ov[0]);
+        return r ? r : cast(g, t, e->ops[0]->type, ov[0]);
+    }
     case TINE_OP_REINTERPRET: return LLVMBuildBitCast(b, ov[0], vec_type(g, t), "");
     case TINE_OP_BROADCAST: {
         int *idx = calloc((size_t)t.lanes, sizeof *idx);
