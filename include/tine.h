@@ -301,6 +301,11 @@ typedef struct {
  * bodies; NULL with a located error. */
 typedef struct tine_kernel tine_kernel_t;
 tine_kernel_t *tine_kernel_parse(tine_ctx_t *ctx, const char *text, const char *file);
+/* The same kernel with its every-target definitions and directives alone (the `on NAME`
+ * ones ignored: tine bench measures LLVM alone both ways), and whether k has functions or
+ * directives of its own for target's instruction set. */
+tine_kernel_t *tine_kernel_parse_common(tine_ctx_t *ctx, const char *text, const char *file);
+int tine_kernel_has_own(const tine_kernel_t *k, const char *target);
 void tine_kernel_free(tine_kernel_t *k);
 int tine_kernel_dims(const tine_kernel_t *k);
 int tine_kernel_lanes(const tine_kernel_t *k);

@@ -491,6 +491,49 @@ static void test_regressions(void) {
     }
 }
 
+/* ==== 1b. definitions for one instruction set (`on arm`) ==================================== */
+
+/* A function defined again `on arm` is what arm-64 code computes, and the interpreter runs
+ * the every-target definition: the arm-64 selection (on the statement interpreter, which
+ * evaluates its instructions by their semantics) equals the interpreter when the two
+ * definitions agree and differs when they do not, while x86 code runs the every-target one. */
+static void test_on_isa(void) {
+    static const char *const text[2] = {
+        "input in: u8[2]\nfunc g(x, y) = in(x, y) / 2\non arm\nfunc g(x, y) = in(x, y) >> 1\non all\n"
+        "output out(x, y): u8 = g(x, y) + 1\nschedule\nvectorize out.x natural\n",
+        "input in: u8[2]\nfunc g(x, y) = in(x, y) / 2\non arm\nfunc g(x, y) = in(x, y) >> 2\non all\n"
+        "output out(x, y): u8 = g(x, y) + 1\nschedule\nvectorize out.x natural\n"};
+    static const int64_t omin[2] = {-3, 2}, oext[2] = {45, 5};
+    uint64_t seed = 77;
+    for (int t = 0; t < 2; t++) {
+        tine_ctx_t *ctx = tine_ctx_new();
+        tine_kernel_t *k = tine_kernel_parse(ctx, text[t], "<on>");
+        CHECK(k != NULL, "the `on arm` kernel does not parse: %s", tine_error(ctx));
+        if (!k) {
+            tine_ctx_free(ctx);
+            continue;
+        }
+        run_t r;
+        make_run(k, &r, omin, oext, 0, NULL, &seed);
+        r.ref_rc = tine_kernel_interpret(k, r.inp, r.params, &r.ref.b);
+        for (int s = 0; s < 2; s++) {
+            int rc = tine_kernel_interpret_stmt(k, "hoist", s ? TINE_SELECT_TINE : TINE_SELECT_LLVM, "arm-64", r.inp,
+                                                r.params, &r.got[s].b);
+            bool same = rc == 0 && r.ref_rc == 0 && !memcmp(r.ref.b.data, r.got[s].b.data, r.ref.bytes);
+            CHECK(same == (t == 0), "on arm, %s selection: the arm-64 statement %s the interpreter (%s definition)",
+                  SEL_NAME[s], same ? "equals" : "differs from", t ? "a different" : "an equal");
+        }
+        tine_compiled_t *c = tine_kernel_compile(k, LEVELS[0], TINE_SELECT_TINE);
+        int rc = c ? tine_compiled_run(c, r.inp, r.params, &r.got[0].b) : -1;
+        CHECK(rc == 0 && !memcmp(r.ref.b.data, r.got[0].b.data, r.ref.bytes),
+              "on arm: %s code does not compute the every-target definition", LEVELS[0]);
+        tine_compiled_free(c);
+        free_run(&r);
+        tine_kernel_free(k);
+        tine_ctx_free(ctx);
+    }
+}
+
 /* ==== 2. empty reduction ranges ============================================================== */
 
 /* sum, min and max over an empty constant range (0..0, 3..1) and over a loop range that is
@@ -1321,6 +1364,7 @@ int main(int argc, char **argv) {
     if (!getenv("DIFFKERN_FROM")) { /* a rerun of one random kernel skips the fixed cases */
         test_scopes();
         test_regressions();
+        test_on_isa();
         test_empty_ranges();
     }
     double t1 = now();

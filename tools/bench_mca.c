@@ -165,6 +165,24 @@ static bool is_vector(const char *ins) {
     return false;
 }
 
+/* A vector instruction on whole 128-bit registers: a q register or an arrangement of 16
+ * bytes (.16b, .8h, .4s, .2d). A loop of 64-bit ones (.2s, .4h, d registers) is one that
+ * LLVM vectorized from scalar code, a tail, not a steady state (fully_connected's remaining
+ * terms of a reduction: zip1 and mla on .2s). */
+static bool is_wide(const char *ins) {
+    static const char *const arr[] = {".16b", ".8h", ".4s", ".2d"};
+    for (int i = 0; i < 4; i++)
+        if (strstr(ins, arr[i])) return true;
+    const char *ops = strchr(ins, ' ');
+    for (const char *p = ops ? ops : ins + strlen(ins); *p; p++)
+        if (*p == 'q' && (p == ops || !isalnum((unsigned char)p[-1])) && isdigit((unsigned char)p[1])) {
+            int k = 1;
+            while (isdigit((unsigned char)p[k])) k++;
+            if (!isalnum((unsigned char)p[k])) return true;
+        }
+    return false;
+}
+
 /* Bytes one store instruction writes (0 for anything else). */
 static int store_bytes(const char *ins) {
     if (strncmp(ins, "st", 2) || !strncmp(ins, "stlr", 4)) return 0;
@@ -192,7 +210,7 @@ static int store_bytes(const char *ins) {
 typedef struct {
     char head[24], name[96];
     int blocks[64], nblocks;
-    int ins, vec, stored; /* instructions, vector ones, bytes stored, per iteration */
+    int ins, vec, wide, stored; /* instructions, vector ones, 128-bit ones, bytes stored, per iteration */
 } loop;
 
 static bool part_edge(const char *name) { return strstr(name, ".pro.") || strstr(name, ".epi."); }
@@ -213,6 +231,7 @@ static int find_loops(const asm_text *a, loop *out, int max, int *steady) {
             for (int k = b->first; k < b->first + b->count; k++) {
                 l->ins++;
                 l->vec += is_vector(a->ins[k]);
+                l->wide += is_wide(a->ins[k]);
                 l->stored += a->spill[k] ? 0 : store_bytes(a->ins[k]);
             }
         }
@@ -247,7 +266,7 @@ static int pick_loop(const loop *ls, int n, int steady, const char *same_name) {
     for (int i = 0; i < m && same_name; i++)
         if (!strcmp(ls[i].name, same_name)) return i;
     for (int i = 0; i < m; i++)
-        if (best < 0 || ls[i].vec > ls[best].vec) best = i;
+        if (best < 0 || ls[i].wide > ls[best].wide || (ls[i].wide == ls[best].wide && ls[i].vec > ls[best].vec)) best = i;
     return best;
 }
 
@@ -330,47 +349,62 @@ static void mnemonic_diff(const sel_result *t, const sel_result *l, char *out, s
     }
 }
 
-tine_kernel_t *bench_kernel_load(tine_ctx_t *ctx, const char *name) {
+static tine_kernel_t *kernel_load(tine_ctx_t *ctx, const char *name, bool common) {
     char path[512];
     snprintf(path, sizeof path, "%s/bench/kernels/%s.tine", TINE_SOURCE_DIR, name);
     char *text = tine_cli_read_file(path);
     if (!text) return NULL;
-    tine_kernel_t *k = tine_kernel_parse(ctx, text, path);
+    tine_kernel_t *k = common ? tine_kernel_parse_common(ctx, text, path) : tine_kernel_parse(ctx, text, path);
     free(text);
     return k;
 }
 
-/* One kernel at both selections into r[2]; false after a message. */
-static bool measure(const char *kernel, const char *target, sel_result r[2]) {
+tine_kernel_t *bench_kernel_load(tine_ctx_t *ctx, const char *name) { return kernel_load(ctx, name, false); }
+
+/* k's loop at selection s into r (the loop named same_name when there is one); false after
+ * a message. */
+static bool measure_one(tine_kernel_t *k, const char *kernel, const char *target, int s, sel_result *r,
+                        const char *same_name, const char *who) {
+    size_t size = 0;
+    char *bytes = tine_kernel_emit(k, target, s == SEL_TINE ? TINE_SELECT_TINE : TINE_SELECT_LLVM, kernel, "asm", &size);
+    if (!bytes) return false;
+    char *asm_text_ = malloc(size + 1);
+    if (!asm_text_) abort();
+    memcpy(asm_text_, bytes, size);
+    asm_text_[size] = 0;
+    free(bytes);
+    asm_parse(asm_text_, &r->a);
+    free(asm_text_);
+    r->nloops = find_loops(&r->a, r->loops, 256, &r->steady);
+    r->pick = pick_loop(r->loops, r->nloops, r->steady, same_name);
+    if (r->pick < 0) {
+        fprintf(stderr, "tine: bench: %s (%s) has no loop\n", kernel, who);
+        return false;
+    }
+    const loop *l = &r->loops[r->pick];
+    r->per = l->stored >= 16 ? 16.0 / l->stored : 1;
+    char what[128];
+    snprintf(what, sizeof what, "%s (%s)", kernel, who);
+    for (int c = 0; c < 2; c++)
+        if ((r->cycles[c] = mca_cycles(&r->a, l, CPUS[c], what)) < 0) return false;
+    return true;
+}
+
+/* One kernel at both selections into r[2], and, for a kernel with functions or directives of
+ * its own for target's instruction set (`on arm`), LLVM alone on its every-target ones into
+ * *common (common->pick -1 otherwise); false after a message. */
+static bool measure(const char *kernel, const char *target, sel_result r[2], sel_result *common) {
     tine_ctx_t *ctx = tine_ctx_new();
-    tine_kernel_t *k = bench_kernel_load(ctx, kernel);
+    tine_kernel_t *k = kernel_load(ctx, kernel, false);
     bool ok = k != NULL;
-    for (int s = 0; s < 2 && ok; s++) {
-        size_t size = 0;
-        char *bytes = tine_kernel_emit(k, target, s == SEL_TINE ? TINE_SELECT_TINE : TINE_SELECT_LLVM, kernel, "asm", &size);
-        if (!bytes) {
-            ok = false;
-            break;
-        }
-        char *asm_text_ = malloc(size + 1);
-        if (!asm_text_) abort();
-        memcpy(asm_text_, bytes, size);
-        asm_text_[size] = 0;
-        free(bytes);
-        asm_parse(asm_text_, &r[s].a);
-        free(asm_text_);
-        r[s].nloops = find_loops(&r[s].a, r[s].loops, 256, &r[s].steady);
-        r[s].pick = pick_loop(r[s].loops, r[s].nloops, r[s].steady, s == SEL_TINE && r[0].pick >= 0 ? r[0].loops[r[0].pick].name : NULL);
-        if (r[s].pick < 0) {
-            fprintf(stderr, "tine: bench: %s (%s) has no loop\n", kernel, s ? "tine" : "LLVM alone");
-            ok = false;
-            break;
-        }
-        const loop *l = &r[s].loops[r[s].pick];
-        r[s].per = l->stored >= 16 ? 16.0 / l->stored : 1;
-        char what[128];
-        snprintf(what, sizeof what, "%s (%s)", kernel, s ? "tine" : "LLVM alone");
-        for (int c = 0; c < 2 && ok; c++) ok = (r[s].cycles[c] = mca_cycles(&r[s].a, l, CPUS[c], what)) >= 0;
+    common->pick = -1;
+    for (int s = 0; s < 2 && ok; s++)
+        ok = measure_one(k, kernel, target, s, &r[s], s == SEL_TINE ? r[0].loops[r[0].pick].name : NULL,
+                         s ? "tine" : "LLVM alone");
+    if (ok && tine_kernel_has_own(k, target)) {
+        tine_kernel_t *kc = kernel_load(ctx, kernel, true);
+        ok = kc && measure_one(kc, kernel, target, SEL_LLVM, common, NULL, "LLVM alone, every-target kernel");
+        tine_kernel_free(kc);
     }
     if (!ok && tine_error(ctx)[0]) fprintf(stderr, "tine: bench: %s: %s\n", kernel, tine_error(ctx));
     tine_kernel_free(k);
@@ -419,27 +453,36 @@ int tine_bench_mca(const char *filter, const char *target) {
     printf("\n%-16s %8s %8s %6s %8s %8s %6s %8s %8s %9s %9s  %s\n", "kernel", "n1 LLVM", "n1 tine", "ratio", "m1 LLVM",
            "m1 tine", "ratio", "ins LLVM", "ins tine", "qemu LLVM", "qemu tine", "loop (LLVM alone; tine's when another)");
     double logsum[2] = {0, 0};
-    int n = 0, worse = 0;
+    int n = 0, worse = 0, ncommon = 0;
     char worse_list[1024] = ""; /* "name (n1 0.998, m1 1.002)" for each */
     char diffs[32][1024];
     for (const bench_entry *be = bench_entries(); be->name; be++) {
         if (filter && !strstr(be->name, filter)) continue;
         fprintf(stderr, "\rbench: %-16s", be->name);
-        sel_result *r = calloc(2, sizeof *r);
+        sel_result *r = calloc(3, sizeof *r); /* LLVM alone, tine, LLVM alone on the every-target kernel */
         if (!r) abort();
         r[0].pick = -1;
-        if (!measure(be->name, target, r)) {
-            asm_free(&r[0].a);
-            asm_free(&r[1].a);
+        if (!measure(be->name, target, r, &r[2])) {
+            for (int s = 0; s < 3; s++) asm_free(&r[s].a);
             free(r);
             free(names);
             free(q);
             return 1;
         }
         fprintf(stderr, "\r%30s\r", "");
-        double ratio[2];
+        /* LLVM alone is the stronger of its two forms where the kernel has its own
+           definitions here: the same loops as tine's, or the every-target kernel's, when
+           that loop is counted the same way (both per output vector, or both per iteration) */
+        double llvm[2], ratio[2];
+        bool from_common = false;
+        const loop *lc = r[2].pick >= 0 ? &r[2].loops[r[2].pick] : NULL;
         for (int c = 0; c < 2; c++) {
-            ratio[c] = (r[0].cycles[c] * r[0].per) / (r[1].cycles[c] * r[1].per);
+            llvm[c] = r[0].cycles[c] * r[0].per;
+            if (lc && (lc->stored < 16) == (r[0].loops[r[0].pick].stored < 16) && r[2].cycles[c] * r[2].per < llvm[c]) {
+                llvm[c] = r[2].cycles[c] * r[2].per;
+                from_common = true;
+            }
+            ratio[c] = llvm[c] / (r[1].cycles[c] * r[1].per);
             logsum[c] += log(ratio[c]);
         }
         if (ratio[0] < 1 || ratio[1] < 1) {
@@ -452,22 +495,29 @@ int tine_bench_mca(const char *filter, const char *target) {
         char lb[160] = "";
         if (strcmp(ll->name, lt->name))
             snprintf(lb, sizeof lb, "; %s %s%s", lt->head, lt->name, lt->stored < 16 ? "*" : "");
+        if (from_common) {
+            size_t used = strlen(lb);
+            snprintf(lb + used, sizeof lb - used, " [+]");
+            ncommon++;
+        }
         char qcol[2][16];
         for (int s = 0; s < 2; s++) qemu_cell(&q[n], s, qcol[s], sizeof qcol[s]);
-        printf("%-16s %8.2f %8.2f %6.2f %8.2f %8.2f %6.2f %8.1f %8.1f %9s %9s  %s %s%s%s\n", be->name,
-               r[0].cycles[0] * r[0].per, r[1].cycles[0] * r[1].per, ratio[0], r[0].cycles[1] * r[0].per,
-               r[1].cycles[1] * r[1].per, ratio[1], ll->ins * r[0].per, lt->ins * r[1].per, qcol[0], qcol[1], ll->head,
-               ll->name, ll->stored < 16 ? "*" : "", lb);
+        printf("%-16s %8.2f %8.2f %6.2f %8.2f %8.2f %6.2f %8.1f %8.1f %9s %9s  %s %s%s%s\n", be->name, llvm[0],
+               r[1].cycles[0] * r[1].per, ratio[0], llvm[1], r[1].cycles[1] * r[1].per, ratio[1], ll->ins * r[0].per,
+               lt->ins * r[1].per, qcol[0], qcol[1], ll->head, ll->name, ll->stored < 16 ? "*" : "", lb);
         if (n < 32) {
             mnemonic_diff(&r[1], &r[0], diffs[n], sizeof diffs[n]);
         }
         n++;
-        asm_free(&r[0].a);
-        asm_free(&r[1].a);
+        for (int s = 0; s < 3; s++) asm_free(&r[s].a);
         free(r);
     }
     printf("%-16s %8s %8s %6.2f %8s %8s %6.2f\n", "geomean", "", "", exp(logsum[0] / n), "", "", exp(logsum[1] / n));
     printf("%d of %d kernels estimated slower with tine than with LLVM alone on a CPU%s\n", worse, n, worse_list);
+    if (ncommon)
+        printf("[+] LLVM alone's cycles on a CPU are those of the kernel's every-target definitions, faster there "
+               "than its own for %s (`on`, docs/KERNELS.md); its instructions are those of the same loops as tine's\n",
+               target);
     printf("\ninstructions in tine's loop and not in LLVM alone's:\n");
     for (int i = 0; i < n && i < 32; i++) printf("%-16s %s\n", names[i], diffs[i][0] ? diffs[i] : "(none)");
     free(names);

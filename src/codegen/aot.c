@@ -98,6 +98,7 @@ static char *aot_header(tine_kernel_t *k, const char *name, const char *target, 
 
 void *tine_kernel_emit(tine_kernel_t *k, const char *target, tine_selection_t sel, const char *name, const char *what,
                        size_t *size) {
+    k = tine_kernel_for_target(k, target);
     tine_ctx_t *ctx = tine_kernel_ctx(k);
     bool ident = name && (isalpha((unsigned char)name[0]) || name[0] == '_');
     for (const char *p = name; ident && *p; p++) ident = isalnum((unsigned char)*p) || *p == '_';

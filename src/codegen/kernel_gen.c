@@ -17,6 +17,7 @@ static double seconds(void) {
 
 tine_compiled_t *tine_kernel_compile(tine_kernel_t *k, const char *target, tine_selection_t sel) {
     if (!k) return NULL;
+    k = tine_kernel_for_target(k, target);
     tine_ctx_t *ctx = tine_kernel_ctx(k);
     double t0 = seconds();
     char *triple = NULL;

@@ -834,17 +834,23 @@ bool lane_offsets(const tine_expr_t *e, int32_t *off) {
     }
 }
 
-/* Whether e interleaves values each of which is one value in every lane (broadcasts,
- * uniform constants, loads at one index), into elements of at most 64 bits together. */
+/* Whether e is one value in every lane: a broadcast, a uniform constant, a load at one
+ * index, or an integer cast of one of those (conv_nn's i16(in(ci)) pairs). */
+static bool is_splat(const tine_expr_t *o) {
+    int64_t s;
+    if (o->op == TINE_OP_CAST && o->type.kind != TINE_BOOL && o->type.kind != TINE_FLOAT &&
+        o->ops[0]->type.kind != TINE_BOOL && o->ops[0]->type.kind != TINE_FLOAT)
+        return is_splat(o->ops[0]);
+    return o->type.lanes == 1 || (lane_stride(o, &s) && s == 0) ||
+           (o->op == TINE_OP_LOAD && lane_stride(o->ops[0], &s) && s == 0);
+}
+
+/* Whether e interleaves values each of which is one value in every lane, into elements of
+ * at most 64 bits together. */
 static bool interleaves_splats(const tine_expr_t *e) {
     if (e->type.kind == TINE_BOOL || e->nops * e->type.bits > 64) return false;
-    for (int k = 0; k < e->nops; k++) {
-        const tine_expr_t *o = e->ops[k];
-        int64_t s;
-        if (!(o->type.lanes == 1 || (lane_stride(o, &s) && s == 0) ||
-              (o->op == TINE_OP_LOAD && lane_stride(o->ops[0], &s) && s == 0)))
-            return false;
-    }
+    for (int k = 0; k < e->nops; k++)
+        if (!is_splat(e->ops[k])) return false;
     return true;
 }
 

@@ -181,6 +181,7 @@ typedef struct tine_kdecl_s {
        the narrowest type its values fit (kernel.c storage_type) */
     tine_type_t store_as;
     int store_as_sched;
+    const char *on; /* func: the instruction set it is defined for (`on arm`); NULL: every target */
 } tine_kdecl;
 
 typedef struct {
@@ -191,9 +192,12 @@ typedef struct {
     const char **dims;   /* reorder: the loops, innermost first */
     int ndims;
     const char *at;      /* compute_at, store_at: the stage (g of g.y; dim is y) */
-    int n, n2;           /* vectorize: 0 = natural; partition: the mode (auto 0, always 1, never 2) */
+    int n, n2;           /* vectorize: 0 = natural; partition: the mode (auto 0, always 1, never 2);
+                            vectorize of a reduction: n2 the accumulator's lanes (`acc A`; 0: the default) */
+    int acc_line, acc_col; /* vectorize: where `acc` is written (0: it is not) */
     const tine_src *src;
     int line, col;
+    const char *on; /* the instruction set it applies to (`on arm`); NULL: every target */
 } tine_kdirective;
 
 typedef struct tine_kernel_ast_s {
@@ -210,6 +214,13 @@ typedef struct tine_kernel_ast_s {
     /* 0: auto uses every directive; 1: only materialize, vectorize (of coordinates) and
        unroll (tine_kernel_parse retries at 1 when a choice of level 0 is refused) */
     int auto_level;
+    /* the `on NAME` lines (NAME not `all`), in order: the instruction sets with definitions
+       or directives of their own (kernel.c makes one kernel each) */
+    struct {
+        const char *isa;
+        int line, col;
+    } on[8];
+    int non;
 } tine_kernel_ast;
 
 /* The declaration of a name in a kernel, or NULL. */
@@ -221,6 +232,8 @@ const tine_kdecl *tine_kernel_find(const tine_kernel_ast *k, const char *name);
 void tine_autoschedule(tine_ctx_t *ctx, tine_arena *arena, tine_kernel_ast *k);
 /* A kernel's directives as .tine text ("schedule", then one a line), appended to b. */
 void tine_schedule_print(const tine_kernel_ast *k, tine_buf *b);
+/* Its directives `on` instruction set on (NULL: those for every target), one a line. */
+void tine_schedule_print_on(const tine_kernel_ast *k, const char *on, tine_buf *b);
 
 /* kernel_loops.c: split, fuse and reorder (directive s) of f's loops; vectorize, unroll,
  * partition, parallel of a loop of a reshaped f (*handled false: a vectorize that names a
@@ -231,6 +244,11 @@ bool tine_kloops_apply(tine_ctx_t *ctx, const tine_kdirective *s, tine_kdecl *f,
 int tine_kloops_find(const tine_kdecl *f, const char *name);
 /* tile f a b W H as split a ao ai W, split b bo bi H, reorder ai bi ao bo (any two loops). */
 bool tine_kloops_tile(tine_ctx_t *ctx, tine_arena *arena, const tine_kdirective *s, tine_kdecl *f);
+
+/* kernel_on.c: whether every `on NAME` names a target's instruction set (a located error
+ * if not); k's declarations and directives for isa (NULL: every target's), in place. */
+bool tine_kernel_on_check(tine_ctx_t *ctx, const tine_kernel_ast *k);
+void tine_kernel_on_filter(tine_kernel_ast *k, const char *isa);
 
 int tine_parse_kernel(tine_ctx_t *ctx, tine_arena *arena, const char *text, const char *file,
                       tine_kernel_ast *out);

@@ -1046,6 +1046,34 @@ static bool parse_coords(parser *ps, tine_kdecl *d) {
     return true;
 }
 
+/* `on NAME`: what follows, up to the next `on` line or `schedule`, is for instruction set
+ * NAME alone (kernel.c checks the name); `on all`: for every target again. */
+static bool parse_on(parser *ps, tine_kernel_ast *k, const char **on) {
+    next(ps);
+    int line = ps->line, col = ps->col;
+    const char *name;
+    if (!expect_name(ps, &name, "an instruction set (as in 'on arm') or 'all'")) return false;
+    if (!strcmp(name, "all")) {
+        *on = NULL;
+        return true;
+    }
+    int i = 0;
+    while (i < k->non && strcmp(k->on[i].isa, name)) i++;
+    if (i == k->non) {
+        if (k->non == (int)(sizeof k->on / sizeof k->on[0])) {
+            ps->line = line;
+            ps->col = col;
+            perr(ps, "a kernel names at most %d instruction sets with 'on'", k->non);
+            return false;
+        }
+        k->on[k->non].isa = name;
+        k->on[k->non].line = line;
+        k->on[k->non++].col = col;
+    }
+    *on = k->on[i].isa;
+    return true;
+}
+
 int tine_parse_kernel(tine_ctx_t *ctx, tine_arena *arena, const char *text, const char *file, tine_kernel_ast *k) {
     tine_src *src = tine_arena_alloc(arena, sizeof *src);
     src->file = tine_arena_strdup(arena, file ? file : "<kernel>", strlen(file ? file : "<kernel>"));
@@ -1055,8 +1083,13 @@ int tine_parse_kernel(tine_ctx_t *ctx, tine_arena *arena, const char *text, cons
     k->src = src;
     int cap = 0, scap = 0;
     char b[48];
+    const char *on = NULL; /* the current `on NAME` region's instruction set */
     next(&ps);
     while (!ps.failed && ps.tok != T_EOF && !is_word(&ps, "schedule")) {
+        if (is_word(&ps, "on")) {
+            if (!parse_on(&ps, k, &on)) break;
+            continue;
+        }
         if (k->ndecls == cap) {
             cap = cap ? 2 * cap : 16;
             tine_kdecl *n = tine_arena_alloc(arena, (size_t)cap * sizeof *n);
@@ -1068,6 +1101,12 @@ int tine_parse_kernel(tine_ctx_t *ctx, tine_arena *arena, const char *text, cons
         d->src = src;
         d->line = ps.line;
         d->col = ps.col;
+        d->on = on;
+        if (on && !is_word(&ps, "func")) {
+            perr(&ps, "only functions can be defined for one instruction set ('on %s'); inputs, parameters and "
+                      "the output are every target's (write 'on all' before them)", on);
+            break;
+        }
         if (is_word(&ps, "input") || is_word(&ps, "param")) {
             d->kind = is_word(&ps, "input") ? K_INPUT : K_PARAM;
             next(&ps);
@@ -1120,6 +1159,7 @@ int tine_parse_kernel(tine_ctx_t *ctx, tine_arena *arena, const char *text, cons
     if (!ps.failed && !is_word(&ps, "schedule")) k->auto_sched = true; /* no schedule: the automatic one */
     if (!ps.failed && is_word(&ps, "schedule")) {
         next(&ps);
+        on = NULL;
         if (is_word(&ps, "auto")) { /* the automatic scheduler chooses every directive */
             k->auto_sched = true;
             k->auto_line = ps.line;
@@ -1130,6 +1170,10 @@ int tine_parse_kernel(tine_ctx_t *ctx, tine_arena *arena, const char *text, cons
                           "(tine compile FILE --emit schedule prints the ones auto chooses, to edit)");
         }
         while (!ps.failed && ps.tok != T_EOF) {
+            if (is_word(&ps, "on")) {
+                if (!parse_on(&ps, k, &on)) break;
+                continue;
+            }
             if (k->nsched == scap) {
                 scap = scap ? 2 * scap : 8;
                 tine_kdirective *n = tine_arena_alloc(arena, (size_t)scap * sizeof *n);
@@ -1141,6 +1185,7 @@ int tine_parse_kernel(tine_ctx_t *ctx, tine_arena *arena, const char *text, cons
             s->src = src;
             s->line = ps.line;
             s->col = ps.col;
+            s->on = on;
             if (!expect_name(&ps, &s->what, "a schedule directive")) break;
             const char *w = s->what;
             if (!strcmp(w, "vectorize") || !strcmp(w, "unroll") || !strcmp(w, "parallel") || !strcmp(w, "partition")) {
@@ -1150,6 +1195,12 @@ int tine_parse_kernel(tine_ctx_t *ctx, tine_arena *arena, const char *text, cons
                 if (!strcmp(w, "vectorize")) {
                     if (is_word(&ps, "natural")) next(&ps);
                     else if (!expect_int(&ps, 1, TINE_MAX_LANES, &s->n, "the vector width")) break;
+                    if (is_word(&ps, "acc")) { /* a reduction's accumulator lanes (kernel.c) */
+                        s->acc_line = ps.line;
+                        s->acc_col = ps.col;
+                        next(&ps);
+                        if (!expect_int(&ps, 1, TINE_MAX_LANES, &s->n2, "the accumulator's lanes")) break;
+                    }
                 } else if (!strcmp(w, "unroll")) {
                     if (!expect_int(&ps, 1, 64, &s->n, "the unroll factor")) break;
                 } else if (!strcmp(w, "partition")) {

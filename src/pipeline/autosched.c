@@ -761,8 +761,13 @@ void tine_autoschedule(tine_ctx_t *ctx, tine_arena *arena, tine_kernel_ast *k) {
 /* The directives as .tine text: `schedule`, then one directive a line. */
 void tine_schedule_print(const tine_kernel_ast *k, tine_buf *b) {
     tine_buf_puts(b, "schedule\n");
+    tine_schedule_print_on(k, NULL, b);
+}
+
+void tine_schedule_print_on(const tine_kernel_ast *k, const char *on, tine_buf *b) {
     for (int i = 0; i < k->nsched; i++) {
         const tine_kdirective *s = &k->sched[i];
+        if (on ? !s->on || strcmp(s->on, on) : s->on != NULL) continue;
         if (!strcmp(s->what, "materialize") || !strcmp(s->what, "compute_root") || !strcmp(s->what, "inline"))
             tine_buf_printf(b, "%s %s\n", s->what, s->func);
         else if (!strcmp(s->what, "split"))
@@ -781,6 +786,8 @@ void tine_schedule_print(const tine_kernel_ast *k, tine_buf *b) {
         else if (!strcmp(s->what, "partition")) {
             static const char *const modes[] = {"auto", "always", "never"};
             tine_buf_printf(b, "partition %s.%s %s\n", s->func, s->dim, modes[s->n]);
-        } else tine_buf_printf(b, "%s %s.%s %d\n", s->what, s->func, s->dim, s->n);
+        } else if (!strcmp(s->what, "vectorize") && s->n2)
+            tine_buf_printf(b, "vectorize %s.%s %d acc %d\n", s->func, s->dim, s->n, s->n2);
+        else tine_buf_printf(b, "%s %s.%s %d\n", s->what, s->func, s->dim, s->n);
     }
 }

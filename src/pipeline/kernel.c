@@ -11,6 +11,7 @@
  * The compiled code (codegen/kernel_gen.c) and the reference run evaluate these same bodies.
  */
 #include "../ir/ast.h"
+#include "../targets/targets.h"
 
 #include <ctype.h>
 
@@ -26,6 +27,10 @@ struct tine_kernel {
     int nks;
     uint64_t *reach; /* declaration i calls j (directly or not): bit j of row i */
     size_t reach_words;
+    /* the kernel per instruction set named with `on` (kernel_on.c), isa[i]'s in variant[i] */
+    const char *isa[8];
+    tine_kernel_t *variant[8];
+    int nvariants;
 };
 
 int tine_kernel_nstages(const tine_kernel_t *k) { return k->nstages; }
@@ -562,6 +567,12 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
                 return false;
             }
         }
+        if (!strcmp(s->what, "vectorize") && s->n2) {
+            tine_diag(ctx, src, s->acc_line, s->acc_col,
+                      "vectorize: acc sets the accumulator of a vectorized reduction; '%s' is a coordinate of '%s'", s->dim,
+                      s->func);
+            return false;
+        }
         if (!strcmp(s->what, "vectorize")) {
             if (strcmp(s->dim, f->args[0])) {
                 tine_diag(ctx, src, s->line, s->col, "only the first coordinate of a function (%s.%s) can be vectorized so far",
@@ -818,12 +829,26 @@ static bool rvec_directives(tine_ctx_t *ctx, tine_kernel_t *kn, const tine_kdecl
             st->rvec = calloc((size_t)k->nsched, sizeof *st->rvec);
             TINE_ASSERT(st->rvec != NULL);
         }
-        tine_rvec *v = &st->rvec[st->nrvec++];
         /* the accumulator fills one 256-bit vector at most: a sum of N terms per step
-           adds N / acc adjacent terms per lane first (pmaddwd, vpdpbusd, psadbw) */
+           adds N / acc adjacent terms per lane first (pmaddwd, vpdpbusd, psadbw); `acc A`
+           chooses A lanes (Neon's SMLAL accumulates each product in a lane of its own) */
+        int A = R->op == TINE_OP_ADD && N > 256 / T.bits ? 256 / T.bits : N;
+        if (s->n2 && R->op != TINE_OP_ADD) {
+            tine_diag(ctx, k->src, s->acc_line, s->acc_col,
+                      "vectorize: acc sets a sum's accumulator; the reduction over '%s' is not a sum", s->dim);
+            return false;
+        }
+        if (s->n2 && (s->n2 > N || N % s->n2 || (s->n2 & (s->n2 - 1)))) {
+            tine_diag(ctx, k->src, s->acc_line, s->acc_col,
+                      "vectorize: the accumulator's lanes must be a power of two that divides the %d terms per step, "
+                      "not %d", N, s->n2);
+            return false;
+        }
+        if (s->n2) A = s->n2;
+        tine_rvec *v = &st->rvec[st->nrvec++];
         v->index = found;
         v->lanes = N;
-        v->acc = R->op == TINE_OP_ADD && N > 256 / T.bits ? 256 / T.bits : N;
+        v->acc = A;
         v->vec.base = v->tail.base = st->reds1.base;
         v->vec.vector = found + 1;
         if (!lower_at(ctx, kn, d, N, &v->vec, "$.x0") || !lower_at(ctx, kn, d, 1, &v->tail, "$.x0")) return false;
@@ -984,15 +1009,16 @@ static bool lower_all(tine_ctx_t *ctx, tine_kernel_t *kn) {
  * window or a vectorized reduction whose conditions the scheduler did not foresee) is not
  * the user's error: the kernel is made again with the plainer directives only, and an
  * error then is the kernel's own. */
-tine_kernel_t *tine_kernel_parse(tine_ctx_t *ctx, const char *text, const char *file) {
+static tine_kernel_t *parse_for(tine_ctx_t *ctx, const char *text, const char *file, const char *isa) {
     for (int level = 0; level < 2; level++) {
         tine_kernel_t *kn = calloc(1, sizeof *kn);
         TINE_ASSERT(kn != NULL);
         kn->ctx = ctx;
-        if (tine_parse_kernel(ctx, &kn->arena, text, file, &kn->ast) != 0) {
+        if (tine_parse_kernel(ctx, &kn->arena, text, file, &kn->ast) != 0 || !tine_kernel_on_check(ctx, &kn->ast)) {
             tine_kernel_free(kn);
             return NULL;
         }
+        tine_kernel_on_filter(&kn->ast, isa);
         kn->ast.auto_level = level;
         if (check(ctx, kn) && lower_all(ctx, kn) && tine_kernel_slide(ctx, &kn->ast, kn->stages, kn->sdecl, kn->nstages)) {
             build_scalars(kn);
@@ -1005,8 +1031,39 @@ tine_kernel_t *tine_kernel_parse(tine_ctx_t *ctx, const char *text, const char *
     return NULL;
 }
 
+/* The kernel for every target, with one more per instruction set its `on` lines name. */
+tine_kernel_t *tine_kernel_parse(tine_ctx_t *ctx, const char *text, const char *file) {
+    tine_kernel_t *k = parse_for(ctx, text, file, NULL);
+    for (int i = 0; k && i < k->ast.non; i++) {
+        tine_kernel_t *v = parse_for(ctx, text, file, k->ast.on[i].isa);
+        if (!v) {
+            tine_kernel_free(k);
+            return NULL;
+        }
+        k->isa[k->nvariants] = k->ast.on[i].isa;
+        k->variant[k->nvariants++] = v;
+    }
+    return k;
+}
+
+tine_kernel_t *tine_kernel_parse_common(tine_ctx_t *ctx, const char *text, const char *file) {
+    return parse_for(ctx, text, file, NULL);
+}
+
+int tine_kernel_has_own(const tine_kernel_t *k, const char *target) {
+    return tine_kernel_for_target((tine_kernel_t *)k, target) != k;
+}
+
+tine_kernel_t *tine_kernel_for_target(tine_kernel_t *k, const char *target) {
+    const tine_target_info *t = k ? tine_target_find(target ? target : "host") : NULL;
+    for (int i = 0; t && i < k->nvariants; i++)
+        if (!strcmp(k->isa[i], t->isa)) return k->variant[i];
+    return k;
+}
+
 void tine_kernel_free(tine_kernel_t *k) {
     if (!k) return;
+    for (int i = 0; i < k->nvariants; i++) tine_kernel_free(k->variant[i]);
     for (int i = 0; i < k->cap; i++) {
         free(k->stages[i].reds.v);
         free(k->stages[i].reds1.v);
@@ -1178,6 +1235,10 @@ char *tine_kernel_print_stages(tine_kernel_t *k, tine_selection_t sel, const cha
 char *tine_kernel_print_schedule(const tine_kernel_t *k) {
     tine_buf b = {0};
     tine_schedule_print(&k->ast, &b);
+    for (int i = 0; i < k->nvariants; i++) { /* each instruction set's own directives */
+        tine_buf_printf(&b, "on %s\n", k->isa[i]);
+        tine_schedule_print_on(&k->variant[i]->ast, k->isa[i], &b);
+    }
     return b.p;
 }
 

@@ -98,6 +98,7 @@ tine_stmt *tine_stmt_lower_kernel(tine_stmt_pool *p, tine_kernel_t *k, int sel, 
         s = (expr);                                                                                                    \
         if (after) after(user, name, s);                                                                               \
     } while (0)
+    k = tine_kernel_for_target(k, target);            /* its functions `on` the target's instruction set */
     tine_stmt *s = tine_stmt_build_kernel(p, k);      /* stages + schedule + bounds inference -> one statement */
     if (!s) return NULL;
     if (after) after(user, "build", s);

@@ -218,6 +218,7 @@ static void capture_pass(void *user, const char *pass, const tine_stmt *s) {
 
 int tine_kernel_interpret_stmt(tine_kernel_t *k, const char *pass, int sel, const char *target,
                                tine_buffer_t *const *inputs, const void *const *params, tine_buffer_t *out) {
+    k = tine_kernel_for_target(k, target);
     tine_ctx_t *ctx = tine_kernel_ctx(k);
     tine_stmt_pool p;
     tine_stmt_pool_init(&p, ctx);
@@ -237,6 +238,7 @@ int tine_kernel_interpret_stmt(tine_kernel_t *k, const char *pass, int sel, cons
 }
 
 char *tine_kernel_print_stmt(tine_kernel_t *k, tine_selection_t sel, const char *target) {
+    k = tine_kernel_for_target(k, target);
     tine_ctx_t *ctx = tine_kernel_ctx(k);
     if (sel == TINE_SELECT_TINE && target && strcmp(target, "host")) {
         if (!tine_target_find(target) || !tine_target_find(target)->features) {
