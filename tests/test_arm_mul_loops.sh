@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# test_arm_mul_loops.sh — the widening-multiply loops of matmul and add at arm-64, as tine
+# test_arm_mul_loops.sh — the widening-multiply loops of matmul, conv3x3a16, conv_nn,
+# fully_connected and add at arm-64, as tine
 # selects them (umull and smull as llvm.aarch64.neon intrinsics on register halves), read in the
 # assembly (`tine compile --emit asm` needs no Arm machine):
 #
@@ -7,10 +8,10 @@
 #   accumulators, 48 products per k pair). A and B hold bytes in i16 (their stores show
 #   it), so the pairs' products are UMULL of the bytes, 8 a register, and UADALP adds each
 #   adjacent pair into the accumulators (arm.rules umull_pair_u8_i16): 24 of each, no
-#   smlal; B loaded whole (no ld2: the interleave of its k pairs is one load) and cut to
-#   bytes by 4 xtn, each A pair packed as two bytes in a general register and broadcast
-#   by one dup from w (llvm.c cast_splat_interleave; no ld1r, no xtn of a broadcast:
-#   at most 4 xtn). The accumulators, B's
+#   smlal; on Arm the kernel stores A and B as bytes (`on arm`), so B is loaded whole (no
+#   ld2: the interleave of its k pairs is one load) and needs no xtn, and each A pair is
+#   one halfword load broadcast by one dup from w (llvm.c cast_splat_interleave; no ld1r).
+#   The accumulators, B's
 #   bytes and the products in flight exceed the 32 vector registers by a few: at most 4
 #   accumulators spill (on the load and store pipes, idle here; the bound guards against
 #   a tile that no longer fits at all);
@@ -19,6 +20,14 @@
 #   (128 times each weight) are one loop-invariant sum added once per accumulator
 #   (stmt/reassoc.c), not an add per tap: 36 smull/smlal(2) per 32 outputs and at most 4
 #   vector adds;
+# - conv_nn's loop on Arm, where the kernel expands its zero points (`on arm`): the filter's
+#   and the input's bytes meet UMULL, 16 umull and 16 uadalp per channel pair for 16
+#   channels x 4 pixels, no smlal, smull or mul; each input pair is two adjacent bytes
+#   loaded as one halfword and broadcast by one dup from w (a cast of an interleave of
+#   broadcast loads, llvm.c), no ld1r and no tbl;
+# - fully_connected's dot product on Arm (`vectorize out.k 16 acc 16`): each of the 16
+#   products of a step accumulates in its own lane, SMLAL and SMLAL2 on the i16 halves in
+#   place: 4 of them, no smull, addp or mul;
 # - add's loop (products by two parameters, loop-invariant broadcasts) still takes high
 #   halves in place: smull2 or smlal2 present, no ext (a high half moved down).
 #
@@ -62,8 +71,8 @@ echo "test_arm_mul_loops: matmul's loop: $(grep -c . <<<"$loop") instructions, $
 [ "$spills" -le 4 ]; check $? "matmul: the loop spills $spills stores (at most 4)"
 ! grep -qE '^[[:space:]]*ld2[[:space:]]' <<<"$loop"; check $? "matmul: B loaded whole, no ld2"
 narrows=$(grep -cE '^[[:space:]]*xtn2?[[:space:]]' <<<"$loop")
-! grep -qE '^[[:space:]]*ld1r[[:space:]]' <<<"$loop" && grep -qE '^[[:space:]]*dup[[:space:]]+v[0-9]+\.(4h|8h), w' <<<"$loop" && [ "$narrows" -le 4 ]
-check $? "matmul: the A pairs are dup from w registers, no ld1r, at most 4 xtn ($(grep -cE '^[[:space:]]*ld1r' <<<"$loop") ld1r, $narrows xtn)"
+! grep -qE '^[[:space:]]*ld1r[[:space:]]' <<<"$loop" && grep -qE '^[[:space:]]*dup[[:space:]]+v[0-9]+\.(4h|8h), w' <<<"$loop" && [ "$narrows" -eq 0 ]
+check $? "matmul: the A pairs are dup from w registers, no ld1r, no xtn ($(grep -cE '^[[:space:]]*ld1r' <<<"$loop") ld1r, $narrows xtn)"
 [ $fail -eq 0 ] || sed 's/^/    /' <<<"$loop"
 
 asm=$("$TINE" compile "$HERE/../bench/kernels/conv3x3a16.tine" --target arm-64 --emit asm 2>&1)
@@ -73,6 +82,24 @@ vadds=$(grep -cE '^[[:space:]]*add[[:space:]]+v[0-9]+\.8h' <<<"$loop")
 echo "test_arm_mul_loops: conv3x3a16's loop: $products smull/smlal, $vadds vector adds"
 [ "$products" -eq 36 ] && [ "$vadds" -le 4 ]
 check $? "conv3x3a16: 36 smull/smlal(2) and at most 4 vector adds (found $products, $vadds)"
+
+asm=$("$TINE" compile "$HERE/../bench/kernels/conv_nn.tine" --target arm-64 --emit asm 2>&1)
+loop=$(loop_of "$asm" '^[ \t]*umull2?[ \t]')
+products=$(grep -cE '^[[:space:]]*umull2?[[:space:]]' <<<"$loop")
+pairs=$(grep -cE '^[[:space:]]*uadalp[[:space:]]' <<<"$loop")
+dups=$(grep -cE '^[[:space:]]*dup[[:space:]]+v[0-9]+\.(4h|8h), w' <<<"$loop")
+echo "test_arm_mul_loops: conv_nn's loop: $(grep -c . <<<"$loop") instructions, $products umull, $pairs uadalp, $dups dup from w"
+[ "$products" -eq 16 ] && [ "$pairs" -eq 16 ]; check $? "conv_nn: a loop of 16 umull and 16 uadalp (found $products, $pairs)"
+! grep -qE '^[[:space:]]*(smlal2?|smull2?|mul|ld1r|tbl)[[:space:]]' <<<"$loop" && [ "$dups" -eq 4 ]
+check $? "conv_nn: no smlal, smull, mul, ld1r or tbl; the 4 input pairs dup from w (found $dups)"
+[ $fail -eq 0 ] || sed 's/^/    /' <<<"$loop"
+
+asm=$("$TINE" compile "$HERE/../bench/kernels/fully_connected.tine" --target arm-64 --emit asm 2>&1)
+loop=$(loop_of "$asm" '^[ \t]*smlal2?[ \t]')
+products=$(grep -cE '^[[:space:]]*smlal2?[[:space:]]' <<<"$loop")
+echo "test_arm_mul_loops: fully_connected's loop: $(grep -c . <<<"$loop") instructions, $products smlal"
+[ "$products" -eq 4 ] && ! grep -qE '^[[:space:]]*(smull2?|addp|mul)[[:space:]]' <<<"$loop"
+check $? "fully_connected: 4 smlal(2) a step, no smull, addp or mul (found $products)"
 
 asm=$("$TINE" compile "$HERE/../bench/kernels/add.tine" --target arm-64 --emit asm 2>&1)
 loop=$(loop_of "$asm" '^[ \t]*(smull|smlal)2?[ \t]')
