@@ -267,6 +267,20 @@ cat "$TMP/out" >>"$TMP/l2pasted.tine"
 "$TINE" compile "$TMP/l2pasted.tine" --target x86-64-avx2 --emit stmt >"$TMP/s2" 2>&1
 check "  the printed schedule, pasted in place of auto, gives the same statement" cmp -s "$TMP/s1" "$TMP/s2"
 
+# ---- on arm: a kernel's Arm directives print after `on arm`; pasted back, the same Arm statement -----
+run compile "$HERE/../bench/kernels/conv_nn.tine" --emit schedule
+check "compile conv_nn --emit schedule exits 0 (rc $rc: $err)" test "$rc" -eq 0
+check "  its Arm directives follow 'on arm'" grep -qz $'on arm\nmaterialize fsum\n' "$TMP/out"
+sed '/^schedule/,$d' "$HERE/../bench/kernels/conv_nn.tine" >"$TMP/cnn.tine"
+cat "$TMP/out" >>"$TMP/cnn.tine"
+for t in arm-64 x86-64-avx2; do
+    "$TINE" compile "$HERE/../bench/kernels/conv_nn.tine" --target $t --emit stmt >"$TMP/s1" 2>&1
+    "$TINE" compile "$TMP/cnn.tine" --target $t --emit stmt >"$TMP/s2" 2>&1
+    check "  the printed schedule pasted back gives the same $t statement" cmp -s "$TMP/s1" "$TMP/s2"
+done
+check "  the Arm statement sums the input's channels (csum), the x86 one does not" \
+    sh -c "'$TINE' compile '$TMP/cnn.tine' --target arm-64 --emit stmt | grep -q csum && ! grep -q csum '$TMP/s1'"
+
 # ---- AOT: objects and headers linked into a plain C program ------------------------------------
 mkdir -p "$TMP/aot"
 for k in gaussian3x3 l2norm camera_pipe; do

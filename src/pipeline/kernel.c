@@ -1235,9 +1235,11 @@ char *tine_kernel_print_stages(tine_kernel_t *k, tine_selection_t sel, const cha
 char *tine_kernel_print_schedule(const tine_kernel_t *k) {
     tine_buf b = {0};
     tine_schedule_print(&k->ast, &b);
-    for (int i = 0; i < k->nvariants; i++) { /* each instruction set's own directives */
-        tine_buf_printf(&b, "on %s\n", k->isa[i]);
-        tine_schedule_print_on(&k->variant[i]->ast, k->isa[i], &b);
+    for (int i = 0; i < k->nvariants; i++) { /* each instruction set's own directives, if any */
+        tine_buf own = {0};
+        tine_schedule_print_on(&k->variant[i]->ast, k->isa[i], &own);
+        if (own.p) tine_buf_printf(&b, "on %s\n%s", k->isa[i], own.p);
+        free(own.p);
     }
     return b.p;
 }
