@@ -39,8 +39,9 @@ bool tine_kernel_on_check(tine_ctx_t *ctx, const tine_kernel_ast *k) {
         free(names.p);
         if (!ok) return false;
     }
-    /* a directive for every target names a function that every target has */
-    for (int i = 0; i < k->nsched; i++) {
+    /* a directive for every target names a function that every target has (a kernel without
+       `on` lines has nothing to check: no lookups per directive) */
+    for (int i = 0; k->non && i < k->nsched; i++) {
         const tine_kdirective *s = &k->sched[i];
         const char *only = NULL;
         bool everywhere = false;
