@@ -306,6 +306,10 @@ tine_kernel_t *tine_kernel_parse(tine_ctx_t *ctx, const char *text, const char *
  * directives of its own for target's instruction set. */
 tine_kernel_t *tine_kernel_parse_common(tine_ctx_t *ctx, const char *text, const char *file);
 int tine_kernel_has_own(const tine_kernel_t *k, const char *target);
+/* The kernel k is for target: with its functions and directives `on` the target's
+ * instruction set (docs/KERNELS.md), or k itself when it has none of its own. Compiling
+ * k for target takes this one by itself. */
+tine_kernel_t *tine_kernel_for_target(tine_kernel_t *k, const char *target);
 void tine_kernel_free(tine_kernel_t *k);
 int tine_kernel_dims(const tine_kernel_t *k);
 int tine_kernel_lanes(const tine_kernel_t *k);

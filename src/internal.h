@@ -493,9 +493,6 @@ typedef struct tine_rvec {
     tine_reductions vec, tail;
 } tine_rvec;
 
-/* The kernel k is for target (its functions and directives `on` the target's instruction
- * set, kernel_on.c): k itself when it has none of its own. */
-tine_kernel_t *tine_kernel_for_target(tine_kernel_t *k, const char *target);
 /* Stages in the order they run: producers first, the output last. */
 int tine_kernel_nstages(const tine_kernel_t *k);
 const tine_stage *tine_kernel_stage(const tine_kernel_t *k, int i);

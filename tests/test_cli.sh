@@ -280,6 +280,10 @@ for t in arm-64 x86-64-avx2; do
 done
 check "  the Arm statement sums the input's channels (csum), the x86 one does not" \
     sh -c "'$TINE' compile '$TMP/cnn.tine' --target arm-64 --emit stmt | grep -q csum && ! grep -q csum '$TMP/s1'"
+for e in fpir lowered; do
+    check "  --emit $e --target arm-64 shows the Arm functions, without a target the every-target ones" \
+        sh -c "'$TINE' compile '$TMP/cnn.tine' --target arm-64 --emit $e | grep -q csum && ! '$TINE' compile '$TMP/cnn.tine' --emit $e | grep -q csum"
+done
 
 # ---- AOT: objects and headers linked into a plain C program ------------------------------------
 mkdir -p "$TMP/aot"

@@ -651,7 +651,9 @@ static int cmd_kernel_compile(const options *o) {
     void *bytes = NULL;
     size_t size = 0;
     if (!strcmp(what, "fpir") || !strcmp(what, "lowered")) {
-        bytes = tine_kernel_print_stages(k, sel, what[0] == 'l' ? (o->target ? o->target : "host") : NULL);
+        /* FPIR is the target's kernel (its `on` functions) before lowering */
+        tine_kernel_t *kt = tine_kernel_for_target(k, o->target ? o->target : "host");
+        bytes = tine_kernel_print_stages(kt, sel, what[0] == 'l' ? (o->target ? o->target : "host") : NULL);
         if (bytes) size = strlen(bytes);
     } else if (!strcmp(what, "stmt")) {
         bytes = tine_kernel_print_stmt(k, sel, o->target ? o->target : "host");

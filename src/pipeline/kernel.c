@@ -1211,6 +1211,7 @@ bool tine_kernel_load_coords(const tine_expr_t *index, int dims, const tine_expr
 }
 
 char *tine_kernel_print_stages(tine_kernel_t *k, tine_selection_t sel, const char *target) {
+    if (target) k = tine_kernel_for_target(k, target);
     tine_buf b = {0};
     int scope = tine_bounds_open(k->ctx, true); /* as compiled: no run's facts */
     for (int s = 0; s < k->nstages; s++) {
