@@ -60,19 +60,27 @@ loop_of() {
     END { done(); printf "%s", text }' <<<"$1"
 }
 
-asm=$("$TINE" compile "$HERE/../bench/kernels/matmul.tine" --target arm-64 --emit asm 2>&1)
-loop=$(loop_of "$asm" '^[ \t]*umull2?[ \t]')
-products=$(grep -cE '^[[:space:]]*umull2?[[:space:]]' <<<"$loop")
-pairs=$(grep -cE '^[[:space:]]*uadalp[[:space:]]' <<<"$loop")
+# count PATTERN: how many instructions of $loop match the mnemonic PATTERN (an ERE)
+count() { grep -cE "^[[:space:]]*($1)[[:space:]]" <<<"$loop"; }
+
+# umull_loop KERNEL N: $loop := KERNEL's loop with the most umull at arm-64, which must hold
+# N umull and N uadalp and no smlal, smull or mul
+umull_loop() {
+    asm=$("$TINE" compile "$HERE/../bench/kernels/$1.tine" --target arm-64 --emit asm 2>&1)
+    loop=$(loop_of "$asm" '^[ \t]*umull2?[ \t]')
+    local products pairs
+    products=$(count 'umull2?') pairs=$(count uadalp)
+    echo "test_arm_mul_loops: $1's loop: $(grep -c . <<<"$loop") instructions, $products umull, $pairs uadalp"
+    [ "$products" -eq "$2" ] && [ "$pairs" -eq "$2" ]; check $? "$1: a loop of $2 umull and $2 uadalp (found $products, $pairs)"
+    [ "$(count 'smlal2?|smull2?|mul')" -eq 0 ]; check $? "$1: no smlal, smull or mul in the loop"
+}
+
+umull_loop matmul 24
 spills=$(grep -c 'Folded Spill' <<<"$loop")
-echo "test_arm_mul_loops: matmul's loop: $(grep -c . <<<"$loop") instructions, $products umull, $pairs uadalp, $spills spills"
-[ "$products" -eq 24 ] && [ "$pairs" -eq 24 ]; check $? "matmul: a loop of 24 umull and 24 uadalp (found $products, $pairs)"
-! grep -qE '^[[:space:]]*(smlal2?|smull2?|mul)[[:space:]]' <<<"$loop"; check $? "matmul: no smlal, smull or mul in the loop"
 [ "$spills" -le 4 ]; check $? "matmul: the loop spills $spills stores (at most 4)"
-! grep -qE '^[[:space:]]*ld2[[:space:]]' <<<"$loop"; check $? "matmul: B loaded whole, no ld2"
-narrows=$(grep -cE '^[[:space:]]*xtn2?[[:space:]]' <<<"$loop")
-! grep -qE '^[[:space:]]*ld1r[[:space:]]' <<<"$loop" && grep -qE '^[[:space:]]*dup[[:space:]]+v[0-9]+\.(4h|8h), w' <<<"$loop" && [ "$narrows" -eq 0 ]
-check $? "matmul: the A pairs are dup from w registers, no ld1r, no xtn ($(grep -cE '^[[:space:]]*ld1r' <<<"$loop") ld1r, $narrows xtn)"
+[ "$(count ld2)" -eq 0 ]; check $? "matmul: B loaded whole, no ld2"
+[ "$(count ld1r)" -eq 0 ] && grep -qE '^[[:space:]]*dup[[:space:]]+v[0-9]+\.(4h|8h), w' <<<"$loop" && [ "$(count 'xtn2?')" -eq 0 ]
+check $? "matmul: the A pairs are dup from w registers, no ld1r, no xtn ($(count ld1r) ld1r, $(count 'xtn2?') xtn)"
 [ $fail -eq 0 ] || sed 's/^/    /' <<<"$loop"
 
 asm=$("$TINE" compile "$HERE/../bench/kernels/conv3x3a16.tine" --target arm-64 --emit asm 2>&1)
@@ -83,15 +91,10 @@ echo "test_arm_mul_loops: conv3x3a16's loop: $products smull/smlal, $vadds vecto
 [ "$products" -eq 36 ] && [ "$vadds" -le 4 ]
 check $? "conv3x3a16: 36 smull/smlal(2) and at most 4 vector adds (found $products, $vadds)"
 
-asm=$("$TINE" compile "$HERE/../bench/kernels/conv_nn.tine" --target arm-64 --emit asm 2>&1)
-loop=$(loop_of "$asm" '^[ \t]*umull2?[ \t]')
-products=$(grep -cE '^[[:space:]]*umull2?[[:space:]]' <<<"$loop")
-pairs=$(grep -cE '^[[:space:]]*uadalp[[:space:]]' <<<"$loop")
+umull_loop conv_nn 16
 dups=$(grep -cE '^[[:space:]]*dup[[:space:]]+v[0-9]+\.(4h|8h), w' <<<"$loop")
-echo "test_arm_mul_loops: conv_nn's loop: $(grep -c . <<<"$loop") instructions, $products umull, $pairs uadalp, $dups dup from w"
-[ "$products" -eq 16 ] && [ "$pairs" -eq 16 ]; check $? "conv_nn: a loop of 16 umull and 16 uadalp (found $products, $pairs)"
-! grep -qE '^[[:space:]]*(smlal2?|smull2?|mul|ld1r|tbl)[[:space:]]' <<<"$loop" && [ "$dups" -eq 4 ]
-check $? "conv_nn: no smlal, smull, mul, ld1r or tbl; the 4 input pairs dup from w (found $dups)"
+[ "$(count 'ld1r|tbl')" -eq 0 ] && [ "$dups" -eq 4 ]
+check $? "conv_nn: no ld1r or tbl; the 4 input pairs dup from w (found $dups)"
 [ $fail -eq 0 ] || sed 's/^/    /' <<<"$loop"
 
 asm=$("$TINE" compile "$HERE/../bench/kernels/fully_connected.tine" --target arm-64 --emit asm 2>&1)
