@@ -503,7 +503,7 @@ static void test_on_isa(void) {
         "output out(x, y): u8 = g(x, y) + 1\nschedule\nvectorize out.x natural\n",
         "input in: u8[2]\nfunc g(x, y) = in(x, y) / 2\non arm\nfunc g(x, y) = in(x, y) >> 2\non all\n"
         "output out(x, y): u8 = g(x, y) + 1\nschedule\nvectorize out.x natural\n"};
-    static const int64_t omin[2] = {-3, 2}, oext[2] = {45, 5};
+    static const int64_t omin[4] = {-3, 2}, oext[4] = {45, 5, 1, 1}; /* make_run reads 4 */
     uint64_t seed = 77;
     for (int t = 0; t < 2; t++) {
         tine_ctx_t *ctx = tine_ctx_new();
