@@ -16,7 +16,9 @@
  * state, without the scalar loops over a named dimension (tails and edges; LLVM's own
  * vectorizer may have given them vector instructions). When a kernel has none, every
  * innermost loop is a candidate. The loop measured is the candidate with the most vector
- * instructions (ties: the first): the dominant loop of the kernel, not a sum over its
+ * instructions on whole 128-bit registers, then with the most vector instructions (ties:
+ * the first; a loop of 64-bit ones is scalar code LLVM vectorized, such as the remaining
+ * terms of a reduction): the dominant loop of the kernel, not a sum over its
  * stages, whose relative trip counts are not in the assembly (in these kernels one
  * stage's loop does most of the vector work). tine's loop is the candidate of the same
  * name as LLVM alone's when there is one (the same loop of the same schedule), else the
@@ -31,6 +33,12 @@
  * count, nor do those LLVM's comments call spills, which may address the stack through another
  * register; stores to a stage's scratch buffer do: such a loop's output is that stage's). A loop that stores nothing (a
  * reduction's vector loop) is reported per iteration, marked '*'.
+ *
+ * A kernel with functions or directives of its own for the target's instruction set (`on
+ * arm`): both selections compile those, and LLVM alone is also measured on the kernel's
+ * every-target definitions; on each CPU its figure is the fewer cycles of the two when
+ * both loops are counted the same way (the strongest form LLVM gets), marked "[+]" where
+ * the every-target one won. A definition that only slows LLVM alone raises no ratio.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
