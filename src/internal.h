@@ -269,6 +269,8 @@ typedef struct {
     uint32_t cbound;
     bool static_only;    /* PRED: wildcards and c0.. are unknown (decides on T alone) */
     bool cwild_vars;     /* RHS: c0.. become variables ?c0 typed by position (templates) */
+    bool fold;           /* integer operations of uniform constants become constants (kernels:
+                            an unrolled reduction's terms share what they compute alike) */
     const struct tine_elab_hooks *hooks; /* a front end's extension (elab.h); NULL: none */
     void *hook_data;     /* the front end's state, for its hooks */
 } tine_elab_env;

@@ -359,6 +359,28 @@ static void ref_mix_f32(buf_t *const *in, const int64_t *params, buf_t *out) {
     }
 }
 
+/* reduce_var (below): a reduction's variable is an i32, whether its bounds are constants
+ * (unrolled) or parameters (a loop): r * 2^30 wraps, / rounds toward -inf, casts of
+ * negative values truncate and reinterpret */
+static int32_t floordiv32(int32_t a, int32_t b) {
+    int32_t q = a / b;
+    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+static uint32_t wrap_term(int64_t r) { return (uint8_t)floordiv32((int32_t)((uint32_t)r * 1073741824u), 1073741824); }
+static void ref_reduce_var(buf_t *const *in, const int64_t *params, buf_t *out) {
+    int64_t c[4] = {0};
+    FOR_EACH(c, 1, out->b.min, out->b.extent) {
+        uint8_t a = 0;
+        for (int r = 2; r < 4; r++) a = (uint8_t)(a + wrap_term(r));
+        uint16_t b = 0;
+        for (int r = -2; r < 1; r++) b = (uint16_t)(b + (uint16_t)r);
+        uint32_t k = 0;
+        for (int r = 2; r < (int32_t)params[0]; r++) k += wrap_term(r);
+        uint32_t v = (uint32_t)a + (uint32_t)b + (uint32_t)(int32_t)-3 + k;
+        set_i(out, c, (int64_t)(v ^ (uint32_t)get_i(in[0], c)));
+    }
+}
+
 /* narrow_i32 (below): stages of i32 whose values fit u16, i8, i16 and none of them */
 static void ref_narrow_i32(buf_t *const *in, const int64_t *params, buf_t *out) {
     (void)params;
@@ -424,6 +446,15 @@ static const kernel_spec KERNELS[] = {
      "param w: i32\n"
      "output out(x, y, z): i32 = sum(r in 0..3) (i32(in(x + r, y, z)) * (z + 1)) + i32(in(x, y + 1, z - 1)) * w - y\n",
      ref_vol3d, {0}, {0}, false},
+    {"reduce_var",
+     "# a reduction's variable is an i32 also when constant bounds unroll it: 2 * 2^30 and\n"
+     "# 3 * 2^30 wrap (u8 terms 254 and 255), u16(-2) and reinterpret<u32>(-3) are the\n"
+     "# casts of an i32; the same wrapping sum with a parameter bound is a loop\n"
+     "input in: u8[1]\n"
+     "param K: i32\n"
+     "output out(x): u32 = (u32(sum(r in 2..4) (u8((r * 1073741824) / 1073741824))) + u32(sum(r in -2..1) u16(r))\n"
+     "    + reinterpret<u32>(min(r in -3..0) r) + sum(r in 2..K) u32(u8((r * 1073741824) / 1073741824))) ^ u32(in(x))\n",
+     ref_reduce_var, {-1}, {7}, false},
     {"xor4d",
      "input in: u8[4]\n"
      "output out(x, y, z, w): u8 = in(x, y, z, w) ^ u8(x + 2 * y + 3 * z + 5 * w)\n",

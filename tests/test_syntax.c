@@ -601,12 +601,17 @@ static const struct {
     /* let binds a value (shared, not recomputed); reductions with constant bounds unroll */
     {"let t = u16(a_u8) + 1 in t * t", 8, "(u16(a_u8) + 1) * (u16(a_u8) + 1)"},
     {"let k = 3 in a_u8 << k", 8, "a_u8 << 3"},
-    {"sum(r in 0..3) (u16(a_u8) << r)", 8, "(u16(a_u8) << 0) + (u16(a_u8) << 1) + (u16(a_u8) << 2)"},
+    /* a reduction's variable is an i32 (as in a kernel's loop reductions): cast it */
+    {"sum(r in 0..3) (u16(a_u8) << u16(r))", 8,
+     "(u16(a_u8) << u16(i32(0))) + (u16(a_u8) << u16(i32(1))) + (u16(a_u8) << u16(i32(2)))"},
+    {"sum(r in 2..4) u8((r * 1073741824) / 1073741824)", 8,
+     "u8(i32(2) * 1073741824 / 1073741824) + u8(i32(3) * 1073741824 / 1073741824)"},
+    {"sum(r in -1..0) u16(r)", 8, "u16(i32(-1))"},
     {"max(r in -1..2) in_u8[ramp(x_i32 + r, 1, 8)]", 8,
      "max(max(in_u8[ramp(x_i32 + -1, 1, 8)], in_u8[ramp(x_i32 + 0, 1, 8)]), in_u8[ramp(x_i32 + 1, 1, 8)])"},
     /* an empty range gives the identity of the body's type */
-    {"sum(r in 0..0) (u16(a_u8) << r)", 8, "u16(0)"},
-    {"min(r in 5..2) (a_i8 + r)", 8, "i8(127)"},
+    {"sum(r in 0..0) (u16(a_u8) << u16(r))", 8, "u16(0)"},
+    {"min(r in 5..2) (a_i8 + i8(r))", 8, "i8(127)"},
     {"max(r in 0..0) a_i64", 8, "i64(-9223372036854775808)"},
     {"min(r in 1..1) b_f32", 8, "f32(inf)"},
     {"max(r in 1..1) b_f64", 8, "f64(-inf)"},

@@ -111,9 +111,24 @@ static val located(elab *el, const tine_ast *at) {
     return v;
 }
 
+/* e evaluated, when it is an integer or bool operation of uniform constants (not a
+ * ramp, whose lanes differ, nor a load): the interpreter gives the value, so folding
+ * means exactly what the operation means (wrapping, x / 0 = 0 ...). */
+static tine_expr_t *fold_const(tine_ctx_t *ctx, tine_expr_t *e) {
+    if (e->op == TINE_OP_CONST || e->op == TINE_OP_VAR || e->op == TINE_OP_RAMP || e->op == TINE_OP_LOAD ||
+        e->nops == 0 || (e->type.kind != TINE_INT && e->type.kind != TINE_UINT && e->type.kind != TINE_BOOL))
+        return e;
+    for (int i = 0; i < e->nops; i++)
+        if (e->ops[i]->op != TINE_OP_CONST || !(e->ops[i]->flags & TINE_F_UNIFORM) || e->ops[i]->type.kind == TINE_FLOAT)
+            return e;
+    tine_u128 v[TINE_MAX_LANES];
+    if (tine_eval128(ctx, e, NULL, v) != 0) return e;
+    return tine_const_splat(ctx, e->type, v[0]);
+}
+
 static val typed(elab *el, const tine_ast *at, tine_expr_t *e) {
     if (!e) return located(el, at);
-    val v = {.e = e};
+    val v = {.e = el->env->fold ? fold_const(el->ctx, e) : e};
     return v;
 }
 
@@ -354,7 +369,11 @@ static val elab_name(elab *el, const tine_ast *a, int lanes) {
     const char *n = a->name;
     tine_elab_mode mode = el->env->mode;
     for (int i = el->nscope - 1; i >= el->scope_base; i--)
-        if (!strcmp(el->scope_name[i], n)) return el->scope_val[i];
+        if (!strcmp(el->scope_name[i], n)) {
+            val v = el->scope_val[i];
+            if (v.lit == 4) return typed(el, a, tine_const_int(el->ctx, tine_type(TINE_INT, 32, lanes), (int64_t)v.iv));
+            return v;
+        }
     const tine_elab_hooks *h = el->env->hooks;
     val hv;
     if (h && h->name && h->name(el, a, lanes, &hv)) return hv;
@@ -486,9 +505,20 @@ tine_expr_t *tine_elab_reduce_identity(tine_ctx_t *ctx, tine_op_t op, tine_type_
 /* A reduction over an empty constant range: the identity of the body's type. The body is
  * still elaborated (once, at the range's start) and combined with itself, so that it is
  * checked exactly as in a range with terms. */
+/* A constant reduction's variable at r: an i32 like the variable of a loop reduction
+ * (elab_loop_reduce in kernels), so arithmetic on it wraps at 32 bits and a cast of it
+ * truncates or extends, the same whether the bounds are constants or parameters. It is
+ * bound as lit 4 and typed where it is read (elab_name), with the lanes of that
+ * position, as a literal would be: a term reads it inside ramp(...) as a scalar and
+ * beside a vector as a splat. Only a predicate (about constants, evaluated exactly)
+ * keeps it an untyped literal. */
+static val reduce_var(elab *el, tine_i128 r) {
+    return (val){.lit = el->env->mode == TINE_ELAB_PRED ? 1 : 4, .iv = r};
+}
+
 static val empty_reduce(elab *el, const tine_ast *a, tine_i128 at, int lanes) {
     if (el->nscope - el->let_base >= 64) return fail(el, a, "too many nested lets and reductions");
-    push_scope(el, a->field, (val){.lit = 1, .iv = at});
+    push_scope(el, a->field, reduce_var(el, at));
     val t = elab_expr(el, a->args[2], lanes);
     el->nscope--;
     val u = binary(el, a, a->op, a, t, a->args[2], t);
@@ -794,11 +824,18 @@ static val elab_expr(elab *el, const tine_ast *a, int lanes) {
         return r;
     }
     case A_REDUCE: {
-        /* constant bounds: the reduction unrolls, its variable a literal in each term */
+        /* constant bounds: the reduction unrolls, its variable an i32 constant in each term */
         val lo = elab_expr(el, a->args[0], lanes), hi = elab_expr(el, a->args[1], lanes);
         if (!ok(el, lo) || !ok(el, hi)) return (val){0};
         if ((lo.lit != 1 || hi.lit != 1) && h && h->reduce) return h->reduce(el, a, lo, hi, lanes);
         if (lo.lit != 1 || hi.lit != 1) return fail(el, a, "the bounds of %s(%s in a..b) must be integer constants here", a->name, a->field);
+        if (el->env->mode != TINE_ELAB_PRED)
+            for (int i = 0; i < 2; i++)
+                if (!tine_fits(tine_type(TINE_INT, 32, 1), (i ? hi : lo).iv)) {
+                    char n[48];
+                    return fail(el, a->args[i], "the bound %s of %s(%s in a..b) does not fit in i32, the type of %s",
+                                tine_i128_str((i ? hi : lo).iv, n), a->name, a->field, a->field);
+                }
         if (hi.iv <= lo.iv) return empty_reduce(el, a, lo.iv, lanes);
         if (hi.iv - lo.iv > 4096) return fail(el, a, "%s(%s in a..b) has more than 4096 terms", a->name, a->field);
         if (el->rdepth >= TINE_KLIMIT_DEPTH)
@@ -824,7 +861,7 @@ static val elab_expr(elab *el, const tine_ast *a, int lanes) {
         val acc = {0}, *terms = balanced ? calloc((size_t)n, sizeof *terms) : NULL;
         TINE_ASSERT(!balanced || terms != NULL);
         for (tine_i128 r = lo.iv; r < hi.iv && !el->failed; r++) {
-            push_scope(el, a->field, (val){.lit = 1, .iv = r});
+            push_scope(el, a->field, reduce_var(el, r));
             val t = elab_expr(el, a->args[2], lanes);
             el->nscope--;
             if (!ok(el, t)) {

@@ -23,7 +23,9 @@
 typedef struct tine_elab_val {
     tine_expr_t *e; /* typed value, or NULL for a literal (or after an error) */
     int lit;        /* 0 typed/error, 1 integer literal, 2 float literal,
-                       3 constant wildcard of a rule pattern (iv = its number) */
+                       3 constant wildcard of a rule pattern (iv = its number),
+                       4 (bound in a scope only) the variable of an unrolled reduction,
+                       an i32 typed where it is read */
     tine_i128 iv;
     double fv;
 } tine_elab_val;

@@ -297,7 +297,8 @@ static const tine_elab_hooks KERNEL_HOOKS = {
 tine_expr_t *tine_kernel_elaborate(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_ast *body,
                                    const tine_binding *binds, int nbinds, int lanes, tine_reductions *rs) {
     kelab K = {.k = k, .reds = rs};
-    tine_elab_env env = {.binds = binds, .nbinds = nbinds, .lanes = lanes, .hooks = &KERNEL_HOOKS, .hook_data = &K};
+    tine_elab_env env = {.binds = binds, .nbinds = nbinds, .lanes = lanes, .fold = true, .hooks = &KERNEL_HOOKS,
+                         .hook_data = &K};
     tine_expr_t *e = tine_elaborate(ctx, body, &env);
     free(K.memo);
     if (rs) rs->steps = K.steps;
