@@ -630,7 +630,6 @@ static const kernel_spec KERNELS[] = {
      "func g(x, y) = f(x, y - 2) + f(x + 1, y + 1)\n"
      "output out(x, y): i32 = g(x, y) - g(x - 1, y + 3) + y\n"
      "schedule\n"
-     "materialize g\n"
      "compute_at g out.y\n"
      "compute_at f g.y\n"
      "unroll g.y 3\n",

@@ -305,15 +305,13 @@ static bool store_as(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kdire
         tine_diag(ctx, k->src, s->line, s->col, "store_as: '%s' is the output; its buffer stores its declared type", f->name);
         return false;
     }
-    if (!tine_parse_type_name(s->name, strlen(s->name), &t) || (t.kind != TINE_INT && t.kind != TINE_UINT)) {
+    if (!tine_parse_type_name(s->name, strlen(s->name), &t) || (t.kind != TINE_INT && t.kind != TINE_UINT) || t.bits > 64) {
         tine_diag(ctx, k->src, s->line, s->col, "store_as: '%s' is not an integer element type (u8 ... i64)", s->name);
         return false;
     }
-    if (f->store_as_sched) {
-        tine_diag(ctx, k->src, s->line, s->col, "store_as: '%s' already stores %s (line %d)", f->name,
-             k->sched[f->store_as_sched - 1].name, k->sched[f->store_as_sched - 1].line);
-        return false;
-    }
+    if (f->store_as_sched)
+        return tine_kdirective_again(ctx, s, &k->sched[f->store_as_sched - 1], "'%s' already stores %s", f->name,
+                                     k->sched[f->store_as_sched - 1].name);
     f->store_as = t;
     f->store_as_sched = i + 1;
     return true;
@@ -349,10 +347,12 @@ static bool schedule_at(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kd
     bool compute = !strcmp(s->what, "compute_at");
     if (compute ? f->at_sched : f->store_sched) {
         const tine_kdirective *o = &k->sched[(compute ? f->at_sched : f->store_sched) - 1];
-        tine_diag(ctx, src, s->line, s->col, "%s: '%s' is already %s at %s.%s", s->what, f->name, compute ? "computed" : "stored",
-             o->at, o->dim);
-        return false;
+        return tine_kdirective_again(ctx, s, o, "'%s' is already %s at %s.%s", f->name, compute ? "computed" : "stored", o->at,
+                                     o->dim);
     }
+    if (compute && f->mat_by) /* materialize and compute_root compute all of f before its readers */
+        return tine_kdirective_again(ctx, s, f->mat_by, "'%s' is already computed whole, before the stages that read it",
+                                     f->name);
     if (!compute) {
         f->store_dim = d;
         f->store_sched = i + 1;
@@ -362,6 +362,23 @@ static bool schedule_at(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kd
     f->at_dim = d;
     f->at_sched = i + 1;
     return materialize(ctx, k, s, f);
+}
+
+/* How deep g's loop `name` is in its nest (0 the outermost): a loop of its reshaped
+ * nest, or a coordinate's loop (a coordinate split or fused since: its outermost loop). */
+static int loop_depth(const tine_kdecl *g, const char *name) {
+    if (!g->nloops) {
+        int d = 0;
+        while (d < g->nargs && strcmp(g->args[d], name)) d++;
+        return g->nargs - 1 - d;
+    }
+    int j = tine_kloops_find(g, name);
+    if (j >= 0) return j;
+    for (j = 0; j < g->nloops; j++) {
+        const tine_kloop *l = &g->loops[j];
+        if (!strcmp(g->args[l->dim], name) || (l->kind == TINE_KLOOP_FUSED && !strcmp(g->args[l->dim2], name))) return j;
+    }
+    return 0;
 }
 
 /* compute_at f g.y against the whole schedule: g is a stage whose rows run in order (not
@@ -386,12 +403,6 @@ static bool check_at(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kdire
              g->name, g->tile[0] ? "tiled" : "parallel");
         return false;
     }
-    for (int i = 0; i < k->nsched; i++)
-        if (!strcmp(k->sched[i].what, "compute_root") && !strcmp(k->sched[i].func, f->name)) {
-            tine_diag(ctx, src, k->sched[i].line, k->sched[i].col, "compute_root: '%s' is already computed at %s.%s", f->name,
-                 g->name, s->dim);
-            return false;
-        }
     if (f->store_sched) {
         const tine_kdirective *t = &k->sched[f->store_sched - 1];
         if (strcmp(t->at, g->name)) {
@@ -399,7 +410,7 @@ static bool check_at(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kdire
                  "(%s.%s or one outside it), not of '%s'", f->name, g->name, s->dim, g->name, g->name, s->dim, t->at);
             return false;
         }
-        if (f->store_dim < f->at_dim) {
+        if (loop_depth(g, t->dim) > loop_depth(g, s->dim)) {
             tine_diag(ctx, src, t->line, t->col, "store_at: %s.%s is inside the loop '%s' is computed at (%s.%s): its buffer would "
                  "be new at every row, so its rows could not slide", t->at, t->dim, f->name, g->name, s->dim);
             return false;
@@ -544,9 +555,16 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
                 tine_diag(ctx, src, s->line, s->col, "inline: '%s' is the output; it is always computed into its buffer", f->name);
                 return false;
             }
+            if (f->inline_by) return tine_kdirective_again(ctx, s, f->inline_by, "'%s' is already inlined", f->name);
             f->inlined = true;
+            f->inline_by = s;
             continue;
         }
+        if (!strcmp(s->what, "tile") && f->tile_by && (!strcmp(s->dim, f->tile_by->dim) || !strcmp(s->dim, f->tile_by->dim2) ||
+                                                      !strcmp(s->dim2, f->tile_by->dim) || !strcmp(s->dim2, f->tile_by->dim2)))
+            return tine_kdirective_again(ctx, s, f->tile_by, "%s.%s and %s.%s are already tiled", f->name, f->tile_by->dim,
+                                         f->name, f->tile_by->dim2);
+        if (!strcmp(s->what, "tile") && !f->tile_by) f->tile_by = s;
         if (f->nloops && s->dim && strcmp(s->what, "tile")) { /* a loop of a reshaped nest */
             bool handled;
             if (!tine_kloops_apply(ctx, s, f, &handled)) return false;
@@ -583,23 +601,28 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
                 tine_diag(ctx, src, s->line, s->col, "the vector width must be a power of two, not %d", s->n);
                 return false;
             }
+            if (f->lanes_by)
+                return tine_kdirective_again(ctx, s, f->lanes_by, "'%s' is already given its vector width", f->name);
             f->lanes = s->n; /* 0: natural, chosen from the element type */
+            f->lanes_by = s;
         } else if (!strcmp(s->what, "materialize") || !strcmp(s->what, "compute_root")) {
             if (f->kind == K_OUTPUT) {
                 tine_diag(ctx, src, s->line, s->col, "%s: '%s' is the output; it is always computed into its buffer", s->what,
                      f->name);
                 return false;
             }
-            if (!strcmp(s->what, "compute_root") && f->at_sched) {
-                tine_diag(ctx, src, s->line, s->col, "compute_root: '%s' is already computed at %s.%s", f->name, f->at,
-                     k->sched[f->at_sched - 1].dim);
-                return false;
-            }
+            if (f->at_sched)
+                return tine_kdirective_again(ctx, s, &k->sched[f->at_sched - 1], "'%s' is already computed at %s.%s, a few "
+                                             "rows at a time", f->name, f->at, k->sched[f->at_sched - 1].dim);
+            if (f->mat_by) return tine_kdirective_again(ctx, s, f->mat_by, "'%s' is already computed whole", f->name);
             if (!materialize(ctx, k, s, f)) return false;
+            f->mat_by = s;
         } else if (!strcmp(s->what, "unroll")) {
             int d = 0;
             while (strcmp(f->args[d], s->dim)) d++;
+            if (f->unroll_by[d]) return tine_kdirective_again(ctx, s, f->unroll_by[d], "%s.%s is already unrolled", f->name, s->dim);
             f->unroll[d] = s->n;
+            f->unroll_by[d] = s;
         } else if (!strcmp(s->what, "tile")) { /* the first two coordinates, in order (above) */
             f->tile[0] = s->n;
             f->tile[1] = s->n2;
@@ -611,15 +634,17 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
                      f->name, f->name, f->args[f->nargs - 1]);
                 return false;
             }
+            if (f->parallel_by) return tine_kdirective_again(ctx, s, f->parallel_by, "%s.%s is already parallel", f->name, s->dim);
             f->parallel = true;
+            f->parallel_by = s;
         } else if (!strcmp(s->what, "partition")) {
             int d = 0;
             while (strcmp(f->args[d], s->dim)) d++;
-            if (f->partition[d]) {
-                tine_diag(ctx, src, s->line, s->col, "partition: '%s.%s' is already given a partition mode", f->name, s->dim);
-                return false;
-            }
+            if (f->partition_by[d])
+                return tine_kdirective_again(ctx, s, f->partition_by[d], "%s.%s is already given a partition mode", f->name,
+                                             s->dim);
             f->partition[d] = 1 + s->n;
+            f->partition_by[d] = s;
         } else {
             tine_diag(ctx, src, s->line, s->col, "the '%s' directive is not supported by the loop lowering yet", s->what);
             return false;
@@ -821,8 +846,11 @@ static bool rvec_directives(tine_ctx_t *ctx, tine_kernel_t *kn, const tine_kdecl
         }
         for (int j = 0; j < st->nrvec; j++)
             if (st->rvec[j].index == found) {
-                tine_diag(ctx, k->src, s->line, s->col, "vectorize: '%s.%s' is already vectorized", d->name, s->dim);
-                return false;
+                int first = 0; /* the directive that vectorized it */
+                while (strcmp(k->sched[first].what, "vectorize") || strcmp(k->sched[first].func, d->name) ||
+                       strcmp(k->sched[first].dim, s->dim))
+                    first++;
+                return tine_kdirective_again(ctx, s, &k->sched[first], "%s.%s is already vectorized", d->name, s->dim);
             }
         int N = s->n ? s->n : 256 / T.bits;
         if (!st->rvec) {
