@@ -689,6 +689,13 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
                  s->what, f->name, s->what);
             return false;
         }
+        if (s == f->lanes_by && f->kind == K_FUNC && f->at_sched && f->nargs == 1 && s->n != 1) {
+            tine_diag(ctx, src, s->line, s->col, "vectorize: '%s' is computed at %s.%s one value per row: its only coordinate, "
+                      "%s.%s, is the rows, which are never vectors; vectorize a loop reduction in it instead (vectorize "
+                      "%s.k N, k the reduction's variable)", f->name, f->at, k->sched[f->at_sched - 1].dim, f->name,
+                      f->args[0], f->name);
+            return false;
+        }
         if (!strcmp(s->what, "unroll") && f->tile[0] && f->unroll[1] > 1) {
             tine_diag(ctx, src, s->line, s->col, "%s: '%s' is tiled; its second coordinate cannot also be unrolled", s->what,
                  f->name);
@@ -976,6 +983,9 @@ static bool lower_stage(tine_ctx_t *ctx, tine_kernel_t *kn, tine_kdecl *d) {
     st->dims = d->nargs;
     for (int i = 0; i < d->nargs; i++) st->coord[i] = d->args[i];
     st->lanes = d->lanes ? d->lanes : 256 / vt.bits;
+    /* a function of one coordinate computed at a loop: that coordinate is its rows,
+       computed one value each (check(): never vectorized) */
+    if (d->kind == K_FUNC && d->at_sched && d->nargs == 1) st->lanes = 1;
     for (int i = 0; i < 4; i++) st->unroll[i] = d->unroll[i] > 1 ? d->unroll[i] : 1;
     st->tile[0] = d->tile[0];
     st->tile[1] = d->tile[1];
