@@ -22,6 +22,7 @@ enum {
     TINE_KLIMIT_DEPTH = 64,     /* chains of calls; reductions nested (through calls too) */
     TINE_KLIMIT_NODES = 16384,  /* distinct operations of a stage body, functions inlined */
     TINE_KLIMIT_JAM = 64,       /* unrolled points whose loop reductions share one loop nest */
+    TINE_KLIMIT_UNROLLED = 2 * TINE_KLIMIT_NODES, /* a stage's operations times the unrolls copying its code */
     /* steps elaborating one stage body (calls, terms). A kernel is elaborated a few
      * dozen times (the scheduler's choices, each stage, each width), so the fuzzing build
      * (TINE_FUZZ) takes 1/256 of it: libFuzzer's timeout then finds hangs, not bodies
