@@ -411,6 +411,7 @@ const char *tine_c_name_clash(const char *name);
 
 /* One loop of a stage whose nest a schedule reshaped (split, fuse, reorder:
  * pipeline/kernel_loops.c, built by stmt/build.c). */
+struct tine_kdirective_s; /* a schedule directive (ir/ast.h) */
 typedef enum {
     TINE_KLOOP_WHOLE, /* coordinate dim over its whole range */
     TINE_KLOOP_OUTER, /* split: blocks of `factor` of coordinate dim */
@@ -424,6 +425,9 @@ typedef struct {
     int unroll;       /* 0 or 1: not unrolled */
     int partition;    /* 1 + tine_partition_mode; 0: not given (auto) */
     bool parallel;
+    /* the directives that gave the unroll, partition mode and parallel (NULL: none), for
+       errors that name both of two directives that say it twice (kernel_loops.c) */
+    const struct tine_kdirective_s *unroll_by, *partition_by, *parallel_by;
 } tine_kloop;
 enum { TINE_KLOOPS_MAX = 8 };
 /* The vector loop: the first coordinate's whole loop, or the inner loop of its split. */

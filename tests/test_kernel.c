@@ -661,7 +661,6 @@ static const kernel_spec KERNELS[] = {
      "func g(x, y) = f(x, y - 2) + f(x + 1, y + 1)\n"
      "output out(x, y): i32 = g(x, y) - g(x - 1, y + 3) + y\n"
      "schedule\n"
-     "materialize g\n"
      "compute_at g out.y\n"
      "compute_at f g.y\n"
      "unroll g.y 3\n",
@@ -849,6 +848,16 @@ static const kernel_spec KERNELS[] = {
      "vectorize s.k 8\n"
      "vectorize ev.x 8\n",
      NULL, {1}, {9}, true},
+    {"row_value",
+     "# a one-coordinate function computed at out.y with no directive of its own: one value\n"
+     "# per row, its window 9 rows (folded to 16), wider than its natural 8 lanes (issue 30)\n"
+     "input in: u8[2]\n"
+     "param W: i32\n"
+     "func s(y) = sum(k in 0..W) i32(in(k, y))\n"
+     "output out(x, y): i32 = s(y - 7) + s(y + 1) + i32(in(x, y))\n"
+     "schedule\n"
+     "compute_at s out.y\n",
+     NULL, {1}, {9}, false},
     {"multi_strip",
      "# several readers at a split's outer loop: f read by g and the output, both computed\n"
      "# for strips of 3 rows (f's window for a strip: 3 + 4 rows); g's rows stride 2\n"

@@ -2,7 +2,8 @@
  * "Limits"), and inputs whose work once grew far faster than their size.
  *
  *   1. Each limit (name length, inputs, parameters, declarations, materialized functions,
- *      unrolled terms, reduction nesting, call-chain depth): a kernel generated exactly
+ *      unrolled terms, reduction nesting, call-chain depth, jammed points, operations
+ *      once a schedule's unrolls copy them): a kernel generated exactly
  *      at the limit is accepted and runs (the interpreter, and for the small ones the
  *      compiled code, which must equal it), and one past it is refused with exactly the
  *      located message (its first line).
@@ -175,6 +176,42 @@ static void test_limits(tine_ctx_t *ctx) {
     refused(ctx, "72 jammed points", &b,
             "<kernel>:7:1: unroll: 'out' would compute 72 points together (8 x 9), each with its own "
             "accumulators of the loop reductions; at most 64");
+    /* a stage's operations times the unrolls copying its code: 32768 (512 x 64 vectors per
+       iteration: 101 terms of 3 operations past the first 40 loads; compiling it takes
+       seconds, so it is interpreted only), and one operation more */
+    for (int over = 0; over < 2; over++) {
+        add(&b, "input in: u8[1]\noutput out(x): u32 = u32(in(x))");
+        for (int i = 1; i < 102; i++) add(&b, " + u32(in(x + %d)) * %d", i % 40, i);
+        add(&b, " * %d\nschedule\nvectorize out.x 4\nunroll out.x 64\n", over ? 1000 : 3);
+        if (!over) accepted(ctx, "32768 unrolled operations", &b, false);
+        else
+            refused(ctx, "32832 unrolled operations", &b,
+                    "<kernel>:5:1: unroll: the schedule makes stage 'out' 32832 operations, 513 copied 64 times (unroll "
+                    "out.x 64 at 5:1); at most 32768 once unrolled (unroll less, or materialize some of the functions it "
+                    "calls)");
+    }
+    /* issue 30: unroll 64 inside unroll 64, unrolls along a chain of compute_at stages, a 4-D
+       unroll with splits (each compiled for minutes): refused at once, naming the unrolls */
+    add(&b, "input in: u8[2]\noutput out(x, y): u8 = in(x, y) + in(x + 1, y + 1)\nschedule\nunroll out.y 64\n"
+            "unroll out.x 64\n");
+    refused(ctx, "unroll 64 inside unroll 64", &b,
+            "<kernel>:5:1: unroll: the schedule makes stage 'out' 102400 operations, 25 copied 4096 times (unroll out.y 64 "
+            "at 4:1 x unroll out.x 64 at 5:1); at most 32768 once unrolled (unroll less, or materialize some of the "
+            "functions it calls)");
+    add(&b, "input in: u8[2]\nfunc f(x, y) = in(x, y) + 1\nfunc g(x, y) = f(x, y) + f(x, y + 1)\n"
+            "output out(x, y): u8 = g(x, y) + g(x, y + 1)\nschedule\ncompute_at g out.y\ncompute_at f g.y\n"
+            "unroll out.y 16\nunroll g.y 16\nunroll f.x 8\n");
+    refused(ctx, "unrolls along a chain of compute_at", &b,
+            "<kernel>:10:1: unroll: the schedule makes stage 'f' 36864 operations, 18 copied 2048 times (unroll out.y 16 "
+            "at 8:1 x unroll g.y 16 at 9:1 x unroll f.x 8 at 10:1); at most 32768 once unrolled (unroll less, or "
+            "materialize some of the functions it calls)");
+    add(&b, "input in: u8[4]\noutput out(x, y, z, w): u8 = in(x, y, z, w) + in(x + 1, y, z + 1, w)\nschedule\n"
+            "split out.y yo yi 8\nsplit out.z zo zi 8\nunroll out.x 4\nunroll out.yi 8\nunroll out.yo 2\n"
+            "unroll out.zi 8\nunroll out.w 4\n");
+    refused(ctx, "a 4-D unroll with splits", &b,
+            "<kernel>:10:1: unroll: the schedule makes stage 'out' 92160 operations, 45 copied 2048 times (unroll out.x 4 "
+            "at 6:1 x unroll out.yi 8 at 7:1 x unroll out.yo 2 at 8:1 x unroll out.zi 8 at 9:1 x unroll out.w 4 at "
+            "10:1); at most 32768 once unrolled (unroll less, or materialize some of the functions it calls)");
     /* chains of calls: 64 */
     for (int over = 0; over < 2; over++) {
         int n = 64 + over;

@@ -22,6 +22,7 @@ enum {
     TINE_KLIMIT_DEPTH = 64,     /* chains of calls; reductions nested (through calls too) */
     TINE_KLIMIT_NODES = 16384,  /* distinct operations of a stage body, functions inlined */
     TINE_KLIMIT_JAM = 64,       /* unrolled points whose loop reductions share one loop nest */
+    TINE_KLIMIT_UNROLLED = 2 * TINE_KLIMIT_NODES, /* a stage's operations times the unrolls copying its code */
     /* steps elaborating one stage body (calls, terms). A kernel is elaborated a few
      * dozen times (the scheduler's choices, each stage, each width), so the fuzzing build
      * (TINE_FUZZ) takes 1/256 of it: libFuzzer's timeout then finds hangs, not bodies
@@ -182,9 +183,13 @@ typedef struct tine_kdecl_s {
     tine_type_t store_as;
     int store_as_sched;
     const char *on; /* func: the instruction set it is defined for (`on arm`); NULL: every target */
+    /* the directives that set lanes, unroll[d], partition[d], tile, parallel, materialized
+       (materialize or compute_root) and inlined (NULL: none): a second directive saying the
+       same or the opposite is an error naming the first (kernel.c, kernel_loops.c) */
+    const struct tine_kdirective_s *lanes_by, *unroll_by[4], *partition_by[4], *tile_by, *parallel_by, *mat_by, *inline_by;
 } tine_kdecl;
 
-typedef struct {
+typedef struct tine_kdirective_s {
     const char *what;    /* vectorize, unroll, tile, materialize, parallel, partition, compute_at, store_at, compute_root, store_as,
                             split, fuse, reorder, inline (autosched.c prints them) */
     const char *func, *dim, *dim2;
@@ -234,6 +239,8 @@ void tine_autoschedule(tine_ctx_t *ctx, tine_arena *arena, tine_kernel_ast *k);
 void tine_schedule_print(const tine_kernel_ast *k, tine_buf *b);
 /* Its directives `on` instruction set on (NULL: those for every target), one a line. */
 void tine_schedule_print_on(const tine_kernel_ast *k, const char *on, tine_buf *b);
+/* One directive as it is written (no newline), appended to b. */
+void tine_directive_print(const tine_kdirective *s, tine_buf *b);
 
 /* kernel_loops.c: split, fuse and reorder (directive s) of f's loops; vectorize, unroll,
  * partition, parallel of a loop of a reshaped f (*handled false: a vectorize that names a
@@ -242,6 +249,11 @@ void tine_schedule_print_on(const tine_kernel_ast *k, const char *on, tine_buf *
 bool tine_kloops_directive(tine_ctx_t *ctx, const tine_kdirective *s, tine_kdecl *f);
 bool tine_kloops_apply(tine_ctx_t *ctx, const tine_kdirective *s, tine_kdecl *f, bool *handled);
 int tine_kloops_find(const tine_kdecl *f, const char *name);
+/* A located error at directive s, which says again what `first` said (the same directive
+ * twice: "write it once"; or differently: fmt says what, and the message names first's
+ * text and line:col). Always false. */
+bool tine_kdirective_again(tine_ctx_t *ctx, const tine_kdirective *s, const tine_kdirective *first, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* tile f a b W H as split a ao ai W, split b bo bi H, reorder ai bi ao bo (any two loops). */
 bool tine_kloops_tile(tine_ctx_t *ctx, tine_arena *arena, const tine_kdirective *s, tine_kdecl *f);
 

@@ -768,26 +768,30 @@ void tine_schedule_print_on(const tine_kernel_ast *k, const char *on, tine_buf *
     for (int i = 0; i < k->nsched; i++) {
         const tine_kdirective *s = &k->sched[i];
         if (on ? !s->on || strcmp(s->on, on) : s->on != NULL) continue;
-        if (!strcmp(s->what, "materialize") || !strcmp(s->what, "compute_root") || !strcmp(s->what, "inline"))
-            tine_buf_printf(b, "%s %s\n", s->what, s->func);
-        else if (!strcmp(s->what, "split"))
-            tine_buf_printf(b, "split %s.%s %s %s %d\n", s->func, s->dim, s->name, s->name2, s->n);
-        else if (!strcmp(s->what, "fuse")) tine_buf_printf(b, "fuse %s.%s %s.%s %s\n", s->func, s->dim, s->func, s->dim2, s->name);
-        else if (!strcmp(s->what, "reorder")) {
-            tine_buf_puts(b, "reorder");
-            for (int j = 0; j < s->ndims; j++) tine_buf_printf(b, " %s.%s", s->func, s->dims[j]);
-            tine_buf_puts(b, "\n");
-        } else if (!strcmp(s->what, "compute_at") || !strcmp(s->what, "store_at"))
-            tine_buf_printf(b, "%s %s %s.%s\n", s->what, s->func, s->at, s->dim);
-        else if (!strcmp(s->what, "vectorize") && !s->n) tine_buf_printf(b, "vectorize %s.%s natural\n", s->func, s->dim);
-        else if (!strcmp(s->what, "store_as")) tine_buf_printf(b, "store_as %s %s\n", s->func, s->name);
-        else if (!strcmp(s->what, "tile")) tine_buf_printf(b, "tile %s %s %s %d %d\n", s->func, s->dim, s->dim2, s->n, s->n2);
-        else if (!strcmp(s->what, "parallel")) tine_buf_printf(b, "parallel %s.%s\n", s->func, s->dim);
-        else if (!strcmp(s->what, "partition")) {
-            static const char *const modes[] = {"auto", "always", "never"};
-            tine_buf_printf(b, "partition %s.%s %s\n", s->func, s->dim, modes[s->n]);
-        } else if (!strcmp(s->what, "vectorize") && s->n2)
-            tine_buf_printf(b, "vectorize %s.%s %d acc %d\n", s->func, s->dim, s->n, s->n2);
-        else tine_buf_printf(b, "%s %s.%s %d\n", s->what, s->func, s->dim, s->n);
+        tine_directive_print(s, b);
+        tine_buf_puts(b, "\n");
     }
+}
+
+void tine_directive_print(const tine_kdirective *s, tine_buf *b) {
+    if (!strcmp(s->what, "materialize") || !strcmp(s->what, "compute_root") || !strcmp(s->what, "inline"))
+        tine_buf_printf(b, "%s %s", s->what, s->func);
+    else if (!strcmp(s->what, "split"))
+        tine_buf_printf(b, "split %s.%s %s %s %d", s->func, s->dim, s->name, s->name2, s->n);
+    else if (!strcmp(s->what, "fuse")) tine_buf_printf(b, "fuse %s.%s %s.%s %s", s->func, s->dim, s->func, s->dim2, s->name);
+    else if (!strcmp(s->what, "reorder")) {
+        tine_buf_puts(b, "reorder");
+        for (int j = 0; j < s->ndims; j++) tine_buf_printf(b, " %s.%s", s->func, s->dims[j]);
+    } else if (!strcmp(s->what, "compute_at") || !strcmp(s->what, "store_at"))
+        tine_buf_printf(b, "%s %s %s.%s", s->what, s->func, s->at, s->dim);
+    else if (!strcmp(s->what, "vectorize") && !s->n) tine_buf_printf(b, "vectorize %s.%s natural", s->func, s->dim);
+    else if (!strcmp(s->what, "store_as")) tine_buf_printf(b, "store_as %s %s", s->func, s->name);
+    else if (!strcmp(s->what, "tile")) tine_buf_printf(b, "tile %s %s %s %d %d", s->func, s->dim, s->dim2, s->n, s->n2);
+    else if (!strcmp(s->what, "parallel")) tine_buf_printf(b, "parallel %s.%s", s->func, s->dim);
+    else if (!strcmp(s->what, "partition")) {
+        static const char *const modes[] = {"auto", "always", "never"};
+        tine_buf_printf(b, "partition %s.%s %s", s->func, s->dim, modes[s->n]);
+    } else if (!strcmp(s->what, "vectorize") && s->n2)
+        tine_buf_printf(b, "vectorize %s.%s %d acc %d", s->func, s->dim, s->n, s->n2);
+    else tine_buf_printf(b, "%s %s.%s %d", s->what, s->func, s->dim, s->n);
 }

@@ -305,15 +305,13 @@ static bool store_as(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kdire
         tine_diag(ctx, k->src, s->line, s->col, "store_as: '%s' is the output; its buffer stores its declared type", f->name);
         return false;
     }
-    if (!tine_parse_type_name(s->name, strlen(s->name), &t) || (t.kind != TINE_INT && t.kind != TINE_UINT)) {
+    if (!tine_parse_type_name(s->name, strlen(s->name), &t) || (t.kind != TINE_INT && t.kind != TINE_UINT) || t.bits > 64) {
         tine_diag(ctx, k->src, s->line, s->col, "store_as: '%s' is not an integer element type (u8 ... i64)", s->name);
         return false;
     }
-    if (f->store_as_sched) {
-        tine_diag(ctx, k->src, s->line, s->col, "store_as: '%s' already stores %s (line %d)", f->name,
-             k->sched[f->store_as_sched - 1].name, k->sched[f->store_as_sched - 1].line);
-        return false;
-    }
+    if (f->store_as_sched)
+        return tine_kdirective_again(ctx, s, &k->sched[f->store_as_sched - 1], "'%s' already stores %s", f->name,
+                                     k->sched[f->store_as_sched - 1].name);
     f->store_as = t;
     f->store_as_sched = i + 1;
     return true;
@@ -349,10 +347,12 @@ static bool schedule_at(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kd
     bool compute = !strcmp(s->what, "compute_at");
     if (compute ? f->at_sched : f->store_sched) {
         const tine_kdirective *o = &k->sched[(compute ? f->at_sched : f->store_sched) - 1];
-        tine_diag(ctx, src, s->line, s->col, "%s: '%s' is already %s at %s.%s", s->what, f->name, compute ? "computed" : "stored",
-             o->at, o->dim);
-        return false;
+        return tine_kdirective_again(ctx, s, o, "'%s' is already %s at %s.%s", f->name, compute ? "computed" : "stored", o->at,
+                                     o->dim);
     }
+    if (compute && f->mat_by) /* materialize and compute_root compute all of f before its readers */
+        return tine_kdirective_again(ctx, s, f->mat_by, "'%s' is already computed whole, before the stages that read it",
+                                     f->name);
     if (!compute) {
         f->store_dim = d;
         f->store_sched = i + 1;
@@ -362,6 +362,23 @@ static bool schedule_at(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kd
     f->at_dim = d;
     f->at_sched = i + 1;
     return materialize(ctx, k, s, f);
+}
+
+/* How deep g's loop `name` is in its nest (0 the outermost): a loop of its reshaped
+ * nest, or a coordinate's loop (a coordinate split or fused since: its outermost loop). */
+static int loop_depth(const tine_kdecl *g, const char *name) {
+    if (!g->nloops) {
+        int d = 0;
+        while (d < g->nargs && strcmp(g->args[d], name)) d++;
+        return g->nargs - 1 - d;
+    }
+    int j = tine_kloops_find(g, name);
+    if (j >= 0) return j;
+    for (j = 0; j < g->nloops; j++) {
+        const tine_kloop *l = &g->loops[j];
+        if (!strcmp(g->args[l->dim], name) || (l->kind == TINE_KLOOP_FUSED && !strcmp(g->args[l->dim2], name))) return j;
+    }
+    return 0;
 }
 
 /* compute_at f g.y against the whole schedule: g is a stage whose rows run in order (not
@@ -386,12 +403,6 @@ static bool check_at(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kdire
              g->name, g->tile[0] ? "tiled" : "parallel");
         return false;
     }
-    for (int i = 0; i < k->nsched; i++)
-        if (!strcmp(k->sched[i].what, "compute_root") && !strcmp(k->sched[i].func, f->name)) {
-            tine_diag(ctx, src, k->sched[i].line, k->sched[i].col, "compute_root: '%s' is already computed at %s.%s", f->name,
-                 g->name, s->dim);
-            return false;
-        }
     if (f->store_sched) {
         const tine_kdirective *t = &k->sched[f->store_sched - 1];
         if (strcmp(t->at, g->name)) {
@@ -399,7 +410,7 @@ static bool check_at(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kdire
                  "(%s.%s or one outside it), not of '%s'", f->name, g->name, s->dim, g->name, g->name, s->dim, t->at);
             return false;
         }
-        if (f->store_dim < f->at_dim) {
+        if (loop_depth(g, t->dim) > loop_depth(g, s->dim)) {
             tine_diag(ctx, src, t->line, t->col, "store_at: %s.%s is inside the loop '%s' is computed at (%s.%s): its buffer would "
                  "be new at every row, so its rows could not slide", t->at, t->dim, f->name, g->name, s->dim);
             return false;
@@ -544,9 +555,16 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
                 tine_diag(ctx, src, s->line, s->col, "inline: '%s' is the output; it is always computed into its buffer", f->name);
                 return false;
             }
+            if (f->inline_by) return tine_kdirective_again(ctx, s, f->inline_by, "'%s' is already inlined", f->name);
             f->inlined = true;
+            f->inline_by = s;
             continue;
         }
+        if (!strcmp(s->what, "tile") && f->tile_by && (!strcmp(s->dim, f->tile_by->dim) || !strcmp(s->dim, f->tile_by->dim2) ||
+                                                      !strcmp(s->dim2, f->tile_by->dim) || !strcmp(s->dim2, f->tile_by->dim2)))
+            return tine_kdirective_again(ctx, s, f->tile_by, "%s.%s and %s.%s are already tiled", f->name, f->tile_by->dim,
+                                         f->name, f->tile_by->dim2);
+        if (!strcmp(s->what, "tile") && !f->tile_by) f->tile_by = s;
         if (f->nloops && s->dim && strcmp(s->what, "tile")) { /* a loop of a reshaped nest */
             bool handled;
             if (!tine_kloops_apply(ctx, s, f, &handled)) return false;
@@ -583,23 +601,28 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
                 tine_diag(ctx, src, s->line, s->col, "the vector width must be a power of two, not %d", s->n);
                 return false;
             }
+            if (f->lanes_by)
+                return tine_kdirective_again(ctx, s, f->lanes_by, "'%s' is already given its vector width", f->name);
             f->lanes = s->n; /* 0: natural, chosen from the element type */
+            f->lanes_by = s;
         } else if (!strcmp(s->what, "materialize") || !strcmp(s->what, "compute_root")) {
             if (f->kind == K_OUTPUT) {
                 tine_diag(ctx, src, s->line, s->col, "%s: '%s' is the output; it is always computed into its buffer", s->what,
                      f->name);
                 return false;
             }
-            if (!strcmp(s->what, "compute_root") && f->at_sched) {
-                tine_diag(ctx, src, s->line, s->col, "compute_root: '%s' is already computed at %s.%s", f->name, f->at,
-                     k->sched[f->at_sched - 1].dim);
-                return false;
-            }
+            if (f->at_sched)
+                return tine_kdirective_again(ctx, s, &k->sched[f->at_sched - 1], "'%s' is already computed at %s.%s, a few "
+                                             "rows at a time", f->name, f->at, k->sched[f->at_sched - 1].dim);
+            if (f->mat_by) return tine_kdirective_again(ctx, s, f->mat_by, "'%s' is already computed whole", f->name);
             if (!materialize(ctx, k, s, f)) return false;
+            f->mat_by = s;
         } else if (!strcmp(s->what, "unroll")) {
             int d = 0;
             while (strcmp(f->args[d], s->dim)) d++;
+            if (f->unroll_by[d]) return tine_kdirective_again(ctx, s, f->unroll_by[d], "%s.%s is already unrolled", f->name, s->dim);
             f->unroll[d] = s->n;
+            f->unroll_by[d] = s;
         } else if (!strcmp(s->what, "tile")) { /* the first two coordinates, in order (above) */
             f->tile[0] = s->n;
             f->tile[1] = s->n2;
@@ -611,15 +634,17 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
                      f->name, f->name, f->args[f->nargs - 1]);
                 return false;
             }
+            if (f->parallel_by) return tine_kdirective_again(ctx, s, f->parallel_by, "%s.%s is already parallel", f->name, s->dim);
             f->parallel = true;
+            f->parallel_by = s;
         } else if (!strcmp(s->what, "partition")) {
             int d = 0;
             while (strcmp(f->args[d], s->dim)) d++;
-            if (f->partition[d]) {
-                tine_diag(ctx, src, s->line, s->col, "partition: '%s.%s' is already given a partition mode", f->name, s->dim);
-                return false;
-            }
+            if (f->partition_by[d])
+                return tine_kdirective_again(ctx, s, f->partition_by[d], "%s.%s is already given a partition mode", f->name,
+                                             s->dim);
             f->partition[d] = 1 + s->n;
+            f->partition_by[d] = s;
         } else {
             tine_diag(ctx, src, s->line, s->col, "the '%s' directive is not supported by the loop lowering yet", s->what);
             return false;
@@ -662,6 +687,13 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
         if (strcmp(s->what, "materialize") && f->kind == K_FUNC && !f->materialized) {
             tine_diag(ctx, src, s->line, s->col, "%s: '%s' is inlined into its callers; materialize it to %s it on its own",
                  s->what, f->name, s->what);
+            return false;
+        }
+        if (s == f->lanes_by && f->kind == K_FUNC && f->at_sched && f->nargs == 1 && s->n != 1) {
+            tine_diag(ctx, src, s->line, s->col, "vectorize: '%s' is computed at %s.%s one value per row: its only coordinate, "
+                      "%s.%s, is the rows, which are never vectors; vectorize a loop reduction in it instead (vectorize "
+                      "%s.k N, k the reduction's variable)", f->name, f->at, k->sched[f->at_sched - 1].dim, f->name,
+                      f->args[0], f->name);
             return false;
         }
         if (!strcmp(s->what, "unroll") && f->tile[0] && f->unroll[1] > 1) {
@@ -821,8 +853,11 @@ static bool rvec_directives(tine_ctx_t *ctx, tine_kernel_t *kn, const tine_kdecl
         }
         for (int j = 0; j < st->nrvec; j++)
             if (st->rvec[j].index == found) {
-                tine_diag(ctx, k->src, s->line, s->col, "vectorize: '%s.%s' is already vectorized", d->name, s->dim);
-                return false;
+                int first = 0; /* the directive that vectorized it */
+                while (strcmp(k->sched[first].what, "vectorize") || strcmp(k->sched[first].func, d->name) ||
+                       strcmp(k->sched[first].dim, s->dim))
+                    first++;
+                return tine_kdirective_again(ctx, s, &k->sched[first], "%s.%s is already vectorized", d->name, s->dim);
             }
         int N = s->n ? s->n : 256 / T.bits;
         if (!st->rvec) {
@@ -948,6 +983,9 @@ static bool lower_stage(tine_ctx_t *ctx, tine_kernel_t *kn, tine_kdecl *d) {
     st->dims = d->nargs;
     for (int i = 0; i < d->nargs; i++) st->coord[i] = d->args[i];
     st->lanes = d->lanes ? d->lanes : 256 / vt.bits;
+    /* a function of one coordinate computed at a loop: that coordinate is its rows,
+       computed one value each (check(): never vectorized) */
+    if (d->kind == K_FUNC && d->at_sched && d->nargs == 1) st->lanes = 1;
     for (int i = 0; i < 4; i++) st->unroll[i] = d->unroll[i] > 1 ? d->unroll[i] : 1;
     st->tile[0] = d->tile[0];
     st->tile[1] = d->tile[1];
@@ -1005,6 +1043,91 @@ static bool lower_all(tine_ctx_t *ctx, tine_kernel_t *kn) {
     return lower_stage(ctx, kn, (tine_kdecl *)kn->out);
 }
 
+/* ---- what the schedule multiplies ------------------------------------------------------ */
+
+/* The unroll directives a stage's code is copied by, and the product of their factors
+ * (saturated: 64^8 per stage along a chain of 17 would not fit). */
+typedef struct {
+    const tine_kdirective *by[TINE_KLOOPS_MAX * TINE_KERNEL_MAX_STAGES];
+    int n;
+    int64_t times;
+} unrolls;
+
+static void add_unroll(unrolls *u, int factor, const tine_kdirective *by) {
+    if (factor <= 1) return;
+    TINE_ASSERT(by != NULL && u->n < (int)(sizeof u->by / sizeof *u->by));
+    u->by[u->n++] = by;
+    u->times = u->times > ((int64_t)1 << 40) ? u->times : u->times * factor;
+}
+
+/* The unrolls of stage s's own loops (a loop reduction's points jammed are copies too). */
+static void own_unrolls(const tine_kernel_t *kn, int s, unrolls *u) {
+    const tine_stage *st = &kn->stages[s];
+    for (int j = 0; j < st->nloops; j++) add_unroll(u, st->loops[j].unroll, st->loops[j].unroll_by);
+    for (int d = 0; !st->nloops && d < st->dims; d++) add_unroll(u, st->unroll[d], kn->sdecl[s]->unroll_by[d]);
+}
+
+/* The unrolls around stage s's nest: none at the root; for a stage computed at stage g's
+ * loop, those of g's loops at and outside it (stmt/build.c builds s's nest in every
+ * unrolled copy of them) and those around g's own nest. */
+static void enclosing_unrolls(const tine_kernel_t *kn, int s, unrolls *u) {
+    const tine_stage *st = &kn->stages[s];
+    if (!st->fold) return;
+    const tine_stage *g = &kn->stages[st->at];
+    enclosing_unrolls(kn, st->at, u);
+    const char *at = kn->ast.sched[kn->sdecl[s]->at_sched - 1].dim;
+    if (g->nloops) {
+        for (int j = 0; j < g->nloops; j++) {
+            add_unroll(u, g->loops[j].unroll, g->loops[j].unroll_by);
+            if (!strcmp(g->loops[j].name, at)) break;
+        }
+    } else {
+        for (int d = g->dims - 1; d >= st->at_dim; d--) add_unroll(u, g->unroll[d], kn->sdecl[st->at]->unroll_by[d]);
+    }
+}
+
+static int by_place(const void *a, const void *b) {
+    const tine_kdirective *x = *(const tine_kdirective *const *)a, *y = *(const tine_kdirective *const *)b;
+    return x->line != y->line ? (x->line > y->line) - (x->line < y->line) : (x->col > y->col) - (x->col < y->col);
+}
+
+/* The code the schedule makes of each stage: the operations of its body (as the limit on
+ * one body counts them, TINE_KLIMIT_NODES) times the unrolls it is copied by, at most
+ * TINE_KLIMIT_UNROLLED = 2 * TINE_KLIMIT_NODES, so that the automatic scheduler's
+ * schedules always fit (it unrolls by 2 rows at most, and never a stage computed at
+ * another's loop, so nothing is copied more than twice). Known before any
+ * statement is built: a schedule that would take minutes to compile is refused at once.
+ * The error is at the last of the unrolls and names them all. */
+static bool unrolled_limit(tine_ctx_t *ctx, const tine_kernel_t *kn) {
+    for (int s = 0; s < kn->nstages; s++) {
+        const tine_stage *st = &kn->stages[s];
+        unrolls u = {.times = 1};
+        enclosing_unrolls(kn, s, &u);
+        own_unrolls(kn, s, &u);
+        if (u.n == 0) continue; /* not multiplied: the limit on a body's operations is the one */
+        uint32_t n;
+        free(tine_topo(ctx, st->body, &n));
+        int64_t ops = n;
+        if (ops * u.times <= TINE_KLIMIT_UNROLLED) continue;
+        qsort(u.by, (size_t)u.n, sizeof *u.by, by_place);
+        tine_buf b = {0};
+        for (int i = 0; i < u.n; i++) {
+            if (i) tine_buf_puts(&b, " x ");
+            tine_directive_print(u.by[i], &b);
+            tine_buf_printf(&b, " at %d:%d", u.by[i]->line, u.by[i]->col);
+        }
+        const tine_kdirective *at = u.by[u.n - 1];
+        tine_diag(ctx, at->src, at->line, at->col,
+                  "%s: the schedule makes stage '%s' %lld operations, %lld copied %lld times (%s); at most %d once "
+                  "unrolled (unroll less, or materialize some of the functions it calls)", at->what, st->name,
+                  (long long)(ops * u.times), (long long)ops, (long long)u.times, b.p, TINE_KLIMIT_UNROLLED);
+        tine_error_set_kind(ctx, TINE_ERROR_LIMIT);
+        free(b.p);
+        return false;
+    }
+    return true;
+}
+
 /* A kernel from its text. Under schedule auto, a choice the checks refuse (a sliding
  * window or a vectorized reduction whose conditions the scheduler did not foresee) is not
  * the user's error: the kernel is made again with the plainer directives only, and an
@@ -1020,7 +1143,8 @@ static tine_kernel_t *parse_for(tine_ctx_t *ctx, const char *text, const char *f
         }
         tine_kernel_on_filter(&kn->ast, isa);
         kn->ast.auto_level = level;
-        if (check(ctx, kn) && lower_all(ctx, kn) && tine_kernel_slide(ctx, &kn->ast, kn->stages, kn->sdecl, kn->nstages)) {
+        if (check(ctx, kn) && lower_all(ctx, kn) && tine_kernel_slide(ctx, &kn->ast, kn->stages, kn->sdecl, kn->nstages) &&
+            unrolled_limit(ctx, kn)) {
             build_scalars(kn);
             return kn;
         }

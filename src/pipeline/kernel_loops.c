@@ -29,6 +29,24 @@
 /* an error at directive s */
 #define kerr(ctx, s, ...) tine_diag((ctx), (s)->src, (s)->line, (s)->col, __VA_ARGS__)
 
+bool tine_kdirective_again(tine_ctx_t *ctx, const tine_kdirective *s, const tine_kdirective *first, const char *fmt, ...) {
+    tine_buf a = {0}, b = {0}, said = {0};
+    tine_directive_print(s, &a);
+    tine_directive_print(first, &b);
+    va_list ap;
+    va_start(ap, fmt);
+    tine_buf_vprintf(&said, fmt, ap);
+    va_end(ap);
+    if (!strcmp(a.p, b.p))
+        kerr(ctx, s, "%s: this directive is given twice (first at %d:%d); write it once", s->what, first->line, first->col);
+    else
+        kerr(ctx, s, "%s: %s (%s at %d:%d); keep one of the two", s->what, said.p, b.p, first->line, first->col);
+    free(a.p);
+    free(b.p);
+    free(said.p);
+    return false;
+}
+
 int tine_kloops_find(const tine_kdecl *f, const char *name) {
     for (int i = 0; i < f->nloops; i++)
         if (!strcmp(f->loops[i].name, name)) return i;
@@ -78,7 +96,9 @@ static bool start(tine_ctx_t *ctx, const tine_kdirective *s, tine_kdecl *f) {
     for (int d = f->nargs - 1; d >= 0; d--)
         f->loops[f->nloops++] = (tine_kloop){.name = f->args[d], .kind = TINE_KLOOP_WHOLE, .dim = d,
                                              .unroll = f->unroll[d], .partition = f->partition[d],
-                                             .parallel = f->parallel && d == f->nargs - 1};
+                                             .parallel = f->parallel && d == f->nargs - 1,
+                                             .unroll_by = f->unroll_by[d], .partition_by = f->partition_by[d],
+                                             .parallel_by = d == f->nargs - 1 ? f->parallel_by : NULL};
     return true;
 }
 
@@ -251,15 +271,18 @@ bool tine_kloops_apply(tine_ctx_t *ctx, const tine_kdirective *s, tine_kdecl *f,
             kerr(ctx, s, "the vector width must be a power of two, not %d", s->n);
             return false;
         }
+        if (f->lanes_by) return tine_kdirective_again(ctx, s, f->lanes_by, "'%s' is already given its vector width", f->name);
         f->lanes = s->n;
+        f->lanes_by = s;
     } else if (!strcmp(s->what, "unroll")) {
+        if (l->unroll_by) return tine_kdirective_again(ctx, s, l->unroll_by, "%s.%s is already unrolled", f->name, l->name);
         l->unroll = s->n;
+        l->unroll_by = s;
     } else if (!strcmp(s->what, "partition")) {
-        if (l->partition) {
-            kerr(ctx, s, "partition: '%s.%s' is already given a partition mode", f->name, s->dim);
-            return false;
-        }
+        if (l->partition_by)
+            return tine_kdirective_again(ctx, s, l->partition_by, "%s.%s is already given a partition mode", f->name, l->name);
         l->partition = 1 + s->n;
+        l->partition_by = s;
     } else if (!strcmp(s->what, "parallel")) {
         /* its iterations write disjoint parts of the buffer; a vector loop's last vector
            shifts back into its neighbour's, so it is not one (but the one of a whole
@@ -274,7 +297,9 @@ bool tine_kloops_apply(tine_ctx_t *ctx, const tine_kdirective *s, tine_kdecl *f,
                  l->name);
             return false;
         }
+        if (l->parallel_by) return tine_kdirective_again(ctx, s, l->parallel_by, "%s.%s is already parallel", f->name, l->name);
         l->parallel = true;
+        l->parallel_by = s;
     } else {
         kerr(ctx, s, "%s: '%s' has its loops split, fused or reordered; %s does not apply to them so far", s->what, f->name,
              s->what);

@@ -418,12 +418,9 @@ static bool slide_multi(tine_ctx_t *ctx, const tine_kernel_ast *k, tine_stage *s
                     N > 1 ? "strip" : "iteration", gs->name, y, (long long)height, f->name, MAX_WINDOW);
     int fold = 1;
     while (fold < height) fold *= 2;
-    /* one coordinate: rows are its vector loop's elements, and a vector of rows would run
-       past the fold; a run narrower than a vector is computed one element at a time */
-    if (st->dims == 1 && st->lanes > 1 && fold >= st->lanes)
-        return MFAIL("'%s' is vectorized along its only coordinate, its rows, by %d lanes, and one iteration of %s.%s "
-                     "needs up to %d of them; give it fewer lanes than rows (vectorize %s.%s 1)", f->name, st->lanes,
-                     gs->name, y, (int)height, f->name, f->args[0]);
+    /* one coordinate: its rows, one value each (kernel.c lower_stage): a vector of rows
+       would run past the fold */
+    TINE_ASSERT(st->dims > 1 || st->lanes == 1);
     st->fold = fold;
     st->fold_dim = st->dims - 1;
     st->at = g;
