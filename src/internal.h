@@ -7,6 +7,7 @@
 #ifndef TINE_INTERNAL_H
 #define TINE_INTERNAL_H
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -46,6 +47,38 @@ char *tine_arena_strdup(tine_arena *a, const char *s, size_t n);
 void tine_arena_free(tine_arena *a);
 char *tine_strdup(const char *s); /* malloc'd copy */
 void *tine_big_calloc(size_t n);  /* zeroed; huge pages where the system has them; free() */
+void *tine_big_calloc_try(size_t n); /* the same, or NULL when it fails */
+
+/* ---- out of memory ----------------------------------------------------------------
+ * The allocations tine cannot go on without (an arena's chunk, the node table, a growing
+ * string) do not return NULL: when one fails, tine_out_of_memory jumps back to the
+ * innermost TINE_GUARD of the thread, set by the public call that does input-sized work
+ * (parsing a kernel, building, printing, compiling, emitting or interpreting it). That
+ * call returns its failure with a limit error ("out of memory ..."); what it had built is
+ * lost, and its context is fit only for tine_ctx_free. Outside any guard (a call that
+ * does not do input-sized work) a failure is an internal error (it aborts). */
+typedef struct tine_oom_point {
+    jmp_buf jb;
+    struct tine_oom_point *prev;
+} tine_oom_point;
+extern _Thread_local tine_oom_point *tine_oom_top;
+_Noreturn void tine_out_of_memory(size_t bytes);
+/* The guard's landing: pops p and sets ctx's limit error. */
+void tine_oom_caught(tine_ctx_t *ctx, tine_oom_point *p);
+/* result = call, in the guard of a public function: when memory runs out inside the call,
+ * the function returns fail. The function should hold little else: its own locals are
+ * not restored by the jump. */
+#define TINE_GUARD(ctx, fail, result, call)                                             \
+    do {                                                                                \
+        tine_oom_point oom_point_ = {.prev = tine_oom_top};                             \
+        if (setjmp(oom_point_.jb)) {                                                    \
+            tine_oom_caught((ctx), &oom_point_);                                        \
+            return fail;                                                                \
+        }                                                                               \
+        tine_oom_top = &oom_point_;                                                     \
+        result = call;                                                                  \
+        tine_oom_top = oom_point_.prev;                                                 \
+    } while (0)
 
 /* ---- growable byte buffer (strings) ------------------------------------------- */
 

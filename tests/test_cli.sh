@@ -318,6 +318,87 @@ check "  with the lifted ops" grep -qF 'rounding_mul_shr' "$TMP/out"
 run compile "$HERE/../bench/kernels/l2norm.tine" --emit llvm
 check "compile --emit llvm prints the module with the entry point" grep -qE 'define .*i32 @l2norm\(' "$TMP/out"
 
+# ---- --emit llvm compiles by itself: the module carries its target's CPU and features -------
+# (without them clang compiles AVX2/AVX-512/i8mm intrinsics for the baseline and fails)
+if command -v clang-19 >/dev/null; then
+    for tk in x86-64-avx2:bench/kernels/conv3x3a16 x86-64-avx512:bench/kernels/conv3x3a16 \
+              arm-64:bench/kernels/conv3x3a16 arm-64-i8mm:tests/data/rvec_dot_u8i8; do
+        t=${tk%%:*} k=$HERE/../${tk#*:}.tine
+        ctarget=
+        case $t in arm-*) ctarget=--target=aarch64-linux-gnu ;; esac
+        run compile "$k" --emit llvm --target $t -o "$TMP/k.ll"
+        check "compile $(basename "$k") --emit llvm --target $t (rc $rc: $err)" test "$rc" -eq 0
+        check "  names the target's CPU and features" grep -q '"target-features"="+' "$TMP/k.ll"
+        check "  and clang-19 -c compiles it ($(clang-19 $ctarget -Wno-override-module -c "$TMP/k.ll" -o "$TMP/k.o" 2>&1 | head -2))" \
+            clang-19 $ctarget -Wno-override-module -c "$TMP/k.ll" -o "$TMP/k.o"
+    done
+fi
+
+# ---- outputs: user text in generated code, replacing files ----------------------------------
+# A kernel file whose path holds "*/", '"' and a newline: the entry point's name is made of
+# the file name's letters and digits, the header compiles and declares that one function.
+inj="$TMP/inj/a*/b\"c"$'\n'"d"
+mkdir -p "$inj"
+kfile="$inj/k*\"x"$'\n'"y.tine"
+cp "$HERE/../bench/kernels/l2norm.tine" "$kfile"
+run compile "$kfile" --emit h -o "$TMP/inj/k.h"
+check "compile of a file named with */, \" and a newline --emit h (rc $rc: $err)" test "$rc" -eq 0
+check "  declares one function, named from the file's letters and digits" \
+    test "$(grep -c '^int ' "$TMP/inj/k.h"),$(grep -o '^int [A-Za-z0-9_]*(' "$TMP/inj/k.h")" = "1,int k__x_y("
+printf '#include "k.h"\nint k__x_y(const tine_buffer_t *in, uint8_t zero, int32_t W, tine_buffer_t *out);\n' >"$TMP/inj/main.c"
+check "  the header compiles ($(${CC:-cc} -std=c11 -Wall -Wextra -Werror -fsyntax-only -I"$TMP/inj" "$TMP/inj/main.c" 2>&1 | head -3))" \
+    ${CC:-cc} -std=c11 -Wall -Wextra -Werror -fsyntax-only -I"$TMP/inj" "$TMP/inj/main.c"
+run compile "$kfile" --emit llvm
+check "  --emit llvm holds nothing of the path but the entry point's name" \
+    test "$(grep -cF -e '*' -e 'b"c' <<<"$out")" -eq 0 -a "$(grep -c "^; ModuleID = 'k__x_y'$" <<<"$out")" -eq 1
+# -o replaces the file whole, through a temporary file beside it: two compiles writing one
+# path leave one of their outputs, never a mixture; no temporary file is left
+"$TINE" compile "$HERE/../bench/kernels/camera_pipe.tine" --emit stmt -o "$TMP/race.a" 2>/dev/null
+"$TINE" compile "$HERE/../bench/kernels/camera_pipe.tine" --emit stmt --select llvm -o "$TMP/race.b" 2>/dev/null
+mkdir -p "$TMP/race"
+mixed=0
+for i in 1 2 3 4 5 6; do
+    "$TINE" compile "$HERE/../bench/kernels/camera_pipe.tine" --emit stmt -o "$TMP/race/out" 2>/dev/null &
+    "$TINE" compile "$HERE/../bench/kernels/camera_pipe.tine" --emit stmt --select llvm -o "$TMP/race/out" 2>/dev/null
+    wait
+    cmp -s "$TMP/race/out" "$TMP/race.a" || cmp -s "$TMP/race/out" "$TMP/race.b" || mixed=$((mixed + 1))
+done
+check "two compiles writing one -o leave one whole output ($mixed of 6 mixed)" test "$mixed" -eq 0
+check "  and no temporary file" test "$(ls -A "$TMP/race")" = out
+(umask 027 && "$TINE" compile "$HERE/../bench/kernels/l2norm.tine" --emit h -o "$TMP/race/new.h")
+check "a new output has the permissions fopen gives (0666 less the umask: $(stat -c %a "$TMP/race/new.h"))" \
+    test "$(stat -c %a "$TMP/race/new.h")" = 640
+chmod 600 "$TMP/race/out"
+"$TINE" compile "$HERE/../bench/kernels/l2norm.tine" --emit h -o "$TMP/race/out"
+check "a replaced output keeps its permissions ($(stat -c %a "$TMP/race/out"))" test "$(stat -c %a "$TMP/race/out")" = 600
+ln -s out "$TMP/race/link"
+"$TINE" compile "$HERE/../bench/kernels/l2norm.tine" --emit fpir -o "$TMP/race/link"
+check "-o through a symbolic link writes the file it names" \
+    test -L "$TMP/race/link" -a "$(head -c 7 "$TMP/race/out")" = "# stage"
+
+# ---- out of memory: a limit error, exit 1 (not an abort) ---------------------------------------
+# The smallest address-space limit (to 4 MB) at which the unscheduled kernel compiles, found
+# by bisection; the same kernel unrolled 64 x 64 needs some 40 MB more.
+printf 'input in: u8[2]\noutput out(x, y): u16 = u16(in(x, y)) + u16(in(x + 1, y)) * 3 + u16(in(x + 2, y)) * 5 + u16(in(x, y + 1)) * 7 + u16(in(x + 1, y + 2))\n' >"$TMP/oom.tine"
+cp "$TMP/oom.tine" "$TMP/oom_small.tine"
+printf 'schedule\nsplit out.x xo xi 64\nsplit out.y yo yi 64\nunroll out.xi 64\nunroll out.yi 64\n' >>"$TMP/oom.tine"
+lo=65536 hi=4194304 # KiB: fails, runs (a sanitizer build, which reserves terabytes, runs at neither: skipped)
+(ulimit -v $hi && "$TINE" compile "$TMP/oom_small.tine" --emit stmt --target x86-64-avx2 >/dev/null 2>&1) || lo=$hi
+while [ $((hi - lo)) -gt 4096 ]; do
+    mid=$(((lo + hi) / 2))
+    if (ulimit -v $mid && "$TINE" compile "$TMP/oom_small.tine" --emit stmt --target x86-64-avx2 >/dev/null 2>&1); then
+        hi=$mid
+    else
+        lo=$mid
+    fi
+done
+if [ $lo -lt $hi ]; then
+    (ulimit -v $hi && "$TINE" compile "$TMP/oom.tine" --emit stmt --target x86-64-avx2 >"$TMP/out" 2>"$TMP/err")
+    rc=$?
+    check "a schedule that exhausts memory (ulimit -v $hi) exits 1 (rc $rc: $(head -2 "$TMP/err"))" test "$rc" -eq 1
+    check "  with a limit error" grep -qx 'tine: out of memory: an allocation of [0-9]* bytes failed (this needs more memory than the process may use)' "$TMP/err"
+fi
+
 # ---- x86 lowering from the command line ----------------------------------------------------
 avg='u8((u16(a_u8) + u16(b_u8) + 1) >> 1)'
 run compile -e "$avg" --target x86-64-avx2 --lanes 32 --emit asm --trace-rules

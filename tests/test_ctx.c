@@ -3,15 +3,20 @@
  * 1. Error kinds: input errors (parse, kernel, unknown target) are TINE_ERROR_INPUT with a
  *    message; documented limits are TINE_ERROR_LIMIT; an internal error is never
  *    reported as input; a failed call always leaves a message, even after the error was
- *    cleared; clearing gives TINE_ERROR_NONE.
+ *    cleared; clearing gives TINE_ERROR_NONE. Running out of memory (an address-space
+ *    limit, in a child process) is a limit error, and the context can then be freed.
  * 2. Threads: two threads, each with its own context, parse, lift, JIT-compile and run
  *    expressions and compile and run a kernel at the same time, and check every result
  *    against the interpreter (LLVM's one-time initialisation is raced on purpose: neither
  *    thread has compiled anything before they start together).
  */
+#define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <threads.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "testutil.h"
@@ -111,6 +116,60 @@ static void test_kinds(void) {
     }
     printf("materialized functions: %s\n", limited ? "the limit was reached and reported as a limit" : "no limit up to 40");
     tine_ctx_free(ctx);
+}
+
+/* ---- out of memory: a limit error, and the context can still be freed ----------------------- */
+
+/* In a child process limited to the address space it has plus 16 MiB, a schedule whose
+ * statement needs some 40 MiB more: tine_kernel_print_stmt fails with a limit error
+ * instead of aborting, and tine_ctx_free releases what the failed call left. Not under
+ * the sanitizers, whose allocators reserve their own address space. */
+static void test_out_of_memory(void) {
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifdef SANITIZED
+    printf("out of memory: not checked under the sanitizers\n");
+    return;
+#endif
+    static const char *const BIG =
+        "input in: u8[2]\n"
+        "output out(x, y): u16 = u16(in(x, y)) + u16(in(x + 1, y)) * 3 + u16(in(x + 2, y)) * 5 + u16(in(x, y + 1)) * 7"
+        " + u16(in(x + 1, y + 2))\n"
+        "schedule\nsplit out.x xo xi 64\nsplit out.y yo yi 64\nunroll out.xi 64\nunroll out.yi 64\n";
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        tine_ctx_t *ctx = tine_ctx_new();
+        tine_kernel_t *k = tine_kernel_parse(ctx, BIG, "big.tine");
+        if (!k) _exit(2);
+        long vm_kb = 0;
+        FILE *f = fopen("/proc/self/status", "r");
+        char line[256];
+        while (f && fgets(line, sizeof line, f))
+            if (!strncmp(line, "VmSize:", 7)) vm_kb = atol(line + 7);
+        if (f) fclose(f);
+        struct rlimit r = {.rlim_cur = (rlim_t)(vm_kb + 16384) * 1024, .rlim_max = (rlim_t)(vm_kb + 16384) * 1024};
+        if (!vm_kb || setrlimit(RLIMIT_AS, &r)) _exit(3);
+        char *text = tine_kernel_print_stmt(k, TINE_SELECT_TINE, "x86-64-avx2");
+        if (text) _exit(4);
+        if (tine_error_kind(ctx) != TINE_ERROR_LIMIT || !strstr(tine_error(ctx), "out of memory: an allocation of"))
+            _exit(5);
+        tine_kernel_free(k);
+        tine_ctx_free(ctx);
+        _exit(0);
+    }
+    int status = 0;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid, "fork and wait for the out-of-memory child");
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+          "out of memory in tine_kernel_print_stmt is a limit error, and the context is freed (child: %s %d; "
+          "2 parse failed, 3 no limit set, 4 it printed, 5 another error)",
+          WIFEXITED(status) ? "exit" : "signal", WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+    printf("out of memory: checked in a child process under an address-space limit\n");
 }
 
 /* ---- 2. two contexts on two threads ------------------------------------------------------ */
@@ -271,6 +330,7 @@ static void test_threads(void) {
 
 int main(void) {
     test_kinds();
+    test_out_of_memory();
     test_threads();
     printf("test_ctx: %lld passed, %lld failed\n", g_pass, g_fail);
     return g_fail ? 1 : 0;

@@ -670,6 +670,9 @@ static const struct {
     {"a_f32 + 2.5e-3", 8, "a_f32 + 0.00249999994"},
     {"a_f32 + 1e40", 8, "a_f32 + inf"},
     {"a_f64 + 5e-324", 8, "a_f64 + 4.9406564584124654e-324"},
+    /* below the smallest denormal: the nearest double, 0 (past the largest: parse_errors.txt) */
+    {"a_f64 + 1e-400", 8, "a_f64 + 0.0"},
+    {"a_f64 - 1.7976931348623157e308", 8, "a_f64 - 1.7976931348623157e+308"},
     {"a_f32 + -0.0", 8, "a_f32 + -0.0"},
     {"-inf + a_f32", 8, "-inf + a_f32"},
     {"a_f64 / nan", 8, "a_f64 / nan"},

@@ -1,4 +1,4 @@
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 /* cli.c — the tine driver's command line, input files and outputs.
  *
  * Every option is one row of OPTIONS with the command forms that take it, so an option
@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -365,24 +367,73 @@ char *tine_cli_read_file(const char *path) {
 
 /* ---- outputs ------------------------------------------------------------------------- */
 
-int cli_write(const char *path, const void *bytes, size_t n) {
-    FILE *f = path ? fopen(path, "wb") : stdout;
-    if (!f) {
-        fprintf(stderr, "tine: cannot write %s: %s\n", path, strerror(errno));
-        return 1;
-    }
+/* Writes the bytes to f; 0, or the errno (EIO when there is none) after a short write or
+ * a failed close. f is closed. */
+static int write_close(FILE *f, const void *bytes, size_t n) {
     errno = 0;
-    bool ok = fwrite(bytes, 1, n, f) == n;
-    int err = errno;
-    if (path) {
-        errno = 0;
-        if (fclose(f) != 0 && ok) {
-            ok = false;
-            err = errno;
-        }
-        if (!ok) fprintf(stderr, "tine: cannot write %s: %s\n", path, err ? strerror(err) : "write error");
+    int err = fwrite(bytes, 1, n, f) == n ? 0 : errno ? errno : EIO;
+    errno = 0;
+    if (fclose(f) != 0 && !err) err = errno ? errno : EIO;
+    return err;
+}
+
+/* A regular file (or one to be made) is written whole or not at all: the bytes go to a
+ * temporary file beside it, which is renamed over it, so a reader (or a second tine
+ * writing the same path) never sees a mixture, and a failure leaves the old file as it
+ * was. The new file has the old one's permissions, or those fopen would give (0666 less
+ * the umask). A symbolic link is followed to the file it names; what is not a regular
+ * file (a device such as /dev/null, a pipe) is written in place. */
+static int write_replace(const char *path, const void *bytes, size_t n) {
+    struct stat st;
+    bool exists = stat(path, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) return EISDIR;
+    if (exists && !S_ISREG(st.st_mode)) {
+        FILE *f = fopen(path, "wb");
+        return f ? write_close(f, bytes, n) : errno;
     }
-    return ok ? 0 : 1; /* stdout is checked once, by cli_finish */
+    char *real = exists ? realpath(path, NULL) : NULL; /* through symbolic links */
+    const char *target = real ? real : path;
+    const char *slash = strrchr(target, '/');
+    size_t dir = slash ? (size_t)(slash - target) + 1 : 0;
+    char *tmp = malloc(dir + strlen(".tine-XXXXXX") + 1);
+    if (!tmp) {
+        free(real);
+        return ENOMEM;
+    }
+    memcpy(tmp, target, dir);
+    strcpy(tmp + dir, ".tine-XXXXXX");
+    mode_t mask = umask(0);
+    umask(mask);
+    int err = 0, fd = mkstemp(tmp);
+    if (fd < 0) {
+        err = errno;
+    } else if (fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~mask) != 0) {
+        err = errno;
+        close(fd);
+    } else {
+        FILE *f = fdopen(fd, "wb");
+        if (!f) {
+            err = errno;
+            close(fd);
+        } else {
+            err = write_close(f, bytes, n);
+        }
+        if (!err && rename(tmp, target) != 0) err = errno;
+    }
+    if (fd >= 0 && err) unlink(tmp);
+    free(tmp);
+    free(real);
+    return err;
+}
+
+int cli_write(const char *path, const void *bytes, size_t n) {
+    if (!path) { /* stdout is checked once, by cli_finish */
+        fwrite(bytes, 1, n, stdout);
+        return 0;
+    }
+    int err = write_replace(path, bytes, n);
+    if (err) fprintf(stderr, "tine: cannot write %s: %s\n", path, strerror(err));
+    return err ? 1 : 0;
 }
 
 int cli_finish(int rc) {

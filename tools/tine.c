@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -379,15 +380,21 @@ static int selection(const options *o, tine_selection_t *sel) {
     return 0;
 }
 
-/* 0 if target names a target, else 1 after the library's message. For the outputs that
- * do not use the target (--emit fpir), so that a misspelt one is not silently ignored. */
+/* 0 if target (--target) is absent or names a target, else 1 after a message naming the
+ * known ones. Every compile checks it first, before any output, whether its output uses
+ * the target or not (--emit fpir, schedule), so that a misspelt one is never ignored. */
 static int check_target(const char *target) {
-    if (!target) return 0;
+    if (!target || !strcmp(target, "host")) return 0;
     tine_ctx_t *ctx = tine_ctx_new();
-    int bad = !tine_lower(ctx, tine_var(ctx, "t", tine_type(TINE_UINT, 8, 16)), target);
-    if (bad) report(ctx, "tine: ");
+    bool known = false;
+    for (int i = 0; tine_target_name(ctx, i) && !known; i++) known = !strcmp(tine_target_name(ctx, i), target);
+    if (!known) {
+        fprintf(stderr, "tine: unknown target '%s' (known: host", target);
+        for (int i = 0; tine_target_name(ctx, i); i++) fprintf(stderr, " %s", tine_target_name(ctx, i));
+        fprintf(stderr, ")\n");
+    }
     tine_ctx_free(ctx);
-    return bad;
+    return !known;
 }
 
 static int cmd_compile(const options *o) {
@@ -406,7 +413,7 @@ static int cmd_compile(const options *o) {
         return 2;
     }
     const char *target = o->target ? o->target : "host";
-    if (fpir && check_target(o->target)) return 1;
+    if (check_target(o->target)) return 1;
     tine_ctx_t *ctx = tine_ctx_new();
     tine_set_lanes(ctx, o->lanes);
     tine_expr_t *e = parse_or_report(ctx, o->expr);
@@ -606,6 +613,13 @@ static tine_kernel_t *load_kernel(tine_ctx_t *ctx, const char *path) {
     return k;
 }
 
+/* Whether paths a and b name one file (one device and inode: through links, or spelt
+ * otherwise, as ./k.tine and k.tine). */
+static bool same_file(const char *a, const char *b) {
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 /* tine compile FILE: the kernel ahead of time — an object file and its C header
  * (obj, h), assembly or LLVM IR of the whole object (asm, llvm), or the stages' bodies
  * after selection (fpir: lifted for tine, expanded for LLVM alone; lowered: lifted and
@@ -631,7 +645,11 @@ static int cmd_kernel_compile(const options *o) {
         fprintf(stderr, "tine: an object file needs -o FILE.o\n");
         return 2;
     }
-    if ((!strcmp(what, "fpir") || !strcmp(what, "stmt")) && check_target(o->target)) return 1;
+    if (check_target(o->target)) return 1;
+    if (o->out && same_file(o->out, o->file)) {
+        fprintf(stderr, "tine: -o %s names the kernel file (%s): the output would overwrite the kernel\n", o->out, o->file);
+        return 2;
+    }
     tine_ctx_t *ctx = tine_ctx_new();
     tine_kernel_t *k = load_kernel(ctx, o->file);
     if (!k) {

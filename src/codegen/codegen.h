@@ -55,6 +55,7 @@ struct tine_compiled {
 };
 
 /* llvm.c */
+bool target_machine_known(tine_ctx_t *ctx, const char *name);
 LLVMTargetMachineRef target_machine(tine_ctx_t *ctx, const char *name, char **triple_out);
 LLVMTargetMachineRef jit_target_machine(tine_ctx_t *ctx, const char *name, char **triple_out);
 LLVMTypeRef elem_type(gen *g, tine_type_t t);

@@ -15,7 +15,7 @@ static double seconds(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-tine_compiled_t *tine_kernel_compile(tine_kernel_t *k, const char *target, tine_selection_t sel) {
+static tine_compiled_t *kernel_compile(tine_kernel_t *k, const char *target, tine_selection_t sel) {
     if (!k) return NULL;
     k = tine_kernel_for_target(k, target);
     tine_ctx_t *ctx = tine_kernel_ctx(k);
@@ -47,6 +47,13 @@ tine_compiled_t *tine_kernel_compile(tine_kernel_t *k, const char *target, tine_
     }
     c->fn = (int (*)(const void *const *, int64_t *))(uintptr_t)addr;
     c->llvm_ms = (seconds() - t0) * 1e3 - c->select_ms;
+    return c;
+}
+
+tine_compiled_t *tine_kernel_compile(tine_kernel_t *k, const char *target, tine_selection_t sel) {
+    if (!k) return NULL;
+    tine_compiled_t *c;
+    TINE_GUARD(tine_kernel_ctx(k), NULL, c, kernel_compile(k, target, sel));
     return c;
 }
 

@@ -40,18 +40,22 @@ static void init_llvm(void) {
     call_once(&once, init_llvm_once);
 }
 
+/* Whether name (NULL: the host) is a target; false with an error naming the known ones. */
+bool target_machine_known(tine_ctx_t *ctx, const char *name) {
+    if (tine_target_find(name ? name : "host")) return true;
+    tine_buf b = {0};
+    tine_buf_printf(&b, "unknown target '%s' (known:", name);
+    for (int i = 0; tine_target_at(i); i++) tine_buf_printf(&b, " %s", tine_target_at(i)->name);
+    tine_buf_puts(&b, ")");
+    tine_set_error_str(ctx, b.p);
+    return false;
+}
+
 /* A target machine for a target name; NULL with an error for an unknown name. */
 LLVMTargetMachineRef target_machine(tine_ctx_t *ctx, const char *name, char **triple_out) {
     init_llvm();
+    if (!target_machine_known(ctx, name)) return NULL;
     const tine_target_info *d = tine_target_find(name ? name : "host");
-    if (!d) {
-        tine_buf b = {0};
-        tine_buf_printf(&b, "unknown target '%s' (known:", name);
-        for (int i = 0; tine_target_at(i); i++) tine_buf_printf(&b, " %s", tine_target_at(i)->name);
-        tine_buf_puts(&b, ")");
-        tine_set_error_str(ctx, b.p);
-        return NULL;
-    }
     char *triple;
     if (d->triple) {
         triple = tine_strdup(d->triple);
@@ -1346,12 +1350,29 @@ static LLVMModuleRef build_module(tine_ctx_t *ctx, LLVMContextRef lc, const tine
     return g.m;
 }
 
-static void set_layout(LLVMModuleRef m, LLVMTargetMachineRef tm) {
+/* The module is for tm: its triple and data layout, and on every function it defines the
+ * CPU and features ("target-cpu", "target-features", as clang writes them), so that the
+ * module as text compiles by itself (clang -c): without them a function using the
+ * target's intrinsics (AVX-512, dot products) would be compiled for the triple's baseline. */
+static void set_target(LLVMModuleRef m, LLVMTargetMachineRef tm, const char *triple) {
+    LLVMSetTarget(m, triple);
     LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
     char *layout = LLVMCopyStringRepOfTargetData(td);
     LLVMSetDataLayout(m, layout);
     LLVMDisposeMessage(layout);
     LLVMDisposeTargetData(td);
+    LLVMContextRef lc = LLVMGetModuleContext(m);
+    char *value[2] = {LLVMGetTargetMachineCPU(tm), LLVMGetTargetMachineFeatureString(tm)};
+    static const char *const key[2] = {"target-cpu", "target-features"};
+    for (int i = 0; i < 2; i++) {
+        if (!*value[i]) continue;
+        LLVMAttributeRef a = LLVMCreateStringAttribute(lc, key[i], (unsigned)strlen(key[i]), value[i],
+                                                       (unsigned)strlen(value[i]));
+        for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+            if (!LLVMIsDeclaration(f)) LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, a);
+    }
+    LLVMDisposeMessage(value[0]);
+    LLVMDisposeMessage(value[1]);
 }
 
 static int optimize(tine_ctx_t *ctx, LLVMModuleRef m, LLVMTargetMachineRef tm) {
@@ -1382,8 +1403,7 @@ void jit_abandon(LLVMOrcThreadSafeContextRef tsc, LLVMModuleRef m, LLVMTargetMac
 uint64_t jit_module(tine_ctx_t *ctx, LLVMTargetMachineRef tm, const char *triple,
                     LLVMOrcThreadSafeContextRef tsc, LLVMModuleRef m, const char *symbol,
                     LLVMOrcLLJITRef *jit) {
-    LLVMSetTarget(m, triple);
-    set_layout(m, tm);
+    set_target(m, tm, triple);
     LLVMErrorRef err = NULL;
     LLVMOrcExecutorAddress addr = 0;
     if (optimize(ctx, m, tm) == 0) {
@@ -1415,8 +1435,7 @@ uint64_t jit_module(tine_ctx_t *ctx, LLVMTargetMachineRef tm, const char *triple
  * malloc'd bytes with a NUL after them (*size excludes it), or NULL with an error. */
 char *module_output(tine_ctx_t *ctx, LLVMModuleRef m, LLVMTargetMachineRef tm, const char *triple, int what,
                     size_t *size) {
-    LLVMSetTarget(m, triple);
-    set_layout(m, tm);
+    set_target(m, tm, triple);
     if (optimize(ctx, m, tm) != 0) return NULL;
     char *out = NULL;
     if (what == OUT_LLVM) {

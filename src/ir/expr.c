@@ -216,12 +216,18 @@ static void table_put(uint64_t *tab, uint32_t cap, uint64_t s) {
 
 /* Sizes the table (and its filter) for `cap` slots and re-inserts every table word. */
 void tine_table_resize(tine_ctx_t *ctx, uint32_t cap) {
-    uint64_t *tab = tine_big_calloc((size_t)cap * sizeof *tab);
     uint32_t log2 = 2;
     while ((1u << log2) < cap) log2++;
     log2 += 2;
+    /* both allocated before the old ones go: out of memory leaves the table as it was */
+    uint64_t *tab = tine_big_calloc_try((size_t)cap * sizeof *tab), *filter = tine_big_calloc_try(((size_t)1 << log2) / 8);
+    if (!tab || !filter) {
+        free(tab);
+        free(filter);
+        tine_out_of_memory((size_t)cap * sizeof *tab + ((size_t)1 << log2) / 8);
+    }
     free(ctx->filter);
-    ctx->filter = tine_big_calloc(((size_t)1 << log2) / 8);
+    ctx->filter = filter;
     ctx->filter_log2 = log2;
     for (uint32_t i = 0; i < ctx->tcap; i++) {
         uint64_t s = ctx->table ? ctx->table[i] : 0;
@@ -278,9 +284,11 @@ tine_expr_t *tine_make(tine_ctx_t *ctx, tine_op_t op, tine_type_t t, int nops, t
     TINE_ASSERT(ctx->count < (1u << 30));
     e->id = ctx->count;
     if (ctx->count == ctx->by_id_cap) {
-        ctx->by_id_cap = ctx->by_id_cap ? ctx->by_id_cap * 2 : 1024;
-        ctx->by_id = realloc(ctx->by_id, ctx->by_id_cap * sizeof *ctx->by_id);
-        TINE_ASSERT(ctx->by_id != NULL);
+        uint32_t cap = ctx->by_id_cap ? ctx->by_id_cap * 2 : 1024;
+        tine_expr_t **by_id = realloc(ctx->by_id, cap * sizeof *by_id);
+        if (!by_id) tine_out_of_memory(cap * sizeof *by_id);
+        ctx->by_id = by_id;
+        ctx->by_id_cap = cap;
     }
     ctx->by_id[ctx->count++] = e;
     filter_set(ctx, h);

@@ -278,7 +278,15 @@ static bool parse_number(parser *ps, tine_ast *a) {
     tok_text(ps, buf, sizeof buf);
     if (ps->tok == T_FLOAT) {
         a->kind = A_FLOAT;
+        errno = 0;
         a->fval = strtod(buf, NULL);
+        /* past the largest double strtod gives infinity: refused, as C compilers do (the
+           name inf is infinity); below the smallest it rounds to a denormal or 0, which is
+           the literal's nearest double and is accepted (docs/SEMANTICS.md) */
+        if (errno == ERANGE && isinf(a->fval)) {
+            perr(ps, "number is too large for a float (at most about 1.8e308; infinity is written inf)");
+            return false;
+        }
         return true;
     }
     a->kind = A_INT;

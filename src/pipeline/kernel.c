@@ -1156,7 +1156,7 @@ static tine_kernel_t *parse_for(tine_ctx_t *ctx, const char *text, const char *f
 }
 
 /* The kernel for every target, with one more per instruction set its `on` lines name. */
-tine_kernel_t *tine_kernel_parse(tine_ctx_t *ctx, const char *text, const char *file) {
+static tine_kernel_t *kernel_parse(tine_ctx_t *ctx, const char *text, const char *file) {
     tine_kernel_t *k = parse_for(ctx, text, file, NULL);
     for (int i = 0; k && i < k->ast.non; i++) {
         tine_kernel_t *v = parse_for(ctx, text, file, k->ast.on[i].isa);
@@ -1167,6 +1167,12 @@ tine_kernel_t *tine_kernel_parse(tine_ctx_t *ctx, const char *text, const char *
         k->isa[k->nvariants] = k->ast.on[i].isa;
         k->variant[k->nvariants++] = v;
     }
+    return k;
+}
+
+tine_kernel_t *tine_kernel_parse(tine_ctx_t *ctx, const char *text, const char *file) {
+    tine_kernel_t *k;
+    TINE_GUARD(ctx, NULL, k, kernel_parse(ctx, text, file));
     return k;
 }
 
@@ -1334,7 +1340,7 @@ bool tine_kernel_load_coords(const tine_expr_t *index, int dims, const tine_expr
     return true;
 }
 
-char *tine_kernel_print_stages(tine_kernel_t *k, tine_selection_t sel, const char *target) {
+static char *print_stages(tine_kernel_t *k, tine_selection_t sel, const char *target) {
     if (target) k = tine_kernel_for_target(k, target);
     tine_buf b = {0};
     int scope = tine_bounds_open(k->ctx, true); /* as compiled: no run's facts */
@@ -1355,6 +1361,12 @@ char *tine_kernel_print_stages(tine_kernel_t *k, tine_selection_t sel, const cha
     }
     tine_bounds_close(k->ctx, scope);
     return b.p;
+}
+
+char *tine_kernel_print_stages(tine_kernel_t *k, tine_selection_t sel, const char *target) {
+    char *text;
+    TINE_GUARD(k->ctx, NULL, text, print_stages(k, sel, target));
+    return text;
 }
 
 char *tine_kernel_print_schedule(const tine_kernel_t *k) {

@@ -168,8 +168,8 @@ static int interpret_stage(const tine_kernel_t *k, int sn, tine_env_t *env, void
     return rc;
 }
 
-int tine_kernel_interpret(const tine_kernel_t *k, tine_buffer_t *const *inputs, const void *const *params,
-                          tine_buffer_t *out) {
+static int kernel_interpret(const tine_kernel_t *k, tine_buffer_t *const *inputs, const void *const *params,
+                            tine_buffer_t *out) {
     tine_ctx_t *ctx = tine_kernel_ctx(k);
     tine_stmt_pool p;
     tine_stmt_pool_init(&p, ctx);
@@ -202,6 +202,13 @@ int tine_kernel_interpret(const tine_kernel_t *k, tine_buffer_t *const *inputs, 
     if (planned) tine_kernel_plan_free(&plan);
     tine_stmt_pool_free(&p);
     return rc ? -1 : 0;
+}
+
+int tine_kernel_interpret(const tine_kernel_t *k, tine_buffer_t *const *inputs, const void *const *params,
+                          tine_buffer_t *out) {
+    int rc;
+    TINE_GUARD(tine_kernel_ctx(k), -1, rc, kernel_interpret(k, inputs, params, out));
+    return rc;
 }
 
 /* ---- the statement after a pass ----------------------------------------------------------- */
@@ -237,7 +244,7 @@ int tine_kernel_interpret_stmt(tine_kernel_t *k, const char *pass, int sel, cons
     return rc;
 }
 
-char *tine_kernel_print_stmt(tine_kernel_t *k, tine_selection_t sel, const char *target) {
+static char *print_stmt(tine_kernel_t *k, tine_selection_t sel, const char *target) {
     k = tine_kernel_for_target(k, target);
     tine_ctx_t *ctx = tine_kernel_ctx(k);
     if (sel == TINE_SELECT_TINE && target && strcmp(target, "host")) {
@@ -251,5 +258,11 @@ char *tine_kernel_print_stmt(tine_kernel_t *k, tine_selection_t sel, const char 
     tine_stmt *s = tine_stmt_lower_kernel(&p, k, (int)sel, target, NULL, NULL);
     char *text = s ? tine_stmt_print(ctx, s) : NULL;
     tine_stmt_pool_free(&p);
+    return text;
+}
+
+char *tine_kernel_print_stmt(tine_kernel_t *k, tine_selection_t sel, const char *target) {
+    char *text;
+    TINE_GUARD(tine_kernel_ctx(k), NULL, text, print_stmt(k, sel, target));
     return text;
 }

@@ -16,6 +16,26 @@ struct tine_chunk {
 
 enum { CHUNK_MIN = 64 << 10, CHUNK_BIG = 2 << 20 };
 
+_Thread_local tine_oom_point *tine_oom_top;
+static _Thread_local size_t oom_bytes; /* the allocation that failed, for the message */
+
+_Noreturn void tine_out_of_memory(size_t bytes) {
+    if (!tine_oom_top) {
+        fprintf(stderr, "tine: internal error: out of memory (%zu bytes) in a call that has no guard\n", bytes);
+        abort();
+    }
+    oom_bytes = bytes;
+    longjmp(tine_oom_top->jb, 1);
+}
+
+void tine_oom_caught(tine_ctx_t *ctx, tine_oom_point *p) {
+    tine_oom_top = p->prev;
+    tine_set_limit_error(ctx,
+                         "out of memory: an allocation of %zu bytes failed (this needs more memory than the "
+                         "process may use)",
+                         oom_bytes);
+}
+
 static void *arena_alloc(tine_arena *a, size_t n, size_t align) {
     a->cur = a->cur ? (char *)(((uintptr_t)a->cur + align - 1) & ~(uintptr_t)(align - 1)) : NULL;
     if (a->cur > a->end) a->cur = a->end;
@@ -63,8 +83,9 @@ static void buf_reserve(tine_buf *b, size_t extra) {
     if (b->n + extra + 1 <= b->cap) return;
     size_t cap = b->cap ? b->cap * 2 : 64;
     while (cap < b->n + extra + 1) cap *= 2;
-    b->p = realloc(b->p, cap);
-    TINE_ASSERT(b->p != NULL);
+    char *p = realloc(b->p, cap);
+    if (!p) tine_out_of_memory(cap);
+    b->p = p;
     b->cap = cap;
 }
 
@@ -116,26 +137,28 @@ char *tine_i128_str(tine_i128 v, char out[48]) {
 char *tine_strdup(const char *s) {
     size_t n = strlen(s) + 1;
     char *p = malloc(n);
-    TINE_ASSERT(p != NULL);
+    if (!p) tine_out_of_memory(n);
     return memcpy(p, s, n);
 }
 
 /* Large tables are probed at random; on 4 KiB pages nearly every probe also misses the
  * TLB, which under virtualization costs more than the cache miss. Ask for huge pages. */
-void *tine_big_calloc(size_t n) {
+void *tine_big_calloc_try(size_t n) {
     enum { HUGE = 2 << 20 };
-    if (n < HUGE) {
-        void *p = calloc(1, n);
-        TINE_ASSERT(p != NULL);
-        return p;
-    }
+    if (n < HUGE) return calloc(1, n);
     void *p = NULL;
     size_t size = (n + HUGE - 1) & ~(size_t)(HUGE - 1);
-    TINE_ASSERT(posix_memalign(&p, HUGE, size) == 0);
+    if (size < n || posix_memalign(&p, HUGE, size) != 0) return NULL;
 #ifdef MADV_HUGEPAGE
     madvise(p, size, MADV_HUGEPAGE);
 #endif
     memset(p, 0, n);
+    return p;
+}
+
+void *tine_big_calloc(size_t n) {
+    void *p = tine_big_calloc_try(n);
+    if (!p) tine_out_of_memory(n);
     return p;
 }
 
@@ -159,11 +182,14 @@ bool tine_u64map_get(const tine_u64map *m, uint64_t k, uint64_t *v) {
 void tine_u64map_put(tine_u64map *m, uint64_t k, uint64_t v) {
     if (2 * (m->n + 1) > m->cap) {
         tine_u64map old = *m;
-        m->cap = m->cap ? 2 * m->cap : 256;
-        m->key = calloc(m->cap, sizeof *m->key);
-        m->val = calloc(m->cap, sizeof *m->val);
-        TINE_ASSERT(m->key && m->val);
-        m->n = 0;
+        uint32_t cap = m->cap ? 2 * m->cap : 256;
+        uint64_t *key = calloc(cap, sizeof *key), *val = calloc(cap, sizeof *val);
+        if (!key || !val) { /* m is as it was */
+            free(key);
+            free(val);
+            tine_out_of_memory((size_t)cap * 2 * sizeof *key);
+        }
+        *m = (tine_u64map){.key = key, .val = val, .cap = cap};
         for (uint32_t i = 0; i < old.cap; i++)
             if (old.key[i]) tine_u64map_put(m, old.key[i] - 1, old.val[i]);
         free(old.key);
