@@ -129,7 +129,8 @@ static dk_node_t *coord(g_t *g, int d, int how, bool plain_row) {
     }
     dk_node_t *c = node(g, DK_COORD, I32);
     c->index = d;
-    if (how == 2 && d == 1 && plain_row) return rnd(g, 3) ? bin(g, DK_ADD, c, cnst(g, I32, rnd(g, 5) - 2)) : c;
+    /* rows y + c, c in [-8, 2]: windows up to 11 rows (issue 30 finding 3: taller than 8) */
+    if (how == 2 && d == 1 && plain_row) return rnd(g, 3) ? bin(g, DK_ADD, c, cnst(g, I32, rnd(g, 11) - 8)) : c;
     int pick = rnd(g, how == 0 ? 4 : 8);
     if (pick == 3 && g->nrv) {
         dk_node_t *r = node(g, DK_RVAR, I32);
@@ -298,7 +299,7 @@ void dk_generate(dk_kernel_t *k, uint64_t *seed) {
     int nfn = rnd(&g, 3);
     for (int f = 0; f < nfn; f++) {
         dk_fn_t *F = &k->fn[f];
-        bool row = f == 1 && k->dims == 2 && rnd(&g, 2);
+        bool row = f == 1 && k->dims == 2 && rnd(&g, 3);
         snprintf(F->name, sizeof F->name, "%s", row ? "s" : f ? "m1" : "m0");
         F->nargs = row ? 1 : k->dims;
         F->arg[0] = row ? 1 : 0;
@@ -517,7 +518,7 @@ char *dk_schedule(const dk_kernel_t *k, uint64_t *seed) {
         const dk_fn_t *F = &k->fn[f];
         bool only_out = f + 1 >= k->nfn || !reads(k->fn[f + 1].body, DK_SRC_FN0 + f);
         bool can_at = k->dims == 2 && only_out && plain_rows(k->out, DK_SRC_FN0 + f, F->nargs - 1);
-        switch (srnd(seed, 6)) {
+        switch (F->nargs == 1 && can_at && srnd(seed, 2) ? 2 : srnd(seed, 6)) {
         case 0: if (srnd(seed, 2)) tine_buf_printf(&b, "inline %s\n", F->name); continue;
         case 1: tine_buf_printf(&b, "compute_root %s\n", F->name); break;
         case 2: case 3:
