@@ -640,7 +640,7 @@ static int64_t param_value(uint64_t *seed, tine_type_t t, bool small) {
     case 2: return (int64_t)tine_type_max(t);
     default:
         if (t.kind == TINE_INT) return (int64_t)(v << (64 - t.bits)) >> (64 - t.bits);
-        return (int64_t)(v & ((1ull << t.bits) - 1));
+        return (int64_t)(t.bits == 64 ? v : v & ((1ull << t.bits) - 1));
     }
 }
 
