@@ -26,7 +26,6 @@ typedef struct {
     bool coord_ok[2];  /* coordinates this body has */
     int rv[4], nrv;    /* reduction variables in scope, innermost last */
     int reductions;    /* in this body so far */
-    int max_src;       /* sources it may read: < DK_SRC_FN0 + max_src - DK_SRC_FN0 */
 } g_t;
 
 static int rnd(g_t *g, int n) { return (int)(tine_rand64(g->seed) % (uint64_t)n); }

@@ -71,13 +71,13 @@
  *      docs/SEMANTICS.md (i32 reduction variables, wrapping arithmetic, floor division,
  *      casts by the source's signedness, identities of empty ranges, boundaries), and
  *      tine_kernel_interpret must give the same bytes (or refuse exactly the runs that
- *      read outside the input). A third of them also get a random schedule (diffkern_
- *      redgen.c's dk_schedule: materialize, compute_root, inline, compute_at at a row
- *      or a strip, store_at, store_as, vectorize of coordinates and of loop reductions
- *      with acc, unroll, split, tile, parallel, partition) and are compiled at a
- *      rotating x86 level with one selection, or (one in nine) run at arm-64 on the
- *      statement interpreter, against the interpreter; a schedule refused must be
- *      refused with a located error (counted). Issue 30's finding 1 is checked by hand
+ *      read outside the input). Every third (DIFFKERN_RED_SCHED=N: every Nth) also gets
+ *      a random schedule (diffkern_redgen.c's dk_schedule: materialize, compute_root,
+ *      inline, compute_at at a row or a strip, store_at, store_as, vectorize of
+ *      coordinates and of loop reductions with acc, unroll, split, tile, parallel,
+ *      partition) and is compiled at a rotating x86 level with one selection, or (a
+ *      third of them) run at arm-64 on the statement interpreter, against the
+ *      interpreter; a schedule refused must be refused with a located error (counted). Issue 30's finding 1 is checked by hand
  *      too. DIFFKERN_KNOWN_BAD=issue30-1,issue30-2,issue30-3 counts those findings'
  *      classes instead of failing (see known_bad below; ctest sets it until they are
  *      fixed).
@@ -849,6 +849,8 @@ static void test_random(int count, uint64_t top_seed) {
  *              written through a parameter;
  *   issue30-3  compute_at of a one-dimensional function refused as "vectorized along its
  *              only coordinate". */
+/* every red_sched_every-th reduction kernel also gets a schedule (DIFFKERN_RED_SCHED) */
+static int red_sched_every = 3;
 static long long red_kernels, red_elems, red_known[3], red_sched, red_sched_refused, red_compiled,
     red_arm;
 
@@ -985,7 +987,7 @@ static void red_kernel(tine_ctx_t *ctx, int n, uint64_t top_seed, uint64_t *seed
     }
     /* a third of the kernels with a random schedule: compiled (or on the statement
        interpreter at arm-64) against the interpreter */
-    if (n % 3 == 0) {
+    if (n % red_sched_every == 0) {
         red_sched++;
         char *sched = dk_schedule(dk, &sseed);
         char *stext = dk_print(dk, pb, sched);
@@ -1002,9 +1004,10 @@ static void red_kernel(tine_ctx_t *ctx, int n, uint64_t top_seed, uint64_t *seed
             if (getenv("DIFFKERN_PRINT") || getenv("DIFFKERN_REFUSED"))
                 printf("refused schedule, reduction kernel %d:\n%s%s\n", n, stext, err);
         } else {
-            bool arm = n % 9 == 3 || getenv("DIFFKERN_ARM");
-            const char *level = LEVELS[(n / 3) % NLEVELS];
-            int s = (n / 3) % 2;
+            int m = n / red_sched_every; /* the scheduled kernels in turn: */
+            bool arm = m % 3 == 1 || getenv("DIFFKERN_ARM"); /* a third at arm-64, */
+            const char *level = LEVELS[m % NLEVELS];          /* the others at every level */
+            int s = m % 2;
             tine_compiled_t *c = arm ? NULL : tine_kernel_compile(sk, level, s ? TINE_SELECT_TINE : TINE_SELECT_LLVM);
             if (!arm && !c)
                 fail("reduction kernel %d (seed %" PRIu64 ") at %s: the %s selection does not compile: %s\n%s", n,
@@ -1089,6 +1092,8 @@ static void test_finding1(tine_ctx_t *ctx) {
 }
 
 static void test_reductions(int count, uint64_t top_seed) {
+    if (getenv("DIFFKERN_RED_SCHED") && atoi(getenv("DIFFKERN_RED_SCHED")) > 0)
+        red_sched_every = atoi(getenv("DIFFKERN_RED_SCHED"));
     tine_ctx_t *ctx = tine_ctx_new();
     test_finding1(ctx);
     in_batches(count, top_seed, top_seed ^ 0xd1ffe7a1ULL, ctx, red_kernel);
