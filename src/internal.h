@@ -63,6 +63,11 @@ typedef struct tine_oom_point {
 } tine_oom_point;
 extern _Thread_local tine_oom_point *tine_oom_top;
 _Noreturn void tine_out_of_memory(size_t bytes);
+/* After malloc, calloc or realloc: NULL is running out of memory (above), not a bug. */
+#define TINE_CHECK_ALLOC(c)                                                             \
+    do {                                                                                \
+        if (!(c)) tine_out_of_memory(0);                                                \
+    } while (0)
 /* The guard's landing: pops p and sets ctx's limit error. */
 void tine_oom_caught(tine_ctx_t *ctx, tine_oom_point *p);
 /* result = call, in the guard of a public function: when memory runs out inside the call,

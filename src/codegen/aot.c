@@ -22,7 +22,7 @@ static void build_entry(tine_kernel_t *k, LLVMModuleRef m, LLVMContextRef lc, co
     int nin = tine_kernel_ninputs(k), np = tine_kernel_nparams(k);
     LLVMTypeRef ptr = LLVMPointerTypeInContext(lc, 0), i32 = LLVMInt32TypeInContext(lc), i64 = LLVMInt64TypeInContext(lc);
     LLVMTypeRef *pt = malloc(sizeof *pt * (size_t)(nin + np + 1));
-    TINE_ASSERT(pt != NULL);
+    TINE_CHECK_ALLOC(pt != NULL);
     for (int i = 0; i < nin; i++) pt[i] = ptr;
     for (int i = 0; i < np; i++) {
         tine_type_t t;

@@ -24,7 +24,7 @@ static tine_compiled_t *kernel_compile(tine_kernel_t *k, const char *target, tin
     LLVMTargetMachineRef tm = jit_target_machine(ctx, target, &triple);
     if (!tm) return NULL;
     tine_compiled_t *c = calloc(1, sizeof *c);
-    TINE_ASSERT(c != NULL);
+    TINE_CHECK_ALLOC(c != NULL);
     c->k = k;
     c->target = tine_strdup(target);
     LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();

@@ -131,7 +131,7 @@ static LLVMValueRef splat_int(gen *g, tine_type_t t, tine_u128 v) {
     uint64_t words[2] = {(uint64_t)v, (uint64_t)(v >> 64)};
     LLVMValueRef c = t.bits > 64 ? LLVMConstIntOfArbitraryPrecision(et, 2, words) : LLVMConstInt(et, words[0], 0);
     LLVMValueRef *lanes = malloc(sizeof *lanes * t.lanes);
-    TINE_ASSERT(lanes != NULL);
+    TINE_CHECK_ALLOC(lanes != NULL);
     for (int i = 0; i < t.lanes; i++) lanes[i] = c;
     LLVMValueRef r = LLVMConstVector(lanes, t.lanes);
     free(lanes);
@@ -142,7 +142,7 @@ static LLVMValueRef const_of(gen *g, const tine_expr_t *e) {
     tine_type_t t = e->type;
     LLVMTypeRef et = elem_type(g, t);
     LLVMValueRef *lanes = malloc(sizeof *lanes * t.lanes);
-    TINE_ASSERT(lanes != NULL);
+    TINE_CHECK_ALLOC(lanes != NULL);
     for (int i = 0; i < t.lanes; i++) {
         tine_u128 v = tine_const_value(e, i);
         if (t.kind == TINE_FLOAT) {
@@ -271,7 +271,7 @@ static LLVMValueRef shift(gen *g, tine_type_t t, tine_type_t ts, bool left, LLVM
         LLVMValueRef one = LLVMBuildInsertElement(b, LLVMGetPoison(LLVMVectorType(st, 1)), clamped,
                                                   LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0), "");
         int *idx = calloc((size_t)t.lanes, sizeof *idx);
-        TINE_ASSERT(idx != NULL);
+        TINE_CHECK_ALLOC(idx != NULL);
         count = shuffle(g, one, NULL, idx, t.lanes);
         free(idx);
         vzero = splat_int(g, t, 0);
@@ -339,7 +339,7 @@ static LLVMValueRef cast(gen *g, tine_type_t to, tine_type_t from, LLVMValueRef 
 
 static LLVMValueRef shuffle(gen *g, LLVMValueRef a, LLVMValueRef b, const int *idx, int n) {
     LLVMValueRef *m = malloc(sizeof *m * (size_t)n);
-    TINE_ASSERT(m != NULL);
+    TINE_CHECK_ALLOC(m != NULL);
     for (int i = 0; i < n; i++) m[i] = LLVMConstInt(LLVMInt32TypeInContext(g->lc), (unsigned long long)idx[i], 0);
     LLVMValueRef mask = LLVMConstVector(m, (unsigned)n);
     free(m);
@@ -354,7 +354,7 @@ static LLVMValueRef join(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
     for (int k = 1; k < e->nops; k++) {
         int nl = e->ops[k]->type.lanes, total = lanes + nl, wide = lanes > nl ? lanes : nl;
         int *idx = malloc(sizeof *idx * (size_t)(total > 2 * wide ? total : 2 * wide));
-        TINE_ASSERT(idx != NULL);
+        TINE_CHECK_ALLOC(idx != NULL);
         LLVMValueRef a = acc, bv = ov[k];
         /* widen both to `wide` lanes so shufflevector takes them */
         if (lanes < wide) {
@@ -382,7 +382,7 @@ static LLVMValueRef emit_template(gen *g, const tine_expr_t *tmpl, const tine_ex
     uint32_t n;
     tine_expr_t **order = tine_topo(g->ctx, tmpl, &n);
     LLVMValueRef *val = calloc(n, sizeof *val);
-    TINE_ASSERT(val != NULL);
+    TINE_CHECK_ALLOC(val != NULL);
     for (uint32_t k = 0; k < n; k++) {
         for (int i = 0; i < nph; i++)
             if (order[k] == ph[i]) val[k] = ov[i];
@@ -441,7 +441,7 @@ static int insn_form(const tine_insn *in, uint32_t features, int bits) {
 static LLVMValueRef lanes_of(gen *g, LLVMValueRef v, int lanes, int first, int n) {
     if (first == 0 && n == lanes) return v;
     int *idx = malloc(sizeof *idx * (size_t)n);
-    TINE_ASSERT(idx != NULL);
+    TINE_CHECK_ALLOC(idx != NULL);
     for (int i = 0; i < n; i++) idx[i] = first + i < lanes ? first + i : lanes; /* lane `lanes`: of the zeros */
     LLVMValueRef r = shuffle(g, v, LLVMConstNull(LLVMTypeOf(v)), idx, n);
     free(idx);
@@ -457,7 +457,7 @@ static LLVMValueRef join_registers(gen *g, LLVMValueRef *parts, int n, int rl) {
     while (w < n) w *= 2;
     for (int r = n; r < w; r++) parts[r] = LLVMGetPoison(LLVMTypeOf(parts[0])); /* padding, cut off after */
     int *idx = malloc(sizeof *idx * (size_t)(w * rl));
-    TINE_ASSERT(idx != NULL);
+    TINE_CHECK_ALLOC(idx != NULL);
     for (int i = 0; i < w * rl; i++) idx[i] = i;
     for (int lanes = rl; w > 1; w /= 2, lanes *= 2)
         for (int r = 0; r < w / 2; r++) parts[r] = shuffle(g, parts[2 * r], parts[2 * r + 1], idx, 2 * lanes);
@@ -566,7 +566,7 @@ static LLVMValueRef emit_insn_typed(gen *g, const tine_expr_t *e, const tine_ins
         src[j] = j != in->imm && nreg > 1 && ol[j] * e->ops[j]->type.bits < 128 ? halves_source(g, ov[j])
                                                                                 : ov[j];
     LLVMValueRef *parts = malloc(sizeof *parts * (size_t)(2 * nreg));
-    TINE_ASSERT(parts != NULL);
+    TINE_CHECK_ALLOC(parts != NULL);
     for (int r = 0; r < nreg; r++) {
         LLVMValueRef args[TINE_INSN_MAX_OPS];
         for (int j = 0; j < e->nops; j++)
@@ -623,7 +623,7 @@ static LLVMValueRef emit_insn(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
     TINE_ASSERT(np <= 8);
     LLVMGetParamTypes(fty, params);
     LLVMValueRef *parts = malloc(sizeof *parts * (size_t)(2 * nreg)); /* room for join_registers' padding */
-    TINE_ASSERT(parts != NULL);
+    TINE_CHECK_ALLOC(parts != NULL);
     for (int r = 0; r < nreg; r++) {
         LLVMValueRef args[8];
         unsigned na = 0;
@@ -643,7 +643,7 @@ static LLVMValueRef emit_insn(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
         v = LLVMBuildBitCast(g->b, v, rt, "");
         if (in->pack) { /* machine lane p of each 128-bit block: half from each register */
             int blk = 128 / t.bits, half = blk / 2, *idx = malloc(sizeof *idx * (size_t)rl);
-            TINE_ASSERT(idx != NULL);
+            TINE_CHECK_ALLOC(idx != NULL);
             for (int p = 0; p < rl; p++) {
                 int j = p / blk, q = p % blk;
                 int want = q < half ? j * half + q : rl / 2 + j * half + (q - half);
@@ -874,7 +874,7 @@ static LLVMValueRef splat_interleave(gen *g, const tine_expr_t *e, LLVMValueRef 
     LLVMTypeRef wt = LLVMIntTypeInContext(g->lc, (unsigned)(n * e->type.bits));
     LLVMValueRef one = LLVMBuildInsertElement(b, LLVMGetPoison(LLVMVectorType(wt, 1)), LLVMBuildBitCast(b, group, wt, ""), zero, "");
     int *idx = calloc((size_t)(e->type.lanes / n), sizeof *idx);
-    TINE_ASSERT(idx != NULL);
+    TINE_CHECK_ALLOC(idx != NULL);
     LLVMValueRef r = shuffle(g, one, NULL, idx, e->type.lanes / n);
     free(idx);
     return LLVMBuildBitCast(b, r, vec_type(g, e->type), "");
@@ -906,7 +906,7 @@ static LLVMValueRef cast_splat_interleave(gen *g, const tine_expr_t *e, LLVMValu
     LLVMValueRef zero = LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0);
     LLVMValueRef one = LLVMBuildInsertElement(b, LLVMGetPoison(LLVMVectorType(wt, 1)), packed, zero, "");
     int *idx = calloc((size_t)(t.lanes / n), sizeof *idx);
-    TINE_ASSERT(idx != NULL);
+    TINE_CHECK_ALLOC(idx != NULL);
     LLVMValueRef r = shuffle(g, one, NULL, idx, t.lanes / n);
     free(idx);
     return LLVMBuildBitCast(b, r, vec_type(g, t), "");
@@ -987,7 +987,7 @@ static LLVMValueRef blend_truncs(gen *g, const tine_expr_t *e, LLVMValueRef *ov)
     LLVMValueRef hi = LLVMBuildShl(b, src[1], splat_int(g, wt, 32), "");
     LLVMTypeRef vt = vec_type(g, e->type);
     int *idx = malloc(sizeof *idx * (size_t)e->type.lanes);
-    TINE_ASSERT(idx != NULL);
+    TINE_CHECK_ALLOC(idx != NULL);
     for (int i = 0; i < e->type.lanes; i++) idx[i] = i % 2 ? e->type.lanes + i : i;
     LLVMValueRef r = shuffle(g, LLVMBuildBitCast(b, src[0], vt, ""), LLVMBuildBitCast(b, hi, vt, ""), idx, e->type.lanes);
     free(idx);
@@ -1042,7 +1042,7 @@ static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
                 LLVMValueRef one = LLVMBuildInsertElement(b, LLVMGetPoison(LLVMVectorType(et, 1)), x,
                                                           LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0), "");
                 int *idx = calloc((size_t)t.lanes, sizeof *idx);
-                TINE_ASSERT(idx != NULL);
+                TINE_CHECK_ALLOC(idx != NULL);
                 LLVMValueRef r = shuffle(g, one, NULL, idx, t.lanes);
                 free(idx);
                 return r;
@@ -1067,7 +1067,7 @@ static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
                 LLVMSetAlignment(vlo, 1);
                 if (vhi) LLVMSetAlignment(vhi, 1);
                 int *idx = malloc(sizeof *idx * (size_t)t.lanes);
-                TINE_ASSERT(idx != NULL);
+                TINE_CHECK_ALLOC(idx != NULL);
                 for (int i = 0; i < t.lanes; i++) {
                     int j = off[i] - lo;
                     idx[i] = j < w ? j : w + (j - (n - w));
@@ -1135,19 +1135,19 @@ static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
     case TINE_OP_REINTERPRET: return LLVMBuildBitCast(b, ov[0], vec_type(g, t), "");
     case TINE_OP_BROADCAST: {
         int *idx = calloc((size_t)t.lanes, sizeof *idx);
-        TINE_ASSERT(idx != NULL);
+        TINE_CHECK_ALLOC(idx != NULL);
         LLVMValueRef r = shuffle(g, ov[0], NULL, idx, t.lanes);
         free(idx);
         return r;
     }
     case TINE_OP_RAMP: {
         int *idx = calloc((size_t)t.lanes, sizeof *idx);
-        TINE_ASSERT(idx != NULL);
+        TINE_CHECK_ALLOC(idx != NULL);
         LLVMValueRef base = shuffle(g, ov[0], NULL, idx, t.lanes), stride = shuffle(g, ov[1], NULL, idx, t.lanes);
         free(idx);
         LLVMTypeRef et = elem_type(g, t);
         LLVMValueRef *iota = malloc(sizeof *iota * t.lanes);
-        TINE_ASSERT(iota != NULL);
+        TINE_CHECK_ALLOC(iota != NULL);
         for (int i = 0; i < t.lanes; i++) iota[i] = LLVMConstInt(et, (unsigned long long)i, 0);
         LLVMValueRef io = LLVMConstVector(iota, t.lanes);
         free(iota);
@@ -1160,7 +1160,7 @@ static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
         if (blend) return blend;
         LLVMValueRef all = join(g, e, ov);
         int n = e->nops, l = e->ops[0]->type.lanes, *idx = malloc(sizeof *idx * (size_t)t.lanes);
-        TINE_ASSERT(idx != NULL);
+        TINE_CHECK_ALLOC(idx != NULL);
         for (int i = 0; i < t.lanes; i++) idx[i] = (i % n) * l + i / n;
         LLVMValueRef r = shuffle(g, all, NULL, idx, t.lanes);
         free(idx);
@@ -1177,7 +1177,7 @@ static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
             count = t.lanes;
         }
         int *idx = malloc(sizeof *idx * (size_t)count);
-        TINE_ASSERT(idx != NULL);
+        TINE_CHECK_ALLOC(idx != NULL);
         for (int i = 0; i < count; i++) idx[i] = begin + i * stride;
         LLVMValueRef r = shuffle(g, ov[0], NULL, idx, count);
         free(idx);
@@ -1190,7 +1190,7 @@ static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
             return LLVMBuildInsertElement(b, LLVMGetUndef(vec_type(g, t)), s, LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0), "");
         }
         int gsz = e->ops[0]->type.lanes / t.lanes, *idx = malloc(sizeof *idx * (size_t)t.lanes);
-        TINE_ASSERT(idx != NULL);
+        TINE_CHECK_ALLOC(idx != NULL);
         LLVMValueRef acc = NULL;
         for (int j = 0; j < gsz; j++) {
             for (int i = 0; i < t.lanes; i++) idx[i] = i * gsz + j;
@@ -1239,7 +1239,7 @@ LLVMValueRef emit_dag(gen *g, const tine_expr_t *root) {
         const tine_expr_t *x;
         int next;
     } *stack = malloc(sizeof *stack * n);
-    TINE_ASSERT(val != NULL && stack != NULL);
+    TINE_CHECK_ALLOC(val != NULL && stack != NULL);
     uint32_t sp = 0;
     stack[sp++].x = root, stack[0].next = 0;
     while (sp) {
@@ -1303,7 +1303,7 @@ static LLVMModuleRef build_module(tine_ctx_t *ctx, LLVMContextRef lc, const tine
     g.order = tine_topo(ctx, root, &g.n);
     /* leaves: variables, then one per buffer (the first load of each names it) */
     g.args = malloc(sizeof *g.args * g.n);
-    TINE_ASSERT(g.args != NULL);
+    TINE_CHECK_ALLOC(g.args != NULL);
     for (uint32_t k = 0; k < g.n; k++) {
         const tine_expr_t *x = g.order[k];
         if (x->op == TINE_OP_VAR) {
@@ -1457,7 +1457,7 @@ char *module_output(tine_ctx_t *ctx, LLVMModuleRef m, LLVMTargetMachineRef tm, c
     }
     *size = LLVMGetBufferSize(buf);
     out = malloc(*size + 1);
-    TINE_ASSERT(out != NULL);
+    TINE_CHECK_ALLOC(out != NULL);
     memcpy(out, LLVMGetBufferStart(buf), *size);
     out[*size] = 0;
     LLVMDisposeMemoryBuffer(buf);
@@ -1509,7 +1509,7 @@ tine_jit_t *tine_jit_expr(tine_ctx_t *ctx, const tine_expr_t *e, const char *tar
     LLVMTargetMachineRef tm = jit_target_machine(ctx, target, &triple);
     if (!tm) return NULL;
     tine_jit_t *j = calloc(1, sizeof *j);
-    TINE_ASSERT(j != NULL);
+    TINE_CHECK_ALLOC(j != NULL);
     j->ctx = ctx;
     LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
     LLVMContextRef lc = LLVMOrcThreadSafeContextGetContext(tsc);

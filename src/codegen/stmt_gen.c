@@ -59,7 +59,7 @@ static int bind(sgen *s, const tine_expr_t *e, LLVMValueRef v) {
         g->lv = realloc(g->lv, sizeof *g->lv * (size_t)s->cap);
         g->lw = realloc(g->lw, sizeof *g->lw * (size_t)s->cap);
         g->ld = realloc(g->ld, sizeof *g->ld * (size_t)s->cap);
-        TINE_ASSERT(g->lk && g->lv && g->lw && g->ld);
+        TINE_CHECK_ALLOC(g->lk && g->lv && g->lw && g->ld);
     }
     g->lk[g->nl] = e;
     g->lv[g->nl] = v;
@@ -143,7 +143,7 @@ static void fail_if(sgen *s, LLVMValueRef fail, int code, const tine_stmt *as) {
     if (!as) return;
     tine_compiled_t *c = s->c; /* its message, for the JIT's error */
     c->asserts = realloc(c->asserts, sizeof *c->asserts * (size_t)(c->nasserts + 1));
-    TINE_ASSERT(c->asserts != NULL);
+    TINE_CHECK_ALLOC(c->asserts != NULL);
     c->asserts[c->nasserts].code = code;
     c->asserts[c->nasserts++].message = tine_strdup(as->assert_.message);
 }
@@ -273,7 +273,7 @@ static void emit_allocate(sgen *s, const tine_stmt *st) {
         if (s->nheap == s->capheap) {
             s->capheap = s->capheap ? 2 * s->capheap : 8;
             s->heap = realloc(s->heap, sizeof *s->heap * (size_t)s->capheap);
-            TINE_ASSERT(s->heap != NULL);
+            TINE_CHECK_ALLOC(s->heap != NULL);
         }
         s->heap[s->nheap++] = raw;
     }
@@ -344,7 +344,7 @@ static void use_buf(uses *u, const char *name) {
     if (u->nbuf == u->capbuf) {
         u->capbuf = u->capbuf ? 2 * u->capbuf : 16;
         u->buf = realloc(u->buf, sizeof *u->buf * (size_t)u->capbuf);
-        TINE_ASSERT(u->buf != NULL);
+        TINE_CHECK_ALLOC(u->buf != NULL);
     }
     u->buf[u->nbuf++] = name;
 }
@@ -362,7 +362,7 @@ static void use_expr(uses *u, const tine_expr_t *e) {
         if (u->nvar == u->capvar) {
             u->capvar = u->capvar ? 2 * u->capvar : 32;
             u->var = realloc(u->var, sizeof *u->var * (size_t)u->capvar);
-            TINE_ASSERT(u->var != NULL);
+            TINE_CHECK_ALLOC(u->var != NULL);
         }
         u->var[u->nvar++] = o[i];
     }
@@ -417,7 +417,7 @@ static void emit_parallel(sgen *s, const tine_stmt *st, LLVMValueRef lo, LLVMVal
     const tine_expr_t **ck = malloc(sizeof *ck * (size_t)(g->nl + 1));
     LLVMValueRef *cv = malloc(sizeof *cv * (size_t)(g->nl + 1));
     LLVMTypeRef *ct = malloc(sizeof *ct * (size_t)(g->nl + 1));
-    TINE_ASSERT(ck && cv && ct);
+    TINE_CHECK_ALLOC(ck && cv && ct);
     for (int i = 0; i < g->nl; i++)
         if (g->lk[i] != st->loop.var && uses_leaf(&u, g->lk[i]) && !shadowed(g, i)) {
             ck[ncap] = g->lk[i];
@@ -609,14 +609,14 @@ bool build_kernel(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc, tine_
     LLVMValueRef argv = LLVMGetParam(s.fn, 0);
     int nin = tine_kernel_ninputs(k), np = tine_kernel_nparams(k);
     LLVMValueRef *raw = malloc(sizeof *raw * (size_t)(nin + np + 1));
-    TINE_ASSERT(raw != NULL);
+    TINE_CHECK_ALLOC(raw != NULL);
     for (int i = 0; i < nin + np + 1; i++) {
         LLVMValueRef idx = LLVMConstInt(s.i64, (unsigned long long)i, 0);
         raw[i] = LLVMBuildLoad2(g.b, s.ptr, LLVMBuildGEP2(g.b, s.ptr, argv, &idx, 1, ""), "");
     }
     bind_caller_buffer(&s, raw[nin + np], zero, tine_kernel_output_name(k), tine_kernel_output_type(k), tine_kernel_dims(k));
     LLVMValueRef *in_data = malloc(sizeof *in_data * (size_t)(nin + 1));
-    TINE_ASSERT(in_data != NULL);
+    TINE_CHECK_ALLOC(in_data != NULL);
     for (int i = 0; i < nin; i++) {
         tine_type_t et;
         int dims;

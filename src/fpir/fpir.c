@@ -161,7 +161,7 @@ static tine_fpir_tmpl *find_template(tine_ctx_t *ctx, tine_op_t op, int n, const
     if (ctx->tmpl_count * 2 >= ctx->tmpl_cap) {
         uint32_t cap = ctx->tmpl_cap ? ctx->tmpl_cap * 2 : 64;
         tine_fpir_tmpl **tab = calloc(cap, sizeof *tab);
-        TINE_ASSERT(tab != NULL);
+        TINE_CHECK_ALLOC(tab != NULL);
         for (uint32_t i = 0; i < ctx->tmpl_cap; i++) {
             tine_fpir_tmpl *m = ctx->tmpl[i];
             if (!m) continue;
@@ -207,7 +207,7 @@ static tine_fpir_tmpl *find_template(tine_ctx_t *ctx, tine_op_t op, int n, const
         const char *nl = why ? strchr(why, '\n') : NULL;
         size_t len = why ? (nl ? (size_t)(nl - why) : strlen(why)) : 0;
         m->error = malloc(len + 1);
-        TINE_ASSERT(m->error != NULL);
+        TINE_CHECK_ALLOC(m->error != NULL);
         memcpy(m->error, why ? why : "", len);
         m->error[len] = 0;
     }
@@ -282,7 +282,7 @@ tine_expr_t *tine_rebuild(tine_ctx_t *ctx, const tine_expr_t *e, tine_expr_t *co
 tine_expr_t *tine_replace(tine_ctx_t *ctx, tine_expr_t *e, const tine_expr_t *v, tine_expr_t *r) {
     uint32_t n;
     tine_expr_t **order = tine_topo(ctx, e, &n), **map = malloc(sizeof *map * n);
-    TINE_ASSERT(map != NULL);
+    TINE_CHECK_ALLOC(map != NULL);
     for (uint32_t i = 0; i < n; i++) {
         tine_expr_t *x = order[i], *ops[UINT8_MAX + 1];
         for (int j = 0; j < x->nops; j++) ops[j] = map[tine_topo_index(order, n, x->ops[j])];
@@ -299,7 +299,7 @@ static tine_expr_t *substitute(tine_ctx_t *ctx, const tine_fpir_tmpl *m, tine_ex
     uint32_t count;
     tine_expr_t **order = tine_topo(ctx, m->expansion, &count);
     tine_expr_t **map = malloc(sizeof *map * count);
-    TINE_ASSERT(map != NULL);
+    TINE_CHECK_ALLOC(map != NULL);
     /* order is sorted by id: binary search finds an operand's new node */
     tine_expr_t *r = NULL;
     for (uint32_t k = 0; k < count; k++) {
@@ -360,7 +360,7 @@ tine_expr_t *tine_expand(tine_ctx_t *ctx, tine_expr_t *root) {
             uint32_t cap = ctx->expanded_cap ? ctx->expanded_cap : 1024;
             while (cap < ctx->count) cap *= 2;
             ctx->expanded = realloc(ctx->expanded, cap * sizeof *ctx->expanded);
-            TINE_ASSERT(ctx->expanded != NULL);
+            TINE_CHECK_ALLOC(ctx->expanded != NULL);
             memset(ctx->expanded + ctx->expanded_cap, 0, (cap - ctx->expanded_cap) * sizeof *ctx->expanded);
             ctx->expanded_cap = cap;
         }

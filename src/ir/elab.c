@@ -45,7 +45,7 @@ static void push_scope(elab *el, const char *name, val v) {
         int cap = 2 * el->scope_cap;
         const char **n = malloc((size_t)cap * sizeof *n);
         val *w = malloc((size_t)cap * sizeof *w);
-        TINE_ASSERT(n && w);
+        TINE_CHECK_ALLOC(n && w);
         memcpy(n, el->scope_name, (size_t)el->nscope * sizeof *n);
         memcpy(w, el->scope_val, (size_t)el->nscope * sizeof *w);
         if (el->scope_name != el->scope_name0) {
@@ -652,7 +652,7 @@ static val elab_call(elab *el, const tine_ast *a, int lanes) {
     if (!strcmp(n, "concat") || !strcmp(n, "interleave")) {
         if (a->nargs < 1) return fail(el, a, "%s needs at least one vector", n);
         tine_expr_t **vs = malloc(sizeof *vs * (size_t)a->nargs);
-        TINE_ASSERT(vs != NULL);
+        TINE_CHECK_ALLOC(vs != NULL);
         for (int i = 0; i < a->nargs; i++) {
             v = elab_expr(el, a->args[i], lanes);
             if (ok(el, v) && v.lit) need_typed(el, a->args[i], v);
@@ -802,7 +802,7 @@ static val elab_expr(elab *el, const tine_ast *a, int lanes) {
         int n = 0;
         for (const tine_ast *s = a; s->kind == A_BINARY; s = s->args[0]) n++;
         const tine_ast **spine = malloc((size_t)n * sizeof *spine);
-        TINE_ASSERT(spine != NULL);
+        TINE_CHECK_ALLOC(spine != NULL);
         const tine_ast *s = a;
         for (int i = n - 1; i >= 0; i--, s = s->args[0]) spine[i] = s;
         val x = elab_expr(el, s, lanes);

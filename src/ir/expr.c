@@ -129,7 +129,7 @@ uint32_t tine_intern_name(tine_ctx_t *ctx, const char *s, size_t n) {
     if (t->n * 2 >= t->tcap) {
         uint32_t cap = t->tcap ? t->tcap * 2 : 64;
         uint32_t *tab = calloc(cap, 4);
-        TINE_ASSERT(tab != NULL);
+        TINE_CHECK_ALLOC(tab != NULL);
         for (uint32_t i = 0; i < t->n; i++) {
             uint32_t h = hash_bytes(t->names[i], strlen(t->names[i])) & (cap - 1);
             while (tab[h]) h = (h + 1) & (cap - 1);
@@ -148,7 +148,7 @@ uint32_t tine_intern_name(tine_ctx_t *ctx, const char *s, size_t n) {
     if (t->n == t->cap) {
         t->cap = t->cap ? t->cap * 2 : 64;
         t->names = realloc(t->names, t->cap * sizeof(char *));
-        TINE_ASSERT(t->names != NULL);
+        TINE_CHECK_ALLOC(t->names != NULL);
     }
     t->names[t->n] = tine_arena_strdup(&ctx->arena, s, n);
     t->table[h] = t->n + 1;
@@ -699,7 +699,7 @@ static bool set_add(node_set *s, const tine_expr_t *e) {
     if ((s->n + 1) * 2 > s->cap) {
         uint32_t cap = s->cap ? s->cap * 2 : 64;
         const tine_expr_t **slot = calloc(cap, sizeof *slot);
-        TINE_ASSERT(slot != NULL);
+        TINE_CHECK_ALLOC(slot != NULL);
         for (uint32_t i = 0; i < s->cap; i++)
             if (s->slot[i]) {
                 uint32_t j = (s->slot[i]->id * 2654435761u) & (cap - 1);
@@ -759,7 +759,7 @@ tine_expr_t **tine_topo(tine_ctx_t *ctx, const tine_expr_t *root, uint32_t *coun
     tine_expr_t **out = malloc(cap * sizeof *out);
     const tine_expr_t **stack = malloc(scap * sizeof *stack);
     node_set seen = {0};
-    TINE_ASSERT(out && stack);
+    TINE_CHECK_ALLOC(out && stack);
     stack[sp++] = root;
     set_add(&seen, root);
     while (sp) {
@@ -767,7 +767,7 @@ tine_expr_t **tine_topo(tine_ctx_t *ctx, const tine_expr_t *root, uint32_t *coun
         if (n == cap) {
             cap *= 2;
             out = realloc(out, cap * sizeof *out);
-            TINE_ASSERT(out != NULL);
+            TINE_CHECK_ALLOC(out != NULL);
         }
         out[n++] = (tine_expr_t *)e;
         for (int i = 0; i < e->nops; i++) {
@@ -776,7 +776,7 @@ tine_expr_t **tine_topo(tine_ctx_t *ctx, const tine_expr_t *root, uint32_t *coun
             if (sp == scap) {
                 scap *= 2;
                 stack = realloc(stack, scap * sizeof *stack);
-                TINE_ASSERT(stack != NULL);
+                TINE_CHECK_ALLOC(stack != NULL);
             }
             stack[sp++] = c;
         }
@@ -829,7 +829,7 @@ int tine_dag_values(tine_ctx_t *ctx, const tine_expr_t *root, int npre, const ti
     uint32_t n;
     tine_expr_t **order = tine_topo(ctx, root, &n);
     void **vals = calloc(n, sizeof *vals);
-    TINE_ASSERT(vals != NULL);
+    TINE_CHECK_ALLOC(vals != NULL);
     int rc = 0;
     for (uint32_t k = 0; k < n && rc == 0; k++) {
         const tine_expr_t *e = order[k];

@@ -263,12 +263,12 @@ static void print_expr(printer *p, const tine_expr_t *e, int lanes) {
      * recursion: spine[0] is e, spine[n - 1] the innermost. */
     size_t n = 0, cap = 16;
     const tine_expr_t **spine = malloc(cap * sizeof *spine);
-    TINE_ASSERT(spine != NULL);
+    TINE_CHECK_ALLOC(spine != NULL);
     for (const tine_expr_t *x = e;; x = x->ops[0]) {
         if (n == cap) {
             cap *= 2;
             spine = realloc(spine, cap * sizeof *spine);
-            TINE_ASSERT(spine != NULL);
+            TINE_CHECK_ALLOC(spine != NULL);
         }
         spine[n++] = x;
         const tine_expr_t *l = x->ops[0];

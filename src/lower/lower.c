@@ -41,7 +41,7 @@ static lower_state *state(tine_ctx_t *ctx) {
     lower_state *st = tine_layer_get(ctx, TINE_LAYER_LOWER);
     if (!st) {
         st = calloc(1, sizeof *st);
-        TINE_ASSERT(st != NULL);
+        TINE_CHECK_ALLOC(st != NULL);
         tine_layer_set(ctx, TINE_LAYER_LOWER, st, free_state);
     }
     return st;

@@ -125,7 +125,7 @@ static bool uncandidate_callees(as_state *A, int D) {
     as_bind sc[64];
     int top = 0, cap = 64, nsc = 0;
     bool changed = false;
-    TINE_ASSERT(st != NULL);
+    TINE_CHECK_ALLOC(st != NULL);
     st[top++] = (struct step){root, W_VISIT, false};
     while (top) {
         struct step s = st[--top];
@@ -141,7 +141,7 @@ static bool uncandidate_callees(as_state *A, int D) {
         if (top + a->nargs + 3 > cap) {
             cap = 2 * (top + a->nargs + 3);
             st = realloc(st, (size_t)cap * sizeof *st);
-            TINE_ASSERT(st != NULL);
+            TINE_CHECK_ALLOC(st != NULL);
         }
         if (a->kind == A_CALL) {
             const tine_kdecl *c = tine_kernel_find(A->k, a->name);
@@ -177,7 +177,7 @@ static bool contains_reduction(as_state *A, int i) {
     bool red = false;
     const tine_ast **st = malloc(64 * sizeof *st);
     int top = 0, cap = 64;
-    TINE_ASSERT(st != NULL);
+    TINE_CHECK_ALLOC(st != NULL);
     if (d->body) st[top++] = d->body;
     while (top && !red) {
         const tine_ast *a = st[--top];
@@ -189,7 +189,7 @@ static bool contains_reduction(as_state *A, int i) {
         if (top + a->nargs > cap) {
             cap = 2 * (top + a->nargs);
             st = realloc(st, (size_t)cap * sizeof *st);
-            TINE_ASSERT(st != NULL);
+            TINE_CHECK_ALLOC(st != NULL);
         }
         for (int j = 0; j < a->nargs; j++)
             if (a->args[j]) st[top++] = a->args[j];
@@ -269,7 +269,7 @@ static double expr_cost(tine_ctx_t *ctx, const tine_expr_t *root, bool hoist, in
     uint32_t n;
     tine_expr_t **order = tine_topo(ctx, root, &n);
     unsigned char *f = calloc(n, 1);
-    TINE_ASSERT(f != NULL);
+    TINE_CHECK_ALLOC(f != NULL);
     for (uint32_t i = 0; i < n; i++) { /* operands first (ids grow) */
         const tine_expr_t *e = order[i];
         if (e->op == TINE_OP_VAR && !strcmp(tine_expr_name(e), "$.c0")) f[i] |= READS_C0;
@@ -394,11 +394,11 @@ static bool decide_invariant_reductions(as_state *A, int si) {
     int s = A->stage[si];
     int n = A->k->ndecls;
     bool *tried = calloc((size_t)n, sizeof *tried), any = false;
-    TINE_ASSERT(tried != NULL);
+    TINE_CHECK_ALLOC(tried != NULL);
     for (bool progress = true; progress && room(A);) {
         progress = false;
         bool *trial = calloc((size_t)n, sizeof *trial);
-        TINE_ASSERT(trial != NULL);
+        TINE_CHECK_ALLOC(trial != NULL);
         for (int f = 0; f < n; f++) trial[f] = A->d[f].cand && !A->d[f].mat && !tried[f] && contains_reduction(A, f);
         for (int f = 0; f < n; f++)
             if (trial[f]) A->d[f].mat = true;
@@ -437,7 +437,7 @@ static bool decide_invariant_reductions(as_state *A, int si) {
 static void decide_stencil_producers(as_state *A) {
     int n = A->k->ndecls;
     double *base = calloc(TINE_KERNEL_MAX_STAGES, sizeof *base);
-    TINE_ASSERT(base != NULL);
+    TINE_CHECK_ALLOC(base != NULL);
     while (room(A)) {
         for (int s = 0; s < A->nstages; s++) {
             as_body b = elab(A, A->stage[s], -1);
@@ -705,7 +705,7 @@ void tine_autoschedule(tine_ctx_t *ctx, tine_arena *arena, tine_kernel_ast *k) {
     int n = k->ndecls;
     as_state A = {.ctx = ctx, .k = k, .arena = arena, .out = -1};
     A.d = calloc((size_t)n + 1, sizeof *A.d);
-    TINE_ASSERT(A.d != NULL);
+    TINE_CHECK_ALLOC(A.d != NULL);
     for (int i = 0; i < n; i++) {
         A.d[i].red = -1;
         A.d[i].cand = k->decls[i].kind == K_FUNC;

@@ -104,7 +104,7 @@ static void collect_calls(const tine_kernel_ast *k, const cname *names, const ti
     if (root) {
         cap = 64;
         stack = malloc((size_t)cap * sizeof *stack);
-        TINE_ASSERT(stack != NULL);
+        TINE_CHECK_ALLOC(stack != NULL);
         stack[top++] = root;
     }
     while (top > 0) {
@@ -115,14 +115,14 @@ static void collect_calls(const tine_kernel_ast *k, const cname *names, const ti
             for (int i = 0; i < c->n && !seen; i++) seen = c->callee[i] == j;
             if (!seen) {
                 c->callee = realloc(c->callee, (size_t)(c->n + 1) * sizeof *c->callee);
-                TINE_ASSERT(c->callee != NULL);
+                TINE_CHECK_ALLOC(c->callee != NULL);
                 c->callee[c->n++] = j;
             }
         }
         if (top + a->nargs + (a->targ ? 1 : 0) > cap) {
             cap = 2 * (top + a->nargs + 1);
             stack = realloc(stack, (size_t)cap * sizeof *stack);
-            TINE_ASSERT(stack != NULL);
+            TINE_CHECK_ALLOC(stack != NULL);
         }
         for (int i = a->nargs - 1; i >= 0; i--)
             if (a->args[i]) stack[top++] = a->args[i];
@@ -187,7 +187,7 @@ static bool check_calls(tine_ctx_t *ctx, tine_kernel_t *kn) {
     cname *names = malloc((size_t)(n ? n : 1) * sizeof *names);
     cnode *g = calloc((size_t)(n ? n : 1), sizeof *g);
     int *path = malloc((size_t)(n ? n : 1) * sizeof *path);
-    TINE_ASSERT(names && g && path);
+    TINE_CHECK_ALLOC(names && g && path);
     for (int i = 0; i < n; i++) names[i] = (cname){k->decls[i].name, i};
     qsort(names, (size_t)n, sizeof *names, cname_cmp);
     for (int i = 0; i < n; i++) {
@@ -200,7 +200,7 @@ static bool check_calls(tine_ctx_t *ctx, tine_kernel_t *kn) {
     if (ok) { /* reach[i]: the declarations i calls, directly or not; callees are done first */
         size_t words = ((size_t)n + 63) / 64;
         kn->reach = calloc((size_t)n * words + 1, sizeof *kn->reach);
-        TINE_ASSERT(kn->reach != NULL);
+        TINE_CHECK_ALLOC(kn->reach != NULL);
         kn->reach_words = words;
         int *order = path, m = 0; /* post-order: every callee before its callers */
         for (int i = 0; i < n; i++) g[i].state = 0;
@@ -208,7 +208,7 @@ static bool check_calls(tine_ctx_t *ctx, tine_kernel_t *kn) {
             if (g[i].state) continue;
             /* iterative post-order walk (the graph is acyclic now) */
             int *st = malloc((size_t)n * 2 * sizeof *st), top = 0;
-            TINE_ASSERT(st != NULL);
+            TINE_CHECK_ALLOC(st != NULL);
             st[top++] = i;
             st[top++] = 0;
             g[i].state = 1;
@@ -862,7 +862,7 @@ static bool rvec_directives(tine_ctx_t *ctx, tine_kernel_t *kn, const tine_kdecl
         int N = s->n ? s->n : 256 / T.bits;
         if (!st->rvec) {
             st->rvec = calloc((size_t)k->nsched, sizeof *st->rvec);
-            TINE_ASSERT(st->rvec != NULL);
+            TINE_CHECK_ALLOC(st->rvec != NULL);
         }
         /* the accumulator fills one 256-bit vector at most: a sum of N terms per step
            adds N / acc adjacent terms per lane first (pmaddwd, vpdpbusd, psadbw); `acc A`
@@ -1022,7 +1022,7 @@ static bool lower_all(tine_ctx_t *ctx, tine_kernel_t *kn) {
     for (int i = 0; i < k->ndecls; i++) kn->cap += k->decls[i].materialized;
     kn->stages = calloc((size_t)kn->cap, sizeof *kn->stages);
     kn->sdecl = calloc((size_t)kn->cap, sizeof *kn->sdecl);
-    TINE_ASSERT(kn->stages && kn->sdecl);
+    TINE_CHECK_ALLOC(kn->stages && kn->sdecl);
     for (;;) {
         tine_kdecl *next = NULL;
         for (int i = 0; i < k->ndecls && !next; i++) {
@@ -1135,7 +1135,7 @@ static bool unrolled_limit(tine_ctx_t *ctx, const tine_kernel_t *kn) {
 static tine_kernel_t *parse_for(tine_ctx_t *ctx, const char *text, const char *file, const char *isa) {
     for (int level = 0; level < 2; level++) {
         tine_kernel_t *kn = calloc(1, sizeof *kn);
-        TINE_ASSERT(kn != NULL);
+        TINE_CHECK_ALLOC(kn != NULL);
         kn->ctx = ctx;
         if (tine_parse_kernel(ctx, &kn->arena, text, file, &kn->ast) != 0 || !tine_kernel_on_check(ctx, &kn->ast)) {
             tine_kernel_free(kn);
@@ -1269,7 +1269,7 @@ static void build_scalars(tine_kernel_t *k) {
     for (int i = 0; i < nin; i++) n += 3 * nth(k, K_INPUT, i)->dims;
     for (int s = 0; s < k->nstages; s++) n += 3 * k->stages[s].dims;
     k->ks = calloc((size_t)n + 1, sizeof *k->ks);
-    TINE_ASSERT(k->ks != NULL);
+    TINE_CHECK_ALLOC(k->ks != NULL);
     for (int i = 0; i < np; i++) {
         tine_type_t t;
         const char *name = tine_kernel_param(k, i, &t);

@@ -56,7 +56,7 @@ static void memo_add(kelab *el, const struct call_memo *key) {
         size_t oc = el->memo_cap;
         el->memo_cap = oc ? 2 * oc : 64;
         el->memo = calloc(el->memo_cap, sizeof *el->memo);
-        TINE_ASSERT(el->memo != NULL);
+        TINE_CHECK_ALLOC(el->memo != NULL);
         for (size_t i = 0; i < oc; i++)
             if (old[i].d) el->memo[memo_slot(el, &old[i])] = old[i];
         free(old);
@@ -245,7 +245,7 @@ static val elab_loop_reduce(tine_elab *el, const tine_ast *a, val lo, val hi, in
     if (rs->n == rs->cap) {
         rs->cap = rs->cap ? 2 * rs->cap : 8;
         rs->v = realloc(rs->v, (size_t)rs->cap * sizeof *rs->v);
-        TINE_ASSERT(rs->v != NULL);
+        TINE_CHECK_ALLOC(rs->v != NULL);
     }
     int me = rs->n++;
     char vn[32];

@@ -79,7 +79,7 @@ static void push_scope(hoister *H, const tine_expr_t *var, bool loop, tine_expr_
     if (H->nsc == H->capsc) {
         H->capsc = H->capsc ? 2 * H->capsc : 16;
         H->sc = realloc(H->sc, sizeof *H->sc * (size_t)H->capsc);
-        TINE_ASSERT(H->sc != NULL);
+        TINE_CHECK_ALLOC(H->sc != NULL);
     }
     scope *s = &H->sc[H->nsc];
     *s = (scope){.var = var, .loops = (H->nsc ? H->sc[H->nsc - 1].loops : 0) + loop, .serial = H->serials++};
@@ -141,7 +141,7 @@ static tine_expr_t *hoist(hoister *H, tine_expr_t *e, int h, bool index) {
         s->caph = s->caph ? 2 * s->caph : 8;
         s->hv = realloc(s->hv, sizeof *s->hv * (size_t)s->caph);
         s->hval = realloc(s->hval, sizeof *s->hval * (size_t)s->caph);
-        TINE_ASSERT(s->hv && s->hval);
+        TINE_CHECK_ALLOC(s->hv && s->hval);
     }
     s->hv[s->nh] = var;
     s->hval[s->nh++] = value;
@@ -160,7 +160,7 @@ static void memo_put(hoister *H, const tine_expr_t *e, int at, int index, tine_e
     if (H->nmemo == H->capmemo) {
         H->capmemo = H->capmemo ? 2 * H->capmemo : 256;
         H->memo = realloc(H->memo, sizeof *H->memo * (size_t)H->capmemo);
-        TINE_ASSERT(H->memo != NULL);
+        TINE_CHECK_ALLOC(H->memo != NULL);
     }
     H->memo[H->nmemo] = (rewritten){H->rgen, r};
     tine_u64map_put(&H->rw, (uint64_t)e->id | (uint64_t)H->sc[at].serial << 32 | (uint64_t)index << 63, H->nmemo++);
@@ -188,7 +188,7 @@ static uint32_t *post_order(tine_expr_t *const *order, uint32_t n) {
         int next;
     } *stack = malloc(sizeof *stack * n);
     uint8_t *seen = calloc(n, 1);
-    TINE_ASSERT(post && stack && seen);
+    TINE_CHECK_ALLOC(post && stack && seen);
     stack[sp].k = n - 1, stack[sp++].next = 0, seen[n - 1] = 1;
     while (sp) {
         const tine_expr_t *e = order[stack[sp - 1].k];
@@ -322,7 +322,7 @@ static tine_stmt *walk(hoister *H, tine_stmt *s) {
     }
     case TINE_S_BLOCK: {
         tine_stmt **v = malloc(sizeof *v * (size_t)(s->block.n + 1));
-        TINE_ASSERT(v != NULL);
+        TINE_CHECK_ALLOC(v != NULL);
         bool ch = false;
         for (int i = 0; i < s->block.n; i++) ch |= (v[i] = walk(H, s->block.v[i])) != s->block.v[i];
         tine_stmt *r = ch ? tine_stmt_block(p, v, s->block.n) : s;

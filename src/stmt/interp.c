@@ -297,7 +297,7 @@ static int exec(runner *r, const tine_stmt *s) {
 
 int tine_stmt_run(tine_ctx_t *ctx, const tine_stmt *s, tine_env_t *env) {
     runner *r = malloc(sizeof *r); /* 8 KB of scratch: off the stack */
-    TINE_ASSERT(r != NULL);
+    TINE_CHECK_ALLOC(r != NULL);
     r->ctx = ctx;
     r->env = env;
     r->allocs = NULL;

@@ -322,7 +322,7 @@ static tine_expr_t *steady_expr(part *P, tine_expr_t *e) {
     if (!e) return NULL;
     uint32_t n;
     tine_expr_t **order = tine_topo(P->ctx, e, &n), **map = malloc(sizeof *map * n);
-    TINE_ASSERT(map != NULL);
+    TINE_CHECK_ALLOC(map != NULL);
     for (uint32_t i = 0; i < n; i++) {
         tine_expr_t *x = order[i], *ops[256];
         for (int j = 0; j < x->nops; j++) ops[j] = map[tine_topo_index(order, n, x->ops[j])];
@@ -339,7 +339,7 @@ static void push_scope(part *P, tine_expr_t *var, bind_kind kind, const aff *for
     if (P->nscope == P->capscope) {
         P->capscope = P->capscope ? 2 * P->capscope : 16;
         P->scope = realloc(P->scope, sizeof *P->scope * (size_t)P->capscope);
-        TINE_ASSERT(P->scope != NULL);
+        TINE_CHECK_ALLOC(P->scope != NULL);
     }
     bind *b = &P->scope[P->nscope++];
     b->var = var;
@@ -391,7 +391,7 @@ static tine_stmt *steady_stmt(part *P, tine_stmt *s) {
         return tine_stmt_if(p, steady_expr(P, s->if_.cond), steady_stmt(P, s->if_.then_), steady_stmt(P, s->if_.else_));
     case TINE_S_BLOCK: {
         tine_stmt **v = malloc(sizeof *v * (size_t)(s->block.n + 1));
-        TINE_ASSERT(v != NULL);
+        TINE_CHECK_ALLOC(v != NULL);
         for (int i = 0; i < s->block.n; i++) v[i] = steady_stmt(P, s->block.v[i]);
         tine_stmt *r = tine_stmt_block(p, v, s->block.n);
         free(v);
@@ -596,7 +596,7 @@ static tine_stmt *part_stmt(part *P, tine_stmt *s) {
     }
     case TINE_S_BLOCK: {
         tine_stmt **v = malloc(sizeof *v * (size_t)(s->block.n + 1));
-        TINE_ASSERT(v != NULL);
+        TINE_CHECK_ALLOC(v != NULL);
         bool ch = false;
         for (int i = 0; i < s->block.n; i++) ch |= (v[i] = part_stmt(P, s->block.v[i])) != s->block.v[i];
         tine_stmt *r = ch ? tine_stmt_block(p, v, s->block.n) : s;

@@ -105,7 +105,7 @@ static tine_expr_t *regroup(reassoc *R, tine_expr_t *root) {
        (rare, and its leaves would be counted once for two uses) */
     uint32_t cap = 64, n = 0, sp = 0, ninv = 0, nvar = 0;
     tine_expr_t **post = malloc(sizeof *post * cap), **stack = malloc(sizeof *stack * cap);
-    TINE_ASSERT(post && stack);
+    TINE_CHECK_ALLOC(post && stack);
     tine_u64map state = {0};
     bool shared = false, index = false;
     stack[sp++] = root;
@@ -120,7 +120,7 @@ static tine_expr_t *regroup(reassoc *R, tine_expr_t *root) {
                 cap *= 2;
                 post = realloc(post, sizeof *post * cap);
                 stack = realloc(stack, sizeof *stack * cap);
-                TINE_ASSERT(post && stack);
+                TINE_CHECK_ALLOC(post && stack);
             }
             post[n++] = x;
             continue;
@@ -140,7 +140,7 @@ static tine_expr_t *regroup(reassoc *R, tine_expr_t *root) {
                     cap *= 2;
                     post = realloc(post, sizeof *post * cap);
                     stack = realloc(stack, sizeof *stack * cap);
-                    TINE_ASSERT(post && stack);
+                    TINE_CHECK_ALLOC(post && stack);
                 }
                 tine_u64map_put(&state, o->id, 1);
                 stack[sp++] = o;
@@ -200,7 +200,7 @@ static tine_expr_t *rewrite(void *user, tine_expr_t *e) {
     /* a sum's root: an int vector add that is an operand of something other than a
        varying add of its type (or the expression itself); the adds inside are its tree */
     uint8_t *inner = calloc(n, 2); /* [2k]: under a varying add of its type, [2k+1]: elsewhere */
-    TINE_ASSERT(inner != NULL);
+    TINE_CHECK_ALLOC(inner != NULL);
     for (uint32_t i = 0; i < n; i++) {
         tine_expr_t *x = order[i];
         bool in_sum = is_int_add(x, x->type) && !invariant(R, x);

@@ -128,7 +128,7 @@ static void push(spec *S, const tine_expr_t *var, const tine_expr_t *value) {
     if (S->nb == S->cap) {
         S->cap = S->cap ? 2 * S->cap : 8;
         S->b = realloc(S->b, sizeof *S->b * (size_t)S->cap);
-        TINE_ASSERT(S->b != NULL);
+        TINE_CHECK_ALLOC(S->b != NULL);
     }
     int64_t kc = 0;
     bool known = value->type.lanes == 1 && base_offset(S, value, &kc);
@@ -184,7 +184,7 @@ static tine_expr_t *rewrite_expr(spec *S, tine_expr_t *e) {
     uint32_t n;
     tine_expr_t **order = tine_topo(S->ctx, e, &n);
     tine_expr_t **made = malloc(sizeof *made * n), *ops[4];
-    TINE_ASSERT(made != NULL);
+    TINE_CHECK_ALLOC(made != NULL);
     for (uint32_t i = 0; i < n; i++) {
         tine_expr_t *x = order[i];
         int d;
@@ -242,7 +242,7 @@ static tine_stmt *rewrite(spec *S, tine_stmt *s) {
         return tine_stmt_if(p, rewrite_expr(S, s->if_.cond), rewrite(S, s->if_.then_), rewrite(S, s->if_.else_));
     case TINE_S_BLOCK: {
         tine_stmt **v = malloc(sizeof *v * (size_t)(s->block.n + 1));
-        TINE_ASSERT(v != NULL);
+        TINE_CHECK_ALLOC(v != NULL);
         for (int i = 0; i < s->block.n; i++) v[i] = rewrite(S, s->block.v[i]);
         tine_stmt *r = tine_stmt_block(p, v, s->block.n);
         free(v);

@@ -179,7 +179,7 @@ static int kernel_interpret(const tine_kernel_t *k, tine_buffer_t *const *inputs
     tine_env_t *env = planned ? tine_call_bind(k, inputs, params, out) : NULL;
     if (env) rc = run_steps(ctx, &plan, env);
     void **scratch = calloc((size_t)ns, sizeof *scratch);
-    TINE_ASSERT(scratch != NULL);
+    TINE_CHECK_ALLOC(scratch != NULL);
     for (int s = 0; s < ns && rc == 0; s++) {
         const tine_stage *st = tine_kernel_stage(k, s);
         uint64_t read = 1, size = 0;

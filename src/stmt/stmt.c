@@ -209,7 +209,7 @@ tine_stmt *tine_stmt_map_exprs(tine_stmt_pool *p, tine_stmt *s, tine_stmt_expr_f
     }
     case TINE_S_BLOCK: {
         tine_stmt **v = malloc(sizeof *v * (size_t)(s->block.n + 1));
-        TINE_ASSERT(v != NULL);
+        TINE_CHECK_ALLOC(v != NULL);
         for (int i = 0; i < s->block.n; i++) {
             v[i] = tine_stmt_map_exprs(p, s->block.v[i], f, user);
             ch |= v[i] != s->block.v[i];
@@ -272,7 +272,7 @@ tine_stmt *tine_stmt_map_vector_loops(tine_stmt_pool *p, tine_stmt *s, tine_stmt
     }
     case TINE_S_BLOCK: {
         tine_stmt **v = malloc(sizeof *v * (size_t)(s->block.n + 1));
-        TINE_ASSERT(v != NULL);
+        TINE_CHECK_ALLOC(v != NULL);
         bool ch = false;
         for (int i = 0; i < s->block.n; i++) {
             v[i] = tine_stmt_map_vector_loops(p, s->block.v[i], f);

@@ -45,7 +45,7 @@ static void bind(unsw *U, const tine_expr_t *v) {
     if (U->nbound == U->capbound) {
         U->capbound = U->capbound ? 2 * U->capbound : 16;
         U->bound = realloc(U->bound, sizeof *U->bound * (size_t)U->capbound);
-        TINE_ASSERT(U->bound != NULL);
+        TINE_CHECK_ALLOC(U->bound != NULL);
     }
     U->bound[U->nbound++] = v;
 }
@@ -104,7 +104,7 @@ static tine_expr_t *keep_side(void *user, tine_expr_t *e) {
     uint32_t n;
     tine_expr_t **order = tine_topo(U->ctx, e, &n);
     tine_expr_t **made = malloc(sizeof *made * n), *ops[256]; /* nops is a uint8_t */
-    TINE_ASSERT(made != NULL);
+    TINE_CHECK_ALLOC(made != NULL);
     for (uint32_t i = 0; i < n; i++) {
         tine_expr_t *x = order[i];
         if (x->op == TINE_OP_SELECT && tine_one_lane(U->ctx, x->ops[0]) == U->cond) {

@@ -59,7 +59,7 @@ static isa_state *state(tine_ctx_t *ctx) {
     isa_state *st = tine_layer_get(ctx, TINE_LAYER_TARGETS);
     if (!st) {
         st = calloc(1, sizeof *st);
-        TINE_ASSERT(st != NULL);
+        TINE_CHECK_ALLOC(st != NULL);
         tine_layer_set(ctx, TINE_LAYER_TARGETS, st, free_state);
     }
     return st;
@@ -123,7 +123,7 @@ static struct insn_tmpl *instantiate(tine_ctx_t *ctx, tine_isa *isa, int k, cons
 
 static tine_isa *load(tine_ctx_t *ctx, int id, const char *text, const char *file) {
     tine_isa *isa = calloc(1, sizeof *isa);
-    TINE_ASSERT(isa != NULL);
+    TINE_CHECK_ALLOC(isa != NULL);
     isa->id = id;
     isa->name = id >= 0 ? BUILTIN[id].name : file;
     state(ctx)->cur = isa; /* the caller resets it */
@@ -399,7 +399,7 @@ tine_expr_t *tine_insn_make(tine_ctx_t *ctx, uint32_t code, int n, tine_expr_t *
         const char *why = tine_error(ctx);
         const char *nl = why ? strchr(why, '\n') : NULL;
         char *msg = malloc(256);
-        TINE_ASSERT(msg != NULL);
+        TINE_CHECK_ALLOC(msg != NULL);
         snprintf(msg, 256, "%s is not defined at these lanes (%.*s)", in->name,
                  why ? (int)(nl ? nl - why : (long)strlen(why)) : 0, why ? why : "");
         tine_set_error_str(ctx, msg);
