@@ -147,8 +147,15 @@ static val lit_to(elab *el, const tine_ast *at, val v, tine_type_t t) {
         char name[4] = {'?', 'c', (char)('0' + (int)v.iv), 0};
         return typed(el, at, tine_var(el->ctx, name, t));
     }
-    if (t.kind == TINE_FLOAT)
-        return typed(el, at, tine_const_float(el->ctx, t, v.lit == 1 ? (double)v.iv : v.fv));
+    if (t.kind == TINE_FLOAT) {
+        double d = v.lit == 1 ? (double)v.iv : v.fv;
+        /* as the parser refuses a literal past the largest double, an f32's is refused
+         * past the largest float (infinity is written inf); one too small rounds to
+         * the nearest float, as in C */
+        if (t.bits == 32 && isfinite(d) && isinf((float)d))
+            return fail(el, at, "constant %g is too large for f32 (at most about 3.4e38; infinity is written inf)", d);
+        return typed(el, at, tine_const_float(el->ctx, t, d));
+    }
     if (v.lit == 2) return fail(el, at, "a float constant cannot have type %s", tstr(t, b));
     if (!tine_fits(t, v.iv)) {
         char n[48];
