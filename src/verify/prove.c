@@ -531,6 +531,13 @@ static void prove_scaled(const prover *p0, const tine_prove_opts *o, verdict *v,
     snprintf(lanes_text, n, "; and at %d other lane counts, up to %d", proven, widest);
 }
 
+static void note_unproven(tine_prove_totals *t, const char *what) {
+    size_t k = strlen(t->unproven), n = sizeof t->unproven;
+    if (strstr(t->unproven, "...")) return;
+    if (k + strlen(what) + 2 + 5 < n) snprintf(t->unproven + k, n - k, "%s%s", k ? ", " : "", what);
+    else snprintf(t->unproven + k, n - k, "%s...", k ? ", " : "");
+}
+
 static void note_slow(tine_prove_totals *t, const char *what, double sec) {
     int k = TINE_PROVE_SLOWEST - 1;
     if (sec <= t->slowest[k].seconds) return;
@@ -583,11 +590,13 @@ int tine_prove_rules(tine_ctx_t *ctx, const char *text, const char *file, bool l
             case TINE_SMT_COUNTEREXAMPLE:
                 t->counter++;
                 counter++;
+                note_unproven(t, what);
                 fprintf(out, "  COUNTEREXAMPLE  %-44s %s (%s:%d)\n                  %s\n", what, lanes, rule->ast.src->file,
                         rule->ast.line, v.why);
                 break;
             case TINE_SMT_UNKNOWN:
                 t->unknown++;
+                note_unproven(t, what);
                 fprintf(out, "  unknown         %-44s %s, %.3f s: %s\n", what, lanes, v.seconds, v.why);
                 break;
             case TINE_SMT_ERROR:
@@ -648,5 +657,9 @@ int tine_verify_rules(tine_ctx_t *ctx, const char *which, const char *text, cons
     for (int i = 0; i < TINE_PROVE_SLOWEST && t.slowest[i].seconds > 0; i++)
         fprintf(out, "%s %s %.2f s", i ? "," : "", t.slowest[i].what, t.slowest[i].seconds);
     fprintf(out, "\n");
-    return rc;
+    /* unproven is not proven: an unknown fails the command as a counterexample does */
+    if (t.counter + t.unknown)
+        tine_set_error(ctx, "%ld of %ld instantiations not proven (%ld counterexamples, %ld unknown): %s",
+                       t.counter + t.unknown, t.insts, t.counter, t.unknown, t.unproven);
+    return (int)(t.counter + t.unknown);
 }

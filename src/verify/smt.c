@@ -266,29 +266,30 @@ static Z3_ast product(tine_smt *s, Z3_ast a, Z3_ast b) {
     char name[32];
     snprintf(name, sizeof name, "product%d", s->nproducts);
     p = fresh(s, name, (int)k);
-    /* the range of x * y over x's and y's types, at k + 2 bits (exact there) */
-    tine_i128 xlo = sa ? -((tine_i128)1 << (m - 1)) : 0, xhi = sa ? ((tine_i128)1 << (m - 1)) - 1 : ((tine_i128)1 << m) - 1;
-    tine_i128 ylo = sb ? -((tine_i128)1 << (n - 1)) : 0, yhi = sb ? ((tine_i128)1 << (n - 1)) - 1 : ((tine_i128)1 << n) - 1;
-    tine_i128 c[4] = {xlo * ylo, xlo * yhi, xhi * ylo, xhi * yhi}, lo = c[0], hi = c[0];
-    for (int i = 1; i < 4; i++) {
-        lo = c[i] < lo ? c[i] : lo;
-        hi = c[i] > hi ? c[i] : hi;
-    }
+    /* the range of x * y over x's and y's types, at k + 2 bits (exact there); it is
+       bounded only where k + 2 <= 128: then |x| <= 2^m, |y| <= 2^n and every corner
+       product fits a 128-bit signed value (two 64-bit operands, k = 128, would not) */
     if (k + 2 <= 128) {
+        tine_i128 xlo = sa ? -((tine_i128)1 << (m - 1)) : 0, xhi = sa ? ((tine_i128)1 << (m - 1)) - 1 : ((tine_i128)1 << m) - 1;
+        tine_i128 ylo = sb ? -((tine_i128)1 << (n - 1)) : 0, yhi = sb ? ((tine_i128)1 << (n - 1)) - 1 : ((tine_i128)1 << n) - 1;
+        tine_i128 c[4] = {xlo * ylo, xlo * yhi, xhi * ylo, xhi * yhi}, lo = c[0], hi = c[0];
+        for (int i = 1; i < 4; i++) {
+            lo = c[i] < lo ? c[i] : lo;
+            hi = c[i] > hi ? c[i] : hi;
+        }
         Z3_ast pw = tine_smt_resize(s, p, (int)k, sp, (int)k + 2);
         tine_smt_assume(s, Z3_mk_bvsge(s->z, pw, tine_smt_num(s, (int)k + 2, (tine_u128)lo)));
         tine_smt_assume(s, Z3_mk_bvsle(s->z, pw, tine_smt_num(s, (int)k + 2, (tine_u128)hi)));
-    }
-    /* signed by signed: the largest product, 2^(k-2), only from MIN * MIN; any other pair
-       gives at most 2^(k-2) - 2^(min(m, n) - 1) (MIN * (MIN + 1)): what Q15/Q31 fix-ups test */
-    if (sa && sb && k + 2 <= 128) {
-        Z3_ast pw = tine_smt_resize(s, p, (int)k, true, (int)k + 2);
-        Z3_ast both = Z3_mk_and(s->z, 2, (Z3_ast[]){Z3_mk_eq(s->z, x, tine_smt_num(s, (int)m, (tine_u128)xlo)),
-                                                      Z3_mk_eq(s->z, y, tine_smt_num(s, (int)n, (tine_u128)ylo))});
-        tine_i128 below = hi - ((tine_i128)1 << ((m < n ? m : n) - 1));
-        tine_smt_assume(s, Z3_mk_implies(s->z, both, Z3_mk_eq(s->z, pw, tine_smt_num(s, (int)k + 2, (tine_u128)hi))));
-        tine_smt_assume(s, Z3_mk_implies(s->z, Z3_mk_not(s->z, both),
-                                         Z3_mk_bvsle(s->z, pw, tine_smt_num(s, (int)k + 2, (tine_u128)below))));
+        /* signed by signed: the largest product, 2^(k-2), only from MIN * MIN; any other pair
+           gives at most 2^(k-2) - 2^(min(m, n) - 1) (MIN * (MIN + 1)): what Q15/Q31 fix-ups test */
+        if (sa && sb) {
+            Z3_ast both = Z3_mk_and(s->z, 2, (Z3_ast[]){Z3_mk_eq(s->z, x, tine_smt_num(s, (int)m, (tine_u128)xlo)),
+                                                          Z3_mk_eq(s->z, y, tine_smt_num(s, (int)n, (tine_u128)ylo))});
+            tine_i128 below = hi - ((tine_i128)1 << ((m < n ? m : n) - 1));
+            tine_smt_assume(s, Z3_mk_implies(s->z, both, Z3_mk_eq(s->z, pw, tine_smt_num(s, (int)k + 2, (tine_u128)hi))));
+            tine_smt_assume(s, Z3_mk_implies(s->z, Z3_mk_not(s->z, both),
+                                             Z3_mk_bvsle(s->z, pw, tine_smt_num(s, (int)k + 2, (tine_u128)below))));
+        }
     }
     /* exact where either operand is 0 or 1: what a rule's fix-ups test */
     Z3_ast xk = tine_smt_resize(s, x, (int)m, sa, (int)k), yk = tine_smt_resize(s, y, (int)n, sb, (int)k);
