@@ -501,6 +501,63 @@ static bool compile_rule(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_rule *r) {
     return true;
 }
 
+/* ---- the size of a rule ----------------------------------------------------------------
+ *
+ * A rule is a small pattern, and the matcher, the overlap check and the proofs walk its
+ * sides by recursion. The parser bounds parentheses and calls (TINE_MAX_DEPTH), not a chain
+ * a + b + c ... (each operator one level deeper), so each side and each condition (the
+ * operands of the predicate's top-level &&, which may be many) is measured here, without
+ * recursion, and refused beyond TINE_MAX_DEPTH levels as a limit. */
+
+/* Whether a nests deeper than TINE_MAX_DEPTH (counting a itself as 1). */
+/* Room for one more of n elements of `size` bytes in *v (a malloc'd array, doubled). */
+static void room(void *v, int n, int *cap, size_t size) {
+    if (n < *cap) return;
+    *cap = *cap ? 2 * *cap : 64;
+    void *m = realloc(*(void **)v, (size_t)*cap * size);
+    TINE_ASSERT(m != NULL);
+    *(void **)v = m;
+}
+
+static bool too_deep(const tine_ast *a) {
+    struct item {
+        const tine_ast *a;
+        int depth;
+    } *stack = NULL;
+    int sp = 0, cap = 0;
+    bool deep = false;
+    room(&stack, sp, &cap, sizeof *stack);
+    stack[sp++] = (struct item){a, 1};
+    while (sp && !deep) {
+        struct item it = stack[--sp];
+        if (it.depth > TINE_MAX_DEPTH) deep = true;
+        for (int i = -1; i < it.a->nargs && !deep; i++) {
+            const tine_ast *c = i < 0 ? it.a->targ : it.a->args[i];
+            if (!c) continue;
+            room(&stack, sp, &cap, sizeof *stack);
+            stack[sp++] = (struct item){c, it.depth + 1};
+        }
+    }
+    free(stack);
+    return deep;
+}
+
+static bool rule_too_deep(tine_ctx_t *ctx, const tine_rule_ast *ra) {
+    const tine_ast *part = NULL;
+    const char *what = NULL;
+    if (too_deep(ra->lhs)) part = ra->lhs, what = "left side";
+    else if (too_deep(ra->rhs)) part = ra->rhs, what = "right side";
+    for (int c = 0; c < ra->nconj && !part; c++)
+        if (too_deep(ra->conj[c])) part = ra->conj[c], what = "condition";
+    if (!part) return false;
+    while (part->kind == A_BINARY) part = part->args[0]; /* where the part starts */
+    rule_error(ctx, part,
+               "the %s of rule '%s' nests more than %d deep (a chain a + b + c ... counts a level per operator)",
+               what, ra->name, TINE_MAX_DEPTH);
+    tine_error_set_kind(ctx, TINE_ERROR_LIMIT);
+    return true;
+}
+
 static bool ast_equal(const tine_ast *a, const tine_ast *b) {
     if (!a || !b) return a == b;
     if (a->kind != b->kind || a->op != b->op || a->nargs != b->nargs || a->ival != b->ival) return false;
@@ -510,6 +567,14 @@ static bool ast_equal(const tine_ast *a, const tine_ast *b) {
     if (!ast_equal(a->targ, b->targ)) return false;
     for (int i = 0; i < a->nargs; i++)
         if (!ast_equal(a->args[i], b->args[i])) return false;
+    return true;
+}
+
+/* The same condition: the same conditions joined by && (each within the depth limit). */
+static bool same_condition(const tine_rule_ast *a, const tine_rule_ast *b) {
+    if (a->nconj != b->nconj) return false;
+    for (int c = 0; c < a->nconj; c++)
+        if (!ast_equal(a->conj[c], b->conj[c])) return false;
     return true;
 }
 
@@ -552,6 +617,197 @@ static bool bounds_pred(tine_elab *el, const tine_ast *a, int lanes, tine_elab_v
     return false;
 }
 
+/* ---- the checks between rules -------------------------------------------------------------
+ *
+ * A rule is compared only with the earlier rules it can conflict with: those of its name,
+ * those of its left side and condition, and (at equal priority) those whose patterns can
+ * match one term. They are found through a hash table of lists of rules, keyed by what a
+ * conflict needs equal, so a file of many rules is checked in time near its length, not
+ * its square. A key is a 64-bit hash: a collision only adds a candidate, which the full
+ * comparison then rejects. Candidates are compared in the file's order, so the conflict
+ * reported is the one the plain all-pairs loops would find first. */
+
+static uint64_t mix(uint64_t h, uint64_t x) {
+    h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    return h * 0xff51afd7ed558ccdull ^ h >> 29;
+}
+
+static uint64_t mix_str(uint64_t h, const char *s) {
+    uint64_t x = 1469598103934665603ull;
+    for (; s && *s; s++) x = (x ^ (uint8_t)*s) * 1099511628211ull;
+    return mix(h, s ? x : 0);
+}
+
+/* A hash of what ast_equal compares (within the depth limit: recursion is bounded). */
+static uint64_t ast_hash(const tine_ast *a) {
+    if (!a) return 7;
+    uint64_t h = mix(mix(mix((uint64_t)a->kind, (uint64_t)a->op), (uint64_t)a->nargs), (uint64_t)(tine_u128)a->ival);
+    h = mix(mix_str(mix_str(h, a->name), a->field), ast_hash(a->targ));
+    for (int i = 0; i < a->nargs; i++) h = mix(h, ast_hash(a->args[i]));
+    return h;
+}
+
+typedef struct {
+    uint64_t key;
+    int *v, n, cap; /* rule indices, ascending, each once */
+} rule_bucket;
+
+typedef struct {
+    rule_bucket *b; /* open addressing; cap a power of two, at most half full */
+    size_t cap, n;
+} rule_index;
+
+static rule_bucket *index_find(rule_index *ix, uint64_t key, bool create) {
+    if (create && 2 * (ix->n + 1) > ix->cap) {
+        rule_index bigger = {calloc(ix->cap ? 2 * ix->cap : 256, sizeof *ix->b), ix->cap ? 2 * ix->cap : 256, ix->n};
+        TINE_ASSERT(bigger.b != NULL);
+        for (size_t i = 0; i < ix->cap; i++)
+            if (ix->b[i].v) {
+                size_t j = (size_t)(ix->b[i].key >> 7) & (bigger.cap - 1);
+                while (bigger.b[j].v) j = (j + 1) & (bigger.cap - 1);
+                bigger.b[j] = ix->b[i];
+            }
+        free(ix->b);
+        *ix = bigger;
+    }
+    if (!ix->cap) return NULL;
+    size_t j = (size_t)(key >> 7) & (ix->cap - 1);
+    while (ix->b[j].v && ix->b[j].key != key) j = (j + 1) & (ix->cap - 1);
+    if (ix->b[j].v) return &ix->b[j];
+    if (!create) return NULL;
+    ix->b[j] = (rule_bucket){key, NULL, 0, 0};
+    room(&ix->b[j].v, 0, &ix->b[j].cap, sizeof(int));
+    ix->n++;
+    return &ix->b[j];
+}
+
+static void index_add(rule_index *ix, uint64_t key, int rule) {
+    rule_bucket *b = index_find(ix, key, true);
+    if (b->n && b->v[b->n - 1] == rule) return;
+    room(&b->v, b->n, &b->cap, sizeof *b->v);
+    b->v[b->n++] = rule;
+}
+
+static void index_free(rule_index *ix) {
+    for (size_t i = 0; i < ix->cap; i++) free(ix->b[i].v);
+    free(ix->b);
+}
+
+/* Appends the rules of a key's list to *out (a growing array). */
+static void gather(rule_index *ix, uint64_t key, int **out, int *n, int *cap) {
+    const rule_bucket *b = index_find(ix, key, false);
+    for (int i = 0; b && i < b->n; i++) {
+        room(out, *n, cap, sizeof **out);
+        (*out)[(*n)++] = b->v[i];
+    }
+}
+
+static int cmp_int(const void *a, const void *b) {
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+enum { KEY_NAME = 1, KEY_SIDE, KEY_ROOT, KEY_ROOT_GENERAL, KEY_SHAPE };
+
+/* What two patterns that unify have equal (unify): the root's op, operands, immediate and
+ * element type, here with the priority they share when they overlap. */
+static uint64_t root_key(const tine_rule *r, const tine_expr_t *p) {
+    uint64_t h = mix(mix(KEY_ROOT, (uint64_t)(int64_t)r->ast.priority), (uint64_t)p->op);
+    return mix(mix(mix(mix(h, (uint64_t)p->nops), p->imm), (uint64_t)p->type.kind), (uint64_t)p->type.bits);
+}
+
+/* The key of a pattern's operands: each one's op and element type (a constant's value),
+ * in order, or as a set under a commutative root (unify tries both orders); false when an
+ * operand is a wildcard, which unifies with operands of any key. */
+static bool shape_key(const tine_expr_t *p, uint64_t root, uint64_t *key) {
+    uint64_t h[2] = {0, 0}, k = mix(root, KEY_SHAPE);
+    for (int i = 0; i < p->nops; i++) {
+        const tine_expr_t *c = p->ops[i];
+        if (is_wild(c)) return false;
+        uint64_t x = mix(mix(mix((uint64_t)c->op, (uint64_t)c->type.kind), (uint64_t)c->type.bits), c->imm);
+        if (c->op == TINE_OP_CONST)
+            x = mix(x, c->flags & TINE_F_UNIFORM ? (uint64_t)tine_const_value(c, 0) : ~(uint64_t)c->id);
+        else x = mix(x, (uint64_t)c->nops);
+        if (p->nops == 2 && commutative((tine_op_t)p->op)) h[i] = x;
+        else k = mix(k, x);
+    }
+    if (p->nops == 2 && commutative((tine_op_t)p->op)) k = mix(mix(k, h[0] < h[1] ? h[0] : h[1]), h[0] < h[1] ? h[1] : h[0]);
+    *key = k;
+    return true;
+}
+
+/* Equal priority may not overlap: correctness must not depend on a tie-break. false after
+ * the message. */
+static bool check_overlaps(tine_ctx_t *ctx, tine_ruleset_t *rs) {
+    rule_index ix = {0};
+    int *cand = NULL, ncand = 0, capcand = 0;
+    bool ok = true;
+    for (int i = 0; i < rs->n && ok; i++) {
+        tine_rule *a = &rs->rules[i];
+        ncand = 0;
+        for (int x = 0; x < a->ninst; x++) {
+            uint64_t root = root_key(a, a->inst[x].lhs), shape;
+            if (!shape_key(a->inst[x].lhs, root, &shape)) {
+                gather(&ix, root, &cand, &ncand, &capcand);
+            } else {
+                gather(&ix, shape, &cand, &ncand, &capcand);
+                gather(&ix, mix(root, KEY_ROOT_GENERAL), &cand, &ncand, &capcand);
+            }
+        }
+        qsort(cand, (size_t)ncand, sizeof *cand, cmp_int);
+        for (int c = 0; c < ncand && ok; c++) {
+            if (c && cand[c] == cand[c - 1]) continue;
+            tine_rule *b = &rs->rules[cand[c]];
+            for (int x = 0; x < a->ninst && ok; x++)
+                for (int y = 0; y < b->ninst && ok; y++)
+                    if (unify(a->inst[x].lhs, b->inst[y].lhs)) {
+                        char tb[16];
+                        tine_diag(ctx, a->ast.src, a->ast.line, a->ast.col,
+                                  "rule '%s' overlaps rule '%s' (line %d) at equal priority %d (both can match a "
+                                  "term with T = %s); give one a higher priority",
+                                  a->ast.name, b->ast.name, b->ast.line, a->ast.priority, tname(a->inst[x].T, tb));
+                        ok = false;
+                    }
+        }
+        for (int x = 0; x < a->ninst; x++) {
+            uint64_t root = root_key(a, a->inst[x].lhs), shape;
+            index_add(&ix, root, i);
+            if (shape_key(a->inst[x].lhs, root, &shape)) index_add(&ix, shape, i);
+            else index_add(&ix, mix(root, KEY_ROOT_GENERAL), i);
+        }
+    }
+    free(cand);
+    index_free(&ix);
+    return ok;
+}
+
+/* The first earlier rule of r's name, and of its left side and condition (-1: none); a
+ * conflict is with the earlier of the two, the name's first where it is the same rule. */
+static void earlier_twins(rule_index *ix, const tine_ruleset_t *rs, int i, bool lowering, int *same_name,
+                          int *same_side) {
+    const tine_rule_ast *r = &rs->rules[i].ast;
+    *same_name = *same_side = -1;
+    const rule_bucket *b = index_find(ix, mix_str(KEY_NAME, r->name), false);
+    for (int k = 0; b && k < b->n && *same_name < 0; k++)
+        if (!strcmp(rs->rules[b->v[k]].ast.name, r->name)) *same_name = b->v[k];
+    if (lowering) return;
+    uint64_t side = mix(KEY_SIDE, ast_hash(r->lhs));
+    for (int c = 0; c < r->nconj; c++) side = mix(side, ast_hash(r->conj[c]));
+    b = index_find(ix, side, false);
+    for (int k = 0; b && k < b->n && *same_side < 0; k++) {
+        const tine_rule_ast *o = &rs->rules[b->v[k]].ast;
+        if (ast_equal(o->lhs, r->lhs) && same_condition(o, r)) *same_side = b->v[k];
+    }
+}
+
+static void index_rule(rule_index *ix, const tine_ruleset_t *rs, int i) {
+    const tine_rule_ast *r = &rs->rules[i].ast;
+    uint64_t side = mix(KEY_SIDE, ast_hash(r->lhs));
+    for (int c = 0; c < r->nconj; c++) side = mix(side, ast_hash(r->conj[c]));
+    index_add(ix, mix_str(KEY_NAME, r->name), i);
+    index_add(ix, side, i);
+}
+
 tine_ruleset_t *tine_rules_compile(tine_ctx_t *ctx, const char *text, const char *file) {
     return tine_rules_compile_kind(ctx, text, file, false);
 }
@@ -571,55 +827,43 @@ tine_ruleset_t *tine_rules_compile_kind(tine_ctx_t *ctx, const char *text, const
     rs->rules = calloc((size_t)(n ? n : 1), sizeof *rs->rules);
     TINE_ASSERT(rs->rules != NULL);
     rs->n = n;
-    for (int i = 0; i < n; i++) {
+    rule_index names = {0};
+    bool ok = true;
+    for (int i = 0; i < n && ok; i++) {
         tine_rule *r = &rs->rules[i];
         r->ast = asts[i];
         r->index = i;
-        for (int j = 0; j < i; j++) {
-            const tine_rule_ast *o = &rs->rules[j].ast;
-            if (!strcmp(o->name, r->ast.name)) {
-                tine_diag(ctx, r->ast.src, r->ast.line, r->ast.col, "duplicate rule name '%s' (first at line %d)",
-                          r->ast.name, o->line);
-                tine_rules_free(rs);
-                return NULL;
-            }
-            if (!lowering && ast_equal(o->lhs, r->ast.lhs) && ast_equal(o->pred, r->ast.pred)) {
-                tine_diag(ctx, r->ast.src, r->ast.line, r->ast.col,
-                          "rule '%s' has the same left side and condition as '%s' (line %d)", r->ast.name, o->name,
-                          o->line);
-                tine_rules_free(rs);
-                return NULL;
-            }
+        if (rule_too_deep(ctx, &r->ast)) {
+            ok = false;
+            break;
         }
-        if (!r->ast.why) {
+        int same_name, same_side;
+        earlier_twins(&names, rs, i, lowering, &same_name, &same_side);
+        if (same_name >= 0 && (same_side < 0 || same_name <= same_side)) {
+            tine_diag(ctx, r->ast.src, r->ast.line, r->ast.col, "duplicate rule name '%s' (first at line %d)",
+                      r->ast.name, rs->rules[same_name].ast.line);
+            ok = false;
+        } else if (same_side >= 0) {
+            const tine_rule_ast *o = &rs->rules[same_side].ast;
+            tine_diag(ctx, r->ast.src, r->ast.line, r->ast.col,
+                      "rule '%s' has the same left side and condition as '%s' (line %d)", r->ast.name, o->name,
+                      o->line);
+            ok = false;
+        } else if (!r->ast.why) {
             tine_diag(ctx, r->ast.src, r->ast.end_line, r->ast.end_col,
                       "rule '%s' needs a comment saying why it holds: '# ...' at the end of its last line, here",
                       r->ast.name);
-            tine_rules_free(rs);
-            return NULL;
-        }
-        if (!compile_rule(ctx, rs, r)) {
-            tine_rules_free(rs);
-            return NULL;
+            ok = false;
+        } else {
+            index_rule(&names, rs, i);
+            ok = compile_rule(ctx, rs, r);
         }
     }
-    /* equal priority may not overlap: correctness must not depend on a tie-break */
-    for (int i = 0; i < n && !rs->lowering; i++)
-        for (int j = 0; j < i; j++) {
-            tine_rule *a = &rs->rules[i], *b = &rs->rules[j];
-            if (a->ast.priority != b->ast.priority) continue;
-            for (int x = 0; x < a->ninst; x++)
-                for (int y = 0; y < b->ninst; y++)
-                    if (unify(a->inst[x].lhs, b->inst[y].lhs)) {
-                        char tb[16];
-                        tine_diag(ctx, a->ast.src, a->ast.line, a->ast.col,
-                                  "rule '%s' overlaps rule '%s' (line %d) at equal priority %d (both can match a "
-                                  "term with T = %s); give one a higher priority",
-                                  a->ast.name, b->ast.name, b->ast.line, a->ast.priority, tname(a->inst[x].T, tb));
-                        tine_rules_free(rs);
-                        return NULL;
-                    }
-        }
+    index_free(&names);
+    if (!ok || (!rs->lowering && !check_overlaps(ctx, rs))) {
+        tine_rules_free(rs);
+        return NULL;
+    }
     /* dispatch table by root op */
     for (int i = 0; i < n; i++)
         for (int x = 0; x < rs->rules[i].ninst; x++) {
