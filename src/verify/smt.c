@@ -49,6 +49,13 @@ struct tine_smt {
     int nproducts, capproducts;
     char z3_error[256];
     tine_arena arena; /* lane arrays */
+    /* the numerals made lately, by a hash of their value (Z3 makes each slowly, with
+       big-number arithmetic, and a long condition repeats a few) */
+    struct numeral {
+        tine_u128 v;
+        int bits; /* 0: an empty slot */
+        Z3_ast a;
+    } nums[1024];
 };
 
 static void on_z3_error(Z3_context z, Z3_error_code code) {
@@ -87,8 +94,12 @@ long tine_smt_cross_lane(const tine_smt *s) { return s->cross; }
 
 Z3_sort tine_smt_sort(tine_smt *s, int bits) { return Z3_mk_bv_sort(s->z, (unsigned)bits); }
 
-Z3_ast tine_smt_num(tine_smt *s, int bits, tine_u128 v) {
-    if (bits < 128) v &= ((tine_u128)1 << bits) - 1;
+static Z3_ast make_num(tine_smt *s, int bits, tine_u128 v) {
+    /* a value of 64 bits, or a negative one of 64 bits read at `bits`, without the decimal
+       text Z3 would parse (the same numeral: Z3 reduces it modulo 2^bits) */
+    if (v <= UINT64_MAX) return Z3_mk_unsigned_int64(s->z, (uint64_t)v, tine_smt_sort(s, bits));
+    tine_u128 neg = (bits < 128 ? (tine_u128)1 << bits : 0) - v; /* 2^bits - v */
+    if (neg <= (tine_u128)1 << 63) return Z3_mk_int64(s->z, -(int64_t)(neg - 1) - 1, tine_smt_sort(s, bits));
     char buf[48], *p = buf + sizeof buf;
     *--p = 0;
     do {
@@ -96,6 +107,14 @@ Z3_ast tine_smt_num(tine_smt *s, int bits, tine_u128 v) {
         v /= 10;
     } while (v);
     return Z3_mk_numeral(s->z, p, tine_smt_sort(s, bits));
+}
+
+Z3_ast tine_smt_num(tine_smt *s, int bits, tine_u128 v) {
+    if (bits < 128) v &= ((tine_u128)1 << bits) - 1;
+    uint64_t h = ((uint64_t)v ^ (uint64_t)(v >> 64) * 0x9e3779b97f4a7c15ull ^ (uint64_t)bits) * 0xff51afd7ed558ccdull;
+    struct numeral *n = &s->nums[(h >> 32) % (sizeof s->nums / sizeof s->nums[0])];
+    if (n->bits != bits || n->v != v) *n = (struct numeral){v, bits, make_num(s, bits, v)};
+    return n->a;
 }
 
 /* Extensions are kept as one extension of the narrowest term: the low bits of an extension
