@@ -396,8 +396,10 @@ int tine_verify_rules(tine_ctx_t *ctx, const char *which, const char *text, cons
 int tine_verify_kernel_all(tine_ctx_t *ctx, const char *text, const char *file, const char *target,
                            unsigned timeout_ms, FILE *out);
 /* Bounds soundness: each op's interval rule against Z3 on many operand intervals (quick:
- * the reduced set CI runs). Returns 1 if a result left its computed interval, -1 with an
- * error, 0 otherwise. */
+ * the reduced set CI runs). timeout_ms limits each query, and the whole run to
+ * timeout_ms per interval tuple planned (at least 10 s, said first on out); tuples left
+ * then are counted as skipped. Returns 1 if a result left its computed interval, -1 with
+ * an error, 0 otherwise. */
 int tine_verify_bounds_all(tine_ctx_t *ctx, int quick, unsigned timeout_ms, FILE *out);
 
 #ifdef __cplusplus
