@@ -707,37 +707,50 @@ static int cmp_int(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-enum { KEY_NAME = 1, KEY_SIDE, KEY_ROOT, KEY_ROOT_GENERAL, KEY_SHAPE };
+enum { KEY_NAME = 1, KEY_SIDE, KEY_EXACT, KEY_ALL, SHAPE_DEPTH = 16 };
 
-/* What two patterns that unify have equal (unify): the root's op, operands, immediate and
- * element type, here with the priority they share when they overlap. */
-static uint64_t root_key(const tine_rule *r, const tine_expr_t *p) {
-    uint64_t h = mix(mix(KEY_ROOT, (uint64_t)(int64_t)r->ast.priority), (uint64_t)p->op);
-    return mix(mix(mix(mix(h, (uint64_t)p->nops), p->imm), (uint64_t)p->type.kind), (uint64_t)p->type.bits);
+/* What unify compares of one node: op, operands, immediate, element type, a constant's
+ * value (a constant that is not uniform unifies with no constant: its own key). */
+static uint64_t node_head(const tine_expr_t *e) {
+    uint64_t h = mix(mix(mix(mix((uint64_t)e->op, (uint64_t)e->nops), e->imm), (uint64_t)e->type.kind), (uint64_t)e->type.bits);
+    if (e->op == TINE_OP_CONST) h = mix(h, e->flags & TINE_F_UNIFORM ? (uint64_t)tine_const_value(e, 0) : ~(uint64_t)e->id);
+    return h;
 }
 
-/* The key of a pattern's operands: each one's op and element type (a constant's value),
- * in order, or as a set under a commutative root (unify tries both orders); false when an
- * operand is a wildcard, which unifies with operands of any key. */
-static bool shape_key(const tine_expr_t *p, uint64_t root, uint64_t *key) {
-    uint64_t h[2] = {0, 0}, k = mix(root, KEY_SHAPE);
-    for (int i = 0; i < p->nops; i++) {
-        const tine_expr_t *c = p->ops[i];
-        if (is_wild(c)) return false;
-        uint64_t x = mix(mix(mix((uint64_t)c->op, (uint64_t)c->type.kind), (uint64_t)c->type.bits), c->imm);
-        if (c->op == TINE_OP_CONST)
-            x = mix(x, c->flags & TINE_F_UNIFORM ? (uint64_t)tine_const_value(c, 0) : ~(uint64_t)c->id);
-        else x = mix(x, (uint64_t)c->nops);
-        if (p->nops == 2 && commutative((tine_op_t)p->op)) h[i] = x;
-        else k = mix(k, x);
+/* The key of a pattern's nodes down to depth d below e (0: e alone), an operand pair of a
+ * commutative op as a set (unify tries both orders); false when a wildcard is among them
+ * (it unifies with any subterm). Two patterns that unify and have keys at depth d have
+ * the same one. */
+static bool shape(const tine_expr_t *e, int d, uint64_t *key) {
+    if (is_wild(e)) return false;
+    uint64_t h = node_head(e), k[2];
+    if (d > 0 && e->nops == 2 && commutative((tine_op_t)e->op)) {
+        if (!shape(e->ops[0], d - 1, &k[0]) || !shape(e->ops[1], d - 1, &k[1])) return false;
+        h = mix(mix(h, k[0] < k[1] ? k[0] : k[1]), k[0] < k[1] ? k[1] : k[0]);
+    } else {
+        for (int i = 0; i < e->nops && d > 0; i++) {
+            if (!shape(e->ops[i], d - 1, &k[0])) return false;
+            h = mix(h, k[0]);
+        }
     }
-    if (p->nops == 2 && commutative((tine_op_t)p->op)) k = mix(mix(k, h[0] < h[1] ? h[0] : h[1]), h[0] < h[1] ? h[1] : h[0]);
-    *key = k;
+    *key = h;
     return true;
 }
 
-/* Equal priority may not overlap: correctness must not depend on a tie-break. false after
- * the message. */
+/* An instantiation's keys at depths 0..*depth (its pattern has no wildcard down to
+ * *depth, at most SHAPE_DEPTH), with the rule's priority: rules overlap only at equal
+ * priority. The root is never a wildcard. */
+static void shape_keys(const tine_rule *r, const tine_expr_t *p, uint64_t *k, int *depth) {
+    *depth = 0;
+    shape(p, 0, &k[0]);
+    while (*depth < SHAPE_DEPTH && shape(p, *depth + 1, &k[*depth + 1])) ++*depth;
+    for (int d = 0; d <= *depth; d++) k[d] = mix(mix(k[d], (uint64_t)(int64_t)r->ast.priority), (uint64_t)d);
+}
+
+/* Equal priority may not overlap: correctness must not depend on a tie-break. A rule whose
+ * pattern has keys down to depth D is listed under its key at every depth up to D (KEY_ALL)
+ * and as ending at D (KEY_EXACT); an earlier rule can overlap it only if they have the same
+ * key at the depth where the shallower of the two ends. false after the message. */
 static bool check_overlaps(tine_ctx_t *ctx, tine_ruleset_t *rs) {
     rule_index ix = {0};
     int *cand = NULL, ncand = 0, capcand = 0;
@@ -746,13 +759,11 @@ static bool check_overlaps(tine_ctx_t *ctx, tine_ruleset_t *rs) {
         tine_rule *a = &rs->rules[i];
         ncand = 0;
         for (int x = 0; x < a->ninst; x++) {
-            uint64_t root = root_key(a, a->inst[x].lhs), shape;
-            if (!shape_key(a->inst[x].lhs, root, &shape)) {
-                gather(&ix, root, &cand, &ncand, &capcand);
-            } else {
-                gather(&ix, shape, &cand, &ncand, &capcand);
-                gather(&ix, mix(root, KEY_ROOT_GENERAL), &cand, &ncand, &capcand);
-            }
+            uint64_t k[SHAPE_DEPTH + 1];
+            int D;
+            shape_keys(a, a->inst[x].lhs, k, &D);
+            for (int d = 0; d < D; d++) gather(&ix, mix(KEY_EXACT, k[d]), &cand, &ncand, &capcand);
+            gather(&ix, mix(KEY_ALL, k[D]), &cand, &ncand, &capcand);
         }
         qsort(cand, (size_t)ncand, sizeof *cand, cmp_int);
         for (int c = 0; c < ncand && ok; c++) {
@@ -770,10 +781,11 @@ static bool check_overlaps(tine_ctx_t *ctx, tine_ruleset_t *rs) {
                     }
         }
         for (int x = 0; x < a->ninst; x++) {
-            uint64_t root = root_key(a, a->inst[x].lhs), shape;
-            index_add(&ix, root, i);
-            if (shape_key(a->inst[x].lhs, root, &shape)) index_add(&ix, shape, i);
-            else index_add(&ix, mix(root, KEY_ROOT_GENERAL), i);
+            uint64_t k[SHAPE_DEPTH + 1];
+            int D;
+            shape_keys(a, a->inst[x].lhs, k, &D);
+            for (int d = 0; d <= D; d++) index_add(&ix, mix(KEY_ALL, k[d]), i);
+            index_add(&ix, mix(KEY_EXACT, k[D]), i);
         }
     }
     free(cand);
