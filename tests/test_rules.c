@@ -1724,9 +1724,9 @@ static void test_corpus(const char *path, bool bless) {
  * The first line of a refusal, or NULL for a file that must compile to `count` rules. */
 static void large_case(const char *what, const char *text, const char *first_line, int count) {
     tine_ctx_t *ctx = tine_ctx_new();
-    double t0 = now();
+    clock_t c0 = clock(); /* the processor's time: a loaded machine does not fail this */
     tine_ruleset_t *rs = tine_rules_compile(ctx, text, "<rules>");
-    double dt = now() - t0;
+    double dt = (double)(clock() - c0) / CLOCKS_PER_SEC;
     const char *e = tine_error(ctx) ? tine_error(ctx) : "";
     if (!first_line) {
         if (rs && tine_rules_count(rs) == count) pass();
@@ -1738,10 +1738,10 @@ static void large_case(const char *what, const char *text, const char *first_lin
     } else {
         pass();
     }
-    /* a generous bound (the sanitizer build, a loaded machine): before, minutes */
+    /* a generous bound (the sanitizer build): before, minutes */
     if (dt < 20) pass();
-    else fail("%s: %.1f s to compile", what, dt);
-    printf("  %s: %.2f s\n", what, dt);
+    else fail("%s: %.1f s of processor time to compile", what, dt);
+    printf("  %s: %.2f s of processor time\n", what, dt);
     tine_rules_free(rs);
     tine_ctx_free(ctx);
 }
@@ -1750,8 +1750,9 @@ static void test_large_files(void) {
     enum { TERMS = 200000, RULES = 16000 };
     sbuf t = {0};
     char b[160];
-    /* a condition of 200,000 conjuncts: a list of conditions, compiled */
-    sb_puts(&t, "big: (x:T + c0) - c0 -> x if ");
+    /* a condition of 200,000 conjuncts: a list of conditions, compiled (at one type: each
+       instantiation would evaluate them all) */
+    sb_puts(&t, "big: (x:u16 + c0) - c0 -> x if ");
     for (int i = 0; i < TERMS; i++) {
         snprintf(b, sizeof b, "%sc0 > %d", i ? " && " : "", -10 - i % 7);
         sb_puts(&t, b);

@@ -765,7 +765,7 @@ static bool check_overlaps(tine_ctx_t *ctx, tine_ruleset_t *rs) {
             for (int d = 0; d < D; d++) gather(&ix, mix(KEY_EXACT, k[d]), &cand, &ncand, &capcand);
             gather(&ix, mix(KEY_ALL, k[D]), &cand, &ncand, &capcand);
         }
-        qsort(cand, (size_t)ncand, sizeof *cand, cmp_int);
+        if (ncand) qsort(cand, (size_t)ncand, sizeof *cand, cmp_int);
         for (int c = 0; c < ncand && ok; c++) {
             if (c && cand[c] == cand[c - 1]) continue;
             tine_rule *b = &rs->rules[cand[c]];
