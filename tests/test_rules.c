@@ -1776,11 +1776,13 @@ static void test_large_files(void) {
                "<rules>:1:51: the condition of rule 'big' nests more than 256 deep (a chain a + b + c ... counts a "
                "level per operator)",
                0);
-    /* 16,000 rules of one root op: compared only where they can conflict; a conflict
-       among them is still found, with the earliest rule it conflicts with */
+    /* 16,000 rules of one root op, told apart by constants beside an operand or below
+       one: compared only where they can conflict; a conflict among them is still found,
+       with the earliest rule it conflicts with */
     t.n = 0;
     for (int i = 1; i <= RULES; i++) {
-        snprintf(b, sizeof b, "r%d: (x:T + %d) - %d -> x  # adding and taking away %d cancel\n", i, i, i, i);
+        if (i % 2) snprintf(b, sizeof b, "r%d: (x:T + %d) - %d -> x  # adding and taking away %d cancel\n", i, i, i, i);
+        else snprintf(b, sizeof b, "r%d: (x:T - %d) - (y:T - %d) -> x - y  # %d taken from both cancels\n", i, i, i, i);
         sb_puts(&t, b);
     }
     large_case("16,000 rules", sb_str(&t), NULL, RULES);

@@ -707,7 +707,7 @@ static int cmp_int(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-enum { KEY_NAME = 1, KEY_SIDE, KEY_EXACT, KEY_ALL, SHAPE_DEPTH = 16 };
+enum { KEY_NAME = 1, KEY_SIDE, KEY_EXACT, KEY_ALL, KEY_PATH, KEY_CONST_AT, KEY_WILD_AT, SHAPE_DEPTH = 16, PATH_DEPTH = 64 };
 
 /* What unify compares of one node: op, operands, immediate, element type, a constant's
  * value (a constant that is not uniform unifies with no constant: its own key). */
@@ -747,6 +747,42 @@ static void shape_keys(const tine_rule *r, const tine_expr_t *p, uint64_t *k, in
     for (int d = 0; d <= *depth; d++) k[d] = mix(mix(k[d], (uint64_t)(int64_t)r->ast.priority), (uint64_t)d);
 }
 
+/* Positions in a pattern: the operand indices from the root, through ops whose operands
+ * unify in order only (not a commutative pair), at most PATH_DEPTH deep; a path's hash
+ * starts from the root's node and the rule's priority. Two patterns that unify have at a
+ * position they both reach either the same constant, or a wildcard in one of them at the
+ * position or above it. So a pattern with a constant at such a position (its anchor: the
+ * first in preorder) can overlap only rules listed with that constant there
+ * (KEY_CONST_AT) or with a wildcard at a position on the way to it (KEY_WILD_AT): rules
+ * alike down to their wildcards but for constants beside them ((x:T - K) - (y:T - K)) are
+ * told apart by their constants. */
+static uint64_t path_root(const tine_rule *r, const tine_expr_t *p) {
+    return mix(mix(KEY_PATH, (uint64_t)(int64_t)r->ast.priority), node_head(p));
+}
+
+static bool find_anchor(const tine_expr_t *e, uint64_t path, int depth, uint64_t *prefix, int *n, uint64_t *key) {
+    prefix[depth] = path;
+    if (e->op == TINE_OP_CONST) {
+        *n = depth + 1;
+        *key = mix(mix(KEY_CONST_AT, path), node_head(e));
+        return true;
+    }
+    if (is_wild(e) || depth == PATH_DEPTH || (e->nops == 2 && commutative((tine_op_t)e->op))) return false;
+    for (int i = 0; i < e->nops; i++)
+        if (find_anchor(e->ops[i], mix(path, (uint64_t)i + 1), depth + 1, prefix, n, key)) return true;
+    return false;
+}
+
+static void index_positions(rule_index *ix, const tine_expr_t *e, uint64_t path, int depth, int rule) {
+    if (e->op == TINE_OP_CONST) {
+        index_add(ix, mix(mix(KEY_CONST_AT, path), node_head(e)), rule);
+    } else if (is_wild(e)) {
+        index_add(ix, mix(KEY_WILD_AT, path), rule);
+    } else if (depth < PATH_DEPTH && !(e->nops == 2 && commutative((tine_op_t)e->op))) {
+        for (int i = 0; i < e->nops; i++) index_positions(ix, e->ops[i], mix(path, (uint64_t)i + 1), depth + 1, rule);
+    }
+}
+
 /* Equal priority may not overlap: correctness must not depend on a tie-break. A rule whose
  * pattern has keys down to depth D is listed under its key at every depth up to D (KEY_ALL)
  * and as ending at D (KEY_EXACT); an earlier rule can overlap it only if they have the same
@@ -759,8 +795,13 @@ static bool check_overlaps(tine_ctx_t *ctx, tine_ruleset_t *rs) {
         tine_rule *a = &rs->rules[i];
         ncand = 0;
         for (int x = 0; x < a->ninst; x++) {
-            uint64_t k[SHAPE_DEPTH + 1];
-            int D;
+            uint64_t k[SHAPE_DEPTH + 1], prefix[PATH_DEPTH + 1], anchor;
+            int D, np;
+            if (find_anchor(a->inst[x].lhs, path_root(a, a->inst[x].lhs), 0, prefix, &np, &anchor)) {
+                gather(&ix, anchor, &cand, &ncand, &capcand);
+                for (int d = 0; d < np; d++) gather(&ix, mix(KEY_WILD_AT, prefix[d]), &cand, &ncand, &capcand);
+                continue;
+            }
             shape_keys(a, a->inst[x].lhs, k, &D);
             for (int d = 0; d < D; d++) gather(&ix, mix(KEY_EXACT, k[d]), &cand, &ncand, &capcand);
             gather(&ix, mix(KEY_ALL, k[D]), &cand, &ncand, &capcand);
@@ -786,6 +827,7 @@ static bool check_overlaps(tine_ctx_t *ctx, tine_ruleset_t *rs) {
             shape_keys(a, a->inst[x].lhs, k, &D);
             for (int d = 0; d <= D; d++) index_add(&ix, mix(KEY_ALL, k[d]), i);
             index_add(&ix, mix(KEY_EXACT, k[D]), i);
+            index_positions(&ix, a->inst[x].lhs, path_root(a, a->inst[x].lhs), 0, i);
         }
     }
     free(cand);
