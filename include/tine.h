@@ -381,7 +381,9 @@ int tine_eval(tine_ctx_t *ctx, const tine_expr_t *e, tine_env_t *env, uint64_t *
  * implies lhs = rhs. which: "lift" or "x86" (the built-in rule sets), or NULL for `text`
  * (a rule file named `file`): lift rules, or lowering rules on the instruction set `isa`.
  * only: one rule's name, or NULL. Writes a line per instantiation (quiet: only the ones
- * not proven) and totals to out. Returns the number of counterexamples, or -1 with an
+ * not proven) and totals to out. Returns the number of instantiations not proven
+ * (counterexamples and unknowns: a timeout is not a proof; one that never fires is not
+ * counted), with the context's error naming them when there are any; or -1 with an
  * error. */
 int tine_verify_rules(tine_ctx_t *ctx, const char *which, const char *text, const char *file, const char *isa,
                       unsigned timeout_ms, const char *only, int quiet, FILE *out);
@@ -394,8 +396,10 @@ int tine_verify_rules(tine_ctx_t *ctx, const char *which, const char *text, cons
 int tine_verify_kernel_all(tine_ctx_t *ctx, const char *text, const char *file, const char *target,
                            unsigned timeout_ms, FILE *out);
 /* Bounds soundness: each op's interval rule against Z3 on many operand intervals (quick:
- * the reduced set CI runs). Returns 1 if a result left its computed interval, -1 with an
- * error, 0 otherwise. */
+ * the reduced set CI runs). timeout_ms limits each query, and the whole run to
+ * timeout_ms per interval tuple planned (at least 10 s, said first on out); tuples left
+ * then are counted as skipped. Returns 1 if a result left its computed interval, -1 with
+ * an error, 0 otherwise. */
 int tine_verify_bounds_all(tine_ctx_t *ctx, int quick, unsigned timeout_ms, FILE *out);
 
 #ifdef __cplusplus

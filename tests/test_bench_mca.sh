@@ -11,17 +11,35 @@
 # the ratios are the rows' cycles divided. With PATH holding llvm-mca-19 alone (no
 # clang-19, no qemu-aarch64) the qemu columns are "-", the note says which tool is missing
 # and the estimate is still there. With TINE_LLVM_MCA naming a program that does not
-# exist, the bench says so and exits 1. Skipped (exit 0) when llvm-mca-19 is not installed.
+# exist, the bench says so and exits 1; with one that prints nothing (`true`) or no cycle
+# count, it says which kernel and what it expected, and exits 1 (these two need no
+# llvm-mca: they run first). The rest is skipped (exit 0) when llvm-mca-19 is not installed.
 set -u
 TINE=${1:?usage: test_bench_mca.sh path/to/tine}
-if ! command -v llvm-mca-19 >/dev/null; then
-    echo "test_bench_mca: skipped (llvm-mca-19 is not installed; scripts/setup.sh installs llvm-19)"
-    exit 0
-fi
 fail=0
+checks=0
 check() { # check CONDITION-STATUS WHAT
+    checks=$((checks + 1))
     if [ "$1" -ne 0 ]; then echo "FAIL: $2"; fail=$((fail + 1)); fi
 }
+# an llvm-mca whose output is empty or not a report: a plain error, exit 1 (once SIGSEGV,
+# or a table of nan); PATH without the cross tools skips the qemu columns
+fake=$(mktemp -d)
+trap 'rm -rf "$fake"' EXIT
+printf '#!/bin/sh\necho "llvm-mca, sort of"\necho "Total Cycles: many"\n' >"$fake/odd-mca"
+chmod +x "$fake/odd-mca"
+for mca in true "$fake/odd-mca"; do
+    err=$(PATH=$fake TINE_LLVM_MCA=$mca "$TINE" bench --target arm-64 --filter dilate3x3 2>&1 >/dev/null)
+    rc=$?
+    [ $rc -eq 1 ] && grep -qF "tine: bench: dilate3x3 (LLVM alone) on neoverse-n1: llvm-mca ('$mca') gave no cycle count: expected its report's line 'Total Cycles: N' with a number N > 0; it printed" <<<"$err"
+    check $? "llvm-mca as '$mca': exit 1 naming the kernel and what was expected (got $rc: $err)"
+done
+if ! command -v llvm-mca-19 >/dev/null; then
+    echo "test_bench_mca: the rest skipped (llvm-mca-19 is not installed; scripts/setup.sh installs llvm-19)"
+    echo "$((checks - fail)) passed, $fail failed"
+    [ $fail -eq 0 ]
+    exit
+fi
 out=$("$TINE" bench --target arm-64 --filter dilate3x3 2>/dev/null; "$TINE" bench --target arm-64 --filter l2norm 2>/dev/null)
 echo "$out"
 grep -q 'n1 LLVM *n1 tine *ratio *m1 LLVM *m1 tine *ratio *ins LLVM *ins tine *qemu LLVM *qemu tine' <<<"$out"
@@ -43,7 +61,7 @@ done
 grep -q '^geomean  *[0-9.]*  *[0-9.]*$' <<<"$out"; check $? "the geomean row"
 # no cross tools on PATH: the columns say "-", a note says why, the estimate stays
 bin=$(mktemp -d)
-trap 'rm -rf "$bin"' EXIT
+trap 'rm -rf "$bin" "$fake"' EXIT
 ln -s "$(command -v llvm-mca-19)" "$bin/llvm-mca-19"
 out=$(PATH=$bin "$TINE" bench --target arm-64 --filter dilate3x3 2>/dev/null)
 grep -q "^qemu: - (not run: running arm-64 code needs clang-19 .*not on PATH)" <<<"$out" &&
@@ -53,5 +71,5 @@ err=$(TINE_LLVM_MCA=/nonexistent/llvm-mca "$TINE" bench --target arm-64 --filter
 rc=$?
 [ $rc -eq 1 ] && grep -q "estimates with llvm-mca, and '/nonexistent/llvm-mca' does not run" <<<"$err"
 check $? "a missing llvm-mca: exit 1 with a message (got $rc: $err)"
-echo "$((8 - fail)) passed, $fail failed"
+echo "$((checks - fail)) passed, $fail failed"
 [ $fail -eq 0 ]

@@ -5,6 +5,7 @@
  *    interval, for every op form and type; every op bounds.c has a rule for is covered.
  * 2. The checker fails when it should: with every computed interval made one narrower at
  *    each end, hits are found in most cases and for almost every op.
+ * 3. A deadline stops the whole run in time, every planned tuple accounted for.
  *
  * `test_bounds_smt SCALE [ONLY [TIMEOUT_MS [CASE_SECONDS]]]` runs the checker alone at that scale (1: the
  * full set), on the cases whose name contains ONLY ("" for all), printing every case.
@@ -56,6 +57,27 @@ static void part_can_fail(tine_ctx_t *C) {
            ops_hit, nops_all(), t.seconds);
 }
 
+/* 3. A deadline bounds the whole run (`tine verify --bounds` derives one from the query
+ * timeout): with queries of 1 ms the quick set once took over a minute; given 1 s, the run
+ * stops within it (and one query), every tuple planned checked, without an interval, or
+ * counted as skipped. */
+static void part_deadline(tine_ctx_t *C) {
+    tine_verify_bounds_opts plan = {.scale = TINE_VERIFY_BOUNDS_QUICK, .timeout_ms = 1, .plan_only = true};
+    tine_verify_bounds_totals p = {0}, t = {0};
+    check(tine_verify_bounds(C, &plan, NULL, &p) == 0 && p.planned > 1000 && p.intervals == 0,
+          "planning: %ld tuples planned, %ld checked", p.planned, p.intervals);
+    tine_verify_bounds_opts o = {.scale = TINE_VERIFY_BOUNDS_QUICK, .timeout_ms = 1, .deadline_seconds = 1};
+    double t0 = now();
+    int rc = tine_verify_bounds(C, &o, NULL, &t);
+    double dt = now() - t0;
+    check(rc == 0 && t.stopped && t.skipped > 0, "the deadline did not stop the run (rc %d, %ld skipped)", rc, t.skipped);
+    check(dt < 5, "a run with a deadline of 1 s took %.1f s", dt);
+    check(t.intervals + t.no_interval + t.skipped == p.planned && t.cases == p.cases,
+          "%ld checked + %ld without an interval + %ld skipped != %ld planned (cases %ld, %ld planned)", t.intervals,
+          t.no_interval, t.skipped, p.planned, t.cases, p.cases);
+    printf("part 3: a deadline of 1 s: %ld of %ld tuples checked, the run %.1f s\n", t.intervals, p.planned, dt);
+}
+
 int main(int argc, char **argv) {
     tine_ctx_t *C = tine_ctx_new();
     if (argc >= 2) {
@@ -70,6 +92,7 @@ int main(int argc, char **argv) {
     double t0 = now();
     part_sound(C);
     part_can_fail(C);
+    part_deadline(C);
     printf("test_bounds_smt: %lld checks passed, %lld failed (%.1f s)\n", g_pass, g_fail, now() - t0);
     tine_ctx_free(C);
     return g_fail != 0;

@@ -1718,6 +1718,87 @@ static void test_corpus(const char *path, bool bless) {
     free(data);
 }
 
+/* Rule files too large for the corpus, made here: each once crashed the compiler (a
+ * recursive walk of a chain as long as the input) or took minutes (all pairs of 16,000
+ * rules compared); each must now compile, or be refused with a located limit, in seconds.
+ * The first line of a refusal, or NULL for a file that must compile to `count` rules. */
+static void large_case(const char *what, const char *text, const char *first_line, int count) {
+    tine_ctx_t *ctx = tine_ctx_new();
+    clock_t c0 = clock(); /* the processor's time: a loaded machine does not fail this */
+    tine_ruleset_t *rs = tine_rules_compile(ctx, text, "<rules>");
+    double dt = (double)(clock() - c0) / CLOCKS_PER_SEC;
+    const char *e = tine_error(ctx) ? tine_error(ctx) : "";
+    if (!first_line) {
+        if (rs && tine_rules_count(rs) == count) pass();
+        else fail("%s: should compile to %d rules, got %d: %.300s", what, count, rs ? tine_rules_count(rs) : -1, e);
+    } else if (rs) {
+        fail("%s: compiles; expected the error '%s'", what, first_line);
+    } else if (strncmp(e, first_line, strlen(first_line)) || e[strlen(first_line)] != '\n') {
+        fail("%s: the message starts '%.300s'; expected '%s'", what, e, first_line);
+    } else {
+        pass();
+    }
+    /* a generous bound (the sanitizer build): before, minutes */
+    if (dt < 20) pass();
+    else fail("%s: %.1f s of processor time to compile", what, dt);
+    printf("  %s: %.2f s of processor time\n", what, dt);
+    tine_rules_free(rs);
+    tine_ctx_free(ctx);
+}
+
+static void test_large_files(void) {
+    enum { TERMS = 200000, RULES = 16000 };
+    sbuf t = {0};
+    char b[160];
+    /* a condition of 200,000 conjuncts: a list of conditions, compiled (at one type: each
+       instantiation would evaluate them all) */
+    sb_puts(&t, "big: (x:u16 + c0) - c0 -> x if ");
+    for (int i = 0; i < TERMS; i++) {
+        snprintf(b, sizeof b, "%sc0 > %d", i ? " && " : "", -10 - i % 7);
+        sb_puts(&t, b);
+    }
+    sb_puts(&t, "  # the same constant added and taken away\n");
+    large_case("a condition of 200,000 conjuncts", sb_str(&t), NULL, 1);
+    /* a chain of 200,000 terms as a pattern, or as one condition: the depth limit */
+    t.n = 0;
+    sb_puts(&t, "big: x:T");
+    for (int i = 1; i < TERMS; i++) sb_puts(&t, " + x");
+    sb_puts(&t, " -> x  # (not a rule: never compiled this far)\n");
+    large_case("a left side of 200,000 terms", sb_str(&t),
+               "<rules>:1:6: the left side of rule 'big' nests more than 256 deep (a chain a + b + c ... counts a "
+               "level per operator)",
+               0);
+    t.n = 0;
+    sb_puts(&t, "big: x:T / c0 -> x >> log2(c0) if is_pow2(c0) && (c0 == 1");
+    for (int i = 1; i < TERMS; i++) sb_puts(&t, " || c0 == 2");
+    sb_puts(&t, ")  # floor division by 2^k is the shift\n");
+    large_case("a condition of 200,000 alternatives", sb_str(&t),
+               "<rules>:1:51: the condition of rule 'big' nests more than 256 deep (a chain a + b + c ... counts a "
+               "level per operator)",
+               0);
+    /* 16,000 rules of one root op, told apart by constants beside an operand or below
+       one: compared only where they can conflict; a conflict among them is still found,
+       with the earliest rule it conflicts with */
+    t.n = 0;
+    for (int i = 1; i <= RULES; i++) {
+        if (i % 2) snprintf(b, sizeof b, "r%d: (x:T + %d) - %d -> x  # adding and taking away %d cancel\n", i, i, i, i);
+        else snprintf(b, sizeof b, "r%d: (x:T - %d) - (y:T - %d) -> x - y  # %d taken from both cancels\n", i, i, i, i);
+        sb_puts(&t, b);
+    }
+    large_case("16,000 rules", sb_str(&t), NULL, RULES);
+    size_t base = t.n;
+    sb_puts(&t, "twin: (x:T + 77) - 77 -> x  # as r77\n");
+    large_case("16,000 rules and a twin", sb_str(&t),
+               "<rules>:16001:1: rule 'twin' has the same left side and condition as 'r77' (line 77)", 0);
+    t.n = base;
+    sb_puts(&t, "general: (x:T + 9000) - c0 -> x + (9000 - c0)  # reassociated\n");
+    large_case("16,000 rules and an overlap", sb_str(&t),
+               "<rules>:16001:1: rule 'general' overlaps rule 'r1' (line 1) at equal priority 0 (both can match a term "
+               "with T = u16); give one a higher priority",
+               0);
+    free(t.p);
+}
+
 int main(int argc, char **argv) {
     bool bless = false;
     const char *only = NULL;
@@ -1750,7 +1831,10 @@ int main(int argc, char **argv) {
         test_bounds_random(20000);
     }
     /* 3 */
-    if ((part == 0 && !only) || part == 3) test_corpus("data/bad_rules.txt", bless);
+    if ((part == 0 && !only) || part == 3) {
+        test_corpus("data/bad_rules.txt", bless);
+        test_large_files();
+    }
     printf("total %.1f s\n", now() - t0);
     printf("test_rules: %lld checks passed, %lld failed\n", g_pass, g_fail);
     free((char *)rules_text);

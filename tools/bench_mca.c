@@ -305,16 +305,28 @@ static double mca_cycles(const asm_text *a, const loop *l, const char *cpu, cons
     snprintf(cmd, sizeof cmd, "%s -mtriple=aarch64 -mcpu=%s -mattr=+v8.2a,+rdm,+dotprod,+i8mm -iterations=100 %s 2>&1",
              mca_path(), cpu, path);
     FILE *pp = popen(cmd, "r");
+    /* the report's "Total Cycles: N": a positive number alone on its line, or nothing is
+       measured (a program that is not llvm-mca, a version that words it otherwise) */
     double total = -1;
-    char line[512], first_err[512] = "";
+    char line[512], first_err[512] = "", first[512] = "";
     while (pp && fgets(line, sizeof line, pp)) {
-        if (!strncmp(line, "Total Cycles:", 13)) total = atof(line + 13);
+        if (!first[0] && strspn(line, " \t\r\n") < strlen(line)) snprintf(first, sizeof first, "%s", line);
+        if (!strncmp(line, "Total Cycles:", 13)) {
+            char *end;
+            double v = strtod(line + 13, &end);
+            end += strspn(end, " \t\r\n");
+            if (!*end && isfinite(v) && v > 0) total = v;
+        }
         if (!first_err[0] && strstr(line, "error")) snprintf(first_err, sizeof first_err, "%s", line);
     }
     if (pp) pclose(pp);
     remove(path);
     if (total < 0) {
-        fprintf(stderr, "tine: bench: llvm-mca failed on %s (%s): %s", what, cpu, first_err[0] ? first_err : "no output\n");
+        const char *said = first_err[0] ? first_err : first;
+        fprintf(stderr, "\r%30s\rtine: bench: %s on %s: llvm-mca ('%s') gave no cycle count: expected its report's line "
+                        "'Total Cycles: N' with a number N > 0; %s%.*s\n",
+                "", what, cpu, mca_path(), said[0] ? "it printed: " : "it printed nothing",
+                (int)strcspn(said, "\r\n"), said);
         return -1;
     }
     return total / 100.0;
@@ -414,7 +426,7 @@ static bool measure(const char *kernel, const char *target, sel_result r[2], sel
         ok = kc && measure_one(kc, kernel, target, SEL_LLVM, common, NULL, "LLVM alone, every-target kernel");
         tine_kernel_free(kc);
     }
-    if (!ok && tine_error(ctx)[0]) fprintf(stderr, "tine: bench: %s: %s\n", kernel, tine_error(ctx));
+    if (!ok && tine_error(ctx) && tine_error(ctx)[0]) fprintf(stderr, "tine: bench: %s: %s\n", kernel, tine_error(ctx));
     tine_kernel_free(k);
     tine_ctx_free(ctx);
     return ok;

@@ -26,6 +26,7 @@ static int verify_rules(const options *o, unsigned timeout) {
     int n = tine_verify_rules(ctx, builtin ? o->rules : NULL, text, o->rules, o->isa, timeout, o->rule, o->quiet, stdout);
     free(text);
     if (n < 0) cli_report(ctx, "tine verify: ");
+    if (n > 0) fprintf(stderr, "tine verify: %s\n", tine_error(ctx)); /* which were not proven */
     tine_ctx_free(ctx);
     return n != 0;
 }

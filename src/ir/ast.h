@@ -37,6 +37,10 @@ enum {
 typedef struct {
     const char *file;
     const char *text;
+    /* where each line starts (line k at text + line_at[k - 1]), for a text that may get many
+       messages (a rule file's instantiations that do not type); NULL: found by scanning */
+    const size_t *line_at;
+    int nlines;
 } tine_src;
 
 typedef enum {

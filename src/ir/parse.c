@@ -57,8 +57,10 @@ void tine_diag(tine_ctx_t *ctx, const tine_src *src, int line, int col, const ch
     va_end(ap);
     /* the offending line and a caret under the column */
     const char *ls = src->text;
-    for (int l = 1; l < line && *ls; ls++)
-        if (*ls == '\n') l++;
+    if (src->line_at && line >= 1 && line <= src->nlines) ls += src->line_at[line - 1];
+    else
+        for (int l = 1; l < line && *ls; ls++)
+            if (*ls == '\n') l++;
     const char *le = ls;
     while (*le && *le != '\n') le++;
     tine_buf_putc(&b, '\n');
@@ -223,16 +225,18 @@ static tine_ast *node(parser *ps, tine_ast_kind k) {
     return a;
 }
 
-static void add_arg(parser *ps, tine_ast *a, tine_ast *arg) {
-    if (a->nargs == a->cap) {
-        int cap = a->cap ? a->cap * 2 : 4;
-        tine_ast **n = tine_arena_alloc(ps->arena, (size_t)cap * sizeof *n);
-        if (a->nargs) memcpy(n, a->args, (size_t)a->nargs * sizeof *n);
-        a->args = n;
-        a->cap = cap;
+/* Appends x to an array of n nodes in the arena, doubled when full. */
+static void push_ast(parser *ps, tine_ast ***v, int *n, int *cap, tine_ast *x) {
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 4;
+        tine_ast **m = tine_arena_alloc(ps->arena, (size_t)*cap * sizeof *m);
+        if (*n) memcpy(m, *v, (size_t)*n * sizeof *m);
+        *v = m;
     }
-    a->args[a->nargs++] = arg;
+    (*v)[(*n)++] = x;
 }
+
+static void add_arg(parser *ps, tine_ast *a, tine_ast *arg) { push_ast(ps, &a->args, &a->nargs, &a->cap, arg); }
 
 static bool expect(parser *ps, int tok, const char *what) {
     if (ps->tok == tok) {
@@ -595,24 +599,45 @@ tine_ast *tine_parse_ast(tine_ctx_t *ctx, tine_arena *arena, const char *text, c
  * declares a typed wildcard, and the predicate may use && and ||.
  */
 
+/* The operands of the predicate's && tree, left to right. A chain a && b && c ... is as
+ * long as the input (the nesting limit does not bound it), so the tree is walked with a
+ * stack of its pending right operands, not by recursion. */
 static void split_conjuncts(parser *ps, tine_rule_ast *r, tine_ast *p) {
-    if (p->kind == A_BINARY && p->logical && p->op == TINE_OP_AND) {
-        split_conjuncts(ps, r, p->args[0]);
-        split_conjuncts(ps, r, p->args[1]);
-        return;
+    tine_ast **stack = NULL;
+    size_t sp = 0, cap = 0;
+    for (;;) {
+        if (p->kind == A_BINARY && p->logical && p->op == TINE_OP_AND) {
+            if (sp == cap) {
+                cap = cap ? 2 * cap : 64;
+                stack = realloc(stack, cap * sizeof *stack);
+                TINE_ASSERT(stack != NULL);
+            }
+            stack[sp++] = p->args[1];
+            p = p->args[0];
+            continue;
+        }
+        push_ast(ps, &r->conj, &r->nconj, &r->capconj, p);
+        if (!sp) break;
+        p = stack[--sp];
     }
-    if (r->nconj == r->capconj) {
-        int cap = r->capconj ? r->capconj * 2 : 4;
-        tine_ast **n = tine_arena_alloc(ps->arena, (size_t)cap * sizeof *n);
-        if (r->nconj) memcpy(n, r->conj, (size_t)r->nconj * sizeof *n);
-        r->conj = n;
-        r->capconj = cap;
-    }
-    r->conj[r->nconj++] = p;
+    free(stack);
 }
 
 static bool is_word(parser *ps, const char *w) {
     return ps->tok == T_NAME && ps->tlen == strlen(w) && !memcmp(ps->tstart, w, ps->tlen);
+}
+
+/* Where each line of src starts, for files that may get many messages (rule and
+ * instruction files: an instantiation that does not type leaves one, each in O(1)). */
+static void index_lines(tine_arena *arena, tine_src *src) {
+    int nlines = 1;
+    for (const char *c = src->text; *c; c++) nlines += *c == '\n';
+    size_t *line_at = tine_arena_alloc(arena, (size_t)nlines * sizeof *line_at);
+    nlines = 1;
+    for (const char *c = src->text; *c; c++)
+        if (*c == '\n') line_at[nlines++] = (size_t)(c + 1 - src->text);
+    src->line_at = line_at;
+    src->nlines = nlines;
 }
 
 int tine_parse_rules(tine_ctx_t *ctx, tine_arena *arena, const char *text, const char *file,
@@ -620,6 +645,7 @@ int tine_parse_rules(tine_ctx_t *ctx, tine_arena *arena, const char *text, const
     tine_src *src = tine_arena_alloc(arena, sizeof *src);
     src->file = tine_arena_strdup(arena, file ? file : "<rules>", strlen(file ? file : "<rules>"));
     src->text = tine_arena_strdup(arena, text, strlen(text));
+    index_lines(arena, src);
     parser ps = {.ctx = ctx, .arena = arena, .src = src, .p = src->text, .line = 1, .line_start = src->text,
                  .rules = true};
     int n = 0, cap = 0;
@@ -855,6 +881,7 @@ int tine_parse_isa(tine_ctx_t *ctx, tine_arena *arena, const char *text, const c
     tine_src *src = tine_arena_alloc(arena, sizeof *src);
     src->file = tine_arena_strdup(arena, file ? file : "<isa>", strlen(file ? file : "<isa>"));
     src->text = tine_arena_strdup(arena, text, strlen(text));
+    index_lines(arena, src);
     parser ps = {.ctx = ctx, .arena = arena, .src = src, .p = src->text, .line = 1, .line_start = src->text,
                  .rules = true};
     memset(out, 0, sizeof *out);

@@ -44,6 +44,7 @@ typedef struct {
     FILE *out;
     tine_verify_bounds_totals *t;
     int serial; /* cases so far: names the variables */
+    double deadline; /* seconds_now() at which the run stops (0: never) */
 } run;
 
 static double seconds_now(void) {
@@ -243,13 +244,35 @@ static int run_case(run *R, const bcase *c) {
     }
     bool exhaustive;
     long m = tuple_count(R, c, nE[0], &exhaustive), checked = 0, hits = 0, unknown = 0, none = 0;
+    R->t->planned += m;
+    if (o->plan_only) {
+        R->t->cases++;
+        return 0;
+    }
+    if (R->deadline && t0 >= R->deadline) { /* past the deadline: every tuple skipped, no line */
+        R->t->cases++;
+        R->t->skipped += m;
+        R->t->stopped = true;
+        return 0;
+    }
     uint64_t rng = (o->seed ? o->seed : 0xb0b0c0de) ^ name_hash(c->name);
     tine_smt *s = tine_smt_new(ctx, o->timeout_ms ? o->timeout_ms : 10000);
     Z3_context z = tine_smt_z3(s);
     int max_print = o->max_print ? o->max_print : 2, rc = 0;
     long k = 0;
     for (; k < m && rc == 0; k++) {
-        if (o->case_seconds > 0 && seconds_now() - t0 > o->case_seconds) break;
+        double now = seconds_now();
+        if (o->case_seconds > 0 && now - t0 > o->case_seconds) break;
+        if (R->deadline) {
+            if (now >= R->deadline) {
+                R->t->stopped = true;
+                break;
+            }
+            /* a query may not run past the deadline */
+            double left_ms = (R->deadline - now) * 1000;
+            unsigned limit = o->timeout_ms ? o->timeout_ms : 10000;
+            tine_smt_set_timeout(s, left_ms < limit ? (left_ms < 1 ? 1 : (unsigned)left_ms) : limit);
+        }
         tine_i128 want_lo[3], want_hi[3], olo[3], ohi[3], lo, hi;
         for (int i = 0; i < c->n; i++) {
             if (exhaustive) edge_interval(E[0], nE[0], k, m, &want_lo[i], &want_hi[i]);
@@ -395,16 +418,18 @@ int tine_verify_bounds(tine_ctx_t *ctx, const tine_verify_bounds_opts *o, FILE *
     if (!o) o = &dflt;
     if (!t) t = &tt;
     memset(t, 0, sizeof *t);
-    run R = {ctx, o, out, t, 0};
+    run R = {ctx, o, out, t, 0, 0};
     double t0 = seconds_now();
+    if (o->deadline_seconds > 0) R.deadline = t0 + o->deadline_seconds;
     int rc = 0;
     for (int i = 0; i < 8 && !rc; i++) rc = cases_of_type(&R, ITYPES[i]);
     t->seconds = seconds_now() - t0;
-    if (out)
+    if (out && !o->plan_only)
         fprintf(out,
                 "bounds: %ld cases, %ld intervals checked, %ld hits (in %ld cases), %ld unknown, %ld without an "
-                "interval, %ld skipped (time), %.1f s\n",
-                t->cases, t->intervals, t->hits, t->cases_with_hits, t->unknown, t->no_interval, t->skipped, t->seconds);
+                "interval, %ld skipped (time%s), %.1f s\n",
+                t->cases, t->intervals, t->hits, t->cases_with_hits, t->unknown, t->no_interval, t->skipped,
+                t->stopped ? ": the run's deadline stopped it" : "", t->seconds);
     if (rc) return -1;
     return t->hits ? 1 : 0;
 }

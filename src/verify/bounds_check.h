@@ -30,6 +30,11 @@ typedef struct {
        seconds per interval. */
     double case_seconds;
     int max_print;       /* hits printed per case (0: 2) */
+    /* The whole run stops after this long: the tuples left are counted as skipped, never
+       as passed, and each query's limit is cut to the time left (0: no limit). */
+    double deadline_seconds;
+    /* Only count the tuples the run would check (into the totals' planned), nothing run. */
+    bool plan_only;
     /* For the test only: the computed interval made one narrower at the low end (1), the
        high end (2) or both (3) before it is checked, so the checker is seen to fail. */
     int shrink;
@@ -41,7 +46,9 @@ typedef struct {
     long hits;        /* results outside the computed interval */
     long unknown;     /* Z3 timeouts or unknowns */
     long no_interval; /* tuples where tine_bounds gave no interval (nothing to check) */
-    long skipped;     /* tuples left unchecked by case_seconds */
+    long skipped;     /* tuples left unchecked by case_seconds or the deadline */
+    long planned;     /* tuples the run was to check */
+    bool stopped;     /* the deadline stopped the run */
     long cases_with_hits;
     double seconds;
     long op_intervals[TINE_OP_COUNT]; /* checked tuples per op */

@@ -154,8 +154,7 @@ static pval penc_call(prover *p, const tine_ast *a) {
     return refuse(p, a, n);
 }
 
-static pval penc_binary(prover *p, const tine_ast *a) {
-    pval x = penc(p, a->args[0]), y = penc(p, a->args[1]);
+static pval penc_binary(prover *p, const tine_ast *a, pval x, pval y) {
     if (a->logical) {
         Z3_ast v[2] = {as_bool(p, x), as_bool(p, y)};
         return boolean(a->op == TINE_OP_AND ? Z3_mk_and(p->z, 2, v) : Z3_mk_or(p->z, 2, v));
@@ -174,29 +173,54 @@ static pval penc_binary(prover *p, const tine_ast *a) {
     }
 }
 
-/* A predicate (sub)tree as a Z3 term. */
-static pval penc(prover *p, const tine_ast *a) {
-    /* what T alone decides, the elaborator folds */
+/* What T alone decides of a, as the elaborator folds it: 0 (the value in *v), -1 undecided
+ * (it needs a constant's value or a wildcard), -2 no value (not a condition's). */
+static int fold(prover *p, const tine_ast *a, tine_i128 *v) {
     tine_elab_env env = {.T = p->in->T, .lanes = p->lanes, .mode = TINE_ELAB_PRED, .static_only = true};
-    tine_i128 v;
-    int rc = tine_elaborate_pred(p->ctx, a, &env, &v);
+    int rc = tine_elaborate_pred(p->ctx, a, &env, v);
     tine_clear_error(p->ctx);
-    if (rc == 0) return bv(num(p, v));
+    return rc;
+}
+
+/* A predicate (sub)tree as a Z3 term; *rc: fold's verdict on it. */
+static pval penc_rc(prover *p, const tine_ast *a, int *rc) {
+    tine_i128 v;
+    if (a->kind == A_UNARY || a->kind == A_BINARY) {
+        /* an operator: its operands first. The elaborator elaborates every operand, and one
+           it cannot decide leaves the operator undecided, so it is asked about the operator
+           only when that may fold: each node once (asked first at every node, it would
+           elaborate every subtree again, a long sum's quadratically). What the operands'
+           encodings left behind is dropped when the operator folds. */
+        bool refused = p->refused[0] != 0;
+        Z3_ast defined = p->defined;
+        int r0, r1 = 0;
+        pval x = penc_rc(p, a->args[0], &r0), y = {0};
+        if (a->kind == A_BINARY) y = penc_rc(p, a->args[1], &r1);
+        if ((*rc = r0 == -1 || r1 == -1 ? -1 : fold(p, a, &v)) == 0) {
+            if (!refused) p->refused[0] = 0;
+            p->defined = defined;
+            return bv(num(p, v));
+        }
+        if (a->kind == A_BINARY) return penc_binary(p, a, x, y);
+        if (a->op == TINE_OP_NOT) return boolean(Z3_mk_not(p->z, as_bool(p, x)));
+        if (a->op == TINE_OP_NEG) return bv(Z3_mk_bvneg(p->z, as_bv(p, x)));
+        return refuse(p, a, "unary operator");
+    }
+    /* what T alone decides, the elaborator folds */
+    if ((*rc = fold(p, a, &v)) == 0) return bv(num(p, v));
     switch (a->kind) {
     case A_NAME:
         if (a->name[0] == 'c' && a->name[1] >= '0' && a->name[1] <= '9' && !a->name[2] && p->sym[a->name[1] - '0'])
             return bv(p->sym[a->name[1] - '0']);
         return refuse(p, a, a->name);
-    case A_UNARY: {
-        pval x = penc(p, a->args[0]);
-        if (a->op == TINE_OP_NOT) return boolean(Z3_mk_not(p->z, as_bool(p, x)));
-        if (a->op == TINE_OP_NEG) return bv(Z3_mk_bvneg(p->z, as_bv(p, x)));
-        return refuse(p, a, "unary operator");
-    }
-    case A_BINARY: return penc_binary(p, a);
     case A_CALL: return penc_call(p, a);
     default: return refuse(p, a, "term");
     }
+}
+
+static pval penc(prover *p, const tine_ast *a) {
+    int rc;
+    return penc_rc(p, a, &rc);
 }
 
 /* ---- one instantiation ------------------------------------------------------------------ */
@@ -531,6 +555,13 @@ static void prove_scaled(const prover *p0, const tine_prove_opts *o, verdict *v,
     snprintf(lanes_text, n, "; and at %d other lane counts, up to %d", proven, widest);
 }
 
+static void note_unproven(tine_prove_totals *t, const char *what) {
+    size_t k = strlen(t->unproven), n = sizeof t->unproven;
+    if (strstr(t->unproven, "...")) return;
+    if (k + strlen(what) + 2 + 5 < n) snprintf(t->unproven + k, n - k, "%s%s", k ? ", " : "", what);
+    else snprintf(t->unproven + k, n - k, "%s...", k ? ", " : "");
+}
+
 static void note_slow(tine_prove_totals *t, const char *what, double sec) {
     int k = TINE_PROVE_SLOWEST - 1;
     if (sec <= t->slowest[k].seconds) return;
@@ -583,11 +614,13 @@ int tine_prove_rules(tine_ctx_t *ctx, const char *text, const char *file, bool l
             case TINE_SMT_COUNTEREXAMPLE:
                 t->counter++;
                 counter++;
+                note_unproven(t, what);
                 fprintf(out, "  COUNTEREXAMPLE  %-44s %s (%s:%d)\n                  %s\n", what, lanes, rule->ast.src->file,
                         rule->ast.line, v.why);
                 break;
             case TINE_SMT_UNKNOWN:
                 t->unknown++;
+                note_unproven(t, what);
                 fprintf(out, "  unknown         %-44s %s, %.3f s: %s\n", what, lanes, v.seconds, v.why);
                 break;
             case TINE_SMT_ERROR:
@@ -648,5 +681,9 @@ int tine_verify_rules(tine_ctx_t *ctx, const char *which, const char *text, cons
     for (int i = 0; i < TINE_PROVE_SLOWEST && t.slowest[i].seconds > 0; i++)
         fprintf(out, "%s %s %.2f s", i ? "," : "", t.slowest[i].what, t.slowest[i].seconds);
     fprintf(out, "\n");
-    return rc;
+    /* unproven is not proven: an unknown fails the command as a counterexample does */
+    if (t.counter + t.unknown)
+        tine_set_error(ctx, "%ld of %ld instantiations not proven (%ld counterexamples, %ld unknown): %s",
+                       t.counter + t.unknown, t.insts, t.counter, t.unknown, t.unproven);
+    return (int)(t.counter + t.unknown);
 }

@@ -20,6 +20,9 @@ typedef struct {
     long no_fire;               /* instantiations no constant value lets fire (nothing to prove) */
     long queries;               /* solver queries (one per instantiation, or per enumerated constant) */
     double seconds;             /* solver time */
+    /* the instantiations not proven (counterexamples, then unknowns, in file order):
+       "name T=u8, name T=i16", as many as fit */
+    char unproven[512];
     struct {
         char what[96];
         double seconds;

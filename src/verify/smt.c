@@ -49,6 +49,13 @@ struct tine_smt {
     int nproducts, capproducts;
     char z3_error[256];
     tine_arena arena; /* lane arrays */
+    /* the numerals made lately, by a hash of their value (Z3 makes each slowly, with
+       big-number arithmetic, and a long condition repeats a few) */
+    struct numeral {
+        tine_u128 v;
+        int bits; /* 0: an empty slot */
+        Z3_ast a;
+    } nums[1024];
 };
 
 static void on_z3_error(Z3_context z, Z3_error_code code) {
@@ -87,8 +94,12 @@ long tine_smt_cross_lane(const tine_smt *s) { return s->cross; }
 
 Z3_sort tine_smt_sort(tine_smt *s, int bits) { return Z3_mk_bv_sort(s->z, (unsigned)bits); }
 
-Z3_ast tine_smt_num(tine_smt *s, int bits, tine_u128 v) {
-    if (bits < 128) v &= ((tine_u128)1 << bits) - 1;
+static Z3_ast make_num(tine_smt *s, int bits, tine_u128 v) {
+    /* a value of 64 bits, or a negative one of 64 bits read at `bits`, without the decimal
+       text Z3 would parse (the same numeral: Z3 reduces it modulo 2^bits) */
+    if (v <= UINT64_MAX) return Z3_mk_unsigned_int64(s->z, (uint64_t)v, tine_smt_sort(s, bits));
+    tine_u128 neg = (bits < 128 ? (tine_u128)1 << bits : 0) - v; /* 2^bits - v */
+    if (neg <= (tine_u128)1 << 63) return Z3_mk_int64(s->z, -(int64_t)(neg - 1) - 1, tine_smt_sort(s, bits));
     char buf[48], *p = buf + sizeof buf;
     *--p = 0;
     do {
@@ -96,6 +107,14 @@ Z3_ast tine_smt_num(tine_smt *s, int bits, tine_u128 v) {
         v /= 10;
     } while (v);
     return Z3_mk_numeral(s->z, p, tine_smt_sort(s, bits));
+}
+
+Z3_ast tine_smt_num(tine_smt *s, int bits, tine_u128 v) {
+    if (bits < 128) v &= ((tine_u128)1 << bits) - 1;
+    uint64_t h = ((uint64_t)v ^ (uint64_t)(v >> 64) * 0x9e3779b97f4a7c15ull ^ (uint64_t)bits) * 0xff51afd7ed558ccdull;
+    struct numeral *n = &s->nums[(h >> 32) % (sizeof s->nums / sizeof s->nums[0])];
+    if (n->bits != bits || n->v != v) *n = (struct numeral){v, bits, make_num(s, bits, v)};
+    return n->a;
 }
 
 /* Extensions are kept as one extension of the narrowest term: the low bits of an extension
@@ -266,29 +285,30 @@ static Z3_ast product(tine_smt *s, Z3_ast a, Z3_ast b) {
     char name[32];
     snprintf(name, sizeof name, "product%d", s->nproducts);
     p = fresh(s, name, (int)k);
-    /* the range of x * y over x's and y's types, at k + 2 bits (exact there) */
-    tine_i128 xlo = sa ? -((tine_i128)1 << (m - 1)) : 0, xhi = sa ? ((tine_i128)1 << (m - 1)) - 1 : ((tine_i128)1 << m) - 1;
-    tine_i128 ylo = sb ? -((tine_i128)1 << (n - 1)) : 0, yhi = sb ? ((tine_i128)1 << (n - 1)) - 1 : ((tine_i128)1 << n) - 1;
-    tine_i128 c[4] = {xlo * ylo, xlo * yhi, xhi * ylo, xhi * yhi}, lo = c[0], hi = c[0];
-    for (int i = 1; i < 4; i++) {
-        lo = c[i] < lo ? c[i] : lo;
-        hi = c[i] > hi ? c[i] : hi;
-    }
+    /* the range of x * y over x's and y's types, at k + 2 bits (exact there); it is
+       bounded only where k + 2 <= 128: then |x| <= 2^m, |y| <= 2^n and every corner
+       product fits a 128-bit signed value (two 64-bit operands, k = 128, would not) */
     if (k + 2 <= 128) {
+        tine_i128 xlo = sa ? -((tine_i128)1 << (m - 1)) : 0, xhi = sa ? ((tine_i128)1 << (m - 1)) - 1 : ((tine_i128)1 << m) - 1;
+        tine_i128 ylo = sb ? -((tine_i128)1 << (n - 1)) : 0, yhi = sb ? ((tine_i128)1 << (n - 1)) - 1 : ((tine_i128)1 << n) - 1;
+        tine_i128 c[4] = {xlo * ylo, xlo * yhi, xhi * ylo, xhi * yhi}, lo = c[0], hi = c[0];
+        for (int i = 1; i < 4; i++) {
+            lo = c[i] < lo ? c[i] : lo;
+            hi = c[i] > hi ? c[i] : hi;
+        }
         Z3_ast pw = tine_smt_resize(s, p, (int)k, sp, (int)k + 2);
         tine_smt_assume(s, Z3_mk_bvsge(s->z, pw, tine_smt_num(s, (int)k + 2, (tine_u128)lo)));
         tine_smt_assume(s, Z3_mk_bvsle(s->z, pw, tine_smt_num(s, (int)k + 2, (tine_u128)hi)));
-    }
-    /* signed by signed: the largest product, 2^(k-2), only from MIN * MIN; any other pair
-       gives at most 2^(k-2) - 2^(min(m, n) - 1) (MIN * (MIN + 1)): what Q15/Q31 fix-ups test */
-    if (sa && sb && k + 2 <= 128) {
-        Z3_ast pw = tine_smt_resize(s, p, (int)k, true, (int)k + 2);
-        Z3_ast both = Z3_mk_and(s->z, 2, (Z3_ast[]){Z3_mk_eq(s->z, x, tine_smt_num(s, (int)m, (tine_u128)xlo)),
-                                                      Z3_mk_eq(s->z, y, tine_smt_num(s, (int)n, (tine_u128)ylo))});
-        tine_i128 below = hi - ((tine_i128)1 << ((m < n ? m : n) - 1));
-        tine_smt_assume(s, Z3_mk_implies(s->z, both, Z3_mk_eq(s->z, pw, tine_smt_num(s, (int)k + 2, (tine_u128)hi))));
-        tine_smt_assume(s, Z3_mk_implies(s->z, Z3_mk_not(s->z, both),
-                                         Z3_mk_bvsle(s->z, pw, tine_smt_num(s, (int)k + 2, (tine_u128)below))));
+        /* signed by signed: the largest product, 2^(k-2), only from MIN * MIN; any other pair
+           gives at most 2^(k-2) - 2^(min(m, n) - 1) (MIN * (MIN + 1)): what Q15/Q31 fix-ups test */
+        if (sa && sb) {
+            Z3_ast both = Z3_mk_and(s->z, 2, (Z3_ast[]){Z3_mk_eq(s->z, x, tine_smt_num(s, (int)m, (tine_u128)xlo)),
+                                                          Z3_mk_eq(s->z, y, tine_smt_num(s, (int)n, (tine_u128)ylo))});
+            tine_i128 below = hi - ((tine_i128)1 << ((m < n ? m : n) - 1));
+            tine_smt_assume(s, Z3_mk_implies(s->z, both, Z3_mk_eq(s->z, pw, tine_smt_num(s, (int)k + 2, (tine_u128)hi))));
+            tine_smt_assume(s, Z3_mk_implies(s->z, Z3_mk_not(s->z, both),
+                                             Z3_mk_bvsle(s->z, pw, tine_smt_num(s, (int)k + 2, (tine_u128)below))));
+        }
     }
     /* exact where either operand is 0 or 1: what a rule's fix-ups test */
     Z3_ast xk = tine_smt_resize(s, x, (int)m, sa, (int)k), yk = tine_smt_resize(s, y, (int)n, sb, (int)k);
