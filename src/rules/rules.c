@@ -240,7 +240,7 @@ static void append_first_line(tine_ctx_t *ctx, const char *suffix) {
     const char *e = tine_error(ctx) ? tine_error(ctx) : "error";
     size_t cut = strcspn(e, "\n"), n = strlen(e), k = strlen(suffix);
     char *m = malloc(n + k + 1);
-    TINE_ASSERT(m != NULL);
+    TINE_CHECK_ALLOC(m != NULL);
     memcpy(m, e, cut);
     memcpy(m + cut, suffix, k);
     memcpy(m + cut + k, e + cut, n - cut + 1);
@@ -515,7 +515,7 @@ static void room(void *v, int n, int *cap, size_t size) {
     if (n < *cap) return;
     *cap = *cap ? 2 * *cap : 64;
     void *m = realloc(*(void **)v, (size_t)*cap * size);
-    TINE_ASSERT(m != NULL);
+    TINE_CHECK_ALLOC(m != NULL);
     *(void **)v = m;
 }
 
@@ -870,7 +870,7 @@ tine_ruleset_t *tine_rules_compile_kind(tine_ctx_t *ctx, const char *text, const
     /* conditions are elaborated in this context from now on */
     tine_elab_extend(ctx, bounds_pred, 1u << TINE_ELAB_PRED | 1u << TINE_ELAB_RHS, TINE_LAYER_RULES);
     tine_ruleset_t *rs = calloc(1, sizeof *rs);
-    TINE_ASSERT(rs != NULL);
+    TINE_CHECK_ALLOC(rs != NULL);
     rs->lowering = lowering;
     tine_rule_ast *asts;
     int n;
@@ -879,7 +879,7 @@ tine_ruleset_t *tine_rules_compile_kind(tine_ctx_t *ctx, const char *text, const
         return NULL;
     }
     rs->rules = calloc((size_t)(n ? n : 1), sizeof *rs->rules);
-    TINE_ASSERT(rs->rules != NULL);
+    TINE_CHECK_ALLOC(rs->rules != NULL);
     rs->n = n;
     rule_index names = {0};
     bool ok = true;
@@ -926,7 +926,7 @@ tine_ruleset_t *tine_rules_compile_kind(tine_ctx_t *ctx, const char *text, const
             if (l->n == l->cap) {
                 l->cap = l->cap ? l->cap * 2 : 8;
                 l->items = realloc(l->items, (size_t)l->cap * sizeof *l->items);
-                TINE_ASSERT(l->items != NULL);
+                TINE_CHECK_ALLOC(l->items != NULL);
             }
             l->items[l->n++] = (tine_rule_ref){&rs->rules[i], &rs->rules[i].inst[x]};
         }
@@ -979,7 +979,7 @@ static tine_expr_t **memo_slot(tine_ctx_t *ctx, tine_rewrite_memo *m, uint32_t i
         uint32_t cap = m->cap ? m->cap : 1024;
         while (cap <= id || cap < ctx->count) cap *= 2;
         m->v = realloc(m->v, cap * sizeof *m->v);
-        TINE_ASSERT(m->v != NULL);
+        TINE_CHECK_ALLOC(m->v != NULL);
         memset(m->v + m->cap, 0, (cap - m->cap) * sizeof *m->v);
         m->cap = cap;
     }
@@ -1023,7 +1023,7 @@ tine_expr_t *tine_rewrite_dag(tine_ctx_t *ctx, tine_rewrite_memo *m, tine_expr_t
             if (*memo_slot(ctx, m, c->id)) continue;
             if (sp == cap) {
                 struct frame *n = malloc(2 * cap * sizeof *n);
-                TINE_ASSERT(n != NULL);
+                TINE_CHECK_ALLOC(n != NULL);
                 memcpy(n, stack, sp * sizeof *n);
                 if (stack != local) free(stack);
                 stack = n;

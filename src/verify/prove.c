@@ -119,7 +119,7 @@ static pval bounds_call(prover *p, const tine_ast *a) {
     }
     Z3_ast k = can ? NULL : as_bv(p, penc(p, a->args[1]));
     Z3_ast *c = malloc(sizeof *c * (size_t)e->type.lanes);
-    TINE_ASSERT(c != NULL);
+    TINE_CHECK_ALLOC(c != NULL);
     for (int i = 0; i < e->type.lanes; i++) {
         if (can) {
             c[i] = Z3_mk_eq(p->z, lanes[i], tine_smt_num(p->s, 1, 1));
@@ -475,7 +475,7 @@ static tine_expr_t *rebuild(tine_ctx_t *ctx, const tine_expr_t *pat, int R, int 
     tine_expr_t **order = tine_topo(ctx, pat, &n);
     int *lanes = calloc(n, sizeof *lanes);
     tine_expr_t **map = calloc(n, sizeof *map);
-    TINE_ASSERT(lanes && map);
+    TINE_CHECK_ALLOC(lanes && map);
     bool ok = true;
     lanes[n - 1] = R;
     for (uint32_t k = n; k-- > 0 && ok;) {

@@ -65,7 +65,7 @@ static void on_z3_error(Z3_context z, Z3_error_code code) {
 
 tine_smt *tine_smt_new(tine_ctx_t *ctx, unsigned timeout_ms) {
     tine_smt *s = calloc(1, sizeof *s);
-    TINE_ASSERT(s != NULL);
+    TINE_CHECK_ALLOC(s != NULL);
     Z3_config cfg = Z3_mk_config();
     Z3_set_param_value(cfg, "model", "true");
     s->z = Z3_mk_context(cfg);
@@ -153,7 +153,7 @@ static bound_var *add_var(tine_smt *s, const tine_expr_t *v) {
     if (s->nvars == s->capvars) {
         s->capvars = s->capvars ? 2 * s->capvars : 16;
         s->vars = realloc(s->vars, (size_t)s->capvars * sizeof *s->vars);
-        TINE_ASSERT(s->vars != NULL);
+        TINE_CHECK_ALLOC(s->vars != NULL);
     }
     bound_var *b = &s->vars[s->nvars++];
     b->var = v;
@@ -184,7 +184,7 @@ void tine_smt_assume(tine_smt *s, Z3_ast fact) {
     if (s->nfacts == s->capfacts) {
         s->capfacts = s->capfacts ? 2 * s->capfacts : 16;
         s->facts = realloc(s->facts, (size_t)s->capfacts * sizeof *s->facts);
-        TINE_ASSERT(s->facts != NULL);
+        TINE_CHECK_ALLOC(s->facts != NULL);
     }
     s->facts[s->nfacts++] = fact;
 }
@@ -319,7 +319,7 @@ static Z3_ast product(tine_smt *s, Z3_ast a, Z3_ast b) {
     if (s->nproducts == s->capproducts) {
         s->capproducts = s->capproducts ? 2 * s->capproducts : 8;
         s->products = realloc(s->products, (size_t)s->capproducts * sizeof *s->products);
-        TINE_ASSERT(s->products != NULL);
+        TINE_CHECK_ALLOC(s->products != NULL);
     }
     s->products[s->nproducts++] = (struct product){x, y, p, sa, sb};
     return tine_smt_resize(s, p, (int)k, sp, (int)w);

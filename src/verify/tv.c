@@ -65,7 +65,7 @@ static void record(void *user, tine_ctx_t *ctx, const tine_expr_t *before, const
         if (!tine_bounds(ctx, x, &lo, &hi)) continue;
         if (lo <= tine_min_i128(t) && hi >= tine_max_i128(t)) continue; /* the type says as much */
         facts = realloc(facts, sizeof *facts * (size_t)(nf + 1));
-        TINE_ASSERT(facts != NULL);
+        TINE_CHECK_ALLOC(facts != NULL);
         facts[nf++] = (fact){x, lo, hi};
     }
     free(order);
@@ -78,7 +78,7 @@ static void record(void *user, tine_ctx_t *ctx, const tine_expr_t *before, const
     if (c->n == c->cap) {
         c->cap = c->cap ? 2 * c->cap : 32;
         c->v = realloc(c->v, sizeof *c->v * (size_t)c->cap);
-        TINE_ASSERT(c->v != NULL);
+        TINE_CHECK_ALLOC(c->v != NULL);
     }
     c->v[c->n++] = (pair){before, after, facts, nf};
 }
@@ -178,7 +178,7 @@ static void nodes_add(nodes *ns, const tine_expr_t *x) {
     if (ns->n == ns->cap) {
         ns->cap = ns->cap ? 2 * ns->cap : 16;
         ns->v = realloc(ns->v, sizeof *ns->v * (size_t)ns->cap);
-        TINE_ASSERT(ns->v != NULL);
+        TINE_CHECK_ALLOC(ns->v != NULL);
     }
     ns->v[ns->n++] = x;
 }
@@ -205,7 +205,7 @@ static int prove_by_lanes(tine_ctx_t *ctx, const pair *p, unsigned timeout_ms, d
     leaves(ctx, p->after, TINE_OP_LOAD, &loads);
     tine_expr_t *a = (tine_expr_t *)p->before, *b = (tine_expr_t *)p->after;
     fact *facts = calloc((size_t)p->nfacts + 1, sizeof *facts);
-    TINE_ASSERT(facts != NULL);
+    TINE_CHECK_ALLOC(facts != NULL);
     if (p->nfacts) memcpy(facts, p->facts, sizeof *facts * (size_t)p->nfacts);
     /* outermost first (a load's index may hold another) */
     for (int i = loads.n - 1; i >= 0; i--)
@@ -248,7 +248,7 @@ static int prove_by_lanes(tine_ctx_t *ctx, const pair *p, unsigned timeout_ms, d
     /* the vector leaves' lanes, one row per leaf */
     Z3_ast *vl = malloc(sizeof *vl * (size_t)(vars.n ? vars.n : 1) * TINE_MAX_LANES);
     Z3_ast *from = malloc(sizeof *from * 2 * (size_t)(vars.n ? vars.n : 1)), *to = malloc(sizeof *to * 2 * (size_t)(vars.n ? vars.n : 1));
-    TINE_ASSERT(vl && from && to);
+    TINE_CHECK_ALLOC(vl && from && to);
     for (int k = 0; k < vars.n; k++)
         if (vars.v[k]->type.lanes == L && tine_smt_encode(s, vars.v[k], vl + (size_t)nv * TINE_MAX_LANES) == 0) nv++;
         else if (vars.v[k]->type.lanes != 1) goto free_lanes; /* a leaf of another width: no lane renaming */
