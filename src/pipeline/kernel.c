@@ -496,7 +496,8 @@ static bool check(tine_ctx_t *ctx, tine_kernel_t *kn) {
             return false;
         }
         tine_type_t t;
-        if (d->type && (d->type->nargs || !tine_parse_type_name(d->type->name, strlen(d->type->name), &t))) {
+        if (d->type && (d->type->nargs || !tine_parse_type_name(d->type->name, strlen(d->type->name), &t) ||
+                        t.bits > 64)) { /* i128 is an intermediate of FPIR ops, not an element type */
             tine_diag(ctx, src, d->type->line, d->type->col, "'%s' is not an element type (u8 ... i64, f32, f64)", d->type->name);
             return false;
         }
