@@ -636,8 +636,7 @@ char *gen_kernel(uint64_t *seed, int *dims_out, bool automatic) {
        the output's vector width or unrolling again, or f materialized; x86 code keeps the
        every-target schedule. Or `inline f` for every target. */
     if (!automatic && tine_rand64(&rs) % 3 == 0) {
-        bool plain_x = !strstr(b.p, "out.xi") && !strstr(b.p, "tile out") && !strstr(b.p, "fuse out.x") &&
-                       !strstr(b.p, "reorder out");
+        bool plain_x = !strstr(b.p, "split out.x ") && !strstr(b.p, "tile out") && !strstr(b.p, "reorder out");
         bool mat_f = has[2] && !at && tine_rand64(&rs) % 2;
         if (plain_x || mat_f) tine_buf_puts(&b, "on arm\n");
         if (plain_x) tine_buf_printf(&b, "vectorize out.x %d\n", 1 << (int)(tine_rand64(&rs) % 5));
