@@ -845,8 +845,8 @@ static void test_random(int count, uint64_t top_seed) {
  *   issue30-1  a constant-bound reduction's variable does not wrap: the interpreter
  *              differs from the evaluator, and agrees with it when the same bounds are
  *              written through a parameter (`a + z..b + z`, z = 0);
- *   issue30-2  a valid kernel refused with constant bounds, accepted with those bounds
- *              written through a parameter;
+ *   issue30-2  a valid kernel, or a valid schedule of it, refused with constant bounds,
+ *              accepted with those bounds written through a parameter;
  *   issue30-3  compute_at of a one-dimensional function refused as "vectorized along its
  *              only coordinate". */
 /* every red_sched_every-th reduction kernel also gets a schedule (DIFFKERN_RED_SCHED) */
@@ -994,8 +994,17 @@ static void red_kernel(tine_ctx_t *ctx, int n, uint64_t top_seed, uint64_t *seed
         tine_clear_error(ctx);
         tine_kernel_t *sk = tine_kernel_parse(ctx, stext, "<dk>");
         if (!sk) {
-            const char *err = tine_error(ctx) ? tine_error(ctx) : "";
-            if (strstr(err, "along its only coordinate") && known_bad("issue30-3")) red_known[2]++;
+            char *err = tine_strdup(tine_error(ctx) ? tine_error(ctx) : "");
+            /* accepted with its constant bounds through z: a valid schedule refused
+               (issue 30 finding 2's class: `materialize s` of s(y) = min(r in -2..1) (r * 3)) */
+            char *ptext = pb ? NULL : dk_print(dk, true, sched);
+            tine_kernel_t *pk = ptext ? tine_kernel_parse(ctx, ptext, "<dk>") : NULL;
+            if (pk && known_bad("issue30-2")) red_known[1]++;
+            else if (pk)
+                fail("reduction kernel %d (seed %" PRIu64 "): a schedule refused, accepted with the constant bounds "
+                     "written through a parameter (issue 30 finding 2's class):\n%s%s",
+                     n, top_seed, stext, err);
+            else if (strstr(err, "along its only coordinate") && known_bad("issue30-3")) red_known[2]++;
             else if (strncmp(err, "<dk>:", 5) != 0)
                 fail("reduction kernel %d (seed %" PRIu64 "): a schedule refused without a location:\n%s%s", n,
                      top_seed, stext, err);
@@ -1003,6 +1012,9 @@ static void red_kernel(tine_ctx_t *ctx, int n, uint64_t top_seed, uint64_t *seed
                 red_sched_refused++;
             if (getenv("DIFFKERN_PRINT") || getenv("DIFFKERN_REFUSED"))
                 printf("refused schedule, reduction kernel %d:\n%s%s\n", n, stext, err);
+            tine_kernel_free(pk);
+            free(ptext);
+            free(err);
         } else {
             int m = n / red_sched_every; /* the scheduled kernels in turn: */
             bool arm = m % 3 == 1 || getenv("DIFFKERN_ARM"); /* a third at arm-64, */
