@@ -14,8 +14,15 @@
  *      what checks that they finish: there is no timed assertion here.
  *   3. The AOT header of a kernel with a bool parameter, and kernel names the C function
  *      cannot have.
+ *   4. Issue 30's run plan: interval bounds built by substitution grew as trees with every
+ *      level of a body (a 1.2 MB bound for a small kernel with nested reductions, 5.4 MB
+ *      of --emit stmt). The plan's size as printed (every expression of every step as a
+ *      tree) must stay within a constant factor of the stages' bodies, for that kernel
+ *      and for chains of such functions. And its nest: unswitching no longer copies loops
+ *      that hold loops (their number multiplied LLVM's time).
  */
 #include "internal.h"
+#include "stmt/passes.h"
 #include "testutil.h"
 
 #include <string.h>
@@ -291,6 +298,162 @@ static void test_issue_inputs(tine_ctx_t *ctx) {
     accepted(ctx, "a 16,000-term sum", &b, true);
 }
 
+/* Nodes of e as a tree (a DAG's shared nodes counted once per use), saturating; memo
+ * keyed by node: sizes of nodes already seen. */
+static uint64_t tree_size(tine_ctx_t *ctx, const tine_expr_t *e, tine_u64map *memo) {
+    uint64_t v;
+    if (tine_u64map_get(memo, (uint64_t)(uintptr_t)e, &v)) return v;
+    uint32_t n;
+    tine_expr_t **order = tine_topo(ctx, e, &n);
+    for (uint32_t i = 0; i < n; i++) {
+        const tine_expr_t *x = order[i];
+        if (tine_u64map_get(memo, (uint64_t)(uintptr_t)x, &v)) continue;
+        uint64_t s = 1;
+        for (int j = 0; j < x->nops; j++) {
+            uint64_t c = 0;
+            tine_u64map_get(memo, (uint64_t)(uintptr_t)x->ops[j], &c);
+            s = s + c > ((uint64_t)1 << 40) ? (uint64_t)1 << 40 : s + c;
+        }
+        tine_u64map_put(memo, (uint64_t)(uintptr_t)x, s);
+    }
+    free(order);
+    tine_u64map_get(memo, (uint64_t)(uintptr_t)e, &v);
+    return v;
+}
+
+/* The nodes of root not in seen, added to it. */
+static uint64_t new_nodes(tine_ctx_t *ctx, const tine_expr_t *root, tine_u64map *seen) {
+    uint32_t n;
+    uint64_t added = 0, v;
+    tine_expr_t **order = tine_topo(ctx, root, &n);
+    for (uint32_t i = 0; i < n; i++)
+        if (!tine_u64map_get(seen, (uint64_t)(uintptr_t)order[i], &v)) {
+            tine_u64map_put(seen, (uint64_t)(uintptr_t)order[i], 1);
+            added++;
+        }
+    free(order);
+    return added;
+}
+
+/* Distinct nodes of the stages' one-lane bodies and loop reductions: the kernel's size. */
+static uint64_t bodies_size(tine_ctx_t *ctx, const tine_kernel_t *k) {
+    tine_u64map seen = {0};
+    uint64_t total = 0;
+    for (int s = 0; s < tine_kernel_nstages(k); s++) {
+        const tine_stage *st = tine_kernel_stage(k, s);
+        total += new_nodes(ctx, st->body1, &seen);
+        for (int i = 0; i < st->reds1.n; i++)
+            total += new_nodes(ctx, st->reds1.v[i].lo, &seen) + new_nodes(ctx, st->reds1.v[i].hi, &seen) +
+                     new_nodes(ctx, st->reds1.v[i].update, &seen);
+    }
+    tine_u64map_free(&seen);
+    return total;
+}
+
+/* The plan of kernel `text` as printed, in expression nodes, at most `factor` times the
+ * kernel's bodies. */
+static void plan_linear(tine_ctx_t *ctx, const char *what, const char *text, uint64_t factor) {
+    tine_clear_error(ctx);
+    tine_kernel_t *k = tine_kernel_parse(ctx, text, "<kernel>");
+    check(k != NULL, "%s: refused: %s", what, tine_error(ctx) ? tine_error(ctx) : "");
+    if (!k) return;
+    tine_stmt_pool pool;
+    tine_stmt_pool_init(&pool, ctx);
+    tine_kernel_plan_t plan;
+    int rc = tine_stmt_plan(&pool, k, &plan);
+    check(rc == 0, "%s: no plan: %s", what, tine_error(ctx) ? tine_error(ctx) : "");
+    if (rc == 0) {
+        tine_u64map memo = {0};
+        uint64_t size = 0;
+        for (int i = 0; i < plan.nsteps; i++) {
+            const tine_plan_step *s = &plan.steps[i];
+            if (s->var) size += tree_size(ctx, s->value, &memo);
+            else {
+                size += tree_size(ctx, s->check->assert_.cond, &memo);
+                for (int j = 0; j < s->check->assert_.nargs; j++) size += tree_size(ctx, s->check->assert_.args[j], &memo);
+            }
+        }
+        tine_u64map_free(&memo);
+        uint64_t body = bodies_size(ctx, k);
+        check(size <= factor * body, "%s: the plan prints %llu nodes, more than %llu times the bodies' %llu", what,
+              (unsigned long long)size, (unsigned long long)factor, (unsigned long long)body);
+        tine_kernel_plan_free(&plan);
+    }
+    tine_stmt_pool_free(&pool);
+    tine_kernel_free(k);
+}
+
+static void count_loop(void *user, const tine_stmt *s) {
+    if (s->kind == TINE_S_FOR) ++*(int *)user;
+}
+
+/* The loops of the statement after the passes before unswitching and after it. */
+typedef struct {
+    int before, after;
+} loop_counts;
+
+static void count_pass(void *user, const char *pass, const tine_stmt *s) {
+    loop_counts *c = user;
+    int n = 0;
+    tine_stmt_visit(s, count_loop, &n);
+    if (!strcmp(pass, "residue")) c->before = n;
+    if (!strcmp(pass, "unswitch")) c->after = n;
+}
+
+/* Unswitching copied the vectorized reduction of issue 30's kernel, each copy with the
+ * two reductions run per term, four times in every part of the nest: 2,773 loops in one
+ * function, over two minutes in LLVM's loop passes. A loop holding loops is not split. */
+static void test_unswitch_nested(tine_ctx_t *ctx, const char *text) {
+    tine_clear_error(ctx);
+    tine_kernel_t *k = tine_kernel_parse(ctx, text, "<kernel>");
+    check(k != NULL, "issue 30's kernel: refused: %s", tine_error(ctx) ? tine_error(ctx) : "");
+    if (!k) return;
+    tine_stmt_pool pool;
+    tine_stmt_pool_init(&pool, ctx);
+    loop_counts c = {-1, -1};
+    tine_stmt *s = tine_stmt_lower_kernel(&pool, k, -1, "x86-64-avx2", count_pass, &c);
+    check(s != NULL && c.before > 0 && c.after == c.before,
+          "issue 30's kernel: unswitching copies loops that hold loops: %d loops before it, %d after", c.before, c.after);
+    tine_stmt_pool_free(&pool);
+    tine_kernel_free(k);
+}
+
+/* Before the plan shared its bounds: 430,169 nodes for issue 30's kernel (2,300 times its
+ * bodies' 186), past 2^40 for the chains; now 6 to 12 times the bodies. */
+static void test_plan_size(tine_ctx_t *ctx) {
+    static const char *const head = "input in0: i64[2]\nparam K: i32\nfunc bin0 = constant(in0, 0)\n"
+                                    "func f0(x, y) = i16(bin0(x, y)) - min(r0 in 0..K) i16(bin0(x, 2 * y))\n";
+    static const char *const schedules[] = {"split out.y yo yi 1\nunroll out.yi 4\nvectorize out.r1 2\n",
+                                            "split out.y yo yi 1\nunroll out.yi 8\nvectorize out.r1 2\n", ""};
+    for (int i = 0; i < 3; i++) {
+        tine_buf b = {0};
+        add(&b, "%s", head);
+        add(&b, "func f1(x, y) = max(u32(f0(2 * x - 1, y - 3)), u32(f0(2 * x + 2, y))) ^ sum(r1 in 0..K) "
+                "extending_mul(u32(f0(r1, y)), f0(2, y))\n");
+        add(&b, "output out(x, y): u64 = absd(u64(f0(x, 2 * y + 1)), u64(f1(x + 1, 2 * (y / 2) - 1)))\nschedule\n%s",
+            schedules[i]);
+        char what[64];
+        snprintf(what, sizeof what, "issue 30's kernel (schedule %d)", i);
+        plan_linear(ctx, what, b.p, 24);
+        if (i == 0) test_unswitch_nested(ctx, b.p);
+        free(b.p);
+    }
+    /* chains: each level reads the one below at shifted and scaled rows, inside and
+       outside a reduction */
+    for (int levels = 2; levels <= 4; levels++) {
+        tine_buf b = {0};
+        add(&b, "%s", head);
+        for (int l = 1; l <= levels; l++)
+            add(&b, "func f%d(x, y) = max(f%d(2 * x - 1, y - 3), f%d(x + 2, 2 * y)) - min(r%d in 0..K) f%d(r%d, y / 2)\n", l,
+                l - 1, l - 1, l, l - 1, l);
+        add(&b, "output out(x, y): i16 = f%d(x, 2 * y + 1) + f%d(x + 1, y - 1)\nschedule\n", levels, levels);
+        char what[64];
+        snprintf(what, sizeof what, "a chain of %d reducing functions", levels);
+        plan_linear(ctx, what, b.p, 24);
+        free(b.p);
+    }
+}
+
 static void test_c_names(tine_ctx_t *ctx) {
     tine_kernel_t *k = tine_kernel_parse(ctx, "input in: u8[1]\nparam p: bool\noutput out(x): u8 = select(p, in(x), u8(1))\n",
                                          "<kernel>");
@@ -315,6 +478,7 @@ int main(void) {
     tine_ctx_t *ctx = tine_ctx_new();
     test_limits(ctx);
     test_issue_inputs(ctx);
+    test_plan_size(ctx);
     test_c_names(ctx);
     tine_ctx_free(ctx);
     printf("test_kernel_limits: %lld checks passed, %lld failed\n", g_pass, g_fail);

@@ -15,7 +15,11 @@
  * could read outside its buffer), and uses no variable bound inside the loop (its own
  * variable, an inner loop's, a Let's). Selects are matched by that one-lane form, so a
  * test written at two widths in one body is one condition. Each loop is split on at most
- * MAX_SPLITS conditions (2^MAX_SPLITS copies), the most used first.
+ * MAX_SPLITS conditions (2^MAX_SPLITS copies), the most used first. Only a loop with no
+ * loop inside is split: copying one that holds loops (a vectorized reduction whose terms
+ * run reductions of their own, once per lane, in every part of a partitioned nest)
+ * multiplied the function's loops by 4, and LLVM's loop passes take time superlinear in
+ * the loops of a function (issue 30: 2,773 loops, over two minutes).
  *
  * Runs before selection (lifting sees only the kept side) and before the interpreter's
  * last look at the statement, so every path that runs a kernel runs the copies.
@@ -125,8 +129,15 @@ static tine_expr_t *keep_side(void *user, tine_expr_t *e) {
     return r;
 }
 
+static void count_loop(void *user, const tine_stmt *s) {
+    if (s->kind == TINE_S_FOR) ++*(int *)user;
+}
+
 static tine_stmt *split(tine_stmt_pool *p, tine_stmt *loop, int depth) {
     if (depth == MAX_SPLITS) return loop;
+    int loops = 0; /* the loop itself, and those inside it */
+    tine_stmt_visit(loop, count_loop, &loops);
+    if (loops > 1) return loop;
     unsw U = {.ctx = p->ctx};
     tine_stmt_visit(loop, collect_bound, &U);
     tine_stmt_map_exprs(p, loop->loop.body, count_conds, &U);
