@@ -365,7 +365,7 @@ static struct tine_bounds_cache *cache(tine_ctx_t *ctx) {
     struct tine_bounds_cache *c = tine_layer_get(ctx, TINE_LAYER_BOUNDS);
     if (!c) {
         c = calloc(1, sizeof *c);
-        TINE_ASSERT(c != NULL);
+        TINE_CHECK_ALLOC(c != NULL);
         tine_layer_set(ctx, TINE_LAYER_BOUNDS, c, free_cache);
     }
     if (c->cap < ctx->count) {
@@ -373,7 +373,7 @@ static struct tine_bounds_cache *cache(tine_ctx_t *ctx) {
         while (cap < ctx->count) cap *= 2;
         c->iv = realloc(c->iv, cap * sizeof *c->iv);
         c->have = realloc(c->have, cap);
-        TINE_ASSERT(c->iv && c->have);
+        TINE_CHECK_ALLOC(c->iv && c->have);
         memset(c->have + c->cap, 0, cap - c->cap);
         c->cap = cap;
     }
@@ -413,7 +413,7 @@ int tine_bounds_set_var(tine_ctx_t *ctx, const tine_expr_t *var, int64_t lo, int
             c->capvars = c->capvars ? c->capvars * 2 : 8;
             c->vars = realloc(c->vars, (size_t)c->capvars * sizeof *c->vars);
             c->var_iv = realloc(c->var_iv, (size_t)c->capvars * sizeof *c->var_iv);
-            TINE_ASSERT(c->vars && c->var_iv);
+            TINE_CHECK_ALLOC(c->vars && c->var_iv);
         }
         c->nvars++;
     }
@@ -434,7 +434,7 @@ int tine_bounds_open(tine_ctx_t *ctx, bool clean) {
         c->capscopes = c->capscopes ? 2 * c->capscopes : 8;
         c->scope_base = realloc(c->scope_base, (size_t)c->capscopes * sizeof *c->scope_base);
         c->scope_clean = realloc(c->scope_clean, (size_t)c->capscopes * sizeof *c->scope_clean);
-        TINE_ASSERT(c->scope_base && c->scope_clean);
+        TINE_CHECK_ALLOC(c->scope_base && c->scope_clean);
     }
     c->scope_base[c->nscopes] = c->nvars;
     c->scope_clean[c->nscopes] = clean;

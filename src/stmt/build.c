@@ -152,7 +152,7 @@ static tine_expr_t *xf(builder *b, tine_expr_t *e) {
     if (tine_u64map_get(&b->memo, e->id, &hit)) return (tine_expr_t *)(uintptr_t)hit;
     uint32_t n;
     tine_expr_t **order = tine_topo(b->ctx, e, &n), **map = malloc(sizeof *map * n);
-    TINE_ASSERT(map != NULL);
+    TINE_CHECK_ALLOC(map != NULL);
     for (uint32_t i = 0; i < n; i++) {
         tine_expr_t *x = order[i], *ops[UINT8_MAX + 1], *r = x;
         if (tine_u64map_get(&b->memo, x->id, &hit)) {
@@ -183,7 +183,7 @@ static tine_expr_t *xf(builder *b, tine_expr_t *e) {
 static void xf_reductions(builder *b, const tine_reductions *from, tine_reductions *to) {
     *to = *from;
     to->v = malloc(sizeof *to->v * (size_t)(from->n + 1));
-    TINE_ASSERT(to->v != NULL);
+    TINE_CHECK_ALLOC(to->v != NULL);
     for (int i = 0; i < from->n; i++) {
         tine_reduction R = from->v[i];
         R.lo = xf(b, R.lo);
@@ -440,7 +440,7 @@ static void chain_sums(builder *b, const tine_reductions *rs, int parent, const 
     chainw w = {.rs = rs, .parent = parent, .budget = 200000};
     w.root = calloc((size_t)n, sizeof *w.root);
     w.uses = calloc((size_t)n, sizeof *w.uses);
-    TINE_ASSERT(w.root != NULL && w.uses != NULL);
+    TINE_CHECK_ALLOC(w.root != NULL && w.uses != NULL);
     bool ok = chain_walk(&w, reader, NULL);
     for (int k = 0; ok && k < n; k++) {
         /* every other read (another reduction's terms or bounds) counts against it */
@@ -482,7 +482,7 @@ static tine_stmt *jam_level(builder *b, const tine_reductions *rs, int parent, c
     tine_stmt_pool *p = b->p;
     int cap = (rs->n + 1) * (P->n + 1) + P->n, n = 0;
     tine_stmt **v = malloc(sizeof *v * (size_t)cap);
-    TINE_ASSERT(v != NULL);
+    TINE_CHECK_ALLOC(v != NULL);
     for (int i = 0; i < rs->n; i++) {
         const tine_reduction *R = &rs->v[i];
         if (R->parent != parent) continue;
@@ -520,7 +520,7 @@ static tine_stmt *jammed(builder *b, const jpoints *P, bool vector) {
     if (P->n == 1 && !P->x && !P->y) return point(b, vector);
     if (!jams(b)) {
         tine_stmt **v = malloc(sizeof *v * (size_t)P->n);
-        TINE_ASSERT(v != NULL);
+        TINE_CHECK_ALLOC(v != NULL);
         for (int u = 0; u < P->n; u++) v[u] = at_point(b, P, u, point(b, vector));
         tine_stmt *r = tine_stmt_block(p, v, P->n);
         free(v);
@@ -529,7 +529,7 @@ static tine_stmt *jammed(builder *b, const jpoints *P, bool vector) {
     const tine_reductions *rs = vector ? &b->reds : &b->reds1;
     int *done = malloc(sizeof *done * (size_t)(rs->n + 1));
     b->jinto = malloc(sizeof *b->jinto * (size_t)rs->n);
-    TINE_ASSERT(done != NULL && b->jinto != NULL);
+    TINE_CHECK_ALLOC(done != NULL && b->jinto != NULL);
     for (int i = 0; i < rs->n; i++) b->jinto[i] = i;
     chain_sums(b, rs, -1, vector ? b->body : b->body1);
     for (int i = 0; i < rs->n; i++) chain_sums(b, rs, i, rs->v[i].update);
@@ -604,7 +604,7 @@ static tine_stmt *xrun(builder *b, tine_expr_t *start, tine_expr_t *w) {
            the coordinate at its offset (their reductions jammed: one loop nest) */
         tine_expr_t *v = var(b, "c%d_u", 0);
         tine_expr_t **xs = malloc(sizeof *xs * (size_t)U);
-        TINE_ASSERT(xs != NULL);
+        TINE_CHECK_ALLOC(xs != NULL);
         for (int u = 0; u < U; u++) xs[u] = add(b, v, ci(b, (int64_t)u * L));
         tine_expr_t *span = mul(b, tine_binary(b->ctx, TINE_OP_DIV, w, ci(b, (int64_t)U * L)), ci(b, (int64_t)U * L));
         vec[0] = tine_stmt_for(p, v, start, span, U * L, TINE_LOOP_VECTORIZED, part, nm, points(b, true, U, xs));
@@ -712,7 +712,7 @@ static tine_stmt *dim(builder *b, int d) {
            nest; then the extent mod U rows left, one at a time */
         tine_expr_t *o = var(b, "c%d_u", 1), *full = tine_binary(b->ctx, TINE_OP_DIV, b->ext[1], ci(b, U));
         tine_expr_t **rows = malloc(sizeof *rows * (size_t)U);
-        TINE_ASSERT(rows != NULL);
+        TINE_CHECK_ALLOC(rows != NULL);
         for (int u = 0; u < U; u++) rows[u] = add(b, add(b, b->lo[1], mul(b, o, ci(b, U))), ci(b, u));
         b->jrows = U;
         b->jrow = rows;
@@ -730,7 +730,7 @@ static tine_stmt *dim(builder *b, int d) {
         /* U rows per iteration, each guarded by the extent */
         tine_expr_t *o = var(b, "c%d_u", d & 3), *end = add(b, b->lo[d], b->ext[d]);
         tine_stmt **rows = malloc(sizeof *rows * (size_t)U);
-        TINE_ASSERT(rows != NULL);
+        TINE_CHECK_ALLOC(rows != NULL);
         for (int u = 0; u < U; u++) {
             tine_expr_t *c = add(b, add(b, b->lo[d], mul(b, o, ci(b, U))), ci(b, u));
             rows[u] = tine_stmt_let(p, b->coord[d], c,
@@ -820,7 +820,7 @@ static tine_stmt *gen(builder *b, int pos, bool vector) {
     if (U == 1) return tine_stmt_for(p, v, lo, ext, 1, kind, part, nb, loop_body(b, pos, v, vector));
     tine_expr_t *o = var(b, "u%d", pos), *end = add(b, lo, ext);
     tine_stmt **body = malloc(sizeof *body * (size_t)U);
-    TINE_ASSERT(body != NULL);
+    TINE_CHECK_ALLOC(body != NULL);
     for (int u = 0; u < U; u++) {
         tine_expr_t *c = add(b, add(b, lo, mul(b, o, ci(b, U))), ci(b, u));
         body[u] = tine_stmt_let(p, v, c, tine_stmt_if(p, tine_binary(b->ctx, TINE_OP_LT, v, end), loop_body(b, pos, v, vector), NULL));
@@ -852,7 +852,7 @@ static void builder_init(builder *b, tine_stmt_pool *p, const tine_kernel_t *k, 
     xf_reductions(b, &b->st->reds, &b->reds);
     xf_reductions(b, &b->st->reds1, &b->reds1);
     b->rvec = calloc((size_t)b->st->nrvec + 1, sizeof *b->rvec);
-    TINE_ASSERT(b->rvec != NULL);
+    TINE_CHECK_ALLOC(b->rvec != NULL);
     for (int k = 0; k < b->st->nrvec; k++) {
         b->rvec[k] = b->st->rvec[k];
         xf_reductions(b, &b->st->rvec[k].vec, &b->rvec[k].vec);

@@ -140,7 +140,7 @@ static void push(planner *P, tine_plan_step s) {
     if (P->n == P->cap) {
         P->cap = P->cap ? 2 * P->cap : 64;
         P->v = realloc(P->v, sizeof *P->v * (size_t)P->cap);
-        TINE_ASSERT(P->v != NULL);
+        TINE_CHECK_ALLOC(P->v != NULL);
     }
     P->v[P->n++] = s;
 }
@@ -266,7 +266,7 @@ static void check_call(planner *P) {
     tine_expr_t *obytes = check_buffer(P, "output", oname, tine_kernel_dims(k), tine_kernel_output_type(k).bits / 8, true, -2);
     int nin = tine_kernel_ninputs(k);
     tine_expr_t **ibytes = calloc((size_t)nin + 1, sizeof *ibytes);
-    TINE_ASSERT(ibytes != NULL);
+    TINE_CHECK_ALLOC(ibytes != NULL);
     for (int i = 0; i < nin; i++) {
         int dims;
         tine_type_t t;
@@ -468,7 +468,7 @@ static void reads(planner *P, const tine_expr_t *root, tine_expr_t *active, siva
     uint32_t n;
     tine_expr_t **order = tine_topo(P->ctx, root, &n);
     sival *v = calloc(n, sizeof *v);
-    TINE_ASSERT(v != NULL);
+    TINE_CHECK_ALLOC(v != NULL);
     for (uint32_t i = 0; i < n; i++) {
         const tine_expr_t *e = order[i];
         sival o[UINT8_MAX + 1]; /* nops is a uint8_t */
@@ -501,7 +501,7 @@ static void stage_reads(planner *P, const tine_stage *st) {
     tine_expr_t **runs = calloc((size_t)st->reds1.n + 1, sizeof *runs);
     P->rvar = calloc((size_t)st->reds1.n + 1, sizeof *P->rvar);
     P->rval = calloc((size_t)st->reds1.n + 1, sizeof *P->rval);
-    TINE_ASSERT(runs && P->rvar && P->rval);
+    TINE_CHECK_ALLOC(runs && P->rvar && P->rval);
     P->nr = 0;
     for (int i = 0; i < st->reds1.n && !P->bad; i++) {
         const tine_reduction *R = &st->reds1.v[i];
@@ -651,7 +651,7 @@ static uint32_t share_index(sharer *S, const tine_expr_t *e, bool *fresh) {
     if (S->n == S->cap) {
         S->cap = S->cap ? 2 * S->cap : 256;
         S->v = realloc(S->v, sizeof *S->v * S->cap);
-        TINE_ASSERT(S->v != NULL);
+        TINE_CHECK_ALLOC(S->v != NULL);
     }
     S->v[S->n] = (share_node){e, 0, 0, false, NULL};
     tine_u64map_put(&S->at, (uint64_t)(uintptr_t)e, S->n);
@@ -671,7 +671,7 @@ static void share_push(sharer *S, const tine_expr_t *e) {
     if (S->nstack == S->stackcap) {
         S->stackcap = S->stackcap ? 2 * S->stackcap : 256;
         S->stack = realloc(S->stack, sizeof *S->stack * S->stackcap);
-        TINE_ASSERT(S->stack != NULL);
+        TINE_CHECK_ALLOC(S->stack != NULL);
     }
     S->stack[S->nstack++] = e;
 }
@@ -706,7 +706,7 @@ static void share_count(sharer *S, const tine_expr_t *root) {
         if (S->npost == S->postcap) {
             S->postcap = S->postcap ? 2 * S->postcap : 256;
             S->post = realloc(S->post, sizeof *S->post * S->postcap);
-            TINE_ASSERT(S->post != NULL);
+            TINE_CHECK_ALLOC(S->post != NULL);
         }
         S->post[S->npost++] = i;
     }
@@ -768,7 +768,7 @@ static void share(planner *P) {
     tine_u64map_free(&bound);
     /* the nodes each step reaches first are S.post[first[i]] up to first[i + 1] */
     uint32_t *first = malloc(sizeof *first * ((size_t)P->n + 1));
-    TINE_ASSERT(first != NULL);
+    TINE_CHECK_ALLOC(first != NULL);
     for (int i = 0; i < P->n; i++) {
         const tine_plan_step *s = &P->v[i];
         first[i] = S.npost;
@@ -817,7 +817,7 @@ int tine_stmt_plan(tine_stmt_pool *p, const tine_kernel_t *k, tine_kernel_plan_t
     memset(plan, 0, sizeof *plan);
     plan->read = calloc((size_t)ns, sizeof *plan->read);
     plan->size = calloc((size_t)ns, sizeof *plan->size);
-    TINE_ASSERT(P.cur && P.tot && plan->read && plan->size);
+    TINE_CHECK_ALLOC(P.cur && P.tot && plan->read && plan->size);
     check_call(&P);
     plan->read[ns - 1] = cb(&P, true);
     /* from the output back: each stage's region is known when its turn comes (its

@@ -156,7 +156,7 @@ static tine_expr_t *write_sum(simp *S, term *v, int n, uint32_t k, int lanes) {
 
 static tine_expr_t *write_lin(simp *S, const lin *l) {
     term *sc = malloc(sizeof *sc * (size_t)(l->n + 1)), *vc = malloc(sizeof *vc * (size_t)(l->n + 1));
-    TINE_ASSERT(sc && vc);
+    TINE_CHECK_ALLOC(sc && vc);
     int ns = 0, nv = 0;
     for (int i = 0; i < l->n; i++) {
         if (l->v[i].t->type.lanes == 1) sc[ns++] = l->v[i];
@@ -284,7 +284,7 @@ static tine_expr_t *made(simp *S, uint32_t i) {
     if (S->L[i]) return S->E[i] = write_lin(S, S->L[i]);
     if (e->nops == 0) return S->E[i] = e;
     tine_expr_t **ops = malloc(sizeof *ops * (size_t)e->nops);
-    TINE_ASSERT(ops != NULL);
+    TINE_CHECK_ALLOC(ops != NULL);
     for (int j = 0; j < e->nops; j++) ops[j] = made(S, pos(S, e->ops[j]));
     S->E[i] = rebuild(S, e, ops);
     free(ops);
@@ -303,7 +303,7 @@ static tine_expr_t *simplify(tine_ctx_t *ctx, tine_expr_t *e, bool index) {
     S.idx = calloc(S.n, 1);
     S.L = calloc(S.n, sizeof *S.L);
     S.E = calloc(S.n, sizeof *S.E);
-    TINE_ASSERT(S.idx && S.L && S.E);
+    TINE_CHECK_ALLOC(S.idx && S.L && S.E);
     S.idx[S.n - 1] = index;
     /* positions, parents first */
     for (uint32_t i = S.n; i-- > 0;) {
@@ -425,7 +425,7 @@ static tine_stmt *simp_stmt(tine_stmt_pool *p, tine_stmt *s) {
     }
     case TINE_S_BLOCK: {
         tine_stmt **v = malloc(sizeof *v * (size_t)(s->block.n + 1));
-        TINE_ASSERT(v != NULL);
+        TINE_CHECK_ALLOC(v != NULL);
         bool ch = false;
         for (int i = 0; i < s->block.n; i++) {
             v[i] = simp_stmt(p, s->block.v[i]);
