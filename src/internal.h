@@ -85,6 +85,45 @@ void tine_oom_caught(tine_ctx_t *ctx, tine_oom_point *p);
         tine_oom_top = oom_point_.prev;                                                 \
     } while (0)
 
+/* ---- checked allocation and growable arrays -------------------------------------
+ * The one way the library allocates from the heap: a failure is running out of memory
+ * (tine_out_of_memory above), and a size that overflows size_t is one too. */
+void *tine_xmalloc(size_t n);
+void *tine_xcalloc(size_t n, size_t size);
+void *tine_xrealloc(void *p, size_t n);
+void *tine_xrealloc_array(void *p, size_t n, size_t size);
+/* The capacity an array of capacity cap grows to so that it holds need elements
+ * (doubling, at least 8). */
+size_t tine_grow_cap(size_t cap, size_t need);
+/* Grows the array p (of capacity cap, any integer lvalue) to hold need elements; the new
+ * elements are uninitialized (TINE_GROW) or zero (TINE_GROW_ZERO). */
+#define TINE_GROW(p, need, cap)                                                         \
+    do {                                                                                \
+        if ((size_t)(need) > (size_t)(cap)) {                                           \
+            size_t c_ = tine_grow_cap((size_t)(cap), (size_t)(need));                   \
+            (p) = tine_xrealloc_array((p), c_, sizeof *(p));                            \
+            (cap) = c_;                                                                 \
+        }                                                                               \
+    } while (0)
+#define TINE_GROW_ZERO(p, need, cap)                                                    \
+    do {                                                                                \
+        if ((size_t)(need) > (size_t)(cap)) {                                           \
+            size_t o_ = (size_t)(cap), c_ = tine_grow_cap(o_, (size_t)(need));          \
+            (p) = tine_xrealloc_array((p), c_, sizeof *(p));                            \
+            memset((p) + o_, 0, (c_ - o_) * sizeof *(p));                               \
+            (cap) = c_;                                                                 \
+        }                                                                               \
+    } while (0)
+/* p[n++] = x, growing p first. */
+#define TINE_PUSH(p, n, cap, x)                                                         \
+    do {                                                                                \
+        TINE_GROW((p), (size_t)(n) + 1, (cap));                                         \
+        (p)[(n)++] = (x);                                                               \
+    } while (0)
+
+/* Seconds on the monotonic clock (for deadlines and timings). */
+double tine_now(void);
+
 /* ---- growable byte buffer (strings) ------------------------------------------- */
 
 typedef struct {
@@ -223,6 +262,15 @@ void tine_set_error_kind(tine_ctx_t *ctx, tine_error_kind_t kind, const char *fm
 void tine_set_error_str(tine_ctx_t *ctx, char *msg); /* takes ownership (malloc'd); kind input */
 /* Re-kinds the error held (a located diagnostic built by a helper that sets it as input). */
 void tine_error_set_kind(tine_ctx_t *ctx, tine_error_kind_t kind);
+/* The error held, taken out of ctx (which then holds none) to be put back by
+ * tine_error_restore: for a step that may fail harmlessly while an earlier error must
+ * survive it. Restoring replaces whatever the step left. */
+typedef struct {
+    char *msg;
+    tine_error_kind_t kind;
+} tine_saved_error;
+tine_saved_error tine_error_save(tine_ctx_t *ctx);
+void tine_error_restore(tine_ctx_t *ctx, tine_saved_error *saved);
 uint32_t tine_intern_name(tine_ctx_t *ctx, const char *s, size_t n);
 const char *tine_name(const tine_ctx_t *ctx, uint32_t id);
 

@@ -7,19 +7,12 @@
 
 #include "../stmt/stmt.h"
 
-#include <time.h>
-
-static double seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static tine_compiled_t *kernel_compile(tine_kernel_t *k, const char *target, tine_selection_t sel) {
     if (!k) return NULL;
     k = tine_kernel_for_target(k, target);
     tine_ctx_t *ctx = tine_kernel_ctx(k);
-    double t0 = seconds();
+    double t0 = tine_now();
     char *triple = NULL;
     LLVMTargetMachineRef tm = jit_target_machine(ctx, target, &triple);
     if (!tm) return NULL;
@@ -46,7 +39,7 @@ static tine_compiled_t *kernel_compile(tine_kernel_t *k, const char *target, tin
         return NULL;
     }
     c->fn = (int (*)(const void *const *, int64_t *))(uintptr_t)addr;
-    c->llvm_ms = (seconds() - t0) * 1e3 - c->select_ms;
+    c->llvm_ms = (tine_now() - t0) * 1e3 - c->select_ms;
     return c;
 }
 

@@ -21,7 +21,6 @@
 
 #include "../stmt/passes.h"
 
-#include <time.h>
 
 typedef struct {
     gen *g;
@@ -39,12 +38,6 @@ typedef struct {
     bool in_parallel;          /* emitting the body of a parallel loop (an outlined function) */
     int nouter;                /* outlined functions so far (their names) */
 } sgen;
-
-static double seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* ---- leaves ---------------------------------------------------------------------------- */
 
@@ -573,11 +566,11 @@ static void mark_input_loads(sgen *s, const LLVMValueRef *inputs, int nin) {
 bool build_kernel(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc, tine_selection_t sel) {
     tine_kernel_t *k = cc->k;
     tine_ctx_t *ctx = tine_kernel_ctx(k);
-    double t0 = seconds();
+    double t0 = tine_now();
     tine_stmt_pool pool;
     tine_stmt_pool_init(&pool, ctx);
     tine_stmt *body = tine_stmt_lower_kernel(&pool, k, (int)sel, cc->target, NULL, NULL);
-    cc->select_ms += (seconds() - t0) * 1e3; /* every pass, selection included */
+    cc->select_ms += (tine_now() - t0) * 1e3; /* every pass, selection included */
     if (!body) {
         tine_stmt_pool_free(&pool);
         return false;

@@ -109,6 +109,18 @@ void tine_error_set_kind(tine_ctx_t *ctx, tine_error_kind_t kind) {
     if (ctx->error) ctx->error_kind = kind;
 }
 
+tine_saved_error tine_error_save(tine_ctx_t *ctx) {
+    tine_saved_error s = {ctx->error, ctx->error_kind};
+    ctx->error = NULL;
+    ctx->error_kind = TINE_ERROR_NONE;
+    return s;
+}
+
+void tine_error_restore(tine_ctx_t *ctx, tine_saved_error *saved) {
+    set_error(ctx, saved->msg ? saved->kind : TINE_ERROR_NONE, saved->msg);
+    saved->msg = NULL;
+}
+
 size_t tine_ctx_bytes(const tine_ctx_t *ctx) {
     return ctx->arena.bytes + (size_t)ctx->tcap * sizeof(*ctx->table) +
            (size_t)ctx->by_id_cap * sizeof(*ctx->by_id) + ((size_t)1 << ctx->filter_log2) / 8 +

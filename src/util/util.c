@@ -7,6 +7,7 @@
 #include "../internal.h"
 
 #include <sys/mman.h>
+#include <time.h>
 
 struct tine_chunk {
     tine_chunk *next;
@@ -132,6 +133,44 @@ char *tine_i128_str(tine_i128 v, char out[48]) {
     while (n) out[k++] = tmp[--n];
     out[k] = 0;
     return out;
+}
+
+void *tine_xmalloc(size_t n) {
+    void *p = malloc(n ? n : 1);
+    if (!p) tine_out_of_memory(n);
+    return p;
+}
+
+void *tine_xcalloc(size_t n, size_t size) {
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p) tine_out_of_memory(n * size);
+    return p;
+}
+
+void *tine_xrealloc(void *p, size_t n) {
+    void *q = realloc(p, n ? n : 1);
+    if (!q) tine_out_of_memory(n);
+    return q;
+}
+
+void *tine_xrealloc_array(void *p, size_t n, size_t size) {
+    if (size && n > SIZE_MAX / size) tine_out_of_memory(SIZE_MAX);
+    return tine_xrealloc(p, n * size);
+}
+
+size_t tine_grow_cap(size_t cap, size_t need) {
+    size_t c = cap < 8 ? 8 : cap;
+    while (c < need) {
+        if (c > SIZE_MAX / 2) return need;
+        c *= 2;
+    }
+    return c;
+}
+
+double tine_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 char *tine_strdup(const char *s) {

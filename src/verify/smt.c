@@ -516,12 +516,6 @@ int tine_smt_encode(tine_smt *s, const tine_expr_t *e, Z3_ast *lanes) {
 
 /* ---- queries ----------------------------------------------------------------------------- */
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static Z3_solver solver(tine_smt *s) {
     Z3_tactic tac = Z3_mk_tactic(s->z, "qfbv");
     Z3_tactic_inc_ref(s->z, tac);
@@ -543,9 +537,9 @@ static Z3_solver solver(tine_smt *s) {
 static int check(tine_smt *s, Z3_ast cond, char *why, size_t n, double *seconds) {
     Z3_solver sv = solver(s);
     Z3_solver_assert(s->z, sv, cond);
-    double t0 = now();
+    double t0 = tine_now();
     Z3_lbool r = Z3_solver_check(s->z, sv);
-    if (seconds) *seconds = now() - t0;
+    if (seconds) *seconds = tine_now() - t0;
     if (s->model) Z3_model_dec_ref(s->z, s->model);
     s->model = NULL;
     if (r == Z3_L_TRUE) {
