@@ -884,7 +884,7 @@ static int bench_run(long n, long window, ir_run *out) {
     }
     size_t before = tine_ctx_bytes(ctx);
     double t0 = now();
-    char name[16];
+    char name[24];
     for (long i = 0; i < n; i++) {
         if (i < 64) {
             snprintf(name, sizeof name, "v%ld", i);
