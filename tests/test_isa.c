@@ -312,7 +312,7 @@ static void test_errors(void) {
         {"feature sse2\nwidth xmm 128\ninsn f(a:u8) = a\n  forms xmm:sse2\n  cost 1\n", "<t>:6:1: expected the reciprocal throughput (a number), found end of input"},
         {"feature sse2\nwidth xmm 128\ninsn f(a:u8) = a\n  forms xmm:sse2\n  cost 1 1\n  llvm generic\n  c _mm_f _mm_g\n",
          "<t>:7:5: instruction 'f' has 1 forms but 2 C names"},
-        {"feature sse2\nbogus\n", "<t>:2:1: expected 'feature', 'target', 'width' or 'insn', found 'bogus'"},
+        {"feature sse2\nbogus\n", "<t>:2:1: expected 'feature', 'target', 'width', 'byte_shift' or 'insn', found 'bogus'"},
         {"feature sse2\nwidth xmm 128\ninsn add(a:u8) = a\n  forms xmm:sse2\n  cost 1 1\n  llvm generic\n  c _mm_f\n",
          "<t>:3:6: 'add' is already the name of an op"},
         {"feature sse2\nwidth xmm 128\ninsn sumall(a:u8) = vector_reduce_add(a, 1)\n  forms xmm:sse2\n  cost 1 1\n  llvm generic\n  c _mm_f\n",
