@@ -432,9 +432,7 @@ int tine_cmd_bench(const char *filter, const char *only_target, const char *peer
         if (only_target && strcmp(only_target, t)) continue;
         known++;
         rows[nrows] = (row_target){.name = t, .runs = tine_target_runs_here(tctx, t) == 1};
-        int runs_c;
-        const char *tf = tine_target_cflags(t, &runs_c);
-        if (!rows[nrows].runs && !(tf && strstr(tf, "--target=aarch64"))) /* those rows: --target, estimated */
+        if (!rows[nrows].runs && strcmp(tine_target_isa(t), "arm")) /* AArch64 rows: --target, estimated */
             snprintf(not_run + strlen(not_run), sizeof not_run - strlen(not_run), "%s%s", not_run[0] ? ", " : "", t);
         nrows += rows[nrows].runs;
     }
@@ -448,9 +446,7 @@ int tine_cmd_bench(const char *filter, const char *only_target, const char *peer
         tine_ctx_free(tctx);
         return 2;
     }
-    int ignored;
-    const char *cflags = only_target ? tine_target_cflags(only_target, &ignored) : NULL;
-    if (only_target && cflags && strstr(cflags, "--target=aarch64")) { /* estimated, not run: bench_mca.c */
+    if (only_target && !strcmp(tine_target_isa(only_target), "arm")) { /* estimated, not run: bench_mca.c */
         tine_ctx_free(tctx);
         if (peers) {
             fprintf(stderr, "tine: bench --target %s compares tine with LLVM alone only; drop --peers\n", only_target);

@@ -98,6 +98,11 @@ const char *tine_target_name(tine_ctx_t *ctx, int i) {
     return NULL;
 }
 
+const char *tine_target_isa(const char *target) {
+    const tine_target_info *t = tine_target_find(target);
+    return t ? t->isa : NULL;
+}
+
 const char *tine_target_cflags(const char *target, int *runs) {
     const tine_target_info *t = tine_target_find(target);
     *runs = 0;
