@@ -219,6 +219,9 @@ int tine_target_runs_here(tine_ctx_t *ctx, const char *target);
 /* The C compiler flags that build code for target's level (x86-64-avx2: "-march=x86-64-v3"),
  * or NULL for the host or an unknown target; *runs: 1 when this CPU runs that code. */
 const char *tine_target_cflags(const char *target, int *runs);
+/* The target description (the architecture) target compiles with: "x86" or "arm"; NULL
+ * for an unknown target. Tools ask this, not the flags, which architecture a target is. */
+const char *tine_target_isa(const char *target);
 /* The lowering rules of a target description ("x86"), compiled on first use. */
 tine_ruleset_t *tine_lower_rules(tine_ctx_t *ctx, const char *isa);
 tine_expr_t *tine_lift_with(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_expr_t *e, tine_lift_trace_fn trace,

@@ -80,40 +80,44 @@
     X(SAME2_WIDE) X(SAME2_WIDE_SGN) X(MIXED2_WIDE) X(SHIFT_WIDE) X(EXTEND) \
     X(UNARY_UNSIGNED) X(SAME2_UNSIGNED) X(CAST_PARAM) X(NARROW) X(SAME2) X(SHIFT) X(MULSHR)
 
-#define TINE_FPIR_OPS(X)                                                              \
-    X(WIDENING_ADD, "widening_add", 2, SAME2_WIDE, "widen(x) + widen(y)")             \
-    X(WIDENING_SUB, "widening_sub", 2, SAME2_WIDE_SGN,                                 \
-      "cast<signed(widen(T))>(x) - cast<signed(widen(T))>(y)")                         \
-    X(WIDENING_MUL, "widening_mul", 2, MIXED2_WIDE, "cast<R>(x) * cast<R>(y)")         \
-    X(WIDENING_SHL, "widening_shl", 2, SHIFT_WIDE, "widen(x) << widen(y)")            \
-    X(WIDENING_SHR, "widening_shr", 2, SHIFT_WIDE, "widen(x) >> widen(y)")            \
-    X(EXTENDING_ADD, "extending_add", 2, EXTEND, "x + reinterpret<T>(widen(y))")      \
-    X(EXTENDING_SUB, "extending_sub", 2, EXTEND, "x - reinterpret<T>(widen(y))")      \
-    X(EXTENDING_MUL, "extending_mul", 2, EXTEND, "x * reinterpret<T>(widen(y))")      \
-    X(ABS, "abs", 1, UNARY_UNSIGNED, "reinterpret<unsigned(T)>(select(x > 0, x, -x))") \
-    X(ABSD, "absd", 2, SAME2_UNSIGNED,                                                 \
-      "reinterpret<unsigned(T)>(select(x > y, x - y, y - x))")                         \
-    X(SATURATING_CAST, "saturating_cast", 1, CAST_PARAM,                               \
-      "cast<U>(clamp(cast<join(T, U)>(x), U.min, U.max))")                             \
-    X(SATURATING_NARROW, "saturating_narrow", 1, NARROW, "saturating_cast<narrow(T)>(x)") \
-    X(SATURATING_ADD, "saturating_add", 2, SAME2, "saturating_narrow(widening_add(x, y))") \
-    X(SATURATING_SUB, "saturating_sub", 2, SAME2, "saturating_cast<T>(widening_sub(x, y))") \
-    X(HALVING_ADD, "halving_add", 2, SAME2, "narrow(widening_add(x, y) >> 1)")        \
-    X(HALVING_SUB, "halving_sub", 2, SAME2, "narrow((widen(x) - widen(y)) >> 1)")     \
-    X(ROUNDING_HALVING_ADD, "rounding_halving_add", 2, SAME2,                          \
-      "narrow((widening_add(x, y) + 1) >> 1)")                                         \
-    X(ROUNDING_SHR, "rounding_shr", 2, SHIFT,                                          \
-      "narrow((widen(x) + (cast<widen(T)>(1) << "                                      \
-      "(min(cast<signed(widen(T))>(y), bits(T) + 1) - 1))) >> "                        \
-      "min(cast<signed(widen(T))>(y), bits(T) + 1))")                                  \
-    X(ROUNDING_SHL, "rounding_shl", 2, SHIFT,                                          \
-      "narrow((widen(x) + (cast<widen(T)>(1) << "                                      \
-      "(min(-cast<signed(widen(T))>(y), bits(T) + 1) - 1))) >> "                       \
-      "min(-cast<signed(widen(T))>(y), bits(T) + 1))")                                 \
-    X(MUL_SHR, "mul_shr", 3, MULSHR, "saturating_narrow(widening_mul(x, y) >> widen(s))") \
-    X(ROUNDING_MUL_SHR, "rounding_mul_shr", 3, MULSHR,                                 \
-      "saturating_narrow(rounding_shr(widening_mul(x, y), widen(s)))")                 \
-    X(SATURATING_SHL, "saturating_shl", 2, SHIFT,                                      \
+/* FPIR ops: X(enum, name, arity, signature, commutative, rank, definition).
+ * commutative: the operands may be swapped (the rule matcher tries both orders); rank:
+ * the op's weight in the lift cost (src/rules/rules.c; a primitive op weighs 1, a
+ * multiply 2, a division 4), ranking lifted forms of equal operand bits. */
+#define TINE_FPIR_OPS(X)                                                                        \
+    X(WIDENING_ADD, "widening_add", 2, SAME2_WIDE, 1, 2, "widen(x) + widen(y)")                 \
+    X(WIDENING_SUB, "widening_sub", 2, SAME2_WIDE_SGN, 0, 2,                                    \
+      "cast<signed(widen(T))>(x) - cast<signed(widen(T))>(y)")                                  \
+    X(WIDENING_MUL, "widening_mul", 2, MIXED2_WIDE, 1, 3, "cast<R>(x) * cast<R>(y)")            \
+    X(WIDENING_SHL, "widening_shl", 2, SHIFT_WIDE, 0, 2, "widen(x) << widen(y)")                \
+    X(WIDENING_SHR, "widening_shr", 2, SHIFT_WIDE, 0, 2, "widen(x) >> widen(y)")                \
+    X(EXTENDING_ADD, "extending_add", 2, EXTEND, 0, 3, "x + reinterpret<T>(widen(y))")          \
+    X(EXTENDING_SUB, "extending_sub", 2, EXTEND, 0, 3, "x - reinterpret<T>(widen(y))")          \
+    X(EXTENDING_MUL, "extending_mul", 2, EXTEND, 0, 4, "x * reinterpret<T>(widen(y))")          \
+    X(ABS, "abs", 1, UNARY_UNSIGNED, 0, 2, "reinterpret<unsigned(T)>(select(x > 0, x, -x))")    \
+    X(ABSD, "absd", 2, SAME2_UNSIGNED, 1, 3,                                                    \
+      "reinterpret<unsigned(T)>(select(x > y, x - y, y - x))")                                  \
+    X(SATURATING_CAST, "saturating_cast", 1, CAST_PARAM, 0, 2,                                  \
+      "cast<U>(clamp(cast<join(T, U)>(x), U.min, U.max))")                                      \
+    X(SATURATING_NARROW, "saturating_narrow", 1, NARROW, 0, 3, "saturating_cast<narrow(T)>(x)") \
+    X(SATURATING_ADD, "saturating_add", 2, SAME2, 1, 2, "saturating_narrow(widening_add(x, y))") \
+    X(SATURATING_SUB, "saturating_sub", 2, SAME2, 0, 2, "saturating_cast<T>(widening_sub(x, y))") \
+    X(HALVING_ADD, "halving_add", 2, SAME2, 1, 3, "narrow(widening_add(x, y) >> 1)")            \
+    X(HALVING_SUB, "halving_sub", 2, SAME2, 0, 3, "narrow((widen(x) - widen(y)) >> 1)")         \
+    X(ROUNDING_HALVING_ADD, "rounding_halving_add", 2, SAME2, 1, 2,                             \
+      "narrow((widening_add(x, y) + 1) >> 1)")                                                  \
+    X(ROUNDING_SHR, "rounding_shr", 2, SHIFT, 0, 3,                                             \
+      "narrow((widen(x) + (cast<widen(T)>(1) << "                                               \
+      "(min(cast<signed(widen(T))>(y), bits(T) + 1) - 1))) >> "                                 \
+      "min(cast<signed(widen(T))>(y), bits(T) + 1))")                                           \
+    X(ROUNDING_SHL, "rounding_shl", 2, SHIFT, 0, 4,                                             \
+      "narrow((widen(x) + (cast<widen(T)>(1) << "                                               \
+      "(min(-cast<signed(widen(T))>(y), bits(T) + 1) - 1))) >> "                                \
+      "min(-cast<signed(widen(T))>(y), bits(T) + 1))")                                          \
+    X(MUL_SHR, "mul_shr", 3, MULSHR, 0, 3, "saturating_narrow(widening_mul(x, y) >> widen(s))") \
+    X(ROUNDING_MUL_SHR, "rounding_mul_shr", 3, MULSHR, 0, 3,                                    \
+      "saturating_narrow(rounding_shr(widening_mul(x, y), widen(s)))")                          \
+    X(SATURATING_SHL, "saturating_shl", 2, SHIFT, 0, 4,                                         \
       "saturating_cast<T>(widen(x) << min(cast<signed(widen(T))>(y), bits(T)))")
 
 #endif

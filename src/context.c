@@ -12,6 +12,8 @@
 
 tine_ctx_t *tine_ctx_new(void) {
     tine_ctx_t *ctx = tine_ctx_core_new();
-    if (ctx) tine_isa_install(ctx);
+    if (!ctx) return NULL;
+    tine_fpir_install(ctx);
+    tine_isa_install(ctx);
     return ctx;
 }

@@ -68,8 +68,10 @@ _Noreturn void tine_out_of_memory(size_t bytes);
     do {                                                                                \
         if (!(c)) tine_out_of_memory(0);                                                \
     } while (0)
-/* The guard's landing: pops p and sets ctx's limit error. */
+/* The guard's landing: pops p and sets ctx's limit error (expr.c). */
 void tine_oom_caught(tine_ctx_t *ctx, tine_oom_point *p);
+/* Pops p; the size of the allocation that failed (0: unknown) (util.c). */
+size_t tine_oom_pop(tine_oom_point *p);
 /* result = call, in the guard of a public function: when memory runs out inside the call,
  * the function returns fail. The function should hold little else: its own locals are
  * not restored by the jump. */
@@ -181,7 +183,6 @@ typedef struct {
     uint32_t tcap;
 } tine_strtab;
 
-typedef struct tine_fpir_tmpl tine_fpir_tmpl;
 typedef struct tine_isa tine_isa;
 enum { TINE_MAX_ISAS = 4 };
 enum { TINE_PENDING = 16 };
@@ -194,6 +195,7 @@ struct tine_kdecl_s;
  * made on first use and freed by the destructor it registers; tine_ctx_free frees the
  * slots from the highest layer down. Their order also ranks the elaborator's hooks. */
 typedef enum {
+    TINE_LAYER_FPIR,    /* FPIR definitions, templates, expansions (src/fpir/fpir.c) */
     TINE_LAYER_TARGETS, /* target descriptions (src/targets/isa.c) */
     TINE_LAYER_BOUNDS,  /* bounds cache and scopes (src/bounds/bounds.c) */
     TINE_LAYER_RULES,   /* rule compiler and matcher (src/rules/rules.c) */
@@ -209,6 +211,22 @@ struct tine_elab_val;
 typedef bool (*tine_elab_call_fn)(tine_elab *el, const tine_ast *a, int lanes, struct tine_elab_val *out);
 enum { TINE_ELAB_EXTS = 4 };
 
+/* The meaning of the core's nodes that are not primitive ops, from the layers that own
+ * it: an FPIR op's definition (src/fpir/fpir.c, tine_fpir_install) and an instruction's
+ * semantics and name (src/targets/isa.c, tine_isa_install); tine_ctx_new installs both.
+ * The core (constructor, interpreter, printer) reaches them only through these. */
+typedef struct {
+    /* The template of FPIR op `op` on operands of types t[0..n-1] giving rt (placeholders
+     * in *ph), or NULL when its definition does not apply there (*why: the reason). */
+    const tine_expr_t *(*fpir_template)(tine_ctx_t *ctx, tine_op_t op, int n, const tine_type_t *t,
+                                        tine_type_t rt, const tine_expr_t *const **ph, const char **why);
+    /* An instruction node's semantics (primitive ops only when expanded), as tine_insn_template. */
+    const tine_expr_t *(*insn_template)(tine_ctx_t *ctx, const tine_expr_t *e, const tine_expr_t *const **ph,
+                                        bool expanded);
+    /* An instruction's name. */
+    const char *(*insn_name)(tine_ctx_t *ctx, uint32_t code);
+} tine_node_sem;
+
 struct tine_ctx {
     tine_arena arena;      /* nodes and everything that lives as long as the context */
     uint64_t *table;       /* hash-consing table: hash << 32 | (id + 1); 0 is empty */
@@ -223,13 +241,7 @@ struct tine_ctx {
     int lanes;
     char *error;
     tine_error_kind_t error_kind; /* of error; see tine_set_error_kind */
-    /* FPIR: parsed definitions and instantiated templates */
-    tine_ast *fpir_def[TINE_FPIR_COUNT];
-    tine_fpir_tmpl **tmpl;
-    uint32_t tmpl_cap, tmpl_count;
-    /* expansion cache: node id -> expanded node */
-    tine_expr_t **expanded;
-    uint32_t expanded_cap;
+    tine_node_sem sem; /* FPIR and instruction nodes' meaning (above) */
     /* the layers' own state (tine_layer) */
     void *layer[TINE_LAYER_N];
     tine_layer_free_fn layer_free[TINE_LAYER_N];
@@ -307,6 +319,8 @@ typedef struct {
     const char *name;
     int arity;
     tine_fpir_sig sig;
+    bool commutative; /* the two operands may be swapped */
+    int rank;         /* weight in the lift cost (tine_lift_cost) */
     const char *definition;
 } tine_fpir_info;
 extern const tine_fpir_info tine_fpir_table[TINE_FPIR_COUNT];
@@ -325,9 +339,16 @@ tine_expr_t *tine_fpir_expand_node(tine_ctx_t *ctx, const tine_expr_t *e);
 tine_expr_t *tine_substitute(tine_ctx_t *ctx, const tine_expr_t *root, const tine_expr_t *const *from,
                              tine_expr_t *const *to, int n);
 /* Cached template: the definition instantiated on placeholder variables $0, $1, $2 of
- * the node's operand types, fully expanded. Used by the interpreter. */
+ * the node's operand types, fully expanded (fpir.c). */
 const tine_expr_t *tine_fpir_template(tine_ctx_t *ctx, const tine_expr_t *e,
                                       const tine_expr_t *const **placeholders);
+/* Installs FPIR's templates in ctx->sem (fpir.c; tine_ctx_new calls it). */
+void tine_fpir_install(tine_ctx_t *ctx);
+/* The core's view of a non-primitive node through ctx->sem: an FPIR node's template
+ * (expanded by construction) or an instruction node's semantics (fpir_ops.c). */
+const tine_expr_t *tine_node_template(tine_ctx_t *ctx, const tine_expr_t *e, const tine_expr_t *const **ph,
+                                      bool expanded);
+const char *tine_insn_name(tine_ctx_t *ctx, uint32_t code);
 
 /* ---- text ---------------------------------------------------------------------- */
 
@@ -424,7 +445,6 @@ tine_expr_t *tine_rebuild(tine_ctx_t *ctx, const tine_expr_t *e, tine_expr_t *co
 tine_expr_t *tine_one_lane(tine_ctx_t *ctx, tine_expr_t *e);
 /* e with node v replaced by r wherever it occurs. */
 tine_expr_t *tine_replace(tine_ctx_t *ctx, tine_expr_t *e, const tine_expr_t *v, tine_expr_t *r);
-void tine_fpir_free_templates(tine_ctx_t *ctx);
 
 /* ---- bounds (bounds.c) ------------------------------------------------------------ */
 

@@ -90,15 +90,11 @@ static int NLEVELS;
 
 static void detect_levels(void) {
     LEVELS[NLEVELS++] = "host";
-#if defined(__x86_64__)
-    __builtin_cpu_init();
-    LEVELS[NLEVELS++] = "x86-64-sse2";
-    if (__builtin_cpu_supports("sse4.1") && __builtin_cpu_supports("x86-64-v2")) LEVELS[NLEVELS++] = "x86-64-sse41";
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("x86-64-v3")) LEVELS[NLEVELS++] = "x86-64-avx2";
-    if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("x86-64-v4") &&
-        __builtin_cpu_supports("avx512vnni"))
-        LEVELS[NLEVELS++] = "x86-64-avx512";
-#endif
+    /* the registry's fixed targets this CPU runs (the AArch64 ones run under qemu only) */
+    tine_ctx_t *ctx = tine_ctx_new();
+    for (int i = 0; tine_target_name(ctx, i) && NLEVELS < 5; i++)
+        if (tine_target_runs_here(ctx, tine_target_name(ctx, i)) == 1) LEVELS[NLEVELS++] = tine_target_name(ctx, i);
+    tine_ctx_free(ctx);
 }
 
 /* ---- runs -------------------------------------------------------------------------------- */

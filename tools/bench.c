@@ -41,18 +41,13 @@
 #include "../bench/harness.h"
 #include "../bench/peers/peer.h"
 #include "bench.h"
+#include "cli.h"
 
 #ifndef TINE_SOURCE_DIR
 #define TINE_SOURCE_DIR "."
 #endif
 
 typedef const bench_entry *(*entries_fn)(void);
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int cmpd(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -81,9 +76,9 @@ static entries_fn load_ref(const char *compiler, const char *march, double *comp
     for (size_t i = 0; i < sizeof files / sizeof *files; i++)
         snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), " %s/bench/ref/%s", TINE_SOURCE_DIR, files[i]);
     snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), " -lm 2>/dev/null");
-    double t0 = now();
+    double t0 = cli_now();
     if (system(cmd) != 0) return NULL;
-    *compile_ms = (now() - t0) * 1e3;
+    *compile_ms = (cli_now() - t0) * 1e3;
     void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
     remove(so);
     if (!h) return NULL;
@@ -114,16 +109,16 @@ static void measure_roof(bench_roof *r, bool quick) {
     memset(a, 1, n);
     memset(b, 2, n);
     for (int rep = 0; rep < 5; rep++) {
-        double t0 = now();
+        double t0 = cli_now();
         memcpy(b, a, n);
-        double t = now() - t0;
+        double t = cli_now() - t0;
         if (2.0 * (double)n / t / 1e9 > r->copy_gbs) r->copy_gbs = 2.0 * (double)n / t / 1e9;
         /* four independent sums, so the read is limited by memory, not by one add chain */
         const uint64_t *w = (const uint64_t *)(const void *)b;
         uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-        t0 = now();
+        t0 = cli_now();
         for (size_t i = 0; i + 4 <= n / 8; i += 4) s0 += w[i], s1 += w[i + 1], s2 += w[i + 2], s3 += w[i + 3];
-        t = now() - t0;
+        t = cli_now() - t0;
         volatile uint64_t sink = s0 + s1 + s2 + s3;
         (void)sink;
         if ((double)n / t / 1e9 > r->read_gbs) r->read_gbs = (double)n / t / 1e9;
@@ -225,9 +220,9 @@ static void time_interleaved(impl **ims, int n, const bench_case *c, void *got, 
     double round = 0, one[NIMPL] = {0};
     for (int w = 0; w < 2; w++)
         for (int i = 0; i < n; i++) {
-            double t0 = now();
+            double t0 = cli_now();
             if (ims[i]->m->state == MEAS_TIMED) impl_run(ims[i]);
-            if (w) one[i] = now() - t0;
+            if (w) one[i] = cli_now() - t0;
         }
     int k[NIMPL];
     for (int i = 0; i < n; i++) {
@@ -258,9 +253,9 @@ static void time_interleaved(impl **ims, int n, const bench_case *c, void *got, 
             bool timed = ims[i]->m->state == MEAS_TIMED;
             if (timed && one[i] < 0.02) impl_run(ims[i]);
             for (int q = 0; q < k[i]; q++) {
-                double t0 = now();
+                double t0 = cli_now();
                 if (timed) impl_run(ims[i]);
-                t[i][r * k[i] + q] = (now() - t0) * 1e3;
+                t[i][r * k[i] + q] = (cli_now() - t0) * 1e3;
             }
         }
     }
@@ -277,8 +272,6 @@ out:
 }
 
 /* ---- the command ---------------------------------------------------------------------- */
-
-char *tine_cli_read_file(const char *path); /* cli.c: says why on stderr when it returns NULL */
 
 typedef struct {
     const char *name;
@@ -346,19 +339,19 @@ static bool bench_row_run(const bench_entry *be, const char *text, const char *p
                           const peer_entry *halide, const bool want[NIMPL], bench_case *cases, void *const *want_out,
                           void *got, bench_row *r, bool quick) {
     tine_ctx_t *ctx = tine_ctx_new();
-    double t0 = now();
+    double t0 = cli_now();
     tine_kernel_t *k = tine_kernel_parse(ctx, text, path);
-    r->parse_ms = (now() - t0) * 1e3;
+    r->parse_ms = (cli_now() - t0) * 1e3;
     if (!k) {
         fprintf(stderr, "\n%s\n", tine_error(ctx));
         tine_ctx_free(ctx);
         return false;
     }
-    double a0 = now();
+    double a0 = cli_now();
     char *atext = auto_text(text);
     tine_kernel_t *ka = tine_kernel_parse(ctx, atext, path);
     free(atext);
-    double auto_parse_ms = (now() - a0) * 1e3;
+    double auto_parse_ms = (cli_now() - a0) * 1e3;
     if (!ka) {
         fprintf(stderr, "\n%s, schedule auto: %s\n", be->name, tine_error(ctx));
         tine_kernel_free(k);
@@ -377,7 +370,7 @@ static bool bench_row_run(const bench_entry *be, const char *text, const char *p
     for (int s = 0; s < 3; s++) {
         int kind = s == 0 ? IMPL_LLVM : s == 1 ? IMPL_TINE : IMPL_AUTO;
         impl *im = &ims[kind];
-        double c0 = now();
+        double c0 = cli_now();
         im->compiled = tine_kernel_compile(kind == IMPL_AUTO ? ka : k, rt->name, s ? TINE_SELECT_TINE : TINE_SELECT_LLVM);
         if (!im->compiled) {
             fprintf(stderr, "\n%s%s: %s\n", be->name, kind == IMPL_AUTO ? ", schedule auto" : "", tine_error(ctx));
@@ -387,7 +380,7 @@ static bool bench_row_run(const bench_entry *be, const char *text, const char *p
             tine_ctx_free(ctx);
             return false;
         }
-        im->m->compile_ms = (now() - c0) * 1e3 + (kind == IMPL_AUTO ? auto_parse_ms : r->parse_ms);
+        im->m->compile_ms = (cli_now() - c0) * 1e3 + (kind == IMPL_AUTO ? auto_parse_ms : r->parse_ms);
         im->m->state = MEAS_TIMED;
         if (kind == IMPL_AUTO) continue;
         double sel_ms, cg_ms;
@@ -439,9 +432,7 @@ int tine_cmd_bench(const char *filter, const char *only_target, const char *peer
         if (only_target && strcmp(only_target, t)) continue;
         known++;
         rows[nrows] = (row_target){.name = t, .runs = tine_target_runs_here(tctx, t) == 1};
-        int runs_c;
-        const char *tf = tine_target_cflags(t, &runs_c);
-        if (!rows[nrows].runs && !(tf && strstr(tf, "--target=aarch64"))) /* those rows: --target, estimated */
+        if (!rows[nrows].runs && strcmp(tine_target_isa(t), "arm")) /* AArch64 rows: --target, estimated */
             snprintf(not_run + strlen(not_run), sizeof not_run - strlen(not_run), "%s%s", not_run[0] ? ", " : "", t);
         nrows += rows[nrows].runs;
     }
@@ -455,9 +446,7 @@ int tine_cmd_bench(const char *filter, const char *only_target, const char *peer
         tine_ctx_free(tctx);
         return 2;
     }
-    int ignored;
-    const char *cflags = only_target ? tine_target_cflags(only_target, &ignored) : NULL;
-    if (only_target && cflags && strstr(cflags, "--target=aarch64")) { /* estimated, not run: bench_mca.c */
+    if (only_target && !strcmp(tine_target_isa(only_target), "arm")) { /* estimated, not run: bench_mca.c */
         tine_ctx_free(tctx);
         if (peers) {
             fprintf(stderr, "tine: bench --target %s compares tine with LLVM alone only; drop --peers\n", only_target);

@@ -48,10 +48,6 @@ int bench_report(const bench_row *rows, int n, const bench_roof *roof, bool quic
  * loop, LLVM alone beside tine (bench_mca.c); filter as bench's. The exit status. */
 int tine_bench_mca(const char *filter, const char *target);
 
-/* bench/kernels/NAME.tine parsed in ctx; NULL after a message (an unreadable file) or with
- * ctx's error (bench_mca.c). */
-tine_kernel_t *bench_kernel_load(tine_ctx_t *ctx, const char *name);
-
 /* One kernel's qemu wall time, per selection (0: LLVM alone, 1: tine): the median ms of the
  * timed runs (MEAS_TIMED), or why it was not timed (MEAS_INEXACT, MEAS_FAILED). */
 typedef struct {

@@ -51,13 +51,9 @@
 
 #include "../bench/harness.h"
 #include "bench.h"
+#include "cli.h"
 #include "tine.h"
 
-#ifndef TINE_SOURCE_DIR
-#define TINE_SOURCE_DIR "."
-#endif
-
-char *tine_cli_read_file(const char *path); /* cli.c: says why on stderr when it returns NULL */
 
 /* ---- the assembly's blocks and loops --------------------------------------------------- */
 
@@ -369,18 +365,6 @@ static void mnemonic_diff(const sel_result *t, const sel_result *l, char *out, s
     }
 }
 
-static tine_kernel_t *kernel_load(tine_ctx_t *ctx, const char *name, bool common) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/bench/kernels/%s.tine", TINE_SOURCE_DIR, name);
-    char *text = tine_cli_read_file(path);
-    if (!text) return NULL;
-    tine_kernel_t *k = common ? tine_kernel_parse_common(ctx, text, path) : tine_kernel_parse(ctx, text, path);
-    free(text);
-    return k;
-}
-
-tine_kernel_t *bench_kernel_load(tine_ctx_t *ctx, const char *name) { return kernel_load(ctx, name, false); }
-
 /* k's loop at selection s into r (the loop named same_name when there is one); false after
  * a message. */
 static bool measure_one(tine_kernel_t *k, const char *kernel, const char *target, int s, sel_result *r,
@@ -415,14 +399,14 @@ static bool measure_one(tine_kernel_t *k, const char *kernel, const char *target
  * *common (common->pick -1 otherwise); false after a message. */
 static bool measure(const char *kernel, const char *target, sel_result r[2], sel_result *common) {
     tine_ctx_t *ctx = tine_ctx_new();
-    tine_kernel_t *k = kernel_load(ctx, kernel, false);
+    tine_kernel_t *k = cli_bench_kernel(ctx, kernel, false);
     bool ok = k != NULL;
     common->pick = -1;
     for (int s = 0; s < 2 && ok; s++)
         ok = measure_one(k, kernel, target, s, &r[s], s == SEL_TINE ? r[0].loops[r[0].pick].name : NULL,
                          s ? "tine" : "LLVM alone");
     if (ok && tine_kernel_has_own(k, target)) {
-        tine_kernel_t *kc = kernel_load(ctx, kernel, true);
+        tine_kernel_t *kc = cli_bench_kernel(ctx, kernel, true);
         ok = kc && measure_one(kc, kernel, target, SEL_LLVM, common, NULL, "LLVM alone, every-target kernel");
         tine_kernel_free(kc);
     }

@@ -164,7 +164,7 @@ static int write_driver(const char *path, const char *const *names, const bench_
 static bool prepare(const char *dir, const char *target, const char *name, bench_case *c, void **want) {
     const bench_entry *e = bench_entry_find(name);
     tine_ctx_t *ctx = tine_ctx_new();
-    tine_kernel_t *k = bench_kernel_load(ctx, name);
+    tine_kernel_t *k = cli_bench_kernel(ctx, name, false);
     uint64_t seed = 11;
     bool ok = e && k && !e->make(c, CASE_FULL, PAT_RANDOM, &seed);
     char err[256] = "", path[4400];

@@ -13,9 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+
+#ifndef TINE_SOURCE_DIR
+#define TINE_SOURCE_DIR "."
+#endif
 
 int cli_usage(void) {
     fprintf(stderr,
@@ -475,4 +480,37 @@ int cli_param_value(const char *name, tine_type_t t, const char *text, uint64_t 
     }
     *out = neg ? (uint64_t)0 - mag : mag;
     return 0;
+}
+
+/* ---- reporting and timing ---------------------------------------------------------- */
+
+static bool internal_error_seen;
+
+void cli_report(tine_ctx_t *ctx, const char *prefix) {
+    const char *msg = tine_error(ctx);
+    if (!msg) msg = "failed without a message";
+    if (tine_error_kind(ctx) == TINE_ERROR_INTERNAL) {
+        internal_error_seen = true;
+        fprintf(stderr, "tine: internal error: %s\n(this is a bug in tine, not in the input)\n", msg);
+    } else {
+        fprintf(stderr, "%s%s\n", prefix, msg);
+    }
+}
+
+bool cli_internal_error_seen(void) { return internal_error_seen; }
+
+tine_kernel_t *cli_bench_kernel(tine_ctx_t *ctx, const char *name, bool common) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/bench/kernels/%s.tine", TINE_SOURCE_DIR, name);
+    char *text = tine_cli_read_file(path);
+    if (!text) return NULL;
+    tine_kernel_t *k = common ? tine_kernel_parse_common(ctx, text, path) : tine_kernel_parse(ctx, text, path);
+    free(text);
+    return k;
+}
+
+double cli_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }

@@ -2,6 +2,7 @@
 #ifndef TINE_CLI_H
 #define TINE_CLI_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -56,8 +57,17 @@ int cli_finish(int rc);
  * bytes of *out (sign-extended); 0, or 1 after a message when it is out of t's range. */
 int cli_param_value(const char *name, tine_type_t t, const char *text, uint64_t *out);
 
-/* The library's error on stderr after prefix (an internal error marks the exit status). */
+/* The library's error on stderr after prefix (an internal error marks the exit status:
+ * cli_internal_error_seen). */
 void cli_report(tine_ctx_t *ctx, const char *prefix);
+/* Whether cli_report has reported an internal error (tine's bug: exit status 3). */
+bool cli_internal_error_seen(void);
+/* bench/kernels/NAME.tine of the source tree parsed in ctx (common: with its common
+ * schedule, tine_kernel_parse_common); NULL after a message (an unreadable file) or with
+ * ctx's error. */
+tine_kernel_t *cli_bench_kernel(tine_ctx_t *ctx, const char *name, bool common);
+/* Seconds on the monotonic clock (timings). */
+double cli_now(void);
 /* tine verify (tools/verify.c). */
 int cli_verify(const options *o);
 

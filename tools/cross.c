@@ -80,10 +80,8 @@ static int on_path(const char *name) {
 
 int cross_wanted(tine_ctx_t *ctx, const char *target) {
     if (!target || !strcmp(target, "host")) return 0;
-    int runs = 0;
-    /* the registry's C flags name the architecture (--target=aarch64-linux-gnu ...) */
-    const char *flags = tine_target_cflags(target, &runs);
-    if (!flags || !strstr(flags, "--target=aarch64")) return 0;
+    const char *isa = tine_target_isa(target);
+    if (!isa || strcmp(isa, "arm")) return 0;
     int here = tine_target_runs_here(ctx, target);
     if (here < 0) tine_clear_error(ctx);
     return here == 0;

@@ -42,23 +42,11 @@ static const char *const SOBEL_LIFTED =
     "  absd(widening_add(g_u8, i_u8) + widening_shl(h_u8, 1), widening_add(j_u8, l_u8) + widening_shl(k_u8, 1)))";
 
 /* Exit codes: 0 success, 1 an error in the input (or a documented limit), 2 usage, 3 an
- * internal error (tine's bug). report() prints a failed call's message and notes an
- * internal one, which main turns into exit code 3. */
+ * internal error (tine's bug). report() (cli_report) prints a failed call's message and
+ * notes an internal one, which main turns into exit code 3. */
 enum { EXIT_INTERNAL = 3 };
-static bool internal_error_seen;
 
-static void report(tine_ctx_t *ctx, const char *prefix) {
-    const char *msg = tine_error(ctx);
-    if (!msg) msg = "failed without a message";
-    if (tine_error_kind(ctx) == TINE_ERROR_INTERNAL) {
-        internal_error_seen = true;
-        fprintf(stderr, "tine: internal error: %s\n(this is a bug in tine, not in the input)\n", msg);
-    } else {
-        fprintf(stderr, "%s%s\n", prefix, msg);
-    }
-}
-
-void cli_report(tine_ctx_t *ctx, const char *prefix) { report(ctx, prefix); }
+static void report(tine_ctx_t *ctx, const char *prefix) { cli_report(ctx, prefix); }
 
 static tine_expr_t *parse_or_report(tine_ctx_t *ctx, const char *text) {
     tine_expr_t *e = tine_parse(ctx, text, "<input>");
@@ -840,12 +828,6 @@ static int cmd_ops(void) {
     return 0;
 }
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Interns `n` nodes: 64 variables, a constant every 16th node, the rest binary ops of
  * u16x16 over earlier nodes. With `window` > 0, operands come from the last `window`
  * nodes seven times in eight (the way expressions are built, bottom-up); with 0 they
@@ -883,7 +865,7 @@ static int bench_run(long n, long window, ir_run *out) {
         }
     }
     size_t before = tine_ctx_bytes(ctx);
-    double t0 = now();
+    double t0 = cli_now();
     char name[24];
     for (long i = 0; i < n; i++) {
         if (i < 64) {
@@ -895,13 +877,13 @@ static int bench_run(long n, long window, ir_run *out) {
             pool[i] = tine_binary(ctx, ops[opsel[i]], pool[ia[i]], pool[ib[i]]);
         }
     }
-    double t1 = now();
+    double t1 = cli_now();
     for (long i = 64; i < n; i++)
         if (i % 16 != 0 && tine_binary(ctx, ops[opsel[i]], pool[ia[i]], pool[ib[i]]) != pool[i]) {
             fprintf(stderr, "bench-ir: interning is not stable\n");
             return 1;
         }
-    double t2 = now();
+    double t2 = cli_now();
     size_t nodes = tine_ctx_nodes(ctx), bytes = tine_ctx_bytes(ctx) - before;
     *out = (ir_run){nodes, (t1 - t0) * 1e9 / (double)n, (t2 - t1) * 1e9 / (double)(n - 64 - n / 16),
                     (double)bytes / (double)nodes};
@@ -1016,9 +998,9 @@ typedef struct {
  * generated (not timed), then lifted (timed). */
 static int bench_lift_once(long want, lift_run *out) {
     tine_ctx_t *ctx = tine_ctx_new();
-    double t0 = now();
+    double t0 = cli_now();
     tine_ruleset_t *rs = tine_lift_rules(ctx);
-    double t1 = now();
+    double t1 = cli_now();
     static const tine_type_t types[] = {{TINE_UINT, 16, 16}, {TINE_INT, 16, 16}, {TINE_UINT, 8, 16},
                                         {TINE_INT, 32, 16}, {TINE_UINT, 32, 16}, {TINE_INT, 8, 16}};
     size_t cap = 1024, n = 0, before = tine_ctx_nodes(ctx);
@@ -1035,9 +1017,9 @@ static int bench_lift_once(long want, lift_run *out) {
         return 1;
     }
     size_t corpus = tine_ctx_nodes(ctx) - before;
-    double t2 = now();
+    double t2 = cli_now();
     for (size_t i = 0; i < n; i++) tine_lift_with(ctx, rs, roots[i], NULL, NULL);
-    double t3 = now();
+    double t3 = cli_now();
     size_t made = tine_ctx_nodes(ctx) - before - corpus, changed = 0;
     for (size_t i = 0; i < n; i++) changed += tine_lift_with(ctx, rs, roots[i], NULL, NULL) != roots[i];
     *out = (lift_run){t1 - t0, t3 - t2, n, corpus, changed, made, tine_rules_count(rs)};
@@ -1062,9 +1044,9 @@ static int cmd_bench_lift(const options *o) {
         tine_ctx_t *c = tine_ctx_new();
         tine_lift_rules(c);
         tine_expr_t *e = tine_parse(c, SOBEL, "<sobel>");
-        double t0 = now();
+        double t0 = cli_now();
         tine_expr_t *lifted = tine_lift(c, e);
-        sobel[r] = now() - t0;
+        sobel[r] = cli_now() - t0;
         if (!text) text = tine_print(c, lifted);
         tine_ctx_free(c);
     }
@@ -1113,7 +1095,7 @@ int main(int argc, char **argv) {
     options o;
     int rc = cli_parse(argc, argv, &o);
     if (!rc) rc = dispatch(&o);
-    if (rc && internal_error_seen) rc = EXIT_INTERNAL;
+    if (rc && cli_internal_error_seen()) rc = EXIT_INTERNAL;
     cli_free(&o);
     /* whatever went to stdout must have arrived: a full disk is an error, not exit 0 */
     return cli_finish(rc);

@@ -124,6 +124,7 @@ typedef struct {
     int ntargets;
     tine_word width_name[4];
     int width_bits[4], nwidths;
+    double byte_shift_cost; /* `byte_shift N`: a shift of 8-bit lanes, per register; 0: not given */
     tine_insn_ast *insns;
     int ninsns;
 } tine_isa_ast;

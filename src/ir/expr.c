@@ -9,30 +9,6 @@
 
 #include <math.h>
 
-static const char *const prim_names[] = {
-#define X(e, name, ...) name,
-    TINE_PRIM_OPS(X)
-#undef X
-};
-
-const char *tine_op_name(tine_op_t op) {
-    if ((int)op < TINE_FPIR_FIRST) return prim_names[op];
-    if ((int)op < TINE_OP_COUNT) return tine_fpir_table[op - TINE_FPIR_FIRST].name;
-    return "?";
-}
-
-int tine_op_is_fpir(tine_op_t op) { return (int)op >= TINE_FPIR_FIRST && (int)op < TINE_OP_COUNT; }
-
-int tine_op_lookup(const char *name) {
-    for (int i = 0; i < TINE_OP_COUNT; i++)
-        if (strcmp(tine_op_name((tine_op_t)i), name) == 0) return i;
-    return -1;
-}
-
-const char *tine_fpir_definition(tine_op_t op) {
-    return tine_op_is_fpir(op) ? tine_fpir_table[op - TINE_FPIR_FIRST].definition : NULL;
-}
-
 /* ---- context and errors ---------------------------------------------------------- */
 
 tine_ctx_t *tine_ctx_core_new(void) {
@@ -55,15 +31,12 @@ void tine_ctx_free(tine_ctx_t *ctx) {
      * state of those below it, never to those above */
     for (int l = TINE_LAYER_N - 1; l >= 0; l--)
         if (ctx->layer[l]) ctx->layer_free[l](ctx, ctx->layer[l]);
-    tine_fpir_free_templates(ctx); /* before the arena that holds them */
     tine_arena_free(&ctx->arena);
     free(ctx->table);
     free(ctx->by_id);
     free(ctx->filter);
     free(ctx->names.names);
     free(ctx->names.table);
-    free(ctx->tmpl);
-    free(ctx->expanded);
     tine_clear_error(ctx);
     free(ctx);
 }
@@ -119,6 +92,15 @@ tine_saved_error tine_error_save(tine_ctx_t *ctx) {
 void tine_error_restore(tine_ctx_t *ctx, tine_saved_error *saved) {
     set_error(ctx, saved->msg ? saved->kind : TINE_ERROR_NONE, saved->msg);
     saved->msg = NULL;
+}
+
+/* util.c's guard landed: the error is the context's (util knows no context). */
+void tine_oom_caught(tine_ctx_t *ctx, tine_oom_point *p) {
+    size_t bytes = tine_oom_pop(p);
+    char size[48] = "";
+    if (bytes) snprintf(size, sizeof size, " of %zu bytes", bytes);
+    tine_set_limit_error(ctx, "out of memory: an allocation%s failed (this needs more memory than the process may use)",
+                         size);
 }
 
 size_t tine_ctx_bytes(const tine_ctx_t *ctx) {

@@ -2,8 +2,8 @@
  *
  * Values are lanes of 128-bit words in canonical form (see internal.h). A DAG is
  * evaluated children first, in id order, each node once. An FPIR node is evaluated
- * through its definition: the template of fpir.c, with its placeholders bound to the
- * operand values. There is no other code for FPIR semantics here.
+ * through its definition: the template of fpir.c (reached through ctx->sem: the
+ * interpreter is the core's), with its placeholders bound to the operand values. There is no other code for FPIR semantics here.
  *
  * Choices the conventions leave open, pinned by tests (docs/SEMANTICS.md):
  *   x / 0 = 0 and x % 0 = 0; % takes the divisor's sign (floor modulo);
@@ -397,14 +397,14 @@ static int eval_node(interp *in, const tine_expr_t *e, tine_u128 *const *ov, tin
     }
     case TINE_OP_INSN: { /* through the instruction's semantics */
         const tine_expr_t *const *ph;
-        const tine_expr_t *tmpl = tine_insn_template(in->ctx, e, &ph, false);
+        const tine_expr_t *tmpl = tine_node_template(in->ctx, e, &ph, false);
         return eval_dag(in, tmpl, e->nops, ph, ov, r);
     }
     default: break;
     }
     TINE_ASSERT(tine_op_is_fpir(op));
     const tine_expr_t *const *ph;
-    const tine_expr_t *tmpl = tine_fpir_template(in->ctx, e, &ph);
+    const tine_expr_t *tmpl = tine_node_template(in->ctx, e, &ph, true);
     TINE_ASSERT(tmpl != NULL);
     return eval_dag(in, tmpl, e->nops, ph, ov, r);
 }

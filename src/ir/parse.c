@@ -729,10 +729,11 @@ int tine_parse_rules(tine_ctx_t *ctx, tine_arena *arena, const char *text, const
 
 /* ---- target description files ------------------------------------------------------------
  *
- *   file   := (feature | target | width | insn)*
+ *   file   := (feature | target | width | byte_shift | insn)*
  *   feature:= 'feature' WORD+                       on one line
  *   target := 'target' WORD ':' WORD+               on one line
  *   width  := 'width' WORD INT
+ *   byte_shift := 'byte_shift' NUMBER              a shift of 8-bit lanes, per register
  *   insn   := 'insn' NAME '(' NAME ':' TYPE (',' ...)* ')' '=' expr attr*
  *   attr   := 'forms' (WORD ':' WORD)+ | 'cost' NUMBER NUMBER | 'llvm' WORD+ | 'c' WORD+ | 'pack'
  *           | 'imm' NAME
@@ -862,7 +863,7 @@ static bool parse_insn(parser *ps, tine_insn_ast *in) {
                 next(ps);
             }
         } else if (ps->tok == T_EOF || is_word(ps, "insn") || is_word(ps, "feature") || is_word(ps, "target") ||
-                   is_word(ps, "width")) {
+                   is_word(ps, "width") || is_word(ps, "byte_shift")) {
             break;
         } else {
             bool quote = ps->tok == T_NAME;
@@ -924,6 +925,16 @@ int tine_parse_isa(tine_ctx_t *ctx, tine_arena *arena, const char *text, const c
                 break;
             }
             out->width_bits[out->nwidths++] = (int)bits;
+        } else if (is_word(&ps, "byte_shift")) {
+            next(&ps);
+            int bl = ps.line, bc = ps.col;
+            if (!isa_number(&ps, &out->byte_shift_cost, "the cost per register of a shift of 8-bit lanes")) break;
+            if (out->byte_shift_cost <= 0) {
+                ps.line = bl;
+                ps.col = bc;
+                perr(&ps, "a cost is positive");
+                break;
+            }
         } else if (is_word(&ps, "insn")) {
             if (out->ninsns == cap) {
                 cap = cap ? 2 * cap : 64;
@@ -937,7 +948,7 @@ int tine_parse_isa(tine_ctx_t *ctx, tine_arena *arena, const char *text, const c
             char b[32], q[64], t[48];
             bool quote = ps.tok == T_NAME;
             if (quote) snprintf(q, sizeof q, "'%s'", tok_text(&ps, t, sizeof t));
-            perr(&ps, "expected 'feature', 'target', 'width' or 'insn', found %s", quote ? q : tok_desc(ps.tok, b));
+            perr(&ps, "expected 'feature', 'target', 'width', 'byte_shift' or 'insn', found %s", quote ? q : tok_desc(ps.tok, b));
             break;
         }
     }

@@ -231,7 +231,7 @@ static void print_expr(printer *p, const tine_expr_t *e, int lanes) {
         return;
     }
     case TINE_OP_INSN: {
-        tine_buf_printf(b, "%s(", tine_insn_info(p->ctx, e->imm, NULL)->name);
+        tine_buf_printf(b, "%s(", tine_insn_name(p->ctx, e->imm));
         for (int i = 0; i < e->nops; i++) {
             if (i) tine_buf_puts(b, ", ");
             print_operand(p, e->ops[i], i > 0, e->ops[i]->type, lanes);

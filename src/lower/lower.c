@@ -14,8 +14,9 @@
  * lowering costs), then the sum over its new nodes (those created after the node it
  * replaces) of an instruction's reciprocal throughput times the registers it needs at
  * the width it is emitted at, an FPIR op no rule lowers what its definition costs, and
- * 0.5 per register for a primitive op (1 for a multiply or a shift of bytes, which x86
- * does as a word shift and a mask, 10 for a division); casts of
+ * 0.5 per register for a primitive op (1 for a multiply, 10 for a division, and what
+ * the description's byte_shift says for a shift of bytes, which x86 does as a word shift
+ * and a mask); casts of
  * equal width, reinterprets, constants and broadcasts are free. The numbers only rank
  * candidates for one node.
  */
@@ -73,6 +74,7 @@ typedef struct {
     const tine_ruleset_t *rs;
     uint32_t features;
     int widest; /* the widest register any instruction has on the target */
+    double byte_shift; /* a shift of 8-bit lanes, per register (the description's byte_shift) */
     tine_lift_trace_fn trace;
     void *user;
     tine_rewrite_memo memo;  /* the lowering */
@@ -103,8 +105,8 @@ static double node_cost(lowerer *L, const tine_expr_t *x) {
     case TINE_OP_CAST:
         return x->ops[0]->type.bits == x->type.bits ? 0 : 0.5 * regs(bits, L->widest);
     case TINE_OP_MUL: return regs(bits, L->widest);
-    case TINE_OP_SHL: case TINE_OP_SHR: /* x86 has no byte shifts: a word shift and a mask */
-        return (x->type.bits == 8 ? 1 : 0.5) * regs(bits, L->widest);
+    case TINE_OP_SHL: case TINE_OP_SHR: /* a description without byte shifts (x86) says what they cost */
+        return (x->type.bits == 8 ? L->byte_shift : 0.5) * regs(bits, L->widest);
     case TINE_OP_DIV: case TINE_OP_MOD: return 10 * regs(bits, L->widest);
     default:
         if (tine_op_is_fpir((tine_op_t)x->op)) return fpir_cost(L, x);
@@ -210,7 +212,8 @@ tine_expr_t *tine_lower_with(tine_ctx_t *ctx, tine_expr_t *e, const char *target
     }
     tine_set_error_str(ctx, saved);
     lowerer L = {.ctx = ctx, .rs = tine_lower_rules(ctx, isa->name), .features = features, .trace = trace,
-                 .user = user, .widest = 128};
+                 .user = user, .widest = 128,
+                 .byte_shift = isa->ast.byte_shift_cost > 0 ? isa->ast.byte_shift_cost : 0.5};
     for (int k = 0; k < isa->n; k++)
         for (int f = 0; f < isa->insn[k].nforms; f++)
             if (features >> isa->insn[k].form[f].feature & 1 && isa->insn[k].form[f].bits > L.widest)

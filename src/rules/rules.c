@@ -21,17 +21,12 @@
 
 /* ---- cost ---------------------------------------------------------------------------- */
 
+/* An FPIR op's rank is a column of its table (tine_ops.h). */
 static int op_rank(tine_op_t op) {
+    if (tine_op_is_fpir(op)) return tine_fpir_table[op - TINE_FPIR_FIRST].rank;
     switch (op) {
     case TINE_OP_MUL: return 2;
     case TINE_OP_DIV: case TINE_OP_MOD: return 4;
-    case TINE_OP_WIDENING_ADD: case TINE_OP_WIDENING_SUB: case TINE_OP_WIDENING_SHL:
-    case TINE_OP_WIDENING_SHR: case TINE_OP_ABS: case TINE_OP_SATURATING_CAST:
-    case TINE_OP_SATURATING_ADD: case TINE_OP_SATURATING_SUB: case TINE_OP_ROUNDING_HALVING_ADD: return 2;
-    case TINE_OP_WIDENING_MUL: case TINE_OP_EXTENDING_ADD: case TINE_OP_EXTENDING_SUB: case TINE_OP_ABSD:
-    case TINE_OP_SATURATING_NARROW: case TINE_OP_HALVING_ADD: case TINE_OP_HALVING_SUB:
-    case TINE_OP_ROUNDING_SHR: case TINE_OP_MUL_SHR: case TINE_OP_ROUNDING_MUL_SHR: return 3;
-    case TINE_OP_EXTENDING_MUL: case TINE_OP_ROUNDING_SHL: case TINE_OP_SATURATING_SHL: return 4;
     default: return 1;
     }
 }
@@ -68,14 +63,14 @@ static bool is_cwild(const tine_expr_t *e) {
 }
 static bool same_elem(tine_type_t a, tine_type_t b) { return a.kind == b.kind && a.bits == b.bits; }
 
+/* A column of the op tables (tine_ops.h), primitive and FPIR. */
 static bool commutative(tine_op_t op) {
+    if (tine_op_is_fpir(op)) return tine_fpir_table[op - TINE_FPIR_FIRST].commutative;
     switch (op) {
 #define X(e, name, ar, tok, prec, comm) \
     case TINE_OP_##e: return comm;
         TINE_PRIM_OPS(X)
 #undef X
-    case TINE_OP_WIDENING_ADD: case TINE_OP_WIDENING_MUL: case TINE_OP_ABSD: case TINE_OP_SATURATING_ADD:
-    case TINE_OP_HALVING_ADD: case TINE_OP_ROUNDING_HALVING_ADD: return true;
     default: return false;
     }
 }

@@ -457,8 +457,36 @@ static bool insn_call(tine_elab *el, const tine_ast *a, int lanes, tine_elab_val
     return true;
 }
 
+static const char *insn_name(tine_ctx_t *ctx, uint32_t code) { return tine_insn_info(ctx, code, NULL)->name; }
+
 void tine_isa_install(tine_ctx_t *ctx) {
+    /* the core's interpreter and printer see instruction nodes through these */
+    ctx->sem.insn_template = tine_insn_template;
+    ctx->sem.insn_name = insn_name;
     /* every mode: expressions, rule patterns and right sides, descriptions' semantics */
     tine_elab_extend(ctx, insn_call, 1u << TINE_ELAB_EXPR | 1u << TINE_ELAB_PATTERN | 1u << TINE_ELAB_RHS | 1u << TINE_ELAB_PRED,
                      TINE_LAYER_TARGETS);
+}
+
+/* ---- the registry's questions that need a description -------------------------- */
+
+uint32_t tine_target_features(tine_ctx_t *ctx, const char *target, const tine_isa **isa_out) {
+    const tine_target_info *t = tine_target_find(target ? target : "host");
+    const tine_isa *isa = tine_isa_get(ctx, t ? t->isa : "x86");
+    if (isa_out) *isa_out = isa;
+    if (!t) {
+        tine_set_error(ctx, "unknown target '%s'", target);
+        return 0;
+    }
+    return t->features ? tine_target_mask(isa, t) : tine_target_host_mask(isa);
+}
+
+int tine_target_runs_here(tine_ctx_t *ctx, const char *target) {
+    const tine_target_info *t = tine_target_find(target);
+    if (!t || !t->features) {
+        tine_set_error(ctx, "unknown target '%s'", target);
+        return -1;
+    }
+    const tine_isa *isa = tine_isa_get(ctx, t->isa);
+    return (tine_target_mask(isa, t) & ~tine_target_host_mask(isa)) == 0;
 }

@@ -10,6 +10,10 @@
  * Armv8.6-A with the mixed-sign dot product (i8mm: usdot); this
  * machine does not run them (qemu-aarch64 does: tests cross-compile), and their C
  * baselines are cross-compiled with clang's flags for the same architecture level.
+ *
+ * The registry sits below the target descriptions (isa.c): it knows a description only
+ * as the list of its features, and the questions that need the description itself (a
+ * target's features, whether this CPU runs it) are isa.c's.
  */
 #include "targets.h"
 
@@ -68,8 +72,7 @@ uint32_t tine_target_mask(const tine_isa *isa, const tine_target_info *t) {
     return m;
 }
 
-/* What this CPU has of isa's features, as LLVM sees it. */
-static uint32_t host_mask(const tine_isa *isa) {
+uint32_t tine_target_host_mask(const tine_isa *isa) {
     char *f = LLVMGetHostCPUFeatures();
     uint32_t m = 0;
     for (int i = 0; i < isa->nfeatures; i++) {
@@ -87,17 +90,6 @@ static uint32_t host_mask(const tine_isa *isa) {
     return m;
 }
 
-uint32_t tine_target_features(tine_ctx_t *ctx, const char *target, const tine_isa **isa_out) {
-    const tine_target_info *t = tine_target_find(target ? target : "host");
-    const tine_isa *isa = tine_isa_get(ctx, t ? t->isa : "x86");
-    if (isa_out) *isa_out = isa;
-    if (!t) {
-        tine_set_error(ctx, "unknown target '%s'", target);
-        return 0;
-    }
-    return t->features ? tine_target_mask(isa, t) : host_mask(isa);
-}
-
 /* The fixed targets, in the registry's order (the host is not one). */
 const char *tine_target_name(tine_ctx_t *ctx, int i) {
     (void)ctx;
@@ -106,14 +98,9 @@ const char *tine_target_name(tine_ctx_t *ctx, int i) {
     return NULL;
 }
 
-int tine_target_runs_here(tine_ctx_t *ctx, const char *target) {
+const char *tine_target_isa(const char *target) {
     const tine_target_info *t = tine_target_find(target);
-    if (!t || !t->features) {
-        tine_set_error(ctx, "unknown target '%s'", target);
-        return -1;
-    }
-    const tine_isa *isa = tine_isa_get(ctx, t->isa);
-    return (tine_target_mask(isa, t) & ~host_mask(isa)) == 0;
+    return t ? t->isa : NULL;
 }
 
 const char *tine_target_cflags(const char *target, int *runs) {

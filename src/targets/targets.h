@@ -29,5 +29,7 @@ const tine_target_info *tine_target_at(int i);
 /* The mask over isa's features of the features a row names (it names only declared ones:
  * the description's loader checks every row of its description). */
 uint32_t tine_target_mask(const tine_isa *isa, const tine_target_info *t);
+/* What this CPU has of isa's features, as LLVM sees it. */
+uint32_t tine_target_host_mask(const tine_isa *isa);
 
 #endif

@@ -29,12 +29,9 @@ _Noreturn void tine_out_of_memory(size_t bytes) {
     longjmp(tine_oom_top->jb, 1);
 }
 
-void tine_oom_caught(tine_ctx_t *ctx, tine_oom_point *p) {
+size_t tine_oom_pop(tine_oom_point *p) {
     tine_oom_top = p->prev;
-    char size[48] = "";
-    if (oom_bytes) snprintf(size, sizeof size, " of %zu bytes", oom_bytes);
-    tine_set_limit_error(ctx, "out of memory: an allocation%s failed (this needs more memory than the process may use)",
-                         size);
+    return oom_bytes;
 }
 
 static void *arena_alloc(tine_arena *a, size_t n, size_t align) {
