@@ -29,8 +29,7 @@ void tine_build_init(builder *b, tine_stmt_pool *p, const tine_kernel_t *k, cons
     b->body1 = tine_build_xf(b, b->st->body1);
     tine_build_xf_reductions(b, &b->st->reds, &b->reds);
     tine_build_xf_reductions(b, &b->st->reds1, &b->reds1);
-    b->rvec = calloc((size_t)b->st->nrvec + 1, sizeof *b->rvec);
-    TINE_CHECK_ALLOC(b->rvec != NULL);
+    b->rvec = tine_xcalloc((size_t)b->st->nrvec + 1, sizeof *b->rvec);
     for (int k = 0; k < b->st->nrvec; k++) {
         b->rvec[k] = b->st->rvec[k];
         tine_build_xf_reductions(b, &b->st->rvec[k].vec, &b->rvec[k].vec);

@@ -90,8 +90,7 @@ tine_expr_t *tine_build_xf(builder *b, tine_expr_t *e) {
     uint64_t hit;
     if (tine_u64map_get(&b->memo, e->id, &hit)) return (tine_expr_t *)(uintptr_t)hit;
     uint32_t n;
-    tine_expr_t **order = tine_topo(b->ctx, e, &n), **map = malloc(sizeof *map * n);
-    TINE_CHECK_ALLOC(map != NULL);
+    tine_expr_t **order = tine_topo(b->ctx, e, &n), **map = tine_xmalloc(sizeof *map * n);
     for (uint32_t i = 0; i < n; i++) {
         tine_expr_t *x = order[i], *ops[UINT8_MAX + 1], *r = x;
         if (tine_u64map_get(&b->memo, x->id, &hit)) {
@@ -121,8 +120,7 @@ tine_expr_t *tine_build_xf(builder *b, tine_expr_t *e) {
 
 void tine_build_xf_reductions(builder *b, const tine_reductions *from, tine_reductions *to) {
     *to = *from;
-    to->v = malloc(sizeof *to->v * (size_t)(from->n + 1));
-    TINE_CHECK_ALLOC(to->v != NULL);
+    to->v = tine_xmalloc(sizeof *to->v * (size_t)(from->n + 1));
     for (int i = 0; i < from->n; i++) {
         tine_reduction R = from->v[i];
         R.lo = tine_build_xf(b, R.lo);
