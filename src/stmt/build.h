@@ -17,7 +17,7 @@ typedef struct {
     tine_expr_t *min[4], *extent[4], *stride[4], *coord[4];
     tine_expr_t *lo[4], *ext[4];    /* the range each coordinate's loop runs over */
     tine_expr_t *blo[4], *bext[4];  /* a split coordinate: the block its outer loop is at */
-    int xpos;                       /* a reshaped nest (st->loops): the vector loop's place */
+    int xpos;                       /* the vector loop's place in st->loops (set while gen() builds it) */
     tine_expr_t *body, *body1;      /* the stage's bodies, coordinates renamed and folded loads indexed */
     tine_reductions reds, reds1;
     tine_rvec *rvec;                /* the stage's vectorized reductions, their bodies as body's */

@@ -1,19 +1,30 @@
-/* build_nest.c — a stage's loops as its schedule says: the plain schedule (one loop per
- * coordinate, the first vectorized with its tail, unroll, tiles of the first two, a
- * parallel outermost loop) walked by dim(), or a reshaped loop list (split, fuse,
- * reorder: st->loops, pipeline/kernel_loops.c) walked by gen(); at the innermost point,
- * the reductions and the store (build_reduce.c), and at the loops other stages are
- * computed at, their rows (build_window.c). */
+/* build_nest.c — a stage's loops, from its list (tine_stage.loops, outermost first): the
+ * plain nest the schedule's unroll, tile, partition and parallel describe (one loop per
+ * coordinate, the last outermost), or the list split, fuse and reorder made
+ * (pipeline/kernel_loops.c). One walker, gen(), builds either: the vector loop (the
+ * first coordinate's, or the inner loop of its split) as a run of whole vectors and the
+ * last one shifted back (xrun), every other loop as a loop over its variable; at the
+ * innermost point, the reductions and the store (build_reduce.c), and at the loops other
+ * stages are computed at, their rows (build_window.c).
+ *
+ * A plain nest keeps three forms of its own (plain_loop): tiles of its first two
+ * coordinates, rows unrolled and jammed (their reductions share one loop nest), and rows
+ * unrolled with a guard. A reshaped nest unrolls any loop with a guard, and tiles as
+ * split and reorder; the statements differ (variables, block counts), so the forms stay
+ * apart while the code they produce is kept as it is.
+ */
 #include "build.h"
 
 static tine_stmt *gen(builder *b, int pos, bool vector);
-static tine_stmt *dim(builder *b, int d);
 
-static const char *loop_name(builder *b, int d, char *buf, size_t n) {
-    const char *c = b->st->coord[d];
-    if (c) snprintf(buf, n, "%s.%s", b->st->name, c);
-    else snprintf(buf, n, "%s.c%d", b->st->name, d);
+/* The loop's name in the statement: "<stage>.<loop>". */
+static const char *loop_name(builder *b, const tine_kloop *l, char *buf, size_t n) {
+    snprintf(buf, n, "%s.%s", b->st->name, l->name);
     return buf;
+}
+
+static tine_partition_mode loop_part(const tine_kloop *l) {
+    return (tine_partition_mode)(l->partition ? l->partition - 1 : 0);
 }
 
 /* The store of the body (vector or one lane) at the current coordinates (its loop
@@ -44,27 +55,13 @@ static tine_stmt *rpoint(builder *b, bool vector) {
     return tine_build_reductions(b, vector ? &b->reds : &b->reds1, -1, tine_build_store(b, vector));
 }
 
-/* The loops inside the vector loop (a reshaped nest), then the store; or the store. */
-tine_stmt *tine_build_point(builder *b, bool vector) {
-    return b->st->nloops ? gen(b, b->xpos + 1, vector) : rpoint(b, vector);
-}
+/* The loops inside the vector loop (a reshaped nest's), then the store. */
+tine_stmt *tine_build_point(builder *b, bool vector) { return gen(b, b->xpos + 1, vector); }
 
-static int xunroll(builder *b) {
-    int u = b->st->nloops ? b->st->loops[b->xpos].unroll : b->st->unroll[0];
-    return u > 1 ? u : 1;
-}
-
-static tine_partition_mode xpart(builder *b) {
-    if (!b->st->nloops) return (tine_partition_mode)b->st->partition[0];
-    int m = b->st->loops[b->xpos].partition;
-    return (tine_partition_mode)(m ? m - 1 : 0);
-}
-
-static const char *xname(builder *b, char *buf, size_t n) {
-    if (!b->st->nloops) return loop_name(b, 0, buf, n);
-    snprintf(buf, n, "%s.%s", b->st->name, b->st->loops[b->xpos].name);
-    return buf;
-}
+/* The vector loop's unroll, partition mode and name. */
+static int xunroll(builder *b) { return tine_kloop_unroll(&b->st->loops[b->xpos]); }
+static tine_partition_mode xpart(builder *b) { return loop_part(&b->st->loops[b->xpos]); }
+static const char *xname(builder *b, char *buf, size_t n) { return loop_name(b, &b->st->loops[b->xpos], buf, n); }
 
 /* The first coordinate over [start, start + w): whole vectors (`unroll` of them per
  * iteration, then one at a time), then the last vector shifted back to end at the edge
@@ -83,8 +80,7 @@ static tine_stmt *xrun(builder *b, tine_expr_t *start, tine_expr_t *w) {
         /* U vectors per iteration: the loop variable steps by U * L, each vector a let of
            the coordinate at its offset (their reductions jammed: one loop nest) */
         tine_expr_t *v = var(b, "c%d_u", 0);
-        tine_expr_t **xs = malloc(sizeof *xs * (size_t)U);
-        TINE_CHECK_ALLOC(xs != NULL);
+        tine_expr_t **xs = tine_xmalloc(sizeof *xs * (size_t)U);
         for (int u = 0; u < U; u++) xs[u] = add(b, v, ci(b, (int64_t)u * L));
         tine_expr_t *span = mul(b, tine_binary(b->ctx, TINE_OP_DIV, w, ci(b, (int64_t)U * L)), ci(b, (int64_t)U * L));
         vec[0] = tine_stmt_for(p, v, start, span, U * L, TINE_LOOP_VECTORIZED, part, nm, tine_build_points(b, true, U, xs));
@@ -123,82 +119,7 @@ static tine_stmt *xblocks(builder *b) {
                          xrun(b, add(b, b->min[0], off), w));
 }
 
-/* One iteration of coordinate d's loop (d >= 1, its variable bound): the rows of the
- * stages computed at this loop that it needs, then the coordinates inside. */
-static tine_stmt *row(builder *b, int d) {
-    tine_stmt *inner = dim(b, d - 1);
-    for (int t = b->sn - 1; t >= 0; t--) {
-        const tine_stage *ts = tine_kernel_stage(b->k, t);
-        if (ts->fold && ts->at == b->sn && ts->at_dim == d && !ts->at_strip)
-            inner = tine_build_at_rows(b, ts, t, d, b->coord[d], b->coord[d], inner);
-    }
-    return inner;
-}
-
-/* Coordinate d over its range, the dimensions inside it. The last coordinate's
- * outermost loop is parallel when the schedule says so. */
-static tine_stmt *dim(builder *b, int d) {
-    tine_stmt_pool *p = b->p;
-    bool last = d == b->st->dims - 1;
-    if (d == 0) return last && b->st->parallel ? xblocks(b) : xrun(b, b->lo[0], b->ext[0]);
-    tine_loop_kind outer = last && b->st->parallel ? TINE_LOOP_PARALLEL : TINE_LOOP_SERIAL;
-    char nb[96];
-    const char *nm = loop_name(b, d, nb, sizeof nb);
-    tine_partition_mode part = (tine_partition_mode)b->st->partition[d];
-    if (d == 1 && b->st->tile[0]) {
-        /* tiles of TX x TY: the tile's rows, each a run of the first coordinate (a stage
-           computed at another's loop or with stages computed at its own is never tiled) */
-        int TX = b->st->tile[0], TY = b->st->tile[1];
-        tine_expr_t *ty = var(b, "t%d", 1), *tx = var(b, "t%d", 0);
-        tine_expr_t *x0 = add(b, b->min[0], mul(b, tx, ci(b, TX))), *y0 = add(b, b->min[1], mul(b, ty, ci(b, TY)));
-        tine_expr_t *w = tine_binary(b->ctx, TINE_OP_MIN, ci(b, TX), sub(b, b->extent[0], mul(b, tx, ci(b, TX))));
-        tine_expr_t *h = tine_binary(b->ctx, TINE_OP_MIN, ci(b, TY), sub(b, b->extent[1], mul(b, ty, ci(b, TY))));
-        tine_stmt *rows = tine_stmt_for(p, b->coord[1], y0, h, 1, TINE_LOOP_SERIAL, part, nm, xrun(b, x0, w));
-        tine_expr_t *ntx = tine_binary(b->ctx, TINE_OP_DIV, add(b, b->extent[0], ci(b, TX - 1)), ci(b, TX));
-        tine_expr_t *nty = tine_binary(b->ctx, TINE_OP_DIV, add(b, b->extent[1], ci(b, TY - 1)), ci(b, TY));
-        tine_stmt *cols = tine_stmt_for(p, tx, ci(b, 0), ntx, 1, TINE_LOOP_SERIAL, TINE_PARTITION_NEVER, NULL, rows);
-        return tine_stmt_for(p, ty, ci(b, 0), nty, 1, outer, TINE_PARTITION_NEVER, NULL, cols);
-    }
-    int U = b->st->unroll[d];
-    if (U > 1 && d == 1 && tine_build_jams(b) && !b->jrows && !tine_build_computes_at(b, 1)) {
-        /* rows jammed (unroll-and-jam): U whole rows per iteration, computed together by
-           the runs of the first coordinate (tine_build_points()), their reductions sharing one loop
-           nest; then the extent mod U rows left, one at a time */
-        tine_expr_t *o = var(b, "c%d_u", 1), *full = tine_binary(b->ctx, TINE_OP_DIV, b->ext[1], ci(b, U));
-        tine_expr_t **rows = malloc(sizeof *rows * (size_t)U);
-        TINE_CHECK_ALLOC(rows != NULL);
-        for (int u = 0; u < U; u++) rows[u] = add(b, add(b, b->lo[1], mul(b, o, ci(b, U))), ci(b, u));
-        b->jrows = U;
-        b->jrow = rows;
-        tine_stmt *inner = dim(b, 0);
-        b->jrows = 0;
-        b->jrow = NULL;
-        free(rows);
-        tine_expr_t *done = mul(b, full, ci(b, U));
-        tine_stmt *v[2] = {tine_stmt_for(p, o, ci(b, 0), full, 1, outer, part, nm, inner),
-                           tine_stmt_for(p, b->coord[1], add(b, b->lo[1], done), sub(b, b->ext[1], done), 1, outer,
-                                         TINE_PARTITION_NEVER, nm, row(b, 1))};
-        return tine_stmt_block(p, v, 2);
-    }
-    if (U > 1) {
-        /* U rows per iteration, each guarded by the extent */
-        tine_expr_t *o = var(b, "c%d_u", d & 3), *end = add(b, b->lo[d], b->ext[d]);
-        tine_stmt **rows = malloc(sizeof *rows * (size_t)U);
-        TINE_CHECK_ALLOC(rows != NULL);
-        for (int u = 0; u < U; u++) {
-            tine_expr_t *c = add(b, add(b, b->lo[d], mul(b, o, ci(b, U))), ci(b, u));
-            rows[u] = tine_stmt_let(p, b->coord[d], c,
-                                    tine_stmt_if(p, tine_binary(b->ctx, TINE_OP_LT, b->coord[d], end), row(b, d), NULL));
-        }
-        tine_expr_t *n = tine_binary(b->ctx, TINE_OP_DIV, add(b, b->ext[d], ci(b, U - 1)), ci(b, U));
-        tine_stmt *s = tine_stmt_for(p, o, ci(b, 0), n, 1, outer, part, nm, tine_stmt_block(p, rows, U));
-        free(rows);
-        return s;
-    }
-    return tine_stmt_for(p, b->coord[d], b->lo[d], b->ext[d], 1, outer, part, nm, row(b, d));
-}
-
-/* ---- a reshaped nest (split, fuse, reorder: st->loops, outermost first) ----------------- */
+/* ---- the walker: the loops of the list, outermost first -------------------------------- */
 
 /* The body of loop pos at one value of its variable: a fused loop's coordinates, then the
  * loops inside. */
@@ -225,9 +146,87 @@ static tine_stmt *loop_body(builder *b, int pos, tine_expr_t *v, bool vector) {
     return tine_stmt_let(b->p, b->coord[d], add(b, b->lo[d], tine_binary(b->ctx, TINE_OP_MOD, v, b->ext[d])), s);
 }
 
-/* The nest from loop pos inwards. A loop that is not the vector loop runs its variable v
- * over [lo, lo + ext) one value at a time, or U values per iteration, each guarded by the
- * extent (unroll). */
+/* ---- the forms of a plain nest's own ---------------------------------------------------- */
+
+/* Tiles of TX x TY of the first two coordinates (loop pos is coordinate 1's, the vector
+ * loop inside it): the tile's rows, each a run of the first coordinate. A stage computed
+ * at another's loop or with stages computed at its own is never tiled. */
+static tine_stmt *tile_rows(builder *b, int pos, tine_loop_kind outer, tine_partition_mode part, const char *nm) {
+    tine_stmt_pool *p = b->p;
+    int TX = b->st->tile[0], TY = b->st->tile[1], save = b->xpos;
+    tine_expr_t *ty = var(b, "t%d", 1), *tx = var(b, "t%d", 0);
+    tine_expr_t *x0 = add(b, b->min[0], mul(b, tx, ci(b, TX))), *y0 = add(b, b->min[1], mul(b, ty, ci(b, TY)));
+    tine_expr_t *w = tine_binary(b->ctx, TINE_OP_MIN, ci(b, TX), sub(b, b->extent[0], mul(b, tx, ci(b, TX))));
+    tine_expr_t *h = tine_binary(b->ctx, TINE_OP_MIN, ci(b, TY), sub(b, b->extent[1], mul(b, ty, ci(b, TY))));
+    b->xpos = pos + 1;
+    tine_stmt *rows = tine_stmt_for(p, b->coord[1], y0, h, 1, TINE_LOOP_SERIAL, part, nm, xrun(b, x0, w));
+    b->xpos = save;
+    tine_expr_t *ntx = tine_binary(b->ctx, TINE_OP_DIV, add(b, b->extent[0], ci(b, TX - 1)), ci(b, TX));
+    tine_expr_t *nty = tine_binary(b->ctx, TINE_OP_DIV, add(b, b->extent[1], ci(b, TY - 1)), ci(b, TY));
+    tine_stmt *cols = tine_stmt_for(p, tx, ci(b, 0), ntx, 1, TINE_LOOP_SERIAL, TINE_PARTITION_NEVER, NULL, rows);
+    return tine_stmt_for(p, ty, ci(b, 0), nty, 1, outer, TINE_PARTITION_NEVER, NULL, cols);
+}
+
+/* Rows jammed (unroll-and-jam; loop pos is coordinate 1's): U whole rows per iteration,
+ * computed together by the runs of the first coordinate (tine_build_points), their
+ * reductions sharing one loop nest; then the extent mod U rows left, one at a time. */
+static tine_stmt *jammed_rows(builder *b, int pos, int U, tine_loop_kind outer, tine_partition_mode part,
+                              const char *nm) {
+    tine_stmt_pool *p = b->p;
+    tine_expr_t *o = var(b, "c%d_u", 1), *full = tine_binary(b->ctx, TINE_OP_DIV, b->ext[1], ci(b, U));
+    tine_expr_t **rows = tine_xmalloc(sizeof *rows * (size_t)U);
+    for (int u = 0; u < U; u++) rows[u] = add(b, add(b, b->lo[1], mul(b, o, ci(b, U))), ci(b, u));
+    b->jrows = U;
+    b->jrow = rows;
+    tine_stmt *inner = gen(b, pos + 1, false);
+    b->jrows = 0;
+    b->jrow = NULL;
+    free(rows);
+    tine_expr_t *done = mul(b, full, ci(b, U));
+    tine_stmt *v[2] = {tine_stmt_for(p, o, ci(b, 0), full, 1, outer, part, nm, inner),
+                       tine_stmt_for(p, b->coord[1], add(b, b->lo[1], done), sub(b, b->ext[1], done), 1, outer,
+                                     TINE_PARTITION_NEVER, nm, loop_body(b, pos, b->coord[1], false))};
+    return tine_stmt_block(p, v, 2);
+}
+
+/* U rows of coordinate d per iteration (loop pos), each guarded by the extent. */
+static tine_stmt *unrolled_rows(builder *b, int pos, int U, tine_loop_kind outer, tine_partition_mode part,
+                                const char *nm) {
+    tine_stmt_pool *p = b->p;
+    int d = b->st->loops[pos].dim;
+    tine_expr_t *o = var(b, "c%d_u", d & 3), *end = add(b, b->lo[d], b->ext[d]);
+    tine_stmt **rows = tine_xmalloc(sizeof *rows * (size_t)U);
+    for (int u = 0; u < U; u++) {
+        tine_expr_t *c = add(b, add(b, b->lo[d], mul(b, o, ci(b, U))), ci(b, u));
+        rows[u] = tine_stmt_let(p, b->coord[d], c,
+                                tine_stmt_if(p, tine_binary(b->ctx, TINE_OP_LT, b->coord[d], end),
+                                             loop_body(b, pos, b->coord[d], false), NULL));
+    }
+    tine_expr_t *n = tine_binary(b->ctx, TINE_OP_DIV, add(b, b->ext[d], ci(b, U - 1)), ci(b, U));
+    tine_stmt *s = tine_stmt_for(p, o, ci(b, 0), n, 1, outer, part, nm, tine_stmt_block(p, rows, U));
+    free(rows);
+    return s;
+}
+
+/* Loop pos of a plain nest (not the vector loop) in one of its own forms, or NULL: the
+ * loop is an ordinary one (gen). */
+static tine_stmt *plain_loop(builder *b, int pos) {
+    const tine_kloop *l = &b->st->loops[pos];
+    tine_loop_kind outer = l->parallel ? TINE_LOOP_PARALLEL : TINE_LOOP_SERIAL;
+    char nb[96];
+    const char *nm = loop_name(b, l, nb, sizeof nb);
+    tine_partition_mode part = loop_part(l);
+    if (l->dim == 1 && b->st->tile[0]) return tile_rows(b, pos, outer, part, nm);
+    int U = tine_kloop_unroll(l);
+    if (U > 1 && l->dim == 1 && tine_build_jams(b) && !b->jrows && !tine_build_computes_at(b, 1))
+        return jammed_rows(b, pos, U, outer, part, nm);
+    if (U > 1) return unrolled_rows(b, pos, U, outer, part, nm);
+    return NULL;
+}
+
+/* The nest from loop pos inwards. A loop that is not the vector loop (nor in a form of a
+ * plain nest's own) runs its variable v over [lo, lo + ext) one value at a time, or U
+ * values per iteration, each guarded by the extent (unroll). */
 static tine_stmt *gen(builder *b, int pos, bool vector) {
     if (pos == b->st->nloops) return rpoint(b, vector);
     tine_stmt_pool *p = b->p;
@@ -242,6 +241,8 @@ static tine_stmt *gen(builder *b, int pos, bool vector) {
         b->xpos = save;
         return s;
     }
+    tine_stmt *own = b->st->reshaped ? NULL : plain_loop(b, pos);
+    if (own) return own;
     tine_expr_t *v, *lo, *ext;
     switch (l->kind) {
     case TINE_KLOOP_OUTER: /* blocks of N: (ext - 1) / N + 1 of them (ext + N - 1 could wrap) */
@@ -267,14 +268,13 @@ static tine_stmt *gen(builder *b, int pos, bool vector) {
         ext = b->ext[d];
     }
     char nb[96];
-    snprintf(nb, sizeof nb, "%s.%s", b->st->name, l->name);
+    loop_name(b, l, nb, sizeof nb);
     tine_loop_kind kind = l->parallel ? TINE_LOOP_PARALLEL : TINE_LOOP_SERIAL;
-    tine_partition_mode part = (tine_partition_mode)(l->partition ? l->partition - 1 : 0);
-    int U = l->unroll > 1 ? l->unroll : 1;
+    tine_partition_mode part = loop_part(l);
+    int U = tine_kloop_unroll(l);
     if (U == 1) return tine_stmt_for(p, v, lo, ext, 1, kind, part, nb, loop_body(b, pos, v, vector));
     tine_expr_t *o = var(b, "u%d", pos), *end = add(b, lo, ext);
-    tine_stmt **body = malloc(sizeof *body * (size_t)U);
-    TINE_CHECK_ALLOC(body != NULL);
+    tine_stmt **body = tine_xmalloc(sizeof *body * (size_t)U);
     for (int u = 0; u < U; u++) {
         tine_expr_t *c = add(b, add(b, lo, mul(b, o, ci(b, U))), ci(b, u));
         body[u] = tine_stmt_let(p, v, c, tine_stmt_if(p, tine_binary(b->ctx, TINE_OP_LT, v, end), loop_body(b, pos, v, vector), NULL));
@@ -286,5 +286,5 @@ static tine_stmt *gen(builder *b, int pos, bool vector) {
 }
 
 /* The stage's whole nest. */
-tine_stmt *tine_build_nest(builder *b) { return b->st->nloops ? gen(b, 0, false) : dim(b, b->st->dims - 1); }
+tine_stmt *tine_build_nest(builder *b) { return gen(b, 0, false); }
 

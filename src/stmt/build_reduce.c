@@ -122,7 +122,7 @@ typedef struct {
  * none vectorized along its variable (that one runs per lane of a point already). Their
  * bounds never read coordinates (kernel.c), so every point runs the same iterations. Not in
  * a reshaped nest (split, fuse, reorder: its unrolls are guarded loops of gen()). */
-bool tine_build_jams(const builder *b) { return b->reds.n > 0 && b->st->nrvec == 0 && !b->st->nloops; }
+bool tine_build_jams(const builder *b) { return b->reds.n > 0 && b->st->nrvec == 0 && !b->st->reshaped; }
 
 static tine_stmt *at_point(builder *b, const jpoints *P, int u, tine_stmt *s) {
     if (P->x) s = tine_stmt_let(b->p, b->coord[0], P->x[u], s);
@@ -200,9 +200,8 @@ static bool chain_walk(chainw *w, const tine_expr_t *e, const tine_expr_t *root)
 static void chain_sums(builder *b, const tine_reductions *rs, int parent, const tine_expr_t *reader) {
     int n = rs->n;
     chainw w = {.rs = rs, .parent = parent, .budget = 200000};
-    w.root = calloc((size_t)n, sizeof *w.root);
-    w.uses = calloc((size_t)n, sizeof *w.uses);
-    TINE_CHECK_ALLOC(w.root != NULL && w.uses != NULL);
+    w.root = tine_xcalloc((size_t)n, sizeof *w.root);
+    w.uses = tine_xcalloc((size_t)n, sizeof *w.uses);
     bool ok = chain_walk(&w, reader, NULL);
     for (int k = 0; ok && k < n; k++) {
         /* every other read (another reduction's terms or bounds) counts against it */
@@ -243,8 +242,7 @@ static tine_stmt *jam_level(builder *b, const tine_reductions *rs, int parent, c
                             int nd) {
     tine_stmt_pool *p = b->p;
     int cap = (rs->n + 1) * (P->n + 1) + P->n, n = 0;
-    tine_stmt **v = malloc(sizeof *v * (size_t)cap);
-    TINE_CHECK_ALLOC(v != NULL);
+    tine_stmt **v = tine_xmalloc(sizeof *v * (size_t)cap);
     for (int i = 0; i < rs->n; i++) {
         const tine_reduction *R = &rs->v[i];
         if (R->parent != parent) continue;
@@ -281,17 +279,15 @@ static tine_stmt *jammed(builder *b, const jpoints *P, bool vector) {
     tine_stmt_pool *p = b->p;
     if (P->n == 1 && !P->x && !P->y) return tine_build_point(b, vector);
     if (!tine_build_jams(b)) {
-        tine_stmt **v = malloc(sizeof *v * (size_t)P->n);
-        TINE_CHECK_ALLOC(v != NULL);
+        tine_stmt **v = tine_xmalloc(sizeof *v * (size_t)P->n);
         for (int u = 0; u < P->n; u++) v[u] = at_point(b, P, u, tine_build_point(b, vector));
         tine_stmt *r = tine_stmt_block(p, v, P->n);
         free(v);
         return r;
     }
     const tine_reductions *rs = vector ? &b->reds : &b->reds1;
-    int *done = malloc(sizeof *done * (size_t)(rs->n + 1));
-    b->jinto = malloc(sizeof *b->jinto * (size_t)rs->n);
-    TINE_CHECK_ALLOC(done != NULL && b->jinto != NULL);
+    int *done = tine_xmalloc(sizeof *done * (size_t)(rs->n + 1));
+    b->jinto = tine_xmalloc(sizeof *b->jinto * (size_t)rs->n);
     for (int i = 0; i < rs->n; i++) b->jinto[i] = i;
     chain_sums(b, rs, -1, vector ? b->body : b->body1);
     for (int i = 0; i < rs->n; i++) chain_sums(b, rs, i, rs->v[i].update);
@@ -315,7 +311,8 @@ static tine_stmt *jammed(builder *b, const jpoints *P, bool vector) {
 tine_stmt *tine_build_points(builder *b, bool vector, int nx, tine_expr_t **x) {
     int ny = b->jrows ? b->jrows : 1, nxx = nx ? nx : 1;
     jpoints P = {.n = nxx * ny};
-    tine_expr_t **xs = nx ? malloc(sizeof *xs * (size_t)P.n) : NULL, **ys = b->jrows ? malloc(sizeof *ys * (size_t)P.n) : NULL;
+    tine_expr_t **xs = nx ? tine_xmalloc(sizeof *xs * (size_t)P.n) : NULL;
+    tine_expr_t **ys = b->jrows ? tine_xmalloc(sizeof *ys * (size_t)P.n) : NULL;
     for (int j = 0; j < ny; j++)
         for (int i = 0; i < nxx; i++) {
             if (xs) xs[j * nxx + i] = x[i];
