@@ -515,8 +515,8 @@ enum { TINE_KERNEL_MAX_STAGES = 17 };
  * of an object compiled ahead of time, or NULL. */
 const char *tine_c_name_clash(const char *name);
 
-/* One loop of a stage whose nest a schedule reshaped (split, fuse, reorder:
- * pipeline/kernel_loops.c, built by stmt/build.c). */
+/* One loop of a stage's nest: a coordinate's, or one that split, fuse or reorder made
+ * (pipeline/kernel_loops.c); stmt/build_nest.c builds the list. */
 struct tine_kdirective_s; /* a schedule directive (ir/ast.h) */
 typedef enum {
     TINE_KLOOP_WHOLE, /* coordinate dim over its whole range */
@@ -550,10 +550,7 @@ typedef struct {
     int dims, lanes;
     tine_expr_t *body, *body1; /* at `lanes` lanes and at one lane */
     tine_reductions reds, reds1;
-    int unroll[4];   /* per coordinate (the first: whole vectors per iteration); 1 = none */
-    int tile[2];     /* tile sizes of the first two coordinates; 0 = not tiled */
-    bool parallel;   /* its last coordinate's loop is parallel (stmt.h, TINE_LOOP_PARALLEL) */
-    int partition[4]; /* per coordinate, the schedule's `partition`: tine_partition_mode (stmt.h) */
+    int tile[2];     /* tile sizes of the first two coordinates (a plain nest); 0 = not tiled */
     /* compute_at (kernel_slide.c, stmt/build.c): fold > 0 when the stage is computed row
        by row inside stage at's loop over its coordinate at_dim, a sliding window over the
        stage's coordinate fold_dim (its rows; not the first): at that loop's iteration y,
@@ -585,11 +582,19 @@ typedef struct {
     tine_expr_t *slide_first, *slide_last;
     struct tine_rvec *rvec; /* loop reductions vectorized along their variable */
     int nrvec;
-    /* split, fuse, reorder: the loops, outermost first (the declaration's); nloops 0: one
-       loop per coordinate as unroll, tile, parallel and partition above say */
-    const tine_kloop *loops;
+    /* its loops, outermost first, with their unroll, partition mode and parallel (the
+       vector loop's unroll: whole vectors per iteration). reshaped false: the plain nest,
+       one loop per coordinate, the last outermost (tine_stage_loop); true: the list its
+       split, fuse and reorder made (pipeline/kernel_loops.c) */
+    tine_kloop loops[TINE_KLOOPS_MAX];
     int nloops;
+    bool reshaped;
 } tine_stage;
+
+/* The loop of coordinate d of a stage's plain nest (not reshaped). */
+static inline const tine_kloop *tine_stage_loop(const tine_stage *st, int d) { return &st->loops[st->dims - 1 - d]; }
+/* A loop's unroll factor, 1 when it is not unrolled. */
+static inline int tine_kloop_unroll(const tine_kloop *l) { return l->unroll > 1 ? l->unroll : 1; }
 
 /* A loop reduction of a stage vectorized along its own variable (`vectorize out.k N`):
  * for each lane of the stage's vector, its coordinate 0 the variable $.x0, the loop runs

@@ -254,6 +254,10 @@ void tine_directive_print(const tine_kdirective *s, tine_buf *b);
 bool tine_kloops_directive(tine_ctx_t *ctx, const tine_kdirective *s, tine_kdecl *f);
 bool tine_kloops_apply(tine_ctx_t *ctx, const tine_kdirective *s, tine_kdecl *f, bool *handled);
 int tine_kloops_find(const tine_kdecl *f, const char *name);
+/* f's loops, outermost first, into loops (TINE_KLOOPS_MAX): the list its split, fuse and
+ * reorder made, or the plain nest (one loop per coordinate, the last outermost, with
+ * unroll, partition and parallel as f says); their count. */
+int tine_kloops_of(const tine_kdecl *f, tine_kloop *loops);
 /* A located error at directive s, which says again what `first` said (the same directive
  * twice: "write it once"; or differently: fmt says what, and the message names first's
  * text and line:col). Always false. */

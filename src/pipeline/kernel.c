@@ -950,8 +950,10 @@ static bool stored_as(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kdec
  * an accumulator each (stmt/build.c, unroll-and-jam): at most TINE_KLIMIT_JAM of them
  * (code size, and registers long before). The error is at the stage's last unroll. */
 static bool jam_limit(tine_ctx_t *ctx, tine_kernel_t *kn, const tine_kdecl *d, const tine_stage *st) {
-    int n = st->unroll[0] * (st->dims > 1 && !st->tile[0] ? st->unroll[1] : 1);
-    if (st->reds1.n == 0 || st->nrvec > 0 || st->nloops > 0 || n <= TINE_KLIMIT_JAM) return true; /* see jams() */
+    if (st->reds1.n == 0 || st->nrvec > 0 || st->reshaped) return true; /* see jams() */
+    int u0 = tine_kloop_unroll(tine_stage_loop(st, 0));
+    int n = u0 * (st->dims > 1 && !st->tile[0] ? tine_kloop_unroll(tine_stage_loop(st, 1)) : 1);
+    if (n <= TINE_KLIMIT_JAM) return true;
     const tine_kernel_ast *k = &kn->ast;
     const tine_kdirective *at = NULL;
     for (int i = 0; i < k->nsched; i++)
@@ -959,7 +961,7 @@ static bool jam_limit(tine_ctx_t *ctx, tine_kernel_t *kn, const tine_kdecl *d, c
     TINE_ASSERT(at != NULL);
     tine_diag(ctx, k->src, at->line, at->col,
          "unroll: '%s' would compute %d points together (%d x %d), each with its own accumulators of the loop "
-         "reductions; at most %d", d->name, n, st->unroll[0], n / st->unroll[0], TINE_KLIMIT_JAM);
+         "reductions; at most %d", d->name, n, u0, n / u0, TINE_KLIMIT_JAM);
     return false;
 }
 
@@ -987,13 +989,10 @@ static bool lower_stage(tine_ctx_t *ctx, tine_kernel_t *kn, tine_kdecl *d) {
     /* a function of one coordinate computed at a loop: that coordinate is its rows,
        computed one value each (check(): never vectorized) */
     if (d->kind == K_FUNC && d->at_sched && d->nargs == 1) st->lanes = 1;
-    for (int i = 0; i < 4; i++) st->unroll[i] = d->unroll[i] > 1 ? d->unroll[i] : 1;
     st->tile[0] = d->tile[0];
     st->tile[1] = d->tile[1];
-    st->parallel = d->parallel;
-    for (int i = 0; i < 4; i++) st->partition[i] = d->partition[i] ? d->partition[i] - 1 : 0; /* tine_partition_mode */
-    st->loops = d->loops;
-    st->nloops = d->nloops;
+    st->nloops = tine_kloops_of(d, st->loops);
+    st->reshaped = d->nloops > 0;
     if (!(st->body = lower(ctx, kn, d, st->lanes, &st->reds))) return false;
     if (!rvec_directives(ctx, kn, d, st)) return false;
     if (st->type.bits != vt.bits || st->type.kind != vt.kind) {
@@ -1064,8 +1063,9 @@ static void add_unroll(unrolls *u, int factor, const tine_kdirective *by) {
 /* The unrolls of stage s's own loops (a loop reduction's points jammed are copies too). */
 static void own_unrolls(const tine_kernel_t *kn, int s, unrolls *u) {
     const tine_stage *st = &kn->stages[s];
-    for (int j = 0; j < st->nloops; j++) add_unroll(u, st->loops[j].unroll, st->loops[j].unroll_by);
-    for (int d = 0; !st->nloops && d < st->dims; d++) add_unroll(u, st->unroll[d], kn->sdecl[s]->unroll_by[d]);
+    for (int j = 0; st->reshaped && j < st->nloops; j++) add_unroll(u, st->loops[j].unroll, st->loops[j].unroll_by);
+    for (int d = 0; !st->reshaped && d < st->dims; d++) /* coordinate by coordinate, the first first */
+        add_unroll(u, tine_stage_loop(st, d)->unroll, tine_stage_loop(st, d)->unroll_by);
 }
 
 /* The unrolls around stage s's nest: none at the root; for a stage computed at stage g's
@@ -1077,13 +1077,9 @@ static void enclosing_unrolls(const tine_kernel_t *kn, int s, unrolls *u) {
     const tine_stage *g = &kn->stages[st->at];
     enclosing_unrolls(kn, st->at, u);
     const char *at = kn->ast.sched[kn->sdecl[s]->at_sched - 1].dim;
-    if (g->nloops) {
-        for (int j = 0; j < g->nloops; j++) {
-            add_unroll(u, g->loops[j].unroll, g->loops[j].unroll_by);
-            if (!strcmp(g->loops[j].name, at)) break;
-        }
-    } else {
-        for (int d = g->dims - 1; d >= st->at_dim; d--) add_unroll(u, g->unroll[d], kn->sdecl[st->at]->unroll_by[d]);
+    for (int j = 0; j < g->nloops; j++) { /* g's loops from the outermost to the one s is at */
+        add_unroll(u, g->loops[j].unroll, g->loops[j].unroll_by);
+        if (!strcmp(g->loops[j].name, at)) break;
     }
 }
 

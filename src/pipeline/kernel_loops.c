@@ -6,7 +6,8 @@
  * or reorder of a function turns that nest into an explicit list (tine_kdecl.loops,
  * outermost first), carrying over what unroll, partition and parallel already said of
  * each coordinate; later directives edit the list in schedule order, so the names a split
- * or fuse introduces are usable by every directive after it. stmt/build.c builds the list.
+ * or fuse introduces are usable by every directive after it. A stage whose nest no
+ * directive reshapes has the plain list (tine_kloops_of); stmt/build_nest.c builds either.
  *
  * The rules that keep every reshaped nest exact and buildable (each broken one a located
  * error at the directive):
@@ -22,7 +23,8 @@
  *   outer one, and a parallel loop stays the outermost;
  * - tile f a b W H, when a and b are not the first two coordinates in order or f is
  *   reshaped already: split a by W and b by H, then reorder their inner loops inside
- *   their outer ones (stmt/build.c's own tiles cover the first two coordinates only).
+ *   their outer ones (stmt/build_nest.c's own tiles cover the first two coordinates of a
+ *   plain nest only: their statement differs, see tile_rows there).
  */
 #include "../ir/ast.h"
 
@@ -85,6 +87,24 @@ static int loop_of(tine_ctx_t *ctx, const tine_kdirective *s, const tine_kdecl *
     return -1;
 }
 
+/* f's plain nest as a list: one loop per coordinate, the last outermost, as unroll,
+ * partition and parallel say; its length. */
+static int plain_loops(const tine_kdecl *f, tine_kloop *loops) {
+    int n = 0;
+    for (int d = f->nargs - 1; d >= 0; d--)
+        loops[n++] = (tine_kloop){.name = f->args[d], .kind = TINE_KLOOP_WHOLE, .dim = d, .unroll = f->unroll[d],
+                                  .partition = f->partition[d], .parallel = f->parallel && d == f->nargs - 1,
+                                  .unroll_by = f->unroll_by[d], .partition_by = f->partition_by[d],
+                                  .parallel_by = d == f->nargs - 1 ? f->parallel_by : NULL};
+    return n;
+}
+
+int tine_kloops_of(const tine_kdecl *f, tine_kloop *loops) {
+    if (!f->nloops) return plain_loops(f, loops);
+    memcpy(loops, f->loops, sizeof *loops * (size_t)f->nloops);
+    return f->nloops;
+}
+
 /* f's nest as a list, the first time it is reshaped. */
 static bool start(tine_ctx_t *ctx, const tine_kdirective *s, tine_kdecl *f) {
     if (f->nloops) return true;
@@ -93,12 +113,7 @@ static bool start(tine_ctx_t *ctx, const tine_kdirective *s, tine_kdecl *f) {
              f->name);
         return false;
     }
-    for (int d = f->nargs - 1; d >= 0; d--)
-        f->loops[f->nloops++] = (tine_kloop){.name = f->args[d], .kind = TINE_KLOOP_WHOLE, .dim = d,
-                                             .unroll = f->unroll[d], .partition = f->partition[d],
-                                             .parallel = f->parallel && d == f->nargs - 1,
-                                             .unroll_by = f->unroll_by[d], .partition_by = f->partition_by[d],
-                                             .parallel_by = d == f->nargs - 1 ? f->parallel_by : NULL};
+    f->nloops = plain_loops(f, f->loops);
     return true;
 }
 

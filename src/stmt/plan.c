@@ -137,12 +137,7 @@ static tine_expr_t *sel(planner *P, tine_expr_t *c, tine_expr_t *a, tine_expr_t 
 /* ---- steps ------------------------------------------------------------------------------- */
 
 static void push(planner *P, tine_plan_step s) {
-    if (P->n == P->cap) {
-        P->cap = P->cap ? 2 * P->cap : 64;
-        P->v = realloc(P->v, sizeof *P->v * (size_t)P->cap);
-        TINE_CHECK_ALLOC(P->v != NULL);
-    }
-    P->v[P->n++] = s;
+    TINE_PUSH(P->v, P->n, P->cap, s);
 }
 
 /* value, bound to a variable of that name when it is more than a leaf */
@@ -265,8 +260,7 @@ static void check_call(planner *P) {
     const char *oname = tine_kernel_output_name(k);
     tine_expr_t *obytes = check_buffer(P, "output", oname, tine_kernel_dims(k), tine_kernel_output_type(k).bits / 8, true, -2);
     int nin = tine_kernel_ninputs(k);
-    tine_expr_t **ibytes = calloc((size_t)nin + 1, sizeof *ibytes);
-    TINE_CHECK_ALLOC(ibytes != NULL);
+    tine_expr_t **ibytes = tine_xcalloc((size_t)nin + 1, sizeof *ibytes);
     for (int i = 0; i < nin; i++) {
         int dims;
         tine_type_t t;
@@ -467,8 +461,7 @@ static void widen(planner *P, region *r, int dims, const sival *c, tine_expr_t *
 static void reads(planner *P, const tine_expr_t *root, tine_expr_t *active, sival *out) {
     uint32_t n;
     tine_expr_t **order = tine_topo(P->ctx, root, &n);
-    sival *v = calloc(n, sizeof *v);
-    TINE_CHECK_ALLOC(v != NULL);
+    sival *v = tine_xcalloc(n, sizeof *v);
     for (uint32_t i = 0; i < n; i++) {
         const tine_expr_t *e = order[i];
         sival o[UINT8_MAX + 1]; /* nops is a uint8_t */
@@ -498,10 +491,9 @@ static void reads(planner *P, const tine_expr_t *root, tine_expr_t *active, siva
 static void stage_reads(planner *P, const tine_stage *st) {
     tine_expr_t *yes = cb(P, true);
     reads(P, st->body1, yes, NULL);
-    tine_expr_t **runs = calloc((size_t)st->reds1.n + 1, sizeof *runs);
-    P->rvar = calloc((size_t)st->reds1.n + 1, sizeof *P->rvar);
-    P->rval = calloc((size_t)st->reds1.n + 1, sizeof *P->rval);
-    TINE_CHECK_ALLOC(runs && P->rvar && P->rval);
+    tine_expr_t **runs = tine_xcalloc((size_t)st->reds1.n + 1, sizeof *runs);
+    P->rvar = tine_xcalloc((size_t)st->reds1.n + 1, sizeof *P->rvar);
+    P->rval = tine_xcalloc((size_t)st->reds1.n + 1, sizeof *P->rval);
     P->nr = 0;
     for (int i = 0; i < st->reds1.n && !P->bad; i++) {
         const tine_reduction *R = &st->reds1.v[i];
@@ -648,11 +640,7 @@ static uint32_t share_index(sharer *S, const tine_expr_t *e, bool *fresh) {
     uint64_t i;
     *fresh = false;
     if (tine_u64map_get(&S->at, (uint64_t)(uintptr_t)e, &i)) return (uint32_t)i;
-    if (S->n == S->cap) {
-        S->cap = S->cap ? 2 * S->cap : 256;
-        S->v = realloc(S->v, sizeof *S->v * S->cap);
-        TINE_CHECK_ALLOC(S->v != NULL);
-    }
+    TINE_GROW(S->v, S->n + 1, S->cap);
     S->v[S->n] = (share_node){e, 0, 0, false, NULL};
     tine_u64map_put(&S->at, (uint64_t)(uintptr_t)e, S->n);
     *fresh = true;
@@ -668,12 +656,7 @@ static share_node *share_at(sharer *S, const tine_expr_t *e) {
 }
 
 static void share_push(sharer *S, const tine_expr_t *e) {
-    if (S->nstack == S->stackcap) {
-        S->stackcap = S->stackcap ? 2 * S->stackcap : 256;
-        S->stack = realloc(S->stack, sizeof *S->stack * S->stackcap);
-        TINE_CHECK_ALLOC(S->stack != NULL);
-    }
-    S->stack[S->nstack++] = e;
+    TINE_PUSH(S->stack, S->nstack, S->stackcap, e);
 }
 
 /* Counts the references of root's nodes (root itself once more), listing each node once,
@@ -703,12 +686,7 @@ static void share_count(sharer *S, const tine_expr_t *root) {
         S->nstack--;
         for (int j = 0; j < e->nops; j++) share_at(S, e->ops[j])->refs++;
         S->v[i].done = true;
-        if (S->npost == S->postcap) {
-            S->postcap = S->postcap ? 2 * S->postcap : 256;
-            S->post = realloc(S->post, sizeof *S->post * S->postcap);
-            TINE_CHECK_ALLOC(S->post != NULL);
-        }
-        S->post[S->npost++] = i;
+        TINE_PUSH(S->post, S->npost, S->postcap, i);
     }
 }
 
@@ -767,8 +745,7 @@ static void share(planner *P) {
     }
     tine_u64map_free(&bound);
     /* the nodes each step reaches first are S.post[first[i]] up to first[i + 1] */
-    uint32_t *first = malloc(sizeof *first * ((size_t)P->n + 1));
-    TINE_CHECK_ALLOC(first != NULL);
+    uint32_t *first = tine_xmalloc(sizeof *first * ((size_t)P->n + 1));
     for (int i = 0; i < P->n; i++) {
         const tine_plan_step *s = &P->v[i];
         first[i] = S.npost;
@@ -812,12 +789,11 @@ int tine_stmt_plan(tine_stmt_pool *p, const tine_kernel_t *k, tine_kernel_plan_t
     int ns = tine_kernel_nstages(k), nb = tine_kernel_ninputs(k) + ns;
     planner P = {.p = p, .ctx = ctx, .k = k, .i64 = tine_type(TINE_INT, 64, 1), .i32 = tine_type(TINE_INT, 32, 1),
                  .b = tine_type(TINE_BOOL, 1, 1)};
-    P.cur = calloc((size_t)nb, sizeof *P.cur);
-    P.tot = calloc((size_t)nb, sizeof *P.tot);
+    P.cur = tine_xcalloc((size_t)nb, sizeof *P.cur);
+    P.tot = tine_xcalloc((size_t)nb, sizeof *P.tot);
     memset(plan, 0, sizeof *plan);
-    plan->read = calloc((size_t)ns, sizeof *plan->read);
-    plan->size = calloc((size_t)ns, sizeof *plan->size);
-    TINE_CHECK_ALLOC(P.cur && P.tot && plan->read && plan->size);
+    plan->read = tine_xcalloc((size_t)ns, sizeof *plan->read);
+    plan->size = tine_xcalloc((size_t)ns, sizeof *plan->size);
     check_call(&P);
     plan->read[ns - 1] = cb(&P, true);
     /* from the output back: each stage's region is known when its turn comes (its
