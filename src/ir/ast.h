@@ -7,6 +7,7 @@
 #define TINE_AST_H
 
 #include "../internal.h"
+#include "../pipeline/directives.h"
 
 #define TINE_MAX_DEPTH 256
 
@@ -194,8 +195,8 @@ typedef struct tine_kdecl_s {
 } tine_kdecl;
 
 typedef struct tine_kdirective_s {
-    const char *what;    /* vectorize, unroll, tile, materialize, parallel, partition, compute_at, store_at, compute_root, store_as,
-                            split, fuse, reorder, inline (autosched.c prints them) */
+    tine_dir_kind kind;  /* its row of the directive table (pipeline/directives.h) */
+    const char *what;    /* its name, tine_dir_name(kind): what its errors begin with */
     const char *func, *dim, *dim2;
     const char *name, *name2; /* split: the outer and inner loops' names; fuse: the fused loop's; store_as: the type */
     const char **dims;   /* reorder: the loops, innermost first */
@@ -208,6 +209,29 @@ typedef struct tine_kdirective_s {
     int line, col;
     const char *on; /* the instruction set it applies to (`on arm`); NULL: every target */
 } tine_kdirective;
+
+/* The field of s that an argument of its shape (directives.h) reads or sets. */
+static inline const char **tine_dir_slot_name(tine_kdirective *s, tine_darg_slot slot) {
+    switch (slot) {
+    case TINE_DS_FUNC: return &s->func;
+    case TINE_DS_DIM: return &s->dim;
+    case TINE_DS_DIM2: return &s->dim2;
+    case TINE_DS_AT: return &s->at;
+    case TINE_DS_NAME: return &s->name;
+    case TINE_DS_NAME2: return &s->name2;
+    default: TINE_ASSERT(!"a name's slot"); return NULL;
+    }
+}
+static inline int *tine_dir_slot_int(tine_kdirective *s, tine_darg_slot slot) {
+    TINE_ASSERT(slot == TINE_DS_N || slot == TINE_DS_N2);
+    return slot == TINE_DS_N ? &s->n : &s->n2;
+}
+/* The directive named name, or TINE_DIR_COUNT. */
+static inline tine_dir_kind tine_dir_lookup(const char *name) {
+    int k = 0;
+    while (k < TINE_DIR_COUNT && strcmp(tine_dir_name((tine_dir_kind)k), name)) k++;
+    return (tine_dir_kind)k;
+}
 
 typedef struct tine_kernel_ast_s {
     const tine_src *src;

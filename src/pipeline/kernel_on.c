@@ -63,7 +63,7 @@ bool tine_kernel_on_check(tine_ctx_t *ctx, const tine_kernel_ast *k) {
 /* Whether directive b, for one instruction set, replaces a: the same directive on the same
  * function (and loop), as `vectorize out.k 16 acc 16` on arm replaces `vectorize out.k 16`. */
 static bool replaces(const tine_kdirective *b, const tine_kdirective *a) {
-    return !strcmp(a->what, b->what) && a->func && b->func && !strcmp(a->func, b->func) &&
+    return a->kind == b->kind && a->func && b->func && !strcmp(a->func, b->func) &&
            (a->dim ? b->dim && !strcmp(a->dim, b->dim) : !b->dim);
 }
 
