@@ -164,7 +164,7 @@ typedef struct tine_kdecl_s {
     const char *of;      /* boundary: the input it wraps */
     tine_ast *fill;      /* boundary: constant(in, fill); NULL for edge(in) */
     /* func: computed into a buffer of its own (schedule: materialize f) rather than
-       inlined; its element type once its stage is lowered (calls read that buffer) */
+       inlined; its element type once its stage is elaborated (calls read that buffer) */
     bool materialized;
     tine_type_t mtype;
     tine_type_t vtype;   /* its values' type: mtype may be narrower (every value fits) */
@@ -184,13 +184,13 @@ typedef struct tine_kdecl_s {
     int nloops;
     bool inlined; /* `inline f` was written (the default, made explicit) */
     /* func: `store_as f T` (directive store_as_sched - 1; 0: none): its buffer stores T, not
-       the narrowest type its values fit (kernel.c storage_type) */
+       the narrowest type its values fit (kernel_stages.c storage_type) */
     tine_type_t store_as;
     int store_as_sched;
     const char *on; /* func: the instruction set it is defined for (`on arm`); NULL: every target */
     /* the directives that set lanes, unroll[d], partition[d], tile, parallel, materialized
        (materialize or compute_root) and inlined (NULL: none): a second directive saying the
-       same or the opposite is an error naming the first (kernel.c, kernel_loops.c) */
+       same or the opposite is an error naming the first (schedule.c, kernel_loops.c) */
     const struct tine_kdirective_s *lanes_by, *unroll_by[4], *partition_by[4], *tile_by, *parallel_by, *mat_by, *inline_by;
 } tine_kdecl;
 
@@ -261,7 +261,7 @@ const tine_kdecl *tine_kernel_find(const tine_kernel_ast *k, const char *name);
 
 
 /* The automatic scheduler (pipeline/autosched.c): the directives of `schedule auto`, in
- * k->sched (allocated from arena), for check() to apply as a hand schedule's. */
+ * k->sched (allocated from arena), for schedule.c to apply as a hand schedule's. */
 void tine_autoschedule(tine_ctx_t *ctx, tine_arena *arena, tine_kernel_ast *k);
 /* A kernel's directives as .tine text ("schedule", then one a line), appended to b. */
 void tine_schedule_print(const tine_kernel_ast *k, tine_buf *b);

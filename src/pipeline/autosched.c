@@ -1,7 +1,7 @@
 /* autosched.c — the automatic scheduler: `schedule auto` (and a kernel file with no
  * schedule) gets its directives chosen here, in the vocabulary hand schedules use
  * (materialize, vectorize, unroll ...), appended to the kernel's directives before they
- * are checked and applied (kernel.c, check()). So an automatic schedule is applied by the
+ * are checked and applied (schedule.c). So an automatic schedule is applied by the
  * same code as a hand one, and `tine compile K.tine --emit schedule` prints it as .tine
  * text a user can paste and edit.
  *
@@ -120,11 +120,11 @@ static bool uncandidate_callees(as_state *A, int D) {
         const tine_ast *a;
         int act;
         bool data;
-    } *st = malloc(64 * sizeof *st);
+    } *st = NULL;
     as_bind sc[64];
-    int top = 0, cap = 64, nsc = 0;
+    int top = 0, cap = 0, nsc = 0;
     bool changed = false;
-    TINE_CHECK_ALLOC(st != NULL);
+    TINE_GROW(st, 64, cap);
     st[top++] = (struct step){root, W_VISIT, false};
     while (top) {
         struct step s = st[--top];
@@ -137,11 +137,7 @@ static bool uncandidate_callees(as_state *A, int D) {
             continue;
         }
         const tine_ast *a = s.a;
-        if (top + a->nargs + 3 > cap) {
-            cap = 2 * (top + a->nargs + 3);
-            st = realloc(st, (size_t)cap * sizeof *st);
-            TINE_CHECK_ALLOC(st != NULL);
-        }
+        TINE_GROW(st, top + a->nargs + 3, cap);
         if (a->kind == A_CALL) {
             const tine_kdecl *c = tine_kernel_find(A->k, a->name);
             int ci = c ? (int)(c - A->k->decls) : -1;
@@ -174,9 +170,9 @@ static bool contains_reduction(as_state *A, int i) {
     if (A->d[i].red >= 0) return A->d[i].red;
     const tine_kdecl *d = &A->k->decls[i];
     bool red = false;
-    const tine_ast **st = malloc(64 * sizeof *st);
-    int top = 0, cap = 64;
-    TINE_CHECK_ALLOC(st != NULL);
+    const tine_ast **st = NULL;
+    int top = 0, cap = 0;
+    TINE_GROW(st, 64, cap);
     if (d->body) st[top++] = d->body;
     while (top && !red) {
         const tine_ast *a = st[--top];
@@ -185,11 +181,7 @@ static bool contains_reduction(as_state *A, int i) {
             const tine_kdecl *c = tine_kernel_find(A->k, a->name);
             if (c && c->kind == K_FUNC) red |= contains_reduction(A, (int)(c - A->k->decls));
         }
-        if (top + a->nargs > cap) {
-            cap = 2 * (top + a->nargs);
-            st = realloc(st, (size_t)cap * sizeof *st);
-            TINE_CHECK_ALLOC(st != NULL);
-        }
+        TINE_GROW(st, top + a->nargs, cap);
         for (int j = 0; j < a->nargs; j++)
             if (a->args[j]) st[top++] = a->args[j];
     }
@@ -221,7 +213,7 @@ static void mark(as_state *A, int extra) {
 }
 
 /* Declaration i as a stage at one lane, with the chosen functions (and `extra`) loads:
- * its coordinates $.c0.. as kernel.c's lower() binds them. */
+ * its coordinates $.c0.. as kernel_stages.c's elaborate() binds them. */
 static as_body elab(as_state *A, int i, int extra) {
     const tine_kdecl *d = &A->k->decls[i];
     tine_binding binds[4];
@@ -267,8 +259,7 @@ static double expr_cost(tine_ctx_t *ctx, const tine_expr_t *root, bool hoist, in
     enum { VALUE = 1, READS_C0 = 2, READS_DATA = 4 };
     uint32_t n;
     tine_expr_t **order = tine_topo(ctx, root, &n);
-    unsigned char *f = calloc(n, 1);
-    TINE_CHECK_ALLOC(f != NULL);
+    unsigned char *f = tine_xcalloc(n, 1);
     for (uint32_t i = 0; i < n; i++) { /* operands first (ids grow) */
         const tine_expr_t *e = order[i];
         if (e->op == TINE_OP_VAR && !strcmp(tine_expr_name(e), "$.c0")) f[i] |= READS_C0;
@@ -392,12 +383,10 @@ static bool room(const as_state *A) { return A->nstages < TINE_KERNEL_MAX_STAGES
 static bool decide_invariant_reductions(as_state *A, int si) {
     int s = A->stage[si];
     int n = A->k->ndecls;
-    bool *tried = calloc((size_t)n, sizeof *tried), any = false;
-    TINE_CHECK_ALLOC(tried != NULL);
+    bool *tried = tine_xcalloc((size_t)n, sizeof *tried), any = false;
     for (bool progress = true; progress && room(A);) {
         progress = false;
-        bool *trial = calloc((size_t)n, sizeof *trial);
-        TINE_CHECK_ALLOC(trial != NULL);
+        bool *trial = tine_xcalloc((size_t)n, sizeof *trial);
         for (int f = 0; f < n; f++) trial[f] = A->d[f].cand && !A->d[f].mat && !tried[f] && contains_reduction(A, f);
         for (int f = 0; f < n; f++)
             if (trial[f]) A->d[f].mat = true;
@@ -435,8 +424,7 @@ static bool decide_invariant_reductions(as_state *A, int si) {
  * window's in L1 (gaussian3x3's r pays only so). */
 static void decide_stencil_producers(as_state *A) {
     int n = A->k->ndecls;
-    double *base = calloc(TINE_KERNEL_MAX_STAGES, sizeof *base);
-    TINE_CHECK_ALLOC(base != NULL);
+    double *base = tine_xcalloc(TINE_KERNEL_MAX_STAGES, sizeof *base);
     while (room(A)) {
         for (int s = 0; s < A->nstages; s++) {
             as_body b = elab(A, A->stage[s], -1);
@@ -699,8 +687,7 @@ static void emit(as_state *A, tine_dir_kind kind, int f, int dim, int n) {
 void tine_autoschedule(tine_ctx_t *ctx, tine_arena *arena, tine_kernel_ast *k) {
     int n = k->ndecls;
     as_state A = {.ctx = ctx, .k = k, .out = -1};
-    A.d = calloc((size_t)n + 1, sizeof *A.d);
-    TINE_CHECK_ALLOC(A.d != NULL);
+    A.d = tine_xcalloc((size_t)n + 1, sizeof *A.d);
     for (int i = 0; i < n; i++) {
         A.d[i].red = -1;
         A.d[i].cand = k->decls[i].kind == K_FUNC;
@@ -744,7 +731,7 @@ void tine_autoschedule(tine_ctx_t *ctx, tine_arena *arena, tine_kernel_ast *k) {
             emit_dir(&A, (tine_kdirective){.kind = TINE_DIR_VECTORIZE, .func = k->decls[st].name, .dim = rname[r], .n = rwidth[r]});
         if (u > 1) emit(&A, TINE_DIR_UNROLL, st, 1, u);
     }
-    for (int i = 0; i < n; i++) { /* check() applies the directives from scratch */
+    for (int i = 0; i < n; i++) { /* schedule.c applies the directives from scratch */
         k->decls[i].materialized = false;
         k->decls[i].mtype = k->decls[i].vtype = (tine_type_t){0, 0, 0};
     }

@@ -9,8 +9,7 @@
  *
  *   X(ENUM, "name", applies-to, argument, ...)
  *
- * applies-to: TINE_DIR_TO_* flags (a function; a coordinate's loop; a loop of a reshaped
- * nest; a loop reduction's variable). The arguments, in the order they are written:
+ * applies-to: TINE_DIR_TO_* flags (below). The arguments, in the order they are written:
  *   TD_FUNC              NAME          the function (func)
  *   TD_DOT(what)         '.'           `what` says where it belongs in the error
  *   TD_NAME(slot, what)  NAME          into dim, dim2, at, name or name2
@@ -25,39 +24,37 @@
 #ifndef TINE_DIRECTIVES_H
 #define TINE_DIRECTIVES_H
 
-#define TD_COORD_DOT TD_DOT("between the function and its coordinate, as in out.x")
 #define TD_LOOP_DOT TD_DOT("between the function and its loop, as in out.y")
+/* f.x, a loop of f; g.y, the loop of stage g that f is computed or stored at */
+#define TD_F_X TD_FUNC, TD_DOT("between the function and its coordinate, as in out.x"), TD_NAME(DIM, "a coordinate")
+#define TD_G_Y                                                                                                         \
+    TD_NAME(AT, "the stage it is computed in, as in out.y"),                                                           \
+        TD_DOT("between the stage and its coordinate, as in out.y"), TD_NAME(DIM, "a coordinate")
 #define TD_SIZE (1 << 20) /* tile sizes and split factors */
 
-#define TINE_DIRECTIVES(X)                                                                                               \
-    X(VECTORIZE, "vectorize", TINE_DIR_TO_COORD | TINE_DIR_TO_LOOP | TINE_DIR_TO_REDUCTION, TD_FUNC, TD_COORD_DOT,       \
-      TD_NAME(DIM, "a coordinate"), TD_WIDTH, TD_ACC)                                                                   \
-    X(UNROLL, "unroll", TINE_DIR_TO_COORD | TINE_DIR_TO_LOOP, TD_FUNC, TD_COORD_DOT, TD_NAME(DIM, "a coordinate"),      \
-      TD_INT(N, 1, 64, "the unroll factor"))                                                                            \
-    X(TILE, "tile", TINE_DIR_TO_COORD | TINE_DIR_TO_LOOP, TD_FUNC, TD_NAME(DIM, "the first coordinate"),                \
+#define TINE_DIRECTIVES(X)                                                                                             \
+    X(VECTORIZE, "vectorize", TINE_DIR_TO_LOOP | TINE_DIR_TO_REDUCTION, TD_F_X, TD_WIDTH, TD_ACC)                      \
+    X(UNROLL, "unroll", TINE_DIR_TO_LOOP, TD_F_X, TD_INT(N, 1, 64, "the unroll factor"))                               \
+    X(TILE, "tile", TINE_DIR_TO_NEST, TD_FUNC, TD_NAME(DIM, "the first coordinate"),                                   \
       TD_NAME(DIM2, "the second coordinate"), TD_INT(N, 1, TD_SIZE, "the first tile size"),                            \
-      TD_INT(N2, 1, TD_SIZE, "the second tile size"))                                                                   \
-    X(SPLIT, "split", TINE_DIR_TO_COORD | TINE_DIR_TO_LOOP, TD_FUNC, TD_LOOP_DOT, TD_NAME(DIM, "the loop to split"),    \
-      TD_NAME(NAME, "the outer loop's name"), TD_NAME(NAME2, "the inner loop's name"),                                  \
-      TD_INT(N, 1, TD_SIZE, "the split factor"))                                                                        \
-    X(FUSE, "fuse", TINE_DIR_TO_COORD | TINE_DIR_TO_LOOP, TD_FUNC, TD_LOOP_DOT, TD_NAME(DIM, "the inner loop to fuse"), \
-      TD_AGAIN("the function again, as in fuse out.y out.z yz"),                                                        \
+      TD_INT(N2, 1, TD_SIZE, "the second tile size"))                                                                  \
+    X(SPLIT, "split", TINE_DIR_TO_NEST, TD_FUNC, TD_LOOP_DOT, TD_NAME(DIM, "the loop to split"),                       \
+      TD_NAME(NAME, "the outer loop's name"), TD_NAME(NAME2, "the inner loop's name"),                                 \
+      TD_INT(N, 1, TD_SIZE, "the split factor"))                                                                       \
+    X(FUSE, "fuse", TINE_DIR_TO_NEST, TD_FUNC, TD_LOOP_DOT, TD_NAME(DIM, "the inner loop to fuse"),                    \
+      TD_AGAIN("the function again, as in fuse out.y out.z yz"),                                                       \
       TD_DOT("between the function and its loop, as in out.z"), TD_NAME(DIM2, "the outer loop to fuse"),               \
-      TD_NAME(NAME, "the fused loop's name"))                                                                           \
-    X(REORDER, "reorder", TINE_DIR_TO_COORD | TINE_DIR_TO_LOOP, TD_LOOPS)                                               \
-    X(INLINE, "inline", TINE_DIR_TO_FUNC, TD_FUNC)                                                                      \
-    X(MATERIALIZE, "materialize", TINE_DIR_TO_FUNC, TD_FUNC)                                                            \
-    X(COMPUTE_ROOT, "compute_root", TINE_DIR_TO_FUNC, TD_FUNC)                                                          \
-    X(COMPUTE_AT, "compute_at", TINE_DIR_TO_FUNC, TD_FUNC,                                                              \
-      TD_NAME(AT, "the stage it is computed in, as in out.y"),                                                          \
-      TD_DOT("between the stage and its coordinate, as in out.y"), TD_NAME(DIM, "a coordinate"))                       \
-    X(STORE_AT, "store_at", TINE_DIR_TO_FUNC, TD_FUNC, TD_NAME(AT, "the stage it is computed in, as in out.y"),         \
-      TD_DOT("between the stage and its coordinate, as in out.y"), TD_NAME(DIM, "a coordinate"))                       \
-    X(STORE_AS, "store_as", TINE_DIR_TO_FUNC, TD_FUNC,                                                                  \
-      TD_NAME(NAME, "the element type its buffer stores, as in store_as f i16"))                                        \
-    X(PARALLEL, "parallel", TINE_DIR_TO_COORD | TINE_DIR_TO_LOOP, TD_FUNC, TD_COORD_DOT, TD_NAME(DIM, "a coordinate"))  \
-    X(PARTITION, "partition", TINE_DIR_TO_COORD | TINE_DIR_TO_LOOP, TD_FUNC, TD_COORD_DOT,                             \
-      TD_NAME(DIM, "a coordinate"), TD_MODE)
+      TD_NAME(NAME, "the fused loop's name"))                                                                          \
+    X(REORDER, "reorder", TINE_DIR_TO_NEST, TD_LOOPS)                                                                  \
+    X(INLINE, "inline", TINE_DIR_TO_FUNC, TD_FUNC)                                                                     \
+    X(MATERIALIZE, "materialize", TINE_DIR_TO_FUNC, TD_FUNC)                                                           \
+    X(COMPUTE_ROOT, "compute_root", TINE_DIR_TO_FUNC, TD_FUNC)                                                         \
+    X(COMPUTE_AT, "compute_at", TINE_DIR_TO_FUNC, TD_FUNC, TD_G_Y)                                                     \
+    X(STORE_AT, "store_at", TINE_DIR_TO_FUNC, TD_FUNC, TD_G_Y)                                                         \
+    X(STORE_AS, "store_as", TINE_DIR_TO_FUNC, TD_FUNC,                                                                 \
+      TD_NAME(NAME, "the element type its buffer stores, as in store_as f i16"))                                       \
+    X(PARALLEL, "parallel", TINE_DIR_TO_LOOP, TD_F_X)                                                                  \
+    X(PARTITION, "partition", TINE_DIR_TO_LOOP, TD_F_X, TD_MODE)
 
 typedef enum {
 #define TINE_DIR_ENUM_(e, name, applies, ...) TINE_DIR_##e,
@@ -66,8 +63,10 @@ typedef enum {
     TINE_DIR_COUNT
 } tine_dir_kind;
 
-/* What a directive applies to (flags). */
-enum { TINE_DIR_TO_FUNC = 1, TINE_DIR_TO_COORD = 2, TINE_DIR_TO_LOOP = 4, TINE_DIR_TO_REDUCTION = 8 };
+/* What a directive applies to (flags): the function as a whole (where it is computed and
+ * stored); one loop of it, f.x (a coordinate's, or a loop of its reshaped nest); its loop
+ * nest, reshaped; a loop reduction's variable, f.k. */
+enum { TINE_DIR_TO_FUNC = 1, TINE_DIR_TO_LOOP = 2, TINE_DIR_TO_NEST = 4, TINE_DIR_TO_REDUCTION = 8 };
 
 /* One argument of a directive's shape: how it is written (tag), the field of the
  * directive it sets (slot), an integer's range, and what the parser's error calls it. */

@@ -138,9 +138,7 @@ static void collect_calls(const tine_kernel_ast *k, const cname *names, const ti
     const tine_ast **stack = NULL;
     int top = 0, cap = 0;
     if (root) {
-        cap = 64;
-        stack = malloc((size_t)cap * sizeof *stack);
-        TINE_CHECK_ALLOC(stack != NULL);
+        TINE_GROW(stack, 64, cap);
         stack[top++] = root;
     }
     while (top > 0) {
@@ -150,16 +148,11 @@ static void collect_calls(const tine_kernel_ast *k, const cname *names, const ti
             bool seen = j < 0 || k->decls[j].kind == K_INPUT || k->decls[j].kind == K_PARAM;
             for (int i = 0; i < c->n && !seen; i++) seen = c->callee[i] == j;
             if (!seen) {
-                c->callee = realloc(c->callee, (size_t)(c->n + 1) * sizeof *c->callee);
-                TINE_CHECK_ALLOC(c->callee != NULL);
+                c->callee = tine_xrealloc_array(c->callee, (size_t)c->n + 1, sizeof *c->callee);
                 c->callee[c->n++] = j;
             }
         }
-        if (top + a->nargs + (a->targ ? 1 : 0) > cap) {
-            cap = 2 * (top + a->nargs + 1);
-            stack = realloc(stack, (size_t)cap * sizeof *stack);
-            TINE_CHECK_ALLOC(stack != NULL);
-        }
+        TINE_GROW(stack, top + a->nargs + (a->targ ? 1 : 0), cap);
         for (int i = a->nargs - 1; i >= 0; i--)
             if (a->args[i]) stack[top++] = a->args[i];
     }
@@ -220,10 +213,9 @@ static bool walk_calls(tine_ctx_t *ctx, const tine_kernel_ast *k, cnode *g, int 
 static bool check_calls(tine_ctx_t *ctx, tine_kernel_t *kn) {
     const tine_kernel_ast *k = &kn->ast;
     int n = k->ndecls;
-    cname *names = malloc((size_t)(n ? n : 1) * sizeof *names);
-    cnode *g = calloc((size_t)(n ? n : 1), sizeof *g);
-    int *path = malloc((size_t)(n ? n : 1) * sizeof *path);
-    TINE_CHECK_ALLOC(names && g && path);
+    cname *names = tine_xrealloc_array(NULL, (size_t)(n ? n : 1), sizeof *names);
+    cnode *g = tine_xcalloc((size_t)(n ? n : 1), sizeof *g);
+    int *path = tine_xrealloc_array(NULL, (size_t)(n ? n : 1), sizeof *path);
     for (int i = 0; i < n; i++) names[i] = (cname){k->decls[i].name, i};
     qsort(names, (size_t)n, sizeof *names, cname_cmp);
     for (int i = 0; i < n; i++) {
@@ -235,16 +227,14 @@ static bool check_calls(tine_ctx_t *ctx, tine_kernel_t *kn) {
     for (int i = 0; i < n && ok; i++) ok = walk_calls(ctx, k, g, i, path, 0);
     if (ok) { /* reach[i]: the declarations i calls, directly or not; callees are done first */
         size_t words = ((size_t)n + 63) / 64;
-        kn->reach = calloc((size_t)n * words + 1, sizeof *kn->reach);
-        TINE_CHECK_ALLOC(kn->reach != NULL);
+        kn->reach = tine_xcalloc((size_t)n * words + 1, sizeof *kn->reach);
         kn->reach_words = words;
         int *order = path, m = 0; /* post-order: every callee before its callers */
         for (int i = 0; i < n; i++) g[i].state = 0;
         for (int i = 0; i < n; i++) {
             if (g[i].state) continue;
             /* iterative post-order walk (the graph is acyclic now) */
-            int *st = malloc((size_t)n * 2 * sizeof *st), top = 0;
-            TINE_CHECK_ALLOC(st != NULL);
+            int *st = tine_xrealloc_array(NULL, (size_t)n * 2, sizeof *st), top = 0;
             st[top++] = i;
             st[top++] = 0;
             g[i].state = 1;

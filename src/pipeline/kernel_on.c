@@ -3,7 +3,7 @@
  * A kernel may define a function again, or add functions and schedule directives, for one
  * instruction set: what follows a line `on NAME` (up to the next `on` line, `schedule`,
  * or the end) is for the targets of description NAME alone; `on all` returns to every
- * target. The kernel is checked and lowered once for every target (the definitions
+ * target. The kernel is checked and elaborated once for every target (the definitions
  * outside any `on` region) and once per named instruction set, where a function of the
  * region replaces the one of the same name. The two must compute the same values — a
  * different algebra for a different instruction set (BENCHMARKS.md: "on dot-product

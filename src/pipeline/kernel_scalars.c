@@ -33,8 +33,7 @@ bool tine_front_scalars(tine_kernel_t *k) {
     int nin = tine_kernel_ninputs(k), np = tine_kernel_nparams(k), n = np;
     for (int i = 0; i < nin; i++) n += 3 * tine_kernel_nth(k, K_INPUT, i)->dims;
     for (int s = 0; s < k->nstages; s++) n += 3 * k->stages[s].dims;
-    k->ks = calloc((size_t)n + 1, sizeof *k->ks);
-    TINE_CHECK_ALLOC(k->ks != NULL);
+    k->ks = tine_xcalloc((size_t)n + 1, sizeof *k->ks);
     for (int i = 0; i < np; i++) {
         tine_type_t t;
         const char *name = tine_kernel_param(k, i, &t);

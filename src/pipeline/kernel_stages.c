@@ -167,8 +167,7 @@ static bool rvec_directives(tine_ctx_t *ctx, tine_kernel_t *kn, const tine_kdecl
             }
         int N = s->n ? s->n : 256 / T.bits;
         if (!st->rvec) {
-            st->rvec = calloc((size_t)k->nsched, sizeof *st->rvec);
-            TINE_CHECK_ALLOC(st->rvec != NULL);
+            st->rvec = tine_xcalloc((size_t)k->nsched, sizeof *st->rvec);
         }
         /* the accumulator fills one 256-bit vector at most: a sum of N terms per step
            adds N / acc adjacent terms per lane first (pmaddwd, vpdpbusd, psadbw); `acc A`
@@ -327,9 +326,8 @@ bool tine_front_elaborate(tine_kernel_t *kn) {
     tine_kernel_ast *k = &kn->ast;
     kn->cap = 1;
     for (int i = 0; i < k->ndecls; i++) kn->cap += k->decls[i].materialized;
-    kn->stages = calloc((size_t)kn->cap, sizeof *kn->stages);
-    kn->sdecl = calloc((size_t)kn->cap, sizeof *kn->sdecl);
-    TINE_CHECK_ALLOC(kn->stages && kn->sdecl);
+    kn->stages = tine_xcalloc((size_t)kn->cap, sizeof *kn->stages);
+    kn->sdecl = tine_xcalloc((size_t)kn->cap, sizeof *kn->sdecl);
     for (;;) {
         tine_kdecl *next = NULL;
         for (int i = 0; i < k->ndecls && !next; i++) {

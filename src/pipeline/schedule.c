@@ -22,8 +22,8 @@ static bool materialize(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kd
 }
 
 /* store_as f T (directive i), as written: f a function, T an integer type, once. Whether
- * T holds f's values is lower_stage's (it knows the values' bounds); that f is
- * materialized, check's second pass. */
+ * T holds f's values is kernel_stages.c's (it knows the values' bounds); that f is
+ * materialized, check_schedule's. */
 static bool store_as(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kdirective *s, int i, tine_kdecl *f) {
     tine_type_t t;
     if (f->kind != K_FUNC) {
@@ -108,7 +108,7 @@ static int loop_depth(const tine_kdecl *g, const char *name) {
 
 /* compute_at f g.y against the whole schedule: g is a stage whose rows run in order (not
  * tiled, not parallel), y a row coordinate, store_at (if given) at that level or outside
- * it. Whether g's reads of f slide along y is known once the stages are lowered
+ * it. Whether g's reads of f slide along y is known once the stages are elaborated
  * (kernel_slide.c). */
 static bool check_at(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kdirective *s, const tine_kdecl *f) {
     const tine_src *src = k->src;
@@ -291,8 +291,7 @@ static bool apply_parallel(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine
 static bool apply(tine_ctx_t *ctx, tine_kernel_t *kn, const tine_kdirective *s, int i, tine_kdecl *f) {
     tine_kernel_ast *k = &kn->ast;
     int d = 0;
-    if (s->kind == TINE_DIR_VECTORIZE || s->kind == TINE_DIR_UNROLL || s->kind == TINE_DIR_PARALLEL ||
-        s->kind == TINE_DIR_PARTITION) { /* a loop: of a reshaped nest, a coordinate, a reduction */
+    if (tine_dir_info_of(s->kind)->applies & TINE_DIR_TO_LOOP) { /* of a reshaped nest, a coordinate, a reduction */
         d = loop_of(ctx, k, s, f);
         if (d == LOOP_FAILED || d == LOOP_DONE || d == LOOP_REDUCTION) return d != LOOP_FAILED;
     }
