@@ -7,6 +7,7 @@
 #define TINE_AST_H
 
 #include "../internal.h"
+#include "../pipeline/directives.h"
 
 #define TINE_MAX_DEPTH 256
 
@@ -164,7 +165,7 @@ typedef struct tine_kdecl_s {
     const char *of;      /* boundary: the input it wraps */
     tine_ast *fill;      /* boundary: constant(in, fill); NULL for edge(in) */
     /* func: computed into a buffer of its own (schedule: materialize f) rather than
-       inlined; its element type once its stage is lowered (calls read that buffer) */
+       inlined; its element type once its stage is elaborated (calls read that buffer) */
     bool materialized;
     tine_type_t mtype;
     tine_type_t vtype;   /* its values' type: mtype may be narrower (every value fits) */
@@ -184,19 +185,19 @@ typedef struct tine_kdecl_s {
     int nloops;
     bool inlined; /* `inline f` was written (the default, made explicit) */
     /* func: `store_as f T` (directive store_as_sched - 1; 0: none): its buffer stores T, not
-       the narrowest type its values fit (kernel.c storage_type) */
+       the narrowest type its values fit (kernel_stages.c storage_type) */
     tine_type_t store_as;
     int store_as_sched;
     const char *on; /* func: the instruction set it is defined for (`on arm`); NULL: every target */
     /* the directives that set lanes, unroll[d], partition[d], tile, parallel, materialized
        (materialize or compute_root) and inlined (NULL: none): a second directive saying the
-       same or the opposite is an error naming the first (kernel.c, kernel_loops.c) */
+       same or the opposite is an error naming the first (schedule.c, kernel_loops.c) */
     const struct tine_kdirective_s *lanes_by, *unroll_by[4], *partition_by[4], *tile_by, *parallel_by, *mat_by, *inline_by;
 } tine_kdecl;
 
 typedef struct tine_kdirective_s {
-    const char *what;    /* vectorize, unroll, tile, materialize, parallel, partition, compute_at, store_at, compute_root, store_as,
-                            split, fuse, reorder, inline (autosched.c prints them) */
+    tine_dir_kind kind;  /* its row of the directive table (pipeline/directives.h) */
+    const char *what;    /* its name, tine_dir_name(kind): what its errors begin with */
     const char *func, *dim, *dim2;
     const char *name, *name2; /* split: the outer and inner loops' names; fuse: the fused loop's; store_as: the type */
     const char **dims;   /* reorder: the loops, innermost first */
@@ -209,6 +210,29 @@ typedef struct tine_kdirective_s {
     int line, col;
     const char *on; /* the instruction set it applies to (`on arm`); NULL: every target */
 } tine_kdirective;
+
+/* The field of s that an argument of its shape (directives.h) reads or sets. */
+static inline const char **tine_dir_slot_name(tine_kdirective *s, tine_darg_slot slot) {
+    switch (slot) {
+    case TINE_DS_FUNC: return &s->func;
+    case TINE_DS_DIM: return &s->dim;
+    case TINE_DS_DIM2: return &s->dim2;
+    case TINE_DS_AT: return &s->at;
+    case TINE_DS_NAME: return &s->name;
+    case TINE_DS_NAME2: return &s->name2;
+    default: TINE_ASSERT(!"a name's slot"); return NULL;
+    }
+}
+static inline int *tine_dir_slot_int(tine_kdirective *s, tine_darg_slot slot) {
+    TINE_ASSERT(slot == TINE_DS_N || slot == TINE_DS_N2);
+    return slot == TINE_DS_N ? &s->n : &s->n2;
+}
+/* The directive named name, or TINE_DIR_COUNT. */
+static inline tine_dir_kind tine_dir_lookup(const char *name) {
+    int k = 0;
+    while (k < TINE_DIR_COUNT && strcmp(tine_dir_name((tine_dir_kind)k), name)) k++;
+    return (tine_dir_kind)k;
+}
 
 typedef struct tine_kernel_ast_s {
     const tine_src *src;
@@ -238,7 +262,7 @@ const tine_kdecl *tine_kernel_find(const tine_kernel_ast *k, const char *name);
 
 
 /* The automatic scheduler (pipeline/autosched.c): the directives of `schedule auto`, in
- * k->sched (allocated from arena), for check() to apply as a hand schedule's. */
+ * k->sched (allocated from arena), for schedule.c to apply as a hand schedule's. */
 void tine_autoschedule(tine_ctx_t *ctx, tine_arena *arena, tine_kernel_ast *k);
 /* A kernel's directives as .tine text ("schedule", then one a line), appended to b. */
 void tine_schedule_print(const tine_kernel_ast *k, tine_buf *b);

@@ -964,13 +964,9 @@ int tine_parse_isa(tine_ctx_t *ctx, tine_arena *arena, const char *text, const c
  *              | 'func' NAME '=' 'edge' '(' NAME ')'               repeat-edge of an input
  *              | 'func' NAME '=' 'constant' '(' NAME ',' expr ')'  constant fill outside it
  *              | 'output' NAME '(' NAME (',' NAME)* ')' ':' TYPE '=' expr
- *   directive := 'vectorize' NAME '.' NAME (INT | 'natural')
- *              | 'unroll' NAME '.' NAME INT
- *              | 'tile' NAME NAME NAME INT INT
- *              | 'materialize' NAME | 'compute_root' NAME
- *              | ('compute_at' | 'store_at') NAME NAME '.' NAME
- *              | 'parallel' NAME '.' NAME
- *              | 'partition' NAME '.' NAME ('auto' | 'always' | 'never')
+ *   directive := NAME argument*      NAME and the arguments' shape: a row of the
+ *                                    directive table (pipeline/directives.h)
+ *   (decls and directives may be preceded by `on NAME` / `on all` lines: kernel_on.c)
  */
 
 /* What a kernel declaration found instead of what it expects: a name is quoted; a token
@@ -1120,6 +1116,208 @@ static bool parse_on(parser *ps, tine_kernel_ast *k, const char **on) {
     return true;
 }
 
+/* One declaration (input, param, func, boundary, output) into d, in the region of `on`
+ * (NULL: every target's). */
+static bool parse_decl(parser *ps, tine_kdecl *d, const char *on) {
+    char b[48];
+    d->src = ps->src;
+    d->line = ps->line;
+    d->col = ps->col;
+    d->on = on;
+    if (on && !is_word(ps, "func")) {
+        perr(ps, "only functions can be defined for one instruction set ('on %s'); inputs, parameters and "
+                 "the output are every target's (write 'on all' before them)", on);
+        return false;
+    }
+    if (is_word(ps, "input") || is_word(ps, "param")) {
+        d->kind = is_word(ps, "input") ? K_INPUT : K_PARAM;
+        next(ps);
+        if (!expect_name(ps, &d->name, "a name") || !kexpect(ps, ':', "after the name") || !(d->type = kparse_type(ps)))
+            return false;
+        return d->kind != K_INPUT || (kexpect(ps, '[', "and the number of dimensions, as in u8[2]") &&
+                                      expect_int(ps, 1, 4, &d->dims, "the number of dimensions") &&
+                                      kexpect(ps, ']', "after the number of dimensions"));
+    }
+    if (is_word(ps, "func") || is_word(ps, "output")) {
+        d->kind = is_word(ps, "func") ? K_FUNC : K_OUTPUT;
+        next(ps);
+        if (!expect_name(ps, &d->name, "a function name")) return false;
+        if (d->kind == K_FUNC && ps->tok == '=') { /* a boundary condition */
+            next(ps);
+            d->kind = K_BOUNDARY;
+            bool edge = is_word(ps, "edge");
+            if (!edge && !is_word(ps, "constant")) {
+                const char *f = kfound(ps, b, sizeof b);
+                perr(ps, "expected edge(input) or constant(input, value) after 'func %s =', found %s", d->name, f);
+                return false;
+            }
+            next(ps);
+            if (!kexpect(ps, '(', "after the boundary condition") || !expect_name(ps, &d->of, "the input it applies to"))
+                return false;
+            if (!edge && (!kexpect(ps, ',', "and the value outside the input") ||
+                          !(d->fill = kparse_expr(ps, "the value outside the input"))))
+                return false;
+            return kexpect(ps, ')', "to close the boundary condition");
+        }
+        if (!parse_coords(ps, d)) return false;
+        if (d->kind == K_OUTPUT && (!kexpect(ps, ':', "and the output's element type, as in out(x, y): u8 = ...") ||
+                                    !(d->type = kparse_type(ps))))
+            return false;
+        return kexpect(ps, '=', "before the definition") && (d->body = kparse_expr(ps, "the definition")) != NULL;
+    }
+    perr(ps, "expected a declaration (input, param, func, output) or 'schedule', found %s%s%s",
+         ps->tok == T_NAME ? "'" : "", ps->tok == T_NAME ? tok_text(ps, b, sizeof b) : tok_desc(ps->tok, b),
+         ps->tok == T_NAME ? "'" : "");
+    return false;
+}
+
+/* reorder's loops, f.a f.b ...: innermost first, two or more, all of one function. */
+static bool parse_loops(parser *ps, tine_kdirective *s) {
+    const char *dims[TINE_KLOOPS_MAX];
+    int nd = 0;
+    while (ps->tok == T_NAME) {
+        const char *q = ps->p;
+        while (*q == ' ' || *q == '\t') q++;
+        if (nd && *q != '.') break; /* the next directive */
+        const char *g;
+        int gl = ps->line, gc = ps->col;
+        if (!expect_name(ps, &g, "a function name")) return false;
+        if (!s->func) s->func = g;
+        else if (strcmp(g, s->func)) {
+            ps->line = gl;
+            ps->col = gc;
+            perr(ps, "reorder: '%s' is not '%s'; a reorder names loops of one function", g, s->func);
+            return false;
+        }
+        if (!kexpect(ps, '.', "between the function and its loop, as in out.y")) return false;
+        if (nd == TINE_KLOOPS_MAX) {
+            perr(ps, "reorder: a function has at most %d loops", TINE_KLOOPS_MAX);
+            return false;
+        }
+        if (!expect_name(ps, &dims[nd++], "a loop")) return false;
+    }
+    if (nd < 2) {
+        char b[48];
+        const char *f = kfound(ps, b, sizeof b);
+        perr(ps, "reorder: expected two or more loops, innermost first, as in reorder out.y out.x; found %s", f);
+        return false;
+    }
+    s->dims = tine_arena_alloc(ps->arena, sizeof *s->dims * (size_t)nd);
+    memcpy(s->dims, dims, sizeof *dims * (size_t)nd);
+    s->ndims = nd;
+    return true;
+}
+
+/* One argument of directive s, as its shape (directives.h) says it is written. */
+static bool parse_darg(parser *ps, tine_kdirective *s, const tine_darg *a) {
+    char b[48];
+    switch (a->tag) {
+    case TINE_DA_NAME: return expect_name(ps, tine_dir_slot_name(s, a->slot), a->what);
+    case TINE_DA_DOT: return kexpect(ps, '.', a->what);
+    case TINE_DA_INT: return expect_int(ps, a->lo, a->hi, tine_dir_slot_int(s, a->slot), a->what);
+    case TINE_DA_WIDTH: /* natural: 0, chosen from the element type */
+        if (!is_word(ps, "natural")) return expect_int(ps, a->lo, a->hi, tine_dir_slot_int(s, a->slot), a->what);
+        next(ps);
+        return true;
+    case TINE_DA_ACC: /* optional: a reduction's accumulator lanes (kernel.c) */
+        if (!is_word(ps, "acc")) return true;
+        s->acc_line = ps->line;
+        s->acc_col = ps->col;
+        next(ps);
+        return expect_int(ps, a->lo, a->hi, tine_dir_slot_int(s, a->slot), a->what);
+    case TINE_DA_MODE: {
+        int m = a->lo;
+        while (m <= a->hi && !is_word(ps, tine_dir_mode_name(m))) m++;
+        if (m > a->hi) {
+            const char *f = kfound(ps, b, sizeof b);
+            perr(ps, "expected %s, found %s", a->what, f);
+            return false;
+        }
+        *tine_dir_slot_int(s, a->slot) = m;
+        next(ps);
+        return true;
+    }
+    case TINE_DA_AGAIN: {
+        const char *g = NULL;
+        int gl = ps->line, gc = ps->col;
+        if (!expect_name(ps, &g, a->what)) return false;
+        if (strcmp(g, s->func)) {
+            ps->line = gl;
+            ps->col = gc;
+            perr(ps, "%s: '%s' is not '%s'; both loops must be loops of one function", s->what, g, s->func);
+            return false;
+        }
+        return true;
+    }
+    case TINE_DA_LOOPS: return parse_loops(ps, s);
+    }
+    return false;
+}
+
+/* One directive into s: its name, then its arguments by the shape of its row. */
+static bool parse_directive(parser *ps, tine_kdirective *s, const char *on) {
+    s->src = ps->src;
+    s->line = ps->line;
+    s->col = ps->col;
+    s->on = on;
+    const char *w;
+    if (!expect_name(ps, &w, "a schedule directive")) return false;
+    s->kind = tine_dir_lookup(w);
+    if (s->kind == TINE_DIR_COUNT) {
+        ps->line = s->line;
+        ps->col = s->col;
+        if (!strcmp(w, "input") || !strcmp(w, "param") || !strcmp(w, "func") || !strcmp(w, "output")) {
+            perr(ps, "'%s' declares something, but declarations come before 'schedule'", w);
+            return false;
+        }
+        tine_buf names = {0};
+        for (int k = 0; k < TINE_DIR_COUNT; k++) tine_buf_printf(&names, "%s%s", k ? ", " : "", tine_dir_name((tine_dir_kind)k));
+        perr(ps, "unknown schedule directive '%s' (%s)", w, names.p);
+        free(names.p);
+        return false;
+    }
+    s->what = tine_dir_name(s->kind);
+    const tine_dir_info *info = tine_dir_info_of(s->kind);
+    for (int i = 0; i < TINE_DARGS_MAX && info->args[i].what; i++)
+        if (!parse_darg(ps, s, &info->args[i])) return false;
+    return true;
+}
+
+/* The schedule section, after the word `schedule`: `auto`, or directives (with `on`
+ * regions), appended to *sched. */
+static void parse_schedule(parser *ps, tine_kernel_ast *k, tine_kdirective **sched, size_t *cap) {
+    const char *on = NULL;
+    next(ps);
+    if (is_word(ps, "auto")) { /* the automatic scheduler chooses every directive */
+        k->auto_sched = true;
+        k->auto_line = ps->line;
+        k->auto_col = ps->col;
+        next(ps);
+        if (ps->tok != T_EOF)
+            perr(ps, "'schedule auto' chooses every directive; write either 'auto' or directives "
+                     "(tine compile FILE --emit schedule prints the ones auto chooses, to edit)");
+    }
+    while (!ps->failed && ps->tok != T_EOF) {
+        if (is_word(ps, "on")) {
+            if (!parse_on(ps, k, &on)) break;
+            continue;
+        }
+        TINE_GROW(*sched, (size_t)k->nsched + 1, *cap);
+        tine_kdirective *s = &(*sched)[k->nsched];
+        memset(s, 0, sizeof *s);
+        if (!parse_directive(ps, s, on)) break;
+        k->nsched++;
+    }
+}
+
+/* A copy in the arena of the n elements of a growable array, which is freed. */
+static void *to_arena(tine_arena *arena, void *v, size_t n, size_t size) {
+    void *a = n ? tine_arena_alloc(arena, n * size) : NULL;
+    if (n) memcpy(a, v, n * size);
+    free(v);
+    return a;
+}
+
 int tine_parse_kernel(tine_ctx_t *ctx, tine_arena *arena, const char *text, const char *file, tine_kernel_ast *k) {
     tine_src *src = tine_arena_alloc(arena, sizeof *src);
     src->file = tine_arena_strdup(arena, file ? file : "<kernel>", strlen(file ? file : "<kernel>"));
@@ -1127,8 +1325,9 @@ int tine_parse_kernel(tine_ctx_t *ctx, tine_arena *arena, const char *text, cons
     parser ps = {.ctx = ctx, .arena = arena, .src = src, .p = src->text, .line = 1, .line_start = src->text};
     memset(k, 0, sizeof *k);
     k->src = src;
-    int cap = 0, scap = 0;
-    char b[48];
+    tine_kdecl *decls = NULL;
+    tine_kdirective *sched = NULL;
+    size_t cap = 0, scap = 0;
     const char *on = NULL; /* the current `on NAME` region's instruction set */
     next(&ps);
     while (!ps.failed && ps.tok != T_EOF && !is_word(&ps, "schedule")) {
@@ -1136,220 +1335,14 @@ int tine_parse_kernel(tine_ctx_t *ctx, tine_arena *arena, const char *text, cons
             if (!parse_on(&ps, k, &on)) break;
             continue;
         }
-        if (k->ndecls == cap) {
-            cap = cap ? 2 * cap : 16;
-            tine_kdecl *n = tine_arena_alloc(arena, (size_t)cap * sizeof *n);
-            if (k->ndecls) memcpy(n, k->decls, (size_t)k->ndecls * sizeof *n);
-            k->decls = n;
-        }
-        tine_kdecl *d = &k->decls[k->ndecls];
-        memset(d, 0, sizeof *d);
-        d->src = src;
-        d->line = ps.line;
-        d->col = ps.col;
-        d->on = on;
-        if (on && !is_word(&ps, "func")) {
-            perr(&ps, "only functions can be defined for one instruction set ('on %s'); inputs, parameters and "
-                      "the output are every target's (write 'on all' before them)", on);
-            break;
-        }
-        if (is_word(&ps, "input") || is_word(&ps, "param")) {
-            d->kind = is_word(&ps, "input") ? K_INPUT : K_PARAM;
-            next(&ps);
-            if (!expect_name(&ps, &d->name, "a name")) break;
-            if (!kexpect(&ps, ':', "after the name")) break;
-            if (!(d->type = kparse_type(&ps))) break;
-            if (d->kind == K_INPUT) {
-                if (!kexpect(&ps, '[', "and the number of dimensions, as in u8[2]")) break;
-                if (!expect_int(&ps, 1, 4, &d->dims, "the number of dimensions")) break;
-                if (!kexpect(&ps, ']', "after the number of dimensions")) break;
-            }
-        } else if (is_word(&ps, "func") || is_word(&ps, "output")) {
-            d->kind = is_word(&ps, "func") ? K_FUNC : K_OUTPUT;
-            next(&ps);
-            if (!expect_name(&ps, &d->name, "a function name")) break;
-            if (d->kind == K_FUNC && ps.tok == '=') { /* a boundary condition */
-                next(&ps);
-                d->kind = K_BOUNDARY;
-                bool edge = is_word(&ps, "edge");
-                if (!edge && !is_word(&ps, "constant")) {
-                    const char *f = kfound(&ps, b, sizeof b);
-                    perr(&ps, "expected edge(input) or constant(input, value) after 'func %s =', found %s", d->name, f);
-                    break;
-                }
-                next(&ps);
-                if (!kexpect(&ps, '(', "after the boundary condition")) break;
-                if (!expect_name(&ps, &d->of, "the input it applies to")) break;
-                if (!edge) {
-                    if (!kexpect(&ps, ',', "and the value outside the input")) break;
-                    if (!(d->fill = kparse_expr(&ps, "the value outside the input"))) break;
-                }
-                if (!kexpect(&ps, ')', "to close the boundary condition")) break;
-            } else {
-                if (!parse_coords(&ps, d)) break;
-                if (d->kind == K_OUTPUT) {
-                    if (!kexpect(&ps, ':', "and the output's element type, as in out(x, y): u8 = ...")) break;
-                    if (!(d->type = kparse_type(&ps))) break;
-                }
-                if (!kexpect(&ps, '=', "before the definition")) break;
-                if (!(d->body = kparse_expr(&ps, "the definition"))) break;
-            }
-        } else {
-            perr(&ps, "expected a declaration (input, param, func, output) or 'schedule', found %s%s%s",
-                 ps.tok == T_NAME ? "'" : "", ps.tok == T_NAME ? tok_text(&ps, b, sizeof b) : tok_desc(ps.tok, b),
-                 ps.tok == T_NAME ? "'" : "");
-            break;
-        }
+        TINE_GROW(decls, (size_t)k->ndecls + 1, cap);
+        memset(&decls[k->ndecls], 0, sizeof *decls);
+        if (!parse_decl(&ps, &decls[k->ndecls], on)) break;
         k->ndecls++;
     }
     if (!ps.failed && !is_word(&ps, "schedule")) k->auto_sched = true; /* no schedule: the automatic one */
-    if (!ps.failed && is_word(&ps, "schedule")) {
-        next(&ps);
-        on = NULL;
-        if (is_word(&ps, "auto")) { /* the automatic scheduler chooses every directive */
-            k->auto_sched = true;
-            k->auto_line = ps.line;
-            k->auto_col = ps.col;
-            next(&ps);
-            if (ps.tok != T_EOF)
-                perr(&ps, "'schedule auto' chooses every directive; write either 'auto' or directives "
-                          "(tine compile FILE --emit schedule prints the ones auto chooses, to edit)");
-        }
-        while (!ps.failed && ps.tok != T_EOF) {
-            if (is_word(&ps, "on")) {
-                if (!parse_on(&ps, k, &on)) break;
-                continue;
-            }
-            if (k->nsched == scap) {
-                scap = scap ? 2 * scap : 8;
-                tine_kdirective *n = tine_arena_alloc(arena, (size_t)scap * sizeof *n);
-                if (k->nsched) memcpy(n, k->sched, (size_t)k->nsched * sizeof *n);
-                k->sched = n;
-            }
-            tine_kdirective *s = &k->sched[k->nsched];
-            memset(s, 0, sizeof *s);
-            s->src = src;
-            s->line = ps.line;
-            s->col = ps.col;
-            s->on = on;
-            if (!expect_name(&ps, &s->what, "a schedule directive")) break;
-            const char *w = s->what;
-            if (!strcmp(w, "vectorize") || !strcmp(w, "unroll") || !strcmp(w, "parallel") || !strcmp(w, "partition")) {
-                if (!expect_name(&ps, &s->func, "a function name")) break;
-                if (!kexpect(&ps, '.', "between the function and its coordinate, as in out.x")) break;
-                if (!expect_name(&ps, &s->dim, "a coordinate")) break;
-                if (!strcmp(w, "vectorize")) {
-                    if (is_word(&ps, "natural")) next(&ps);
-                    else if (!expect_int(&ps, 1, TINE_MAX_LANES, &s->n, "the vector width")) break;
-                    if (is_word(&ps, "acc")) { /* a reduction's accumulator lanes (kernel.c) */
-                        s->acc_line = ps.line;
-                        s->acc_col = ps.col;
-                        next(&ps);
-                        if (!expect_int(&ps, 1, TINE_MAX_LANES, &s->n2, "the accumulator's lanes")) break;
-                    }
-                } else if (!strcmp(w, "unroll")) {
-                    if (!expect_int(&ps, 1, 64, &s->n, "the unroll factor")) break;
-                } else if (!strcmp(w, "partition")) {
-                    /* n: the mode, as tine_partition_mode (stmt.h) numbers it */
-                    static const char *const modes[] = {"auto", "always", "never"};
-                    int m = 0;
-                    while (m < 3 && !is_word(&ps, modes[m])) m++;
-                    if (m == 3) {
-                        char b[48];
-                        const char *f = kfound(&ps, b, sizeof b);
-                        perr(&ps, "expected the partition mode (auto, always or never), found %s", f);
-                        break;
-                    }
-                    s->n = m;
-                    next(&ps);
-                }
-            } else if (!strcmp(w, "tile")) {
-                if (!expect_name(&ps, &s->func, "a function name")) break;
-                if (!expect_name(&ps, &s->dim, "the first coordinate")) break;
-                if (!expect_name(&ps, &s->dim2, "the second coordinate")) break;
-                if (!expect_int(&ps, 1, 1 << 20, &s->n, "the first tile size")) break;
-                if (!expect_int(&ps, 1, 1 << 20, &s->n2, "the second tile size")) break;
-            } else if (!strcmp(w, "split")) { /* split f.y yo yi N */
-                if (!expect_name(&ps, &s->func, "a function name")) break;
-                if (!kexpect(&ps, '.', "between the function and its loop, as in out.y")) break;
-                if (!expect_name(&ps, &s->dim, "the loop to split")) break;
-                if (!expect_name(&ps, &s->name, "the outer loop's name")) break;
-                if (!expect_name(&ps, &s->name2, "the inner loop's name")) break;
-                if (!expect_int(&ps, 1, 1 << 20, &s->n, "the split factor")) break;
-            } else if (!strcmp(w, "fuse")) { /* fuse f.y f.z yz: y inner, z just outside it */
-                const char *g = NULL;
-                if (!expect_name(&ps, &s->func, "a function name")) break;
-                if (!kexpect(&ps, '.', "between the function and its loop, as in out.y")) break;
-                if (!expect_name(&ps, &s->dim, "the inner loop to fuse")) break;
-                int gl = ps.line, gc = ps.col;
-                if (!expect_name(&ps, &g, "the function again, as in fuse out.y out.z yz")) break;
-                if (strcmp(g, s->func)) {
-                    ps.line = gl;
-                    ps.col = gc;
-                    perr(&ps, "fuse: '%s' is not '%s'; both loops must be loops of one function", g, s->func);
-                    break;
-                }
-                if (!kexpect(&ps, '.', "between the function and its loop, as in out.z")) break;
-                if (!expect_name(&ps, &s->dim2, "the outer loop to fuse")) break;
-                if (!expect_name(&ps, &s->name, "the fused loop's name")) break;
-            } else if (!strcmp(w, "reorder")) { /* reorder f.a f.b ...: innermost first */
-                const char *dims[TINE_KLOOPS_MAX];
-                int nd = 0;
-                bool bad = false;
-                while (ps.tok == T_NAME) {
-                    const char *q = ps.p;
-                    while (*q == ' ' || *q == '\t') q++;
-                    if (nd && *q != '.') break; /* the next directive */
-                    const char *g;
-                    int gl = ps.line, gc = ps.col;
-                    if (!expect_name(&ps, &g, "a function name")) { bad = true; break; }
-                    if (!s->func) s->func = g;
-                    else if (strcmp(g, s->func)) {
-                        ps.line = gl;
-                        ps.col = gc;
-                        perr(&ps, "reorder: '%s' is not '%s'; a reorder names loops of one function", g, s->func);
-                        bad = true;
-                        break;
-                    }
-                    if (!kexpect(&ps, '.', "between the function and its loop, as in out.y")) { bad = true; break; }
-                    if (nd == TINE_KLOOPS_MAX) {
-                        perr(&ps, "reorder: a function has at most %d loops", TINE_KLOOPS_MAX);
-                        bad = true;
-                        break;
-                    }
-                    if (!expect_name(&ps, &dims[nd++], "a loop")) { bad = true; break; }
-                }
-                if (bad) break;
-                if (nd < 2) {
-                    char b[48];
-                    const char *f = kfound(&ps, b, sizeof b);
-                    perr(&ps, "reorder: expected two or more loops, innermost first, as in reorder out.y out.x; found %s", f);
-                    break;
-                }
-                s->dims = tine_arena_alloc(arena, sizeof *s->dims * (size_t)nd);
-                memcpy(s->dims, dims, sizeof *dims * (size_t)nd);
-                s->ndims = nd;
-            } else if (!strcmp(w, "materialize") || !strcmp(w, "compute_root") || !strcmp(w, "inline")) {
-                if (!expect_name(&ps, &s->func, "a function name")) break;
-            } else if (!strcmp(w, "store_as")) { /* store_as f i16: the buffer's element type */
-                if (!expect_name(&ps, &s->func, "a function name")) break;
-                if (!expect_name(&ps, &s->name, "the element type its buffer stores, as in store_as f i16")) break;
-            } else if (!strcmp(w, "compute_at") || !strcmp(w, "store_at")) {
-                if (!expect_name(&ps, &s->func, "a function name")) break;
-                if (!expect_name(&ps, &s->at, "the stage it is computed in, as in out.y")) break;
-                if (!kexpect(&ps, '.', "between the stage and its coordinate, as in out.y")) break;
-                if (!expect_name(&ps, &s->dim, "a coordinate")) break;
-            } else {
-                ps.line = s->line;
-                ps.col = s->col;
-                if (!strcmp(w, "input") || !strcmp(w, "param") || !strcmp(w, "func") || !strcmp(w, "output"))
-                    perr(&ps, "'%s' declares something, but declarations come before 'schedule'", w);
-                else
-                    perr(&ps, "unknown schedule directive '%s' (vectorize, unroll, tile, split, fuse, reorder, inline, materialize, compute_root, compute_at, store_at, store_as, parallel, partition)", w);
-                break;
-            }
-            k->nsched++;
-        }
-    }
+    if (!ps.failed && is_word(&ps, "schedule")) parse_schedule(&ps, k, &sched, &scap);
+    k->decls = to_arena(arena, decls, (size_t)k->ndecls, sizeof *decls);
+    k->sched = to_arena(arena, sched, (size_t)k->nsched, sizeof *sched);
     return ps.failed ? -1 : 0;
 }

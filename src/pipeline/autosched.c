@@ -1,7 +1,7 @@
 /* autosched.c — the automatic scheduler: `schedule auto` (and a kernel file with no
  * schedule) gets its directives chosen here, in the vocabulary hand schedules use
  * (materialize, vectorize, unroll ...), appended to the kernel's directives before they
- * are checked and applied (kernel.c, check()). So an automatic schedule is applied by the
+ * are checked and applied (schedule.c). So an automatic schedule is applied by the
  * same code as a hand one, and `tine compile K.tine --emit schedule` prints it as .tine
  * text a user can paste and edit.
  *
@@ -64,7 +64,6 @@ typedef struct {
     long steps;                            /* their steps, against STEP_BUDGET */
     tine_kdirective *dir;                  /* the chosen directives */
     int ndir, capdir;
-    tine_arena *arena;
 } as_state;
 
 /* ---- the kernel's functions, syntactically ---------------------------------------------- */
@@ -121,11 +120,11 @@ static bool uncandidate_callees(as_state *A, int D) {
         const tine_ast *a;
         int act;
         bool data;
-    } *st = malloc(64 * sizeof *st);
+    } *st = NULL;
     as_bind sc[64];
-    int top = 0, cap = 64, nsc = 0;
+    int top = 0, cap = 0, nsc = 0;
     bool changed = false;
-    TINE_CHECK_ALLOC(st != NULL);
+    TINE_GROW(st, 64, cap);
     st[top++] = (struct step){root, W_VISIT, false};
     while (top) {
         struct step s = st[--top];
@@ -138,11 +137,7 @@ static bool uncandidate_callees(as_state *A, int D) {
             continue;
         }
         const tine_ast *a = s.a;
-        if (top + a->nargs + 3 > cap) {
-            cap = 2 * (top + a->nargs + 3);
-            st = realloc(st, (size_t)cap * sizeof *st);
-            TINE_CHECK_ALLOC(st != NULL);
-        }
+        TINE_GROW(st, top + a->nargs + 3, cap);
         if (a->kind == A_CALL) {
             const tine_kdecl *c = tine_kernel_find(A->k, a->name);
             int ci = c ? (int)(c - A->k->decls) : -1;
@@ -175,9 +170,9 @@ static bool contains_reduction(as_state *A, int i) {
     if (A->d[i].red >= 0) return A->d[i].red;
     const tine_kdecl *d = &A->k->decls[i];
     bool red = false;
-    const tine_ast **st = malloc(64 * sizeof *st);
-    int top = 0, cap = 64;
-    TINE_CHECK_ALLOC(st != NULL);
+    const tine_ast **st = NULL;
+    int top = 0, cap = 0;
+    TINE_GROW(st, 64, cap);
     if (d->body) st[top++] = d->body;
     while (top && !red) {
         const tine_ast *a = st[--top];
@@ -186,11 +181,7 @@ static bool contains_reduction(as_state *A, int i) {
             const tine_kdecl *c = tine_kernel_find(A->k, a->name);
             if (c && c->kind == K_FUNC) red |= contains_reduction(A, (int)(c - A->k->decls));
         }
-        if (top + a->nargs > cap) {
-            cap = 2 * (top + a->nargs);
-            st = realloc(st, (size_t)cap * sizeof *st);
-            TINE_CHECK_ALLOC(st != NULL);
-        }
+        TINE_GROW(st, top + a->nargs, cap);
         for (int j = 0; j < a->nargs; j++)
             if (a->args[j]) st[top++] = a->args[j];
     }
@@ -222,7 +213,7 @@ static void mark(as_state *A, int extra) {
 }
 
 /* Declaration i as a stage at one lane, with the chosen functions (and `extra`) loads:
- * its coordinates $.c0.. as kernel.c's lower() binds them. */
+ * its coordinates $.c0.. as kernel_stages.c's elaborate() binds them. */
 static as_body elab(as_state *A, int i, int extra) {
     const tine_kdecl *d = &A->k->decls[i];
     tine_binding binds[4];
@@ -268,8 +259,7 @@ static double expr_cost(tine_ctx_t *ctx, const tine_expr_t *root, bool hoist, in
     enum { VALUE = 1, READS_C0 = 2, READS_DATA = 4 };
     uint32_t n;
     tine_expr_t **order = tine_topo(ctx, root, &n);
-    unsigned char *f = calloc(n, 1);
-    TINE_CHECK_ALLOC(f != NULL);
+    unsigned char *f = tine_xcalloc(n, 1);
     for (uint32_t i = 0; i < n; i++) { /* operands first (ids grow) */
         const tine_expr_t *e = order[i];
         if (e->op == TINE_OP_VAR && !strcmp(tine_expr_name(e), "$.c0")) f[i] |= READS_C0;
@@ -393,12 +383,10 @@ static bool room(const as_state *A) { return A->nstages < TINE_KERNEL_MAX_STAGES
 static bool decide_invariant_reductions(as_state *A, int si) {
     int s = A->stage[si];
     int n = A->k->ndecls;
-    bool *tried = calloc((size_t)n, sizeof *tried), any = false;
-    TINE_CHECK_ALLOC(tried != NULL);
+    bool *tried = tine_xcalloc((size_t)n, sizeof *tried), any = false;
     for (bool progress = true; progress && room(A);) {
         progress = false;
-        bool *trial = calloc((size_t)n, sizeof *trial);
-        TINE_CHECK_ALLOC(trial != NULL);
+        bool *trial = tine_xcalloc((size_t)n, sizeof *trial);
         for (int f = 0; f < n; f++) trial[f] = A->d[f].cand && !A->d[f].mat && !tried[f] && contains_reduction(A, f);
         for (int f = 0; f < n; f++)
             if (trial[f]) A->d[f].mat = true;
@@ -436,8 +424,7 @@ static bool decide_invariant_reductions(as_state *A, int si) {
  * window's in L1 (gaussian3x3's r pays only so). */
 static void decide_stencil_producers(as_state *A) {
     int n = A->k->ndecls;
-    double *base = calloc(TINE_KERNEL_MAX_STAGES, sizeof *base);
-    TINE_CHECK_ALLOC(base != NULL);
+    double *base = tine_xcalloc(TINE_KERNEL_MAX_STAGES, sizeof *base);
     while (room(A)) {
         for (int s = 0; s < A->nstages; s++) {
             as_body b = elab(A, A->stage[s], -1);
@@ -683,29 +670,24 @@ static int decide_reduction_vectors(as_state *A, int s, const char **name, int *
 
 /* ---- the directives -------------------------------------------------------------------- */
 
+/* A directive of kind d.kind, located at the word auto (or the file's start). */
 static void emit_dir(as_state *A, tine_kdirective d) {
-    if (A->ndir == A->capdir) {
-        A->capdir = A->capdir ? 2 * A->capdir : 16;
-        tine_kdirective *v = tine_arena_alloc(A->arena, (size_t)A->capdir * sizeof *v);
-        if (A->ndir) memcpy(v, A->dir, (size_t)A->ndir * sizeof *v);
-        A->dir = v;
-    }
+    d.what = tine_dir_name(d.kind);
     d.src = A->k->src;
     d.line = A->k->auto_line ? A->k->auto_line : 1;
     d.col = A->k->auto_col ? A->k->auto_col : 1;
-    A->dir[A->ndir++] = d;
+    TINE_PUSH(A->dir, A->ndir, A->capdir, d);
 }
 
-static void emit(as_state *A, const char *what, int f, int dim, int n) {
+static void emit(as_state *A, tine_dir_kind kind, int f, int dim, int n) {
     const tine_kdecl *d = &A->k->decls[f];
-    emit_dir(A, (tine_kdirective){.what = what, .func = d->name, .dim = dim >= 0 ? d->args[dim] : NULL, .n = n});
+    emit_dir(A, (tine_kdirective){.kind = kind, .func = d->name, .dim = dim >= 0 ? d->args[dim] : NULL, .n = n});
 }
 
 void tine_autoschedule(tine_ctx_t *ctx, tine_arena *arena, tine_kernel_ast *k) {
     int n = k->ndecls;
-    as_state A = {.ctx = ctx, .k = k, .arena = arena, .out = -1};
-    A.d = calloc((size_t)n + 1, sizeof *A.d);
-    TINE_CHECK_ALLOC(A.d != NULL);
+    as_state A = {.ctx = ctx, .k = k, .out = -1};
+    A.d = tine_xcalloc((size_t)n + 1, sizeof *A.d);
     for (int i = 0; i < n; i++) {
         A.d[i].red = -1;
         A.d[i].cand = k->decls[i].kind == K_FUNC;
@@ -735,63 +717,27 @@ void tine_autoschedule(tine_ctx_t *ctx, tine_arena *arena, tine_kernel_ast *k) {
         int lanes = decide_lanes(&A, st);
         if (y >= 0) {
             const tine_kdecl *gd = &k->decls[A.stage[g]];
-            emit_dir(&A, (tine_kdirective){.what = "compute_at", .func = k->decls[st].name, .at = gd->name, .dim = gd->args[y]});
+            emit_dir(&A, (tine_kdirective){.kind = TINE_DIR_COMPUTE_AT, .func = k->decls[st].name, .at = gd->name, .dim = gd->args[y]});
             /* a window's rows at its reader's width, one row per iteration (decide_window_lanes) */
             lanes = decide_window_lanes(&A, g);
             u = 1;
         } else if (si) {
-            emit(&A, "materialize", st, -1, 0);
+            emit(&A, TINE_DIR_MATERIALIZE, st, -1, 0);
         }
-        emit(&A, "vectorize", st, 0, lanes);
+        emit(&A, TINE_DIR_VECTORIZE, st, 0, lanes);
         const char *rname[8];
         int rwidth[8], nr = decide_reduction_vectors(&A, st, rname, rwidth, 8);
         for (int r = 0; r < nr; r++)
-            emit_dir(&A, (tine_kdirective){.what = "vectorize", .func = k->decls[st].name, .dim = rname[r], .n = rwidth[r]});
-        if (u > 1) emit(&A, "unroll", st, 1, u);
+            emit_dir(&A, (tine_kdirective){.kind = TINE_DIR_VECTORIZE, .func = k->decls[st].name, .dim = rname[r], .n = rwidth[r]});
+        if (u > 1) emit(&A, TINE_DIR_UNROLL, st, 1, u);
     }
-    for (int i = 0; i < n; i++) { /* check() applies the directives from scratch */
+    for (int i = 0; i < n; i++) { /* schedule.c applies the directives from scratch */
         k->decls[i].materialized = false;
         k->decls[i].mtype = k->decls[i].vtype = (tine_type_t){0, 0, 0};
     }
-    k->sched = A.dir;
+    k->sched = A.ndir ? tine_arena_alloc(arena, (size_t)A.ndir * sizeof *A.dir) : NULL; /* the kernel's, with its syntax */
+    if (A.ndir) memcpy(k->sched, A.dir, (size_t)A.ndir * sizeof *A.dir);
     k->nsched = A.ndir;
+    free(A.dir);
     free(A.d);
-}
-
-/* The directives as .tine text: `schedule`, then one directive a line. */
-void tine_schedule_print(const tine_kernel_ast *k, tine_buf *b) {
-    tine_buf_puts(b, "schedule\n");
-    tine_schedule_print_on(k, NULL, b);
-}
-
-void tine_schedule_print_on(const tine_kernel_ast *k, const char *on, tine_buf *b) {
-    for (int i = 0; i < k->nsched; i++) {
-        const tine_kdirective *s = &k->sched[i];
-        if (on ? !s->on || strcmp(s->on, on) : s->on != NULL) continue;
-        tine_directive_print(s, b);
-        tine_buf_puts(b, "\n");
-    }
-}
-
-void tine_directive_print(const tine_kdirective *s, tine_buf *b) {
-    if (!strcmp(s->what, "materialize") || !strcmp(s->what, "compute_root") || !strcmp(s->what, "inline"))
-        tine_buf_printf(b, "%s %s", s->what, s->func);
-    else if (!strcmp(s->what, "split"))
-        tine_buf_printf(b, "split %s.%s %s %s %d", s->func, s->dim, s->name, s->name2, s->n);
-    else if (!strcmp(s->what, "fuse")) tine_buf_printf(b, "fuse %s.%s %s.%s %s", s->func, s->dim, s->func, s->dim2, s->name);
-    else if (!strcmp(s->what, "reorder")) {
-        tine_buf_puts(b, "reorder");
-        for (int j = 0; j < s->ndims; j++) tine_buf_printf(b, " %s.%s", s->func, s->dims[j]);
-    } else if (!strcmp(s->what, "compute_at") || !strcmp(s->what, "store_at"))
-        tine_buf_printf(b, "%s %s %s.%s", s->what, s->func, s->at, s->dim);
-    else if (!strcmp(s->what, "vectorize") && !s->n) tine_buf_printf(b, "vectorize %s.%s natural", s->func, s->dim);
-    else if (!strcmp(s->what, "store_as")) tine_buf_printf(b, "store_as %s %s", s->func, s->name);
-    else if (!strcmp(s->what, "tile")) tine_buf_printf(b, "tile %s %s %s %d %d", s->func, s->dim, s->dim2, s->n, s->n2);
-    else if (!strcmp(s->what, "parallel")) tine_buf_printf(b, "parallel %s.%s", s->func, s->dim);
-    else if (!strcmp(s->what, "partition")) {
-        static const char *const modes[] = {"auto", "always", "never"};
-        tine_buf_printf(b, "partition %s.%s %s", s->func, s->dim, modes[s->n]);
-    } else if (!strcmp(s->what, "vectorize") && s->n2)
-        tine_buf_printf(b, "vectorize %s.%s %d acc %d", s->func, s->dim, s->n, s->n2);
-    else tine_buf_printf(b, "%s %s.%s %d", s->what, s->func, s->dim, s->n);
 }

@@ -55,8 +55,7 @@ static void memo_add(kelab *el, const struct call_memo *key) {
         struct call_memo *old = el->memo;
         size_t oc = el->memo_cap;
         el->memo_cap = oc ? 2 * oc : 64;
-        el->memo = calloc(el->memo_cap, sizeof *el->memo);
-        TINE_CHECK_ALLOC(el->memo != NULL);
+        el->memo = tine_xcalloc(el->memo_cap, sizeof *el->memo);
         for (size_t i = 0; i < oc; i++)
             if (old[i].d) el->memo[memo_slot(el, &old[i])] = old[i];
         free(old);
@@ -242,11 +241,7 @@ static val elab_loop_reduce(tine_elab *el, const tine_ast *a, val lo, val hi, in
                     TINE_KLIMIT_DEPTH);
     if (tine_elab_locals(el) >= 64) return tine_elab_fail(el, a, "too many nested lets and reductions");
     if (rs->n == 256) return tine_elab_fail(el, a, "more than 256 reductions with parameter bounds");
-    if (rs->n == rs->cap) {
-        rs->cap = rs->cap ? 2 * rs->cap : 8;
-        rs->v = realloc(rs->v, (size_t)rs->cap * sizeof *rs->v);
-        TINE_CHECK_ALLOC(rs->v != NULL);
-    }
+    TINE_GROW(rs->v, rs->n + 1, rs->cap);
     int me = rs->n++;
     char vn[32];
     snprintf(vn, sizeof vn, "$.r%d", rs->base + me);

@@ -130,7 +130,7 @@ static bool plain(tine_ctx_t *ctx, const tine_kdirective *s, const tine_kdecl *f
     if (l->kind != TINE_KLOOP_WHOLE) {
         kerr(ctx, s, "%s: %s.%s is %s; only a whole coordinate's loop can be %s so far", s->what, f->name, l->name,
              l->kind == TINE_KLOOP_FUSED ? "a fused loop" : "part of a split",
-             !strcmp(s->what, "fuse") ? "fused" : !strcmp(s->what, "tile") ? "tiled" : "split");
+             s->kind == TINE_DIR_FUSE ? "fused" : s->kind == TINE_DIR_TILE ? "tiled" : "split");
         return false;
     }
     if (l->unroll > 1 || l->partition || l->parallel) {
@@ -255,8 +255,8 @@ bool tine_kloops_tile(tine_ctx_t *ctx, tine_arena *arena, const tine_kdirective 
 
 bool tine_kloops_directive(tine_ctx_t *ctx, const tine_kdirective *s, tine_kdecl *f) {
     if (!start(ctx, s, f)) return false;
-    if (!strcmp(s->what, "split")) return split(ctx, s, f);
-    if (!strcmp(s->what, "fuse")) return fuse(ctx, s, f);
+    if (s->kind == TINE_DIR_SPLIT) return split(ctx, s, f);
+    if (s->kind == TINE_DIR_FUSE) return fuse(ctx, s, f);
     return reorder(ctx, s, f);
 }
 
@@ -264,7 +264,7 @@ bool tine_kloops_directive(tine_ctx_t *ctx, const tine_kdirective *s, tine_kdecl
  * vectorize naming no loop, a reduction's variable, for the caller). */
 bool tine_kloops_apply(tine_ctx_t *ctx, const tine_kdirective *s, tine_kdecl *f, bool *handled) {
     *handled = true;
-    bool vec = !strcmp(s->what, "vectorize");
+    bool vec = s->kind == TINE_DIR_VECTORIZE;
     if (vec && tine_kloops_find(f, s->dim) < 0 && !is_coord(f, s->dim)) {
         *handled = false;
         return true;
@@ -289,16 +289,16 @@ bool tine_kloops_apply(tine_ctx_t *ctx, const tine_kdirective *s, tine_kdecl *f,
         if (f->lanes_by) return tine_kdirective_again(ctx, s, f->lanes_by, "'%s' is already given its vector width", f->name);
         f->lanes = s->n;
         f->lanes_by = s;
-    } else if (!strcmp(s->what, "unroll")) {
+    } else if (s->kind == TINE_DIR_UNROLL) {
         if (l->unroll_by) return tine_kdirective_again(ctx, s, l->unroll_by, "%s.%s is already unrolled", f->name, l->name);
         l->unroll = s->n;
         l->unroll_by = s;
-    } else if (!strcmp(s->what, "partition")) {
+    } else if (s->kind == TINE_DIR_PARTITION) {
         if (l->partition_by)
             return tine_kdirective_again(ctx, s, l->partition_by, "%s.%s is already given a partition mode", f->name, l->name);
         l->partition = 1 + s->n;
         l->partition_by = s;
-    } else if (!strcmp(s->what, "parallel")) {
+    } else if (s->kind == TINE_DIR_PARALLEL) {
         /* its iterations write disjoint parts of the buffer; a vector loop's last vector
            shifts back into its neighbour's, so it is not one (but the one of a whole
            one-dimensional stage, run in blocks) */

@@ -3,7 +3,7 @@
  * A kernel may define a function again, or add functions and schedule directives, for one
  * instruction set: what follows a line `on NAME` (up to the next `on` line, `schedule`,
  * or the end) is for the targets of description NAME alone; `on all` returns to every
- * target. The kernel is checked and lowered once for every target (the definitions
+ * target. The kernel is checked and elaborated once for every target (the definitions
  * outside any `on` region) and once per named instruction set, where a function of the
  * region replaces the one of the same name. The two must compute the same values — a
  * different algebra for a different instruction set (BENCHMARKS.md: "on dot-product
@@ -63,7 +63,7 @@ bool tine_kernel_on_check(tine_ctx_t *ctx, const tine_kernel_ast *k) {
 /* Whether directive b, for one instruction set, replaces a: the same directive on the same
  * function (and loop), as `vectorize out.k 16 acc 16` on arm replaces `vectorize out.k 16`. */
 static bool replaces(const tine_kdirective *b, const tine_kdirective *a) {
-    return !strcmp(a->what, b->what) && a->func && b->func && !strcmp(a->func, b->func) &&
+    return a->kind == b->kind && a->func && b->func && !strcmp(a->func, b->func) &&
            (a->dim ? b->dim && !strcmp(a->dim, b->dim) : !b->dim);
 }
 

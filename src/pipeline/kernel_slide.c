@@ -2,7 +2,7 @@
  *
  * A function computed at g's loop over y is computed row by row as g's iterations need
  * them, each row once, into a buffer that keeps only as many rows as one iteration reads:
- * Halide's sliding window and storage folding. Here the window is found from g's lowered
+ * Halide's sliding window and storage folding. Here the window is found from g's elaborated
  * body: f's rows are its last coordinate that changes within a run of the row loop (in a
  * pool's h(c, x, 2 * y + k, b), y: b is one slice per run, kept alone in the buffer, and
  * the window restarts with it). Every read of f in g is a load whose row must be
@@ -418,7 +418,7 @@ static bool slide_multi(tine_ctx_t *ctx, const tine_kernel_ast *k, tine_stage *s
                     N > 1 ? "strip" : "iteration", gs->name, y, (long long)height, f->name, MAX_WINDOW);
     int fold = 1;
     while (fold < height) fold *= 2;
-    /* one coordinate: its rows, one value each (kernel.c lower_stage): a vector of rows
+    /* one coordinate: its rows, one value each (kernel_stages.c elaborate_stage): a vector of rows
        would run past the fold */
     TINE_ASSERT(st->dims > 1 || st->lanes == 1);
     st->fold = fold;
