@@ -239,7 +239,26 @@ int tine_bounds_set_var(tine_ctx_t *ctx, const tine_expr_t *var, int64_t lo, int
 /* Instruction selection: LLVM alone (FPIR expanded to its definitions, LLVM selects), or
  * tine's (FPIR lowered by tine; for now: LLVM's generic intrinsics where they exist). */
 typedef enum { TINE_SELECT_LLVM, TINE_SELECT_TINE } tine_selection_t;
-typedef enum { TINE_EMIT_LLVM, TINE_EMIT_ASM, TINE_EMIT_OBJ } tine_emit_kind_t;
+/* What compiling produces, one enum for the library and the CLI (`--emit NAME`): LLVM
+ * text, assembly, an object file (expressions and kernels); for kernels also the C
+ * header of the object's entry point, each stage's body lifted (fpir) or lowered to the
+ * target's instructions (lowered), the statement after every pass (stmt), and the
+ * schedule (schedule). X(ID, name). */
+#define TINE_EMIT_KINDS(X)                                                                                             \
+    X(LLVM, "llvm")                                                                                                    \
+    X(ASM, "asm")                                                                                                      \
+    X(OBJ, "obj")                                                                                                      \
+    X(H, "h")                                                                                                          \
+    X(FPIR, "fpir")                                                                                                    \
+    X(LOWERED, "lowered")                                                                                              \
+    X(STMT, "stmt")                                                                                                    \
+    X(SCHEDULE, "schedule")
+#define TINE_EMIT_ENUM_(id, name) TINE_EMIT_##id,
+typedef enum { TINE_EMIT_KINDS(TINE_EMIT_ENUM_) TINE_EMIT_NKINDS } tine_emit_kind_t;
+#undef TINE_EMIT_ENUM_
+/* The kind's name ("obj", ...; NULL out of range), and the kind a name names (-1: none). */
+const char *tine_emit_kind_name(tine_emit_kind_t kind);
+int tine_emit_kind_find(const char *name);
 
 /* Selection, the one function every compiled expression and kernel statement goes
  * through: LLVM alone expands FPIR ops into the primitive ops LLVM selects from; tine
@@ -291,6 +310,15 @@ void tine_jit_free(tine_jit_t *j);
  * A call that breaks a rule is refused before anything is read or written: -1 with an
  * error naming the buffer and the rule (AOT: -2 for the output, k for input k, -3 when
  * the output overlaps an input; -1 when a scratch buffer would be too large). */
+/* What a kernel run returns: the codes of an AOT entry point (and of the statement's
+ * checks inside every compiled run); input k (1-based) is TINE_RUN_INPUT + k - 1. */
+typedef enum {
+    TINE_RUN_OK = 0,
+    TINE_RUN_SCRATCH = -1, /* a scratch buffer would be too large or cannot be allocated */
+    TINE_RUN_OUTPUT = -2,  /* the output breaks a rule */
+    TINE_RUN_OVERLAP = -3, /* the output overlaps an input */
+    TINE_RUN_INPUT = 1,    /* input 1 breaks a rule or does not cover the region read */
+} tine_run_code_t;
 #ifndef TINE_BUFFER_T_DEFINED
 #define TINE_BUFFER_T_DEFINED 1 /* the headers of AOT kernels declare it too */
 typedef struct {
@@ -362,6 +390,41 @@ char *tine_kernel_print_stmt(tine_kernel_t *k, tine_selection_t sel, const char 
 char *tine_kernel_print_schedule(const tine_kernel_t *k);
 void *tine_kernel_emit(tine_kernel_t *k, const char *target, tine_selection_t sel, const char *name, const char *what,
                        size_t *size);
+/* tine_kernel_emit by kind: any kind of tine_emit_kind_t (fpir, lowered, stmt and schedule
+ * give the text tine_kernel_print_stages, tine_kernel_print_stmt and
+ * tine_kernel_print_schedule give). */
+void *tine_kernel_emit_kind(tine_kernel_t *k, const char *target, tine_selection_t sel, const char *name,
+                            tine_emit_kind_t kind, size_t *size);
+
+/* The steps from a kernel's text to its code, in the order the compile driver
+ * (src/driver/compile.c) runs them; `tine compile --dump-after NAME` shows what one
+ * produced. X(ID, name, what it does). */
+#define TINE_STEPS(X)                                                                                                  \
+    X(PARSE, "parse", "the text as a kernel: stages, schedule, scalars")                                             \
+    X(TARGET, "target", "the kernel's functions and directives `on` the target's instruction set")                     \
+    X(BUILD, "build", "the run's plan and each stage's loop nest, as one statement")                                  \
+    X(PARTITION, "partition", "boundary conditions leave the steady state")                                           \
+    X(SIMPLIFY, "simplify", "index and bound arithmetic in linear form")                                              \
+    X(RESIDUE, "residue", "vector loops per residue: x / 2 as dense reads")                                           \
+    X(UNSWITCH, "unswitch", "vector loops per value of an invariant select")                                          \
+    X(SELECT, "select", "lift + lower, once per expression")                                                          \
+    X(INTERLEAVE, "interleave", "interleaves of loads of one buffer as one dense load")                               \
+    X(REASSOC, "reassoc", "a sum's invariant addends gathered, added last")                                           \
+    X(HOIST, "hoist", "loop invariants bound once, outside their loops")                                              \
+    X(EMIT, "emit", "the LLVM module: JIT, object, assembly, LLVM text; or the header or a listing")
+#define TINE_STEP_ENUM_(id, name, what) TINE_STEP_##id,
+typedef enum { TINE_STEPS(TINE_STEP_ENUM_) TINE_NSTEPS } tine_step_t;
+#undef TINE_STEP_ENUM_
+/* The step's name ("parse", ...; NULL out of range), and the step a name names (-1: none). */
+const char *tine_step_name(tine_step_t step);
+int tine_step_find(const char *name);
+/* What the driver produced after `step` (or after every step when step is TINE_NSTEPS),
+ * compiling k for target with sel towards an output of `kind` (named `name`): for each,
+ * a line "# after NAME", then the kernel's schedule and stages (parse, target), the
+ * statement (build ... hoist) or the output, as text (emit: an object as assembly).
+ * malloc'd, or NULL with an error. */
+char *tine_kernel_dump_after(tine_kernel_t *k, const char *target, tine_selection_t sel, const char *name,
+                             tine_emit_kind_t kind, int step);
 
 /* ---- interpreter -------------------------------------------------------------- */
 

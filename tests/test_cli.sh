@@ -318,6 +318,28 @@ check "  with the lifted ops" grep -qF 'rounding_mul_shr' "$TMP/out"
 run compile "$HERE/../bench/kernels/l2norm.tine" --emit llvm
 check "compile --emit llvm prints the module with the entry point" grep -qE 'define .*i32 @l2norm\(' "$TMP/out"
 
+# ---- --dump-after: what each step of the compile driver produced -------------------------------
+# The step names come from the binary (the driver's one table), not from this file.
+steps=$("$TINE" compile "$HERE/../bench/kernels/l2norm.tine" --dump-after help)
+check "compile --dump-after help lists the driver's steps ($(echo $steps))" test "$(echo "$steps" | wc -l)" -ge 10
+for s in $steps; do
+    run compile "$HERE/../bench/kernels/conv3x3a16.tine" --target x86-64-avx2 --dump-after "$s"
+    check "  --dump-after $s (rc $rc: $(echo "$err" | head -1))" \
+        sh -c "test $rc -eq 0 && test \"\$(head -1 '$TMP/out')\" = '# after $s' && test \$(wc -l <'$TMP/out') -gt 1"
+done
+run compile "$HERE/../bench/kernels/conv3x3a16.tine" --target x86-64-avx2 --dump-after all
+check "  --dump-after all shows every step, in the table's order" \
+    test "$(sed -n 's/^# after //p' "$TMP/out" | tr '\n' ' ')" = "$(echo $steps) "
+run compile "$HERE/../bench/kernels/conv3x3a16.tine" --target x86-64-avx2 --emit asm
+asm=$out
+run compile "$HERE/../bench/kernels/conv3x3a16.tine" --target x86-64-avx2 --dump-after emit
+check "  --dump-after emit shows the code --emit asm gives" test "$(tail -n +2 "$TMP/out")" = "$asm"
+run compile "$HERE/../bench/kernels/conv3x3a16.tine" --dump-after nosuchstep
+check "an unknown step is a usage error (rc $rc)" test "$rc" -eq 2
+for s in $steps; do
+    check "  whose message names $s" grep -qE "[(, ]$s[,)]" "$TMP/err"
+done
+
 # ---- --emit llvm compiles by itself: the module carries its target's CPU and features -------
 # (without them clang compiles AVX2/AVX-512/i8mm intrinsics for the baseline and fails)
 if command -v clang-19 >/dev/null; then

@@ -89,7 +89,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
-#include "stmt/passes.h"
+#include "driver/driver.h"
 
 #include "diffkern_eval.h"
 #include "diffkern_gen.h"
@@ -145,7 +145,7 @@ static void fill(buf_t *b, uint64_t *seed, int byte) {
     for (size_t i = 0; i < b->bytes; i++) p[i] = byte >= 0 ? (unsigned char)byte : (unsigned char)tine_rand64(seed);
 }
 
-/* The passes of tine_stmt_lower_kernel, in order; those from selection on are run once per
+/* The passes of tine_compile_stmt, in order; those from selection on are run once per
  * selection. */
 static const char *const PASSES[] = {"build", "partition", "simplify", "residue", "unswitch", "select", "reassoc", "hoist"};
 enum { NPASSES = 8, NPRE = 5, NSTMT = NPRE + 2 * (NPASSES - NPRE) }; /* checks per run */

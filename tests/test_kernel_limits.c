@@ -22,7 +22,7 @@
  *      that hold loops (their number multiplied LLVM's time).
  */
 #include "internal.h"
-#include "stmt/passes.h"
+#include "driver/driver.h"
 #include "testutil.h"
 
 #include <string.h>
@@ -411,7 +411,7 @@ static void test_unswitch_nested(tine_ctx_t *ctx, const char *text) {
     tine_stmt_pool pool;
     tine_stmt_pool_init(&pool, ctx);
     loop_counts c = {-1, -1};
-    tine_stmt *s = tine_stmt_lower_kernel(&pool, k, -1, "x86-64-avx2", count_pass, &c);
+    tine_stmt *s = tine_compile_stmt(&pool, k, -1, "x86-64-avx2", count_pass, &c);
     check(s != NULL && c.before > 0 && c.after == c.before,
           "issue 30's kernel: unswitching copies loops that hold loops: %d loops before it, %d after", c.before, c.after);
     tine_stmt_pool_free(&pool);

@@ -51,7 +51,7 @@ typedef int (*run_fn)(void *fn, void *rec, int64_t min, int64_t extent);
 
 static run_fn build_runtime_test(tine_ctx_t *ctx, LLVMOrcLLJITRef *jit) {
     char *triple = NULL;
-    LLVMTargetMachineRef tm = target_machine(ctx, "host", &triple);
+    LLVMTargetMachineRef tm = tine_cg_target_machine(ctx, "host", &triple);
     if (!tm) return NULL;
     LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
     LLVMContextRef lc = LLVMOrcThreadSafeContextGetContext(tsc);
@@ -76,17 +76,17 @@ static run_fn build_runtime_test(tine_ctx_t *ctx, LLVMOrcLLJITRef *jit) {
     LLVMValueRef c = LLVMBuildAlloca(b, clo_ty, "closure");
     LLVMBuildStore(b, LLVMGetParam(run, 0), LLVMBuildStructGEP2(b, clo_ty, c, 0, ""));
     LLVMBuildStore(b, LLVMGetParam(run, 1), LLVMBuildStructGEP2(b, clo_ty, c, 1, ""));
-    LLVMValueRef rt = parallel_runtime(m);
-    CHECK(parallel_runtime(m) == rt, "the runtime is built once per module");
+    LLVMValueRef rt = tine_cg_parallel_runtime(m);
+    CHECK(tine_cg_parallel_runtime(m) == rt, "the runtime is built once per module");
     LLVMValueRef rargs[4] = {body, c, LLVMGetParam(run, 2), LLVMGetParam(run, 3)};
     LLVMBuildRet(b, LLVMBuildCall2(b, LLVMGlobalGetValueType(rt), rt, rargs, 4, ""));
     LLVMDisposeBuilder(b);
-    if (!verify_module(ctx, m)) {
+    if (!tine_cg_verify_module(ctx, m)) {
         fail("the runtime's module is invalid: %s", tine_error(ctx));
-        jit_abandon(tsc, m, tm, triple);
+        tine_cg_jit_abandon(tsc, m, tm, triple);
         return NULL;
     }
-    uint64_t addr = jit_module(ctx, tm, triple, tsc, m, "run", jit);
+    uint64_t addr = tine_cg_jit_module(ctx, tm, triple, tsc, m, "run", jit);
     free(triple);
     return (run_fn)(uintptr_t)addr;
 }

@@ -9,7 +9,7 @@
  * min/max left in its store. The simplifier is checked on a table of expressions: the
  * exact printed result, and equal values on random inputs.
  */
-#include "stmt/passes.h"
+#include "driver/driver.h"
 
 #include "../bench/harness.h"
 #include "testutil.h"

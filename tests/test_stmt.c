@@ -7,7 +7,7 @@
  * stages as build.c makes them, and after partitioning and simplification (both through
  * tine_kernel_interpret_stmt), against the expression interpreter's output.
  */
-#include "stmt/passes.h"
+#include "driver/driver.h"
 
 #include "../bench/harness.h"
 #include "testutil.h"

@@ -34,7 +34,7 @@ int cli_usage(void) {
             "                    [--trace-rules]\n"
             "       tine run -e EXPR [--target T] [--lanes N] [--seed S] [--select llvm|tine]\n"
             "       tine compile FILE [--target T] [--select llvm|tine] [--emit obj|h|asm|llvm|fpir|lowered|stmt|schedule] [-o OUT]\n"
-            "                    [--name N]\n"
+            "                    [--name N] [--dump-after STEP|all|help]\n"
             "       tine run FILE [--target T] [--seed S] [--size WxH..] [--param NAME=V]...\n"
             "       tine ops\n"
             "       tine bench [--filter NAME] [--target T] [--peers halide,c,clang,gcc] [--quick]\n"
@@ -59,7 +59,8 @@ static const char *const COMMANDS[CLI_FORMS] = {
 static const unsigned TAKES_EXPR = F(PRINT) | F(EXPAND) | F(EVAL) | F(LIFT);
 
 enum { O_LANES, O_SEED, O_NODES, O_TRACE, O_LIST, O_CHECK, O_QUICK, O_FILTER, O_PEERS, O_TARGET, O_EMIT, O_SELECT,
-       O_PARAM, O_SIZE, O_NAME, O_OUT, O_EXPR, O_RULES, O_ISA, O_RULE, O_TIMEOUT, O_BOUNDS, O_QUIET, O_COUNT };
+       O_PARAM, O_SIZE, O_NAME, O_OUT, O_EXPR, O_RULES, O_ISA, O_RULE, O_TIMEOUT, O_BOUNDS, O_QUIET, O_DUMP_AFTER,
+       O_COUNT };
 static const struct {
     const char *name;
     int value;      /* takes a value */
@@ -88,6 +89,7 @@ static const struct {
     [O_TIMEOUT] = {"--timeout", 1, F(VERIFY)},
     [O_BOUNDS] = {"--bounds", 0, F(VERIFY)},
     [O_QUIET] = {"--quiet", 0, F(VERIFY)},
+    [O_DUMP_AFTER] = {"--dump-after", 1, F(COMPILE_KERNEL)},
 };
 
 /* How the form is named in messages: compile and run by the form they take. */
@@ -279,6 +281,7 @@ int cli_parse(int argc, char **argv, options *o) {
             case O_RULE: o->rule = v; break;
             case O_BOUNDS: o->bounds = 1; break;
             case O_QUIET: o->quiet = 1; break;
+            case O_DUMP_AFTER: o->dump_after = v; break;
             case O_TIMEOUT:
                 if (parse_count(argv[i], v, 1, 3600000, &n)) rc = 2;
                 o->timeout_ms = (long)n;

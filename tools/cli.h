@@ -32,6 +32,7 @@ typedef struct {
     long timeout_ms; /* verify --timeout */
     const char *rules, *isa, *rule; /* verify --rules, --isa, --rule */
     const char *check, *target, *emit, *select, *filter, *peers, *out, *name, *size_text;
+    const char *dump_after; /* compile FILE --dump-after STEP|all|help */
     cli_param *params; /* malloc'd, one per --param */
     int nparams;
     int64_t size[4];

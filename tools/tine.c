@@ -388,11 +388,9 @@ static int check_target(const char *target) {
 static int cmd_compile(const options *o) {
     tine_selection_t sel;
     if (selection(o, &sel)) return 2;
-    tine_emit_kind_t kind = TINE_EMIT_ASM;
-    bool fpir = o->emit && !strcmp(o->emit, "fpir"), lowered = o->emit && !strcmp(o->emit, "lowered");
-    if (!o->emit || !strcmp(o->emit, "asm")) kind = TINE_EMIT_ASM;
-    else if (!strcmp(o->emit, "llvm")) kind = TINE_EMIT_LLVM;
-    else if (!fpir && !lowered) {
+    int kind = o->emit ? tine_emit_kind_find(o->emit) : TINE_EMIT_ASM;
+    bool fpir = kind == TINE_EMIT_FPIR, lowered = kind == TINE_EMIT_LOWERED;
+    if (kind != TINE_EMIT_ASM && kind != TINE_EMIT_LLVM && !fpir && !lowered) {
         fprintf(stderr, "tine: --emit takes asm, llvm, fpir or lowered here, not '%s'\n", o->emit);
         return 2;
     }
@@ -614,22 +612,39 @@ static bool same_file(const char *a, const char *b) {
  * lowered to the target's instructions). The entry point is named after the file
  * (its name up to the last '.', other characters than letters and digits as '_')
  * unless --name is given. */
+/* --dump-after: the step it names (TINE_NSTEPS for all), or -1 after a message listing
+ * the names; "help" lists them on stdout, one a line (-2: done). */
+static int dump_step(const char *text) {
+    if (!strcmp(text, "help")) {
+        for (int i = 0; i < TINE_NSTEPS; i++) printf("%s\n", tine_step_name((tine_step_t)i));
+        return -2;
+    }
+    int step = strcmp(text, "all") ? tine_step_find(text) : TINE_NSTEPS;
+    if (step < 0) {
+        fprintf(stderr, "tine: --dump-after takes a step (");
+        for (int i = 0; i < TINE_NSTEPS; i++) fprintf(stderr, "%s%s", i ? ", " : "", tine_step_name((tine_step_t)i));
+        fprintf(stderr, ") or all, not '%s'\n", text);
+    }
+    return step;
+}
+
 static int cmd_kernel_compile(const options *o) {
     tine_selection_t sel;
     if (selection(o, &sel)) return 2;
+    int step = o->dump_after ? dump_step(o->dump_after) : -1;
+    if (step == -2) return 0;
+    if (o->dump_after && step < 0) return 2;
     const char *what = o->emit ? o->emit : "obj";
-    static const char *const kinds[] = {"obj", "h", "asm", "llvm", "fpir", "lowered", "stmt", "schedule"};
-    bool known = false;
-    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) known |= !strcmp(what, kinds[i]);
-    if (!known) {
+    int kind = tine_emit_kind_find(what); /* every kind is a kernel's */
+    if (kind < 0) {
         fprintf(stderr, "tine: --emit takes obj, h, asm, llvm, fpir, lowered, stmt or schedule for a kernel, not '%s'\n", what);
         return 2;
     }
-    if (!strcmp(what, "lowered") && sel != TINE_SELECT_TINE) {
+    if (kind == TINE_EMIT_LOWERED && sel != TINE_SELECT_TINE) {
         fprintf(stderr, "tine: --emit lowered shows tine's selection; drop --select llvm\n");
         return 2;
     }
-    if (!strcmp(what, "obj") && !o->out) { /* object code is not for a terminal */
+    if (kind == TINE_EMIT_OBJ && !o->out && step < 0) { /* object code is not for a terminal */
         fprintf(stderr, "tine: an object file needs -o FILE.o\n");
         return 2;
     }
@@ -654,22 +669,11 @@ static int cmd_kernel_compile(const options *o) {
             if (!isalnum((unsigned char)*p)) *p = '_';
     }
     int rc = 0;
-    void *bytes = NULL;
     size_t size = 0;
-    if (!strcmp(what, "fpir") || !strcmp(what, "lowered")) {
-        /* FPIR is the target's kernel (its `on` functions) before lowering */
-        tine_kernel_t *kt = tine_kernel_for_target(k, o->target ? o->target : "host");
-        bytes = tine_kernel_print_stages(kt, sel, what[0] == 'l' ? (o->target ? o->target : "host") : NULL);
-        if (bytes) size = strlen(bytes);
-    } else if (!strcmp(what, "stmt")) {
-        bytes = tine_kernel_print_stmt(k, sel, o->target ? o->target : "host");
-        if (bytes) size = strlen(bytes);
-    } else if (!strcmp(what, "schedule")) {
-        bytes = tine_kernel_print_schedule(k);
-        size = strlen(bytes);
-    } else {
-        bytes = tine_kernel_emit(k, o->target ? o->target : "host", sel, name, what, &size);
-    }
+    const char *target = o->target ? o->target : "host";
+    void *bytes = step >= 0 ? tine_kernel_dump_after(k, target, sel, name, (tine_emit_kind_t)kind, step)
+                            : tine_kernel_emit_kind(k, target, sel, name, (tine_emit_kind_t)kind, &size);
+    if (bytes && step >= 0) size = strlen(bytes);
     if (!bytes) {
         report(ctx, "tine: ");
         rc = 1;

@@ -6,6 +6,7 @@
 #define TINE_CODEGEN_H
 
 #include "../internal.h"
+#include "../stmt/stmt.h"
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Core.h>
@@ -28,7 +29,7 @@ typedef struct {
     /* kernels: leaf values by node (variables) or by buffer name (loads) */
     const tine_expr_t **lk;
     LLVMValueRef *lv;
-    /* per binding, for index_i64: a loop variable's i64 value, or a let's definition (a
+    /* per binding, for tine_cg_index_i64: a loop variable's i64 value, or a let's definition (a
        sum of products of leaves), else NULL */
     LLVMValueRef *lw;
     const tine_expr_t **ld;
@@ -55,41 +56,62 @@ struct tine_compiled {
 };
 
 /* llvm.c */
-bool target_machine_known(tine_ctx_t *ctx, const char *name);
-LLVMTargetMachineRef target_machine(tine_ctx_t *ctx, const char *name, char **triple_out);
-LLVMTargetMachineRef jit_target_machine(tine_ctx_t *ctx, const char *name, char **triple_out);
-LLVMTypeRef elem_type(gen *g, tine_type_t t);
-LLVMValueRef intrinsic(gen *g, const char *name, LLVMTypeRef *types, int ntypes, LLVMValueRef *args,
+bool tine_cg_target_machine_known(tine_ctx_t *ctx, const char *name);
+LLVMTargetMachineRef tine_cg_target_machine(tine_ctx_t *ctx, const char *name, char **triple_out);
+LLVMTargetMachineRef tine_cg_jit_target_machine(tine_ctx_t *ctx, const char *name, char **triple_out);
+LLVMTypeRef tine_cg_elem_type(gen *g, tine_type_t t);
+LLVMValueRef tine_cg_intrinsic(gen *g, const char *name, LLVMTypeRef *types, int ntypes, LLVMValueRef *args,
                        int nargs);
-LLVMValueRef emit_dag(gen *g, const tine_expr_t *root);
-bool verify_module(tine_ctx_t *ctx, LLVMModuleRef m);
-bool finish_function(gen *g);
-uint64_t jit_module(tine_ctx_t *ctx, LLVMTargetMachineRef tm, const char *triple,
+LLVMValueRef tine_cg_emit_dag(gen *g, const tine_expr_t *root);
+bool tine_cg_verify_module(tine_ctx_t *ctx, LLVMModuleRef m);
+bool tine_cg_finish_function(gen *g);
+uint64_t tine_cg_jit_module(tine_ctx_t *ctx, LLVMTargetMachineRef tm, const char *triple,
                     LLVMOrcThreadSafeContextRef tsc, LLVMModuleRef m, const char *symbol,
                     LLVMOrcLLJITRef *jit);
-void jit_abandon(LLVMOrcThreadSafeContextRef tsc, LLVMModuleRef m, LLVMTargetMachineRef tm, char *triple);
-/* What module_output emits. */
-enum { OUT_LLVM, OUT_ASM, OUT_OBJ };
-char *module_output(tine_ctx_t *ctx, LLVMModuleRef m, LLVMTargetMachineRef tm, const char *triple, int what,
-                    size_t *size);
-
-/* kernel_gen.c: frees what build_stage allocated in cs. */
+void tine_cg_jit_abandon(LLVMOrcThreadSafeContextRef tsc, LLVMModuleRef m, LLVMTargetMachineRef tm, char *triple);
+/* The module for the target, optimized, as LLVM text, assembly or an object file (kind:
+ * TINE_EMIT_LLVM, _ASM or _OBJ). */
+char *tine_cg_module_output(tine_ctx_t *ctx, LLVMModuleRef m, LLVMTargetMachineRef tm, const char *triple,
+                            tine_emit_kind_t kind, size_t *size);
 
 /* Lane 0 of the i32 index e of a load or store (v: its value) as the element offset of
  * the access: an exact i64 sum of products of its leaves when it is one (llvm.c). */
-LLVMValueRef index_i64(gen *g, const tine_expr_t *e, LLVMValueRef v);
+LLVMValueRef tine_cg_index_i64(gen *g, const tine_expr_t *e, LLVMValueRef v);
 
 /* Whether lane i of an i32 index vector is lane 0's value plus i * stride (llvm.c). */
-bool lane_stride(const tine_expr_t *e, int64_t *stride);
+bool tine_cg_lane_stride(const tine_expr_t *e, int64_t *stride);
 /* Whether lane i of an i32 index vector is lane 0's value plus a constant off[i] (llvm.c). */
-bool lane_offsets(const tine_expr_t *e, int32_t *off);
+bool tine_cg_lane_offsets(const tine_expr_t *e, int32_t *off);
 
 /* parallel.c: `i32 tine.parallel_for(ptr body, ptr closure, i64 min, i64 extent)`, the
  * runtime of parallel loops, added to m (internal linkage) on first use. */
-LLVMValueRef parallel_runtime(LLVMModuleRef m);
+LLVMValueRef tine_cg_parallel_runtime(LLVMModuleRef m);
 
 /* stmt_gen.c: the kernel's function `int tine_run(const void *const *args, int64_t *detail)`
- * in m, from its statement after every pass of the driver; false with an error. */
-bool build_kernel(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc, tine_selection_t sel);
+ * in m, from its statement after every statement step of the driver; false with an error. */
+bool tine_cg_build_kernel(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc, tine_selection_t sel,
+                          const tine_stmt *body);
+
+/* The code generator's part of the compile driver's emit step (src/driver/compile.c):
+ * the target machine, made before the statement steps so that a target the generator
+ * cannot compile for is refused first (open: false with an error), then the kernel's
+ * code from its statement (kernel_gen.c: compiled by the JIT; aot.c: an object, its
+ * assembly or its LLVM text), which consumes the machine; close frees an unused one. */
+typedef struct {
+    tine_ctx_t *ctx;
+    LLVMTargetMachineRef tm;
+    char *triple;
+    double t0; /* when the compile began (tine_now) */
+} tine_cg_machine;
+bool tine_cg_open(tine_cg_machine *mc, tine_ctx_t *ctx, const char *target, bool jit);
+void tine_cg_close(tine_cg_machine *mc);
+tine_compiled_t *tine_cg_jit_kernel(tine_cg_machine *mc, tine_kernel_t *k, const char *target, tine_selection_t sel,
+                                    const tine_stmt *body, double stmt_ms);
+void *tine_cg_emit_kernel(tine_cg_machine *mc, tine_kernel_t *k, const char *target, tine_selection_t sel,
+                          const tine_stmt *body, const char *name, tine_emit_kind_t kind, size_t *size);
+/* aot.c: whether name can be the entry point's (false with an error), and the C header
+ * declaring it (malloc'd). */
+bool tine_cg_entry_name_ok(tine_ctx_t *ctx, const char *name);
+char *tine_cg_header(tine_kernel_t *k, const char *name, const char *target, tine_selection_t sel);
 
 #endif

@@ -41,7 +41,7 @@ static void init_llvm(void) {
 }
 
 /* Whether name (NULL: the host) is a target; false with an error naming the known ones. */
-bool target_machine_known(tine_ctx_t *ctx, const char *name) {
+bool tine_cg_target_machine_known(tine_ctx_t *ctx, const char *name) {
     if (tine_target_find(name ? name : "host")) return true;
     tine_buf b = {0};
     tine_buf_printf(&b, "unknown target '%s' (known:", name);
@@ -52,9 +52,9 @@ bool target_machine_known(tine_ctx_t *ctx, const char *name) {
 }
 
 /* A target machine for a target name; NULL with an error for an unknown name. */
-LLVMTargetMachineRef target_machine(tine_ctx_t *ctx, const char *name, char **triple_out) {
+LLVMTargetMachineRef tine_cg_target_machine(tine_ctx_t *ctx, const char *name, char **triple_out) {
     init_llvm();
-    if (!target_machine_known(ctx, name)) return NULL;
+    if (!tine_cg_target_machine_known(ctx, name)) return NULL;
     const tine_target_info *d = tine_target_find(name ? name : "host");
     char *triple;
     if (d->triple) {
@@ -89,12 +89,12 @@ LLVMTargetMachineRef target_machine(tine_ctx_t *ctx, const char *name, char **tr
     return tm;
 }
 
-/* A target machine for code this process will run (the JIT): as target_machine, but NULL
+/* A target machine for code this process will run (the JIT): as tine_cg_target_machine, but NULL
  * with an error when the target's architecture is not this machine's (an AArch64 row on
  * x86-64), whose code must be emitted and run elsewhere (qemu). */
-LLVMTargetMachineRef jit_target_machine(tine_ctx_t *ctx, const char *name, char **triple_out) {
+LLVMTargetMachineRef tine_cg_jit_target_machine(tine_ctx_t *ctx, const char *name, char **triple_out) {
     char *triple = NULL;
-    LLVMTargetMachineRef tm = target_machine(ctx, name, &triple);
+    LLVMTargetMachineRef tm = tine_cg_target_machine(ctx, name, &triple);
     if (!tm) return NULL;
     char *host = LLVMGetDefaultTargetTriple();
     size_t a = strcspn(triple, "-"), b = strcspn(host, "-");
@@ -116,7 +116,7 @@ LLVMTargetMachineRef jit_target_machine(tine_ctx_t *ctx, const char *name, char 
 
 /* ---- emission --------------------------------------------------------------------- */
 
-LLVMTypeRef elem_type(gen *g, tine_type_t t) {
+LLVMTypeRef tine_cg_elem_type(gen *g, tine_type_t t) {
     switch (t.kind) {
     case TINE_FLOAT: return t.bits == 32 ? LLVMFloatTypeInContext(g->lc) : LLVMDoubleTypeInContext(g->lc);
     case TINE_BOOL: return LLVMInt1TypeInContext(g->lc);
@@ -124,14 +124,13 @@ LLVMTypeRef elem_type(gen *g, tine_type_t t) {
     }
 }
 
-static LLVMTypeRef vec_type(gen *g, tine_type_t t) { return LLVMVectorType(elem_type(g, t), t.lanes); }
+static LLVMTypeRef vec_type(gen *g, tine_type_t t) { return LLVMVectorType(tine_cg_elem_type(g, t), t.lanes); }
 
 static LLVMValueRef splat_int(gen *g, tine_type_t t, tine_u128 v) {
-    LLVMTypeRef et = elem_type(g, t);
+    LLVMTypeRef et = tine_cg_elem_type(g, t);
     uint64_t words[2] = {(uint64_t)v, (uint64_t)(v >> 64)};
     LLVMValueRef c = t.bits > 64 ? LLVMConstIntOfArbitraryPrecision(et, 2, words) : LLVMConstInt(et, words[0], 0);
-    LLVMValueRef *lanes = malloc(sizeof *lanes * t.lanes);
-    TINE_CHECK_ALLOC(lanes != NULL);
+    LLVMValueRef *lanes = tine_xmalloc(sizeof *lanes * t.lanes);
     for (int i = 0; i < t.lanes; i++) lanes[i] = c;
     LLVMValueRef r = LLVMConstVector(lanes, t.lanes);
     free(lanes);
@@ -140,9 +139,8 @@ static LLVMValueRef splat_int(gen *g, tine_type_t t, tine_u128 v) {
 
 static LLVMValueRef const_of(gen *g, const tine_expr_t *e) {
     tine_type_t t = e->type;
-    LLVMTypeRef et = elem_type(g, t);
-    LLVMValueRef *lanes = malloc(sizeof *lanes * t.lanes);
-    TINE_CHECK_ALLOC(lanes != NULL);
+    LLVMTypeRef et = tine_cg_elem_type(g, t);
+    LLVMValueRef *lanes = tine_xmalloc(sizeof *lanes * t.lanes);
     for (int i = 0; i < t.lanes; i++) {
         tine_u128 v = tine_const_value(e, i);
         if (t.kind == TINE_FLOAT) {
@@ -170,7 +168,7 @@ static LLVMValueRef const_of(gen *g, const tine_expr_t *e) {
     return r;
 }
 
-LLVMValueRef intrinsic(gen *g, const char *name, LLVMTypeRef *types, int ntypes, LLVMValueRef *args,
+LLVMValueRef tine_cg_intrinsic(gen *g, const char *name, LLVMTypeRef *types, int ntypes, LLVMValueRef *args,
                        int nargs) {
     unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
     TINE_ASSERT(id != 0);
@@ -187,7 +185,7 @@ static LLVMValueRef binop_minmax(gen *g, tine_type_t t, bool is_min, LLVMValueRe
     const char *n = t.kind == TINE_INT ? (is_min ? "llvm.smin" : "llvm.smax") : (is_min ? "llvm.umin" : "llvm.umax");
     LLVMTypeRef ty = vec_type(g, t);
     LLVMValueRef args[2] = {a, b};
-    return intrinsic(g, n, &ty, 1, args, 2);
+    return tine_cg_intrinsic(g, n, &ty, 1, args, 2);
 }
 
 /* x << s or x >> s with tine's semantics: a negative (signed) count shifts the other way
@@ -270,8 +268,7 @@ static LLVMValueRef shift(gen *g, tine_type_t t, tine_type_t ts, bool left, LLVM
     if (uni) { /* a select on a scalar condition picks whole vectors */
         LLVMValueRef one = LLVMBuildInsertElement(b, LLVMGetPoison(LLVMVectorType(st, 1)), clamped,
                                                   LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0), "");
-        int *idx = calloc((size_t)t.lanes, sizeof *idx);
-        TINE_CHECK_ALLOC(idx != NULL);
+        int *idx = tine_xcalloc((size_t)t.lanes, sizeof *idx);
         count = shuffle(g, one, NULL, idx, t.lanes);
         free(idx);
         vzero = splat_int(g, t, 0);
@@ -329,7 +326,7 @@ static LLVMValueRef cast(gen *g, tine_type_t to, tine_type_t from, LLVMValueRef 
         return to.bits > from.bits ? LLVMBuildFPExt(b, v, tt, "") : to.bits < from.bits ? LLVMBuildFPTrunc(b, v, tt, "") : v;
     if (from.kind == TINE_FLOAT) { /* truncates toward zero, saturates, NaN -> 0 */
         LLVMTypeRef types[2] = {tt, vec_type(g, from)};
-        return intrinsic(g, to.kind == TINE_INT ? "llvm.fptosi.sat" : "llvm.fptoui.sat", types, 2, &v, 1);
+        return tine_cg_intrinsic(g, to.kind == TINE_INT ? "llvm.fptosi.sat" : "llvm.fptoui.sat", types, 2, &v, 1);
     }
     if (to.kind == TINE_FLOAT) return from.kind == TINE_INT ? LLVMBuildSIToFP(b, v, tt, "") : LLVMBuildUIToFP(b, v, tt, "");
     if (to.bits < from.bits) return LLVMBuildTrunc(b, v, tt, "");
@@ -338,8 +335,7 @@ static LLVMValueRef cast(gen *g, tine_type_t to, tine_type_t from, LLVMValueRef 
 }
 
 static LLVMValueRef shuffle(gen *g, LLVMValueRef a, LLVMValueRef b, const int *idx, int n) {
-    LLVMValueRef *m = malloc(sizeof *m * (size_t)n);
-    TINE_CHECK_ALLOC(m != NULL);
+    LLVMValueRef *m = tine_xmalloc(sizeof *m * (size_t)n);
     for (int i = 0; i < n; i++) m[i] = LLVMConstInt(LLVMInt32TypeInContext(g->lc), (unsigned long long)idx[i], 0);
     LLVMValueRef mask = LLVMConstVector(m, (unsigned)n);
     free(m);
@@ -353,8 +349,7 @@ static LLVMValueRef join(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
     int lanes = e->ops[0]->type.lanes;
     for (int k = 1; k < e->nops; k++) {
         int nl = e->ops[k]->type.lanes, total = lanes + nl, wide = lanes > nl ? lanes : nl;
-        int *idx = malloc(sizeof *idx * (size_t)(total > 2 * wide ? total : 2 * wide));
-        TINE_CHECK_ALLOC(idx != NULL);
+        int *idx = tine_xmalloc(sizeof *idx * (size_t)(total > 2 * wide ? total : 2 * wide));
         LLVMValueRef a = acc, bv = ov[k];
         /* widen both to `wide` lanes so shufflevector takes them */
         if (lanes < wide) {
@@ -381,8 +376,7 @@ static LLVMValueRef emit_template(gen *g, const tine_expr_t *tmpl, const tine_ex
                                   LLVMValueRef *ov) {
     uint32_t n;
     tine_expr_t **order = tine_topo(g->ctx, tmpl, &n);
-    LLVMValueRef *val = calloc(n, sizeof *val);
-    TINE_CHECK_ALLOC(val != NULL);
+    LLVMValueRef *val = tine_xcalloc(n, sizeof *val);
     for (uint32_t k = 0; k < n; k++) {
         for (int i = 0; i < nph; i++)
             if (order[k] == ph[i]) val[k] = ov[i];
@@ -404,12 +398,12 @@ static LLVMValueRef emit_fpir(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
         LLVMTypeRef ty = vec_type(g, t);
         bool s = t.kind == TINE_INT;
         switch ((tine_op_t)e->op) {
-        case TINE_OP_SATURATING_ADD: return intrinsic(g, s ? "llvm.sadd.sat" : "llvm.uadd.sat", &ty, 1, ov, 2);
-        case TINE_OP_SATURATING_SUB: return intrinsic(g, s ? "llvm.ssub.sat" : "llvm.usub.sat", &ty, 1, ov, 2);
+        case TINE_OP_SATURATING_ADD: return tine_cg_intrinsic(g, s ? "llvm.sadd.sat" : "llvm.uadd.sat", &ty, 1, ov, 2);
+        case TINE_OP_SATURATING_SUB: return tine_cg_intrinsic(g, s ? "llvm.ssub.sat" : "llvm.usub.sat", &ty, 1, ov, 2);
         case TINE_OP_ABS:
             if (e->ops[0]->type.kind == TINE_INT) {
                 LLVMValueRef args[2] = {ov[0], LLVMConstInt(LLVMInt1TypeInContext(g->lc), 0, 0)};
-                return intrinsic(g, "llvm.abs", &ty, 1, args, 2);
+                return tine_cg_intrinsic(g, "llvm.abs", &ty, 1, args, 2);
             }
             return ov[0];
         default: break;
@@ -440,8 +434,7 @@ static int insn_form(const tine_insn *in, uint32_t features, int bits) {
 /* Lanes [first, first + n) of v (of `lanes` lanes); lanes past the end are zero. */
 static LLVMValueRef lanes_of(gen *g, LLVMValueRef v, int lanes, int first, int n) {
     if (first == 0 && n == lanes) return v;
-    int *idx = malloc(sizeof *idx * (size_t)n);
-    TINE_CHECK_ALLOC(idx != NULL);
+    int *idx = tine_xmalloc(sizeof *idx * (size_t)n);
     for (int i = 0; i < n; i++) idx[i] = first + i < lanes ? first + i : lanes; /* lane `lanes`: of the zeros */
     LLVMValueRef r = shuffle(g, v, LLVMConstNull(LLVMTypeOf(v)), idx, n);
     free(idx);
@@ -456,8 +449,7 @@ static LLVMValueRef join_registers(gen *g, LLVMValueRef *parts, int n, int rl) {
     int w = 1;
     while (w < n) w *= 2;
     for (int r = n; r < w; r++) parts[r] = LLVMGetPoison(LLVMTypeOf(parts[0])); /* padding, cut off after */
-    int *idx = malloc(sizeof *idx * (size_t)(w * rl));
-    TINE_CHECK_ALLOC(idx != NULL);
+    int *idx = tine_xmalloc(sizeof *idx * (size_t)(w * rl));
     for (int i = 0; i < w * rl; i++) idx[i] = i;
     for (int lanes = rl; w > 1; w /= 2, lanes *= 2)
         for (int r = 0; r < w / 2; r++) parts[r] = shuffle(g, parts[2 * r], parts[2 * r + 1], idx, 2 * lanes);
@@ -524,8 +516,8 @@ static LLVMValueRef emit_insn_typed(gen *g, const tine_expr_t *e, const tine_ins
         return emit_semantics(g, e, ov);
     LLVMTypeRef i32 = LLVMInt32TypeInContext(g->lc), params[TINE_INSN_MAX_OPS];
     for (int j = 0; j < e->nops; j++)
-        params[j] = j == in->imm ? i32 : LLVMVectorType(elem_type(g, e->ops[j]->type), (unsigned)ol[j]);
-    LLVMTypeRef rt = LLVMVectorType(elem_type(g, t), (unsigned)rl);
+        params[j] = j == in->imm ? i32 : LLVMVectorType(tine_cg_elem_type(g, e->ops[j]->type), (unsigned)ol[j]);
+    LLVMTypeRef rt = LLVMVectorType(tine_cg_elem_type(g, t), (unsigned)rl);
     LLVMValueRef immv = NULL;
     if (imm) {
         long long v = tine_const_value(imm, 0);
@@ -554,7 +546,7 @@ static LLVMValueRef emit_insn_typed(gen *g, const tine_expr_t *e, const tine_ins
     int nargs = e->nops;
     if (in->pack) {
         TINE_ASSERT(e->nops == 1 && W <= 128);
-        params[0] = params[1] = LLVMVectorType(elem_type(g, e->ops[0]->type), (unsigned)ol[0] / 2);
+        params[0] = params[1] = LLVMVectorType(tine_cg_elem_type(g, e->ops[0]->type), (unsigned)ol[0] / 2);
         nargs = 2;
     }
     LLVMTypeRef ct = sbits ? LLVMIntTypeInContext(g->lc, (unsigned)sbits) : rt;
@@ -565,8 +557,7 @@ static LLVMValueRef emit_insn_typed(gen *g, const tine_expr_t *e, const tine_ins
     for (int j = 0; j < e->nops; j++)
         src[j] = j != in->imm && nreg > 1 && ol[j] * e->ops[j]->type.bits < 128 ? halves_source(g, ov[j])
                                                                                 : ov[j];
-    LLVMValueRef *parts = malloc(sizeof *parts * (size_t)(2 * nreg));
-    TINE_CHECK_ALLOC(parts != NULL);
+    LLVMValueRef *parts = tine_xmalloc(sizeof *parts * (size_t)(2 * nreg));
     for (int r = 0; r < nreg; r++) {
         LLVMValueRef args[TINE_INSN_MAX_OPS];
         for (int j = 0; j < e->nops; j++)
@@ -575,7 +566,7 @@ static LLVMValueRef emit_insn_typed(gen *g, const tine_expr_t *e, const tine_ins
             for (int k = 0; k < 2; k++) args[k] = lanes_of(g, ov[0], e->ops[0]->type.lanes, r * ol[0] + k * ol[0] / 2, ol[0] / 2);
         LLVMValueRef v = LLVMBuildCall2(g->b, fty, fn, args, (unsigned)nargs, "");
         if (sbits) {
-            if (sbits > t.bits) v = LLVMBuildTrunc(g->b, v, elem_type(g, t), "");
+            if (sbits > t.bits) v = LLVMBuildTrunc(g->b, v, tine_cg_elem_type(g, t), "");
             v = LLVMBuildInsertElement(g->b, LLVMGetUndef(rt), v, LLVMConstInt(i32, 0, 0), "");
         }
         parts[r] = v;
@@ -615,15 +606,14 @@ static LLVMValueRef emit_insn(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
             args[j] = LLVMConstInt(LLVMInt1TypeInContext(g->lc), 0, 0);
         return LLVMBuildCall2(g->b, fty, fn, args, np, "");
     }
-    LLVMTypeRef rt = LLVMVectorType(elem_type(g, t), (unsigned)rl);
+    LLVMTypeRef rt = LLVMVectorType(tine_cg_elem_type(g, t), (unsigned)rl);
     LLVMTypeRef fty = LLVMIntrinsicGetType(g->lc, id, NULL, 0);
     LLVMValueRef fn = LLVMGetIntrinsicDeclaration(g->m, id, NULL, 0);
     LLVMTypeRef params[8];
     unsigned np = LLVMCountParamTypes(fty);
     TINE_ASSERT(np <= 8);
     LLVMGetParamTypes(fty, params);
-    LLVMValueRef *parts = malloc(sizeof *parts * (size_t)(2 * nreg)); /* room for join_registers' padding */
-    TINE_CHECK_ALLOC(parts != NULL);
+    LLVMValueRef *parts = tine_xmalloc(sizeof *parts * (size_t)(2 * nreg)); /* room for join_registers' padding */
     for (int r = 0; r < nreg; r++) {
         LLVMValueRef args[8];
         unsigned na = 0;
@@ -642,8 +632,7 @@ static LLVMValueRef emit_insn(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
         LLVMValueRef v = LLVMBuildCall2(g->b, fty, fn, args, np, "");
         v = LLVMBuildBitCast(g->b, v, rt, "");
         if (in->pack) { /* machine lane p of each 128-bit block: half from each register */
-            int blk = 128 / t.bits, half = blk / 2, *idx = malloc(sizeof *idx * (size_t)rl);
-            TINE_CHECK_ALLOC(idx != NULL);
+            int blk = 128 / t.bits, half = blk / 2, *idx = tine_xmalloc(sizeof *idx * (size_t)rl);
             for (int p = 0; p < rl; p++) {
                 int j = p / blk, q = p % blk;
                 int want = q < half ? j * half + q : rl / 2 + j * half + (q - half);
@@ -744,7 +733,7 @@ static LLVMValueRef spine_i64(gen *g, const tine_expr_t *e, int limit, int depth
     return LLVMBuildMul(g->b, a, b, "");
 }
 
-LLVMValueRef index_i64(gen *g, const tine_expr_t *e, LLVMValueRef v) {
+LLVMValueRef tine_cg_index_i64(gen *g, const tine_expr_t *e, LLVMValueRef v) {
     if (g->lk && g->lw && is_spine(e, 0)) return spine_i64(g, e, g->nl, 0);
     return LLVMBuildExtractElement(g->b, v, LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0), "");
 }
@@ -752,7 +741,7 @@ LLVMValueRef index_i64(gen *g, const tine_expr_t *e, LLVMValueRef v) {
 /* Whether lane i of an i32 index vector is lane 0's value plus i * stride, for a constant
  * stride: ramps with constant strides, broadcasts (stride 0), and sums, differences and
  * constant multiples of those. Exact under wrapping, as tine's i32 arithmetic is. */
-bool lane_stride(const tine_expr_t *e, int64_t *stride) {
+bool tine_cg_lane_stride(const tine_expr_t *e, int64_t *stride) {
     int64_t a, c;
     switch ((tine_op_t)e->op) {
     case TINE_OP_BROADCAST: *stride = 0; return true;
@@ -766,18 +755,18 @@ bool lane_stride(const tine_expr_t *e, int64_t *stride) {
         return true;
     case TINE_OP_ADD:
     case TINE_OP_SUB:
-        if (!lane_stride(e->ops[0], &a) || !lane_stride(e->ops[1], &c)) return false;
+        if (!tine_cg_lane_stride(e->ops[0], &a) || !tine_cg_lane_stride(e->ops[1], &c)) return false;
         *stride = e->op == TINE_OP_ADD ? a + c : a - c;
         return true;
     case TINE_OP_MUL:
         for (int i = 0; i < 2; i++) {
             const tine_expr_t *k = e->ops[i];
-            if (k->op == TINE_OP_CONST && (k->flags & TINE_F_UNIFORM) && lane_stride(e->ops[1 - i], &a)) {
+            if (k->op == TINE_OP_CONST && (k->flags & TINE_F_UNIFORM) && tine_cg_lane_stride(e->ops[1 - i], &a)) {
                 *stride = a * (int64_t)(tine_i128)tine_const_value(k, 0);
                 return true;
             }
             /* a broadcast factor keeps a stride of 0 */
-            if (k->op == TINE_OP_BROADCAST && lane_stride(e->ops[1 - i], &a) && a == 0) {
+            if (k->op == TINE_OP_BROADCAST && tine_cg_lane_stride(e->ops[1 - i], &a) && a == 0) {
                 *stride = 0;
                 return true;
             }
@@ -792,7 +781,7 @@ bool lane_stride(const tine_expr_t *e, int64_t *stride) {
  * coordinates, residue.c), and sums, differences and constant multiples of those. The
  * offsets are i32 differences (exact under wrapping); for the index of a load whose
  * lanes are all in its buffer they are the true distances. */
-bool lane_offsets(const tine_expr_t *e, int32_t *off) {
+bool tine_cg_lane_offsets(const tine_expr_t *e, int32_t *off) {
     int L = e->type.lanes;
     switch ((tine_op_t)e->op) {
     case TINE_OP_BROADCAST:
@@ -813,7 +802,7 @@ bool lane_offsets(const tine_expr_t *e, int32_t *off) {
     case TINE_OP_ADD:
     case TINE_OP_SUB: {
         int32_t b[TINE_MAX_LANES];
-        if (!lane_offsets(e->ops[0], off) || !lane_offsets(e->ops[1], b)) return false;
+        if (!tine_cg_lane_offsets(e->ops[0], off) || !tine_cg_lane_offsets(e->ops[1], b)) return false;
         for (int i = 0; i < L; i++)
             off[i] = (int32_t)(e->op == TINE_OP_ADD ? (uint32_t)off[i] + (uint32_t)b[i] : (uint32_t)off[i] - (uint32_t)b[i]);
         return true;
@@ -821,13 +810,13 @@ bool lane_offsets(const tine_expr_t *e, int32_t *off) {
     case TINE_OP_MUL:
         for (int k = 0; k < 2; k++) {
             const tine_expr_t *c = e->ops[k];
-            if (c->op == TINE_OP_CONST && (c->flags & TINE_F_UNIFORM) && lane_offsets(e->ops[1 - k], off)) {
+            if (c->op == TINE_OP_CONST && (c->flags & TINE_F_UNIFORM) && tine_cg_lane_offsets(e->ops[1 - k], off)) {
                 uint32_t m = (uint32_t)tine_const_value(c, 0);
                 for (int i = 0; i < L; i++) off[i] = (int32_t)((uint32_t)off[i] * m);
                 return true;
             }
             /* a broadcast factor keeps offsets of 0 */
-            if (c->op == TINE_OP_BROADCAST && lane_offsets(e->ops[1 - k], off)) {
+            if (c->op == TINE_OP_BROADCAST && tine_cg_lane_offsets(e->ops[1 - k], off)) {
                 bool zero = true;
                 for (int i = 0; i < L; i++) zero &= off[i] == 0;
                 if (zero) return true;
@@ -845,8 +834,8 @@ static bool is_splat(const tine_expr_t *o) {
     if (o->op == TINE_OP_CAST && o->type.kind != TINE_BOOL && o->type.kind != TINE_FLOAT &&
         o->ops[0]->type.kind != TINE_BOOL && o->ops[0]->type.kind != TINE_FLOAT)
         return is_splat(o->ops[0]);
-    return o->type.lanes == 1 || (lane_stride(o, &s) && s == 0) ||
-           (o->op == TINE_OP_LOAD && lane_stride(o->ops[0], &s) && s == 0);
+    return o->type.lanes == 1 || (tine_cg_lane_stride(o, &s) && s == 0) ||
+           (o->op == TINE_OP_LOAD && tine_cg_lane_stride(o->ops[0], &s) && s == 0);
 }
 
 /* Whether e interleaves values each of which is one value in every lane, into elements of
@@ -866,15 +855,14 @@ static LLVMValueRef splat_interleave(gen *g, const tine_expr_t *e, LLVMValueRef 
     LLVMBuilderRef b = g->b;
     int n = e->nops;
     LLVMValueRef zero = LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0);
-    LLVMValueRef group = LLVMGetPoison(LLVMVectorType(elem_type(g, e->type), (unsigned)n));
+    LLVMValueRef group = LLVMGetPoison(LLVMVectorType(tine_cg_elem_type(g, e->type), (unsigned)n));
     for (int k = 0; k < n; k++) {
         LLVMValueRef x = LLVMBuildExtractElement(b, ov[k], zero, "");
         group = LLVMBuildInsertElement(b, group, x, LLVMConstInt(LLVMInt32TypeInContext(g->lc), (unsigned long long)k, 0), "");
     }
     LLVMTypeRef wt = LLVMIntTypeInContext(g->lc, (unsigned)(n * e->type.bits));
     LLVMValueRef one = LLVMBuildInsertElement(b, LLVMGetPoison(LLVMVectorType(wt, 1)), LLVMBuildBitCast(b, group, wt, ""), zero, "");
-    int *idx = calloc((size_t)(e->type.lanes / n), sizeof *idx);
-    TINE_CHECK_ALLOC(idx != NULL);
+    int *idx = tine_xcalloc((size_t)(e->type.lanes / n), sizeof *idx);
     LLVMValueRef r = shuffle(g, one, NULL, idx, e->type.lanes / n);
     free(idx);
     return LLVMBuildBitCast(b, r, vec_type(g, e->type), "");
@@ -893,7 +881,7 @@ static LLVMValueRef cast_splat_interleave(gen *g, const tine_expr_t *e, LLVMValu
         f.kind == TINE_BOOL || f.kind == TINE_FLOAT || n * t.bits > 64 || t.lanes % n)
         return NULL;
     LLVMBuilderRef b = g->b;
-    LLVMTypeRef wt = LLVMIntTypeInContext(g->lc, (unsigned)(n * t.bits)), et = elem_type(g, t);
+    LLVMTypeRef wt = LLVMIntTypeInContext(g->lc, (unsigned)(n * t.bits)), et = tine_cg_elem_type(g, t);
     LLVMValueRef packed = NULL;
     for (int k = 0; k < n; k++) {
         LLVMValueRef x = LLVMBuildExtractElement(b, v, LLVMConstInt(LLVMInt32TypeInContext(g->lc), (unsigned long long)k, 0), "");
@@ -905,8 +893,7 @@ static LLVMValueRef cast_splat_interleave(gen *g, const tine_expr_t *e, LLVMValu
     }
     LLVMValueRef zero = LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0);
     LLVMValueRef one = LLVMBuildInsertElement(b, LLVMGetPoison(LLVMVectorType(wt, 1)), packed, zero, "");
-    int *idx = calloc((size_t)(t.lanes / n), sizeof *idx);
-    TINE_CHECK_ALLOC(idx != NULL);
+    int *idx = tine_xcalloc((size_t)(t.lanes / n), sizeof *idx);
     LLVMValueRef r = shuffle(g, one, NULL, idx, t.lanes / n);
     free(idx);
     return LLVMBuildBitCast(b, r, vec_type(g, t), "");
@@ -986,8 +973,7 @@ static LLVMValueRef blend_truncs(gen *g, const tine_expr_t *e, LLVMValueRef *ov)
     tine_type_t wt = {TINE_UINT, 64, e->ops[1]->type.lanes};
     LLVMValueRef hi = LLVMBuildShl(b, src[1], splat_int(g, wt, 32), "");
     LLVMTypeRef vt = vec_type(g, e->type);
-    int *idx = malloc(sizeof *idx * (size_t)e->type.lanes);
-    TINE_CHECK_ALLOC(idx != NULL);
+    int *idx = tine_xmalloc(sizeof *idx * (size_t)e->type.lanes);
     for (int i = 0; i < e->type.lanes; i++) idx[i] = i % 2 ? e->type.lanes + i : i;
     LLVMValueRef r = shuffle(g, LLVMBuildBitCast(b, src[0], vt, ""), LLVMBuildBitCast(b, hi, vt, ""), idx, e->type.lanes);
     free(idx);
@@ -1017,8 +1003,8 @@ static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
     case TINE_OP_LOAD: {
         LLVMValueRef base = load_arg(g, e);
         int32_t off[TINE_MAX_LANES];
-        /* (one lane in a kernel: a plain load at index_i64's address, not a gather of one) */
-        if ((t.lanes > 1 || g->lk) && lane_offsets(e->ops[0], off)) {
+        /* (one lane in a kernel: a plain load at tine_cg_index_i64's address, not a gather of one) */
+        if ((t.lanes > 1 || g->lk) && tine_cg_lane_offsets(e->ops[0], off)) {
             /* lane i reads lane 0's element plus off[i] (a constant): no gather */
             int lo = 0, hi = 0;
             bool dense = true;
@@ -1027,8 +1013,8 @@ static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
                 hi = off[i] > hi ? off[i] : hi;
                 dense &= off[i] == i;
             }
-            LLVMTypeRef et = elem_type(g, t);
-            LLVMValueRef i0 = index_i64(g, e->ops[0], ov[0]);
+            LLVMTypeRef et = tine_cg_elem_type(g, t);
+            LLVMValueRef i0 = tine_cg_index_i64(g, e->ops[0], ov[0]);
             LLVMValueRef p = LLVMBuildGEP2(b, et, base, &i0, 1, "");
             if (dense) {
                 /* consecutive lanes: one vector load at lane 0's index */
@@ -1041,8 +1027,7 @@ static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
                 LLVMValueRef x = LLVMBuildLoad2(b, et, p, "");
                 LLVMValueRef one = LLVMBuildInsertElement(b, LLVMGetPoison(LLVMVectorType(et, 1)), x,
                                                           LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0), "");
-                int *idx = calloc((size_t)t.lanes, sizeof *idx);
-                TINE_CHECK_ALLOC(idx != NULL);
+                int *idx = tine_xcalloc((size_t)t.lanes, sizeof *idx);
                 LLVMValueRef r = shuffle(g, one, NULL, idx, t.lanes);
                 free(idx);
                 return r;
@@ -1066,8 +1051,7 @@ static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
                 LLVMValueRef vlo = LLVMBuildLoad2(b, wt, p0, ""), vhi = n > w ? LLVMBuildLoad2(b, wt, p1, "") : NULL;
                 LLVMSetAlignment(vlo, 1);
                 if (vhi) LLVMSetAlignment(vhi, 1);
-                int *idx = malloc(sizeof *idx * (size_t)t.lanes);
-                TINE_CHECK_ALLOC(idx != NULL);
+                int *idx = tine_xmalloc(sizeof *idx * (size_t)t.lanes);
                 for (int i = 0; i < t.lanes; i++) {
                     int j = off[i] - lo;
                     idx[i] = j < w ? j : w + (j - (n - w));
@@ -1077,12 +1061,12 @@ static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
                 return r;
             }
         }
-        LLVMValueRef ptrs = LLVMBuildGEP2(b, elem_type(g, t), base, &ov[0], 1, "");
+        LLVMValueRef ptrs = LLVMBuildGEP2(b, tine_cg_elem_type(g, t), base, &ov[0], 1, "");
         LLVMTypeRef types[2] = {vec_type(g, t), LLVMTypeOf(ptrs)};
         LLVMValueRef args[4] = {ptrs, LLVMConstInt(LLVMInt32TypeInContext(g->lc), 1, 0),
                                 LLVMConstAllOnes(LLVMVectorType(LLVMInt1TypeInContext(g->lc), t.lanes)),
                                 LLVMGetPoison(vec_type(g, t))};
-        return intrinsic(g, "llvm.masked.gather", types, 2, args, 4);
+        return tine_cg_intrinsic(g, "llvm.masked.gather", types, 2, args, 4);
     }
     case TINE_OP_ADD: return fl ? LLVMBuildFAdd(b, ov[0], ov[1], "") : LLVMBuildAdd(b, ov[0], ov[1], "");
     case TINE_OP_SUB: return fl ? LLVMBuildFSub(b, ov[0], ov[1], "") : LLVMBuildSub(b, ov[0], ov[1], "");
@@ -1134,20 +1118,17 @@ static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
     }
     case TINE_OP_REINTERPRET: return LLVMBuildBitCast(b, ov[0], vec_type(g, t), "");
     case TINE_OP_BROADCAST: {
-        int *idx = calloc((size_t)t.lanes, sizeof *idx);
-        TINE_CHECK_ALLOC(idx != NULL);
+        int *idx = tine_xcalloc((size_t)t.lanes, sizeof *idx);
         LLVMValueRef r = shuffle(g, ov[0], NULL, idx, t.lanes);
         free(idx);
         return r;
     }
     case TINE_OP_RAMP: {
-        int *idx = calloc((size_t)t.lanes, sizeof *idx);
-        TINE_CHECK_ALLOC(idx != NULL);
+        int *idx = tine_xcalloc((size_t)t.lanes, sizeof *idx);
         LLVMValueRef base = shuffle(g, ov[0], NULL, idx, t.lanes), stride = shuffle(g, ov[1], NULL, idx, t.lanes);
         free(idx);
-        LLVMTypeRef et = elem_type(g, t);
-        LLVMValueRef *iota = malloc(sizeof *iota * t.lanes);
-        TINE_CHECK_ALLOC(iota != NULL);
+        LLVMTypeRef et = tine_cg_elem_type(g, t);
+        LLVMValueRef *iota = tine_xmalloc(sizeof *iota * t.lanes);
         for (int i = 0; i < t.lanes; i++) iota[i] = LLVMConstInt(et, (unsigned long long)i, 0);
         LLVMValueRef io = LLVMConstVector(iota, t.lanes);
         free(iota);
@@ -1159,8 +1140,7 @@ static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
         LLVMValueRef blend = blend_truncs(g, e, ov);
         if (blend) return blend;
         LLVMValueRef all = join(g, e, ov);
-        int n = e->nops, l = e->ops[0]->type.lanes, *idx = malloc(sizeof *idx * (size_t)t.lanes);
-        TINE_CHECK_ALLOC(idx != NULL);
+        int n = e->nops, l = e->ops[0]->type.lanes, *idx = tine_xmalloc(sizeof *idx * (size_t)t.lanes);
         for (int i = 0; i < t.lanes; i++) idx[i] = (i % n) * l + i / n;
         LLVMValueRef r = shuffle(g, all, NULL, idx, t.lanes);
         free(idx);
@@ -1176,8 +1156,7 @@ static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
             stride = n;
             count = t.lanes;
         }
-        int *idx = malloc(sizeof *idx * (size_t)count);
-        TINE_CHECK_ALLOC(idx != NULL);
+        int *idx = tine_xmalloc(sizeof *idx * (size_t)count);
         for (int i = 0; i < count; i++) idx[i] = begin + i * stride;
         LLVMValueRef r = shuffle(g, ov[0], NULL, idx, count);
         free(idx);
@@ -1186,11 +1165,10 @@ static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
     case TINE_OP_VECTOR_REDUCE_ADD: {
         if (t.lanes == 1 && !fl && e->ops[0]->type.lanes > 2) { /* a whole-vector sum: LLVM's reduction (AArch64 addv) */
             LLVMTypeRef ty = vec_type(g, e->ops[0]->type);
-            LLVMValueRef s = intrinsic(g, "llvm.vector.reduce.add", &ty, 1, ov, 1);
+            LLVMValueRef s = tine_cg_intrinsic(g, "llvm.vector.reduce.add", &ty, 1, ov, 1);
             return LLVMBuildInsertElement(b, LLVMGetUndef(vec_type(g, t)), s, LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0), "");
         }
-        int gsz = e->ops[0]->type.lanes / t.lanes, *idx = malloc(sizeof *idx * (size_t)t.lanes);
-        TINE_CHECK_ALLOC(idx != NULL);
+        int gsz = e->ops[0]->type.lanes / t.lanes, *idx = tine_xmalloc(sizeof *idx * (size_t)t.lanes);
         LLVMValueRef acc = NULL;
         for (int j = 0; j < gsz; j++) {
             for (int i = 0; i < t.lanes; i++) idx[i] = i * gsz + j;
@@ -1202,7 +1180,7 @@ static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
     }
     case TINE_OP_SQRT: {
         LLVMTypeRef ty = vec_type(g, t);
-        return intrinsic(g, "llvm.sqrt", &ty, 1, ov, 1);
+        return tine_cg_intrinsic(g, "llvm.sqrt", &ty, 1, ov, 1);
     }
     case TINE_OP_INSN: return emit_insn(g, e, ov);
     default: break;
@@ -1231,15 +1209,14 @@ static int cmp_leaf(const void *a, const void *b) {
  * fixes. Node ids would not do: a node made earlier in the context's life (by another
  * kernel's run, another selection) has an older id, and the code would then depend on
  * what the context did before. */
-LLVMValueRef emit_dag(gen *g, const tine_expr_t *root) {
+LLVMValueRef tine_cg_emit_dag(gen *g, const tine_expr_t *root) {
     uint32_t n;
     tine_expr_t **order = tine_topo(g->ctx, root, &n);
-    LLVMValueRef *val = calloc(n, sizeof *val);
+    LLVMValueRef *val = tine_xcalloc(n, sizeof *val);
     struct {
         const tine_expr_t *x;
         int next;
-    } *stack = malloc(sizeof *stack * n);
-    TINE_CHECK_ALLOC(val != NULL && stack != NULL);
+    } *stack = tine_xmalloc(sizeof *stack * n);
     uint32_t sp = 0;
     stack[sp++].x = root, stack[0].next = 0;
     while (sp) {
@@ -1269,7 +1246,7 @@ LLVMValueRef emit_dag(gen *g, const tine_expr_t *root) {
 /* An invalid module is tine's bug, never the input's: reported as an internal error (with
  * the verifier's first complaint) so that the caller gets a failure instead of LLVM
  * crashing on the module later. False if m is invalid. */
-bool verify_module(tine_ctx_t *ctx, LLVMModuleRef m) {
+bool tine_cg_verify_module(tine_ctx_t *ctx, LLVMModuleRef m) {
     char *msg = NULL;
     bool bad = LLVMVerifyModule(m, LLVMReturnStatusAction, &msg);
     if (bad) {
@@ -1283,10 +1260,10 @@ bool verify_module(tine_ctx_t *ctx, LLVMModuleRef m) {
 }
 
 /* Ends the function being built and verifies the module. */
-bool finish_function(gen *g) {
+bool tine_cg_finish_function(gen *g) {
     LLVMBuildRetVoid(g->b);
     LLVMDisposeBuilder(g->b);
-    return verify_module(g->ctx, g->m);
+    return tine_cg_verify_module(g->ctx, g->m);
 }
 
 /* Builds the module of one expression; NULL with an error. */
@@ -1302,8 +1279,7 @@ static LLVMModuleRef build_module(tine_ctx_t *ctx, LLVMContextRef lc, const tine
     if (!root) return NULL;
     g.order = tine_topo(ctx, root, &g.n);
     /* leaves: variables, then one per buffer (the first load of each names it) */
-    g.args = malloc(sizeof *g.args * g.n);
-    TINE_CHECK_ALLOC(g.args != NULL);
+    g.args = tine_xmalloc(sizeof *g.args * g.n);
     for (uint32_t k = 0; k < g.n; k++) {
         const tine_expr_t *x = g.order[k];
         if (x->op == TINE_OP_VAR) {
@@ -1335,12 +1311,12 @@ static LLVMModuleRef build_module(tine_ctx_t *ctx, LLVMContextRef lc, const tine
     g.b = LLVMCreateBuilderInContext(lc);
     LLVMPositionBuilderAtEnd(g.b, LLVMAppendBasicBlockInContext(lc, fn, "entry"));
     free(g.order);
-    LLVMValueRef r = emit_dag(&g, root);
+    LLVMValueRef r = tine_cg_emit_dag(&g, root);
     tine_type_t rt = root->type;
     if (rt.kind == TINE_BOOL) r = LLVMBuildZExt(g.b, r, LLVMVectorType(LLVMInt8TypeInContext(lc), rt.lanes), "");
     LLVMValueRef st = LLVMBuildStore(g.b, r, out);
     LLVMSetAlignment(st, 1);
-    if (!finish_function(&g)) {
+    if (!tine_cg_finish_function(&g)) {
         free(g.args);
         LLVMDisposeModule(g.m);
         return NULL;
@@ -1388,9 +1364,9 @@ static int optimize(tine_ctx_t *ctx, LLVMModuleRef m, LLVMTargetMachineRef tm) {
     return 0;
 }
 
-/* Gives up on a JIT build before jit_module would have consumed what it was given: the
+/* Gives up on a JIT build before tine_cg_jit_module would have consumed what it was given: the
  * module (if any), the thread-safe context, the target machine and the triple. */
-void jit_abandon(LLVMOrcThreadSafeContextRef tsc, LLVMModuleRef m, LLVMTargetMachineRef tm, char *triple) {
+void tine_cg_jit_abandon(LLVMOrcThreadSafeContextRef tsc, LLVMModuleRef m, LLVMTargetMachineRef tm, char *triple) {
     if (m) LLVMDisposeModule(m);
     LLVMOrcDisposeThreadSafeContext(tsc);
     LLVMDisposeTargetMachine(tm);
@@ -1400,7 +1376,7 @@ void jit_abandon(LLVMOrcThreadSafeContextRef tsc, LLVMModuleRef m, LLVMTargetMac
 /* Sets the module's target, optimizes it, and hands it to a new LLJIT; the target
  * machine, the module and the thread-safe context are consumed. Returns the address of
  * `symbol`, or 0 with an error in ctx. */
-uint64_t jit_module(tine_ctx_t *ctx, LLVMTargetMachineRef tm, const char *triple,
+uint64_t tine_cg_jit_module(tine_ctx_t *ctx, LLVMTargetMachineRef tm, const char *triple,
                     LLVMOrcThreadSafeContextRef tsc, LLVMModuleRef m, const char *symbol,
                     LLVMOrcLLJITRef *jit) {
     set_target(m, tm, triple);
@@ -1433,12 +1409,12 @@ uint64_t jit_module(tine_ctx_t *ctx, LLVMTargetMachineRef tm, const char *triple
 
 /* The module for the target, optimized (O3), as LLVM text, assembly or an object file:
  * malloc'd bytes with a NUL after them (*size excludes it), or NULL with an error. */
-char *module_output(tine_ctx_t *ctx, LLVMModuleRef m, LLVMTargetMachineRef tm, const char *triple, int what,
-                    size_t *size) {
+char *tine_cg_module_output(tine_ctx_t *ctx, LLVMModuleRef m, LLVMTargetMachineRef tm, const char *triple,
+                            tine_emit_kind_t kind, size_t *size) {
     set_target(m, tm, triple);
     if (optimize(ctx, m, tm) != 0) return NULL;
     char *out = NULL;
-    if (what == OUT_LLVM) {
+    if (kind == TINE_EMIT_LLVM) {
         char *s = LLVMPrintModuleToString(m);
         out = tine_strdup(s);
         *size = strlen(s);
@@ -1448,16 +1424,15 @@ char *module_output(tine_ctx_t *ctx, LLVMModuleRef m, LLVMTargetMachineRef tm, c
     LLVMMemoryBufferRef buf;
     char *err = NULL;
     /* verbose assembly: block names and loop nesting as comments (tests find loops by them) */
-    LLVMSetTargetMachineAsmVerbosity(tm, what == OUT_ASM);
-    if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, what == OUT_OBJ ? LLVMObjectFile : LLVMAssemblyFile, &err, &buf)) {
-        tine_set_internal_error(ctx, "LLVM could not emit the %s: %s", what == OUT_OBJ ? "object file" : "assembly",
+    LLVMSetTargetMachineAsmVerbosity(tm, kind == TINE_EMIT_ASM);
+    if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, kind == TINE_EMIT_OBJ ? LLVMObjectFile : LLVMAssemblyFile, &err, &buf)) {
+        tine_set_internal_error(ctx, "LLVM could not emit the %s: %s", kind == TINE_EMIT_OBJ ? "object file" : "assembly",
                                 err ? err : "");
         LLVMDisposeMessage(err);
         return NULL;
     }
     *size = LLVMGetBufferSize(buf);
-    out = malloc(*size + 1);
-    TINE_CHECK_ALLOC(out != NULL);
+    out = tine_xmalloc(*size + 1);
     memcpy(out, LLVMGetBufferStart(buf), *size);
     out[*size] = 0;
     LLVMDisposeMemoryBuffer(buf);
@@ -1468,8 +1443,12 @@ char *tine_emit_expr_as(tine_ctx_t *ctx, const tine_expr_t *e, const char *targe
                         tine_emit_kind_t kind, const char *symbol, size_t *size, const tine_expr_t ***args,
                         int *nargs) {
     if (!e) return NULL;
+    if (kind != TINE_EMIT_LLVM && kind != TINE_EMIT_ASM && kind != TINE_EMIT_OBJ) {
+        tine_set_error(ctx, "an expression is emitted as llvm, asm or obj, not %s", tine_emit_kind_name(kind));
+        return NULL;
+    }
     char *triple = NULL;
-    LLVMTargetMachineRef tm = target_machine(ctx, target, &triple);
+    LLVMTargetMachineRef tm = tine_cg_target_machine(ctx, target, &triple);
     if (!tm) return NULL;
     LLVMContextRef lc = LLVMContextCreate();
     const tine_expr_t **a;
@@ -1478,7 +1457,7 @@ char *tine_emit_expr_as(tine_ctx_t *ctx, const tine_expr_t *e, const char *targe
     char *text = NULL;
     if (m) {
         size_t n;
-        text = module_output(ctx, m, tm, triple, kind == TINE_EMIT_LLVM ? OUT_LLVM : kind == TINE_EMIT_OBJ ? OUT_OBJ : OUT_ASM, &n);
+        text = tine_cg_module_output(ctx, m, tm, triple, kind, &n);
         LLVMDisposeModule(m);
         if (size) *size = n;
         if (args && text) {
@@ -1506,20 +1485,19 @@ char *tine_emit_expr(tine_ctx_t *ctx, const tine_expr_t *e, const char *target, 
 tine_jit_t *tine_jit_expr(tine_ctx_t *ctx, const tine_expr_t *e, const char *target, tine_selection_t sel) {
     if (!e) return NULL;
     char *triple = NULL;
-    LLVMTargetMachineRef tm = jit_target_machine(ctx, target, &triple);
+    LLVMTargetMachineRef tm = tine_cg_jit_target_machine(ctx, target, &triple);
     if (!tm) return NULL;
-    tine_jit_t *j = calloc(1, sizeof *j);
-    TINE_CHECK_ALLOC(j != NULL);
+    tine_jit_t *j = tine_xcalloc(1, sizeof *j);
     j->ctx = ctx;
     LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
     LLVMContextRef lc = LLVMOrcThreadSafeContextGetContext(tsc);
     LLVMModuleRef m = build_module(ctx, lc, e, sel, target, "tine_expr", &j->args, &j->nargs);
     if (!m) {
-        jit_abandon(tsc, NULL, tm, triple);
+        tine_cg_jit_abandon(tsc, NULL, tm, triple);
         free(j);
         return NULL;
     }
-    uint64_t addr = jit_module(ctx, tm, triple, tsc, m, "tine_expr", &j->jit);
+    uint64_t addr = tine_cg_jit_module(ctx, tm, triple, tsc, m, "tine_expr", &j->jit);
     free(triple);
     j->fn = (void (*)(const void *const *, void *))(uintptr_t)addr;
     if (!j->fn) {

@@ -228,7 +228,7 @@ static LLVMValueRef parallel_for_fn(rt *r) {
     return f;
 }
 
-LLVMValueRef parallel_runtime(LLVMModuleRef m) {
+LLVMValueRef tine_cg_parallel_runtime(LLVMModuleRef m) {
     LLVMValueRef f = LLVMGetNamedFunction(m, "tine.parallel_for");
     if (f) return f;
     rt r = {.m = m, .lc = LLVMGetModuleContext(m)};

@@ -3,14 +3,14 @@
  * `int tine_run(const void *const *args, int64_t *detail)`: args holds a pointer to each
  * input's tine_buffer_t (in the kernel's order; NULL is a valid, refused, value), then a
  * pointer to each parameter's value (bool: one byte), then the output's tine_buffer_t.
- * It returns 0, or the code of the first Assert that fails (-1 when a scratch allocation
+ * It returns 0, or the code of the first Assert that fails (TINE_RUN_SCRATCH when a scratch allocation
  * fails). When detail is not NULL, a failure writes there which one: detail[0] the
  * Assert's index in tine_compiled.asserts (-1: an allocation), detail[1..] its args'
  * values, so the JIT's error is the text the statement interpreter gives.
  *
- * The statement comes from the driver (tine_stmt_lower_kernel) with its expressions
+ * The statement comes from the compile driver (tine_compile_kernel) with its expressions
  * already selected and its plan inside, so this file neither selects nor plans. Each
- * expression is one DAG for emit_dag; the values of loop variables and lets reach later
+ * expression is one DAG for tine_cg_emit_dag; the values of loop variables and lets reach later
  * DAGs as leaves of the gen (bound while their body is emitted, innermost binding
  * first), and buffers are found by name through a `load` leaf of element 0, as llvm.c's
  * load_arg looks them up. The caller's values are bound first, as tine_call_bind binds
@@ -18,6 +18,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "codegen.h"
+#include "buffer_abi.h"
 
 #include "../stmt/passes.h"
 
@@ -46,13 +47,13 @@ typedef struct {
  * inner binding shadows an outer one of the same name. */
 static int bind(sgen *s, const tine_expr_t *e, LLVMValueRef v) {
     gen *g = s->g;
-    if (g->nl == s->cap) {
-        s->cap = s->cap ? 2 * s->cap : 64;
-        g->lk = realloc(g->lk, sizeof *g->lk * (size_t)s->cap);
-        g->lv = realloc(g->lv, sizeof *g->lv * (size_t)s->cap);
-        g->lw = realloc(g->lw, sizeof *g->lw * (size_t)s->cap);
-        g->ld = realloc(g->ld, sizeof *g->ld * (size_t)s->cap);
-        TINE_CHECK_ALLOC(g->lk && g->lv && g->lw && g->ld);
+    if (g->nl == s->cap) { /* four arrays, one capacity */
+        size_t cap = tine_grow_cap((size_t)s->cap, (size_t)g->nl + 1);
+        g->lk = tine_xrealloc_array(g->lk, cap, sizeof *g->lk);
+        g->lv = tine_xrealloc_array(g->lv, cap, sizeof *g->lv);
+        g->lw = tine_xrealloc_array(g->lw, cap, sizeof *g->lw);
+        g->ld = tine_xrealloc_array(g->ld, cap, sizeof *g->ld);
+        s->cap = (int)cap;
     }
     g->lk[g->nl] = e;
     g->lv[g->nl] = v;
@@ -61,7 +62,7 @@ static int bind(sgen *s, const tine_expr_t *e, LLVMValueRef v) {
     return g->nl++;
 }
 
-/* bind, with what index_i64 (llvm.c) reads for the variable: a loop's i64 counter w, or a
+/* bind, with what tine_cg_index_i64 (llvm.c) reads for the variable: a loop's i64 counter w, or a
  * let's definition def. */
 static int bind_index(sgen *s, const tine_expr_t *e, LLVMValueRef v, LLVMValueRef w, const tine_expr_t *def) {
     int mark = bind(s, e, v);
@@ -87,15 +88,15 @@ static LLVMValueRef buffer_of(sgen *s, const char *name) {
 
 /* An i64 value as the <1 x T> a scalar variable is. */
 static LLVMValueRef scalar_vec(gen *g, LLVMValueRef v, tine_type_t t) {
-    LLVMValueRef x = t.bits == 64 ? v : LLVMBuildTrunc(g->b, v, elem_type(g, t), "");
-    return LLVMBuildInsertElement(g->b, LLVMGetPoison(LLVMVectorType(elem_type(g, t), 1)), x,
+    LLVMValueRef x = t.bits == 64 ? v : LLVMBuildTrunc(g->b, v, tine_cg_elem_type(g, t), "");
+    return LLVMBuildInsertElement(g->b, LLVMGetPoison(LLVMVectorType(tine_cg_elem_type(g, t), 1)), x,
                                   LLVMConstInt(LLVMInt32TypeInContext(g->lc), 0, 0), "");
 }
 
 /* A one-lane integer expression's value as i64 (sign-extended). */
 static LLVMValueRef scalar_i64(sgen *s, const tine_expr_t *e) {
     gen *g = s->g;
-    LLVMValueRef v = LLVMBuildExtractElement(g->b, emit_dag(g, e), LLVMConstInt(s->i32, 0, 0), "");
+    LLVMValueRef v = LLVMBuildExtractElement(g->b, tine_cg_emit_dag(g, e), LLVMConstInt(s->i32, 0, 0), "");
     if (e->type.bits == 64) return v;
     return e->type.kind == TINE_UINT ? LLVMBuildZExt(g->b, v, s->i64, "") : LLVMBuildSExt(g->b, v, s->i64, "");
 }
@@ -135,8 +136,7 @@ static void fail_if(sgen *s, LLVMValueRef fail, int code, const tine_stmt *as) {
     LLVMPositionBuilderAtEnd(g->b, ok);
     if (!as) return;
     tine_compiled_t *c = s->c; /* its message, for the JIT's error */
-    c->asserts = realloc(c->asserts, sizeof *c->asserts * (size_t)(c->nasserts + 1));
-    TINE_CHECK_ALLOC(c->asserts != NULL);
+    c->asserts = tine_xrealloc_array(c->asserts, (size_t)c->nasserts + 1, sizeof *c->asserts);
     c->asserts[c->nasserts].code = code;
     c->asserts[c->nasserts++].message = tine_strdup(as->assert_.message);
 }
@@ -204,14 +204,14 @@ static void emit_for(sgen *s, const tine_stmt *st) {
 static void emit_store(sgen *s, const tine_stmt *st) {
     gen *g = s->g;
     tine_type_t t = st->store.value->type;
-    LLVMTypeRef et = elem_type(g, t);
+    LLVMTypeRef et = tine_cg_elem_type(g, t);
     LLVMValueRef base = buffer_of(s, st->store.buffer);
-    LLVMValueRef idx = emit_dag(g, st->store.index), val = emit_dag(g, st->store.value);
+    LLVMValueRef idx = tine_cg_emit_dag(g, st->store.index), val = tine_cg_emit_dag(g, st->store.value);
     int64_t stride;
-    bool known = lane_stride(st->store.index, &stride);
+    bool known = tine_cg_lane_stride(st->store.index, &stride);
     if (t.lanes == 1 || (known && (stride == 0 || stride == 1))) {
         bool last = t.lanes > 1 && stride == 0;
-        LLVMValueRef i0 = index_i64(g, st->store.index, idx);
+        LLVMValueRef i0 = tine_cg_index_i64(g, st->store.index, idx);
         LLVMValueRef p = LLVMBuildGEP2(g->b, et, base, &i0, 1, "");
         LLVMValueRef v = val;
         if (t.lanes == 1 || last)
@@ -223,7 +223,7 @@ static void emit_store(sgen *s, const tine_stmt *st) {
     LLVMTypeRef types[2] = {LLVMTypeOf(val), LLVMTypeOf(ptrs)};
     LLVMValueRef args[4] = {val, ptrs, LLVMConstInt(s->i32, 1, 0),
                             LLVMConstAllOnes(LLVMVectorType(LLVMInt1TypeInContext(g->lc), t.lanes))};
-    intrinsic(g, "llvm.masked.scatter", types, 2, args, 4);
+    tine_cg_intrinsic(g, "llvm.masked.scatter", types, 2, args, 4);
 }
 
 /* Scratch of `size` elements, zeroed (as the statement interpreter gives it), bound by name
@@ -233,7 +233,7 @@ static void emit_store(sgen *s, const tine_stmt *st) {
 static void emit_allocate(sgen *s, const tine_stmt *st) {
     gen *g = s->g;
     tine_type_t t = st->alloc.type;
-    LLVMTypeRef et = elem_type(g, t);
+    LLVMTypeRef et = tine_cg_elem_type(g, t);
     int64_t esz = t.kind == TINE_BOOL ? 1 : t.bits / 8;
     const tine_expr_t *n = st->alloc.size;
     LLVMValueRef p, raw = NULL;
@@ -259,16 +259,11 @@ static void emit_allocate(sgen *s, const tine_stmt *st) {
                                           LLVMConstInt(s->i64, 64, 0), "");
         LLVMValueRef args[2] = {bytes, one};
         raw = LLVMBuildCall2(g->b, s->calloc_ty, s->calloc_fn, args, 2, st->alloc.buffer);
-        fail_if(s, LLVMBuildIsNull(g->b, raw, ""), -1, NULL);
+        fail_if(s, LLVMBuildIsNull(g->b, raw, ""), TINE_RUN_SCRATCH, NULL);
         LLVMValueRef addr = LLVMBuildPtrToInt(g->b, raw, s->i64, "");
         LLVMValueRef pad = LLVMBuildAnd(g->b, LLVMBuildSub(g->b, LLVMConstInt(s->i64, 0, 0), addr, ""), LLVMConstInt(s->i64, 63, 0), "");
         p = LLVMBuildGEP2(g->b, LLVMInt8TypeInContext(g->lc), raw, &pad, 1, "");
-        if (s->nheap == s->capheap) {
-            s->capheap = s->capheap ? 2 * s->capheap : 8;
-            s->heap = realloc(s->heap, sizeof *s->heap * (size_t)s->capheap);
-            TINE_CHECK_ALLOC(s->heap != NULL);
-        }
-        s->heap[s->nheap++] = raw;
+        TINE_PUSH(s->heap, s->nheap, s->capheap, raw);
     }
     int mark = bind(s, buffer_key(s, st->alloc.buffer, t), p);
     emit_stmt(s, st->alloc.body);
@@ -285,7 +280,7 @@ static void emit_stmt(sgen *s, const tine_stmt *st) {
     switch (st->kind) {
     case TINE_S_FOR: emit_for(s, st); return;
     case TINE_S_LET: {
-        int mark = bind_index(s, st->let.var, emit_dag(g, st->let.value), NULL, st->let.value);
+        int mark = bind_index(s, st->let.var, tine_cg_emit_dag(g, st->let.value), NULL, st->let.value);
         emit_stmt(s, st->let.body);
         unbind(s, mark);
         return;
@@ -294,7 +289,7 @@ static void emit_stmt(sgen *s, const tine_stmt *st) {
     case TINE_S_ALLOCATE: emit_allocate(s, st); return;
     case TINE_S_FREE: return; /* the Allocate frees after its body */
     case TINE_S_IF: {
-        LLVMValueRef c = LLVMBuildExtractElement(g->b, emit_dag(g, st->if_.cond), LLVMConstInt(s->i32, 0, 0), "");
+        LLVMValueRef c = LLVMBuildExtractElement(g->b, tine_cg_emit_dag(g, st->if_.cond), LLVMConstInt(s->i32, 0, 0), "");
         LLVMBasicBlockRef yes = block(s, "then"), no = st->if_.else_ ? block(s, "else") : NULL, done = block(s, "endif");
         LLVMBuildCondBr(g->b, c, yes, no ? no : done);
         LLVMPositionBuilderAtEnd(g->b, yes);
@@ -312,11 +307,11 @@ static void emit_stmt(sgen *s, const tine_stmt *st) {
         for (int i = 0; i < st->block.n; i++) emit_stmt(s, st->block.v[i]);
         return;
     case TINE_S_ASSERT: {
-        LLVMValueRef c = LLVMBuildExtractElement(g->b, emit_dag(g, st->assert_.cond), LLVMConstInt(s->i32, 0, 0), "");
+        LLVMValueRef c = LLVMBuildExtractElement(g->b, tine_cg_emit_dag(g, st->assert_.cond), LLVMConstInt(s->i32, 0, 0), "");
         fail_if(s, LLVMBuildNot(g->b, c, ""), st->assert_.code, st);
         return;
     }
-    case TINE_S_EVALUATE: emit_dag(g, st->eval.value); return;
+    case TINE_S_EVALUATE: tine_cg_emit_dag(g, st->eval.value); return;
     }
     TINE_ASSERT(!"unknown statement");
 }
@@ -334,12 +329,7 @@ typedef struct {
 static void use_buf(uses *u, const char *name) {
     for (int i = 0; i < u->nbuf; i++)
         if (!strcmp(u->buf[i], name)) return;
-    if (u->nbuf == u->capbuf) {
-        u->capbuf = u->capbuf ? 2 * u->capbuf : 16;
-        u->buf = realloc(u->buf, sizeof *u->buf * (size_t)u->capbuf);
-        TINE_CHECK_ALLOC(u->buf != NULL);
-    }
-    u->buf[u->nbuf++] = name;
+    TINE_PUSH(u->buf, u->nbuf, u->capbuf, name);
 }
 
 static void use_expr(uses *u, const tine_expr_t *e) {
@@ -352,12 +342,7 @@ static void use_expr(uses *u, const tine_expr_t *e) {
         bool seen = false;
         for (int j = 0; j < u->nvar && !seen; j++) seen = u->var[j] == o[i];
         if (seen) continue;
-        if (u->nvar == u->capvar) {
-            u->capvar = u->capvar ? 2 * u->capvar : 32;
-            u->var = realloc(u->var, sizeof *u->var * (size_t)u->capvar);
-            TINE_CHECK_ALLOC(u->var != NULL);
-        }
-        u->var[u->nvar++] = o[i];
+        TINE_PUSH(u->var, u->nvar, u->capvar, o[i]);
     }
     free(o);
 }
@@ -407,10 +392,9 @@ static void emit_parallel(sgen *s, const tine_stmt *st, LLVMValueRef lo, LLVMVal
     uses u = {.ctx = s->ctx};
     tine_stmt_visit(st->loop.body, use_stmt, &u);
     int ncap = 0;
-    const tine_expr_t **ck = malloc(sizeof *ck * (size_t)(g->nl + 1));
-    LLVMValueRef *cv = malloc(sizeof *cv * (size_t)(g->nl + 1));
-    LLVMTypeRef *ct = malloc(sizeof *ct * (size_t)(g->nl + 1));
-    TINE_CHECK_ALLOC(ck && cv && ct);
+    const tine_expr_t **ck = tine_xrealloc_array(NULL, (size_t)g->nl + 1, sizeof *ck);
+    LLVMValueRef *cv = tine_xrealloc_array(NULL, (size_t)g->nl + 1, sizeof *cv);
+    LLVMTypeRef *ct = tine_xrealloc_array(NULL, (size_t)g->nl + 1, sizeof *ct);
     for (int i = 0; i < g->nl; i++)
         if (g->lk[i] != st->loop.var && uses_leaf(&u, g->lk[i]) && !shadowed(g, i)) {
             ck[ncap] = g->lk[i];
@@ -482,7 +466,7 @@ static void emit_parallel(sgen *s, const tine_stmt *st, LLVMValueRef lo, LLVMVal
     free(ct);
 
     /* the call, and a chunk's failure returned */
-    LLVMValueRef rt = parallel_runtime(g->m);
+    LLVMValueRef rt = tine_cg_parallel_runtime(g->m);
     LLVMValueRef args[4] = {fn, clo, lo, extent};
     LLVMValueRef rc = LLVMBuildCall2(g->b, LLVMGlobalGetValueType(rt), rt, args, 4, "");
     LLVMBasicBlockRef bad = block(s, "chunk.fail"), ok = block(s, "chunk.ok");
@@ -500,9 +484,8 @@ static void bind_scalar(sgen *s, const tine_expr_t *var, LLVMValueRef v64) {
     bind(s, var, scalar_vec(s->g, v64, var->type));
 }
 
-/* The variables of tine_call_var for one caller's buffer p (a tine_buffer_t *: data at 0,
- * dims at 8, then int64 min[4] at 16, extent[4] at 48, stride[4] at 80), and its data by
- * name. A NULL buffer reads a zeroed one instead, so nothing here reads through NULL;
+/* The variables of tine_call_var for one caller's buffer p (a tine_buffer_t *, its fields
+ * at the offsets of buffer_abi.h), and its data by name. A NULL buffer reads a zeroed one instead, so nothing here reads through NULL;
  * the plan refuses the call before its values matter. */
 static LLVMValueRef bind_caller_buffer(sgen *s, LLVMValueRef p, LLVMValueRef zero, const char *name, tine_type_t et, int dims) {
     gen *g = s->g;
@@ -510,16 +493,17 @@ static LLVMValueRef bind_caller_buffer(sgen *s, LLVMValueRef p, LLVMValueRef zer
     tine_ctx_t *ctx = s->ctx;
     LLVMValueRef given = LLVMBuildIsNotNull(b, p, ""), q = LLVMBuildSelect(b, given, p, zero, "");
     LLVMTypeRef i8 = LLVMInt8TypeInContext(g->lc);
+    _Static_assert(TINE_BUFFER_OFF_data == 0, "data is where p points");
     LLVMValueRef data = LLVMBuildLoad2(b, s->ptr, q, "");
 #define FIELD(off, ty) LLVMBuildLoad2(b, (ty), LLVMBuildGEP2(b, i8, q, (LLVMValueRef[]){LLVMConstInt(s->i64, (off), 0)}, 1, ""), "")
     bind_scalar(s, tine_call_var(ctx, name, TINE_CALL_GIVEN, 0), LLVMBuildZExt(b, given, s->i64, ""));
     bind_scalar(s, tine_call_var(ctx, name, TINE_CALL_DATA, 0), LLVMBuildZExt(b, LLVMBuildIsNotNull(b, data, ""), s->i64, ""));
-    bind_scalar(s, tine_call_var(ctx, name, TINE_CALL_DIMS, 0), LLVMBuildSExt(b, FIELD(8, s->i32), s->i64, ""));
+    bind_scalar(s, tine_call_var(ctx, name, TINE_CALL_DIMS, 0), LLVMBuildSExt(b, FIELD(TINE_BUFFER_OFF_dims, s->i32), s->i64, ""));
     bind_scalar(s, tine_call_var(ctx, name, TINE_CALL_ADDR, 0), LLVMBuildPtrToInt(b, data, s->i64, ""));
     for (int d = 0; d < dims; d++) {
-        bind_scalar(s, tine_call_var(ctx, name, TINE_CALL_MIN, d), FIELD(16 + 8 * (unsigned)d, s->i64));
-        bind_scalar(s, tine_call_var(ctx, name, TINE_CALL_EXTENT, d), FIELD(48 + 8 * (unsigned)d, s->i64));
-        bind_scalar(s, tine_call_var(ctx, name, TINE_CALL_STRIDE, d), FIELD(80 + 8 * (unsigned)d, s->i64));
+        bind_scalar(s, tine_call_var(ctx, name, TINE_CALL_MIN, d), FIELD(TINE_BUFFER_OFF_min + 8 * (unsigned)d, s->i64));
+        bind_scalar(s, tine_call_var(ctx, name, TINE_CALL_EXTENT, d), FIELD(TINE_BUFFER_OFF_extent + 8 * (unsigned)d, s->i64));
+        bind_scalar(s, tine_call_var(ctx, name, TINE_CALL_STRIDE, d), FIELD(TINE_BUFFER_OFF_stride + 8 * (unsigned)d, s->i64));
     }
 #undef FIELD
     bind(s, buffer_key(s, name, et), data);
@@ -563,18 +547,10 @@ static void mark_input_loads(sgen *s, const LLVMValueRef *inputs, int nin) {
         }
 }
 
-bool build_kernel(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc, tine_selection_t sel) {
+bool tine_cg_build_kernel(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc, tine_selection_t sel,
+                          const tine_stmt *body) {
     tine_kernel_t *k = cc->k;
     tine_ctx_t *ctx = tine_kernel_ctx(k);
-    double t0 = tine_now();
-    tine_stmt_pool pool;
-    tine_stmt_pool_init(&pool, ctx);
-    tine_stmt *body = tine_stmt_lower_kernel(&pool, k, (int)sel, cc->target, NULL, NULL);
-    cc->select_ms += (tine_now() - t0) * 1e3; /* every pass, selection included */
-    if (!body) {
-        tine_stmt_pool_free(&pool);
-        return false;
-    }
     gen g = {.ctx = ctx, .lc = lc, .sel = sel, .m = m, .features = tine_target_features(ctx, cc->target, NULL)};
     sgen s = {.g = &g, .ctx = ctx, .c = cc};
     s.i64 = LLVMInt64TypeInContext(lc);
@@ -594,22 +570,20 @@ bool build_kernel(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc, tine_
     LLVMPositionBuilderAtEnd(g.b, start);
     s.detail = LLVMGetParam(s.fn, 1);
     /* the caller's values, as tine_call_bind binds them */
-    LLVMTypeRef zty = LLVMArrayType(s.i64, 14); /* sizeof (tine_buffer_t) */
+    LLVMTypeRef zty = LLVMArrayType(s.i64, TINE_BUFFER_SIZE / 8); /* a zeroed tine_buffer_t */
     LLVMValueRef zero = LLVMAddGlobal(m, zty, "tine.no_buffer");
     LLVMSetInitializer(zero, LLVMConstNull(zty));
     LLVMSetGlobalConstant(zero, 1);
     LLVMSetLinkage(zero, LLVMPrivateLinkage);
     LLVMValueRef argv = LLVMGetParam(s.fn, 0);
     int nin = tine_kernel_ninputs(k), np = tine_kernel_nparams(k);
-    LLVMValueRef *raw = malloc(sizeof *raw * (size_t)(nin + np + 1));
-    TINE_CHECK_ALLOC(raw != NULL);
+    LLVMValueRef *raw = tine_xrealloc_array(NULL, (size_t)(nin + np + 1), sizeof *raw);
     for (int i = 0; i < nin + np + 1; i++) {
         LLVMValueRef idx = LLVMConstInt(s.i64, (unsigned long long)i, 0);
         raw[i] = LLVMBuildLoad2(g.b, s.ptr, LLVMBuildGEP2(g.b, s.ptr, argv, &idx, 1, ""), "");
     }
     bind_caller_buffer(&s, raw[nin + np], zero, tine_kernel_output_name(k), tine_kernel_output_type(k), tine_kernel_dims(k));
-    LLVMValueRef *in_data = malloc(sizeof *in_data * (size_t)(nin + 1));
-    TINE_CHECK_ALLOC(in_data != NULL);
+    LLVMValueRef *in_data = tine_xrealloc_array(NULL, (size_t)(nin + 1), sizeof *in_data);
     for (int i = 0; i < nin; i++) {
         tine_type_t et;
         int dims;
@@ -638,6 +612,5 @@ bool build_kernel(tine_compiled_t *cc, LLVMModuleRef m, LLVMContextRef lc, tine_
     free(g.lw);
     free(g.ld);
     free(s.heap);
-    tine_stmt_pool_free(&pool);
-    return verify_module(ctx, m);
+    return tine_cg_verify_module(ctx, m);
 }

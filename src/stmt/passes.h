@@ -1,6 +1,6 @@
 /* passes.h — building a kernel's statement (its plan and each stage's loop nest) and the
- * passes that rewrite it, in the order the driver (lower.c, tine_stmt_lower_kernel) runs
- * them.
+ * passes that rewrite it, in the order the compile driver (src/driver/compile.c,
+ * tine_compile_kernel) runs them.
  *
  * A stage's nest (build.c) loops over its buffer's region, whose geometry is the scalar
  * variables $S$min0, $S$extent0, $S$stride1 ... of the stage's buffer (the kernel's scalar
@@ -76,9 +76,10 @@ tine_expr_t *tine_interleaved_loads(tine_ctx_t *ctx, tine_expr_t *root);
  * last, which hoist.c or LLVM's LICM then lifts out of the loop. */
 tine_stmt *tine_stmt_reassociate(tine_stmt_pool *p, tine_stmt *s);
 
-/* lower.c: selection of every expression of s, once (LLVM alone: FPIR expanded; tine:
- * lift, then lower for target). */
+/* select.c: selection of every expression of s, once (LLVM alone: FPIR expanded; tine:
+ * lift, then lower for target); then tine_interleaved_loads on each selected expression. */
 tine_stmt *tine_stmt_select(tine_stmt_pool *p, tine_stmt *s, tine_selection_t sel, const char *target);
+tine_stmt *tine_stmt_interleave(tine_stmt_pool *p, tine_stmt *s);
 
 /* plan.c: bounds inference. The caller's buffers reach a kernel's statement as
  * variables: for buffer B, $.B$given and $.B$data (bool: B, and its data, are not NULL),
@@ -130,18 +131,5 @@ tine_stmt *tine_stmt_build_kernel(tine_stmt_pool *p, const tine_kernel_t *k);
  * After selection (a Let would hide a pattern from lifting); vectors in an index stay
  * whole (codegen reads a dense load's stride from the index's shape). */
 tine_stmt *tine_stmt_hoist(tine_stmt_pool *p, tine_stmt *s);
-
-/* lower.c: the driver. Every pass in order on the kernel's statement; after each,
- * `after` (if not NULL) sees the pass's name and its result (tests run each on the
- * statement interpreter). sel < 0 stops before selection. NULL with an error. */
-typedef void (*tine_pass_fn)(void *user, const char *pass, const tine_stmt *s);
-tine_stmt *tine_stmt_lower_kernel(tine_stmt_pool *p, tine_kernel_t *k, int sel, const char *target, tine_pass_fn after,
-                                  void *user);
-
-/* run.c: kernel k run on the statement interpreter, its statement taken after the
- * driver's pass `pass` ("build", ..., "select", "hoist"; sel as for tine_stmt_lower_kernel).
- * 0, or -1 with an error (a failed Assert's message, as the JIT gives it). */
-int tine_kernel_interpret_stmt(tine_kernel_t *k, const char *pass, int sel, const char *target,
-                               tine_buffer_t *const *inputs, const void *const *params, tine_buffer_t *out);
 
 #endif

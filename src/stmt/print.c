@@ -78,9 +78,8 @@ static const tine_expr_t *shared_lets(sprinter *p, const tine_expr_t *root, int 
     if (root->nops == 0) return root;
     uint32_t n;
     tine_expr_t **order = tine_topo(p->ctx, root, &n);
-    uint32_t *uses = calloc(n, sizeof *uses);
-    tine_expr_t **now = malloc(sizeof *now * n);
-    TINE_CHECK_ALLOC(uses && now);
+    uint32_t *uses = tine_xcalloc(n, sizeof *uses);
+    tine_expr_t **now = tine_xrealloc_array(NULL, n, sizeof *now);
     for (uint32_t i = 0; i < n; i++)
         for (int j = 0; j < order[i]->nops; j++) uses[tine_topo_index(order, n, order[i]->ops[j])]++;
     int named = 0;

@@ -2,14 +2,13 @@
  *   - tine_kernel_check_region evaluates the plan alone;
  *   - tine_kernel_interpret, the reference, evaluates the plan and then each stage one
  *     element at a time on the expression interpreter, no loop nest involved;
- *   - tine_kernel_interpret_stmt runs the kernel's statement as it stands after a chosen
- *     pass of the driver on the statement interpreter (tests compare every pass with
- *     the reference this way); tine_kernel_print_stmt prints it.
+ *   - tine_call_bind binds a run's values for the statement interpreter, with which the
+ *     compile driver's tine_kernel_interpret_stmt runs the statement after any step
+ *     (src/driver/run.c).
  * A compiled run (codegen/kernel_gen.c) binds the caller's values as tine_call_bind
  * does here, in code.
  */
 #include "passes.h"
-#include "../targets/targets.h"
 
 /* Elements a caller's buffer spans (the largest flattened index + 1), or 0 when its
  * geometry breaks the rules (the plan refuses the run before anything is read). */
@@ -178,8 +177,7 @@ static int kernel_interpret(const tine_kernel_t *k, tine_buffer_t *const *inputs
     bool planned = rc == 0;
     tine_env_t *env = planned ? tine_call_bind(k, inputs, params, out) : NULL;
     if (env) rc = run_steps(ctx, &plan, env);
-    void **scratch = calloc((size_t)ns, sizeof *scratch);
-    TINE_CHECK_ALLOC(scratch != NULL);
+    void **scratch = tine_xcalloc((size_t)ns, sizeof *scratch);
     for (int s = 0; s < ns && rc == 0; s++) {
         const tine_stage *st = tine_kernel_stage(k, s);
         uint64_t read = 1, size = 0;
@@ -209,60 +207,4 @@ int tine_kernel_interpret(const tine_kernel_t *k, tine_buffer_t *const *inputs, 
     int rc;
     TINE_GUARD(tine_kernel_ctx(k), -1, rc, kernel_interpret(k, inputs, params, out));
     return rc;
-}
-
-/* ---- the statement after a pass ----------------------------------------------------------- */
-
-typedef struct {
-    const char *want;
-    const tine_stmt *got;
-} capture;
-
-static void capture_pass(void *user, const char *pass, const tine_stmt *s) {
-    capture *c = user;
-    if (!strcmp(pass, c->want)) c->got = s;
-}
-
-int tine_kernel_interpret_stmt(tine_kernel_t *k, const char *pass, int sel, const char *target,
-                               tine_buffer_t *const *inputs, const void *const *params, tine_buffer_t *out) {
-    k = tine_kernel_for_target(k, target);
-    tine_ctx_t *ctx = tine_kernel_ctx(k);
-    tine_stmt_pool p;
-    tine_stmt_pool_init(&p, ctx);
-    capture c = {.want = pass};
-    int rc = -1;
-    if (!tine_stmt_lower_kernel(&p, k, sel, target, capture_pass, &c)) {
-        /* the error is set */
-    } else if (!c.got) {
-        tine_set_error(ctx, "the driver has no pass '%s'", pass);
-    } else {
-        tine_env_t *env = tine_call_bind(k, inputs, params, out);
-        rc = tine_stmt_run(ctx, c.got, env) ? -1 : 0; /* the API's -1 (the error says why) */
-        tine_env_free(env);
-    }
-    tine_stmt_pool_free(&p);
-    return rc;
-}
-
-static char *print_stmt(tine_kernel_t *k, tine_selection_t sel, const char *target) {
-    k = tine_kernel_for_target(k, target);
-    tine_ctx_t *ctx = tine_kernel_ctx(k);
-    if (sel == TINE_SELECT_TINE && target && strcmp(target, "host")) {
-        if (!tine_target_find(target) || !tine_target_find(target)->features) {
-            tine_set_error(ctx, "unknown target '%s'", target);
-            return NULL;
-        }
-    }
-    tine_stmt_pool p;
-    tine_stmt_pool_init(&p, ctx);
-    tine_stmt *s = tine_stmt_lower_kernel(&p, k, (int)sel, target, NULL, NULL);
-    char *text = s ? tine_stmt_print(ctx, s) : NULL;
-    tine_stmt_pool_free(&p);
-    return text;
-}
-
-char *tine_kernel_print_stmt(tine_kernel_t *k, tine_selection_t sel, const char *target) {
-    char *text;
-    TINE_GUARD(tine_kernel_ctx(k), NULL, text, print_stmt(k, sel, target));
-    return text;
 }

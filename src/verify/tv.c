@@ -12,7 +12,7 @@
  */
 #include "tv.h"
 
-#include "../stmt/passes.h"
+#include "../driver/driver.h"
 #include "smt.h"
 
 #include <time.h>
@@ -335,7 +335,7 @@ int tine_verify_kernel(tine_ctx_t *ctx, const char *text, const char *file, cons
     tine_stmt_pool pool;
     tine_stmt_pool_init(&pool, ctx);
     int scope = tine_bounds_open(ctx, true); /* as tine_kernel_compile: no run's facts */
-    tine_stmt *s = tine_stmt_lower_kernel(&pool, k, (int)TINE_SELECT_TINE, target, NULL, NULL);
+    tine_stmt *s = tine_compile_stmt(&pool, k, (int)TINE_SELECT_TINE, target, NULL, NULL);
     tine_bounds_close(ctx, scope);
     tine_select_set_trace(ctx, NULL, NULL);
     tine_stmt_pool_free(&pool);

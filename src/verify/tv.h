@@ -36,7 +36,7 @@ typedef struct {
 } tine_tv_totals;
 
 /* Compiles the kernel `text` (file names it in messages) for target with tine's
- * selection, through the driver the JIT and `tine compile` use (tine_stmt_lower_kernel),
+ * selection, through the driver the JIT and `tine compile` use (tine_compile_stmt),
  * and proves each distinct vector expression it selected equal to its selection.
  * timeout_ms: per query (0: none). out (if not NULL) gets one line per expression and
  * the kernel's totals. Returns the number of counterexamples (0: none), or -1 with the

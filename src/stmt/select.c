@@ -1,30 +1,49 @@
-/* lower.c — the driver: a kernel from its stages to the statement code generation walks,
- * every pass in order in one function (tine_stmt_lower_kernel); and selection, done once
- * per distinct expression.
+/* select.c — the statement passes that choose instructions: selection of every expression
+ * (tine_stmt_select, once per distinct expression, with the ranges the kernel's own
+ * buffers hold), then the interleaved loads it leaves read whole (tine_stmt_interleave).
+ * The compile driver (src/driver/compile.c) runs them in that order.
  */
 #include "passes.h"
 
+/* A rewrite of every expression of a statement, done once per distinct node: the nest
+ * repeats its bodies (whole vectors, the shifted last one, the parts of a partitioned
+ * loop), and each distinct one is rewritten once. */
+typedef struct {
+    tine_expr_t *(*fn)(void *user, tine_expr_t *e);
+    void *user;
+    tine_u64map done; /* node id -> its rewrite */
+} memo;
+
+static tine_expr_t *memo_one(void *user, tine_expr_t *e) {
+    memo *M = user;
+    uint64_t v;
+    if (tine_u64map_get(&M->done, e->id, &v)) return (tine_expr_t *)(uintptr_t)v;
+    tine_expr_t *r = M->fn(M->user, e);
+    tine_u64map_put(&M->done, e->id, (uint64_t)(uintptr_t)r);
+    return r;
+}
+
+static tine_stmt *map_once(tine_stmt_pool *p, tine_stmt *s, tine_expr_t *(*fn)(void *, tine_expr_t *), void *user) {
+    memo M = {.fn = fn, .user = user};
+    tine_stmt *r = tine_stmt_map_exprs(p, s, memo_one, &M);
+    tine_u64map_free(&M.done);
+    return r;
+}
+
 /* ---- selection ----------------------------------------------------------------------- */
 
-/* Selected expressions by node: the nest repeats its bodies (whole vectors, the shifted
- * last one, the parts of a partitioned loop), and each distinct one is selected once. */
 typedef struct {
     tine_ctx_t *ctx;
     tine_selection_t sel;
     const char *target;
-    tine_u64map done; /* node id -> its selection */
 } selector;
 
 static tine_expr_t *select_one(void *user, tine_expr_t *e) {
     selector *s = user;
-    uint64_t v;
-    if (tine_u64map_get(&s->done, e->id, &v)) return (tine_expr_t *)(uintptr_t)v;
     /* one-lane expressions at the statement level (loop bounds, scalar lets, the narrow
        rows' stores) are LLVM's scalar code either way: only their FPIR ops are expanded */
     tine_expr_t *r = tine_select_expr(s->ctx, e, e->type.lanes == 1 ? TINE_SELECT_LLVM : s->sel, s->target);
     TINE_ASSERT(r != NULL); /* the target was checked before */
-    r = tine_interleaved_loads(s->ctx, r); /* the pair instructions' operands, loaded whole */
-    tine_u64map_put(&s->done, e->id, (uint64_t)(uintptr_t)r);
     return r;
 }
 
@@ -83,33 +102,15 @@ tine_stmt *tine_stmt_select(tine_stmt_pool *p, tine_stmt *s, tine_selection_t se
        only what holds for every run, such as the ranges of the kernel's own buffers */
     int scope = tine_bounds_open(p->ctx, true);
     supply_buffer_ranges(p->ctx, s);
-    tine_stmt *r = tine_stmt_map_exprs(p, s, select_one, &S);
+    tine_stmt *r = map_once(p, s, select_one, &S);
     tine_bounds_close(p->ctx, scope);
-    tine_u64map_free(&S.done);
     return r;
 }
 
-/* ---- the driver --------------------------------------------------------------------------- */
+/* ---- interleaved loads ----------------------------------------------------------------- */
 
-tine_stmt *tine_stmt_lower_kernel(tine_stmt_pool *p, tine_kernel_t *k, int sel, const char *target, tine_pass_fn after,
-                                  void *user) {
-#define PASS(name, expr)                                                                                               \
-    do {                                                                                                               \
-        s = (expr);                                                                                                    \
-        if (after) after(user, name, s);                                                                               \
-    } while (0)
-    k = tine_kernel_for_target(k, target);            /* its functions `on` the target's instruction set */
-    tine_stmt *s = tine_stmt_build_kernel(p, k);      /* stages + schedule + bounds inference -> one statement */
-    if (!s) return NULL;
-    if (after) after(user, "build", s);
-    PASS("partition", tine_stmt_partition(p, k, s));  /* boundary conditions leave the steady state */
-    PASS("simplify", tine_stmt_simplify(p, s));       /* index and bound arithmetic in linear form */
-    PASS("residue", tine_stmt_residues(p, s));        /* vector loops per residue: x / 2 as dense reads */
-    PASS("unswitch", tine_stmt_unswitch(p, s));       /* vector loops per value of an invariant select */
-    if (sel < 0) return s;
-    PASS("select", tine_stmt_select(p, s, (tine_selection_t)sel, target)); /* lift + lower, once per expression */
-    PASS("reassoc", tine_stmt_reassociate(p, s));    /* a sum's invariant addends gathered, added last */
-    PASS("hoist", tine_stmt_hoist(p, s));             /* loop invariants bound once, outside their loops */
-    return s;
-#undef PASS
+static tine_expr_t *interleave_one(void *user, tine_expr_t *e) {
+    return tine_interleaved_loads(user, e); /* the pair instructions' operands, loaded whole */
 }
+
+tine_stmt *tine_stmt_interleave(tine_stmt_pool *p, tine_stmt *s) { return map_once(p, s, interleave_one, p->ctx); }

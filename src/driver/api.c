@@ -1,0 +1,188 @@
+/* api.c — the public calls that compile, emit, print or interpret a kernel (tine.h), each a
+ * thin wrapper that fills a job for the compile driver (compile.c) and runs it; and what
+ * `tine compile --dump-after` prints, each step's result as text.
+ */
+#include "driver.h"
+
+/* ---- compiling and emitting ------------------------------------------------------------- */
+
+static tine_compiled_t *kernel_compile(tine_kernel_t *k, const char *target, tine_selection_t sel) {
+    tine_job j = {.kernel = k, .target = target, .sel = (int)sel, .last = TINE_STEP_EMIT, .jit = true};
+    tine_compile_kernel(&j);
+    tine_compiled_t *c = j.compiled;
+    tine_job_free(&j);
+    return c;
+}
+
+tine_compiled_t *tine_kernel_compile(tine_kernel_t *k, const char *target, tine_selection_t sel) {
+    if (!k) return NULL;
+    tine_compiled_t *c;
+    TINE_GUARD(tine_kernel_ctx(k), NULL, c, kernel_compile(k, target, sel));
+    return c;
+}
+
+/* kind_text: tine_kernel_emit's text of the kind, when it names none of the object's */
+static void *kernel_emit(tine_kernel_t *k, const char *target, tine_selection_t sel, const char *name,
+                         tine_emit_kind_t kind, const char *kind_text, size_t *size) {
+    tine_job j = {.kernel = k, .target = target, .sel = (int)sel, .last = TINE_STEP_EMIT, .kind = kind, .name = name};
+    if ((int)kind < 0) {
+        j.kind = TINE_EMIT_OBJ; /* refused after the checks an object makes, as it always was */
+        j.bad_kind = 1;
+        j.kind_text = kind_text;
+    }
+    tine_compile_kernel(&j);
+    void *bytes = j.bytes;
+    *size = j.size;
+    tine_job_free(&j);
+    return bytes;
+}
+
+void *tine_kernel_emit_kind(tine_kernel_t *k, const char *target, tine_selection_t sel, const char *name,
+                            tine_emit_kind_t kind, size_t *size) {
+    if ((int)kind < 0 || kind >= TINE_EMIT_NKINDS) {
+        tine_set_error(tine_kernel_ctx(k), "unknown output kind %d", (int)kind);
+        return NULL;
+    }
+    void *bytes;
+    TINE_GUARD(tine_kernel_ctx(k), NULL, bytes, kernel_emit(k, target, sel, name, kind, NULL, size));
+    return bytes;
+}
+
+void *tine_kernel_emit(tine_kernel_t *k, const char *target, tine_selection_t sel, const char *name, const char *what,
+                       size_t *size) {
+    int kind = tine_emit_kind_find(what);
+    bool object = kind == TINE_EMIT_OBJ || kind == TINE_EMIT_ASM || kind == TINE_EMIT_LLVM || kind == TINE_EMIT_H;
+    void *bytes;
+    TINE_GUARD(tine_kernel_ctx(k), NULL, bytes, kernel_emit(k, target, sel, name, object ? kind : -1, what, size));
+    return bytes;
+}
+
+static char *print_stmt(tine_kernel_t *k, tine_selection_t sel, const char *target) {
+    tine_job j = {.kernel = k, .target = target, .sel = (int)sel, .last = TINE_STEP_EMIT, .kind = TINE_EMIT_STMT};
+    tine_compile_kernel(&j);
+    char *text = j.bytes;
+    tine_job_free(&j);
+    return text;
+}
+
+char *tine_kernel_print_stmt(tine_kernel_t *k, tine_selection_t sel, const char *target) {
+    char *text;
+    TINE_GUARD(tine_kernel_ctx(k), NULL, text, print_stmt(k, sel, target));
+    return text;
+}
+
+/* ---- the statement after a step ----------------------------------------------------------- */
+
+typedef struct {
+    tine_pass_fn after;
+    void *user;
+} pass_names;
+
+static void name_pass(void *user, tine_step_t step, const tine_job *j) {
+    pass_names *n = user;
+    if (step >= TINE_STEP_BUILD && step <= TINE_STEP_HOIST) n->after(n->user, tine_step_name(step), j->stmt);
+}
+
+tine_stmt *tine_compile_stmt(tine_stmt_pool *pool, tine_kernel_t *k, int sel, const char *target, tine_pass_fn after,
+                             void *user) {
+    pass_names n = {after, user};
+    tine_job j = {.kernel = k, .target = target, .sel = sel, .last = TINE_STEP_HOIST, .kind = TINE_EMIT_STMT, .pool = pool,
+                  .after = after ? name_pass : NULL, .user = &n};
+    tine_stmt *s = tine_compile_kernel(&j) ? j.stmt : NULL;
+    tine_job_free(&j);
+    return s;
+}
+
+typedef struct {
+    const char *want;
+    const tine_stmt *got;
+} capture;
+
+static void capture_pass(void *user, const char *pass, const tine_stmt *s) {
+    capture *c = user;
+    if (!strcmp(pass, c->want)) c->got = s;
+}
+
+int tine_kernel_interpret_stmt(tine_kernel_t *k, const char *pass, int sel, const char *target,
+                               tine_buffer_t *const *inputs, const void *const *params, tine_buffer_t *out) {
+    k = tine_kernel_for_target(k, target);
+    tine_ctx_t *ctx = tine_kernel_ctx(k);
+    tine_stmt_pool p;
+    tine_stmt_pool_init(&p, ctx);
+    capture c = {.want = pass};
+    int rc = -1;
+    if (!tine_compile_stmt(&p, k, sel, target, capture_pass, &c)) {
+        /* the error is set */
+    } else if (!c.got) {
+        tine_set_error(ctx, "the driver has no pass '%s'", pass);
+    } else {
+        tine_env_t *env = tine_call_bind(k, inputs, params, out);
+        rc = tine_stmt_run(ctx, c.got, env) ? -1 : 0; /* the API's -1 (the error says why) */
+        tine_env_free(env);
+    }
+    tine_stmt_pool_free(&p);
+    return rc;
+}
+
+/* ---- --dump-after ------------------------------------------------------------------------ */
+
+typedef struct {
+    int want; /* a step, or TINE_NSTEPS: every one */
+    tine_buf b;
+} dumper;
+
+/* The kernel as the front half left it: its schedule, then each stage's body. */
+static void dump_kernel(tine_buf *b, tine_kernel_t *k) {
+    char *sched = tine_kernel_print_schedule(k);
+    if (sched) tine_buf_puts(b, sched);
+    free(sched);
+    for (int i = 0; i < tine_kernel_nstages(k); i++) {
+        const tine_stage *st = tine_kernel_stage(k, i);
+        char *body = tine_print(tine_kernel_ctx(k), st->body);
+        tine_buf_printf(b, "# stage %s (%d lanes)\n%s\n", st->name, st->lanes, body);
+        free(body);
+    }
+}
+
+static void dump_step(void *user, tine_step_t step, const tine_job *j) {
+    dumper *d = user;
+    if (d->want != TINE_NSTEPS && d->want != (int)step) return;
+    tine_buf_printf(&d->b, "# after %s\n", tine_step_name(step));
+    if (step <= TINE_STEP_TARGET) {
+        dump_kernel(&d->b, j->kernel);
+    } else if (step == TINE_STEP_EMIT) {
+        tine_buf_puts(&d->b, j->bytes);
+    } else {
+        char *text = tine_stmt_print(tine_kernel_ctx(j->kernel), j->stmt);
+        tine_buf_puts(&d->b, text);
+        free(text);
+    }
+}
+
+static char *dump_after(tine_kernel_t *k, const char *target, tine_selection_t sel, const char *name,
+                        tine_emit_kind_t kind, int step) {
+    dumper d = {.want = step};
+    tine_job j = {.kernel = k, .target = target, .sel = (int)sel, .last = step == TINE_NSTEPS ? TINE_STEP_EMIT : step,
+                  .kind = kind == TINE_EMIT_OBJ ? TINE_EMIT_ASM : kind, /* an object shown as its assembly */
+                  .name = name, .whole = true, .after = dump_step, .user = &d};
+    bool ok = tine_compile_kernel(&j);
+    if (j.bytes) free(j.bytes);
+    tine_job_free(&j);
+    if (!ok) {
+        free(d.b.p);
+        return NULL;
+    }
+    return d.b.p ? d.b.p : tine_strdup("");
+}
+
+char *tine_kernel_dump_after(tine_kernel_t *k, const char *target, tine_selection_t sel, const char *name,
+                             tine_emit_kind_t kind, int step) {
+    tine_ctx_t *ctx = tine_kernel_ctx(k);
+    if (step < 0 || step > TINE_NSTEPS || (int)kind < 0 || kind >= TINE_EMIT_NKINDS) {
+        tine_set_error(ctx, "no step %d or output kind %d", step, (int)kind);
+        return NULL;
+    }
+    char *text;
+    TINE_GUARD(ctx, NULL, text, dump_after(k, target, sel, name, kind, step));
+    return text;
+}

@@ -1,0 +1,167 @@
+/* compile.c — the compile driver: a kernel from its text to emitted code, every step in
+ * order in one function (tine_compile_kernel), as the table of tine.h (TINE_STEPS) names
+ * them; and the names of the steps and of the output kinds. Every way to compile a
+ * kernel goes through it (api.c): the JIT, objects, headers, assembly and LLVM text, the
+ * listings of `--emit`, the statement interpreter, `tine verify` and `tine bench`.
+ */
+#include "driver.h"
+
+#include "../codegen/codegen.h"
+#include "../targets/targets.h"
+
+/* ---- the names ------------------------------------------------------------------------- */
+
+static const char *const step_names[] = {
+#define STEP_NAME_(id, name, what) name,
+    TINE_STEPS(STEP_NAME_)
+#undef STEP_NAME_
+};
+
+static const char *const kind_names[] = {
+#define KIND_NAME_(id, name) name,
+    TINE_EMIT_KINDS(KIND_NAME_)
+#undef KIND_NAME_
+};
+
+const char *tine_step_name(tine_step_t step) { return step >= 0 && step < TINE_NSTEPS ? step_names[step] : NULL; }
+
+int tine_step_find(const char *name) {
+    for (int i = 0; name && i < TINE_NSTEPS; i++)
+        if (!strcmp(name, step_names[i])) return i;
+    return -1;
+}
+
+const char *tine_emit_kind_name(tine_emit_kind_t kind) {
+    return kind >= 0 && kind < TINE_EMIT_NKINDS ? kind_names[kind] : NULL;
+}
+
+int tine_emit_kind_find(const char *name) {
+    for (int i = 0; name && i < TINE_EMIT_NKINDS; i++)
+        if (!strcmp(name, kind_names[i])) return i;
+    return -1;
+}
+
+/* ---- what the output needs ------------------------------------------------------------- */
+
+static bool machine_code(tine_emit_kind_t kind) {
+    return kind == TINE_EMIT_OBJ || kind == TINE_EMIT_ASM || kind == TINE_EMIT_LLVM;
+}
+
+/* Whether the output is made from the statement (the others from the kernel alone). */
+static bool needs_stmt(const tine_job *j) { return j->jit || j->whole || machine_code(j->kind) || j->kind == TINE_EMIT_STMT; }
+
+/* What the output needs, checked before any work, in the order each output always
+ * checked it: the target machine for code (an unknown target, or one this process
+ * cannot run, refused first), the entry point's name for an object and its header. */
+static bool open_output(tine_job *j, tine_cg_machine *mc) {
+    tine_ctx_t *ctx = tine_kernel_ctx(j->kernel);
+    if (j->jit) return tine_cg_open(mc, ctx, j->target, true);
+    if (machine_code(j->kind) || j->kind == TINE_EMIT_H) {
+        if (!tine_cg_target_machine_known(ctx, j->target) || !tine_cg_entry_name_ok(ctx, j->name)) return false;
+        if (j->bad_kind) {
+            tine_set_error(ctx, "unknown output kind '%s' (obj, asm, llvm, h)", j->kind_text);
+            return false;
+        }
+        return j->kind == TINE_EMIT_H || tine_cg_open(mc, ctx, j->target, false);
+    }
+    if (needs_stmt(j) && j->sel == TINE_SELECT_TINE && j->target && strcmp(j->target, "host")) {
+        const tine_target_info *t = tine_target_find(j->target);
+        if (!t || !t->features) {
+            tine_set_error(ctx, "unknown target '%s'", j->target);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The emit step: the output from the statement (code, its listing) or the kernel. */
+static bool emit(tine_job *j, tine_cg_machine *mc) {
+    tine_kernel_t *k = j->kernel;
+    tine_selection_t sel = (tine_selection_t)j->sel;
+    if (j->jit) return (j->compiled = tine_cg_jit_kernel(mc, k, j->target, sel, j->stmt, j->stmt_ms)) != NULL;
+    switch (j->kind) {
+    case TINE_EMIT_LLVM:
+    case TINE_EMIT_ASM:
+    case TINE_EMIT_OBJ: j->bytes = tine_cg_emit_kernel(mc, k, j->target, sel, j->stmt, j->name, j->kind, &j->size); break;
+    case TINE_EMIT_H: j->bytes = tine_cg_header(k, j->name, j->target, sel); break;
+    /* fpir: the bodies lifted (no target); lowered: lowered to the target's instructions */
+    case TINE_EMIT_FPIR: j->bytes = tine_kernel_print_stages(k, sel, NULL); break;
+    case TINE_EMIT_LOWERED: j->bytes = tine_kernel_print_stages(k, sel, j->target); break;
+    case TINE_EMIT_STMT: j->bytes = tine_stmt_print(tine_kernel_ctx(k), j->stmt); break;
+    case TINE_EMIT_SCHEDULE: j->bytes = tine_kernel_print_schedule(j->parsed); break; /* every target's */
+    default: break;
+    }
+    if (j->bytes && !machine_code(j->kind)) j->size = strlen(j->bytes);
+    return j->bytes != NULL;
+}
+
+/* ---- the driver ------------------------------------------------------------------------- */
+
+bool tine_compile_kernel(tine_job *j) {
+    tine_cg_machine mc = {0};
+    int scope = -1;
+    bool ok = false;
+    tine_kernel_t *k;
+    tine_stmt_pool *p;
+    tine_stmt *s = NULL;
+    double t0 = 0;
+/* A step's result s is seen by `after`; the job ends after its last step. */
+#define AFTER(id)                                                                                                      \
+    do {                                                                                                               \
+        j->stmt = s;                                                                                                   \
+        if (j->after) j->after(j->user, TINE_STEP_##id, j);                                                            \
+        if (j->last == TINE_STEP_##id) goto finished;                                                                  \
+    } while (0)
+#define STEP(id, expr)                                                                                                 \
+    do {                                                                                                               \
+        s = (expr);                                                                                                    \
+        AFTER(id);                                                                                                     \
+    } while (0)
+    /* the front half, ONE call for now: parse -> `on` filter -> check and schedule ->
+       elaborate stages -> slide -> unrolled limit -> scalars (pipeline/kernel.c, parse_for) */
+    if (!j->kernel && (j->kernel = tine_kernel_parse(j->ctx, j->text, j->file)) != NULL) j->parsed_here = true;
+    if (!(k = j->parsed = j->kernel)) return false;
+    AFTER(PARSE);
+    k = j->kernel = tine_kernel_for_target(k, j->target); /* its functions `on` the target's instruction set */
+    AFTER(TARGET);
+    if (!open_output(j, &mc)) return false;              /* what the output needs, before any work */
+    if (!j->pool) {
+        j->pool = &j->own_pool;
+        tine_stmt_pool_init(j->pool, tine_kernel_ctx(k));
+    }
+    p = j->pool;
+    /* the code serves every run: no run's bounds facts (docs/ARCHITECTURE.md) */
+    scope = tine_bounds_open(tine_kernel_ctx(k), true);
+    t0 = tine_now();
+    if (needs_stmt(j)) {
+        s = tine_stmt_build_kernel(p, k); /* plan + stages + schedule + bounds inference -> one statement */
+        if (!s) goto done;
+        AFTER(BUILD);
+        STEP(PARTITION, tine_stmt_partition(p, k, s)); /* boundary conditions leave the steady state */
+        STEP(SIMPLIFY, tine_stmt_simplify(p, s));      /* index and bound arithmetic in linear form */
+        STEP(RESIDUE, tine_stmt_residues(p, s));       /* vector loops per residue: x / 2 as dense reads */
+        STEP(UNSWITCH, tine_stmt_unswitch(p, s));      /* vector loops per value of an invariant select */
+        if (j->sel < 0) goto finished;                 /* the statement before selection */
+        STEP(SELECT, tine_stmt_select(p, s, (tine_selection_t)j->sel, j->target)); /* lift + lower, once per expression */
+        STEP(INTERLEAVE, tine_stmt_interleave(p, s));  /* the pair instructions' operands, loaded whole */
+        STEP(REASSOC, tine_stmt_reassociate(p, s));    /* a sum's invariant addends gathered, added last */
+        STEP(HOIST, tine_stmt_hoist(p, s));            /* loop invariants bound once, outside their loops */
+    }
+    j->stmt_ms = (tine_now() - t0) * 1e3;
+    if (!emit(j, &mc)) goto done;                      /* JIT, object, assembly, LLVM text, header or listing */
+    AFTER(EMIT);
+#undef STEP
+#undef AFTER
+finished:
+    ok = true;
+done:
+    tine_cg_close(&mc);
+    if (scope >= 0) tine_bounds_close(tine_kernel_ctx(k), scope);
+    return ok;
+}
+
+void tine_job_free(tine_job *j) {
+    if (j->pool == &j->own_pool) tine_stmt_pool_free(&j->own_pool);
+    if (j->parsed_here) tine_kernel_free(j->parsed);
+    *j = (tine_job){0};
+}
