@@ -188,7 +188,6 @@ static bool check_at_strip(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine
     return true;
 }
 
-
 /* `inline f`: the default, made explicit (check_schedule refuses it of a materialized f). */
 static bool apply_inline(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kdirective *s, tine_kdecl *f) {
     if (f->kind == K_OUTPUT) {
