@@ -364,16 +364,14 @@ static void free_cache(tine_ctx_t *ctx, void *p);
 static struct tine_bounds_cache *cache(tine_ctx_t *ctx) {
     struct tine_bounds_cache *c = tine_layer_get(ctx, TINE_LAYER_BOUNDS);
     if (!c) {
-        c = calloc(1, sizeof *c);
-        TINE_CHECK_ALLOC(c != NULL);
+        c = tine_xcalloc(1, sizeof *c);
         tine_layer_set(ctx, TINE_LAYER_BOUNDS, c, free_cache);
     }
     if (c->cap < ctx->count) {
         uint32_t cap = c->cap ? c->cap : 1024;
         while (cap < ctx->count) cap *= 2;
-        c->iv = realloc(c->iv, cap * sizeof *c->iv);
-        c->have = realloc(c->have, cap);
-        TINE_CHECK_ALLOC(c->iv && c->have);
+        c->iv = tine_xrealloc_array(c->iv, cap, sizeof *c->iv);
+        c->have = tine_xrealloc(c->have, cap);
         memset(c->have + c->cap, 0, cap - c->cap);
         c->cap = cap;
     }
@@ -410,10 +408,9 @@ int tine_bounds_set_var(tine_ctx_t *ctx, const tine_expr_t *var, int64_t lo, int
     while (k < c->nvars && c->vars[k] != var) k++;
     if (k == c->nvars) {
         if (c->nvars == c->capvars) {
-            c->capvars = c->capvars ? c->capvars * 2 : 8;
-            c->vars = realloc(c->vars, (size_t)c->capvars * sizeof *c->vars);
-            c->var_iv = realloc(c->var_iv, (size_t)c->capvars * sizeof *c->var_iv);
-            TINE_CHECK_ALLOC(c->vars && c->var_iv);
+            c->capvars = (int)tine_grow_cap((size_t)c->capvars, (size_t)c->nvars + 1);
+            c->vars = tine_xrealloc_array(c->vars, (size_t)c->capvars, sizeof *c->vars);
+            c->var_iv = tine_xrealloc_array(c->var_iv, (size_t)c->capvars, sizeof *c->var_iv);
         }
         c->nvars++;
     }
@@ -431,10 +428,9 @@ int tine_bounds_set_buffer(tine_ctx_t *ctx, const char *buffer, tine_type_t elem
 int tine_bounds_open(tine_ctx_t *ctx, bool clean) {
     struct tine_bounds_cache *c = cache(ctx);
     if (c->nscopes == c->capscopes) {
-        c->capscopes = c->capscopes ? 2 * c->capscopes : 8;
-        c->scope_base = realloc(c->scope_base, (size_t)c->capscopes * sizeof *c->scope_base);
-        c->scope_clean = realloc(c->scope_clean, (size_t)c->capscopes * sizeof *c->scope_clean);
-        TINE_CHECK_ALLOC(c->scope_base && c->scope_clean);
+        c->capscopes = (int)tine_grow_cap((size_t)c->capscopes, (size_t)c->nscopes + 1);
+        c->scope_base = tine_xrealloc_array(c->scope_base, (size_t)c->capscopes, sizeof *c->scope_base);
+        c->scope_clean = tine_xrealloc_array(c->scope_clean, (size_t)c->capscopes, sizeof *c->scope_clean);
     }
     c->scope_base[c->nscopes] = c->nvars;
     c->scope_clean[c->nscopes] = clean;

@@ -298,8 +298,11 @@ void tine_kernel_on_filter(tine_kernel_ast *k, const char *isa);
 int tine_parse_kernel(tine_ctx_t *ctx, tine_arena *arena, const char *text, const char *file,
                       tine_kernel_ast *out);
 
+/* A located error in ctx: file:line:col: message, the source line, a caret (diag.c). */
 void tine_diag(tine_ctx_t *ctx, const tine_src *src, int line, int col, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+void tine_vdiag(tine_ctx_t *ctx, const tine_src *src, int line, int col, const char *fmt, va_list ap)
+    __attribute__((format(printf, 5, 0)));
 int tine_binop_prec(tine_op_t op);
 
 #endif

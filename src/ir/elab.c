@@ -43,9 +43,8 @@ struct tine_elab {
 static void push_scope(elab *el, const char *name, val v) {
     if (el->nscope == el->scope_cap) {
         int cap = 2 * el->scope_cap;
-        const char **n = malloc((size_t)cap * sizeof *n);
-        val *w = malloc((size_t)cap * sizeof *w);
-        TINE_CHECK_ALLOC(n && w);
+        const char **n = tine_xmalloc((size_t)cap * sizeof *n);
+        val *w = tine_xmalloc((size_t)cap * sizeof *w);
         memcpy(n, el->scope_name, (size_t)el->nscope * sizeof *n);
         memcpy(w, el->scope_val, (size_t)el->nscope * sizeof *w);
         if (el->scope_name != el->scope_name0) {
@@ -88,9 +87,7 @@ static val vfail(elab *el, const tine_ast *at, const char *fmt, va_list ap) {
     val v = {0};
     if (el->failed) return v;
     el->failed = true;
-    char msg[512];
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    tine_diag(el->ctx, at->src, at->line, at->col, "%s", msg);
+    tine_vdiag(el->ctx, at->src, at->line, at->col, fmt, ap);
     return v;
 }
 
@@ -658,8 +655,7 @@ static val elab_call(elab *el, const tine_ast *a, int lanes) {
     }
     if (!strcmp(n, "concat") || !strcmp(n, "interleave")) {
         if (a->nargs < 1) return fail(el, a, "%s needs at least one vector", n);
-        tine_expr_t **vs = malloc(sizeof *vs * (size_t)a->nargs);
-        TINE_CHECK_ALLOC(vs != NULL);
+        tine_expr_t **vs = tine_xmalloc(sizeof *vs * (size_t)a->nargs);
         for (int i = 0; i < a->nargs; i++) {
             v = elab_expr(el, a->args[i], lanes);
             if (ok(el, v) && v.lit) need_typed(el, a->args[i], v);
@@ -808,8 +804,7 @@ static val elab_expr(elab *el, const tine_ast *a, int lanes) {
          * limit does not bound it, so its left spine is walked in a loop, not by recursion. */
         int n = 0;
         for (const tine_ast *s = a; s->kind == A_BINARY; s = s->args[0]) n++;
-        const tine_ast **spine = malloc((size_t)n * sizeof *spine);
-        TINE_CHECK_ALLOC(spine != NULL);
+        const tine_ast **spine = tine_xmalloc((size_t)n * sizeof *spine);
         const tine_ast *s = a;
         for (int i = n - 1; i >= 0; i--, s = s->args[0]) spine[i] = s;
         val x = elab_expr(el, s, lanes);

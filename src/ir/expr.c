@@ -122,8 +122,7 @@ uint32_t tine_intern_name(tine_ctx_t *ctx, const char *s, size_t n) {
     tine_strtab *t = &ctx->names;
     if (t->n * 2 >= t->tcap) {
         uint32_t cap = t->tcap ? t->tcap * 2 : 64;
-        uint32_t *tab = calloc(cap, 4);
-        TINE_CHECK_ALLOC(tab != NULL);
+        uint32_t *tab = tine_xcalloc(cap, 4);
         for (uint32_t i = 0; i < t->n; i++) {
             uint32_t h = hash_bytes(t->names[i], strlen(t->names[i])) & (cap - 1);
             while (tab[h]) h = (h + 1) & (cap - 1);
@@ -141,8 +140,7 @@ uint32_t tine_intern_name(tine_ctx_t *ctx, const char *s, size_t n) {
     }
     if (t->n == t->cap) {
         t->cap = t->cap ? t->cap * 2 : 64;
-        t->names = realloc(t->names, t->cap * sizeof(char *));
-        TINE_CHECK_ALLOC(t->names != NULL);
+        t->names = tine_xrealloc(t->names, t->cap * sizeof(char *));
     }
     t->names[t->n] = tine_arena_strdup(&ctx->arena, s, n);
     t->table[h] = t->n + 1;
@@ -692,8 +690,7 @@ typedef struct {
 static bool set_add(node_set *s, const tine_expr_t *e) {
     if ((s->n + 1) * 2 > s->cap) {
         uint32_t cap = s->cap ? s->cap * 2 : 64;
-        const tine_expr_t **slot = calloc(cap, sizeof *slot);
-        TINE_CHECK_ALLOC(slot != NULL);
+        const tine_expr_t **slot = tine_xcalloc(cap, sizeof *slot);
         for (uint32_t i = 0; i < s->cap; i++)
             if (s->slot[i]) {
                 uint32_t j = (s->slot[i]->id * 2654435761u) & (cap - 1);
@@ -750,29 +747,18 @@ tine_expr_t *tine_one_lane(tine_ctx_t *ctx, tine_expr_t *e) {
 tine_expr_t **tine_topo(tine_ctx_t *ctx, const tine_expr_t *root, uint32_t *count) {
     (void)ctx;
     size_t cap = 64, n = 0, sp = 0, scap = 64;
-    tine_expr_t **out = malloc(cap * sizeof *out);
-    const tine_expr_t **stack = malloc(scap * sizeof *stack);
+    tine_expr_t **out = tine_xmalloc(cap * sizeof *out);
+    const tine_expr_t **stack = tine_xmalloc(scap * sizeof *stack);
     node_set seen = {0};
-    TINE_CHECK_ALLOC(out && stack);
     stack[sp++] = root;
     set_add(&seen, root);
     while (sp) {
         const tine_expr_t *e = stack[--sp];
-        if (n == cap) {
-            cap *= 2;
-            out = realloc(out, cap * sizeof *out);
-            TINE_CHECK_ALLOC(out != NULL);
-        }
-        out[n++] = (tine_expr_t *)e;
+        TINE_PUSH(out, n, cap, (tine_expr_t *)e);
         for (int i = 0; i < e->nops; i++) {
             const tine_expr_t *c = e->ops[i];
             if (!set_add(&seen, c)) continue;
-            if (sp == scap) {
-                scap *= 2;
-                stack = realloc(stack, scap * sizeof *stack);
-                TINE_CHECK_ALLOC(stack != NULL);
-            }
-            stack[sp++] = c;
+            TINE_PUSH(stack, sp, scap, c);
         }
     }
     free(stack);
@@ -822,8 +808,7 @@ int tine_dag_values(tine_ctx_t *ctx, const tine_expr_t *root, int npre, const ti
                     void *const *prevals, tine_dag_visit_fn visit, void *user, void **out) {
     uint32_t n;
     tine_expr_t **order = tine_topo(ctx, root, &n);
-    void **vals = calloc(n, sizeof *vals);
-    TINE_CHECK_ALLOC(vals != NULL);
+    void **vals = tine_xcalloc(n, sizeof *vals);
     int rc = 0;
     for (uint32_t k = 0; k < n && rc == 0; k++) {
         const tine_expr_t *e = order[k];

@@ -37,8 +37,7 @@ struct tine_env {
 };
 
 tine_env_t *tine_env_new(tine_ctx_t *ctx) {
-    tine_env_t *env = calloc(1, sizeof *env);
-    TINE_CHECK_ALLOC(env != NULL);
+    tine_env_t *env = tine_xcalloc(1, sizeof *env);
     env->ctx = ctx;
     return env;
 }
@@ -62,11 +61,9 @@ int tine_env_bind128(tine_env_t *env, const tine_expr_t *var, const tine_u128 *l
     if (!v) {
         if (env->nvars == env->capvars) {
             env->capvars = env->capvars ? env->capvars * 2 : 8;
-            env->vars = realloc(env->vars, (size_t)env->capvars * sizeof *env->vars);
-            TINE_CHECK_ALLOC(env->vars != NULL);
+            env->vars = tine_xrealloc(env->vars, (size_t)env->capvars * sizeof *env->vars);
         }
-        v = malloc(sizeof *v * var->type.lanes);
-        TINE_CHECK_ALLOC(v != NULL);
+        v = tine_xmalloc(sizeof *v * var->type.lanes);
         env->vars[env->nvars++] = (var_binding){var, v};
     }
     tine_type_t t = var->type;
@@ -99,8 +96,7 @@ int tine_env_bind_buffer(tine_env_t *env, const char *name, tine_type_t elem, co
         }
     if (env->nbufs == env->capbufs) {
         env->capbufs = env->capbufs ? env->capbufs * 2 : 4;
-        env->bufs = realloc(env->bufs, (size_t)env->capbufs * sizeof *env->bufs);
-        TINE_CHECK_ALLOC(env->bufs != NULL);
+        env->bufs = tine_xrealloc(env->bufs, (size_t)env->capbufs * sizeof *env->bufs);
     }
     env->bufs[env->nbufs++] = (buf_binding){n, elem, data, count};
     return 0;

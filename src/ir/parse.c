@@ -46,30 +46,7 @@ typedef struct {
 
 enum { T_EOF = 256, T_INT, T_FLOAT, T_NAME, T_SHL, T_SHR, T_LE, T_GE, T_EQ, T_NE, T_ARROW, T_ANDAND, T_OROR, T_DOTDOT };
 
-/* ---- diagnostics -------------------------------------------------------------------- */
-
-void tine_diag(tine_ctx_t *ctx, const tine_src *src, int line, int col, const char *fmt, ...) {
-    tine_buf b = {0};
-    tine_buf_printf(&b, "%s:%d:%d: ", src->file, line, col);
-    va_list ap;
-    va_start(ap, fmt);
-    tine_buf_vprintf(&b, fmt, ap);
-    va_end(ap);
-    /* the offending line and a caret under the column */
-    const char *ls = src->text;
-    if (src->line_at && line >= 1 && line <= src->nlines) ls += src->line_at[line - 1];
-    else
-        for (int l = 1; l < line && *ls; ls++)
-            if (*ls == '\n') l++;
-    const char *le = ls;
-    while (*le && *le != '\n') le++;
-    tine_buf_putc(&b, '\n');
-    for (const char *c = ls; c < le; c++) tine_buf_putc(&b, *c == '\t' ? ' ' : *c);
-    tine_buf_putc(&b, '\n');
-    for (int i = 1; i < col; i++) tine_buf_putc(&b, ' ');
-    tine_buf_putc(&b, '^');
-    tine_set_error_str(ctx, b.p);
-}
+/* ---- diagnostics (located messages: tine_diag, diag.c) ----------------------------------- */
 
 static void perr(parser *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void perr(parser *ps, const char *fmt, ...) {

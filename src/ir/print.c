@@ -262,13 +262,11 @@ static void print_expr(printer *p, const tine_expr_t *e, int lanes) {
      * (the left operands printed without parentheses) is walked in a loop, not by
      * recursion: spine[0] is e, spine[n - 1] the innermost. */
     size_t n = 0, cap = 16;
-    const tine_expr_t **spine = malloc(cap * sizeof *spine);
-    TINE_CHECK_ALLOC(spine != NULL);
+    const tine_expr_t **spine = tine_xmalloc(cap * sizeof *spine);
     for (const tine_expr_t *x = e;; x = x->ops[0]) {
         if (n == cap) {
             cap *= 2;
-            spine = realloc(spine, cap * sizeof *spine);
-            TINE_CHECK_ALLOC(spine != NULL);
+            spine = tine_xrealloc(spine, cap * sizeof *spine);
         }
         spine[n++] = x;
         const tine_expr_t *l = x->ops[0];

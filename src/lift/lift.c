@@ -50,7 +50,7 @@ static void free_rules(tine_ctx_t *ctx, void *rs) {
 tine_ruleset_t *tine_lift_rules(tine_ctx_t *ctx) {
     tine_ruleset_t *rs = tine_layer_get(ctx, TINE_LAYER_LIFT);
     if (!rs) {
-        char *saved = tine_error(ctx) ? tine_strdup(tine_error(ctx)) : NULL;
+        tine_saved_error saved = tine_error_save(ctx);
         rs = tine_rules_compile(ctx, tine_lift_rules_text, tine_lift_rules_file);
         if (!rs) {
             /* the shipped rules compile (a test says so); this is a build defect */
@@ -58,7 +58,7 @@ tine_ruleset_t *tine_lift_rules(tine_ctx_t *ctx) {
             TINE_ASSERT(!"the built-in lift rules do not compile");
         }
         tine_layer_set(ctx, TINE_LAYER_LIFT, rs, free_rules);
-        tine_set_error_str(ctx, saved);
+        tine_error_restore(ctx, &saved);
     }
     return rs;
 }

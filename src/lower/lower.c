@@ -41,8 +41,7 @@ static void free_state(tine_ctx_t *ctx, void *p) {
 static lower_state *state(tine_ctx_t *ctx) {
     lower_state *st = tine_layer_get(ctx, TINE_LAYER_LOWER);
     if (!st) {
-        st = calloc(1, sizeof *st);
-        TINE_CHECK_ALLOC(st != NULL);
+        st = tine_xcalloc(1, sizeof *st);
         tine_layer_set(ctx, TINE_LAYER_LOWER, st, free_state);
     }
     return st;
@@ -56,7 +55,7 @@ tine_ruleset_t *tine_lower_rules(tine_ctx_t *ctx, const char *isa_name) {
     }
     lower_state *st = state(ctx);
     if (!st->rules[isa->id]) {
-        char *saved = tine_error(ctx) ? tine_strdup(tine_error(ctx)) : NULL;
+        tine_saved_error saved = tine_error_save(ctx);
         const char *file, *text = tine_isa_rules(isa, &file);
         st->rules[isa->id] = tine_rules_compile_kind(ctx, text, file, true);
         if (!st->rules[isa->id]) {
@@ -64,7 +63,7 @@ tine_ruleset_t *tine_lower_rules(tine_ctx_t *ctx, const char *isa_name) {
             fprintf(stderr, "%s\n", tine_error(ctx));
             TINE_ASSERT(!"the built-in lowering rules do not compile");
         }
-        tine_set_error_str(ctx, saved);
+        tine_error_restore(ctx, &saved);
     }
     return st->rules[isa->id];
 }
@@ -203,14 +202,13 @@ tine_expr_t *tine_lower_with(tine_ctx_t *ctx, tine_expr_t *e, const char *target
                              void *user) {
     if (!e) return NULL;
     const tine_isa *isa;
-    char *saved = tine_error(ctx) ? tine_strdup(tine_error(ctx)) : NULL;
-    tine_clear_error(ctx);
+    tine_saved_error saved = tine_error_save(ctx);
     uint32_t features = tine_target_features(ctx, target, &isa);
     if (tine_error(ctx)) {
-        free(saved);
+        free(saved.msg);
         return NULL;
     }
-    tine_set_error_str(ctx, saved);
+    tine_error_restore(ctx, &saved);
     lowerer L = {.ctx = ctx, .rs = tine_lower_rules(ctx, isa->name), .features = features, .trace = trace,
                  .user = user, .widest = 128,
                  .byte_shift = isa->ast.byte_shift_cost > 0 ? isa->ast.byte_shift_cost : 0.5};

@@ -234,8 +234,7 @@ static void rule_error(tine_ctx_t *ctx, const tine_ast *at, const char *fmt, ...
 static void append_first_line(tine_ctx_t *ctx, const char *suffix) {
     const char *e = tine_error(ctx) ? tine_error(ctx) : "error";
     size_t cut = strcspn(e, "\n"), n = strlen(e), k = strlen(suffix);
-    char *m = malloc(n + k + 1);
-    TINE_CHECK_ALLOC(m != NULL);
+    char *m = tine_xmalloc(n + k + 1);
     memcpy(m, e, cut);
     memcpy(m + cut, suffix, k);
     memcpy(m + cut + k, e + cut, n - cut + 1);
@@ -266,11 +265,11 @@ static void make_template(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_rule_inst *i
                           const bindings *self) {
     tine_binding binds[32];
     tine_elab_env env;
-    char *saved = tine_error(ctx) ? tine_strdup(tine_error(ctx)) : NULL;
+    tine_saved_error saved = tine_error_save(ctx);
     rhs_env(&env, binds, self, in->T, 1, TINE_ELAB_RHS);
     env.cwild_vars = true;
     tine_expr_t *t = tine_elaborate(ctx, ra->rhs, &env);
-    tine_set_error_str(ctx, saved);
+    tine_error_restore(ctx, &saved);
     if (!t) return; /* computes with constants: elaborated per match */
     uint32_t n;
     tine_expr_t **order = tine_topo(ctx, t, &n);
@@ -509,8 +508,7 @@ static bool compile_rule(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_rule *r) {
 static void room(void *v, int n, int *cap, size_t size) {
     if (n < *cap) return;
     *cap = *cap ? 2 * *cap : 64;
-    void *m = realloc(*(void **)v, (size_t)*cap * size);
-    TINE_CHECK_ALLOC(m != NULL);
+    void *m = tine_xrealloc(*(void **)v, (size_t)*cap * size);
     *(void **)v = m;
 }
 
@@ -864,8 +862,7 @@ tine_ruleset_t *tine_rules_compile(tine_ctx_t *ctx, const char *text, const char
 tine_ruleset_t *tine_rules_compile_kind(tine_ctx_t *ctx, const char *text, const char *file, bool lowering) {
     /* conditions are elaborated in this context from now on */
     tine_elab_extend(ctx, bounds_pred, 1u << TINE_ELAB_PRED | 1u << TINE_ELAB_RHS, TINE_LAYER_RULES);
-    tine_ruleset_t *rs = calloc(1, sizeof *rs);
-    TINE_CHECK_ALLOC(rs != NULL);
+    tine_ruleset_t *rs = tine_xcalloc(1, sizeof *rs);
     rs->lowering = lowering;
     tine_rule_ast *asts;
     int n;
@@ -873,8 +870,7 @@ tine_ruleset_t *tine_rules_compile_kind(tine_ctx_t *ctx, const char *text, const
         tine_rules_free(rs);
         return NULL;
     }
-    rs->rules = calloc((size_t)(n ? n : 1), sizeof *rs->rules);
-    TINE_CHECK_ALLOC(rs->rules != NULL);
+    rs->rules = tine_xcalloc((size_t)(n ? n : 1), sizeof *rs->rules);
     rs->n = n;
     rule_index names = {0};
     bool ok = true;
@@ -920,8 +916,7 @@ tine_ruleset_t *tine_rules_compile_kind(tine_ctx_t *ctx, const char *text, const
             struct tine_rule_list *l = &rs->by_key[lhs->op][tine_rule_key(lhs->type)];
             if (l->n == l->cap) {
                 l->cap = l->cap ? l->cap * 2 : 8;
-                l->items = realloc(l->items, (size_t)l->cap * sizeof *l->items);
-                TINE_CHECK_ALLOC(l->items != NULL);
+                l->items = tine_xrealloc(l->items, (size_t)l->cap * sizeof *l->items);
             }
             l->items[l->n++] = (tine_rule_ref){&rs->rules[i], &rs->rules[i].inst[x]};
         }
@@ -973,8 +968,7 @@ static tine_expr_t **memo_slot(tine_ctx_t *ctx, tine_rewrite_memo *m, uint32_t i
     if (id >= m->cap) {
         uint32_t cap = m->cap ? m->cap : 1024;
         while (cap <= id || cap < ctx->count) cap *= 2;
-        m->v = realloc(m->v, cap * sizeof *m->v);
-        TINE_CHECK_ALLOC(m->v != NULL);
+        m->v = tine_xrealloc(m->v, cap * sizeof *m->v);
         memset(m->v + m->cap, 0, (cap - m->cap) * sizeof *m->v);
         m->cap = cap;
     }
@@ -1017,8 +1011,7 @@ tine_expr_t *tine_rewrite_dag(tine_ctx_t *ctx, tine_rewrite_memo *m, tine_expr_t
             tine_expr_t *c = e->ops[f->next++];
             if (*memo_slot(ctx, m, c->id)) continue;
             if (sp == cap) {
-                struct frame *n = malloc(2 * cap * sizeof *n);
-                TINE_CHECK_ALLOC(n != NULL);
+                struct frame *n = tine_xmalloc(2 * cap * sizeof *n);
                 memcpy(n, stack, sp * sizeof *n);
                 if (stack != local) free(stack);
                 stack = n;
@@ -1047,7 +1040,7 @@ tine_expr_t *tine_rules_try(tine_ctx_t *ctx, const tine_ruleset_t *rs, tine_expr
     tine_expr_t *best = NULL;
     const tine_rule_ref *best_ref = NULL;
     /* failed predicates and right sides leave messages; the caller's error survives */
-    char *saved = tine_error(ctx) ? tine_strdup(tine_error(ctx)) : NULL;
+    tine_saved_error saved = tine_error_save(ctx);
     for (int i = 0; i < l->n; i++) {
         const tine_rule_ref *ref = &l->items[i];
         /* a candidate that cannot beat the best so far is not tried */
@@ -1060,7 +1053,7 @@ tine_expr_t *tine_rules_try(tine_ctx_t *ctx, const tine_ruleset_t *rs, tine_expr
         best = r;
         best_ref = ref;
     }
-    tine_set_error_str(ctx, saved);
+    tine_error_restore(ctx, &saved);
     if (used) *used = best_ref ? best_ref->rule : NULL;
     return best;
 }
@@ -1073,7 +1066,7 @@ tine_expr_t *tine_rules_try_cost(tine_ctx_t *ctx, const tine_ruleset_t *rs, tine
     tine_expr_t *best = NULL;
     const tine_rule_ref *best_ref = NULL;
     double best_cost = 0;
-    char *saved = tine_error(ctx) ? tine_strdup(tine_error(ctx)) : NULL;
+    tine_saved_error saved = tine_error_save(ctx);
     for (int i = 0; i < l->n; i++) {
         const tine_rule_ref *ref = &l->items[i];
         tine_expr_t *r = candidate(ctx, ref, e);
@@ -1086,7 +1079,7 @@ tine_expr_t *tine_rules_try_cost(tine_ctx_t *ctx, const tine_ruleset_t *rs, tine
         best_ref = ref;
         best_cost = c;
     }
-    tine_set_error_str(ctx, saved);
+    tine_error_restore(ctx, &saved);
     if (used) *used = best_ref ? best_ref->rule : NULL;
     return best;
 }

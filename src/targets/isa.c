@@ -58,8 +58,7 @@ static void free_state(tine_ctx_t *ctx, void *p) {
 static isa_state *state(tine_ctx_t *ctx) {
     isa_state *st = tine_layer_get(ctx, TINE_LAYER_TARGETS);
     if (!st) {
-        st = calloc(1, sizeof *st);
-        TINE_CHECK_ALLOC(st != NULL);
+        st = tine_xcalloc(1, sizeof *st);
         tine_layer_set(ctx, TINE_LAYER_TARGETS, st, free_state);
     }
     return st;
@@ -122,8 +121,7 @@ static struct insn_tmpl *instantiate(tine_ctx_t *ctx, tine_isa *isa, int k, cons
 }
 
 static tine_isa *load(tine_ctx_t *ctx, int id, const char *text, const char *file) {
-    tine_isa *isa = calloc(1, sizeof *isa);
-    TINE_CHECK_ALLOC(isa != NULL);
+    tine_isa *isa = tine_xcalloc(1, sizeof *isa);
     isa->id = id;
     isa->name = id >= 0 ? BUILTIN[id].name : file;
     state(ctx)->cur = isa; /* the caller resets it */
@@ -248,20 +246,19 @@ static tine_isa *load(tine_ctx_t *ctx, int id, const char *text, const char *fil
         if (in->pack) t[0].lanes = 2 * in->form[0].bits / in->optype[0].bits;
         struct insn_tmpl *m = instantiate(ctx, isa, k, t);
         if (!m && !in->pack) { /* mixed widths at equal lanes (saddw: a:i16 + widen(b:i8), smlal) */
-            char *saved = tine_error(ctx) ? tine_strdup(tine_error(ctx)) : NULL;
+            tine_saved_error saved = tine_error_save(ctx);
             for (int j = 0; j < in->nops; j++) t[j].lanes = lanes;
             m = instantiate(ctx, isa, k, t);
-            if (!m) tine_set_error_str(ctx, saved);
-            else free(saved);
+            tine_error_restore(ctx, &saved); /* the first attempt's message, if neither fits */
         }
         if (!m) goto fail;
         /* whole-vector semantics scale with the lanes (the emitter and the lowering take an
          * instruction's lanes in proportion): at twice the operands' lanes, twice the result's */
         tine_type_t t2[TINE_INSN_MAX_OPS];
         for (int j = 0; j < in->nops; j++) t2[j] = tine_type_with_lanes(t[j], 2 * t[j].lanes);
-        char *saved = tine_error(ctx) ? tine_strdup(tine_error(ctx)) : NULL;
+        tine_saved_error saved = tine_error_save(ctx);
         struct insn_tmpl *m2 = t2[0].lanes <= TINE_MAX_LANES ? instantiate(ctx, isa, k, t2) : NULL;
-        tine_set_error_str(ctx, saved);
+        tine_error_restore(ctx, &saved);
         if (m2 && m2->sem->type.lanes != 2 * m->sem->type.lanes) {
             isa_error(ctx, src, ia->name,
                       "the semantics of '%s' do not scale with the lanes (twice the operands' lanes must give twice the result's)",
@@ -296,7 +293,7 @@ const tine_isa *tine_isa_get(tine_ctx_t *ctx, const char *name) {
     for (int id = 0; id < NBUILTIN; id++) {
         if (name && strcmp(BUILTIN[id].name, name)) continue;
         if (!st->isa[id]) {
-            char *saved = tine_error(ctx) ? tine_strdup(tine_error(ctx)) : NULL;
+            tine_saved_error saved = tine_error_save(ctx);
             st->loading = true;
             st->isa[id] = load(ctx, id, BUILTIN[id].text, BUILTIN[id].file);
             st->loading = false;
@@ -306,7 +303,7 @@ const tine_isa *tine_isa_get(tine_ctx_t *ctx, const char *name) {
                 fprintf(stderr, "%s\n", tine_error(ctx));
                 TINE_ASSERT(!"a built-in target description does not load");
             }
-            tine_set_error_str(ctx, saved);
+            tine_error_restore(ctx, &saved);
         }
         return st->isa[id];
     }
@@ -398,8 +395,7 @@ tine_expr_t *tine_insn_make(tine_ctx_t *ctx, uint32_t code, int n, tine_expr_t *
     if (!m) {
         const char *why = tine_error(ctx);
         const char *nl = why ? strchr(why, '\n') : NULL;
-        char *msg = malloc(256);
-        TINE_CHECK_ALLOC(msg != NULL);
+        char *msg = tine_xmalloc(256);
         snprintf(msg, 256, "%s is not defined at these lanes (%.*s)", in->name,
                  why ? (int)(nl ? nl - why : (long)strlen(why)) : 0, why ? why : "");
         tine_set_error_str(ctx, msg);

@@ -118,8 +118,7 @@ static pval bounds_call(prover *p, const tine_ast *a) {
         return refuse(p, a, "bounded expression");
     }
     Z3_ast k = can ? NULL : as_bv(p, penc(p, a->args[1]));
-    Z3_ast *c = malloc(sizeof *c * (size_t)e->type.lanes);
-    TINE_CHECK_ALLOC(c != NULL);
+    Z3_ast *c = tine_xmalloc(sizeof *c * (size_t)e->type.lanes);
     for (int i = 0; i < e->type.lanes; i++) {
         if (can) {
             c[i] = Z3_mk_eq(p->z, lanes[i], tine_smt_num(p->s, 1, 1));
@@ -473,9 +472,8 @@ enum { MAX_SCALED_LANES = 64 };
 static tine_expr_t *rebuild(tine_ctx_t *ctx, const tine_expr_t *pat, int R, int F, int *inputs) {
     uint32_t n;
     tine_expr_t **order = tine_topo(ctx, pat, &n);
-    int *lanes = calloc(n, sizeof *lanes);
-    tine_expr_t **map = calloc(n, sizeof *map);
-    TINE_CHECK_ALLOC(lanes && map);
+    int *lanes = tine_xcalloc(n, sizeof *lanes);
+    tine_expr_t **map = tine_xcalloc(n, sizeof *map);
     bool ok = true;
     lanes[n - 1] = R;
     for (uint32_t k = n; k-- > 0 && ok;) {

@@ -64,8 +64,7 @@ static void on_z3_error(Z3_context z, Z3_error_code code) {
 }
 
 tine_smt *tine_smt_new(tine_ctx_t *ctx, unsigned timeout_ms) {
-    tine_smt *s = calloc(1, sizeof *s);
-    TINE_CHECK_ALLOC(s != NULL);
+    tine_smt *s = tine_xcalloc(1, sizeof *s);
     Z3_config cfg = Z3_mk_config();
     Z3_set_param_value(cfg, "model", "true");
     s->z = Z3_mk_context(cfg);
@@ -152,8 +151,7 @@ static bound_var *find_var(tine_smt *s, const tine_expr_t *v) {
 static bound_var *add_var(tine_smt *s, const tine_expr_t *v) {
     if (s->nvars == s->capvars) {
         s->capvars = s->capvars ? 2 * s->capvars : 16;
-        s->vars = realloc(s->vars, (size_t)s->capvars * sizeof *s->vars);
-        TINE_CHECK_ALLOC(s->vars != NULL);
+        s->vars = tine_xrealloc(s->vars, (size_t)s->capvars * sizeof *s->vars);
     }
     bound_var *b = &s->vars[s->nvars++];
     b->var = v;
@@ -183,8 +181,7 @@ void tine_smt_bind_narrow(tine_smt *s, const tine_expr_t *var, int bits, bool si
 void tine_smt_assume(tine_smt *s, Z3_ast fact) {
     if (s->nfacts == s->capfacts) {
         s->capfacts = s->capfacts ? 2 * s->capfacts : 16;
-        s->facts = realloc(s->facts, (size_t)s->capfacts * sizeof *s->facts);
-        TINE_CHECK_ALLOC(s->facts != NULL);
+        s->facts = tine_xrealloc(s->facts, (size_t)s->capfacts * sizeof *s->facts);
     }
     s->facts[s->nfacts++] = fact;
 }
@@ -318,8 +315,7 @@ static Z3_ast product(tine_smt *s, Z3_ast a, Z3_ast b) {
     for (int i = 0; i < 2; i++) tine_smt_assume(s, Z3_mk_implies(s->z, exact[i][0], exact[i][1]));
     if (s->nproducts == s->capproducts) {
         s->capproducts = s->capproducts ? 2 * s->capproducts : 8;
-        s->products = realloc(s->products, (size_t)s->capproducts * sizeof *s->products);
-        TINE_CHECK_ALLOC(s->products != NULL);
+        s->products = tine_xrealloc(s->products, (size_t)s->capproducts * sizeof *s->products);
     }
     s->products[s->nproducts++] = (struct product){x, y, p, sa, sb};
     return tine_smt_resize(s, p, (int)k, sp, (int)w);

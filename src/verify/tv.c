@@ -64,8 +64,7 @@ static void record(void *user, tine_ctx_t *ctx, const tine_expr_t *before, const
         tine_i128 lo, hi;
         if (!tine_bounds(ctx, x, &lo, &hi)) continue;
         if (lo <= tine_min_i128(t) && hi >= tine_max_i128(t)) continue; /* the type says as much */
-        facts = realloc(facts, sizeof *facts * (size_t)(nf + 1));
-        TINE_CHECK_ALLOC(facts != NULL);
+        facts = tine_xrealloc(facts, sizeof *facts * (size_t)(nf + 1));
         facts[nf++] = (fact){x, lo, hi};
     }
     free(order);
@@ -77,8 +76,7 @@ static void record(void *user, tine_ctx_t *ctx, const tine_expr_t *before, const
         }
     if (c->n == c->cap) {
         c->cap = c->cap ? 2 * c->cap : 32;
-        c->v = realloc(c->v, sizeof *c->v * (size_t)c->cap);
-        TINE_CHECK_ALLOC(c->v != NULL);
+        c->v = tine_xrealloc(c->v, sizeof *c->v * (size_t)c->cap);
     }
     c->v[c->n++] = (pair){before, after, facts, nf};
 }
@@ -177,8 +175,7 @@ static void nodes_add(nodes *ns, const tine_expr_t *x) {
         if (ns->v[i] == x) return;
     if (ns->n == ns->cap) {
         ns->cap = ns->cap ? 2 * ns->cap : 16;
-        ns->v = realloc(ns->v, sizeof *ns->v * (size_t)ns->cap);
-        TINE_CHECK_ALLOC(ns->v != NULL);
+        ns->v = tine_xrealloc(ns->v, sizeof *ns->v * (size_t)ns->cap);
     }
     ns->v[ns->n++] = x;
 }
@@ -204,8 +201,7 @@ static int prove_by_lanes(tine_ctx_t *ctx, const pair *p, unsigned timeout_ms, d
     leaves(ctx, p->before, TINE_OP_LOAD, &loads);
     leaves(ctx, p->after, TINE_OP_LOAD, &loads);
     tine_expr_t *a = (tine_expr_t *)p->before, *b = (tine_expr_t *)p->after;
-    fact *facts = calloc((size_t)p->nfacts + 1, sizeof *facts);
-    TINE_CHECK_ALLOC(facts != NULL);
+    fact *facts = tine_xcalloc((size_t)p->nfacts + 1, sizeof *facts);
     if (p->nfacts) memcpy(facts, p->facts, sizeof *facts * (size_t)p->nfacts);
     /* outermost first (a load's index may hold another) */
     for (int i = loads.n - 1; i >= 0; i--)
@@ -246,9 +242,9 @@ static int prove_by_lanes(tine_ctx_t *ctx, const pair *p, unsigned timeout_ms, d
         Z3_inc_ref(z, goal[i]);
     }
     /* the vector leaves' lanes, one row per leaf */
-    Z3_ast *vl = malloc(sizeof *vl * (size_t)(vars.n ? vars.n : 1) * TINE_MAX_LANES);
-    Z3_ast *from = malloc(sizeof *from * 2 * (size_t)(vars.n ? vars.n : 1)), *to = malloc(sizeof *to * 2 * (size_t)(vars.n ? vars.n : 1));
-    TINE_CHECK_ALLOC(vl && from && to);
+    Z3_ast *vl = tine_xmalloc(sizeof *vl * (size_t)(vars.n ? vars.n : 1) * TINE_MAX_LANES);
+    Z3_ast *from = tine_xmalloc(sizeof *from * 2 * (size_t)(vars.n ? vars.n : 1)),
+           *to = tine_xmalloc(sizeof *to * 2 * (size_t)(vars.n ? vars.n : 1));
     for (int k = 0; k < vars.n; k++)
         if (vars.v[k]->type.lanes == L && tine_smt_encode(s, vars.v[k], vl + (size_t)nv * TINE_MAX_LANES) == 0) nv++;
         else if (vars.v[k]->type.lanes != 1) goto free_lanes; /* a leaf of another width: no lane renaming */
