@@ -1,6 +1,8 @@
-/* codegen.h — private to src/codegen: the types and functions that llvm.c (expressions),
- * stmt_gen.c (a stage's statement), parallel.c (the runtime of parallel loops),
- * kernel_gen.c (compiling and running kernels) and aot.c (ahead-of-time objects) share.
+/* codegen.h — private to src/codegen and its caller, the compile driver (src/driver): the
+ * types and functions that llvm.c (expressions), machine.c (target machines, finished
+ * modules), stmt_gen.c (a kernel's statement), parallel.c (the runtime of parallel loops),
+ * kernel_gen.c (kernels compiled by the JIT and run) and aot.c (ahead-of-time objects and
+ * headers) share. Every name it exports begins tine_cg_.
  */
 #ifndef TINE_CODEGEN_H
 #define TINE_CODEGEN_H
@@ -55,24 +57,26 @@ struct tine_compiled {
     int nasserts;
 };
 
-/* llvm.c */
+/* machine.c: target machines (false or NULL with an error naming the known targets), and
+ * a module finished for one: run by the JIT (abandon: given up before), or written out. */
 bool tine_cg_target_machine_known(tine_ctx_t *ctx, const char *name);
 LLVMTargetMachineRef tine_cg_target_machine(tine_ctx_t *ctx, const char *name, char **triple_out);
 LLVMTargetMachineRef tine_cg_jit_target_machine(tine_ctx_t *ctx, const char *name, char **triple_out);
-LLVMTypeRef tine_cg_elem_type(gen *g, tine_type_t t);
-LLVMValueRef tine_cg_intrinsic(gen *g, const char *name, LLVMTypeRef *types, int ntypes, LLVMValueRef *args,
-                       int nargs);
-LLVMValueRef tine_cg_emit_dag(gen *g, const tine_expr_t *root);
-bool tine_cg_verify_module(tine_ctx_t *ctx, LLVMModuleRef m);
-bool tine_cg_finish_function(gen *g);
-uint64_t tine_cg_jit_module(tine_ctx_t *ctx, LLVMTargetMachineRef tm, const char *triple,
-                    LLVMOrcThreadSafeContextRef tsc, LLVMModuleRef m, const char *symbol,
-                    LLVMOrcLLJITRef *jit);
+uint64_t tine_cg_jit_module(tine_ctx_t *ctx, LLVMTargetMachineRef tm, const char *triple, LLVMOrcThreadSafeContextRef tsc,
+                            LLVMModuleRef m, const char *symbol, LLVMOrcLLJITRef *jit);
 void tine_cg_jit_abandon(LLVMOrcThreadSafeContextRef tsc, LLVMModuleRef m, LLVMTargetMachineRef tm, char *triple);
 /* The module for the target, optimized, as LLVM text, assembly or an object file (kind:
  * TINE_EMIT_LLVM, _ASM or _OBJ). */
 char *tine_cg_module_output(tine_ctx_t *ctx, LLVMModuleRef m, LLVMTargetMachineRef tm, const char *triple,
                             tine_emit_kind_t kind, size_t *size);
+
+/* llvm.c: expressions as LLVM values */
+LLVMTypeRef tine_cg_elem_type(gen *g, tine_type_t t);
+LLVMValueRef tine_cg_intrinsic(gen *g, const char *name, LLVMTypeRef *types, int ntypes, LLVMValueRef *args,
+                               int nargs);
+LLVMValueRef tine_cg_emit_dag(gen *g, const tine_expr_t *root);
+bool tine_cg_verify_module(tine_ctx_t *ctx, LLVMModuleRef m);
+bool tine_cg_finish_function(gen *g);
 
 /* Lane 0 of the i32 index e of a load or store (v: its value) as the element offset of
  * the access: an exact i64 sum of products of its leaves when it is one (llvm.c). */
