@@ -29,6 +29,7 @@
 static tine_expr_t *tile_first(builder *b, const tine_stage *t) { return t->c_split ? b->blo[0] : b->lo[0]; }
 static tine_expr_t *tile_ext(builder *b, const tine_stage *t) { return t->c_split ? b->bext[0] : b->ext[0]; }
 
+/* e (of the stage's coordinate yv and constants: a window's end) at y = v. */
 static tine_expr_t *at_y(builder *b, tine_expr_t *e, tine_expr_t *yv, tine_expr_t *v) {
     return tine_replace(b->ctx, e, yv, v);
 }

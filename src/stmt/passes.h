@@ -43,7 +43,8 @@
 #include "stmt.h"
 
 /* build.c: the loop nest of stage sn as the schedule describes it, before any pass (the
- * stages computed at its loops, compute_at, inside it; build.c's note). */
+ * stages computed at its loops, compute_at, inside it; build_window.c's note). The steps
+ * of a stage's build are in build.c's note; their builder in build.h. */
 tine_stmt *tine_stmt_build_stage(tine_stmt_pool *p, const tine_kernel_t *k, int sn);
 
 /* partition.c: loops split into prologue, steady state and epilogue so that in the steady
@@ -111,8 +112,10 @@ void tine_kernel_plan_free(tine_kernel_plan_t *plan);
 /* body inside the plan's lets and checks. */
 tine_stmt *tine_stmt_plan_around(tine_stmt_pool *p, const tine_kernel_plan_t *plan, tine_stmt *body);
 
-/* build.c: the whole kernel: the plan, then each stage's nest into its buffer (scratch
- * allocated around the stages that run after it). NULL with an error. */
+/* build.c: every stage's nest into its buffer (scratch allocated around the stages that
+ * run after it), inside the plan (tine_stmt_plan of k); and the whole kernel, plan and
+ * stages (NULL with an error: the plan's). */
+tine_stmt *tine_stmt_build_stages(tine_stmt_pool *p, const tine_kernel_t *k, const tine_kernel_plan_t *plan);
 tine_stmt *tine_stmt_build_kernel(tine_stmt_pool *p, const tine_kernel_t *k);
 
 /* hoist.c: loop-invariant expressions (row base addresses, clamped row coordinates, a
