@@ -138,10 +138,7 @@ uint32_t tine_intern_name(tine_ctx_t *ctx, const char *s, size_t n) {
         if (strlen(c) == n && memcmp(c, s, n) == 0) return t->table[h] - 1;
         h = (h + 1) & (t->tcap - 1);
     }
-    if (t->n == t->cap) {
-        t->cap = t->cap ? t->cap * 2 : 64;
-        t->names = tine_xrealloc(t->names, t->cap * sizeof(char *));
-    }
+    TINE_GROW(t->names, t->n + 1, t->cap);
     t->names[t->n] = tine_arena_strdup(&ctx->arena, s, n);
     t->table[h] = t->n + 1;
     return t->n++;

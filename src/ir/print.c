@@ -264,11 +264,7 @@ static void print_expr(printer *p, const tine_expr_t *e, int lanes) {
     size_t n = 0, cap = 16;
     const tine_expr_t **spine = tine_xmalloc(cap * sizeof *spine);
     for (const tine_expr_t *x = e;; x = x->ops[0]) {
-        if (n == cap) {
-            cap *= 2;
-            spine = tine_xrealloc(spine, cap * sizeof *spine);
-        }
-        spine[n++] = x;
+        TINE_PUSH(spine, n, cap, x);
         const tine_expr_t *l = x->ops[0];
         if (!is_infix(l) || tine_binop_prec((tine_op_t)l->op) < tine_binop_prec((tine_op_t)x->op)) break;
     }

@@ -914,11 +914,7 @@ tine_ruleset_t *tine_rules_compile_kind(tine_ctx_t *ctx, const char *text, const
         for (int x = 0; x < rs->rules[i].ninst; x++) {
             const tine_expr_t *lhs = rs->rules[i].inst[x].lhs;
             struct tine_rule_list *l = &rs->by_key[lhs->op][tine_rule_key(lhs->type)];
-            if (l->n == l->cap) {
-                l->cap = l->cap ? l->cap * 2 : 8;
-                l->items = tine_xrealloc(l->items, (size_t)l->cap * sizeof *l->items);
-            }
-            l->items[l->n++] = (tine_rule_ref){&rs->rules[i], &rs->rules[i].inst[x]};
+            TINE_PUSH(l->items, l->n, l->cap, ((tine_rule_ref){&rs->rules[i], &rs->rules[i].inst[x]}));
         }
     return rs;
 }

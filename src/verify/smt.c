@@ -149,10 +149,7 @@ static bound_var *find_var(tine_smt *s, const tine_expr_t *v) {
 }
 
 static bound_var *add_var(tine_smt *s, const tine_expr_t *v) {
-    if (s->nvars == s->capvars) {
-        s->capvars = s->capvars ? 2 * s->capvars : 16;
-        s->vars = tine_xrealloc(s->vars, (size_t)s->capvars * sizeof *s->vars);
-    }
+    TINE_GROW(s->vars, s->nvars + 1, s->capvars);
     bound_var *b = &s->vars[s->nvars++];
     b->var = v;
     b->lanes = lanes_alloc(s, v->type.lanes);
@@ -179,11 +176,7 @@ void tine_smt_bind_narrow(tine_smt *s, const tine_expr_t *var, int bits, bool si
 }
 
 void tine_smt_assume(tine_smt *s, Z3_ast fact) {
-    if (s->nfacts == s->capfacts) {
-        s->capfacts = s->capfacts ? 2 * s->capfacts : 16;
-        s->facts = tine_xrealloc(s->facts, (size_t)s->capfacts * sizeof *s->facts);
-    }
-    s->facts[s->nfacts++] = fact;
+    TINE_PUSH(s->facts, s->nfacts, s->capfacts, fact);
 }
 
 static Z3_ast fresh(tine_smt *s, const char *name, int bits) {
@@ -313,11 +306,7 @@ static Z3_ast product(tine_smt *s, Z3_ast a, Z3_ast b) {
     Z3_ast exact[2][2] = {{Z3_mk_eq(s->z, xk, zero_k), Z3_mk_eq(s->z, p, zero_k)},
                           {Z3_mk_eq(s->z, xk, one_k), Z3_mk_eq(s->z, p, yk)}};
     for (int i = 0; i < 2; i++) tine_smt_assume(s, Z3_mk_implies(s->z, exact[i][0], exact[i][1]));
-    if (s->nproducts == s->capproducts) {
-        s->capproducts = s->capproducts ? 2 * s->capproducts : 8;
-        s->products = tine_xrealloc(s->products, (size_t)s->capproducts * sizeof *s->products);
-    }
-    s->products[s->nproducts++] = (struct product){x, y, p, sa, sb};
+    TINE_PUSH(s->products, s->nproducts, s->capproducts, ((struct product){x, y, p, sa, sb}));
     return tine_smt_resize(s, p, (int)k, sp, (int)w);
 }
 

@@ -74,11 +74,7 @@ static void record(void *user, tine_ctx_t *ctx, const tine_expr_t *before, const
             free(facts);
             return;
         }
-    if (c->n == c->cap) {
-        c->cap = c->cap ? 2 * c->cap : 32;
-        c->v = tine_xrealloc(c->v, sizeof *c->v * (size_t)c->cap);
-    }
-    c->v[c->n++] = (pair){before, after, facts, nf};
+    TINE_PUSH(c->v, c->n, c->cap, ((pair){before, after, facts, nf}));
 }
 
 static bool has_float(tine_ctx_t *ctx, const tine_expr_t *e) {
@@ -173,11 +169,7 @@ typedef struct {
 static void nodes_add(nodes *ns, const tine_expr_t *x) {
     for (int i = 0; i < ns->n; i++)
         if (ns->v[i] == x) return;
-    if (ns->n == ns->cap) {
-        ns->cap = ns->cap ? 2 * ns->cap : 16;
-        ns->v = tine_xrealloc(ns->v, sizeof *ns->v * (size_t)ns->cap);
-    }
-    ns->v[ns->n++] = x;
+    TINE_PUSH(ns->v, ns->n, ns->cap, x);
 }
 
 static void leaves(tine_ctx_t *ctx, const tine_expr_t *e, int op, nodes *ns) {
