@@ -4,49 +4,13 @@
  * geometry, so one statement serves every run: the plan of a run (or, later, bounds
  * inference in the statement itself) supplies the values.
  *
- * The steps, each in its file, all sharing the builder of build.h: the stage's bodies
- * with its coordinates and folded buffers rewritten (build_body.c), the loops
- * (build_nest.c), the reductions around each point (build_reduce.c), and the rows of the
- * stages computed at one of its loops (build_window.c). This file makes the builder of a
- * stage and assembles the kernel: the plan, then each stage into its buffer.
+ * The steps, each in its file, all sharing the builder of build.h: the builder and the
+ * stage's bodies with its coordinates and folded buffers rewritten (build_body.c), the
+ * reductions around each point (build_reduce.c), and the loops with the rows of the
+ * stages computed at one of them (build_nest.c). This file assembles the kernel: the
+ * plan, then each stage into its buffer.
  */
 #include "build.h"
-
-/* A builder of stage sn over its region (vp: the loop variables' prefix). */
-void tine_build_init(builder *b, tine_stmt_pool *p, const tine_kernel_t *k, const tine_kernel_plan_t *plan, int sn,
-                     const char *vp) {
-    *b = (builder){.p = p, .ctx = tine_kernel_ctx(k), .k = k, .plan = plan, .st = tine_kernel_stage(k, sn), .sn = sn, .vp = vp};
-    b->i32 = tine_type(TINE_INT, 32, 1);
-    for (int d = 0; d < b->st->dims; d++) {
-        b->min[d] = (tine_expr_t *)tine_kernel_geometry(k, -1, sn, TINE_KS_MIN, d)->var;
-        b->extent[d] = (tine_expr_t *)tine_kernel_geometry(k, -1, sn, TINE_KS_EXTENT, d)->var;
-        b->stride[d] = (tine_expr_t *)tine_kernel_geometry(k, -1, sn, TINE_KS_STRIDE, d)->var;
-        b->coord[d] = var(b, "c%d", d & 3);
-        b->lo[d] = b->min[d];
-        b->ext[d] = b->extent[d];
-    }
-    b->body = tine_build_xf(b, b->st->body);
-    b->body1 = tine_build_xf(b, b->st->body1);
-    tine_build_xf_reductions(b, &b->st->reds, &b->reds);
-    tine_build_xf_reductions(b, &b->st->reds1, &b->reds1);
-    b->rvec = tine_xcalloc((size_t)b->st->nrvec + 1, sizeof *b->rvec);
-    for (int k = 0; k < b->st->nrvec; k++) {
-        b->rvec[k] = b->st->rvec[k];
-        tine_build_xf_reductions(b, &b->st->rvec[k].vec, &b->rvec[k].vec);
-        tine_build_xf_reductions(b, &b->st->rvec[k].tail, &b->rvec[k].tail);
-    }
-}
-
-void tine_build_free(builder *b) {
-    free(b->reds.v);
-    free(b->reds1.v);
-    for (int k = 0; k < b->st->nrvec; k++) {
-        free(b->rvec[k].vec.v);
-        free(b->rvec[k].tail.v);
-    }
-    free(b->rvec);
-    tine_u64map_free(&b->memo);
-}
 
 tine_stmt *tine_stmt_build_stage(tine_stmt_pool *p, const tine_kernel_t *k, int sn) {
     builder b;

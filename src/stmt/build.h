@@ -1,12 +1,13 @@
-/* build.h — the builder that build.c and its steps (build_body.c, build_nest.c,
- * build_reduce.c, build_window.c) share while they make one stage's loop nest, and the
- * functions each step offers the others. Private to those files. */
+/* build.h — the builder that build.c and its steps (build_body.c, build_reduce.c,
+ * build_nest.c, in that order: each calls only those before it) share while they make
+ * one stage's loop nest, and the functions each step offers the others. Private to those
+ * files. */
 #ifndef TINE_BUILD_H
 #define TINE_BUILD_H
 
 #include "passes.h"
 
-typedef struct {
+typedef struct builder_s {
     tine_stmt_pool *p;
     tine_ctx_t *ctx;
     const tine_kernel_t *k;
@@ -30,6 +31,9 @@ typedef struct {
     /* jammed reductions chained into one accumulator (chain_sums): jinto[i] is the
        reduction whose accumulator reduction i adds into (i itself unless chained) */
     int *jinto;
+    /* the point inside the vector loop (a reshaped nest's loops inside it, the
+       reductions, the store): set by tine_build_nest, called by the reductions */
+    tine_stmt *(*point)(struct builder_s *b, bool vector);
 } builder;
 
 static inline tine_expr_t *ci(builder *b, int64_t v) { return tine_const_int(b->ctx, b->i32, v); }
@@ -45,13 +49,14 @@ static inline tine_expr_t *var(builder *b, const char *fmt, int d) {
     return tine_var(b->ctx, vn, b->i32);
 }
 
-/* build.c: a builder of stage sn over its region (vp: the loop variables' prefix; plan
- * NULL: no guard on whether a stage is read), and its release. */
+/* build_body.c: a builder of stage sn over its region (vp: the loop variables' prefix;
+ * plan NULL: no guard on whether a stage is read), and its release; the store of the
+ * body at the current coordinates (vector or one lane). */
 void tine_build_init(builder *b, tine_stmt_pool *p, const tine_kernel_t *k, const tine_kernel_plan_t *plan, int sn,
                      const char *vp);
 void tine_build_free(builder *b);
-
-/* build_body.c: e with the stage's coordinates renamed to b's and the loads of folded
+tine_stmt *tine_build_store(builder *b, bool vector);
+/* e with the stage's coordinates renamed to b's and the loads of folded
  * buffers indexed by row modulo the fold; the same for each part of reductions `from`
  * (to->v allocated). */
 tine_expr_t *tine_build_xf(builder *b, tine_expr_t *e);
@@ -61,12 +66,6 @@ void tine_build_xf_reductions(builder *b, const tine_reductions *from, tine_redu
 tine_expr_t *tine_build_org(builder *b, const char *name);
 tine_expr_t *tine_build_tile_stride(tine_ctx_t *ctx, const tine_stage *t, int d);
 
-/* build_nest.c: the stage's whole nest; the store of its body at the current coordinates
- * (vector or one lane); the point inside the vector loop (a reshaped nest's loops inside
- * it, the reductions, the store). */
-tine_stmt *tine_build_nest(builder *b);
-tine_stmt *tine_build_store(builder *b, bool vector);
-tine_stmt *tine_build_point(builder *b, bool vector);
 
 /* build_reduce.c: the reductions of rs nested directly in `parent` (-1: the body's own)
  * around rest; whether unrolled points jam their reductions into one loop nest; the
@@ -76,10 +75,8 @@ tine_stmt *tine_build_reductions(builder *b, const tine_reductions *rs, int pare
 bool tine_build_jams(const builder *b);
 tine_stmt *tine_build_points(builder *b, bool vector, int nx, tine_expr_t **x);
 
-/* build_window.c: stage t's rows (computed at b's loop over coordinate d) for b's rows
- * [yfirst, ylast], then inner; whether a stage is computed at b's loop over d. */
-tine_stmt *tine_build_at_rows(builder *b, const tine_stage *t, int tn, int d, tine_expr_t *yfirst, tine_expr_t *ylast,
-                              tine_stmt *inner);
-bool tine_build_computes_at(const builder *b, int d);
+/* build_nest.c: the stage's whole nest, with the rows of the stages computed at its
+ * loops (compute_at). */
+tine_stmt *tine_build_nest(builder *b);
 
 #endif

@@ -1,7 +1,8 @@
 /* build_body.c — a stage's bodies as its nest computes them: its coordinates renamed to
  * the builder's loop variables ($.c0 ..., or $.<vp>c0 ... for a stage computed at
- * another's loop), and the loads of the buffers compute_at folds (build_window.c) indexed
- * by their rows modulo the fold, a channel-tiled one's from its tile's origin. */
+ * another's loop), and the loads of the buffers compute_at folds (build_nest.c) indexed
+ * by their rows modulo the fold, a channel-tiled one's from its tile's origin; the
+ * builder that holds them (tine_build_init), and the store of a body at a point. */
 #include "build.h"
 
 /* The origin of a channel-tiled buffer (tine_stage.ctile) of stage `name` computed at b's
@@ -130,4 +131,65 @@ void tine_build_xf_reductions(builder *b, const tine_reductions *from, tine_redu
         R.body = tine_build_xf(b, R.body);
         to->v[i] = R;
     }
+}
+
+/* ---- the builder ----------------------------------------------------------------------- */
+
+/* A builder of stage sn over its region (vp: the loop variables' prefix). */
+void tine_build_init(builder *b, tine_stmt_pool *p, const tine_kernel_t *k, const tine_kernel_plan_t *plan, int sn,
+                     const char *vp) {
+    *b = (builder){.p = p, .ctx = tine_kernel_ctx(k), .k = k, .plan = plan, .st = tine_kernel_stage(k, sn), .sn = sn, .vp = vp};
+    b->i32 = tine_type(TINE_INT, 32, 1);
+    for (int d = 0; d < b->st->dims; d++) {
+        b->min[d] = (tine_expr_t *)tine_kernel_geometry(k, -1, sn, TINE_KS_MIN, d)->var;
+        b->extent[d] = (tine_expr_t *)tine_kernel_geometry(k, -1, sn, TINE_KS_EXTENT, d)->var;
+        b->stride[d] = (tine_expr_t *)tine_kernel_geometry(k, -1, sn, TINE_KS_STRIDE, d)->var;
+        b->coord[d] = var(b, "c%d", d & 3);
+        b->lo[d] = b->min[d];
+        b->ext[d] = b->extent[d];
+    }
+    b->body = tine_build_xf(b, b->st->body);
+    b->body1 = tine_build_xf(b, b->st->body1);
+    tine_build_xf_reductions(b, &b->st->reds, &b->reds);
+    tine_build_xf_reductions(b, &b->st->reds1, &b->reds1);
+    b->rvec = tine_xcalloc((size_t)b->st->nrvec + 1, sizeof *b->rvec);
+    for (int k = 0; k < b->st->nrvec; k++) {
+        b->rvec[k] = b->st->rvec[k];
+        tine_build_xf_reductions(b, &b->st->rvec[k].vec, &b->rvec[k].vec);
+        tine_build_xf_reductions(b, &b->st->rvec[k].tail, &b->rvec[k].tail);
+    }
+}
+
+void tine_build_free(builder *b) {
+    free(b->reds.v);
+    free(b->reds1.v);
+    for (int k = 0; k < b->st->nrvec; k++) {
+        free(b->rvec[k].vec.v);
+        free(b->rvec[k].tail.v);
+    }
+    free(b->rvec);
+    tine_u64map_free(&b->memo);
+}
+
+/* The store of the body (vector or one lane) at the current coordinates (its loop
+ * reductions' results bound around it). */
+tine_stmt *tine_build_store(builder *b, bool vector) {
+    tine_expr_t *base = sub(b, b->coord[0], b->min[0]);
+    if (b->st->ctile) { /* the tile's origin: $.<vp>org, vp "<g's vp><name>$" */
+        char vn[112];
+        snprintf(vn, sizeof vn, "$.%sorg", b->vp);
+        base = sub(b, b->coord[0], tine_var(b->ctx, vn, b->i32));
+    }
+    if (b->st->fold && b->st->fold_dim == 0) /* one coordinate, its rows: never a vector (kernel_slide.c) */
+        base = b->st->fold == 1 ? ci(b, 0) : tine_binary(b->ctx, TINE_OP_AND, base, ci(b, b->st->fold - 1));
+    int dims = b->st->fold ? b->st->fold_dim + 1 : b->st->dims; /* a folded buffer: one slice of the later ones */
+    for (int d = 1; d < dims; d++) {
+        tine_expr_t *row = sub(b, b->coord[d], b->min[d]);
+        if (b->st->fold && d == b->st->fold_dim) /* one row kept: always row 0 */
+            row = b->st->fold == 1 ? ci(b, 0) : tine_binary(b->ctx, TINE_OP_AND, row, ci(b, b->st->fold - 1));
+        base = add(b, base, mul(b, row, b->stride[d]));
+    }
+    int lanes = vector ? b->st->lanes : 1;
+    tine_expr_t *idx = lanes > 1 ? tine_ramp(b->ctx, base, ci(b, 1), lanes) : base;
+    return tine_stmt_store(b->p, b->st->name, idx, vector ? b->body : b->body1);
 }

@@ -277,10 +277,10 @@ static tine_stmt *jam_level(builder *b, const tine_reductions *rs, int parent, c
  * (jam_level); otherwise each point in turn with its own loops. */
 static tine_stmt *jammed(builder *b, const jpoints *P, bool vector) {
     tine_stmt_pool *p = b->p;
-    if (P->n == 1 && !P->x && !P->y) return tine_build_point(b, vector);
+    if (P->n == 1 && !P->x && !P->y) return b->point(b, vector);
     if (!tine_build_jams(b)) {
         tine_stmt **v = tine_xmalloc(sizeof *v * (size_t)P->n);
-        for (int u = 0; u < P->n; u++) v[u] = at_point(b, P, u, tine_build_point(b, vector));
+        for (int u = 0; u < P->n; u++) v[u] = at_point(b, P, u, b->point(b, vector));
         tine_stmt *r = tine_stmt_block(p, v, P->n);
         free(v);
         return r;

@@ -43,7 +43,7 @@
 #include "stmt.h"
 
 /* build.c: the loop nest of stage sn as the schedule describes it, before any pass (the
- * stages computed at its loops, compute_at, inside it; build_window.c's note). The steps
+ * stages computed at its loops, compute_at, inside it; build_nest.c's note). The steps
  * of a stage's build are in build.c's note; their builder in build.h. */
 tine_stmt *tine_stmt_build_stage(tine_stmt_pool *p, const tine_kernel_t *k, int sn);
 
