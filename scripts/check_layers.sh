@@ -2,7 +2,7 @@
 # check_layers.sh — the layering test: calls go down the layers of docs/layers.txt, and no
 # two files call each other, even through others.
 #
-#   scripts/check_layers.sh LAYERS OBJECTS [KNOWN]
+#   scripts/check_layers.sh LAYERS OBJECTS
 #
 # OBJECTS lists the objects of the library and of the CLI, one path a line (the build
 # writes it: BUILD/layers_objects.txt, from the targets' own lists, so objects left over
@@ -15,18 +15,14 @@
 # printing each offending symbol with its files. Objects outside src/ and tools/ (the
 # embedded rules and descriptions, the benchmarks' C references) are data: not checked.
 # A file of src/ or tools/ no entry of LAYERS covers is an error: every one has its place.
-# KNOWN (temporary, to be deleted with the last fix) lists violations being fixed, one
-# "upward: ..." or "cycle: ..." line each as printed here: they are printed as known and
-# do not fail the test; any other does.
 # Plain sh, nm and POSIX awk: CI runs it on a bare Debian.
 set -eu
 
-if [ $# -lt 2 ] || [ $# -gt 3 ]; then
-    echo "usage: $0 LAYERS OBJECTS [KNOWN]" >&2
+if [ $# -ne 2 ]; then
+    echo "usage: $0 LAYERS OBJECTS" >&2
     exit 2
 fi
 layers=$1
-known=${3:-/dev/null}
 objs=$(grep -E '\.dir/(src|tools)/.*\.o$' "$2" | sort) || true
 if [ -z "$objs" ]; then
     echo "check_layers: no objects of src/ or tools/ listed in $2" >&2
@@ -41,7 +37,7 @@ for o in $objs; do
     nm -g -P "$o" | awk -v f="$f" '
         $2 == "U" || $2 == "w" { print "U", f, $1; next }
         { print "D", f, $1 }'
-done | awk -v layers="$layers" -v known="$known" '
+done | awk -v layers="$layers" '
 function layer_of(f,    p, i) {
     p = f
     while (p != "") {
@@ -52,15 +48,12 @@ function layer_of(f,    p, i) {
     }
     return ""
 }
-# A violation: printed, and counted unless KNOWN lists it.
+# A violation: printed and counted.
 function report(line) {
-    if (line in isknown) { print "known (temporary): " line; return 0 }
     print line
     return 1
 }
 BEGIN {
-    while ((getline line < known) > 0) if (line ~ /^(upward|cycle):/) isknown[line] = 1
-    close(known)
     n = 0
     while ((getline line < layers) > 0) {
         sub(/#.*/, "", line)
