@@ -1,6 +1,6 @@
 /* compile.c — the compile driver: a kernel from its text to emitted code, every step in
  * order in one function (tine_compile_kernel), as the table of tine.h (TINE_STEPS) names
- * them; and the names of the steps and of the output kinds. Every way to compile a
+ * them (their names: util/names.c). Every way to compile a
  * kernel goes through it (api.c): the JIT, objects, headers, assembly and LLVM text, the
  * listings of `--emit`, the statement interpreter, `tine verify` and `tine bench`.
  */
@@ -8,38 +8,6 @@
 
 #include "../codegen/codegen.h"
 #include "../targets/targets.h"
-
-/* ---- the names ------------------------------------------------------------------------- */
-
-static const char *const step_names[] = {
-#define STEP_NAME_(id, name, what) name,
-    TINE_STEPS(STEP_NAME_)
-#undef STEP_NAME_
-};
-
-static const char *const kind_names[] = {
-#define KIND_NAME_(id, name) name,
-    TINE_EMIT_KINDS(KIND_NAME_)
-#undef KIND_NAME_
-};
-
-const char *tine_step_name(tine_step_t step) { return step >= 0 && step < TINE_NSTEPS ? step_names[step] : NULL; }
-
-int tine_step_find(const char *name) {
-    for (int i = 0; name && i < TINE_NSTEPS; i++)
-        if (!strcmp(name, step_names[i])) return i;
-    return -1;
-}
-
-const char *tine_emit_kind_name(tine_emit_kind_t kind) {
-    return kind >= 0 && kind < TINE_EMIT_NKINDS ? kind_names[kind] : NULL;
-}
-
-int tine_emit_kind_find(const char *name) {
-    for (int i = 0; name && i < TINE_EMIT_NKINDS; i++)
-        if (!strcmp(name, kind_names[i])) return i;
-    return -1;
-}
 
 /* ---- what the output needs ------------------------------------------------------------- */
 
