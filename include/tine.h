@@ -400,7 +400,14 @@ void *tine_kernel_emit_kind(tine_kernel_t *k, const char *target, tine_selection
  * (src/driver/compile.c) runs them; `tine compile --dump-after NAME` shows what one
  * produced. X(ID, name, what it does). */
 #define TINE_STEPS(X)                                                                                                  \
-    X(PARSE, "parse", "the text as a kernel: stages, schedule, scalars")                                             \
+    X(PARSE, "parse", "the text as a kernel's declarations and directives")                                          \
+    X(ON, "on", "the `on` names checked; one instruction set's definitions and directives kept")                     \
+    X(CHECK, "check", "declarations and the call graph checked")                                                     \
+    X(SCHEDULE, "schedule", "the directives (schedule auto's or the written ones) applied and checked")               \
+    X(ELABORATE, "elaborate", "each stage's bodies, at one lane and at its width")                                    \
+    X(SLIDE, "slide", "the sliding windows of the stages computed at another's loop")                                \
+    X(UNROLLED, "unrolled", "the code the unrolls make, within its limit")                                           \
+    X(SCALARS, "scalars", "the kernel's scalar table: parameters and buffer geometry")                               \
     X(TARGET, "target", "the kernel's functions and directives `on` the target's instruction set")                     \
     X(BUILD, "build", "the run's plan and each stage's loop nest, as one statement")                                  \
     X(PARTITION, "partition", "boundary conditions leave the steady state")                                           \
@@ -419,12 +426,13 @@ typedef enum { TINE_STEPS(TINE_STEP_ENUM_) TINE_NSTEPS } tine_step_t;
 const char *tine_step_name(tine_step_t step);
 int tine_step_find(const char *name);
 /* What the driver produced after `step` (or after every step when step is TINE_NSTEPS),
- * compiling k for target with sel towards an output of `kind` (named `name`): for each,
- * a line "# after NAME", then the kernel's schedule and stages (parse, target), the
+ * compiling the kernel of `text` (from `file`) for target with sel towards an output of
+ * `kind` (named `name`): for each, a line "# after NAME", then the kernel's schedule and
+ * stages (parse ... target; the front half's steps of every target's kernel), the
  * statement (build ... hoist) or the output, as text (emit: an object as assembly).
  * malloc'd, or NULL with an error. */
-char *tine_kernel_dump_after(tine_kernel_t *k, const char *target, tine_selection_t sel, const char *name,
-                             tine_emit_kind_t kind, int step);
+char *tine_kernel_dump_after(tine_ctx_t *ctx, const char *text, const char *file, const char *target,
+                             tine_selection_t sel, const char *name, tine_emit_kind_t kind, int step);
 
 /* ---- interpreter -------------------------------------------------------------- */
 

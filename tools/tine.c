@@ -654,8 +654,10 @@ static int cmd_kernel_compile(const options *o) {
         return 2;
     }
     tine_ctx_t *ctx = tine_ctx_new();
-    tine_kernel_t *k = load_kernel(ctx, o->file);
-    if (!k) {
+    /* --dump-after runs the driver from the text (its front half's steps too) */
+    char *text = step >= 0 ? tine_cli_read_file(o->file) : NULL;
+    tine_kernel_t *k = step >= 0 ? NULL : load_kernel(ctx, o->file);
+    if (step >= 0 ? !text : !k) {
         tine_ctx_free(ctx);
         return 1;
     }
@@ -671,7 +673,7 @@ static int cmd_kernel_compile(const options *o) {
     int rc = 0;
     size_t size = 0;
     const char *target = o->target ? o->target : "host";
-    void *bytes = step >= 0 ? tine_kernel_dump_after(k, target, sel, name, (tine_emit_kind_t)kind, step)
+    void *bytes = step >= 0 ? tine_kernel_dump_after(ctx, text, o->file, target, sel, name, (tine_emit_kind_t)kind, step)
                             : tine_kernel_emit_kind(k, target, sel, name, (tine_emit_kind_t)kind, &size);
     if (bytes && step >= 0) size = strlen(bytes);
     if (!bytes) {
@@ -682,6 +684,7 @@ static int cmd_kernel_compile(const options *o) {
     }
     free(bytes);
     free(name);
+    free(text);
     tine_kernel_free(k);
     tine_ctx_free(ctx);
     return rc;

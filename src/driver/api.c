@@ -124,6 +124,28 @@ int tine_kernel_interpret_stmt(tine_kernel_t *k, const char *pass, int sel, cons
     return rc;
 }
 
+/* ---- parsing: the driver's front half ---------------------------------------------------- */
+
+static tine_kernel_t *parse(tine_ctx_t *ctx, const char *text, const char *file, bool common) {
+    tine_job j = {.ctx = ctx, .text = text, .file = file, .last = TINE_STEP_SCALARS, .common = common};
+    tine_kernel_t *k = tine_compile_kernel(&j) ? j.kernel : NULL;
+    j.parsed_here = false; /* the caller's */
+    tine_job_free(&j);
+    return k;
+}
+
+tine_kernel_t *tine_kernel_parse(tine_ctx_t *ctx, const char *text, const char *file) {
+    tine_kernel_t *k;
+    TINE_GUARD(ctx, NULL, k, parse(ctx, text, file, false));
+    return k;
+}
+
+tine_kernel_t *tine_kernel_parse_common(tine_ctx_t *ctx, const char *text, const char *file) {
+    tine_kernel_t *k;
+    TINE_GUARD(ctx, NULL, k, parse(ctx, text, file, true));
+    return k;
+}
+
 /* ---- --dump-after ------------------------------------------------------------------------ */
 
 typedef struct {
@@ -159,10 +181,10 @@ static void dump_step(void *user, tine_step_t step, const tine_job *j) {
     }
 }
 
-static char *dump_after(tine_kernel_t *k, const char *target, tine_selection_t sel, const char *name,
-                        tine_emit_kind_t kind, int step) {
+static char *dump_after(tine_ctx_t *ctx, const char *text, const char *file, const char *target, tine_selection_t sel,
+                        const char *name, tine_emit_kind_t kind, int step) {
     dumper d = {.want = step};
-    tine_job j = {.kernel = k, .target = target, .sel = (int)sel, .last = step == TINE_NSTEPS ? TINE_STEP_EMIT : step,
+    tine_job j = {.ctx = ctx, .text = text, .file = file, .target = target, .sel = (int)sel, .last = step == TINE_NSTEPS ? TINE_STEP_EMIT : step,
                   .kind = kind == TINE_EMIT_OBJ ? TINE_EMIT_ASM : kind, /* an object shown as its assembly */
                   .name = name, .whole = true, .after = dump_step, .user = &d};
     bool ok = tine_compile_kernel(&j);
@@ -175,14 +197,13 @@ static char *dump_after(tine_kernel_t *k, const char *target, tine_selection_t s
     return d.b.p ? d.b.p : tine_strdup("");
 }
 
-char *tine_kernel_dump_after(tine_kernel_t *k, const char *target, tine_selection_t sel, const char *name,
-                             tine_emit_kind_t kind, int step) {
-    tine_ctx_t *ctx = tine_kernel_ctx(k);
+char *tine_kernel_dump_after(tine_ctx_t *ctx, const char *text, const char *file, const char *target,
+                             tine_selection_t sel, const char *name, tine_emit_kind_t kind, int step) {
     if (step < 0 || step > TINE_NSTEPS || (int)kind < 0 || kind >= TINE_EMIT_NKINDS) {
         tine_set_error(ctx, "no step %d or output kind %d", step, (int)kind);
         return NULL;
     }
-    char *text;
-    TINE_GUARD(ctx, NULL, text, dump_after(k, target, sel, name, kind, step));
-    return text;
+    char *out;
+    TINE_GUARD(ctx, NULL, out, dump_after(ctx, text, file, target, sel, name, kind, step));
+    return out;
 }

@@ -7,6 +7,7 @@
 #include "driver.h"
 
 #include "../codegen/codegen.h"
+#include "../pipeline/front.h"
 #include "../targets/targets.h"
 
 /* ---- what the output needs ------------------------------------------------------------- */
@@ -63,6 +64,63 @@ static bool emit(tine_job *j, tine_cg_machine *mc) {
     return j->bytes != NULL;
 }
 
+/* ---- the front half ---------------------------------------------------------------------- */
+
+/* A front step's result ok, seen by `after` when the kernel is every target's (isa NULL). */
+static bool front_step(tine_job *j, tine_step_t step, tine_kernel_t *kn, const char *isa, bool ok) {
+    if (ok && !isa && j->after) {
+        tine_kernel_t *was = j->kernel;
+        j->kernel = kn;
+        j->after(j->user, step, j);
+        j->kernel = was;
+    }
+    return ok;
+}
+
+/* The kernel of the job's text for instruction set isa (NULL: every target's), the front
+ * half's steps in order (pipeline/front.h). Under schedule auto, a choice the checks
+ * refuse (a sliding window or a vectorized reduction whose conditions the scheduler did
+ * not foresee) is not the user's error: the kernel is made again with the plainer
+ * directives only (level 1), and an error then is the kernel's own. */
+static tine_kernel_t *front(tine_job *j, const char *isa) {
+#define F(id, call) front_step(j, TINE_STEP_##id, kn, isa, (call))
+    for (int level = 0; level < 2; level++) {
+        tine_kernel_t *kn = tine_front_new(j->ctx);
+        if (!F(PARSE, tine_front_parse(kn, j->text, j->file)) || /* the declarations and directives */
+            !F(ON, tine_front_on(kn, isa))) {                    /* isa's definitions and directives */
+            tine_kernel_free(kn);
+            return NULL;
+        }
+        if (F(CHECK, tine_front_check(kn)) &&                    /* declarations, the call graph */
+            F(SCHEDULE, tine_front_schedule(kn, level)) &&       /* auto's or the written directives */
+            F(ELABORATE, tine_front_elaborate(kn)) &&            /* each stage's bodies */
+            F(SLIDE, tine_front_slide(kn)) &&                    /* compute_at's sliding windows */
+            F(UNROLLED, tine_front_unrolled_limit(kn)) &&        /* the code the unrolls make */
+            F(SCALARS, tine_front_scalars(kn)))                  /* parameters and buffer geometry */
+            return kn;
+        bool retry = tine_front_retries(kn, level);
+        tine_kernel_free(kn);
+        if (!retry) return NULL;
+    }
+    return NULL;
+#undef F
+}
+
+/* Every target's kernel, with one more per instruction set its `on` lines name (unless
+ * the job wants the common one only). */
+static tine_kernel_t *front_all(tine_job *j) {
+    tine_kernel_t *k = front(j, NULL);
+    for (int i = 0; k && !j->common && i < tine_front_non(k); i++) {
+        tine_kernel_t *v = front(j, tine_front_on_isa(k, i));
+        if (!v) {
+            tine_kernel_free(k);
+            return NULL;
+        }
+        tine_front_add_variant(k, i, v);
+    }
+    return k;
+}
+
 /* ---- the driver ------------------------------------------------------------------------- */
 
 bool tine_compile_kernel(tine_job *j) {
@@ -85,11 +143,11 @@ bool tine_compile_kernel(tine_job *j) {
         s = (expr);                                                                                                    \
         AFTER(id);                                                                                                     \
     } while (0)
-    /* the front half, ONE call for now: parse -> `on` filter -> check and schedule ->
-       elaborate stages -> slide -> unrolled limit -> scalars (pipeline/kernel.c, parse_for) */
-    if (!j->kernel && (j->kernel = tine_kernel_parse(j->ctx, j->text, j->file)) != NULL) j->parsed_here = true;
+    /* the front half (front_all): parse, on, check, schedule, elaborate, slide, unrolled,
+       scalars; for every target's kernel and once per `on` instruction set */
+    if (!j->kernel && (j->kernel = front_all(j)) != NULL) j->parsed_here = true;
     if (!(k = j->parsed = j->kernel)) return false;
-    AFTER(PARSE);
+    if (j->last < TINE_STEP_TARGET) return true;
     k = j->kernel = tine_kernel_for_target(k, j->target); /* its functions `on` the target's instruction set */
     AFTER(TARGET);
     if (!open_output(j, &mc)) return false;              /* what the output needs, before any work */

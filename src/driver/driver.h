@@ -17,6 +17,7 @@ struct tine_job {
     /* what to compile */
     tine_ctx_t *ctx;         /* with text and file: parsed when kernel is NULL */
     const char *text, *file;
+    bool common;             /* parse every target's kernel only, not one per `on` ISA */
     tine_kernel_t *kernel;   /* the kernel; after the target step, the target's */
     const char *target;      /* "host", or a target's name */
     int sel;                 /* a tine_selection_t, or -1: stop before selection */

@@ -16,9 +16,10 @@
  *   tine_front_unrolled_limit(kn)           the code the unrolls make (kernel_unrolled.c)
  *   tine_front_scalars(kn)                  the scalar table (kernel_scalars.c)
  *
- * tine_kernel_parse (kernel.c) runs them: under schedule auto, a kernel whose steps fail
- * at level 0 is made again from the start at level 1 (plainer directives), and one more
- * kernel is made per instruction set the file's `on` lines name.
+ * The compile driver (driver/compile.c) runs them: under schedule auto, a kernel whose
+ * steps fail at level 0 is made again from the start at level 1 (plainer directives,
+ * tine_front_retries), and one more kernel is made per instruction set the file's `on`
+ * lines name (tine_front_non, tine_front_on_isa, tine_front_add_variant).
  */
 #ifndef TINE_PIPELINE_FRONT_H
 #define TINE_PIPELINE_FRONT_H
@@ -36,5 +37,14 @@ bool tine_front_elaborate(tine_kernel_t *kn);
 bool tine_front_slide(tine_kernel_t *kn);
 bool tine_front_unrolled_limit(tine_kernel_t *kn);
 bool tine_front_scalars(tine_kernel_t *kn);
+
+/* Whether a kernel whose steps failed at level is made again at level + 1 (schedule
+ * auto's choice refused: not the user's error). */
+bool tine_front_retries(const tine_kernel_t *kn, int level);
+/* The instruction sets the kernel's `on` lines name (not `all`), and the kernel made for
+ * the i-th (v, owned by k from then on). */
+int tine_front_non(const tine_kernel_t *k);
+const char *tine_front_on_isa(const tine_kernel_t *k, int i);
+void tine_front_add_variant(tine_kernel_t *k, int i, tine_kernel_t *v);
 
 #endif

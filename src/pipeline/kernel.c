@@ -1,6 +1,6 @@
-/* kernel.c — a kernel from its .tine text: the front half's steps (front.h) run in order,
- * once per instruction set the file's `on` lines name; the public calls that make, print
- * and free a kernel. The steps themselves live in the files front.h names; a kernel's
+/* kernel.c — the front half's own small steps (front.h), the kernel for a target, and the
+ * calls that print and free a kernel; the compile driver (driver/compile.c) runs the
+ * steps in order. The steps themselves live in the files front.h names; a kernel's
  * accessors in kernel_access.c and kernel_scalars.c. */
 #include "front.h"
 #include "kernel.h"
@@ -28,58 +28,17 @@ bool tine_front_slide(tine_kernel_t *kn) {
     return tine_kernel_slide(kn->ctx, &kn->ast, kn->stages, kn->sdecl, kn->nstages);
 }
 
-/* ---- the front half, in order ---------------------------------------------------------- */
+bool tine_front_retries(const tine_kernel_t *kn, int level) { return kn->ast.auto_sched && level == 0; }
 
-/* A kernel from its text, for instruction set isa (NULL: every target's). Under schedule
- * auto, a choice the checks refuse (a sliding window or a vectorized reduction whose
- * conditions the scheduler did not foresee) is not the user's error: the kernel is made
- * again with the plainer directives only (level 1), and an error then is the kernel's own. */
-static tine_kernel_t *parse_for(tine_ctx_t *ctx, const char *text, const char *file, const char *isa) {
-    for (int level = 0; level < 2; level++) {
-        tine_kernel_t *kn = tine_front_new(ctx);
-        if (!tine_front_parse(kn, text, file) ||
-            !tine_front_on(kn, isa)) {
-            tine_kernel_free(kn);
-            return NULL;
-        }
-        if (tine_front_check(kn) &&
-            tine_front_schedule(kn, level) &&
-            tine_front_elaborate(kn) &&
-            tine_front_slide(kn) &&
-            tine_front_unrolled_limit(kn) &&
-            tine_front_scalars(kn))
-            return kn;
-        bool retry = kn->ast.auto_sched && level == 0;
-        tine_kernel_free(kn);
-        if (!retry) return NULL;
-    }
-    return NULL;
+int tine_front_non(const tine_kernel_t *k) { return k->ast.non; }
+const char *tine_front_on_isa(const tine_kernel_t *k, int i) { return k->ast.on[i].isa; }
+
+void tine_front_add_variant(tine_kernel_t *k, int i, tine_kernel_t *v) {
+    k->isa[k->nvariants] = k->ast.on[i].isa;
+    k->variant[k->nvariants++] = v;
 }
 
-/* The kernel for every target, with one more per instruction set its `on` lines name. */
-static tine_kernel_t *kernel_parse(tine_ctx_t *ctx, const char *text, const char *file) {
-    tine_kernel_t *k = parse_for(ctx, text, file, NULL);
-    for (int i = 0; k && i < k->ast.non; i++) {
-        tine_kernel_t *v = parse_for(ctx, text, file, k->ast.on[i].isa);
-        if (!v) {
-            tine_kernel_free(k);
-            return NULL;
-        }
-        k->isa[k->nvariants] = k->ast.on[i].isa;
-        k->variant[k->nvariants++] = v;
-    }
-    return k;
-}
-
-tine_kernel_t *tine_kernel_parse(tine_ctx_t *ctx, const char *text, const char *file) {
-    tine_kernel_t *k;
-    TINE_GUARD(ctx, NULL, k, kernel_parse(ctx, text, file));
-    return k;
-}
-
-tine_kernel_t *tine_kernel_parse_common(tine_ctx_t *ctx, const char *text, const char *file) {
-    return parse_for(ctx, text, file, NULL);
-}
+/* ---- the kernel for a target ----------------------------------------------------------- */
 
 int tine_kernel_has_own(const tine_kernel_t *k, const char *target) {
     return tine_kernel_for_target((tine_kernel_t *)k, target) != k;
