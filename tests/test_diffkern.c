@@ -147,8 +147,13 @@ static void fill(buf_t *b, uint64_t *seed, int byte) {
 
 /* The passes of tine_compile_stmt, in order; those from selection on are run once per
  * selection. */
-static const char *const PASSES[] = {"build", "partition", "simplify", "residue", "unswitch", "select", "reassoc", "hoist"};
-enum { NPASSES = 8, NPRE = 5, NSTMT = NPRE + 2 * (NPASSES - NPRE) }; /* checks per run */
+/* The driver's statement steps (tine.h's table), build to hoist: those before select once,
+ * the others once per selection. */
+enum {
+    NPASSES = TINE_STEP_HOIST - TINE_STEP_BUILD + 1,
+    NPRE = TINE_STEP_SELECT - TINE_STEP_BUILD,
+    NSTMT = NPRE + 2 * (NPASSES - NPRE) /* checks per run */
+};
 
 enum { MAXIN = 2, MAXP = 3, MAXRUNS = 3 };
 
@@ -276,7 +281,9 @@ static bool compare(const tine_kernel_t *k, const run_t *r, int s, const char *w
 
 /* Statement check j of a run: the pass and the selection it runs with (the passes before
  * selection do not depend on it: the kernel's first selection). */
-static const char *stmt_pass(int j) { return PASSES[j < NPRE ? j : NPRE + (j - NPRE) / 2]; }
+static const char *stmt_pass(int j) {
+    return tine_step_name((tine_step_t)(TINE_STEP_BUILD + (j < NPRE ? j : NPRE + (j - NPRE) / 2)));
+}
 static int stmt_sel(int j) { return j < NPRE ? 0 : (j - NPRE) % 2; }
 
 /* Runs check j of run r: the whole kernel on the statement interpreter, each stage as it

@@ -15,7 +15,7 @@
  *
  * (and `>> log2 d`, `& (d - 1)` alike, which are the same for d a power of two). The
  * index becomes a scalar plus constant lane offsets, which codegen reads with dense loads
- * and a shuffle (llvm.c, lane_offsets), and the parity test a constant mask.
+ * and a shuffle (llvm.c, tine_cg_lane_offsets), and the parity test a constant mask.
  *
  * Exactness: the rewrite holds when no lane B + i wraps around i32. A base B is the loop
  * variable, or a Let inside the loop bound to it plus a constant k (the unrolled vectors
