@@ -168,6 +168,113 @@ static int parse_param(char *text, options *o) {
     return 0;
 }
 
+/* The words after the command: opt[i] is word i's option (O_*), -1 a positional argument
+ * (the last in *positional), -2 an option's value; *has_expr: -e given. 0 or 2. */
+static int classify_words(int argc, char **argv, int *opt, const char **positional, bool *has_expr) {
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        opt[i] = -1;
+        for (int k = 0; k < O_COUNT; k++)
+            if (!strcmp(a, OPTIONS[k].name)) opt[i] = k;
+        if (opt[i] < 0 && a[0] == '-' && a[1] == '-') {
+            fprintf(stderr, "tine: unknown option '%s'\n", a);
+            return 2;
+        } else if (opt[i] < 0 && *positional) {
+            fprintf(stderr, "tine %s: unexpected argument '%s'\n", argv[1], a);
+            return 2;
+        } else if (opt[i] < 0) {
+            *positional = a;
+        } else if (OPTIONS[opt[i]].value) {
+            /* an option in the place of the value means the value is missing (an
+               expression may begin with '-', so -e takes anything) */
+            if (i + 1 == argc || (opt[i] != O_EXPR && !strncmp(argv[i + 1], "--", 2))) {
+                fprintf(stderr, "tine: %s needs a value\n", a);
+                return 2;
+            }
+            *has_expr |= opt[i] == O_EXPR;
+            opt[++i] = -2; /* a value */
+        }
+    }
+    return 0;
+}
+
+/* The command's form once its positional argument is known (compile and run take a
+ * kernel FILE or -e EXPR), and that argument's place in o. 0 or 2. */
+static int positional_form(char **argv, int *form, const char *positional, bool has_expr, options *o) {
+    if (*form == CLI_COMPILE_EXPR || *form == CLI_RUN_EXPR) {
+        if (has_expr && positional) {
+            fprintf(stderr, "tine %s: give a kernel FILE or -e EXPR, not both\n", argv[1]);
+            return 2;
+        } else if (!has_expr && !positional) {
+            fprintf(stderr, "tine %s: needs a kernel FILE or -e EXPR\n", argv[1]);
+            return 2;
+        } else if (positional) {
+            *form = *form == CLI_COMPILE_EXPR ? CLI_COMPILE_KERNEL : CLI_RUN_KERNEL;
+            o->file = positional;
+        }
+    } else if ((1u << *form) & TAKES_EXPR) {
+        o->expr = positional;
+        if (!positional) {
+            fprintf(stderr, "tine %s: needs an expression\n", argv[1]);
+            return 2;
+        }
+    } else if (*form == CLI_VERIFY) {
+        o->file = positional; /* a kernel, or none with --rules or --bounds */
+    } else if (positional) {
+        fprintf(stderr, "tine %s: unexpected argument '%s'\n", argv[1], positional);
+        return 2;
+    }
+    return 0;
+}
+
+/* Option k (the word word, its value v, NULL for a flag) into o. 0 or 2. */
+static int take_option(int k, const char *word, char *v, options *o) {
+    uint64_t n;
+    switch (k) {
+    case O_LANES:
+        if (parse_count(word, v, 1, TINE_MAX_LANES, &n)) return 2;
+        o->lanes = (int)n;
+        break;
+    case O_SEED:
+        if (parse_count(word, v, 0, UINT64_MAX, &o->seed)) return 2;
+        break;
+    case O_NODES:
+        if (parse_count(word, v, 1000, 10000000, &n)) return 2; /* ~1 GB at the most */
+        o->nodes = (long)n;
+        break;
+    case O_TRACE: o->trace = 1; break;
+    case O_LIST: o->list = 1; break;
+    case O_QUICK: o->quick = 1; break;
+    case O_CHECK: o->check = v; break;
+    case O_FILTER: o->filter = v; break;
+    case O_PEERS: o->peers = v; break;
+    case O_TARGET: o->target = v; break;
+    case O_EMIT: o->emit = v; break;
+    case O_SELECT: o->select = v; break;
+    case O_NAME: o->name = v; break;
+    case O_OUT: o->out = v; break;
+    case O_EXPR: o->expr = v; break;
+    case O_RULES: o->rules = v; break;
+    case O_ISA: o->isa = v; break;
+    case O_RULE: o->rule = v; break;
+    case O_BOUNDS: o->bounds = 1; break;
+    case O_QUIET: o->quiet = 1; break;
+    case O_DUMP_AFTER: o->dump_after = v; break;
+    case O_TIMEOUT:
+        if (parse_count(word, v, 1, 3600000, &n)) return 2;
+        o->timeout_ms = (long)n;
+        break;
+    case O_PARAM:
+        if (parse_param(v, o)) return 2;
+        break;
+    case O_SIZE:
+        o->size_text = v;
+        if (parse_size(v, o)) return 2;
+        break;
+    }
+    return 0;
+}
+
 int cli_parse(int argc, char **argv, options *o) {
     *o = (options){.lanes = 16, .seed = 1, .nodes = 1000000, .cmd = argc > 1 ? argv[1] : NULL};
     if (argc < 2) return cli_usage();
@@ -186,64 +293,16 @@ int cli_parse(int argc, char **argv, options *o) {
         fprintf(stderr, "tine: out of memory\n");
         return 2;
     }
-    int rc = 0;
     const char *positional = NULL;
     bool has_expr = false;
-    for (int i = 2; i < argc && !rc; i++) {
-        const char *a = argv[i];
-        opt[i] = -1;
-        for (int k = 0; k < O_COUNT; k++)
-            if (!strcmp(a, OPTIONS[k].name)) opt[i] = k;
-        if (opt[i] < 0 && a[0] == '-' && a[1] == '-') {
-            fprintf(stderr, "tine: unknown option '%s'\n", a);
-            rc = 2;
-        } else if (opt[i] < 0 && positional) {
-            fprintf(stderr, "tine %s: unexpected argument '%s'\n", argv[1], a);
-            rc = 2;
-        } else if (opt[i] < 0) {
-            positional = a;
-        } else if (OPTIONS[opt[i]].value) {
-            /* an option in the place of the value means the value is missing (an
-               expression may begin with '-', so -e takes anything) */
-            if (i + 1 == argc || (opt[i] != O_EXPR && !strncmp(argv[i + 1], "--", 2))) {
-                fprintf(stderr, "tine: %s needs a value\n", a);
-                rc = 2;
-            }
-            has_expr |= opt[i] == O_EXPR;
-            if (!rc) opt[++i] = -2; /* a value */
-        }
-    }
-    if (!rc && (form == CLI_COMPILE_EXPR || form == CLI_RUN_EXPR)) {
-        if (has_expr && positional) {
-            fprintf(stderr, "tine %s: give a kernel FILE or -e EXPR, not both\n", argv[1]);
-            rc = 2;
-        } else if (!has_expr && !positional) {
-            fprintf(stderr, "tine %s: needs a kernel FILE or -e EXPR\n", argv[1]);
-            rc = 2;
-        } else if (positional) {
-            form = form == CLI_COMPILE_EXPR ? CLI_COMPILE_KERNEL : CLI_RUN_KERNEL;
-            o->file = positional;
-        }
-    } else if (!rc && (1u << form) & TAKES_EXPR) {
-        if (!positional) {
-            fprintf(stderr, "tine %s: needs an expression\n", argv[1]);
-            rc = 2;
-        }
-        o->expr = positional;
-    } else if (!rc && form == CLI_VERIFY) {
-        o->file = positional; /* a kernel, or none with --rules or --bounds */
-    } else if (!rc && positional) {
-        fprintf(stderr, "tine %s: unexpected argument '%s'\n", argv[1], positional);
-        rc = 2;
-    }
+    int rc = classify_words(argc, argv, opt, &positional, &has_expr);
+    if (!rc) rc = positional_form(argv, &form, positional, has_expr, o);
     o->form = (cli_form)form;
     /* then each option: taken by this form, given once (--param once per name), a valid value */
     bool seen[O_COUNT] = {0};
     for (int i = 2; i < argc && !rc; i++) {
         int k = opt[i];
         if (k < 0) continue;
-        const char *v = OPTIONS[k].value ? argv[i + 1] : NULL;
-        uint64_t n;
         if (!(OPTIONS[k].forms & (1u << form))) {
             fprintf(stderr, "tine %s does not take %s\n", form_name(o), OPTIONS[k].name);
             rc = 2;
@@ -252,48 +311,7 @@ int cli_parse(int argc, char **argv, options *o) {
             rc = 2;
         } else {
             seen[k] = true;
-            switch (k) {
-            case O_LANES:
-                if (parse_count(argv[i], v, 1, TINE_MAX_LANES, &n)) rc = 2;
-                o->lanes = (int)n;
-                break;
-            case O_SEED:
-                if (parse_count(argv[i], v, 0, UINT64_MAX, &o->seed)) rc = 2;
-                break;
-            case O_NODES:
-                if (parse_count(argv[i], v, 1000, 10000000, &n)) rc = 2; /* ~1 GB at the most */
-                o->nodes = (long)n;
-                break;
-            case O_TRACE: o->trace = 1; break;
-            case O_LIST: o->list = 1; break;
-            case O_QUICK: o->quick = 1; break;
-            case O_CHECK: o->check = v; break;
-            case O_FILTER: o->filter = v; break;
-            case O_PEERS: o->peers = v; break;
-            case O_TARGET: o->target = v; break;
-            case O_EMIT: o->emit = v; break;
-            case O_SELECT: o->select = v; break;
-            case O_NAME: o->name = v; break;
-            case O_OUT: o->out = v; break;
-            case O_EXPR: o->expr = v; break;
-            case O_RULES: o->rules = v; break;
-            case O_ISA: o->isa = v; break;
-            case O_RULE: o->rule = v; break;
-            case O_BOUNDS: o->bounds = 1; break;
-            case O_QUIET: o->quiet = 1; break;
-            case O_DUMP_AFTER: o->dump_after = v; break;
-            case O_TIMEOUT:
-                if (parse_count(argv[i], v, 1, 3600000, &n)) rc = 2;
-                o->timeout_ms = (long)n;
-                break;
-            case O_PARAM:
-                if (parse_param(argv[i + 1], o)) rc = 2;
-                break;
-            case O_SIZE:
-                o->size_text = v;
-                if (parse_size(v, o)) rc = 2;
-                break;
-            }
+            rc = take_option(k, argv[i], OPTIONS[k].value ? argv[i + 1] : NULL, o);
         }
         if (OPTIONS[k].value) i++;
     }
@@ -510,6 +528,17 @@ tine_kernel_t *cli_bench_kernel(tine_ctx_t *ctx, const char *name, bool common) 
     tine_kernel_t *k = common ? tine_kernel_parse_common(ctx, text, path) : tine_kernel_parse(ctx, text, path);
     free(text);
     return k;
+}
+
+const char *const CLI_SOBEL =
+    "u8(min(absd(u16(a_u8) + u16(b_u8)*2 + u16(c_u8), u16(d_u8) + u16(e_u8)*2 + u16(f_u8))\n"
+    "     + absd(u16(g_u8) + u16(h_u8)*2 + u16(i_u8), u16(j_u8) + u16(k_u8)*2 + u16(l_u8)), 255))";
+
+uint64_t cli_rand(uint64_t *s) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
 }
 
 double cli_now(void) {

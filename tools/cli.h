@@ -69,6 +69,13 @@ bool cli_internal_error_seen(void);
 tine_kernel_t *cli_bench_kernel(tine_ctx_t *ctx, const char *name, bool common);
 /* Seconds on the monotonic clock (timings). */
 double cli_now(void);
+/* The 3x3 Sobel of FPIR.md, as integer IR (`tine demo`, `tine bench-lift`). */
+extern const char *const CLI_SOBEL;
+/* The next of a splitmix64 sequence (state *s). */
+uint64_t cli_rand(uint64_t *s);
+/* bench_ir.c: `tine bench-ir`, `tine bench-lift`. */
+int cli_cmd_bench_ir(const options *o);
+int cli_cmd_bench_lift(const options *o);
 /* tine verify (tools/verify.c). */
 int cli_verify(const options *o);
 
