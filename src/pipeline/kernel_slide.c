@@ -191,12 +191,12 @@ static bool fail(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kdecl *f,
     __attribute__((format(printf, 4, 5)));
 static bool fail(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_kdecl *f, const char *fmt, ...) {
     const tine_kdirective *s = &k->sched[f->at_sched - 1];
-    char msg[512];
+    char with_what[256]; /* the directive's name before the message */
+    snprintf(with_what, sizeof with_what, "compute_at: %s", fmt);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    tine_vdiag(ctx, s->src, s->line, s->col, with_what, ap);
     va_end(ap);
-    tine_diag(ctx, s->src, s->line, s->col, "compute_at: %s", msg);
     return false;
 }
 
