@@ -9,10 +9,12 @@
  * thing to elaborate a condition.
  */
 #include "internal.h"
+#include "ir/elab.h"
 
 tine_ctx_t *tine_ctx_new(void) {
     tine_ctx_t *ctx = tine_ctx_core_new();
     if (!ctx) return NULL;
+    tine_elab_builtins_install(ctx);
     tine_fpir_install(ctx);
     tine_isa_install(ctx);
     return ctx;

@@ -506,9 +506,6 @@ tine_expr_t *tine_elab_reduce_identity(tine_ctx_t *ctx, tine_op_t op, tine_type_
     return is_min ? tine_const_uint(ctx, T, tine_type_max(T)) : tine_const_int(ctx, T, tine_type_min(T));
 }
 
-/* A reduction over an empty constant range: the identity of the body's type. The body is
- * still elaborated (once, at the range's start) and combined with itself, so that it is
- * checked exactly as in a range with terms. */
 /* A constant reduction's variable at r: an i32 like the variable of a loop reduction
  * (elab_loop_reduce in kernels), so arithmetic on it wraps at 32 bits and a cast of it
  * truncates or extends, the same whether the bounds are constants or parameters. It is
@@ -520,6 +517,9 @@ static val reduce_var(elab *el, tine_i128 r) {
     return (val){.lit = el->env->mode == TINE_ELAB_PRED ? 1 : 4, .iv = r};
 }
 
+/* A reduction over an empty constant range: the identity of the body's type. The body is
+ * still elaborated (once, at the range's start) and combined with itself, so that it is
+ * checked exactly as in a range with terms. */
 static val empty_reduce(elab *el, const tine_ast *a, tine_i128 at, int lanes) {
     if (el->nscope - el->let_base >= 64) return fail(el, a, "too many nested lets and reductions");
     push_scope(el, a->field, reduce_var(el, at));
@@ -535,211 +535,24 @@ static val empty_reduce(elab *el, const tine_ast *a, tine_i128 at, int lanes) {
     return typed(el, a, tine_elab_reduce_identity(el->ctx, a->op, u.e->type));
 }
 
-/* Unsigned division by c as a multiply-high, for every n-bit x: x / c = (x * m) >> s
- * when 2^s <= m * c <= 2^s + 2^(s - n) (Granlund and Montgomery), with m = ceil(2^s / c).
- * The smallest such s whose m fits n bits: none when m needs n + 1 bits (a larger s only
- * makes m larger) or c is not in [1, 2^n). A power of two 2^k is (1, k), the shift.
- * Returns s, or -1 when there is none. */
-static int udiv_magic(tine_i128 c, tine_i128 n, tine_i128 *m) {
-    if (n < 1 || n > 32 || c < 1 || c >= (tine_i128)1 << n) return -1;
-    if ((c & (c - 1)) == 0) {
-        int k = 0;
-        while ((tine_i128)1 << k != c) k++;
-        *m = 1;
-        return k;
-    }
-    for (int s = (int)n; s < 2 * (int)n; s++) {
-        tine_i128 p = (tine_i128)1 << s, q = (p + c - 1) / c;
-        if (q >= (tine_i128)1 << n) return -1;
-        if (q * c - p <= (tine_i128)1 << (s - n)) {
-            *m = q;
-            return s;
-        }
-    }
-    return -1;
-}
-
 static val elab_call(elab *el, const tine_ast *a, int lanes) {
-    const char *n = a->name;
-    tine_type_t t;
-    val v, w, u;
+    val v;
     tine_ctx_t *ctx = el->ctx;
     int op = a->call_op;
     if (op >= TINE_FPIR_FIRST) return elab_fpir(el, a, (tine_op_t)op, lanes);
     const tine_elab_hooks *h = el->env->hooks;
     if (h && h->call && h->call(el, a, lanes, &v)) return v;
-
-    bool is_cast = tine_parse_type_name(n, strlen(n), &t);
-    if (is_cast || !strcmp(n, "cast") || !strcmp(n, "reinterpret") || !strcmp(n, "widen") ||
-        !strcmp(n, "narrow")) {
-        if (!ok(el, arity(el, a, 1))) return (val){0};
-        bool re = !strcmp(n, "reinterpret");
-        if (!is_cast && (!strcmp(n, "cast") || re)) {
-            if (!a->targ) return fail(el, a, "%s needs a type, as in %s<u8>(x)", n, n);
-            t = type_of(el, a->targ);
-            if (!tine_type_valid(t)) return (val){0};
-        }
-        v = elab_expr(el, a->args[0], lanes);
-        if (!ok(el, v)) return v;
-        if (!strcmp(n, "widen") || !strcmp(n, "narrow")) {
-            if (v.lit) return need_typed(el, a->args[0], v);
-            char b[32];
-            t = n[0] == 'w' ? tine_type_widen(v.e->type) : tine_type_narrow(v.e->type);
-            if (!tine_type_valid(t)) return fail(el, a, "cannot %s %s", n, tstr(v.e->type, b));
-            return typed(el, a, tine_cast(ctx, t, v.e));
-        }
-        if (v.lit) {
-            if (re) return need_typed(el, a->args[0], v);
-            return lit_to(el, a->args[0], v, tine_type_with_lanes(t, lanes));
-        }
-        return typed(el, a, re ? tine_reinterpret(ctx, t, v.e) : tine_cast(ctx, t, v.e));
-    }
-    if (a->targ) return fail(el, a, "%s takes no type parameter", n);
-    if (!strcmp(n, "min") || !strcmp(n, "max")) {
-        if (!ok(el, arity(el, a, 2))) return (val){0};
-        v = elab_expr(el, a->args[0], lanes);
-        w = elab_expr(el, a->args[1], lanes);
-        return binary(el, a, n[1] == 'i' ? TINE_OP_MIN : TINE_OP_MAX, a->args[0], v, a->args[1], w);
-    }
-    if (!strcmp(n, "clamp")) {
-        if (!ok(el, arity(el, a, 3))) return (val){0};
-        v = elab_expr(el, a->args[0], lanes);
-        w = elab_expr(el, a->args[1], lanes);
-        u = elab_expr(el, a->args[2], lanes);
-        if (!ok(el, v) || !ok(el, w) || !ok(el, u)) return (val){0};
-        v = need_typed(el, a->args[0], v);
-        if (!ok(el, v)) return v;
-        v = binary(el, a, TINE_OP_MAX, a->args[0], v, a->args[1], w);
-        return binary(el, a, TINE_OP_MIN, a, v, a->args[2], u);
-    }
-    if (!strcmp(n, "select")) {
-        if (!ok(el, arity(el, a, 3))) return (val){0};
-        u = elab_expr(el, a->args[0], lanes);
-        v = elab_expr(el, a->args[1], lanes);
-        w = elab_expr(el, a->args[2], lanes);
-        if (!ok(el, u) || !ok(el, v) || !ok(el, w)) return (val){0};
-        if (u.lit) return need_typed(el, a->args[0], u);
-        if (v.lit && w.lit) return need_typed(el, a->args[1], v);
-        if (!unify(el, a->args[1], &v, a->args[2], &w)) return (val){0};
-        return typed(el, a, tine_select(ctx, u.e, v.e, w.e));
-    }
-    if (!strcmp(n, "sqrt")) {
-        if (!ok(el, arity(el, a, 1))) return (val){0};
-        v = elab_expr(el, a->args[0], lanes);
-        if (!ok(el, v)) return v;
-        if (v.lit) return need_typed(el, a->args[0], v);
-        return typed(el, a, tine_unary(ctx, TINE_OP_SQRT, v.e));
-    }
-    if (n[0] == 'x' && (n[1] == 0 || (n[1] >= '1' && n[1] <= '9' && strspn(n + 1, "0123456789") == strlen(n + 1)))) {
-        if (!ok(el, arity(el, a, 1))) return (val){0};
-        long l = n[1] ? strtol(n + 1, NULL, 10) : lanes;
-        if (l < 1 || l > TINE_MAX_LANES) return fail(el, a, "a broadcast to %ld lanes; at most %d", l, TINE_MAX_LANES);
-        v = elab_expr(el, a->args[0], 1);
-        if (!ok(el, v)) return v;
-        if (v.lit) return need_typed(el, a->args[0], v);
-        return typed(el, a, tine_broadcast(ctx, v.e, (int)l));
-    }
-    if (!strcmp(n, "ramp")) {
-        int l;
-        if (!ok(el, arity(el, a, 3))) return (val){0};
-        v = elab_expr(el, a->args[0], 1);
-        w = elab_expr(el, a->args[1], 1);
-        if (!ok(el, v) || !ok(el, w) || !int_arg(el, a->args[2], 1, TINE_MAX_LANES, &l, "the lanes of a ramp"))
-            return (val){0};
-        if (v.lit && w.lit) { /* indices default to i32 */
-            v = lit_to(el, a->args[0], v, tine_type(TINE_INT, 32, 1));
-            if (!ok(el, v)) return v;
-        }
-        if (!unify(el, a->args[0], &v, a->args[1], &w)) return (val){0};
-        return typed(el, a, tine_ramp(ctx, v.e, w.e, l));
-    }
-    if (!strcmp(n, "concat") || !strcmp(n, "interleave")) {
-        if (a->nargs < 1) return fail(el, a, "%s needs at least one vector", n);
-        tine_expr_t **vs = tine_xmalloc(sizeof *vs * (size_t)a->nargs);
-        for (int i = 0; i < a->nargs; i++) {
-            v = elab_expr(el, a->args[i], lanes);
-            if (ok(el, v) && v.lit) need_typed(el, a->args[i], v);
-            if (!ok(el, v)) {
-                free(vs);
-                return (val){0};
-            }
-            vs[i] = v.e;
-        }
-        tine_expr_t *r = n[0] == 'c' ? tine_concat(ctx, a->nargs, vs) : tine_interleave(ctx, a->nargs, vs);
-        free(vs);
-        return typed(el, a, r);
-    }
-    if (!strcmp(n, "slice") || !strcmp(n, "deinterleave") || !strcmp(n, "vector_reduce_add")) {
-        int nint = n[0] == 's' ? 3 : n[0] == 'd' ? 2 : 1, k[3];
-        if (!ok(el, arity(el, a, 1 + nint))) return (val){0};
-        v = elab_expr(el, a->args[0], lanes);
-        if (!ok(el, v)) return v;
-        if (v.lit) return need_typed(el, a->args[0], v);
-        static const char *what[3][3] = {{"the first lane", "the stride", "the lane count"},
-                                         {"the number of vectors", "the index", ""},
-                                         {"the result lanes", "", ""}};
-        int wi = n[0] == 's' ? 0 : n[0] == 'd' ? 1 : 2;
-        /* the first lane and deinterleave's index may be 0; counts and strides may not */
-        static const int lowest[3][3] = {{0, 1, 1}, {1, 0, 0}, {1, 0, 0}};
-        for (int i = 0; i < nint; i++)
-            if (!int_arg(el, a->args[1 + i], lowest[wi][i], TINE_MAX_LANES, &k[i], what[wi][i])) return (val){0};
-        if (wi == 0) return typed(el, a, tine_slice(ctx, v.e, k[0], k[1], k[2]));
-        if (wi == 1) return typed(el, a, tine_deinterleave(ctx, v.e, k[0], k[1]));
-        return typed(el, a, tine_vector_reduce_add(ctx, v.e, k[0]));
-    }
-    if (el->env->mode == TINE_ELAB_PRED || el->env->mode == TINE_ELAB_RHS) {
-        val r = {.lit = 1};
-        if (!strcmp(n, "is_signed") || !strcmp(n, "is_unsigned")) {
-            if (!ok(el, arity(el, a, 1))) return (val){0};
-            t = type_of(el, a->args[0]);
-            if (!tine_type_valid(t)) return (val){0};
-            r.iv = t.kind == (n[3] == 's' ? TINE_INT : TINE_UINT);
-            return r;
-        }
-        if (!strcmp(n, "is_pow2") || !strcmp(n, "log2")) {
-            if (!ok(el, arity(el, a, 1))) return (val){0};
-            v = elab_expr(el, a->args[0], lanes);
-            if (!ok(el, v)) return v;
-            if (v.lit != 1) return fail(el, a->args[0], "%s needs a constant", n);
-            bool pow2 = v.iv > 0 && (v.iv & (v.iv - 1)) == 0;
-            if (n[1] == 's') {
-                r.iv = pow2;
-                return r;
-            }
-            if (!pow2) return fail(el, a->args[0], "log2 of a constant that is not a power of two");
-            while (((tine_i128)1 << r.iv) != v.iv) r.iv++;
-            return r;
-        }
-        if (!strcmp(n, "udiv_magic") || !strcmp(n, "udiv_shift")) {
-            if (!ok(el, arity(el, a, 2))) return (val){0};
-            v = elab_expr(el, a->args[0], lanes);
-            w = elab_expr(el, a->args[1], lanes);
-            if (!ok(el, v) || !ok(el, w)) return (val){0};
-            if (v.lit != 1 || w.lit != 1) return fail(el, a, "%s needs constants", n);
-            tine_i128 m;
-            int s = udiv_magic(v.iv, w.iv, &m);
-            if (s < 0) return fail(el, a, "no %d-bit multiplier divides exactly by this constant", (int)w.iv);
-            r.iv = n[5] == 'm' ? m : s;
-            return r;
-        }
-        if (!strcmp(n, "is_const")) {
-            if (!ok(el, arity(el, a, 1))) return (val){0};
-            v = elab_expr(el, a->args[0], lanes);
-            if (!ok(el, v)) return v;
-            r.iv = v.lit || v.e->op == TINE_OP_CONST;
-            return r;
-        }
-    }
+    /* the built-in functions (elab_builtins.c) first, then the layers' from the top down */
     for (int i = 0; i < ctx->nelab_ext; i++)
         if (ctx->elab_ext[i].modes >> el->env->mode & 1 && ctx->elab_ext[i].fn(el, a, lanes, &v)) return v;
-    if (!strcmp(n, "bits")) {
+    if (!strcmp(a->name, "bits")) {
         if (!ok(el, arity(el, a, 1))) return (val){0};
-        t = type_of(el, a->args[0]);
+        tine_type_t t = type_of(el, a->args[0]);
         if (!tine_type_valid(t)) return (val){0};
         val r = {.lit = 1, .iv = t.bits};
         return r;
     }
-    return fail(el, a, "unknown function '%s'", n);
+    return fail(el, a, "unknown function '%s'", a->name);
 }
 
 static val elab_lanes(elab *el, const tine_ast *a) {
@@ -860,8 +673,7 @@ static val elab_expr(elab *el, const tine_ast *a, int lanes) {
          * are combined pairwise (depth log2 n), so that what prints parses back within the
          * parser's nesting limit (max(r in 0..300) x) */
         bool balanced = a->op != TINE_OP_ADD && n > 16;
-        val acc = {0}, *terms = balanced ? calloc((size_t)n, sizeof *terms) : NULL;
-        TINE_ASSERT(!balanced || terms != NULL);
+        val acc = {0}, *terms = balanced ? tine_xcalloc((size_t)n, sizeof *terms) : NULL;
         for (tine_i128 r = lo.iv; r < hi.iv && !el->failed; r++) {
             push_scope(el, a->field, reduce_var(el, r));
             val t = elab_expr(el, a->args[2], lanes);
@@ -964,6 +776,10 @@ val tine_elab_binary(elab *el, const tine_ast *at, tine_op_t op, const tine_ast 
 }
 tine_type_t tine_elab_type_of(elab *el, const tine_ast *a) { return type_of(el, a); }
 val tine_elab_arity(elab *el, const tine_ast *a, int n) { return arity(el, a, n); }
+bool tine_elab_unify(elab *el, const tine_ast *aa, val *a, const tine_ast *ab, val *b) { return unify(el, aa, a, ab, b); }
+bool tine_elab_int_arg(elab *el, const tine_ast *a, int lo, int hi, int *out, const char *what) {
+    return int_arg(el, a, lo, hi, out, what);
+}
 void tine_elab_push(elab *el, const char *name, val v) { push_scope(el, name, v); }
 void tine_elab_pop(elab *el, int n) { el->nscope -= n; }
 int tine_elab_locals(const elab *el) { return el->nscope - el->let_base; }

@@ -62,6 +62,14 @@ tine_elab_val tine_elab_binary(tine_elab *el, const tine_ast *at, tine_op_t op, 
 tine_type_t tine_elab_type_of(tine_elab *el, const tine_ast *a);
 /* An error unless a call has n arguments (a value with lit set when it has). */
 tine_elab_val tine_elab_arity(tine_elab *el, const tine_ast *a, int n);
+/* Two operands where either may be a literal: a literal takes the other's type. */
+bool tine_elab_unify(tine_elab *el, const tine_ast *aa, tine_elab_val *a, const tine_ast *ab, tine_elab_val *b);
+/* An integer constant from lo to hi (an error naming `what` otherwise). */
+bool tine_elab_int_arg(tine_elab *el, const tine_ast *a, int lo, int hi, int *out, const char *what);
+/* Registers the built-in functions (elab_builtins.c: casts, min, ramp, slice, ...) as the
+ * call hook consulted before every layer's; a call with a type parameter that is not a
+ * cast is an error there. */
+void tine_elab_builtins_install(tine_ctx_t *ctx);
 /* The identity of reduction op over T (0, T.max for min, T.min for max; floats: 0, ±inf). */
 tine_expr_t *tine_elab_reduce_identity(tine_ctx_t *ctx, tine_op_t op, tine_type_t T);
 

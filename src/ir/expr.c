@@ -3,7 +3,8 @@
  * Every node goes through tine_make(), which looks it up in the context's open-addressing
  * table before allocating, so structural equality is pointer equality. Constructors
  * check operand types and lanes and report misuse through the context; a NULL operand
- * (an earlier error) propagates as NULL without a new message.
+ * (an earlier error) propagates as NULL without a new message. The walks over a DAG
+ * (topological order, a value per node) are in dag.c.
  */
 #include "../internal.h"
 
@@ -16,6 +17,7 @@ tine_ctx_t *tine_ctx_core_new(void) {
     if (!ctx) return NULL;
     ctx->lanes = 16;
     tine_table_resize(ctx, 1024);
+    TINE_GROW(ctx->by_id, 1024, ctx->by_id_cap); /* then doubled, as the table is */
     return ctx;
 }
 
@@ -272,14 +274,7 @@ tine_expr_t *tine_make(tine_ctx_t *ctx, tine_op_t op, tine_type_t t, int nops, t
     if (nwords) memcpy((void *)tine_node_words(e), words, (size_t)nwords * 8);
     TINE_ASSERT(ctx->count < (1u << 30));
     e->id = ctx->count;
-    if (ctx->count == ctx->by_id_cap) {
-        uint32_t cap = ctx->by_id_cap ? ctx->by_id_cap * 2 : 1024;
-        tine_expr_t **by_id = realloc(ctx->by_id, cap * sizeof *by_id);
-        if (!by_id) tine_out_of_memory(cap * sizeof *by_id);
-        ctx->by_id = by_id;
-        ctx->by_id_cap = cap;
-    }
-    ctx->by_id[ctx->count++] = e;
+    TINE_PUSH(ctx->by_id, ctx->count, ctx->by_id_cap, e);
     filter_set(ctx, h);
     ctx->pending[ctx->npending++] = (uint64_t)h << 32 | (uint64_t)(e->id + 1);
     if (ctx->npending == TINE_PENDING) flush_pending(ctx);
@@ -670,41 +665,7 @@ tine_expr_t *tine_vector_reduce_add(tine_ctx_t *ctx, tine_expr_t *v, int lanes) 
                      NULL, 0);
 }
 
-/* ---- walking ------------------------------------------------------------------------ */
-
-static int cmp_id(const void *a, const void *b) {
-    uint32_t x = (*(tine_expr_t *const *)a)->id, y = (*(tine_expr_t *const *)b)->id;
-    return x < y ? -1 : x > y;
-}
-
-/* A set of visited nodes local to one walk, so a walk costs what the subgraph costs,
- * not what the whole context holds. */
-typedef struct {
-    const tine_expr_t **slot;
-    uint32_t cap, n;
-} node_set;
-
-static bool set_add(node_set *s, const tine_expr_t *e) {
-    if ((s->n + 1) * 2 > s->cap) {
-        uint32_t cap = s->cap ? s->cap * 2 : 64;
-        const tine_expr_t **slot = tine_xcalloc(cap, sizeof *slot);
-        for (uint32_t i = 0; i < s->cap; i++)
-            if (s->slot[i]) {
-                uint32_t j = (s->slot[i]->id * 2654435761u) & (cap - 1);
-                while (slot[j]) j = (j + 1) & (cap - 1);
-                slot[j] = s->slot[i];
-            }
-        free(s->slot);
-        s->slot = slot;
-        s->cap = cap;
-    }
-    uint32_t j = (e->id * 2654435761u) & (s->cap - 1);
-    for (; s->slot[j]; j = (j + 1) & (s->cap - 1))
-        if (s->slot[j] == e) return false;
-    s->slot[j] = e;
-    s->n++;
-    return true;
-}
+/* ---- lanes ------------------------------------------------------------------------ */
 
 /* The one-lane form of an expression whose lanes are all equal (a bound elaborated at a
  * body's width, a loop-invariant limit): broadcasts unwrapped, constants narrowed,
@@ -741,41 +702,6 @@ tine_expr_t *tine_one_lane(tine_ctx_t *ctx, tine_expr_t *e) {
     }
 }
 
-tine_expr_t **tine_topo(tine_ctx_t *ctx, const tine_expr_t *root, uint32_t *count) {
-    (void)ctx;
-    size_t cap = 64, n = 0, sp = 0, scap = 64;
-    tine_expr_t **out = tine_xmalloc(cap * sizeof *out);
-    const tine_expr_t **stack = tine_xmalloc(scap * sizeof *stack);
-    node_set seen = {0};
-    stack[sp++] = root;
-    set_add(&seen, root);
-    while (sp) {
-        const tine_expr_t *e = stack[--sp];
-        TINE_PUSH(out, n, cap, (tine_expr_t *)e);
-        for (int i = 0; i < e->nops; i++) {
-            const tine_expr_t *c = e->ops[i];
-            if (!set_add(&seen, c)) continue;
-            TINE_PUSH(stack, sp, scap, c);
-        }
-    }
-    free(stack);
-    free(seen.slot);
-    qsort(out, n, sizeof *out, cmp_id);
-    *count = (uint32_t)n;
-    return out;
-}
-
-uint32_t tine_topo_index(tine_expr_t *const *order, uint32_t count, const tine_expr_t *e) {
-    uint32_t lo = 0, hi = count;
-    while (lo < hi) {
-        uint32_t mid = (lo + hi) / 2;
-        if (order[mid]->id < e->id) lo = mid + 1;
-        else hi = mid;
-    }
-    TINE_ASSERT(lo < count && order[lo] == e);
-    return lo;
-}
-
 bool tine_lane_source(const tine_expr_t *e, int i, int *op, int *lane) {
     int a, b, c;
     switch (e->op) {
@@ -799,25 +725,4 @@ bool tine_lane_source(const tine_expr_t *e, int i, int *op, int *lane) {
         return true;
     default: return false;
     }
-}
-
-int tine_dag_values(tine_ctx_t *ctx, const tine_expr_t *root, int npre, const tine_expr_t *const *pre,
-                    void *const *prevals, tine_dag_visit_fn visit, void *user, void **out) {
-    uint32_t n;
-    tine_expr_t **order = tine_topo(ctx, root, &n);
-    void **vals = tine_xcalloc(n, sizeof *vals);
-    int rc = 0;
-    for (uint32_t k = 0; k < n && rc == 0; k++) {
-        const tine_expr_t *e = order[k];
-        for (int j = 0; j < npre; j++)
-            if (pre[j] == e) vals[k] = prevals[j];
-        if (vals[k]) continue;
-        void *ov[256];
-        for (int i = 0; i < e->nops; i++) ov[i] = vals[tine_topo_index(order, n, e->ops[i])];
-        rc = visit(user, e, ov, &vals[k]);
-    }
-    if (rc == 0) *out = vals[n - 1];
-    free(vals);
-    free(order);
-    return rc;
 }
