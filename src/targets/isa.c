@@ -164,10 +164,9 @@ static bool load_targets(tine_ctx_t *ctx, tine_isa *isa, int id, const char *fil
 /* An instruction's name, its counts of forms and names, and its operands. false after
  * the message. */
 static bool load_insn_operands(tine_ctx_t *ctx, tine_isa *isa, int k) {
-    const tine_isa_ast *a = &isa->ast;
-    const tine_src *src = a->src;
-    const tine_insn_ast *ia = &a->insns[k];
+    const tine_insn_ast *ia = &isa->ast.insns[k];
     tine_insn *in = &isa->insn[k];
+    const tine_src *src = isa->ast.src;
     in->name = ia->name.s;
     in->sem = ia->sem;
     in->lat = ia->lat;
@@ -224,23 +223,20 @@ static bool load_insn_operands(tine_ctx_t *ctx, tine_isa *isa, int k) {
 
 /* An instruction's forms: register width, feature, LLVM and C names. false after the
  * message. */
-static bool load_insn_forms(tine_ctx_t *ctx, tine_isa *isa, int k) {
+static bool load_insn_forms(tine_ctx_t *ctx, tine_isa *isa, const tine_insn_ast *ia, tine_insn *in) {
     const tine_isa_ast *a = &isa->ast;
-    const tine_src *src = a->src;
-    const tine_insn_ast *ia = &a->insns[k];
-    tine_insn *in = &isa->insn[k];
     for (int f = 0; f < ia->nforms; f++) {
         int w = -1;
         for (int i = 0; i < a->nwidths; i++)
             if (!strcmp(a->width_name[i].s, ia->form_width[f].s)) w = i;
         if (w < 0) {
-            isa_error(ctx, src, ia->form_width[f], "unknown register width '%s' (declare it with 'width')",
+            isa_error(ctx, a->src, ia->form_width[f], "unknown register width '%s' (declare it with 'width')",
                       ia->form_width[f].s);
             return false;
         }
         int fi = feature_index(isa, ia->form_feature[f].s);
         if (fi < 0) {
-            isa_error(ctx, src, ia->form_feature[f], "unknown feature '%s' (declare it with 'feature')",
+            isa_error(ctx, a->src, ia->form_feature[f], "unknown feature '%s' (declare it with 'feature')",
                       ia->form_feature[f].s);
             return false;
         }
@@ -257,9 +253,7 @@ static bool load_insn_forms(tine_ctx_t *ctx, tine_isa *isa, int k) {
 /* An instruction's semantics, typed at its narrowest form's lanes and checked to scale
  * with the lanes (the probe lanes recorded). false after the message. */
 static bool load_insn_semantics(tine_ctx_t *ctx, tine_isa *isa, int k) {
-    const tine_isa_ast *a = &isa->ast;
-    const tine_src *src = a->src;
-    const tine_insn_ast *ia = &a->insns[k];
+    const tine_insn_ast *ia = &isa->ast.insns[k];
     tine_insn *in = &isa->insn[k];
     /* the semantics must type: try it at the narrowest form's lanes */
     tine_type_t t[TINE_INSN_MAX_OPS];
@@ -283,7 +277,7 @@ static bool load_insn_semantics(tine_ctx_t *ctx, tine_isa *isa, int k) {
     struct insn_tmpl *m2 = t2[0].lanes <= TINE_MAX_LANES ? instantiate(ctx, isa, k, t2) : NULL;
     tine_error_restore(ctx, &saved);
     if (m2 && m2->sem->type.lanes != 2 * m->sem->type.lanes) {
-        isa_error(ctx, src, ia->name,
+        isa_error(ctx, isa->ast.src, ia->name,
                   "the semantics of '%s' do not scale with the lanes (twice the operands' lanes must give twice the result's)",
                   in->name);
         return false;
@@ -304,7 +298,7 @@ static tine_isa *load(tine_ctx_t *ctx, int id, const char *text, const char *fil
     if (!load_targets(ctx, isa, id, file)) goto fail;
     isa->insn = tine_arena_alloc(&isa->arena, (size_t)(a->ninsns ? a->ninsns : 1) * sizeof *isa->insn);
     for (int k = 0; k < a->ninsns; k++) {
-        if (!load_insn_operands(ctx, isa, k) || !load_insn_forms(ctx, isa, k) || !load_insn_semantics(ctx, isa, k))
+        if (!load_insn_operands(ctx, isa, k) || !load_insn_forms(ctx, isa, &a->insns[k], &isa->insn[k]) || !load_insn_semantics(ctx, isa, k))
             goto fail;
         /* visible from here on: to the semantics of the entries below (not its own, which
          * would not end) */
