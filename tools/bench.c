@@ -418,24 +418,98 @@ static bool bench_row_run(const bench_entry *be, const char *text, const char *p
     return true;
 }
 
+/* The rows: the targets (only_target alone, if given) whose code runs here; *known
+ * counts those selected, not_run lists the x86 ones this machine cannot run, all every
+ * target's name. */
+static int select_rows(tine_ctx_t *tctx, const char *only_target, row_target *rows, int *known, const char **all,
+                       int *nall, char *not_run, size_t not_run_size) {
+    int nrows = 0;
+    for (int i = 0; tine_target_name(tctx, i) && *nall < 8; i++) {
+        const char *t = all[(*nall)++] = tine_target_name(tctx, i);
+        if (only_target && strcmp(only_target, t)) continue;
+        ++*known;
+        rows[nrows] = (row_target){.name = t, .runs = tine_target_runs_here(tctx, t) == 1};
+        if (!rows[nrows].runs && strcmp(tine_target_isa(t), "arm")) /* AArch64 rows: --target, estimated */
+            snprintf(not_run + strlen(not_run), not_run_size - strlen(not_run), "%s%s", not_run[0] ? ", " : "", t);
+        nrows += rows[nrows].runs;
+    }
+    return nrows;
+}
+
+/* Builds the C references for the rows with each compiler wanted (an empty column when
+ * one cannot, said on stderr). */
+static void build_crefs(row_target *rows, int nrows, const bool *want) {
+    static const char *const compilers[2] = {"clang-19", "gcc"};
+    for (int c = 0; c < 2; c++) {
+        if (!want[IMPL_CLANG + c]) continue;
+        for (int t = 0; t < nrows; t++) {
+            bool runs;
+            const char *march = c_march(rows[t].name, &runs);
+            if (!march || !runs) continue;
+            fprintf(stderr, "\rbench: building the C references with %s %s%20s", compilers[c], march, "");
+            rows[t].cref[c] = load_ref(compilers[c], march, &rows[t].cref_ms[c]);
+            if (!rows[t].cref[c])
+                fprintf(stderr, "\nbench: %s %s could not build the C references: its column is empty%s\n",
+                        compilers[c], march, c ? "" : " (scripts/setup.sh installs clang-19)");
+        }
+    }
+}
+
+/* Measures kernel be on every row, into res[*nres ...]: 0, or 1 (said why). */
+static int bench_kernel(const bench_entry *be, row_target *rows, int nrows, const peer_entry *halide, const bool *want,
+                        const bench_roof *roof, bench_row *res, int *nres, int quick) {
+    int status = 0;
+    char path[512];
+    snprintf(path, sizeof path, "%s/bench/kernels/%s.tine", TINE_SOURCE_DIR, be->name);
+    char *text = tine_cli_read_file(path);
+    if (!text) return 1; /* it said why */
+    fprintf(stderr, "\rbench: %-15s preparing inputs and references%20s", be->name, "");
+    bench_case cases[PAT_COUNT];
+    void *want_out[PAT_COUNT] = {0}, *got = NULL;
+    uint64_t seed = 42;
+    size_t most = 0;
+    int made = 0;
+    for (int p = 0; p < PAT_COUNT; p++, made++) {
+        cases[p] = (bench_case){.name = be->name};
+        if (be->make(&cases[p], quick ? CASE_QUICK : CASE_FULL, (case_pattern)p, &seed) != 0) break;
+        size_t nb = case_bytes(&cases[p].out, cases[p].out_bits);
+        most = nb > most ? nb : most;
+        if (!(want_out[p] = calloc(nb, 1))) break;
+        be->ref(&cases[p], want_out[p]);
+    }
+    if (made < PAT_COUNT || !(got = calloc(most, 1))) {
+        fprintf(stderr, "\nbench: %s: cannot make its cases (out of memory?)\n", be->name);
+        status = 1;
+    }
+    for (int t = 0; t < nrows && !status; t++) {
+        bench_row *r = &res[(*nres)++];
+        r->kernel = be->name;
+        r->target = rows[t].name;
+        r->bytes = buffer_bytes(&cases[PAT_RANDOM].out, cases[PAT_RANDOM].out_bits);
+        for (int i = 0; i < cases[PAT_RANDOM].ninputs; i++)
+            r->bytes += buffer_bytes(&cases[PAT_RANDOM].in[i], cases[PAT_RANDOM].in_bits[i]);
+        r->roof_ms = roof->copy_gbs > 0 ? r->bytes / (roof->copy_gbs * 1e9) * 1e3 : 0;
+        if (!bench_row_run(be, text, path, &rows[t], halide, want, cases, want_out, got, r, quick)) status = 1;
+    }
+    for (int p = 0; p < made; p++) {
+        bench_case_free(&cases[p]);
+        free(want_out[p]);
+    }
+    free(got);
+    free(text);
+    return status;
+}
+
 int tine_cmd_bench(const char *filter, const char *only_target, const char *peers, int quick) {
     bool want[NIMPL];
     if (parse_peers(peers, want)) return 2;
     tine_ctx_t *tctx = tine_ctx_new();
     row_target rows[8];
-    int nrows = 0, known = 0, kernels = 0;
+    int known = 0, kernels = 0;
     const char *all[8];
     int nall = 0;
     char not_run[128] = "";
-    for (int i = 0; tine_target_name(tctx, i) && nall < 8; i++) {
-        const char *t = all[nall++] = tine_target_name(tctx, i);
-        if (only_target && strcmp(only_target, t)) continue;
-        known++;
-        rows[nrows] = (row_target){.name = t, .runs = tine_target_runs_here(tctx, t) == 1};
-        if (!rows[nrows].runs && strcmp(tine_target_isa(t), "arm")) /* AArch64 rows: --target, estimated */
-            snprintf(not_run + strlen(not_run), sizeof not_run - strlen(not_run), "%s%s", not_run[0] ? ", " : "", t);
-        nrows += rows[nrows].runs;
-    }
+    int nrows = select_rows(tctx, only_target, rows, &known, all, &nall, not_run, sizeof not_run);
     char names[256] = "";
     for (int i = 0; i < nall; i++)
         snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i == 0 ? "" : i == nall - 1 ? " or " : ", ",
@@ -467,20 +541,7 @@ int tine_cmd_bench(const char *filter, const char *only_target, const char *peer
     }
     const peer_entry *halide = load_halide(want[IMPL_HALIDE], peers != NULL);
     if (want[IMPL_HALIDE] && !halide && peers) return 1; /* asked for by name: said why */
-    static const char *const compilers[2] = {"clang-19", "gcc"};
-    for (int c = 0; c < 2; c++) {
-        if (!want[IMPL_CLANG + c]) continue;
-        for (int t = 0; t < nrows; t++) {
-            bool runs;
-            const char *march = c_march(rows[t].name, &runs);
-            if (!march || !runs) continue;
-            fprintf(stderr, "\rbench: building the C references with %s %s%20s", compilers[c], march, "");
-            rows[t].cref[c] = load_ref(compilers[c], march, &rows[t].cref_ms[c]);
-            if (!rows[t].cref[c])
-                fprintf(stderr, "\nbench: %s %s could not build the C references: its column is empty%s\n",
-                        compilers[c], march, c ? "" : " (scripts/setup.sh installs clang-19)");
-        }
-    }
+    build_crefs(rows, nrows, want);
     fprintf(stderr, "\rbench: measuring this machine's memory bandwidth%30s", "");
     bench_roof roof = {0};
     measure_roof(&roof, quick);
@@ -489,47 +550,7 @@ int tine_cmd_bench(const char *filter, const char *only_target, const char *peer
     int nres = 0, status = 0;
     for (const bench_entry *be = bench_entries(); be->name && res && !status; be++) {
         if (filter && !strstr(be->name, filter)) continue;
-        char path[512];
-        snprintf(path, sizeof path, "%s/bench/kernels/%s.tine", TINE_SOURCE_DIR, be->name);
-        char *text = tine_cli_read_file(path);
-        if (!text) {
-            status = 1; /* it said why */
-            break;
-        }
-        fprintf(stderr, "\rbench: %-15s preparing inputs and references%20s", be->name, "");
-        bench_case cases[PAT_COUNT];
-        void *want_out[PAT_COUNT] = {0}, *got = NULL;
-        uint64_t seed = 42;
-        size_t most = 0;
-        int made = 0;
-        for (int p = 0; p < PAT_COUNT; p++, made++) {
-            cases[p] = (bench_case){.name = be->name};
-            if (be->make(&cases[p], quick ? CASE_QUICK : CASE_FULL, (case_pattern)p, &seed) != 0) break;
-            size_t nb = case_bytes(&cases[p].out, cases[p].out_bits);
-            most = nb > most ? nb : most;
-            if (!(want_out[p] = calloc(nb, 1))) break;
-            be->ref(&cases[p], want_out[p]);
-        }
-        if (made < PAT_COUNT || !(got = calloc(most, 1))) {
-            fprintf(stderr, "\nbench: %s: cannot make its cases (out of memory?)\n", be->name);
-            status = 1;
-        }
-        for (int t = 0; t < nrows && !status; t++) {
-            bench_row *r = &res[nres++];
-            r->kernel = be->name;
-            r->target = rows[t].name;
-            r->bytes = buffer_bytes(&cases[PAT_RANDOM].out, cases[PAT_RANDOM].out_bits);
-            for (int i = 0; i < cases[PAT_RANDOM].ninputs; i++)
-                r->bytes += buffer_bytes(&cases[PAT_RANDOM].in[i], cases[PAT_RANDOM].in_bits[i]);
-            r->roof_ms = roof.copy_gbs > 0 ? r->bytes / (roof.copy_gbs * 1e9) * 1e3 : 0;
-            if (!bench_row_run(be, text, path, &rows[t], halide, want, cases, want_out, got, r, quick)) status = 1;
-        }
-        for (int p = 0; p < made; p++) {
-            bench_case_free(&cases[p]);
-            free(want_out[p]);
-        }
-        free(got);
-        free(text);
+        status = bench_kernel(be, rows, nrows, halide, want, &roof, res, &nres, quick);
     }
     fprintf(stderr, "\r%80s\r", "");
     if (!res) fprintf(stderr, "tine: bench: out of memory\n");

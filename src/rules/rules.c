@@ -10,95 +10,16 @@
  * file:line:col: unknown ops and names, ill-typed patterns, right-hand names the left
  * side does not bind, duplicate names and duplicate left sides, a missing `# why`
  * comment, a rule that does not lower the cost, and two rules of equal priority that
- * can match the same term.
+ * can match the same term (the checks between rules are in rules_check.c).
  *
  * Patterns are indexed by root op (a compiled table: a rewrite attempt is a table
  * look-up and a few compares). Matching is structural on element types (patterns are
  * lane-agnostic), binds wildcards consistently, and tries both operand orders of a
  * commutative op.
  */
-#include "rules.h"
-
-/* ---- cost ---------------------------------------------------------------------------- */
-
-/* An FPIR op's rank is a column of its table (tine_ops.h). */
-static int op_rank(tine_op_t op) {
-    if (tine_op_is_fpir(op)) return tine_fpir_table[op - TINE_FPIR_FIRST].rank;
-    switch (op) {
-    case TINE_OP_MUL: return 2;
-    case TINE_OP_DIV: case TINE_OP_MOD: return 4;
-    default: return 1;
-    }
-}
-
-tine_cost tine_lift_cost(tine_ctx_t *ctx, const tine_expr_t *e) {
-    tine_cost c = {0, 0};
-    uint32_t n;
-    tine_expr_t **order = tine_topo(ctx, e, &n);
-    for (uint32_t k = 0; k < n; k++) {
-        const tine_expr_t *x = order[k];
-        if (x->op == TINE_OP_VAR || x->op == TINE_OP_CONST) continue;
-        /* no vector unit divides: a division is scalarized or expanded into a multiply-high
-           and shifts, so its operands count twice */
-        int weight = x->op == TINE_OP_DIV || x->op == TINE_OP_MOD ? 2 : 1;
-        for (int i = 0; i < x->nops; i++) c.bits += weight * x->ops[i]->type.bits;
-        c.rank += op_rank((tine_op_t)x->op);
-    }
-    free(order);
-    return c;
-}
-
-int tine_cost_cmp(tine_cost a, tine_cost b) {
-    if (a.bits != b.bits) return a.bits < b.bits ? -1 : 1;
-    if (a.rank != b.rank) return a.rank < b.rank ? -1 : 1;
-    return 0;
-}
+#include "pattern.h"
 
 /* ---- patterns ------------------------------------------------------------------------ */
-
-static bool is_wild(const tine_expr_t *e) { return e->op == TINE_OP_VAR && tine_expr_name(e)[0] == '?'; }
-static bool is_cwild(const tine_expr_t *e) {
-    const char *n = e->op == TINE_OP_VAR ? tine_expr_name(e) : "";
-    return n[0] == '?' && n[1] == 'c' && n[2] >= '0' && n[2] <= '9';
-}
-static bool same_elem(tine_type_t a, tine_type_t b) { return a.kind == b.kind && a.bits == b.bits; }
-
-/* A column of the op tables (tine_ops.h), primitive and FPIR. */
-static bool commutative(tine_op_t op) {
-    if (tine_op_is_fpir(op)) return tine_fpir_table[op - TINE_FPIR_FIRST].commutative;
-    switch (op) {
-#define X(e, name, ar, tok, prec, comm) \
-    case TINE_OP_##e: return comm;
-        TINE_PRIM_OPS(X)
-#undef X
-    default: return false;
-    }
-}
-
-static bool const_equal(const tine_expr_t *a, const tine_expr_t *b) {
-    if (!(a->flags & TINE_F_UNIFORM) || !(b->flags & TINE_F_UNIFORM)) return false;
-    return tine_const_value(a, 0) == tine_const_value(b, 0);
-}
-
-/* Could some term match both patterns? Wildcards unify with anything of their type
- * (conservatively ignoring repeated wildcards), constant wildcards with constants. */
-static bool unify(const tine_expr_t *p, const tine_expr_t *q) {
-    if (!same_elem(p->type, q->type)) return false;
-    bool pw = is_wild(p) && !is_cwild(p), qw = is_wild(q) && !is_cwild(q);
-    if (pw || qw) return true;
-    if (is_cwild(p) || is_cwild(q)) {
-        const tine_expr_t *o = is_cwild(p) ? q : p;
-        return is_cwild(o) || o->op == TINE_OP_CONST;
-    }
-    if (p->op == TINE_OP_CONST || q->op == TINE_OP_CONST)
-        return p->op == q->op && const_equal(p, q);
-    if (p->op != q->op || p->nops != q->nops || p->imm != q->imm) return false;
-    bool ok = true;
-    for (int i = 0; i < p->nops && ok; i++) ok = unify(p->ops[i], q->ops[i]);
-    if (!ok && p->nops == 2 && commutative((tine_op_t)p->op))
-        ok = unify(p->ops[0], q->ops[1]) && unify(p->ops[1], q->ops[0]);
-    return ok;
-}
 
 typedef struct {
     const tine_expr_t *wild[32];
@@ -329,169 +250,212 @@ out:
 /* Why an instantiation was not admitted (when none is, the message says which). */
 enum { NOT_TYPED = 1, NOT_WIDE = 2, NOT_BARE = 4, NOT_COND = 8 };
 
-static bool compile_rule(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_rule *r) {
-    const tine_rule_ast *ra = &r->ast;
-    char *first_err = NULL; /* why the first instantiation failed, if all fail */
-    tine_type_t first_err_T = {0, 0, 0};
-    bool err_differs = false; /* another T fails otherwise: the message is about first_err_T */
-    int why_not = 0;
-    int plan = plan_lanes(ra);
-    for (int ti = 0; ti < 8; ti++) {
-        tine_type_t T = TYPES[ti];
-        tine_elab_env env = {.T = T, .lanes = plan, .mode = TINE_ELAB_PATTERN};
-        tine_expr_t *lhs = tine_elaborate(ctx, ra->lhs, &env);
-        if (!lhs) {
-            const char *m = tine_error(ctx) ? tine_error(ctx) : "ill-typed left side";
-            if (!first_err) {
-                first_err = tine_strdup(m);
-                first_err_T = T;
-            } else if (strcmp(first_err, m)) {
-                err_differs = true;
-            }
-            why_not |= NOT_TYPED;
-            tine_clear_error(ctx);
-            continue;
-        }
-        /* patterns over 128-bit intermediates are not lifting patterns */
-        bool wide = false;
-        uint32_t n;
-        tine_expr_t **order = tine_topo(ctx, lhs, &n);
-        for (uint32_t k = 0; k < n; k++)
-            if (order[k]->type.bits > 64) wide = true;
-        free(order);
-        if (wide) {
-            why_not |= NOT_WIDE;
-            continue;
-        }
-        /* a rule that does not mention T instantiates to the same pattern every time */
-        bool seen = false;
-        for (int k = 0; k < r->ninst && !seen; k++) seen = r->inst[k].lhs == lhs;
-        if (seen) continue;
-        /* casts and reinterprets to the same type vanish, so for some T a pattern may
-           collapse to a bare wildcard: that T is not admitted */
-        if (lhs->op == TINE_OP_VAR || lhs->op == TINE_OP_CONST) {
-            why_not |= NOT_BARE;
-            continue;
-        }
-        bindings self;
-        self_bindings(ctx, lhs, &self);
-        /* the constant wildcards the left side binds: the only ones the right side and the
-           condition may name (a match binds no other) */
-        uint32_t cmask = 0;
-        for (int i = 0; i < self.n; i++)
-            if (is_cwild(self.wild[i])) cmask |= 1u << (tine_expr_name(self.wild[i])[2] - '0');
-        tine_binding binds[32];
-        tine_elab_env renv;
-        /* conjuncts that depend on T alone decide whether T is admitted */
-        bool admitted = true;
-        const tine_ast **dyn = ra->nconj ? tine_arena_alloc(&rs->arena, (size_t)ra->nconj * sizeof *dyn) : NULL;
-        int ndyn = 0;
-        if (ra->pred) {
-            rhs_env(&renv, binds, &self, T, plan, TINE_ELAB_PRED);
-            renv.static_only = true;
-            for (int c = 0; c < ra->nconj && admitted; c++) {
-                int v = eval_pred(ctx, ra->conj[c], &renv);
-                if (v == -2) {
-                    free(first_err);
-                    return false;
-                }
-                if (v == 0) admitted = false;
-                if (v == -1) dyn[ndyn++] = ra->conj[c];
-                tine_clear_error(ctx);
-            }
-        }
-        if (!admitted) {
-            why_not |= NOT_COND;
-            continue;
-        }
-        /* the right side, with every constant wildcard of the left side bound to 1 */
-        rhs_env(&renv, binds, &self, T, plan, TINE_ELAB_RHS);
-        for (int k = 0; k < 10; k++) renv.cvals[k] = 1;
-        renv.cbound = cmask;
-        tine_expr_t *rhs = tine_elaborate(ctx, ra->rhs, &renv);
-        if (!rhs) {
-            char tb[16], suffix[32];
-            snprintf(suffix, sizeof suffix, " (with T = %s)", tname(T, tb));
-            append_first_line(ctx, suffix);
-            free(first_err);
-            return false;
-        }
-        if (!same_elem(rhs->type, lhs->type)) {
-            char a[16], b[16], tb[16];
-            free(first_err);
-            rule_error(ctx, ra->rhs, "the right side has type %s but the left side %s (with T = %s)",
-                       tname(rhs->type, a), tname(lhs->type, b), tname(T, tb));
-            return false;
-        }
-        /* the predicate must at least make sense: elaborate it with the wildcards bound */
-        if (ra->pred) {
-            rhs_env(&renv, binds, &self, T, plan, TINE_ELAB_PRED);
-            for (int k = 0; k < 10; k++) renv.cvals[k] = 1;
-            renv.cbound = cmask;
-            if (eval_pred(ctx, ra->pred, &renv) == -2) {
-                free(first_err);
-                return false;
-            }
-            tine_clear_error(ctx);
-        }
-        tine_cost cl = tine_lift_cost(ctx, lhs), cr = tine_lift_cost(ctx, rhs);
-        if (!rs->lowering && tine_cost_cmp(cr, cl) >= 0) {
-            char tb[16];
-            free(first_err);
-            rule_error(ctx, ra->rhs,
-                       "the rule does not lower the lifting cost (with T = %s: left %d bits/%d, right %d bits/%d)",
-                       tname(T, tb), cl.bits, cl.rank, cr.bits, cr.rank);
-            return false;
-        }
-        /* termination: the cost of the term as a tree (wildcards' subterms counted at
-           every use) must fall, so the right side may not use a wildcard more often */
-        for (int i = 0; i < self.n && !rs->lowering; i++) {
-            if (is_cwild(self.wild[i])) continue;
-            int nl = uses(lhs, self.wild[i]), nr = uses(rhs, self.wild[i]);
-            if (nr > nl) {
-                char tb[16];
-                free(first_err);
-                rule_error(ctx, ra->rhs,
-                           "the right side uses '%s' %d times but the left side only %d (with T = %s): a rule may "
-                           "not copy a subterm, or lifting need not terminate",
-                           tine_expr_name(self.wild[i]) + 1, nr, nl, tname(T, tb));
-                return false;
-            }
-        }
-        tine_rule_inst *in = &r->inst[r->ninst++];
-        in->T = T;
-        in->lhs = lhs;
-        in->rhs = rhs;
-        in->cost = cr;
-        in->lhs_cost = cl;
-        in->delta = (tine_cost){cr.bits - cl.bits, cr.rank - cl.rank};
-        in->dyn = dyn;
-        in->ndyn = ndyn;
-        make_template(ctx, rs, in, ra, &self);
+/* Why a rule's instantiations so far were not admitted. */
+typedef struct {
+    char *first_err; /* why the first instantiation failed to type, if all fail */
+    tine_type_t first_err_T;
+    bool err_differs; /* another T fails otherwise: the message is about first_err_T */
+    int why_not;      /* NOT_* */
+} not_admitted;
+
+/* Notes the context's error for a left side that does not type with T. */
+static void note_untyped(tine_ctx_t *ctx, not_admitted *na, tine_type_t T) {
+    const char *m = tine_error(ctx) ? tine_error(ctx) : "ill-typed left side";
+    if (!na->first_err) {
+        na->first_err = tine_strdup(m);
+        na->first_err_T = T;
+    } else if (strcmp(na->first_err, m)) {
+        na->err_differs = true;
     }
-    if (r->ninst == 0) {
-        if (first_err) { /* already located */
-            tine_set_error_str(ctx, first_err);
-            if (err_differs) { /* the types it names are those of one T: say which */
-                char tb[16], suffix[32];
-                snprintf(suffix, sizeof suffix, " (with T = %s)", tname(first_err_T, tb));
-                append_first_line(ctx, suffix);
-            }
-        }
-        /* the types that need 128 bits are never admitted: the others say why */
-        else if ((why_not & ~NOT_WIDE) == NOT_BARE && ra->lhs->kind == A_NAME)
-            rule_error(ctx, ra->lhs, "the left side is a bare wildcard; a pattern needs an op at its root");
-        else if ((why_not & ~NOT_WIDE) == NOT_BARE)
-            rule_error(ctx, ra->lhs,
-                       "the left side is a bare wildcard for every T (a cast to the type it casts from vanishes); "
-                       "a pattern needs an op at its root");
-        else if ((why_not & ~NOT_WIDE) == NOT_COND)
-            rule_error(ctx, ra->conj[0], "the condition admits no type (no T from u8 to i64 satisfies it)");
-        else rule_error(ctx, ra->lhs, "the left side admits no type (no T from u8 to i64 satisfies it)");
+    na->why_not |= NOT_TYPED;
+    tine_clear_error(ctx);
+}
+
+/* Whether a pattern computes over 128-bit intermediates: such are not lifting patterns. */
+static bool wide_pattern(tine_ctx_t *ctx, const tine_expr_t *lhs) {
+    bool wide = false;
+    uint32_t n;
+    tine_expr_t **order = tine_topo(ctx, lhs, &n);
+    for (uint32_t k = 0; k < n; k++)
+        if (order[k]->type.bits > 64) wide = true;
+    free(order);
+    return wide;
+}
+
+/* The conjuncts that depend on T alone decide whether T is admitted: 1 admitted (the
+ * others, undecided without a match, in dyn[0..*ndyn)), 0 not, -1 an error (in ctx). */
+static int admit_T(tine_ctx_t *ctx, const tine_rule_ast *ra, const bindings *self, tine_type_t T, int plan,
+                   const tine_ast **dyn, int *ndyn) {
+    tine_binding binds[32];
+    tine_elab_env env;
+    *ndyn = 0;
+    if (!ra->pred) return 1;
+    rhs_env(&env, binds, self, T, plan, TINE_ELAB_PRED);
+    env.static_only = true;
+    for (int c = 0; c < ra->nconj; c++) {
+        int v = eval_pred(ctx, ra->conj[c], &env);
+        if (v == -2) return -1;
+        if (v == -1) dyn[(*ndyn)++] = ra->conj[c];
+        tine_clear_error(ctx);
+        if (v == 0) return 0;
+    }
+    return 1;
+}
+
+/* The environment of the right side or predicate when checked: the wildcards bound to
+ * themselves, every constant wildcard of the left side (cmask) bound to 1. */
+static void check_env(tine_elab_env *env, tine_binding *binds, const bindings *self, tine_type_t T, int plan,
+                      tine_elab_mode mode, uint32_t cmask) {
+    rhs_env(env, binds, self, T, plan, mode);
+    for (int k = 0; k < 10; k++) env->cvals[k] = 1;
+    env->cbound = cmask;
+}
+
+/* The checks of an admitted instantiation's right side against its left: the same element
+ * type, a predicate that makes sense, a lower lifting cost (*cl left, *cr right), no
+ * wildcard used more often. false after the message. */
+static bool check_rhs(tine_ctx_t *ctx, const tine_ruleset_t *rs, const tine_rule_ast *ra, const bindings *self,
+                      tine_type_t T, int plan, uint32_t cmask, const tine_expr_t *lhs, const tine_expr_t *rhs,
+                      tine_cost *cl, tine_cost *cr) {
+    char a[16], b[16], tb[16];
+    if (!same_elem(rhs->type, lhs->type)) {
+        rule_error(ctx, ra->rhs, "the right side has type %s but the left side %s (with T = %s)",
+                   tname(rhs->type, a), tname(lhs->type, b), tname(T, tb));
         return false;
     }
-    free(first_err);
-    (void)rs;
+    /* the predicate must at least make sense: elaborate it with the wildcards bound */
+    if (ra->pred) {
+        tine_binding binds[32];
+        tine_elab_env env;
+        check_env(&env, binds, self, T, plan, TINE_ELAB_PRED, cmask);
+        if (eval_pred(ctx, ra->pred, &env) == -2) return false;
+        tine_clear_error(ctx);
+    }
+    *cl = tine_lift_cost(ctx, lhs);
+    *cr = tine_lift_cost(ctx, rhs);
+    if (!rs->lowering && tine_cost_cmp(*cr, *cl) >= 0) {
+        rule_error(ctx, ra->rhs,
+                   "the rule does not lower the lifting cost (with T = %s: left %d bits/%d, right %d bits/%d)",
+                   tname(T, tb), cl->bits, cl->rank, cr->bits, cr->rank);
+        return false;
+    }
+    /* termination: the cost of the term as a tree (wildcards' subterms counted at
+       every use) must fall, so the right side may not use a wildcard more often */
+    for (int i = 0; i < self->n && !rs->lowering; i++) {
+        if (is_cwild(self->wild[i])) continue;
+        int nl = uses(lhs, self->wild[i]), nr = uses(rhs, self->wild[i]);
+        if (nr > nl) {
+            rule_error(ctx, ra->rhs,
+                       "the right side uses '%s' %d times but the left side only %d (with T = %s): a rule may "
+                       "not copy a subterm, or lifting need not terminate",
+                       tine_expr_name(self->wild[i]) + 1, nr, nl, tname(T, tb));
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The message when no T is admitted (the context takes na->first_err). */
+static void no_instance_error(tine_ctx_t *ctx, const tine_rule_ast *ra, const not_admitted *na) {
+    if (na->first_err) { /* already located */
+        tine_set_error_str(ctx, na->first_err);
+        if (na->err_differs) { /* the types it names are those of one T: say which */
+            char tb[16], suffix[32];
+            snprintf(suffix, sizeof suffix, " (with T = %s)", tname(na->first_err_T, tb));
+            append_first_line(ctx, suffix);
+        }
+    }
+    /* the types that need 128 bits are never admitted: the others say why */
+    else if ((na->why_not & ~NOT_WIDE) == NOT_BARE && ra->lhs->kind == A_NAME)
+        rule_error(ctx, ra->lhs, "the left side is a bare wildcard; a pattern needs an op at its root");
+    else if ((na->why_not & ~NOT_WIDE) == NOT_BARE)
+        rule_error(ctx, ra->lhs,
+                   "the left side is a bare wildcard for every T (a cast to the type it casts from vanishes); "
+                   "a pattern needs an op at its root");
+    else if ((na->why_not & ~NOT_WIDE) == NOT_COND)
+        rule_error(ctx, ra->conj[0], "the condition admits no type (no T from u8 to i64 satisfies it)");
+    else rule_error(ctx, ra->lhs, "the left side admits no type (no T from u8 to i64 satisfies it)");
+}
+
+/* Instantiates rule r for T: 1 an instantiation added, 0 T not admitted (why in na), -1
+ * an error (in ctx). */
+static int instantiate_rule(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_rule *r, tine_type_t T, not_admitted *na) {
+    const tine_rule_ast *ra = &r->ast;
+    int plan = plan_lanes(ra);
+    tine_elab_env env = {.T = T, .lanes = plan, .mode = TINE_ELAB_PATTERN};
+    tine_expr_t *lhs = tine_elaborate(ctx, ra->lhs, &env);
+    if (!lhs) {
+        note_untyped(ctx, na, T);
+        return 0;
+    }
+    if (wide_pattern(ctx, lhs)) {
+        na->why_not |= NOT_WIDE;
+        return 0;
+    }
+    /* a rule that does not mention T instantiates to the same pattern every time */
+    for (int k = 0; k < r->ninst; k++)
+        if (r->inst[k].lhs == lhs) return 0;
+    /* casts and reinterprets to the same type vanish, so for some T a pattern may
+       collapse to a bare wildcard: that T is not admitted */
+    if (lhs->op == TINE_OP_VAR || lhs->op == TINE_OP_CONST) {
+        na->why_not |= NOT_BARE;
+        return 0;
+    }
+    bindings self;
+    self_bindings(ctx, lhs, &self);
+    /* the constant wildcards the left side binds: the only ones the right side and the
+       condition may name (a match binds no other) */
+    uint32_t cmask = 0;
+    for (int i = 0; i < self.n; i++)
+        if (is_cwild(self.wild[i])) cmask |= 1u << (tine_expr_name(self.wild[i])[2] - '0');
+    const tine_ast **dyn = ra->nconj ? tine_arena_alloc(&rs->arena, (size_t)ra->nconj * sizeof *dyn) : NULL;
+    int ndyn;
+    int admitted = admit_T(ctx, ra, &self, T, plan, dyn, &ndyn);
+    if (admitted < 0) return -1;
+    if (!admitted) {
+        na->why_not |= NOT_COND;
+        return 0;
+    }
+    /* the right side, with every constant wildcard of the left side bound to 1 */
+    tine_binding binds[32];
+    tine_elab_env renv;
+    check_env(&renv, binds, &self, T, plan, TINE_ELAB_RHS, cmask);
+    tine_expr_t *rhs = tine_elaborate(ctx, ra->rhs, &renv);
+    if (!rhs) {
+        char tb[16], suffix[32];
+        snprintf(suffix, sizeof suffix, " (with T = %s)", tname(T, tb));
+        append_first_line(ctx, suffix);
+        return -1;
+    }
+    tine_cost cl, cr;
+    if (!check_rhs(ctx, rs, ra, &self, T, plan, cmask, lhs, rhs, &cl, &cr)) return -1;
+    tine_rule_inst *in = &r->inst[r->ninst++];
+    in->T = T;
+    in->lhs = lhs;
+    in->rhs = rhs;
+    in->cost = cr;
+    in->lhs_cost = cl;
+    in->delta = (tine_cost){cr.bits - cl.bits, cr.rank - cl.rank};
+    in->dyn = dyn;
+    in->ndyn = ndyn;
+    make_template(ctx, rs, in, ra, &self);
+    return 1;
+}
+
+/* Instantiates rule r for every T it admits; false after the message. */
+static bool compile_rule(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_rule *r) {
+    not_admitted na = {0};
+    for (int ti = 0; ti < 8; ti++) {
+        if (instantiate_rule(ctx, rs, r, TYPES[ti], &na) < 0) {
+            free(na.first_err);
+            return false;
+        }
+    }
+    if (r->ninst == 0) {
+        no_instance_error(ctx, &r->ast, &na); /* the context keeps first_err */
+        return false;
+    }
+    free(na.first_err);
     return true;
 }
 
@@ -504,14 +468,6 @@ static bool compile_rule(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_rule *r) {
  * recursion, and refused beyond TINE_MAX_DEPTH levels as a limit. */
 
 /* Whether a nests deeper than TINE_MAX_DEPTH (counting a itself as 1). */
-/* Room for one more of n elements of `size` bytes in *v (a malloc'd array, doubled). */
-static void room(void *v, int n, int *cap, size_t size) {
-    if (n < *cap) return;
-    *cap = *cap ? 2 * *cap : 64;
-    void *m = tine_xrealloc(*(void **)v, (size_t)*cap * size);
-    *(void **)v = m;
-}
-
 static bool too_deep(const tine_ast *a) {
     struct item {
         const tine_ast *a;
@@ -519,16 +475,14 @@ static bool too_deep(const tine_ast *a) {
     } *stack = NULL;
     int sp = 0, cap = 0;
     bool deep = false;
-    room(&stack, sp, &cap, sizeof *stack);
-    stack[sp++] = (struct item){a, 1};
+    TINE_PUSH(stack, sp, cap, ((struct item){a, 1}));
     while (sp && !deep) {
         struct item it = stack[--sp];
         if (it.depth > TINE_MAX_DEPTH) deep = true;
         for (int i = -1; i < it.a->nargs && !deep; i++) {
             const tine_ast *c = i < 0 ? it.a->targ : it.a->args[i];
             if (!c) continue;
-            room(&stack, sp, &cap, sizeof *stack);
-            stack[sp++] = (struct item){c, it.depth + 1};
+            TINE_PUSH(stack, sp, cap, ((struct item){c, it.depth + 1}));
         }
     }
     free(stack);
@@ -548,26 +502,6 @@ static bool rule_too_deep(tine_ctx_t *ctx, const tine_rule_ast *ra) {
                "the %s of rule '%s' nests more than %d deep (a chain a + b + c ... counts a level per operator)",
                what, ra->name, TINE_MAX_DEPTH);
     tine_error_set_kind(ctx, TINE_ERROR_LIMIT);
-    return true;
-}
-
-static bool ast_equal(const tine_ast *a, const tine_ast *b) {
-    if (!a || !b) return a == b;
-    if (a->kind != b->kind || a->op != b->op || a->nargs != b->nargs || a->ival != b->ival) return false;
-    if ((a->name == NULL) != (b->name == NULL) || (a->name && strcmp(a->name, b->name))) return false;
-    if ((a->field == NULL) != (b->field == NULL) || (a->field && strcmp(a->field, b->field))) return false;
-    if (a->kind == A_FLOAT && a->fval != b->fval) return false;
-    if (!ast_equal(a->targ, b->targ)) return false;
-    for (int i = 0; i < a->nargs; i++)
-        if (!ast_equal(a->args[i], b->args[i])) return false;
-    return true;
-}
-
-/* The same condition: the same conditions joined by && (each within the depth limit). */
-static bool same_condition(const tine_rule_ast *a, const tine_rule_ast *b) {
-    if (a->nconj != b->nconj) return false;
-    for (int c = 0; c < a->nconj; c++)
-        if (!ast_equal(a->conj[c], b->conj[c])) return false;
     return true;
 }
 
@@ -610,251 +544,6 @@ static bool bounds_pred(tine_elab *el, const tine_ast *a, int lanes, tine_elab_v
     return false;
 }
 
-/* ---- the checks between rules -------------------------------------------------------------
- *
- * A rule is compared only with the earlier rules it can conflict with: those of its name,
- * those of its left side and condition, and (at equal priority) those whose patterns can
- * match one term. They are found through a hash table of lists of rules, keyed by what a
- * conflict needs equal, so a file of many rules is checked in time near its length, not
- * its square. A key is a 64-bit hash: a collision only adds a candidate, which the full
- * comparison then rejects. Candidates are compared in the file's order, so the conflict
- * reported is the one the plain all-pairs loops would find first. */
-
-static uint64_t mix(uint64_t h, uint64_t x) {
-    h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-    return h * 0xff51afd7ed558ccdull ^ h >> 29;
-}
-
-static uint64_t mix_str(uint64_t h, const char *s) {
-    uint64_t x = 1469598103934665603ull;
-    for (; s && *s; s++) x = (x ^ (uint8_t)*s) * 1099511628211ull;
-    return mix(h, s ? x : 0);
-}
-
-/* A hash of what ast_equal compares (within the depth limit: recursion is bounded). */
-static uint64_t ast_hash(const tine_ast *a) {
-    if (!a) return 7;
-    uint64_t h = mix(mix(mix((uint64_t)a->kind, (uint64_t)a->op), (uint64_t)a->nargs), (uint64_t)(tine_u128)a->ival);
-    h = mix(mix_str(mix_str(h, a->name), a->field), ast_hash(a->targ));
-    for (int i = 0; i < a->nargs; i++) h = mix(h, ast_hash(a->args[i]));
-    return h;
-}
-
-typedef struct {
-    uint64_t key;
-    int *v, n, cap; /* rule indices, ascending, each once */
-} rule_bucket;
-
-typedef struct {
-    rule_bucket *b; /* open addressing; cap a power of two, at most half full */
-    size_t cap, n;
-} rule_index;
-
-static rule_bucket *index_find(rule_index *ix, uint64_t key, bool create) {
-    if (create && 2 * (ix->n + 1) > ix->cap) {
-        rule_index bigger = {calloc(ix->cap ? 2 * ix->cap : 256, sizeof *ix->b), ix->cap ? 2 * ix->cap : 256, ix->n};
-        TINE_ASSERT(bigger.b != NULL);
-        for (size_t i = 0; i < ix->cap; i++)
-            if (ix->b[i].v) {
-                size_t j = (size_t)(ix->b[i].key >> 7) & (bigger.cap - 1);
-                while (bigger.b[j].v) j = (j + 1) & (bigger.cap - 1);
-                bigger.b[j] = ix->b[i];
-            }
-        free(ix->b);
-        *ix = bigger;
-    }
-    if (!ix->cap) return NULL;
-    size_t j = (size_t)(key >> 7) & (ix->cap - 1);
-    while (ix->b[j].v && ix->b[j].key != key) j = (j + 1) & (ix->cap - 1);
-    if (ix->b[j].v) return &ix->b[j];
-    if (!create) return NULL;
-    ix->b[j] = (rule_bucket){key, NULL, 0, 0};
-    room(&ix->b[j].v, 0, &ix->b[j].cap, sizeof(int));
-    ix->n++;
-    return &ix->b[j];
-}
-
-static void index_add(rule_index *ix, uint64_t key, int rule) {
-    rule_bucket *b = index_find(ix, key, true);
-    if (b->n && b->v[b->n - 1] == rule) return;
-    room(&b->v, b->n, &b->cap, sizeof *b->v);
-    b->v[b->n++] = rule;
-}
-
-static void index_free(rule_index *ix) {
-    for (size_t i = 0; i < ix->cap; i++) free(ix->b[i].v);
-    free(ix->b);
-}
-
-/* Appends the rules of a key's list to *out (a growing array). */
-static void gather(rule_index *ix, uint64_t key, int **out, int *n, int *cap) {
-    const rule_bucket *b = index_find(ix, key, false);
-    for (int i = 0; b && i < b->n; i++) {
-        room(out, *n, cap, sizeof **out);
-        (*out)[(*n)++] = b->v[i];
-    }
-}
-
-static int cmp_int(const void *a, const void *b) {
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
-enum { KEY_NAME = 1, KEY_SIDE, KEY_EXACT, KEY_ALL, KEY_PATH, KEY_CONST_AT, KEY_WILD_AT, SHAPE_DEPTH = 16, PATH_DEPTH = 64 };
-
-/* What unify compares of one node: op, operands, immediate, element type, a constant's
- * value (a constant that is not uniform unifies with no constant: its own key). */
-static uint64_t node_head(const tine_expr_t *e) {
-    uint64_t h = mix(mix(mix(mix((uint64_t)e->op, (uint64_t)e->nops), e->imm), (uint64_t)e->type.kind), (uint64_t)e->type.bits);
-    if (e->op == TINE_OP_CONST) h = mix(h, e->flags & TINE_F_UNIFORM ? (uint64_t)tine_const_value(e, 0) : ~(uint64_t)e->id);
-    return h;
-}
-
-/* The key of a pattern's nodes down to depth d below e (0: e alone), an operand pair of a
- * commutative op as a set (unify tries both orders); false when a wildcard is among them
- * (it unifies with any subterm). Two patterns that unify and have keys at depth d have
- * the same one. */
-static bool shape(const tine_expr_t *e, int d, uint64_t *key) {
-    if (is_wild(e)) return false;
-    uint64_t h = node_head(e), k[2];
-    if (d > 0 && e->nops == 2 && commutative((tine_op_t)e->op)) {
-        if (!shape(e->ops[0], d - 1, &k[0]) || !shape(e->ops[1], d - 1, &k[1])) return false;
-        h = mix(mix(h, k[0] < k[1] ? k[0] : k[1]), k[0] < k[1] ? k[1] : k[0]);
-    } else {
-        for (int i = 0; i < e->nops && d > 0; i++) {
-            if (!shape(e->ops[i], d - 1, &k[0])) return false;
-            h = mix(h, k[0]);
-        }
-    }
-    *key = h;
-    return true;
-}
-
-/* An instantiation's keys at depths 0..*depth (its pattern has no wildcard down to
- * *depth, at most SHAPE_DEPTH), with the rule's priority: rules overlap only at equal
- * priority. The root is never a wildcard. */
-static void shape_keys(const tine_rule *r, const tine_expr_t *p, uint64_t *k, int *depth) {
-    *depth = 0;
-    shape(p, 0, &k[0]);
-    while (*depth < SHAPE_DEPTH && shape(p, *depth + 1, &k[*depth + 1])) ++*depth;
-    for (int d = 0; d <= *depth; d++) k[d] = mix(mix(k[d], (uint64_t)(int64_t)r->ast.priority), (uint64_t)d);
-}
-
-/* Positions in a pattern: the operand indices from the root, through ops whose operands
- * unify in order only (not a commutative pair), at most PATH_DEPTH deep; a path's hash
- * starts from the root's node and the rule's priority. Two patterns that unify have at a
- * position they both reach either the same constant, or a wildcard in one of them at the
- * position or above it. So a pattern with a constant at such a position (its anchor: the
- * first in preorder) can overlap only rules listed with that constant there
- * (KEY_CONST_AT) or with a wildcard at a position on the way to it (KEY_WILD_AT): rules
- * alike down to their wildcards but for constants beside them ((x:T - K) - (y:T - K)) are
- * told apart by their constants. */
-static uint64_t path_root(const tine_rule *r, const tine_expr_t *p) {
-    return mix(mix(KEY_PATH, (uint64_t)(int64_t)r->ast.priority), node_head(p));
-}
-
-static bool find_anchor(const tine_expr_t *e, uint64_t path, int depth, uint64_t *prefix, int *n, uint64_t *key) {
-    prefix[depth] = path;
-    if (e->op == TINE_OP_CONST) {
-        *n = depth + 1;
-        *key = mix(mix(KEY_CONST_AT, path), node_head(e));
-        return true;
-    }
-    if (is_wild(e) || depth == PATH_DEPTH || (e->nops == 2 && commutative((tine_op_t)e->op))) return false;
-    for (int i = 0; i < e->nops; i++)
-        if (find_anchor(e->ops[i], mix(path, (uint64_t)i + 1), depth + 1, prefix, n, key)) return true;
-    return false;
-}
-
-static void index_positions(rule_index *ix, const tine_expr_t *e, uint64_t path, int depth, int rule) {
-    if (e->op == TINE_OP_CONST) {
-        index_add(ix, mix(mix(KEY_CONST_AT, path), node_head(e)), rule);
-    } else if (is_wild(e)) {
-        index_add(ix, mix(KEY_WILD_AT, path), rule);
-    } else if (depth < PATH_DEPTH && !(e->nops == 2 && commutative((tine_op_t)e->op))) {
-        for (int i = 0; i < e->nops; i++) index_positions(ix, e->ops[i], mix(path, (uint64_t)i + 1), depth + 1, rule);
-    }
-}
-
-/* Equal priority may not overlap: correctness must not depend on a tie-break. A rule whose
- * pattern has keys down to depth D is listed under its key at every depth up to D (KEY_ALL)
- * and as ending at D (KEY_EXACT); an earlier rule can overlap it only if they have the same
- * key at the depth where the shallower of the two ends. false after the message. */
-static bool check_overlaps(tine_ctx_t *ctx, tine_ruleset_t *rs) {
-    rule_index ix = {0};
-    int *cand = NULL, ncand = 0, capcand = 0;
-    bool ok = true;
-    for (int i = 0; i < rs->n && ok; i++) {
-        tine_rule *a = &rs->rules[i];
-        ncand = 0;
-        for (int x = 0; x < a->ninst; x++) {
-            uint64_t k[SHAPE_DEPTH + 1], prefix[PATH_DEPTH + 1], anchor;
-            int D, np;
-            if (find_anchor(a->inst[x].lhs, path_root(a, a->inst[x].lhs), 0, prefix, &np, &anchor)) {
-                gather(&ix, anchor, &cand, &ncand, &capcand);
-                for (int d = 0; d < np; d++) gather(&ix, mix(KEY_WILD_AT, prefix[d]), &cand, &ncand, &capcand);
-                continue;
-            }
-            shape_keys(a, a->inst[x].lhs, k, &D);
-            for (int d = 0; d < D; d++) gather(&ix, mix(KEY_EXACT, k[d]), &cand, &ncand, &capcand);
-            gather(&ix, mix(KEY_ALL, k[D]), &cand, &ncand, &capcand);
-        }
-        if (ncand) qsort(cand, (size_t)ncand, sizeof *cand, cmp_int);
-        for (int c = 0; c < ncand && ok; c++) {
-            if (c && cand[c] == cand[c - 1]) continue;
-            tine_rule *b = &rs->rules[cand[c]];
-            for (int x = 0; x < a->ninst && ok; x++)
-                for (int y = 0; y < b->ninst && ok; y++)
-                    if (unify(a->inst[x].lhs, b->inst[y].lhs)) {
-                        char tb[16];
-                        tine_diag(ctx, a->ast.src, a->ast.line, a->ast.col,
-                                  "rule '%s' overlaps rule '%s' (line %d) at equal priority %d (both can match a "
-                                  "term with T = %s); give one a higher priority",
-                                  a->ast.name, b->ast.name, b->ast.line, a->ast.priority, tname(a->inst[x].T, tb));
-                        ok = false;
-                    }
-        }
-        for (int x = 0; x < a->ninst; x++) {
-            uint64_t k[SHAPE_DEPTH + 1];
-            int D;
-            shape_keys(a, a->inst[x].lhs, k, &D);
-            for (int d = 0; d <= D; d++) index_add(&ix, mix(KEY_ALL, k[d]), i);
-            index_add(&ix, mix(KEY_EXACT, k[D]), i);
-            index_positions(&ix, a->inst[x].lhs, path_root(a, a->inst[x].lhs), 0, i);
-        }
-    }
-    free(cand);
-    index_free(&ix);
-    return ok;
-}
-
-/* The first earlier rule of r's name, and of its left side and condition (-1: none); a
- * conflict is with the earlier of the two, the name's first where it is the same rule. */
-static void earlier_twins(rule_index *ix, const tine_ruleset_t *rs, int i, bool lowering, int *same_name,
-                          int *same_side) {
-    const tine_rule_ast *r = &rs->rules[i].ast;
-    *same_name = *same_side = -1;
-    const rule_bucket *b = index_find(ix, mix_str(KEY_NAME, r->name), false);
-    for (int k = 0; b && k < b->n && *same_name < 0; k++)
-        if (!strcmp(rs->rules[b->v[k]].ast.name, r->name)) *same_name = b->v[k];
-    if (lowering) return;
-    uint64_t side = mix(KEY_SIDE, ast_hash(r->lhs));
-    for (int c = 0; c < r->nconj; c++) side = mix(side, ast_hash(r->conj[c]));
-    b = index_find(ix, side, false);
-    for (int k = 0; b && k < b->n && *same_side < 0; k++) {
-        const tine_rule_ast *o = &rs->rules[b->v[k]].ast;
-        if (ast_equal(o->lhs, r->lhs) && same_condition(o, r)) *same_side = b->v[k];
-    }
-}
-
-static void index_rule(rule_index *ix, const tine_ruleset_t *rs, int i) {
-    const tine_rule_ast *r = &rs->rules[i].ast;
-    uint64_t side = mix(KEY_SIDE, ast_hash(r->lhs));
-    for (int c = 0; c < r->nconj; c++) side = mix(side, ast_hash(r->conj[c]));
-    index_add(ix, mix_str(KEY_NAME, r->name), i);
-    index_add(ix, side, i);
-}
-
 tine_ruleset_t *tine_rules_compile(tine_ctx_t *ctx, const char *text, const char *file) {
     return tine_rules_compile_kind(ctx, text, file, false);
 }
@@ -872,7 +561,7 @@ tine_ruleset_t *tine_rules_compile_kind(tine_ctx_t *ctx, const char *text, const
     }
     rs->rules = tine_xcalloc((size_t)(n ? n : 1), sizeof *rs->rules);
     rs->n = n;
-    rule_index names = {0};
+    tine_rule_index names = {0};
     bool ok = true;
     for (int i = 0; i < n && ok; i++) {
         tine_rule *r = &rs->rules[i];
@@ -883,7 +572,7 @@ tine_ruleset_t *tine_rules_compile_kind(tine_ctx_t *ctx, const char *text, const
             break;
         }
         int same_name, same_side;
-        earlier_twins(&names, rs, i, lowering, &same_name, &same_side);
+        tine_rule_index_twins(&names, rs, i, lowering, &same_name, &same_side);
         if (same_name >= 0 && (same_side < 0 || same_name <= same_side)) {
             tine_diag(ctx, r->ast.src, r->ast.line, r->ast.col, "duplicate rule name '%s' (first at line %d)",
                       r->ast.name, rs->rules[same_name].ast.line);
@@ -900,12 +589,12 @@ tine_ruleset_t *tine_rules_compile_kind(tine_ctx_t *ctx, const char *text, const
                       r->ast.name);
             ok = false;
         } else {
-            index_rule(&names, rs, i);
+            tine_rule_index_add(&names, rs, i);
             ok = compile_rule(ctx, rs, r);
         }
     }
-    index_free(&names);
-    if (!ok || (!rs->lowering && !check_overlaps(ctx, rs))) {
+    tine_rule_index_free(&names);
+    if (!ok || (!rs->lowering && !tine_rules_check_overlaps(ctx, rs))) {
         tine_rules_free(rs);
         return NULL;
     }

@@ -109,6 +109,10 @@ typedef struct {
 } tine_kernel_plan_t;
 int tine_stmt_plan(tine_stmt_pool *p, const tine_kernel_t *k, tine_kernel_plan_t *plan); /* 0, or -1 with an error */
 void tine_kernel_plan_free(tine_kernel_plan_t *plan);
+/* plan_share.c: binds each large subexpression the steps[0..*nsteps) (a growable array
+ * of *cap) repeat to a Let `$.sN` before the step that first reads it; the steps read the
+ * variable. A plan that binds a variable twice is left as it is. */
+void tine_plan_share(tine_stmt_pool *p, tine_plan_step **steps, int *nsteps, int *cap);
 /* body inside the plan's lets and checks. */
 tine_stmt *tine_stmt_plan_around(tine_stmt_pool *p, const tine_kernel_plan_t *plan, tine_stmt *body);
 

@@ -120,13 +120,10 @@ static struct insn_tmpl *instantiate(tine_ctx_t *ctx, tine_isa *isa, int k, cons
     return m;
 }
 
-static tine_isa *load(tine_ctx_t *ctx, int id, const char *text, const char *file) {
-    tine_isa *isa = tine_xcalloc(1, sizeof *isa);
-    isa->id = id;
-    isa->name = id >= 0 ? BUILTIN[id].name : file;
-    state(ctx)->cur = isa; /* the caller resets it */
-    tine_isa_ast *a = &isa->ast;
-    if (tine_parse_isa(ctx, &isa->arena, text, file, a) != 0) goto fail;
+/* The features, and the targets: those the text declares and, for a built-in
+ * description, the registry's rows for it. false after the message. */
+static bool load_targets(tine_ctx_t *ctx, tine_isa *isa, int id, const char *file) {
+    const tine_isa_ast *a = &isa->ast;
     const tine_src *src = a->src;
     for (int i = 0; i < a->nfeatures; i++) isa->features[isa->nfeatures++] = a->features[i].s;
     for (int i = 0; i < a->ntargets; i++) {
@@ -136,7 +133,7 @@ static tine_isa *load(tine_ctx_t *ctx, int id, const char *text, const char *fil
             if (f < 0) {
                 isa_error(ctx, src, a->targets[i].features[j], "unknown feature '%s' (declare it with 'feature')",
                           a->targets[i].features[j].s);
-                goto fail;
+                return false;
             }
             isa->targets[i].features |= 1u << f;
         }
@@ -154,120 +151,155 @@ static tine_isa *load(tine_ctx_t *ctx, int id, const char *text, const char *fil
             if (f < 0 || isa->ntargets == 16) {
                 tine_set_error(ctx, "target '%s' (src/targets/targets.c) names %.*s, which %s does not declare", t->name,
                                (int)n, p, file);
-                goto fail;
+                return false;
             }
             p += n + (p[n] == ' ');
         }
         isa->targets[isa->ntargets].name = t->name;
         isa->targets[isa->ntargets++].features = tine_target_mask(isa, t);
     }
+    return true;
+}
+
+/* An instruction's name, its counts of forms and names, and its operands. false after
+ * the message. */
+static bool load_insn_operands(tine_ctx_t *ctx, tine_isa *isa, int k) {
+    const tine_insn_ast *ia = &isa->ast.insns[k];
+    tine_insn *in = &isa->insn[k];
+    const tine_src *src = isa->ast.src;
+    in->name = ia->name.s;
+    in->sem = ia->sem;
+    in->lat = ia->lat;
+    in->rtp = ia->rtp;
+    in->pack = ia->pack;
+    in->generic = ia->generic;
+    for (int j = 0; j < k; j++)
+        if (!strcmp(isa->insn[j].name, in->name)) {
+            isa_error(ctx, src, ia->name, "duplicate instruction '%s'", in->name);
+            return false;
+        }
+    if (tine_op_lookup(in->name) >= 0 || tine_isa_lookup(ctx, in->name) >= 0) {
+        isa_error(ctx, src, ia->name, "'%s' is already the name of an op", in->name);
+        return false;
+    }
+    if (!ia->has_cost || !ia->nforms || !ia->nllvm || !ia->nc) {
+        tine_diag(ctx, src, ia->end_line, 1, "instruction '%s' needs forms, cost, llvm and c", in->name);
+        return false;
+    }
+    if ((!ia->generic && ia->nllvm != ia->nforms && ia->nllvm != 1) || ia->nc != ia->nforms) {
+        tine_word w = ia->nc != ia->nforms ? ia->c[0] : ia->llvm[0];
+        char m[160];
+        snprintf(m, sizeof m, "instruction '%%s' has %d forms but %d %s names", ia->nforms,
+                 ia->nc != ia->nforms ? ia->nc : ia->nllvm, ia->nc != ia->nforms ? "C" : "LLVM");
+        isa_error(ctx, src, w, m, in->name);
+        return false;
+    }
+    if (ia->sig->nargs < 1 || ia->sig->nargs > TINE_INSN_MAX_OPS) {
+        tine_diag(ctx, src, ia->sig->line, ia->sig->col, "an instruction has 1 to %d operands", TINE_INSN_MAX_OPS);
+        return false;
+    }
+    in->nops = ia->sig->nargs;
+    in->imm = -1;
+    in->imm_neg = ia->imm_neg;
+    for (int j = 0; j < in->nops; j++) {
+        const tine_ast *o = ia->sig->args[j];
+        tine_type_t t;
+        if (o->kind != A_NAME || !o->targ || o->targ->nargs ||
+            !tine_parse_type_name(o->targ->name, strlen(o->targ->name), &t) || t.kind == TINE_FLOAT ||
+            t.kind == TINE_BOOL) {
+            tine_diag(ctx, src, o->line, o->col, "an operand is written name:TYPE with an integer type (a:u8)");
+            return false;
+        }
+        in->opname[j] = o->name;
+        in->optype[j] = t;
+        if (ia->imm.s && !strcmp(ia->imm.s, o->name)) in->imm = j;
+    }
+    if (ia->imm.s && in->imm < 0) {
+        isa_error(ctx, src, ia->imm, "'%s' is not an operand of this instruction", ia->imm.s);
+        return false;
+    }
+    return true;
+}
+
+/* An instruction's forms: register width, feature, LLVM and C names. false after the
+ * message. */
+static bool load_insn_forms(tine_ctx_t *ctx, tine_isa *isa, const tine_insn_ast *ia, tine_insn *in) {
+    const tine_isa_ast *a = &isa->ast;
+    for (int f = 0; f < ia->nforms; f++) {
+        int w = -1;
+        for (int i = 0; i < a->nwidths; i++)
+            if (!strcmp(a->width_name[i].s, ia->form_width[f].s)) w = i;
+        if (w < 0) {
+            isa_error(ctx, a->src, ia->form_width[f], "unknown register width '%s' (declare it with 'width')",
+                      ia->form_width[f].s);
+            return false;
+        }
+        int fi = feature_index(isa, ia->form_feature[f].s);
+        if (fi < 0) {
+            isa_error(ctx, a->src, ia->form_feature[f], "unknown feature '%s' (declare it with 'feature')",
+                      ia->form_feature[f].s);
+            return false;
+        }
+        in->form[f].bits = a->width_bits[w];
+        in->form[f].reg = a->width_name[w].s;
+        in->form[f].feature = fi;
+        in->form[f].llvm = ia->generic ? NULL : ia->llvm[ia->nllvm == 1 ? 0 : f].s;
+        in->form[f].c = ia->c[f].s;
+    }
+    in->nforms = ia->nforms;
+    return true;
+}
+
+/* An instruction's semantics, typed at its narrowest form's lanes and checked to scale
+ * with the lanes (the probe lanes recorded). false after the message. */
+static bool load_insn_semantics(tine_ctx_t *ctx, tine_isa *isa, int k) {
+    const tine_insn_ast *ia = &isa->ast.insns[k];
+    tine_insn *in = &isa->insn[k];
+    /* the semantics must type: try it at the narrowest form's lanes */
+    tine_type_t t[TINE_INSN_MAX_OPS];
+    for (int j = 0; j < in->nops; j++) t[j] = tine_type_with_lanes(in->optype[j], 1);
+    int lanes = in->form[0].bits / in->optype[in->nops - 1].bits;
+    for (int j = 0; j < in->nops; j++) t[j].lanes = lanes * in->optype[in->nops - 1].bits / in->optype[j].bits;
+    if (in->pack) t[0].lanes = 2 * in->form[0].bits / in->optype[0].bits;
+    struct insn_tmpl *m = instantiate(ctx, isa, k, t);
+    if (!m && !in->pack) { /* mixed widths at equal lanes (saddw: a:i16 + widen(b:i8), smlal) */
+        tine_saved_error saved = tine_error_save(ctx);
+        for (int j = 0; j < in->nops; j++) t[j].lanes = lanes;
+        m = instantiate(ctx, isa, k, t);
+        tine_error_restore(ctx, &saved); /* the first attempt's message, if neither fits */
+    }
+    if (!m) return false;
+    /* whole-vector semantics scale with the lanes (the emitter and the lowering take an
+     * instruction's lanes in proportion): at twice the operands' lanes, twice the result's */
+    tine_type_t t2[TINE_INSN_MAX_OPS];
+    for (int j = 0; j < in->nops; j++) t2[j] = tine_type_with_lanes(t[j], 2 * t[j].lanes);
+    tine_saved_error saved = tine_error_save(ctx);
+    struct insn_tmpl *m2 = t2[0].lanes <= TINE_MAX_LANES ? instantiate(ctx, isa, k, t2) : NULL;
+    tine_error_restore(ctx, &saved);
+    if (m2 && m2->sem->type.lanes != 2 * m->sem->type.lanes) {
+        isa_error(ctx, isa->ast.src, ia->name,
+                  "the semantics of '%s' do not scale with the lanes (twice the operands' lanes must give twice the result's)",
+                  in->name);
+        return false;
+    }
+    in->result = tine_type_with_lanes(m->sem->type, 1);
+    for (int j = 0; j < in->nops; j++) in->probe_lanes[j] = t[j].lanes;
+    in->probe_result = m->sem->type.lanes;
+    return true;
+}
+
+static tine_isa *load(tine_ctx_t *ctx, int id, const char *text, const char *file) {
+    tine_isa *isa = tine_xcalloc(1, sizeof *isa);
+    isa->id = id;
+    isa->name = id >= 0 ? BUILTIN[id].name : file;
+    state(ctx)->cur = isa; /* the caller resets it */
+    tine_isa_ast *a = &isa->ast;
+    if (tine_parse_isa(ctx, &isa->arena, text, file, a) != 0) goto fail;
+    if (!load_targets(ctx, isa, id, file)) goto fail;
     isa->insn = tine_arena_alloc(&isa->arena, (size_t)(a->ninsns ? a->ninsns : 1) * sizeof *isa->insn);
     for (int k = 0; k < a->ninsns; k++) {
-        const tine_insn_ast *ia = &a->insns[k];
-        tine_insn *in = &isa->insn[k];
-        in->name = ia->name.s;
-        in->sem = ia->sem;
-        in->lat = ia->lat;
-        in->rtp = ia->rtp;
-        in->pack = ia->pack;
-        in->generic = ia->generic;
-        for (int j = 0; j < k; j++)
-            if (!strcmp(isa->insn[j].name, in->name)) {
-                isa_error(ctx, src, ia->name, "duplicate instruction '%s'", in->name);
-                goto fail;
-            }
-        if (tine_op_lookup(in->name) >= 0 || tine_isa_lookup(ctx, in->name) >= 0) {
-            isa_error(ctx, src, ia->name, "'%s' is already the name of an op", in->name);
+        if (!load_insn_operands(ctx, isa, k) || !load_insn_forms(ctx, isa, &a->insns[k], &isa->insn[k]) || !load_insn_semantics(ctx, isa, k))
             goto fail;
-        }
-        if (!ia->has_cost || !ia->nforms || !ia->nllvm || !ia->nc) {
-            tine_diag(ctx, src, ia->end_line, 1, "instruction '%s' needs forms, cost, llvm and c", in->name);
-            goto fail;
-        }
-        if ((!ia->generic && ia->nllvm != ia->nforms && ia->nllvm != 1) || ia->nc != ia->nforms) {
-            tine_word w = ia->nc != ia->nforms ? ia->c[0] : ia->llvm[0];
-            char m[160];
-            snprintf(m, sizeof m, "instruction '%%s' has %d forms but %d %s names", ia->nforms,
-                     ia->nc != ia->nforms ? ia->nc : ia->nllvm, ia->nc != ia->nforms ? "C" : "LLVM");
-            isa_error(ctx, src, w, m, in->name);
-            goto fail;
-        }
-        if (ia->sig->nargs < 1 || ia->sig->nargs > TINE_INSN_MAX_OPS) {
-            tine_diag(ctx, src, ia->sig->line, ia->sig->col, "an instruction has 1 to %d operands", TINE_INSN_MAX_OPS);
-            goto fail;
-        }
-        in->nops = ia->sig->nargs;
-        in->imm = -1;
-        in->imm_neg = ia->imm_neg;
-        for (int j = 0; j < in->nops; j++) {
-            const tine_ast *o = ia->sig->args[j];
-            tine_type_t t;
-            if (o->kind != A_NAME || !o->targ || o->targ->nargs ||
-                !tine_parse_type_name(o->targ->name, strlen(o->targ->name), &t) || t.kind == TINE_FLOAT ||
-                t.kind == TINE_BOOL) {
-                tine_diag(ctx, src, o->line, o->col, "an operand is written name:TYPE with an integer type (a:u8)");
-                goto fail;
-            }
-            in->opname[j] = o->name;
-            in->optype[j] = t;
-            if (ia->imm.s && !strcmp(ia->imm.s, o->name)) in->imm = j;
-        }
-        if (ia->imm.s && in->imm < 0) {
-            isa_error(ctx, src, ia->imm, "'%s' is not an operand of this instruction", ia->imm.s);
-            goto fail;
-        }
-        for (int f = 0; f < ia->nforms; f++) {
-            int w = -1;
-            for (int i = 0; i < a->nwidths; i++)
-                if (!strcmp(a->width_name[i].s, ia->form_width[f].s)) w = i;
-            if (w < 0) {
-                isa_error(ctx, src, ia->form_width[f], "unknown register width '%s' (declare it with 'width')",
-                          ia->form_width[f].s);
-                goto fail;
-            }
-            int fi = feature_index(isa, ia->form_feature[f].s);
-            if (fi < 0) {
-                isa_error(ctx, src, ia->form_feature[f], "unknown feature '%s' (declare it with 'feature')",
-                          ia->form_feature[f].s);
-                goto fail;
-            }
-            in->form[f].bits = a->width_bits[w];
-            in->form[f].reg = a->width_name[w].s;
-            in->form[f].feature = fi;
-            in->form[f].llvm = ia->generic ? NULL : ia->llvm[ia->nllvm == 1 ? 0 : f].s;
-            in->form[f].c = ia->c[f].s;
-        }
-        in->nforms = ia->nforms;
-        /* the semantics must type: try it at the narrowest form's lanes */
-        tine_type_t t[TINE_INSN_MAX_OPS];
-        for (int j = 0; j < in->nops; j++) t[j] = tine_type_with_lanes(in->optype[j], 1);
-        int lanes = in->form[0].bits / in->optype[in->nops - 1].bits;
-        for (int j = 0; j < in->nops; j++) t[j].lanes = lanes * in->optype[in->nops - 1].bits / in->optype[j].bits;
-        if (in->pack) t[0].lanes = 2 * in->form[0].bits / in->optype[0].bits;
-        struct insn_tmpl *m = instantiate(ctx, isa, k, t);
-        if (!m && !in->pack) { /* mixed widths at equal lanes (saddw: a:i16 + widen(b:i8), smlal) */
-            tine_saved_error saved = tine_error_save(ctx);
-            for (int j = 0; j < in->nops; j++) t[j].lanes = lanes;
-            m = instantiate(ctx, isa, k, t);
-            tine_error_restore(ctx, &saved); /* the first attempt's message, if neither fits */
-        }
-        if (!m) goto fail;
-        /* whole-vector semantics scale with the lanes (the emitter and the lowering take an
-         * instruction's lanes in proportion): at twice the operands' lanes, twice the result's */
-        tine_type_t t2[TINE_INSN_MAX_OPS];
-        for (int j = 0; j < in->nops; j++) t2[j] = tine_type_with_lanes(t[j], 2 * t[j].lanes);
-        tine_saved_error saved = tine_error_save(ctx);
-        struct insn_tmpl *m2 = t2[0].lanes <= TINE_MAX_LANES ? instantiate(ctx, isa, k, t2) : NULL;
-        tine_error_restore(ctx, &saved);
-        if (m2 && m2->sem->type.lanes != 2 * m->sem->type.lanes) {
-            isa_error(ctx, src, ia->name,
-                      "the semantics of '%s' do not scale with the lanes (twice the operands' lanes must give twice the result's)",
-                      in->name);
-            goto fail;
-        }
-        in->result = tine_type_with_lanes(m->sem->type, 1);
-        for (int j = 0; j < in->nops; j++) in->probe_lanes[j] = t[j].lanes;
-        in->probe_result = m->sem->type.lanes;
         /* visible from here on: to the semantics of the entries below (not its own, which
          * would not end) */
         isa->n = k + 1;

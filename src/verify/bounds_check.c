@@ -225,6 +225,102 @@ static uint64_t name_hash(const char *s) {
     return h;
 }
 
+/* What one case's intervals gave. */
+typedef struct {
+    long checked, hits, unknown, none;
+} case_tally;
+
+/* Checks the bounds of c's term on operands in [want_lo[i], want_hi[i]]: asks the solver
+ * for a result outside them, printing the first max_print hits. -1 on an error. */
+static int check_interval(run *R, const bcase *c, tine_smt *s, tine_expr_t *const *vars, const tine_i128 *want_lo,
+                          const tine_i128 *want_hi, int max_print, case_tally *t) {
+    tine_ctx_t *ctx = R->ctx;
+    tine_i128 olo[3], ohi[3], lo, hi;
+    int scope = tine_bounds_open(ctx, true);
+    tine_expr_t *ops[3], *e = NULL;
+    bool known = true, ok = true;
+    for (int i = 0; i < c->n && ok; i++) ok = (ops[i] = operand(ctx, vars[i], want_lo[i], want_hi[i])) != NULL;
+    if (ok) e = build(ctx, c, ops);
+    if (e) {
+        known = tine_bounds(ctx, e, &lo, &hi);
+        for (int i = 0; i < c->n; i++)
+            if (!tine_bounds(ctx, ops[i], &olo[i], &ohi[i])) { /* every operand type has a range */
+                olo[i] = tmin(c->ot[i]);
+                ohi[i] = tmax(c->ot[i]);
+            }
+    }
+    tine_bounds_close(ctx, scope);
+    if (!e) return -1;
+    if (!known) {
+        t->none++;
+        return 0;
+    }
+    if (R->o->shrink & 1) lo++;
+    if (R->o->shrink & 2) hi--;
+    Z3_ast x[3], r, conj[4];
+    if (tine_smt_encode(s, e, &r)) return -1;
+    int rc = 0;
+    for (int i = 0; i < c->n; i++) {
+        if (tine_smt_encode(s, ops[i], &x[i])) rc = -1;
+        else conj[i] = inside(s, c->ot[i], x[i], olo[i], ohi[i]);
+    }
+    if (rc) return -1;
+    /* below the interval, then above it: two smaller queries than their union */
+    int sat = 0;
+    for (int side = 0; side < 2 && sat <= 0; side++) {
+        conj[c->n] = outside(s, e->type, r, lo, hi, side);
+        int q = tine_smt_sat(s, Z3_mk_and(tine_smt_z3(s), (unsigned)c->n + 1, conj));
+        sat = q != 0 ? q : sat; /* a hit on either side, else unknown if either was */
+    }
+    t->checked++;
+    if (sat < 0) t->unknown++;
+    if (sat <= 0) return 0;
+    if (t->hits++ < max_print && R->out) {
+        char b0[48], b1[48], b2[48];
+        fprintf(R->out, "HIT %s: ", c->name);
+        for (int i = 0; i < c->n; i++)
+            fprintf(R->out, "%c in [%s, %s] = %s; ", "abc"[i], tine_i128_str(olo[i], b0), tine_i128_str(ohi[i], b1),
+                    val_str(s, c->ot[i], x[i], b2));
+        fprintf(R->out, "result %s outside [%s, %s]\n", val_str(s, e->type, r, b2), tine_i128_str(lo, b0),
+                tine_i128_str(hi, b1));
+    }
+    return 0;
+}
+
+/* The k-th of m operand intervals of c: from the edges E (exhaustive), or drawn. */
+static void pick_interval(const bcase *c, tine_i128 E[3][32], const int *nE, bool exhaustive, long k, long m,
+                          uint64_t *rng, tine_i128 *want_lo, tine_i128 *want_hi) {
+    for (int i = 0; i < c->n; i++) {
+        if (exhaustive) edge_interval(E[0], nE[0], k, m, &want_lo[i], &want_hi[i]);
+        else if (c->ot[i].kind == TINE_BOOL && c->n == 1) { /* [0, 1], [0, 0], [1, 1] */
+            want_lo[i] = k == 2;
+            want_hi[i] = k != 1;
+        }
+        else rand_interval(c->ot[i], E[i], nE[i], rng, &want_lo[i], &want_hi[i]);
+    }
+}
+
+/* Adds a case's tally to the totals and prints its line; k of its m intervals ran. */
+static void case_done(run *R, const bcase *c, const case_tally *t, long m, long k, double dt) {
+    tine_verify_bounds_totals *T = R->t;
+    T->cases++;
+    T->intervals += t->checked;
+    T->hits += t->hits;
+    T->unknown += t->unknown;
+    T->no_interval += t->none;
+    T->skipped += m - k;
+    T->cases_with_hits += t->hits > 0;
+    T->op_intervals[c->op] += t->checked;
+    T->op_hits[c->op] += t->hits;
+    if (R->out) {
+        fprintf(R->out, "%-40s %6ld intervals %5ld hits %4ld unknown", c->name, t->checked, t->hits, t->unknown);
+        if (t->none) fprintf(R->out, " %5ld without one", t->none);
+        if (m > k) fprintf(R->out, " %5ld skipped (time)", m - k);
+        fprintf(R->out, " %8.2f s\n", dt);
+        fflush(R->out);
+    }
+}
+
 static int run_case(run *R, const bcase *c) {
     tine_ctx_t *ctx = R->ctx;
     const tine_verify_bounds_opts *o = R->o;
@@ -243,7 +339,8 @@ static int run_case(run *R, const bcase *c) {
         nE[i] = c->ot[i].kind == TINE_BOOL ? 0 : edge_set(c->ot[i], E[i]);
     }
     bool exhaustive;
-    long m = tuple_count(R, c, nE[0], &exhaustive), checked = 0, hits = 0, unknown = 0, none = 0;
+    long m = tuple_count(R, c, nE[0], &exhaustive);
+    case_tally tally = {0};
     R->t->planned += m;
     if (o->plan_only) {
         R->t->cases++;
@@ -257,7 +354,6 @@ static int run_case(run *R, const bcase *c) {
     }
     uint64_t rng = (o->seed ? o->seed : 0xb0b0c0de) ^ name_hash(c->name);
     tine_smt *s = tine_smt_new(ctx, o->timeout_ms ? o->timeout_ms : 10000);
-    Z3_context z = tine_smt_z3(s);
     int max_print = o->max_print ? o->max_print : 2, rc = 0;
     long k = 0;
     for (; k < m && rc == 0; k++) {
@@ -273,89 +369,16 @@ static int run_case(run *R, const bcase *c) {
             unsigned limit = o->timeout_ms ? o->timeout_ms : 10000;
             tine_smt_set_timeout(s, left_ms < limit ? (left_ms < 1 ? 1 : (unsigned)left_ms) : limit);
         }
-        tine_i128 want_lo[3], want_hi[3], olo[3], ohi[3], lo, hi;
-        for (int i = 0; i < c->n; i++) {
-            if (exhaustive) edge_interval(E[0], nE[0], k, m, &want_lo[i], &want_hi[i]);
-            else if (c->ot[i].kind == TINE_BOOL && c->n == 1) { /* [0, 1], [0, 0], [1, 1] */
-                want_lo[i] = k == 2;
-                want_hi[i] = k != 1;
-            }
-            else rand_interval(c->ot[i], E[i], nE[i], &rng, &want_lo[i], &want_hi[i]);
-        }
-        int scope = tine_bounds_open(ctx, true);
-        tine_expr_t *ops[3], *e = NULL;
-        bool known = true, ok = true;
-        for (int i = 0; i < c->n && ok; i++) ok = (ops[i] = operand(ctx, vars[i], want_lo[i], want_hi[i])) != NULL;
-        if (ok) e = build(ctx, c, ops);
-        if (e) {
-            known = tine_bounds(ctx, e, &lo, &hi);
-            for (int i = 0; i < c->n; i++)
-                if (!tine_bounds(ctx, ops[i], &olo[i], &ohi[i])) { /* every operand type has a range */
-                    olo[i] = tmin(c->ot[i]);
-                    ohi[i] = tmax(c->ot[i]);
-                }
-        }
-        tine_bounds_close(ctx, scope);
-        if (!e) {
+        tine_i128 want_lo[3], want_hi[3];
+        pick_interval(c, E, nE, exhaustive, k, m, &rng, want_lo, want_hi);
+        if (check_interval(R, c, s, vars, want_lo, want_hi, max_print, &tally)) {
             rc = -1;
             break;
-        }
-        if (!known) {
-            none++;
-            continue;
-        }
-        if (o->shrink & 1) lo++;
-        if (o->shrink & 2) hi--;
-        Z3_ast x[3], r, conj[4];
-        if (tine_smt_encode(s, e, &r)) {
-            rc = -1;
-            break;
-        }
-        for (int i = 0; i < c->n; i++) {
-            if (tine_smt_encode(s, ops[i], &x[i])) rc = -1;
-            else conj[i] = inside(s, c->ot[i], x[i], olo[i], ohi[i]);
-        }
-        if (rc) break;
-        /* below the interval, then above it: two smaller queries than their union */
-        int sat = 0;
-        for (int side = 0; side < 2 && sat <= 0; side++) {
-            conj[c->n] = outside(s, e->type, r, lo, hi, side);
-            int q = tine_smt_sat(s, Z3_mk_and(z, (unsigned)c->n + 1, conj));
-            sat = q != 0 ? q : sat; /* a hit on either side, else unknown if either was */
-        }
-        checked++;
-        if (sat < 0) unknown++;
-        if (sat <= 0) continue;
-        if (hits++ < max_print && R->out) {
-            char b0[48], b1[48], b2[48];
-            fprintf(R->out, "HIT %s: ", c->name);
-            for (int i = 0; i < c->n; i++)
-                fprintf(R->out, "%c in [%s, %s] = %s; ", "abc"[i], tine_i128_str(olo[i], b0), tine_i128_str(ohi[i], b1),
-                        val_str(s, c->ot[i], x[i], b2));
-            fprintf(R->out, "result %s outside [%s, %s]\n", val_str(s, e->type, r, b2), tine_i128_str(lo, b0),
-                    tine_i128_str(hi, b1));
         }
     }
     tine_smt_free(s);
     if (rc) return -1;
-    double dt = seconds_now() - t0;
-    tine_verify_bounds_totals *T = R->t;
-    T->cases++;
-    T->intervals += checked;
-    T->hits += hits;
-    T->unknown += unknown;
-    T->no_interval += none;
-    T->skipped += m - k;
-    T->cases_with_hits += hits > 0;
-    T->op_intervals[c->op] += checked;
-    T->op_hits[c->op] += hits;
-    if (R->out) {
-        fprintf(R->out, "%-40s %6ld intervals %5ld hits %4ld unknown", c->name, checked, hits, unknown);
-        if (none) fprintf(R->out, " %5ld without one", none);
-        if (m > k) fprintf(R->out, " %5ld skipped (time)", m - k);
-        fprintf(R->out, " %8.2f s\n", dt);
-        fflush(R->out);
-    }
+    case_done(R, c, &tally, m, k, seconds_now() - t0);
     return 0;
 }
 
