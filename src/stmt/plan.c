@@ -253,19 +253,19 @@ static void bind_geometry(planner *P, int input, const char *name, int dims) {
 }
 
 /* Every caller's buffer by the rules, output first, then the inputs, then aliasing: the
- * codes of tine.h (-2 the output, i + 1 input i, -3 an overlap). */
+ * codes of tine.h (tine_run_code_t). */
 static void check_call(planner *P) {
     const tine_kernel_t *k = P->k;
     tine_ctx_t *ctx = P->ctx;
     const char *oname = tine_kernel_output_name(k);
-    tine_expr_t *obytes = check_buffer(P, "output", oname, tine_kernel_dims(k), tine_kernel_output_type(k).bits / 8, true, -2);
+    tine_expr_t *obytes = check_buffer(P, "output", oname, tine_kernel_dims(k), tine_kernel_output_type(k).bits / 8, true, TINE_RUN_OUTPUT);
     int nin = tine_kernel_ninputs(k);
     tine_expr_t **ibytes = tine_xcalloc((size_t)nin + 1, sizeof *ibytes);
     for (int i = 0; i < nin; i++) {
         int dims;
         tine_type_t t;
         const char *name = tine_kernel_input(k, i, &t, &dims);
-        ibytes[i] = check_buffer(P, "input", name, dims, t.bits / 8, false, i + 1);
+        ibytes[i] = check_buffer(P, "input", name, dims, t.bits / 8, false, TINE_RUN_INPUT + i);
     }
     tine_expr_t *o = tine_call_var(ctx, oname, TINE_CALL_ADDR, 0);
     for (int i = 0; i < nin; i++) {
@@ -276,7 +276,7 @@ static void check_call(planner *P) {
                                  tine_binary(ctx, TINE_OP_LT, p, tine_binary(ctx, TINE_OP_ADD, o, obytes)));
         char msg[200];
         snprintf(msg, sizeof msg, "output '%s' overlaps input '%s' in memory; an output must not alias an input", oname, name);
-        check(P, not_(P, meet), -3, msg, NULL, 0);
+        check(P, not_(P, meet), TINE_RUN_OVERLAP, msg, NULL, 0);
     }
     free(ibytes);
     bind_geometry(P, -1, oname, tine_kernel_dims(k));
@@ -531,7 +531,7 @@ static int region_text(tine_buf *b, int dims, tine_expr_t *const *lo, tine_expr_
     return n;
 }
 
-/* Each input stage st reads covers what it reads (code: input i + 1). */
+/* Each input stage st reads covers what it reads (code: TINE_RUN_INPUT + i). */
 static void check_inputs(planner *P, const tine_stage *st, bool is_out) {
     const tine_kernel_t *k = P->k;
     for (int i = 0; i < tine_kernel_ninputs(k); i++) {
@@ -554,7 +554,7 @@ static void check_inputs(planner *P, const tine_stage *st, bool is_out) {
         int n = region_text(&msg, dims, r->lo, r->hi, args);
         tine_buf_puts(&msg, ", but it covers ");
         n += region_text(&msg, dims, ilo, ihi, args + n);
-        check(P, r->sure ? inside : or_(P, not_(P, r->any), inside), i + 1, msg.p, args, n);
+        check(P, r->sure ? inside : or_(P, not_(P, r->any), inside), TINE_RUN_INPUT + i, msg.p, args, n);
         free(msg.p);
     }
 }
@@ -581,7 +581,7 @@ static void stage_region(planner *P, int s, tine_kernel_plan_t *plan) {
                                  cmp(P, TINE_OP_LE, ex, c64(P, (int64_t)1 << 28)));
         snprintf(msg, sizeof msg, "stage '%s' would span [{}, {}] in dimension %d: too large", st->name, d);
         tine_expr_t *args[2] = {lo, hi};
-        check(P, or_(P, not_(P, read), fits), -1, msg, args, 2);
+        check(P, or_(P, not_(P, read), fits), TINE_RUN_SCRATCH, msg, args, 2);
         /* an unread stage's geometry is never used; 0 keeps every value in range. The
            nests read the kernel's own variables ($S$min0 ...): those are bound. */
         const tine_kscalar *ks[3] = {tine_kernel_geometry(k, -1, s, TINE_KS_MIN, d), tine_kernel_geometry(k, -1, s, TINE_KS_EXTENT, d),
@@ -595,7 +595,7 @@ static void stage_region(planner *P, int s, tine_kernel_plan_t *plan) {
         total = let(P, tine_binary(ctx, TINE_OP_MUL, total, to64(P, ext)), "$.%s$elems%d", st->name, d);
         stride = total;
         snprintf(msg, sizeof msg, "stage '%s' would need more than 2^31 - 1 elements: too large", st->name);
-        check(P, cmp(P, TINE_OP_LE, total, c64(P, INT32_MAX)), -1, msg, NULL, 0);
+        check(P, cmp(P, TINE_OP_LE, total, c64(P, INT32_MAX)), TINE_RUN_SCRATCH, msg, NULL, 0);
     }
     plan->size[s] = tine_cast(ctx, P->i32, total);
 }
