@@ -258,6 +258,8 @@ struct tine_ctx {
 static inline void *tine_layer_get(const tine_ctx_t *ctx, tine_layer l) { return ctx->layer[l]; }
 /* Sets a layer's state (once) and the destructor tine_ctx_free calls with it. */
 void tine_layer_set(tine_ctx_t *ctx, tine_layer l, void *state, tine_layer_free_fn free_fn);
+/* Layer l's state, made on first use: `size` zeroed bytes, freed by free_fn. */
+void *tine_layer_make(tine_ctx_t *ctx, tine_layer l, size_t size, tine_layer_free_fn free_fn);
 /* A context with the IR core's state only (expr.c); tine_ctx_new (context.c) adds the
  * hooks of the layers that extend the language from the start. */
 tine_ctx_t *tine_ctx_core_new(void);

@@ -37,14 +37,7 @@ static void state_free(tine_ctx_t *ctx, void *state) {
     free(st);
 }
 
-static fpir_state *state(tine_ctx_t *ctx) {
-    fpir_state *st = tine_layer_get(ctx, TINE_LAYER_FPIR);
-    if (!st) {
-        st = tine_xcalloc(1, sizeof *st);
-        tine_layer_set(ctx, TINE_LAYER_FPIR, st, state_free);
-    }
-    return st;
-}
+static fpir_state *state(tine_ctx_t *ctx) { return tine_layer_make(ctx, TINE_LAYER_FPIR, sizeof(fpir_state), state_free); }
 
 static const char *tstr(tine_type_t t, char b[32]) { return tine_type_str(t, b, 32); }
 

@@ -27,6 +27,11 @@ void tine_layer_set(tine_ctx_t *ctx, tine_layer l, void *state, tine_layer_free_
     ctx->layer_free[l] = free_fn;
 }
 
+void *tine_layer_make(tine_ctx_t *ctx, tine_layer l, size_t size, tine_layer_free_fn free_fn) {
+    if (!ctx->layer[l]) tine_layer_set(ctx, l, tine_xcalloc(1, size), free_fn);
+    return ctx->layer[l];
+}
+
 void tine_ctx_free(tine_ctx_t *ctx) {
     if (!ctx) return;
     /* the layers above the core, from the top down: a layer's state may refer to the

@@ -38,14 +38,7 @@ static void free_state(tine_ctx_t *ctx, void *p) {
     free(st);
 }
 
-static lower_state *state(tine_ctx_t *ctx) {
-    lower_state *st = tine_layer_get(ctx, TINE_LAYER_LOWER);
-    if (!st) {
-        st = tine_xcalloc(1, sizeof *st);
-        tine_layer_set(ctx, TINE_LAYER_LOWER, st, free_state);
-    }
-    return st;
-}
+static lower_state *state(tine_ctx_t *ctx) { return tine_layer_make(ctx, TINE_LAYER_LOWER, sizeof(lower_state), free_state); }
 
 tine_ruleset_t *tine_lower_rules(tine_ctx_t *ctx, const char *isa_name) {
     const tine_isa *isa = tine_isa_get(ctx, isa_name);

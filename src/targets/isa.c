@@ -55,14 +55,7 @@ static void free_state(tine_ctx_t *ctx, void *p) {
     free(st);
 }
 
-static isa_state *state(tine_ctx_t *ctx) {
-    isa_state *st = tine_layer_get(ctx, TINE_LAYER_TARGETS);
-    if (!st) {
-        st = tine_xcalloc(1, sizeof *st);
-        tine_layer_set(ctx, TINE_LAYER_TARGETS, st, free_state);
-    }
-    return st;
-}
+static isa_state *state(tine_ctx_t *ctx) { return tine_layer_make(ctx, TINE_LAYER_TARGETS, sizeof(isa_state), free_state); }
 
 /* In an instruction's semantics, lanes(x) is the lane count of operand x (pairwise and
  * grouped sums). */
