@@ -212,6 +212,21 @@ static void gather_bench(report *r, const char *self) {
     while (pp && (got = fread(out + n, 1, cap - n - 1, pp)) > 0)
         if ((n += got) + 1 == cap) out = xrealloc(out, cap *= 2);
     out[n] = 0;
+    /* the bench's progress is rewritten in place on the terminal ('\r'): its last state
+       of each line is what a reader saw */
+    char *w = out;
+    for (char *line = out; *line;) {
+        size_t len = strcspn(line, "\n");
+        char *cr = line;
+        for (char *q = line; q < line + len; q++)
+            if (*q == '\r') cr = q + 1;
+        size_t keep = (size_t)(line + len - cr);
+        memmove(w, cr, keep);
+        w += keep;
+        line += len;
+        if (*line) *w++ = *line++;
+    }
+    *w = 0;
     int status = pp ? pclose(pp) : -1;
     r->bench_text = out;
     if (status != 0) snprintf(r->bench_why, sizeof r->bench_why, "tine bench failed (its output is below)");
