@@ -8,7 +8,8 @@
 # Three pages: sobel3x3 at x86-64-avx2 (one stage, the functions inlined into it), l2norm
 # at x86-64-avx512 (a reduction materialized as its own stage) and a small kernel whose
 # comments and file name hold HTML's special characters, with --bench (not a benchmark
-# kernel: the page says so). In the text of each: the source's lines link to the stages
+# kernel: the page says so) and TINE_LLVM_MCA naming no program (the page says there are
+# no cycle estimates). In the text of each: the source's lines link to the stages
 # that compute them (l2norm's floor_log2 to inv's only, z to both); the selection table
 # has lifted and lowered expressions with the lift and x86 rules that made them; the
 # innermost loops have llvm-mca's cycles (llvm-mca-19 comes with llvm-19, which
@@ -54,7 +55,7 @@ output out(x): u8 = twice(x) # </pre></details>
 schedule
 vectorize out.x natural
 EOF
-(cd "$tmp" && "$TINE" report "a<b&c.tine" --bench) 2>"$tmp/err"
+(cd "$tmp" && TINE_LLVM_MCA=/nonexistent/llvm-mca "$TINE" report "a<b&c.tine" --bench) 2>"$tmp/err"
 check $? "report of a kernel with HTML in its text: $(cat "$tmp/err")"
 cp "$tmp/a<b&c.html" report-hostile.html 2>/dev/null
 check $? "the default output is the kernel's name with .html, in the current directory"
@@ -105,6 +106,8 @@ has $h 'a&lt;b&amp;c.tine' && ! has $h '<script>window.hostile'
 check $? "the file's name is escaped, the comment's script is text"
 has $h 'No bench row: a&lt;b&amp;c is not one of the benchmark kernels'
 check $? "--bench on a kernel of no bench row says so"
+has $h 'No cycle estimates: <code>/nonexistent/llvm-mca</code> does not run on this machine' && ! has $h 'cycles per iteration</b>'
+check $? "without llvm-mca the page says so and shows no cycles"
 # bad usage
 "$TINE" report 2>"$tmp/err"
 [ $? -eq 2 ] && has "$tmp/err" 'tine report: needs a kernel FILE'
