@@ -302,11 +302,12 @@ static void report_free(report *r) {
     free(r->exprs);
     for (int i = 0; i < 2; i++) asm_free(&r->asm_[i].a);
     free(r->bench_text);
+    tine_kernel_free(r->parsed); /* the names of stages and declarations were its */
 }
 
 /* Everything the page shows, into r; 0, or the exit status after a message. */
 static int gather(report *r, tine_ctx_t *ctx, tine_selection_t sel, char **dump, char **other_asm) {
-    tine_kernel_t *k = tine_kernel_parse(ctx, r->source, r->file);
+    tine_kernel_t *k = r->parsed = tine_kernel_parse(ctx, r->source, r->file);
     if (!k) {
         cli_report(ctx, "");
         return 1;
@@ -330,7 +331,6 @@ static int gather(report *r, tine_ctx_t *ctx, tine_selection_t sel, char **dump,
     }
     for (int i = 0; i < c.npending; i++) free(c.pending[i].name), free(c.pending[i].file);
     free(c.pending);
-    tine_kernel_free(k);
     return rc;
 }
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "asm_loops.h"
+#include "tine.h"
 
 /* One step of the driver, as `tine compile --dump-after` shows it: its text cut into lines. */
 typedef struct {
@@ -51,6 +52,7 @@ typedef struct {
     const char *sel_name, *other_name; /* the selection shown, and the one beside it */
     asm_isa isa;
     bool mca;           /* llvm-mca runs */
+    tine_kernel_t *parsed; /* the kernel (its names are the page's), freed last */
     char *source;       /* the file's text */
     char *lines;        /* a copy, cut into src's lines */
     report_src *src;
