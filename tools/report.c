@@ -340,7 +340,7 @@ int cli_cmd_report(const options *o) {
     report r = {.file = o->file, .kernel = name, .entry = entry, .target = o->target ? o->target : "host"};
     tine_selection_t sel = o->select && !strcmp(o->select, "llvm") ? TINE_SELECT_LLVM : TINE_SELECT_TINE;
     if (o->select && strcmp(o->select, "llvm") && strcmp(o->select, "tine")) {
-        fprintf(stderr, "tine: unknown selection '%s' (llvm, tine)\n", o->select);
+        fprintf(stderr, "tine: --select takes llvm or tine, not '%s'\n", o->select);
         return 2;
     }
     r.sel_name = sel == TINE_SELECT_TINE ? "tine" : "LLVM alone";
