@@ -14,6 +14,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,6 +178,16 @@ static void gather_asm(report *r, report_asm *ra, const char *text, const char *
     }
 }
 
+/* Why the page has no bench row. */
+static void no_row(report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void no_row(report *r, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = snprintf(r->bench_why, sizeof r->bench_why, "No bench row: ");
+    vsnprintf(r->bench_why + n, sizeof r->bench_why - (size_t)n, fmt, ap);
+    va_end(ap);
+}
+
 /* ---- --bench ---------------------------------------------------------------------------- */
 
 /* The output of `tine bench --filter KERNEL --target T` run in a temporary directory, and
@@ -186,21 +197,20 @@ static void gather_bench(report *r, const char *self) {
     bool known = false;
     for (const bench_entry *be = bench_entries(); be->name; be++) known |= !strcmp(be->name, r->kernel);
     if (!known) {
-        snprintf(r->bench_why, sizeof r->bench_why,
-                 "%s is not one of the benchmark kernels of bench/kernels (tine bench measures those only)", r->kernel);
+        no_row(r, "%s is not one of the benchmark kernels of bench/kernels (tine bench measures those only)", r->kernel);
         return;
     }
     if (!strcmp(r->target, "host")) {
-        snprintf(r->bench_why, sizeof r->bench_why, "tine bench has a row per named target: give --target (x86-64-avx2 ...)");
+        no_row(r, "tine bench has a row per named target: give --target (x86-64-avx2 ...)");
         return;
     }
     if (strchr(self, '\'')) { /* the command below quotes it so; the kernel and target are known names */
-        snprintf(r->bench_why, sizeof r->bench_why, "the tine program's path holds a quote: cannot run its bench");
+        no_row(r, "the tine program's path holds a quote: cannot run its bench");
         return;
     }
     char dir[] = "/tmp/tine-report-XXXXXX";
     if (!mkdtemp(dir)) {
-        snprintf(r->bench_why, sizeof r->bench_why, "cannot make a temporary directory: %s", strerror(errno));
+        no_row(r, "cannot make a temporary directory: %s", strerror(errno));
         return;
     }
     char cmd[4096 + 512];
@@ -229,10 +239,13 @@ static void gather_bench(report *r, const char *self) {
     *w = 0;
     int status = pp ? pclose(pp) : -1;
     r->bench_text = out;
-    if (status != 0) snprintf(r->bench_why, sizeof r->bench_why, "tine bench failed (its output is below)");
+    if (status != 0) no_row(r, "tine bench failed (its output is below)");
     char path[600];
     snprintf(path, sizeof path, "%s/tine-bench.csv", dir);
-    char *csv = status == 0 ? tine_cli_read_file(path) : NULL;
+    /* an AArch64 row is llvm-mca's estimate (bench_mca.c), a table without tine-bench.csv */
+    if (status == 0 && r->isa == ASM_ARM)
+        snprintf(r->bench_why, sizeof r->bench_why, "The AArch64 row is llvm-mca's estimate, not a timing: its table is below");
+    char *csv = status == 0 && r->isa != ASM_ARM ? tine_cli_read_file(path) : NULL;
     if (csv) {
         /* the header names the columns; the kernel's row is the one of its name and target */
         char *save, *hdr = strtok_r(csv, "\n", &save), *row;
@@ -260,7 +273,7 @@ static void gather_bench(report *r, const char *self) {
         }
         free(csv);
     } else if (!r->bench_why[0]) {
-        snprintf(r->bench_why, sizeof r->bench_why, "tine bench wrote no tine-bench.csv");
+        no_row(r, "tine bench wrote no tine-bench.csv");
     }
     const char *files[] = {"tine-bench.csv", "tine-bench.svg", "tine-bench.png"};
     for (int i = 0; i < 3; i++) {
@@ -387,7 +400,7 @@ int cli_cmd_report(const options *o) {
                 self[n] = 0;
                 gather_bench(&r, self);
             } else {
-                snprintf(r.bench_why, sizeof r.bench_why, "cannot find the tine program to run its bench");
+                no_row(&r, "cannot find the tine program to run its bench");
             }
         }
         snprintf(out_name, sizeof out_name, "%s.html", name);

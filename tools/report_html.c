@@ -416,9 +416,7 @@ static void bench_chart(FILE *f, const report *r) {
 static void section_bench(FILE *f, const report *r) {
     fprintf(f, "<h2 id=bench>Bench</h2>\n");
     if (r->bench_why[0]) {
-        fprintf(f, "<p class=note>No bench row: ");
-        esc(f, r->bench_why);
-        fprintf(f, ".</p>\n");
+        put(f, "<p class=note>", r->bench_why, ".</p>\n");
     }
     if (r->nbench) bench_chart(f, r);
     if (r->bench_text) {
