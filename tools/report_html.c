@@ -435,8 +435,9 @@ int report_html(const report *r, FILE *f) {
     esc(f, r->file);
     fprintf(f, " · target ");
     esc(f, r->target);
-    fprintf(f, " (%s) · %s's selection shown, %s beside it · %d stages, %d expressions rewritten</p></header>\n",
-            r->isa_text, r->sel_name, r->other_name, r->nstages, r->nexprs);
+    fprintf(f, " (%s) · %s's selection shown, %s beside it · %d stage%s, %d expression%s rewritten</p></header>\n",
+            r->isa_text, r->sel_name, r->other_name, r->nstages, r->nstages == 1 ? "" : "s", r->nexprs,
+            r->nexprs == 1 ? "" : "s");
     fprintf(f, "<nav><a href=\"#source\">source</a><a href=\"#stages\">stages</a><a href=\"#steps\">steps</a>"
                "<a href=\"#selection\">selection</a><a href=\"#assembly\">loops</a>%s</nav><main>\n",
             r->bench ? "<a href=\"#bench\">bench</a>" : "");
