@@ -322,6 +322,29 @@ run run "$HERE/../bench/kernels/l2norm.tine" --param Q=1
 check "run with an unknown parameter is refused (rc $rc)" test "$rc" -ne 0
 check "  naming it" grep -qF "no parameter 'Q'" "$TMP/err"
 
+# ---- docs/KERNELS.md: the worked idioms run; the directive table has every directive -------------
+# each fenced block of the "Worked idioms" section is a kernel: written out, run small
+awk -v dir="$TMP" '/^## /{ on = ($0 == "## Worked idioms") } on && /^```$/ { if (f) { close(f); f = "" } else f = sprintf("%s/idiom%d.tine", dir, ++n); next }
+    f { print > f }' "$HERE/../docs/KERNELS.md"
+nidioms=$(ls "$TMP"/idiom*.tine 2>/dev/null | wc -l)
+check "KERNELS.md has 4 worked idioms (got $nidioms)" test "$nidioms" -eq 4
+for f in "$TMP"/idiom*.tine; do
+    name=$(sed -nE '1s/^# ([a-z0-9_]+):.*/\1/p' "$f")
+    run run "$f" --size 16x8
+    check "idiom $name runs (rc $rc: $err)" test "$rc" -eq 0
+    runs=$(grep -c '^run [0-9] of' "$TMP/out")
+    check "  every run bit-exact both ways" test "$(grep -c 'bit-exact with the interpreter' "$TMP/out")" -eq $((2 * (runs > 0 ? runs : 1)))
+    case $name in
+    sad8x8) check "  its inputs 8 times the output" grep -qF "inputs a 128x64 at (0, 0), b 128x64 at (0, 0)" "$TMP/out" ;;
+    gaussian5x5_separable) check "  its input 2 wider on every side" grep -qF "input in 20x12 at (-2, -2)" "$TMP/out" ;;
+    esac
+done
+# the table's rows against the directives the parser knows (its error lists them all)
+printf 'input in: u8[1]\noutput out(x): u8 = in(x)\nschedule\nnone out\n' >"$TMP/nodir.tine"
+known=$("$TINE" compile "$TMP/nodir.tine" --emit schedule 2>&1 | sed -nE "s/.*unknown schedule directive 'none' \((.*)\)$/\1/p" | tr -d ',')
+table=$(awk '/^## /{ on = ($0 == "## Directives") } on' "$HERE/../docs/KERNELS.md" | sed -nE 's/^\| `([a-z_]+) .*/\1/p' | tr '\n' ' ')
+check "KERNELS.md's directive table lists every directive in order ('$table' vs '$known')" test "$(echo $table)" = "$(echo $known)"
+
 # ---- schedule auto: --emit schedule prints the choice; pasted back, the same statement -------------
 sed '/^schedule/,$d' "$HERE/../bench/kernels/l2norm.tine" >"$TMP/l2auto.tine"
 echo "schedule auto" >>"$TMP/l2auto.tine"
