@@ -40,14 +40,17 @@ static uint64_t count_elems(int dims, const int64_t *extent) {
     return n;
 }
 
-/* The geometry of a dense buffer (strides from the extents), without data. */
+/* The geometry of a dense buffer (strides from the extents), without data. A region too
+ * large to run (refused by fill_inputs) may still be found on the way: its strides stop
+ * growing past 2^40, so they cannot overflow. */
 static tine_buffer_t geometry(int dims, const int64_t *min, const int64_t *extent) {
     tine_buffer_t b = {0};
     b.dims = dims;
     for (int d = 0; d < dims; d++) {
         b.min[d] = min[d];
         b.extent[d] = extent[d];
-        b.stride[d] = d ? b.stride[d - 1] * extent[d - 1] : 1;
+        int64_t big = (int64_t)1 << 40;
+        b.stride[d] = !d ? 1 : b.stride[d - 1] > big / extent[d - 1] ? big : b.stride[d - 1] * extent[d - 1];
     }
     return b;
 }
@@ -127,7 +130,7 @@ static int size_inputs(run *r, const tine_buffer_t *out) {
             int64_t ex[4];
             bool same = true;
             for (int d = 0; d < r->in[i].dims; d++) {
-                ex[d] = r->hi[i][d] - r->lo[i][d] + 1;
+                ex[d] = r->hi[i][d] >= r->lo[i][d] ? r->hi[i][d] - r->lo[i][d] + 1 : 1;
                 same &= r->lo[i][d] == r->in[i].min[d] && ex[d] == r->in[i].extent[d];
             }
             if (!same) r->in[i] = geometry(r->in[i].dims, r->lo[i], ex);

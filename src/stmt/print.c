@@ -3,7 +3,8 @@
  * One statement per line, nested bodies indented by two spaces and closed by a `}` line.
  * Expressions are printed by tine's expression printer (one line, the syntax tine_parse
  * reads) at their own lanes, so a scalar reads `$.c0_i32` and a vector's leaves carry no
- * lane count unless they differ from it. A line longer than WRAP columns is wrapped at its
+ * lane count unless they differ from it. A line longer than WRAP columns (in a deep nest,
+ * MIN_TEXT past its indentation) is wrapped at its
  * shallowest operator boundaries (after a let's or store's '=' or a comma, before a loop's
  * range or a binary operator), the pieces
  * packed greedily, each continuation indented by how deep its break lies, so a long
@@ -233,7 +234,9 @@ static void stmt(sprinter *p, const tine_stmt *s, int depth) {
 
 /* ---- wrapping ----------------------------------------------------------------------------- */
 
-enum { WRAP = 100 };
+/* A line wraps past WRAP columns, or past MIN_TEXT columns after its indentation when that
+ * is deeper (a nest 70 columns deep keeps lines of 60, not 30). */
+enum { WRAP = 100, MIN_TEXT = 60 };
 
 /* A line being wrapped: its text, and per byte the nesting depth of brackets there and
  * whether a piece may end there (brk: 1 after ", ", 2 at the space before a binary
@@ -243,7 +246,8 @@ typedef struct {
     size_t n;
     int *depth;
     unsigned char *brk;
-    int base; /* the line's own indentation */
+    int base;  /* the line's own indentation */
+    int width; /* where it wraps */
 } wline;
 
 /* The binary operator that begins at s[i + 1] (s[i] a space, one after it), by how
@@ -309,7 +313,7 @@ static int wrap_span(tine_buf *b, const wline *w, size_t a, size_t e, int col) {
     int md = INT32_MAX;
     for (size_t i = a; i < e; i++)
         if (w->brk[i] && w->depth[i] < md) md = w->depth[i];
-    if (col + (int)(e - a) <= WRAP || md == INT32_MAX) {
+    if (col + (int)(e - a) <= w->width || md == INT32_MAX) {
         tine_buf_printf(b, "%.*s", (int)(e - a), w->s + a);
         return col + (int)(e - a);
     }
@@ -323,7 +327,7 @@ static int wrap_span(tine_buf *b, const wline *w, size_t a, size_t e, int col) {
         if (first) {
             col = wrap_span(b, w, start, i, col);
             first = false;
-        } else if (col + 1 + len <= WRAP) {
+        } else if (col + 1 + len <= w->width) {
             tine_buf_putc(b, ' ');
             col = wrap_span(b, w, start, i, col + 1);
         } else {
@@ -336,15 +340,18 @@ static int wrap_span(tine_buf *b, const wline *w, size_t a, size_t e, int col) {
     return col;
 }
 
-/* text with every line longer than WRAP wrapped (see the top); malloc'd. */
+/* text with every line longer than its width wrapped (see the top); malloc'd. */
 static char *wrap_lines(const char *text) {
     tine_buf b = {0};
     for (const char *l = text; *l;) {
         const char *nl = strchr(l, '\n');
         size_t n = nl ? (size_t)(nl - l) : strlen(l);
-        if (n > WRAP) {
-            wline w = {.s = l, .n = n, .depth = tine_xcalloc(n, sizeof(int)), .brk = tine_xcalloc(n, 1)};
-            while (w.base < (int)n && l[w.base] == ' ') w.base++;
+        int base = 0;
+        while (base < (int)n && l[base] == ' ') base++;
+        int width = base + (WRAP - base > MIN_TEXT ? WRAP - base : MIN_TEXT);
+        if ((int)n > width) {
+            wline w = {.s = l, .n = n, .depth = tine_xcalloc(n, sizeof(int)), .brk = tine_xcalloc(n, 1), .base = base,
+                       .width = width};
             mark(&w);
             wrap_span(&b, &w, 0, n, 0);
             free(w.depth);
