@@ -199,7 +199,7 @@ for args in "help run" "run --help" "run -h" "run FILE --help" "run -e a_u8 --he
     check "'tine $args' exits 0 (rc $rc)" test "$rc" -eq 0
     check "'tine $args' gives run's two forms" test "$(grep -cE '^(usage:|      ) tine run ' "$TMP/out")" -eq 2
     check "'tine $args' describes --input-size" grep -qE '^  --input-size NAME=WxH\.\. +an input.s extents' "$TMP/out"
-    check "'tine $args' marks --lanes as -e's" grep -qE '^  --lanes N .*\(with -e EXPR\)$' "$TMP/out"
+    check "'tine $args' marks --lanes as -e's" grep -qE '^  --lanes N .*; -e EXPR only$' "$TMP/out"
 done
 # every option a command's usage lines name has its line in that command's help
 for cmd in print expand eval lift rules compile run bench bench-ir bench-lift verify; do

@@ -197,14 +197,14 @@ int cli_help(const options *o) {
     }
     unsigned forms = command_forms(form);
     print_synopses(stdout, forms);
-    printf("%s.\n", COMMAND_WHAT[form]);
-    int width = 0;
+    printf("%s: %s.\n", COMMANDS[form], COMMAND_WHAT[form]);
+    int width = (int)strlen("--help");
     for (int k = 0; k < O_COUNT; k++)
         if (OPTIONS[k].forms & forms) {
             int w = (int)strlen(OPTIONS[k].name) + (OPTIONS[k].arg ? 1 + (int)strlen(OPTIONS[k].arg) : 0);
             width = w > width ? w : width;
         }
-    if (width) printf("options:\n");
+    printf("options:\n");
     for (int k = 0; k < O_COUNT; k++)
         if (OPTIONS[k].forms & forms) {
             char left[64];
@@ -212,10 +212,11 @@ int cli_help(const options *o) {
                      OPTIONS[k].arg ? OPTIONS[k].arg : "");
             /* compile and run: an option of one of their two forms says which */
             unsigned of = OPTIONS[k].forms & forms;
-            const char *only = of == F(COMPILE_EXPR) || of == F(RUN_EXPR)       ? " (with -e EXPR)"
-                               : of == F(COMPILE_KERNEL) || of == F(RUN_KERNEL) ? " (with a kernel FILE)"
+            const char *only = k == O_EXPR                                        ? ""
+                               : of == F(COMPILE_EXPR) || of == F(RUN_EXPR)       ? "; -e EXPR only"
+                               : of == F(COMPILE_KERNEL) || of == F(RUN_KERNEL) ? "; kernel FILE only"
                                                                                  : "";
-            printf("  %-*s  %s%s\n", width, left, OPTIONS[k].what, forms == (1u << form) ? "" : only);
+            printf("  %-*s  %s%s\n", width, left, OPTIONS[k].what, only);
         }
     printf("  %-*s  %s\n", width, "--help", "this text");
     return 0;
