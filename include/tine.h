@@ -356,6 +356,18 @@ const tine_expr_t *tine_kernel_body(const tine_kernel_t *k, int scalar);
  * params[i] points at parameter i's value (bool parameters: one byte). */
 int tine_kernel_check_region(const tine_kernel_t *k, tine_buffer_t *const *inputs, const void *const *params,
                              const tine_buffer_t *out);
+/* The region of each input the kernel reads to fill out (its geometry; its data is not
+ * read) with these parameters: input i is read at coordinates lo[i][d] ..= hi[i][d] in
+ * dimension d, read[i] 0 when it is not read at all. The inputs' geometries are the ones
+ * given (data may be NULL: they are not checked), since a read through a boundary
+ * condition (edge, constant) stays inside its input, whatever that is. 0, or -1 with an
+ * error (the output or a parameter breaks a rule, a stage would be too large). */
+int tine_kernel_input_regions(const tine_kernel_t *k, tine_buffer_t *const *inputs, const void *const *params,
+                              const tine_buffer_t *out, int64_t (*lo)[4], int64_t (*hi)[4], int *read);
+/* 1 when parameter i sizes the run: a loop reduction's bounds or the region some input or
+ * stage is read at depend on it (a window's width, a row's length, a stride); 0 when it
+ * does not (a coefficient, a shift, a zero point); -1 with an error. */
+int tine_kernel_param_sizes(const tine_kernel_t *k, int i);
 /* The reference: fills out with the interpreter (checks the region first). */
 int tine_kernel_interpret(const tine_kernel_t *k, tine_buffer_t *const *inputs, const void *const *params,
                           tine_buffer_t *out);

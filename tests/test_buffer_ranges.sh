@@ -14,21 +14,23 @@ set -u
 TINE=${1:?usage: test_buffer_ranges.sh path/to/tine}
 HERE=$(cd "$(dirname "$0")" && pwd)
 fail=0
-narrow=$("$TINE" compile "$HERE/../bench/kernels/gaussian7x7.tine" --target arm-64 --emit stmt -o /dev/stdout 2>&1)
+# the listing wraps long lines (at operators, commas): joined, each expression is one run of text
+joined() { tr '\n' ' ' | tr -s ' '; }
+narrow=$("$TINE" compile "$HERE/../bench/kernels/gaussian7x7.tine" --target arm-64 --emit stmt -o /dev/stdout 2>&1 | joined)
 if ! grep -Eq 'umull_u16\(r_u16\[[^]]*\] \+ r_u16\[' <<<"$narrow"; then
     echo "FAIL: gaussian7x7 on arm-64: no umull_u16 of a pre-added pair of r's u16 values:"
-    grep -m1 'out\[ramp' <<<"$narrow" | cut -c1-600
+    grep -o 'out\[ramp.\{0,600\}' <<<"$narrow" | head -1
     fail=1
 fi
-wide=$("$TINE" compile "$HERE/data/buffer_range_wide.tine" --target arm-64 --emit stmt -o /dev/stdout 2>&1)
+wide=$("$TINE" compile "$HERE/data/buffer_range_wide.tine" --target arm-64 --emit stmt -o /dev/stdout 2>&1 | joined)
 if grep -Eq 'umull_u16\(r_u16\[[^]]*\] \+ r_u16\[' <<<"$wide"; then
     echo "FAIL: buffer_range_wide on arm-64: a pair of r's values (up to 102000) pre-added at u16:"
-    grep -m1 'out\[ramp' <<<"$wide" | cut -c1-600
+    grep -o 'out\[ramp.\{0,600\}' <<<"$wide" | head -1
     fail=1
 fi
 if ! grep -Eq 'uaddl_u16\(r_u16\[[^]]*\], r_u16\[' <<<"$wide"; then
     echo "FAIL: buffer_range_wide on arm-64: the pair of r's values is not one widening add:"
-    grep -m1 'out\[ramp' <<<"$wide" | cut -c1-600
+    grep -o 'out\[ramp.\{0,600\}' <<<"$wide" | head -1
     fail=1
 fi
 [ $fail = 0 ] && echo "test_buffer_ranges: 3 checks passed"

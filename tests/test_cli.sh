@@ -186,6 +186,33 @@ run
 check "'tine' with no command exits 2 (rc $rc)" test "$rc" -eq 2
 check "'tine' with no command prints usage" grep -q '^usage: tine' "$TMP/err"
 
+# ---- help and version: stdout, exit 0 -------------------------------------------------------------
+for args in "--help" "-h" "help"; do
+    run $args
+    check "'tine $args' exits 0 (rc $rc)" test "$rc" -eq 0
+    check "'tine $args' prints the usage on stdout" grep -q '^usage: tine demo' "$TMP/out"
+    check "'tine $args' prints nothing on stderr" test -z "$err"
+done
+for args in "help run" "run --help" "run -h" "run FILE --help" "run -e a_u8 --help"; do
+    # shellcheck disable=SC2086 # split on purpose
+    run $args
+    check "'tine $args' exits 0 (rc $rc)" test "$rc" -eq 0
+    check "'tine $args' gives run's two forms" test "$(grep -cE '^(usage:|      ) tine run ' "$TMP/out")" -eq 2
+    check "'tine $args' describes --input-size" grep -qE '^  --input-size NAME=WxH\.\. +an input.s extents' "$TMP/out"
+    check "'tine $args' marks --lanes as -e's" grep -qE '^  --lanes N .*; -e EXPR only$' "$TMP/out"
+done
+# every option a command's usage lines name has its line in that command's help
+for cmd in print expand eval lift rules compile run bench bench-ir bench-lift verify; do
+    "$TINE" help $cmd >"$TMP/help" 2>&1
+    for o in $(grep -E '^(usage:|      ) tine ' "$TMP/help" | grep -oE '(^| |\[)(--[a-z-]+|-[eo])' | tr -d ' [' | sort -u); do
+        check "'tine help $cmd' describes $o" grep -qE "^  $o( |$)" "$TMP/help"
+    done
+done
+run --version
+check "'tine --version' exits 0 (rc $rc)" test "$rc" -eq 0
+version=$(sed -nE 's/^project\(tine .*VERSION ([0-9.]+).*/\1/p' "$HERE/../CMakeLists.txt")
+check "'tine --version' prints the version of CMakeLists.txt ('$out', '${version:-0.1.0}')" test "$out" = "tine ${version:-0.1.0}"
+
 # ---- ops: every FPIR op of FPIR.md's table ------------------------------------------------------
 run ops
 check "ops exits 0 (rc $rc)" test "$rc" -eq 0
@@ -249,11 +276,74 @@ run run "$HERE/../bench/kernels/l2norm.tine" --param W=40 --param zero=128 --siz
 check "run l2norm exits 0 (rc $rc: $err)" test "$rc" -eq 0
 check "run l2norm: both selections bit-exact" test "$(grep -c 'bit-exact with the interpreter' "$TMP/out")" -eq 2
 run run "$HERE/../bench/kernels/l2norm.tine" --param W=90 --size 40x6
-check "run l2norm with rows longer than the input is refused (rc $rc)" test "$rc" -ne 0
-check "  naming the input and the region" grep -qF "input 'in' is too small" "$TMP/err"
+check "run l2norm with rows longer than the output sizes its input by the rows (rc $rc: $err)" test "$rc" -eq 0
+check "  90 wide" grep -qF "input in 90x6 at (0, 0)" "$TMP/out"
+run run "$HERE/../bench/kernels/l2norm.tine" --param W=90 --size 40x6 --input-size in=40x6
+check "run l2norm with a given input narrower than its rows is refused (rc $rc)" test "$rc" -eq 2
+check "  saying the size it needs" grep -qF -- "--input-size in=40x6 is too small: $HERE/../bench/kernels/l2norm.tine reads 90x6 ([0, 89] x [0, 5]) with zero=" "$TMP/err"
+
+# ---- tine run: each input sized by bounds inference; parameters drawn by their use ------------------
+# reads at scaled coordinates: a 2x2 average needs twice the output in each dimension
+cat >"$TMP/down.tine" <<'EOF'
+input in: u8[2]
+output out(x, y): u8 = u8((u16(in(2 * x, 2 * y)) + u16(in(2 * x + 1, 2 * y)) + u16(in(2 * x, 2 * y + 1))
+    + u16(in(2 * x + 1, 2 * y + 1)) + 2) >> 2)
+EOF
+run run "$TMP/down.tine" --size 30x20
+check "run of a 2x downsample exits 0 (rc $rc: $err)" test "$rc" -eq 0
+check "  its input twice the output" grep -qF "input in 60x40 at (0, 0)" "$TMP/out"
+check "  both selections bit-exact" test "$(grep -c 'bit-exact with the interpreter' "$TMP/out")" -eq 2
+# a window sized by a parameter: R sizes the run, so it is drawn small (0 to 16, and the edges 0, 1,
+# 16, -1); k is a coefficient, drawn across i16 with its edges
+cat >"$TMP/win.tine" <<'EOF'
+input in: u8[2]
+param R: i32
+param k: i16
+output out(x, y): i32 = sum(r in 0..R) i32(in(x + r, y - r)) * i32(k)
+EOF
+: >"$TMP/win.runs"
+for seed in 1 2 3 4; do
+    run run "$TMP/win.tine" --size 20x10 --seed $seed
+    check "run of a window of R elements, seed $seed, exits 0 (rc $rc: $err)" test "$rc" -eq 0
+    check "  three runs, each bit-exact both ways" test "$(grep -c 'bit-exact with the interpreter' "$TMP/out")" -eq 6
+    cat "$TMP/out" >>"$TMP/win.runs"
+done
+# every run's input is the output widened by R - 1 to the right and up (nothing read when R <= 0:
+# then it keeps the output's size)
+bad_sizes=$(sed -nE 's/^run [0-9] of 3: R=(-?[0-9]+) k=(-?[0-9]+); input in ([0-9]+)x([0-9]+) at \(0, (-?[0-9]+)\)$/\1 \3 \4 \5/p' "$TMP/win.runs" |
+    awk '{ r = $1 > 0 ? $1 : 1; if ($2 != 20 + r - 1 || $3 != 10 + r - 1 || $4 != -(r - 1)) print }')
+check "  each input is exactly the region read ('$bad_sizes')" test -z "$bad_sizes"
+check "  12 runs listed" test "$(grep -c '^run [0-9] of 3: R=' "$TMP/win.runs")" -eq 12
+check "  R stays in [-1, 16], k reaches its edges" sh -c "! grep -qE 'R=(-[2-9]|1[7-9]|[2-9][0-9])' '$TMP/win.runs' &&
+    grep -q 'k=-32768' '$TMP/win.runs' && grep -q 'k=32767' '$TMP/win.runs'"
+check "  R takes 0, 1, 16 and -1 over seeds 1 to 4" sh -c "grep -q 'R=0 ' '$TMP/win.runs' && grep -q 'R=1 ' '$TMP/win.runs' &&
+    grep -q 'R=16 ' '$TMP/win.runs' && grep -q 'R=-1 ' '$TMP/win.runs'"
 run run "$HERE/../bench/kernels/l2norm.tine" --param Q=1
 check "run with an unknown parameter is refused (rc $rc)" test "$rc" -ne 0
 check "  naming it" grep -qF "no parameter 'Q'" "$TMP/err"
+
+# ---- docs/KERNELS.md: the worked idioms run; the directive table has every directive -------------
+# each fenced block of the "Worked idioms" section is a kernel: written out, run small
+awk -v dir="$TMP" '/^## /{ on = ($0 == "## Worked idioms") } on && /^```$/ { if (f) { close(f); f = "" } else f = sprintf("%s/idiom%d.tine", dir, ++n); next }
+    f { print > f }' "$HERE/../docs/KERNELS.md"
+nidioms=$(ls "$TMP"/idiom*.tine 2>/dev/null | wc -l)
+check "KERNELS.md has 4 worked idioms (got $nidioms)" test "$nidioms" -eq 4
+for f in "$TMP"/idiom*.tine; do
+    name=$(sed -nE '1s/^# ([a-z0-9_]+):.*/\1/p' "$f")
+    run run "$f" --size 16x8
+    check "idiom $name runs (rc $rc: $err)" test "$rc" -eq 0
+    runs=$(grep -c '^run [0-9] of' "$TMP/out")
+    check "  every run bit-exact both ways" test "$(grep -c 'bit-exact with the interpreter' "$TMP/out")" -eq $((2 * (runs > 0 ? runs : 1)))
+    case $name in
+    sad8x8) check "  its inputs 8 times the output" grep -qF "inputs a 128x64 at (0, 0), b 128x64 at (0, 0)" "$TMP/out" ;;
+    gaussian5x5_separable) check "  its input 2 wider on every side" grep -qF "input in 20x12 at (-2, -2)" "$TMP/out" ;;
+    esac
+done
+# the table's rows against the directives the parser knows (its error lists them all)
+printf 'input in: u8[1]\noutput out(x): u8 = in(x)\nschedule\nnone out\n' >"$TMP/nodir.tine"
+known=$("$TINE" compile "$TMP/nodir.tine" --emit schedule 2>&1 | sed -nE "s/.*unknown schedule directive 'none' \((.*)\)$/\1/p" | tr -d ',')
+table=$(awk '/^## /{ on = ($0 == "## Directives") } on' "$HERE/../docs/KERNELS.md" | sed -nE 's/^\| `([a-z_]+) .*/\1/p' | tr '\n' ' ')
+check "KERNELS.md's directive table lists every directive in order ('$table' vs '$known')" test "$(echo $table)" = "$(echo $known)"
 
 # ---- schedule auto: --emit schedule prints the choice; pasted back, the same statement -------------
 sed '/^schedule/,$d' "$HERE/../bench/kernels/l2norm.tine" >"$TMP/l2auto.tine"

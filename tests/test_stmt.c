@@ -406,8 +406,8 @@ static void test_hoist(void) {
                "    let $.h1_i32 = y_i32 * 16\n"
                "    let $.h3_i32 = x(y_i32 * y_i32 + $.h0_i32) {\n"
                "      for.vectorized<8> out.x (x_i32) in [0, 16) partition never {\n"
-               "        out[ramp(x_i32 + $.h1_i32, 1, 8)] = in_i32[ramp(x_i32 + $.h1_i32, 1, 8)] * $.h2_i32 + $.h3_i32"
-               " + x(in_i32[k_i32])\n"
+               "        out[ramp(x_i32 + $.h1_i32, 1, 8)] =\n" /* past 100 columns: wrapped */
+               "            in_i32[ramp(x_i32 + $.h1_i32, 1, 8)] * $.h2_i32 + $.h3_i32 + x(in_i32[k_i32])\n"
                "        out[ramp(x_i32 + $.h1_i32 + 48, 1, 8)] = ramp(x_i32, 1, 8) * x($.h1_i32)\n"
                "      }\n"
                "    }\n"

@@ -22,76 +22,127 @@
 #define TINE_SOURCE_DIR "."
 #endif
 
-int cli_usage(void) {
-    fprintf(stderr,
-            "usage: tine demo\n"
-            "       tine print EXPR [--lanes N]\n"
-            "       tine expand EXPR [--lanes N]\n"
-            "       tine eval EXPR [--lanes N] [--seed S]\n"
-            "       tine lift EXPR [--lanes N] [--trace-rules]\n"
-            "       tine rules --list | --check FILE\n"
-            "       tine compile -e EXPR [--target T] [--lanes N] [--emit asm|llvm|fpir|lowered] [--select llvm|tine]\n"
-            "                    [--trace-rules]\n"
-            "       tine run -e EXPR [--target T] [--lanes N] [--seed S] [--select llvm|tine]\n"
-            "       tine compile FILE [--target T] [--select llvm|tine] [--emit obj|h|asm|llvm|fpir|lowered|stmt|schedule] [-o OUT]\n"
-            "                    [--name N] [--dump-after STEP|all|help]\n"
-            "       tine run FILE [--target T] [--seed S] [--size WxH..] [--param NAME=V]...\n"
-            "       tine ops\n"
-            "       tine bench [--filter NAME] [--target T] [--peers halide,c,clang,gcc] [--quick]\n"
-            "       tine bench-ir [--nodes N]\n"
-            "       tine bench-lift [--nodes N]\n"
-            "       tine verify --rules lift|x86|arm|FILE [--isa x86|arm] [--rule NAME] [--timeout MS] [--quiet]\n"
-            "       tine verify FILE [--target T] [--timeout MS]\n"
-            "       tine verify --bounds [--quick] [--timeout MS]\n"
-            "       tine report FILE [--target T] [--select tine|llvm] [-o OUT.html] [--bench]\n"
-            "compile and run read a kernel FILE (any name); an expression goes through -e EXPR.\n"
-            "exit status: 0 success, 1 an error in the input (or a limit), 2 usage, 3 internal error (tine's bug)\n");
-    return 2;
-}
+#ifndef TINE_VERSION
+#define TINE_VERSION "0.1.0" /* CMake passes project(VERSION); this for a build without it */
+#endif
 
 #define F(x) (1u << CLI_##x)
 static const char *const COMMANDS[CLI_FORMS] = {
     [CLI_DEMO] = "demo", [CLI_PRINT] = "print", [CLI_EXPAND] = "expand", [CLI_EVAL] = "eval",
     [CLI_LIFT] = "lift", [CLI_RULES] = "rules", [CLI_COMPILE_EXPR] = "compile", [CLI_RUN_EXPR] = "run",
     [CLI_OPS] = "ops", [CLI_BENCH] = "bench", [CLI_BENCH_IR] = "bench-ir", [CLI_BENCH_LIFT] = "bench-lift",
-    [CLI_VERIFY] = "verify", [CLI_REPORT] = "report",
+    [CLI_VERIFY] = "verify", [CLI_REPORT] = "report", [CLI_HELP] = "help",
+};
+/* Each form's command lines, in the order usage lists them (`tine help COMMAND`: its own). */
+static const struct {
+    unsigned forms;
+    const char *line;
+} SYNOPSES[] = {
+    {F(DEMO), "demo"},
+    {F(PRINT), "print EXPR [--lanes N]"},
+    {F(EXPAND), "expand EXPR [--lanes N]"},
+    {F(EVAL), "eval EXPR [--lanes N] [--seed S]"},
+    {F(LIFT), "lift EXPR [--lanes N] [--trace-rules]"},
+    {F(RULES), "rules --list | --check FILE"},
+    {F(COMPILE_EXPR), "compile -e EXPR [--target T] [--lanes N] [--emit asm|llvm|fpir|lowered] [--select llvm|tine]\n"
+                      "                    [--trace-rules]"},
+    {F(RUN_EXPR), "run -e EXPR [--target T] [--lanes N] [--seed S] [--select llvm|tine]"},
+    {F(COMPILE_KERNEL), "compile FILE [--target T] [--select llvm|tine] [--emit obj|h|asm|llvm|fpir|lowered|stmt|schedule] [-o OUT]\n"
+                        "                    [--name N] [--dump-after STEP|all|help]"},
+    {F(RUN_KERNEL), "run FILE [--target T] [--seed S] [--size WxH..] [--input-size NAME=WxH..] [--param NAME=V]..."},
+    {F(OPS), "ops"},
+    {F(BENCH), "bench [--filter NAME] [--target T] [--peers halide,c,clang,gcc] [--quick]"},
+    {F(BENCH_IR), "bench-ir [--nodes N]"},
+    {F(BENCH_LIFT), "bench-lift [--nodes N]"},
+    {F(VERIFY), "verify --rules lift|x86|arm|FILE [--isa x86|arm] [--rule NAME] [--timeout MS] [--quiet]"},
+    {F(VERIFY), "verify FILE [--target T] [--timeout MS]"},
+    {F(VERIFY), "verify --bounds [--quick] [--timeout MS]"},
+    {F(REPORT), "report FILE [--target T] [--select tine|llvm] [-o OUT.html] [--bench]"},
+    {F(HELP), "help [COMMAND]"},
+};
+/* What each command does, in one line (`tine help COMMAND`). */
+static const char *const COMMAND_WHAT[CLI_FORMS] = {
+    [CLI_DEMO] = "the Sobel walk-through: parse, expand, lift and evaluate one expression",
+    [CLI_PRINT] = "parse and type an expression, and print it back",
+    [CLI_EXPAND] = "an expression with its FPIR ops replaced by their definitions",
+    [CLI_EVAL] = "an expression evaluated on random inputs",
+    [CLI_LIFT] = "an expression lifted into FPIR with the built-in rules",
+    [CLI_RULES] = "the built-in lift rules, or a rule file compiled and checked",
+    [CLI_COMPILE_EXPR] = "a kernel FILE ahead of time (object, header, assembly, listings), or an expression",
+    [CLI_RUN_EXPR] = "a kernel FILE or an expression compiled, run on random inputs and compared with the "
+                     "interpreter",
+    [CLI_OPS] = "every op; the FPIR ops with their definitions",
+    [CLI_BENCH] = "the benchmark kernels timed against their peers",
+    [CLI_BENCH_IR] = "interning speed and memory per node",
+    [CLI_BENCH_LIFT] = "lifting throughput on a generated corpus",
+    [CLI_VERIFY] = "proofs with Z3: rules, a kernel's selection, or the interval rules",
+    [CLI_REPORT] = "one self-contained HTML page: a kernel's source, loop nests, selection and assembly",
+    [CLI_HELP] = "the usage of tine, or of one command",
 };
 /* the forms whose positional argument is an expression (compile and run take a kernel file) */
 static const unsigned TAKES_EXPR = F(PRINT) | F(EXPAND) | F(EVAL) | F(LIFT);
 
 enum { O_LANES, O_SEED, O_NODES, O_TRACE, O_LIST, O_CHECK, O_QUICK, O_FILTER, O_PEERS, O_TARGET, O_EMIT, O_SELECT,
        O_PARAM, O_SIZE, O_NAME, O_OUT, O_EXPR, O_RULES, O_ISA, O_RULE, O_TIMEOUT, O_BOUNDS, O_QUIET, O_DUMP_AFTER,
-       O_BENCH, O_COUNT };
+       O_INPUT_SIZE, O_BENCH, O_COUNT };
 static const struct {
     const char *name;
     int value;      /* takes a value */
     unsigned forms; /* the command forms that take it */
+    const char *arg, *what; /* its value's name (NULL: a flag), and what it does (help) */
 } OPTIONS[O_COUNT] = {
-    [O_LANES] = {"--lanes", 1, F(PRINT) | F(EXPAND) | F(EVAL) | F(LIFT) | F(COMPILE_EXPR) | F(RUN_EXPR)},
-    [O_SEED] = {"--seed", 1, F(EVAL) | F(RUN_EXPR) | F(RUN_KERNEL)},
-    [O_NODES] = {"--nodes", 1, F(BENCH_IR) | F(BENCH_LIFT)},
-    [O_TRACE] = {"--trace-rules", 0, F(LIFT) | F(COMPILE_EXPR)},
-    [O_LIST] = {"--list", 0, F(RULES)},
-    [O_CHECK] = {"--check", 1, F(RULES)},
-    [O_QUICK] = {"--quick", 0, F(BENCH) | F(VERIFY)},
-    [O_FILTER] = {"--filter", 1, F(BENCH)},
-    [O_PEERS] = {"--peers", 1, F(BENCH)},
-    [O_TARGET] = {"--target", 1, F(COMPILE_EXPR) | F(RUN_EXPR) | F(COMPILE_KERNEL) | F(RUN_KERNEL) | F(BENCH) | F(VERIFY) | F(REPORT)},
-    [O_EMIT] = {"--emit", 1, F(COMPILE_EXPR) | F(COMPILE_KERNEL)},
-    [O_SELECT] = {"--select", 1, F(COMPILE_EXPR) | F(RUN_EXPR) | F(COMPILE_KERNEL) | F(REPORT)},
-    [O_PARAM] = {"--param", 1, F(RUN_KERNEL)},
-    [O_SIZE] = {"--size", 1, F(RUN_KERNEL)},
-    [O_NAME] = {"--name", 1, F(COMPILE_KERNEL)},
-    [O_OUT] = {"-o", 1, F(COMPILE_KERNEL) | F(REPORT)},
-    [O_EXPR] = {"-e", 1, F(COMPILE_EXPR) | F(RUN_EXPR)},
-    [O_RULES] = {"--rules", 1, F(VERIFY)},
-    [O_ISA] = {"--isa", 1, F(VERIFY)},
-    [O_RULE] = {"--rule", 1, F(VERIFY)},
-    [O_TIMEOUT] = {"--timeout", 1, F(VERIFY)},
-    [O_BOUNDS] = {"--bounds", 0, F(VERIFY)},
-    [O_QUIET] = {"--quiet", 0, F(VERIFY)},
-    [O_DUMP_AFTER] = {"--dump-after", 1, F(COMPILE_KERNEL)},
-    [O_BENCH] = {"--bench", 0, F(REPORT)},
+    [O_LANES] = {"--lanes", 1, F(PRINT) | F(EXPAND) | F(EVAL) | F(LIFT) | F(COMPILE_EXPR) | F(RUN_EXPR),
+        "N", "lanes of the expression's vectors (default 16)"},
+    [O_SEED] = {"--seed", 1, F(EVAL) | F(RUN_EXPR) | F(RUN_KERNEL),
+        "S", "seed of the random inputs and parameters (default 1)"},
+    [O_NODES] = {"--nodes", 1, F(BENCH_IR) | F(BENCH_LIFT),
+        "N", "nodes to build (default 1000000)"},
+    [O_TRACE] = {"--trace-rules", 0, F(LIFT) | F(COMPILE_EXPR),
+        NULL, "print each rule as it applies"},
+    [O_LIST] = {"--list", 0, F(RULES),
+        NULL, "list the built-in lift rules"},
+    [O_CHECK] = {"--check", 1, F(RULES),
+        "FILE", "compile a rule file and count its rules"},
+    [O_QUICK] = {"--quick", 0, F(BENCH) | F(VERIFY),
+        NULL, "the reduced set CI runs"},
+    [O_FILTER] = {"--filter", 1, F(BENCH),
+        "NAME", "only the kernels whose name contains NAME"},
+    [O_PEERS] = {"--peers", 1, F(BENCH),
+        "LIST", "the peers to time, comma-separated (halide,c,clang,gcc)"},
+    [O_TARGET] = {"--target", 1, F(COMPILE_EXPR) | F(RUN_EXPR) | F(COMPILE_KERNEL) | F(RUN_KERNEL) | F(BENCH) | F(VERIFY) | F(REPORT),
+        "T", "the target: host (this machine, the default) or a name such as x86-64-avx2 (an unknown one lists them)"},
+    [O_EMIT] = {"--emit", 1, F(COMPILE_EXPR) | F(COMPILE_KERNEL),
+        "KIND", "what to write (the kinds the command line above lists; default asm for -e, obj for FILE)"},
+    [O_SELECT] = {"--select", 1, F(COMPILE_EXPR) | F(RUN_EXPR) | F(COMPILE_KERNEL) | F(REPORT),
+        "S", "instruction selection: tine (lifting and lowering rules, default) or llvm (LLVM alone)"},
+    [O_PARAM] = {"--param", 1, F(RUN_KERNEL),
+        "NAME=V", "a parameter's value (others are drawn: docs/KERNELS.md, tine run)"},
+    [O_SIZE] = {"--size", 1, F(RUN_KERNEL),
+        "WxH..", "the output's extents, one per dimension (default 67x45x3x2, as many as it has)"},
+    [O_NAME] = {"--name", 1, F(COMPILE_KERNEL),
+        "N", "the entry point's name (default: the file's name up to its last '.')"},
+    [O_OUT] = {"-o", 1, F(COMPILE_KERNEL) | F(REPORT),
+        "OUT", "the file to write (default: the standard output; report: FILE's name with .html)"},
+    [O_EXPR] = {"-e", 1, F(COMPILE_EXPR) | F(RUN_EXPR),
+        "EXPR", "an expression instead of a kernel FILE"},
+    [O_RULES] = {"--rules", 1, F(VERIFY),
+        "R", "prove a rule set: lift, x86, arm, or a rule FILE"},
+    [O_ISA] = {"--isa", 1, F(VERIFY),
+        "ISA", "the instruction set of a rule file's lowering rules (x86 or arm)"},
+    [O_RULE] = {"--rule", 1, F(VERIFY),
+        "NAME", "prove this rule only"},
+    [O_TIMEOUT] = {"--timeout", 1, F(VERIFY),
+        "MS", "the time limit of each Z3 query, in milliseconds"},
+    [O_BOUNDS] = {"--bounds", 0, F(VERIFY),
+        NULL, "prove the interval rule of every op"},
+    [O_QUIET] = {"--quiet", 0, F(VERIFY),
+        NULL, "print only the instantiations not proven"},
+    [O_INPUT_SIZE] = {"--input-size", 1, F(RUN_KERNEL),
+        "NAME=WxH..", "an input's extents (default: the region the kernel reads; an error if smaller)"},
+    [O_DUMP_AFTER] = {"--dump-after", 1, F(COMPILE_KERNEL),
+        "STEP", "print what the driver made after STEP (all: after every step; help: the steps)"},
+    [O_BENCH] = {"--bench", 0, F(REPORT),
+        NULL, "add the kernel's tine bench row and a chart (one of the 20 benchmark kernels)"},
 };
 
 /* How the form is named in messages: compile and run by the form they take. */
@@ -104,6 +155,121 @@ static const char *form_name(const options *o) {
     default: return o->cmd;
     }
 }
+
+const char *const CLI_VERSION_TEXT = TINE_VERSION;
+
+/* The forms a command name covers: compile and run take a FILE or -e EXPR. */
+static unsigned command_forms(int form) {
+    if (form == CLI_COMPILE_EXPR) return F(COMPILE_EXPR) | F(COMPILE_KERNEL);
+    if (form == CLI_RUN_EXPR) return F(RUN_EXPR) | F(RUN_KERNEL);
+    return 1u << form;
+}
+
+/* The command lines of the forms in `forms`, the first after "usage: ". */
+static void print_synopses(FILE *f, unsigned forms) {
+    bool first = true;
+    for (size_t i = 0; i < sizeof SYNOPSES / sizeof *SYNOPSES; i++)
+        if (SYNOPSES[i].forms & forms) {
+            fprintf(f, "%s%s\n", first ? "usage: tine " : "       tine ", SYNOPSES[i].line);
+            first = false;
+        }
+}
+
+static const char *const EXIT_TEXT =
+    "exit status: 0 success, 1 an error in the input (or a limit), 2 usage, 3 internal error (tine's bug)\n";
+
+static void print_usage(FILE *f) {
+    print_synopses(f, ~0u);
+    fprintf(f, "       tine --version\n"
+               "compile and run read a kernel FILE (any name); an expression goes through -e EXPR.\n"
+               "tine help COMMAND (or tine COMMAND --help) says what a command does and lists its options.\n%s",
+            EXIT_TEXT);
+}
+
+int cli_usage(void) {
+    print_usage(stderr);
+    return 2;
+}
+
+int cli_help(const options *o) {
+    int form = -1;
+    for (int f = 0; f < CLI_FORMS && o->help; f++)
+        if (COMMANDS[f] && !strcmp(o->help, COMMANDS[f])) form = f;
+    if (form < 0) {
+        print_usage(stdout);
+        return 0;
+    }
+    unsigned forms = command_forms(form);
+    print_synopses(stdout, forms);
+    printf("%s: %s.\n", COMMANDS[form], COMMAND_WHAT[form]);
+    int width = (int)strlen("--help");
+    for (int k = 0; k < O_COUNT; k++)
+        if (OPTIONS[k].forms & forms) {
+            int w = (int)strlen(OPTIONS[k].name) + (OPTIONS[k].arg ? 1 + (int)strlen(OPTIONS[k].arg) : 0);
+            width = w > width ? w : width;
+        }
+    printf("options:\n");
+    for (int k = 0; k < O_COUNT; k++)
+        if (OPTIONS[k].forms & forms) {
+            char left[64];
+            snprintf(left, sizeof left, "%s%s%s", OPTIONS[k].name, OPTIONS[k].arg ? " " : "",
+                     OPTIONS[k].arg ? OPTIONS[k].arg : "");
+            /* compile and run: an option of one of their two forms says which */
+            unsigned of = OPTIONS[k].forms & forms;
+            const char *only = k == O_EXPR                                        ? ""
+                               : of == F(COMPILE_EXPR) || of == F(RUN_EXPR)       ? "; -e EXPR only"
+                               : of == F(COMPILE_KERNEL) || of == F(RUN_KERNEL) ? "; kernel FILE only"
+                                                                                 : "";
+            printf("  %-*s  %s%s\n", width, left, OPTIONS[k].what, only);
+        }
+    printf("  %-*s  %s\n", width, "--help", "this text");
+    return 0;
+}
+
+/* The edit distance (insertions, deletions, substitutions) of a and b, or more than
+ * `most` when it exceeds it (names are short: the table is a row of 64). */
+static int edit_distance(const char *a, const char *b, int most) {
+    size_t na = strlen(a), nb = strlen(b);
+    if (na > 63 || nb > 63) return most + 1;
+    int row[64];
+    for (size_t j = 0; j <= nb; j++) row[j] = (int)j;
+    for (size_t i = 1; i <= na; i++) {
+        int diag = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= nb; j++) {
+            int up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best) best = up + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            diag = up;
+            row[j] = best;
+        }
+    }
+    return row[nb];
+}
+
+/* The name of names[0..n) closest to word, if it is close enough to be a slip (at most a
+ * third of the word's letters changed, at least one), else NULL. */
+static const char *closest(const char *word, const char *const *names, int n) {
+    int most = (int)strlen(word) / 3 > 1 ? (int)strlen(word) / 3 : 1, best = most + 1;
+    const char *found = NULL;
+    for (int i = 0; i < n; i++) {
+        int d = names[i] ? edit_distance(word, names[i], most) : most + 1;
+        if (d < best) {
+            best = d;
+            found = names[i];
+        }
+    }
+    return found;
+}
+
+/* "; did you mean 'NAME'?" when there is a close name, else nothing. */
+static void suggest(const char *word, const char *const *names, int n) {
+    const char *c = closest(word, names, n);
+    if (c) fprintf(stderr, "; did you mean '%s'?", c);
+    fputc('\n', stderr);
+}
+
+static bool is_help(const char *a) { return !strcmp(a, "--help") || !strcmp(a, "-h"); }
 
 /* A whole number in [lo, hi], decimal digits only (no sign, space or suffix). */
 static int parse_count(const char *opt, const char *text, uint64_t lo, uint64_t hi, uint64_t *out) {
@@ -119,22 +285,45 @@ static int parse_count(const char *opt, const char *text, uint64_t lo, uint64_t 
     return 0;
 }
 
-static int parse_size(const char *text, options *o) {
+/* 1 to 4 extents joined by 'x' (64x32) into ext[], their count in *n; 0, or -1 after a
+ * message naming opt and what (the option's whole value). */
+static int parse_extents(const char *opt, const char *what, const char *text, int64_t *ext, int *n) {
     const char *p = text;
-    o->nsize = 0;
+    *n = 0;
     for (;;) {
         char *end = (char *)p;
         errno = 0;
         long long v = isdigit((unsigned char)*p) ? strtoll(p, &end, 10) : 0;
-        if (end == p || errno == ERANGE || v < 1 || v > (1 << 24) || o->nsize == 4 || (*end && *end != 'x')) {
-            fprintf(stderr, "tine: --size needs 1 to 4 extents from 1 to %d joined by 'x' (64x32), got '%s'\n",
-                    1 << 24, text);
+        if (end == p || errno == ERANGE || v < 1 || v > (1 << 24) || *n == 4 || (*end && *end != 'x')) {
+            fprintf(stderr, "tine: %s needs 1 to 4 extents from 1 to %d joined by 'x' (64x32), got '%s'\n", opt,
+                    1 << 24, what);
             return -1;
         }
-        o->size[o->nsize++] = v;
+        ext[(*n)++] = v;
         if (!*end) return 0;
         p = end + 1;
     }
+}
+
+/* --input-size NAME=WxH..: the name checked against the kernel's inputs by tine run. */
+static int parse_input_size(char *text, options *o) {
+    char *eq = strchr(text, '=');
+    if (!eq || eq == text) {
+        fprintf(stderr, "tine: --input-size needs NAME=WxH.. (in=64x32), got '%s'\n", text);
+        return -1;
+    }
+    cli_input_size *is = &o->input_sizes[o->ninput_sizes];
+    if (parse_extents("--input-size", text, eq + 1, is->extent, &is->n)) return -1;
+    *eq = 0;
+    for (int j = 0; j < o->ninput_sizes; j++)
+        if (!strcmp(o->input_sizes[j].name, text)) {
+            fprintf(stderr, "tine: --input-size %s is given twice\n", text);
+            return -1;
+        }
+    is->name = text;
+    is->text = eq + 1;
+    o->ninput_sizes++;
+    return 0;
 }
 
 /* The magnitude of an integer written in decimal or 0x hex (no sign, space or suffix; a
@@ -179,7 +368,10 @@ static int classify_words(int argc, char **argv, int *opt, const char **position
         for (int k = 0; k < O_COUNT; k++)
             if (!strcmp(a, OPTIONS[k].name)) opt[i] = k;
         if (opt[i] < 0 && a[0] == '-' && a[1] == '-') {
-            fprintf(stderr, "tine: unknown option '%s'\n", a);
+            const char *names[O_COUNT];
+            for (int k = 0; k < O_COUNT; k++) names[k] = OPTIONS[k].name;
+            fprintf(stderr, "tine: unknown option '%s'", a);
+            suggest(a, names, O_COUNT);
             return 2;
         } else if (opt[i] < 0 && *positional) {
             fprintf(stderr, "tine %s: unexpected argument '%s'\n", argv[1], a);
@@ -278,7 +470,10 @@ static int take_option(int k, const char *word, char *v, options *o) {
         break;
     case O_SIZE:
         o->size_text = v;
-        if (parse_size(v, o)) return 2;
+        if (parse_extents("--size", v, v, o->size, &o->nsize)) return 2;
+        break;
+    case O_INPUT_SIZE:
+        if (parse_input_size(v, o)) return 2;
         break;
     }
     return 0;
@@ -287,17 +482,49 @@ static int take_option(int k, const char *word, char *v, options *o) {
 int cli_parse(int argc, char **argv, options *o) {
     *o = (options){.lanes = 16, .seed = 1, .nodes = 1000000, .cmd = argc > 1 ? argv[1] : NULL};
     if (argc < 2) return cli_usage();
+    if (!strcmp(argv[1], "--version")) {
+        o->form = CLI_VERSION;
+        if (argc == 2) return 0;
+        fprintf(stderr, "tine --version takes nothing after it, got '%s'\n", argv[2]);
+        return 2;
+    }
     int form = -1;
     for (int f = 0; f < CLI_FORMS; f++)
         if (COMMANDS[f] && !strcmp(argv[1], COMMANDS[f])) form = f;
+    if (is_help(argv[1]) || form == CLI_HELP) { /* tine --help, tine help [COMMAND] */
+        o->form = CLI_HELP;
+        o->help = argc > 2 ? argv[2] : NULL;
+        bool known = false;
+        for (int f = 0; f < CLI_FORMS && o->help; f++) known |= COMMANDS[f] && !strcmp(o->help, COMMANDS[f]);
+        if (argc > 3) {
+            fprintf(stderr, "tine help: takes one COMMAND, got '%s' too\n", argv[3]);
+            return 2;
+        } else if (o->help && !known) {
+            fprintf(stderr, "tine help: unknown command '%s'", o->help);
+            suggest(o->help, COMMANDS, CLI_FORMS);
+            return 2;
+        }
+        return 0;
+    }
     if (form < 0) {
-        fprintf(stderr, "tine: unknown command '%s'\n", argv[1]);
-        return cli_usage();
+        fprintf(stderr, "tine: unknown command '%s'", argv[1]);
+        suggest(argv[1], COMMANDS, CLI_FORMS);
+        fprintf(stderr, "(tine --help lists the commands)\n");
+        return 2;
+    }
+    for (int i = 2; i < argc; i++) { /* tine COMMAND --help, wherever it stands */
+        if (i > 2 && !strcmp(argv[i - 1], "-e")) continue; /* an expression may be anything */
+        if (is_help(argv[i])) {
+            o->form = CLI_HELP;
+            o->help = argv[1];
+            return 0;
+        }
     }
     /* first the words: options with their values, and positional arguments */
     int *opt = malloc(sizeof *opt * (size_t)argc);
     o->params = malloc(sizeof *o->params * (size_t)argc);
-    if (!opt || !o->params) {
+    o->input_sizes = malloc(sizeof *o->input_sizes * (size_t)argc);
+    if (!opt || !o->params || !o->input_sizes) {
         free(opt);
         fprintf(stderr, "tine: out of memory\n");
         return 2;
@@ -315,7 +542,7 @@ int cli_parse(int argc, char **argv, options *o) {
         if (!(OPTIONS[k].forms & (1u << form))) {
             fprintf(stderr, "tine %s does not take %s\n", form_name(o), OPTIONS[k].name);
             rc = 2;
-        } else if (seen[k] && k != O_PARAM) {
+        } else if (seen[k] && k != O_PARAM && k != O_INPUT_SIZE) { /* those once per name */
             fprintf(stderr, "tine: %s is given twice\n", OPTIONS[k].name);
             rc = 2;
         } else {
@@ -334,7 +561,9 @@ int cli_parse(int argc, char **argv, options *o) {
 
 void cli_free(options *o) {
     free(o->params);
+    free(o->input_sizes);
     o->params = NULL;
+    o->input_sizes = NULL;
 }
 
 /* ---- files --------------------------------------------------------------------------- */
@@ -542,6 +771,69 @@ tine_kernel_t *cli_bench_kernel(tine_ctx_t *ctx, const char *name, bool common) 
 const char *const CLI_SOBEL =
     "u8(min(absd(u16(a_u8) + u16(b_u8)*2 + u16(c_u8), u16(d_u8) + u16(e_u8)*2 + u16(f_u8))\n"
     "     + absd(u16(g_u8) + u16(h_u8)*2 + u16(i_u8), u16(j_u8) + u16(k_u8)*2 + u16(l_u8)), 255))";
+
+int cli_edge_values(tine_type_t t, uint64_t *v) {
+    if (t.kind == TINE_BOOL) {
+        v[0] = 0;
+        v[1] = 1;
+        return 2;
+    }
+    int n = 0;
+    v[n++] = 0;
+    v[n++] = 1;
+    v[n++] = tine_type_max(t);
+    if (t.kind == TINE_INT) {
+        v[n++] = (uint64_t)tine_type_min(t);
+        v[n++] = (uint64_t)-1;
+    }
+    return n;
+}
+
+uint64_t cli_random_lane(tine_type_t t, uint64_t *s) {
+    uint64_t r = cli_rand(s);
+    if (t.kind == TINE_BOOL) return r & 1;
+    if (t.kind == TINE_FLOAT) {
+        double d = (double)(int64_t)(r >> 40) / 4096.0;
+        if (t.bits == 32) {
+            float f = (float)d;
+            uint32_t w;
+            memcpy(&w, &f, 4);
+            return w;
+        }
+        uint64_t w;
+        memcpy(&w, &d, 8);
+        return w;
+    }
+    if ((r & 3) == 0) { /* an edge value a quarter of the time */
+        uint64_t edges[5];
+        int n = cli_edge_values(tine_type_with_lanes(t, 1), edges);
+        r = edges[(r >> 2) % (uint64_t)n];
+    }
+    if (t.bits < 64) {
+        r &= (UINT64_C(1) << t.bits) - 1;
+        if (t.kind == TINE_INT && (r >> (t.bits - 1)) & 1) r |= ~((UINT64_C(1) << t.bits) - 1);
+    }
+    return r;
+}
+
+void cli_store_elem(void *dst, uint64_t v, tine_type_t t, size_t bytes) {
+    memcpy(dst, &v, bytes < 8 ? bytes : 8);
+    if (bytes > 8) memset((char *)dst + 8, t.kind == TINE_INT && (int64_t)v < 0 ? 0xff : 0, bytes - 8);
+}
+
+tine_kernel_t *cli_load_kernel(tine_ctx_t *ctx, const char *path) {
+    if (access(path, F_OK) != 0 && errno == ENOENT) {
+        fprintf(stderr, "tine: cannot read %s: %s (compile and run take a kernel file; an expression goes through -e)\n",
+                path, strerror(errno));
+        return NULL;
+    }
+    char *text = tine_cli_read_file(path);
+    if (!text) return NULL;
+    tine_kernel_t *k = tine_kernel_parse(ctx, text, path);
+    free(text);
+    if (!k) cli_report(ctx, "");
+    return k;
+}
 
 uint64_t cli_rand(uint64_t *s) {
     uint64_t z = (*s += 0x9E3779B97F4A7C15ull);

@@ -11,8 +11,8 @@
 /* A command and the form it takes: compile and run take a kernel FILE or -e EXPR. */
 typedef enum {
     CLI_DEMO, CLI_PRINT, CLI_EXPAND, CLI_EVAL, CLI_LIFT, CLI_RULES, CLI_COMPILE_EXPR, CLI_RUN_EXPR,
-    CLI_COMPILE_KERNEL, CLI_RUN_KERNEL, CLI_OPS, CLI_BENCH, CLI_BENCH_IR, CLI_BENCH_LIFT, CLI_VERIFY, CLI_REPORT,
-    CLI_FORMS
+    CLI_COMPILE_KERNEL, CLI_RUN_KERNEL, CLI_OPS, CLI_BENCH, CLI_BENCH_IR, CLI_BENCH_LIFT, CLI_VERIFY, CLI_REPORT, CLI_HELP,
+    CLI_VERSION, CLI_FORMS
 } cli_form;
 
 /* --param NAME=VALUE: the value's text, checked against the parameter's type by
@@ -20,6 +20,13 @@ typedef enum {
 typedef struct {
     const char *name, *value;
 } cli_param;
+
+/* --input-size NAME=WxH..: an input's extents, checked against the kernel by tine run. */
+typedef struct {
+    const char *name, *text; /* text: the extents as written */
+    int64_t extent[4];
+    int n;
+} cli_input_size;
 
 typedef struct {
     cli_form form;
@@ -38,14 +45,25 @@ typedef struct {
     int nparams;
     int64_t size[4];
     int nsize;
+    cli_input_size *input_sizes; /* malloc'd, one per --input-size */
+    int ninput_sizes;
+    const char *help; /* tine help COMMAND, tine COMMAND --help: the command (NULL: all) */
 } options;
+
+/* The version tine prints (project(VERSION) of CMakeLists.txt). */
+extern const char *const CLI_VERSION_TEXT;
 
 /* The largest kernel, rule or expression file read (bytes), and the most elements the
  * buffers of one `tine run FILE` may hold together. */
 enum { CLI_MAX_FILE = 16 << 20, CLI_MAX_ELEMS = 1 << 28 };
 
+/* The usage of every command on stderr; 2 (the exit status of bad usage). */
 int cli_usage(void);
-/* Parses argv into o; 0, or the exit status (2) after a message on stderr. */
+/* tine help [COMMAND], tine --help, tine COMMAND --help: the usage on stdout (a command's:
+ * its forms, what it does and its options, a line each); 0. */
+int cli_help(const options *o);
+/* Parses argv into o; 0, or the exit status (2) after a message on stderr. With 0, o->form
+ * CLI_HELP or CLI_VERSION asks for help or the version instead of a command. */
 int cli_parse(int argc, char **argv, options *o);
 void cli_free(options *o);
 /* A whole text file, NUL-terminated and malloc'd; NULL after a message on stderr when it
@@ -74,6 +92,21 @@ double cli_now(void);
 extern const char *const CLI_SOBEL;
 /* The next of a splitmix64 sequence (state *s). */
 uint64_t cli_rand(uint64_t *s);
+/* The edge values of a scalar type t into v (0, 1, max; min and -1 when signed; false and
+ * true), as bit patterns sign-extended to 64 bits: their count (at most 5). */
+int cli_edge_values(tine_type_t t, uint64_t *v);
+/* A random lane value of type t (state *s): an edge value a quarter of the time, else
+ * uniform (floats: small multiples of 2^-12). */
+uint64_t cli_random_lane(tine_type_t t, uint64_t *s);
+/* One element of `bytes` bytes (little-endian host) from a lane value: lanes wider than
+ * 64 bits get the 64-bit value extended by their sign (signed) or zeros. */
+void cli_store_elem(void *dst, uint64_t v, tine_type_t t, size_t bytes);
+/* The kernel of a file, parsed and checked; NULL after a message. A positional argument
+ * of compile and run is always a kernel file, whatever its name: an expression that was
+ * meant goes through -e, and the message says so. */
+tine_kernel_t *cli_load_kernel(tine_ctx_t *ctx, const char *path);
+/* tine run FILE (tools/run_kernel.c). */
+int cli_run_kernel(const options *o);
 /* bench_ir.c: `tine bench-ir`, `tine bench-lift`. */
 int cli_cmd_bench_ir(const options *o);
 int cli_cmd_bench_lift(const options *o);

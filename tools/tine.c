@@ -10,8 +10,9 @@
  *   tine compile -e EXPR --target T [--lanes N] [--emit asm|llvm|fpir|lowered] [--select llvm|tine] [--trace-rules]
  *   tine run -e EXPR --target T [--lanes N] [--seed S] [--select ...]   compiled code vs interpreter
  *                                     (JIT here; AArch64 targets under qemu-aarch64: cross.c)
- *   tine compile FILE ... / tine run FILE ...   a kernel file (any name) ahead of time, or run
- *                                     through both selections against the interpreter
+ *   tine compile FILE ...             a kernel file (any name) ahead of time
+ *   tine run FILE ...                 run through both selections against the interpreter
+ *                                     (tools/run_kernel.c)
  * Options, input files and outputs: tools/cli.c (usage there).
  *   tine ops                          every op, FPIR ops with their definitions
  *   tine bench-ir [--nodes N]         interning speed and memory per node
@@ -59,40 +60,6 @@ static void print_line(tine_ctx_t *ctx, const char *label, const tine_expr_t *e)
 
 /* ---- random inputs ------------------------------------------------------------------ */
 
-/* A lane value of type t: an edge value a quarter of the time, else uniform. */
-static uint64_t random_lane(tine_type_t t, uint64_t *s) {
-    uint64_t r = cli_rand(s);
-    if (t.kind == TINE_BOOL) return r & 1;
-    if (t.kind == TINE_FLOAT) {
-        double d = (double)(int64_t)(r >> 40) / 4096.0;
-        if (t.bits == 32) {
-            float f = (float)d;
-            uint32_t w;
-            memcpy(&w, &f, 4);
-            return w;
-        }
-        uint64_t w;
-        memcpy(&w, &d, 8);
-        return w;
-    }
-    if ((r & 3) == 0) {
-        uint64_t edges[5] = {(uint64_t)tine_type_min(t), tine_type_max(t), 0, 1, (uint64_t)-1};
-        r = edges[(r >> 2) % 5];
-    }
-    if (t.bits < 64) {
-        r &= (UINT64_C(1) << t.bits) - 1;
-        if (t.kind == TINE_INT && (r >> (t.bits - 1)) & 1) r |= ~((UINT64_C(1) << t.bits) - 1);
-    }
-    return r;
-}
-
-/* One element of `bytes` bytes (little-endian host) from a random lane: lanes wider
- * than 64 bits get the 64-bit value extended by their sign (signed) or zeros. */
-static void store_elem(void *dst, uint64_t v, tine_type_t t, size_t bytes) {
-    memcpy(dst, &v, bytes < 8 ? bytes : 8);
-    if (bytes > 8) memset((char *)dst + 8, t.kind == TINE_INT && (int64_t)v < 0 ? 0xff : 0, bytes - 8);
-}
-
 static void print_lanes(tine_type_t t, const uint64_t *v) {
     putchar('[');
     for (int i = 0; i < t.lanes; i++) {
@@ -139,7 +106,7 @@ static int bind_random(tine_ctx_t *ctx, tine_env_t *env, const tine_expr_t *e, u
     }
     if (tine_expr_op(e) == TINE_OP_VAR) {
         uint64_t v[TINE_MAX_LANES];
-        for (int i = 0; i < t.lanes; i++) v[i] = random_lane(t, seed);
+        for (int i = 0; i < t.lanes; i++) v[i] = cli_random_lane(t, seed);
         if (tine_env_bind(env, e, v)) return -1;
         if (verbose) {
             printf("  %s_%s = ", tine_expr_name(e), tine_type_str(tine_type_with_lanes(t, 1), ts, sizeof ts));
@@ -156,8 +123,8 @@ static int bind_random(tine_ctx_t *ctx, tine_env_t *env, const tine_expr_t *e, u
         if (!data) return -1;
         tine_type_t one = tine_type_with_lanes(t, 1);
         for (int i = 0; i < BUFFER_ELEMS; i++) {
-            uint64_t v = random_lane(one, seed);
-            store_elem(data + (size_t)i * (size_t)bytes, v, one, (size_t)bytes);
+            uint64_t v = cli_random_lane(one, seed);
+            cli_store_elem(data + (size_t)i * (size_t)bytes, v, one, (size_t)bytes);
         }
         b->bufs[b->nbufs++] = data;
         if (tine_env_bind_buffer(env, tine_expr_name(e), one, data, BUFFER_ELEMS)) return -1; /* says why */
@@ -435,9 +402,9 @@ static int make_inputs(const tine_expr_t *const *leaf, int n, uint64_t *seed, vo
         size[a] = count * (size_t)bytes;
         if (!(mem[a] = calloc(count, (size_t)bytes))) return -1;
         for (size_t i = 0; i < count; i++) {
-            uint64_t x = random_lane(one, seed);
+            uint64_t x = cli_random_lane(one, seed);
             if (i < TINE_MAX_LANES) lanes[i] = x;
-            store_elem((char *)mem[a] + i * (size_t)bytes, x, one, (size_t)bytes);
+            cli_store_elem((char *)mem[a] + i * (size_t)bytes, x, one, (size_t)bytes);
         }
         if (tine_expr_op(leaf[a]) == TINE_OP_LOAD) tine_env_bind_buffer(env, tine_expr_name(leaf[a]), one, mem[a], count);
         else tine_env_bind(env, leaf[a], lanes);
@@ -545,49 +512,6 @@ static int cmd_run(const options *o) {
     return 0;
 }
 
-/* Bytes of one element of t in a buffer (a bool takes a byte). */
-static size_t elem_bytes(tine_type_t t) {
-    return t.bits < 8 ? 1 : (size_t)t.bits / 8;
-}
-
-/* Elements of a dense buffer of these extents, or more than CLI_MAX_ELEMS when larger
- * (the product stops growing there, so it cannot wrap). */
-static uint64_t count_elems(int dims, const int64_t *extent) {
-    uint64_t n = 1;
-    for (int d = 0; d < dims && n <= CLI_MAX_ELEMS; d++) n *= (uint64_t)extent[d];
-    return n;
-}
-
-/* A dense, zeroed buffer; data is NULL when it cannot be allocated. */
-static tine_buffer_t make_buffer(int dims, const int64_t *min, const int64_t *extent, size_t bytes) {
-    tine_buffer_t b = {0};
-    b.dims = dims;
-    for (int d = 0; d < dims; d++) {
-        b.min[d] = min[d];
-        b.extent[d] = extent[d];
-        b.stride[d] = d ? b.stride[d - 1] * extent[d - 1] : 1;
-    }
-    b.data = calloc((size_t)count_elems(dims, extent), bytes);
-    return b;
-}
-
-/* The kernel of a file, parsed and checked; NULL after a message. A positional argument
- * of compile and run is always a kernel file, whatever its name: an expression that was
- * meant goes through -e, and the message says so. */
-static tine_kernel_t *load_kernel(tine_ctx_t *ctx, const char *path) {
-    if (access(path, F_OK) != 0 && errno == ENOENT) {
-        fprintf(stderr, "tine: cannot read %s: %s (compile and run take a kernel file; an expression goes through -e)\n",
-                path, strerror(errno));
-        return NULL;
-    }
-    char *text = tine_cli_read_file(path);
-    if (!text) return NULL;
-    tine_kernel_t *k = tine_kernel_parse(ctx, text, path);
-    free(text);
-    if (!k) report(ctx, "");
-    return k;
-}
-
 /* Whether paths a and b name one file (one device and inode: through links, or spelt
  * otherwise, as ./k.tine and k.tine). */
 static bool same_file(const char *a, const char *b) {
@@ -645,7 +569,7 @@ static int cmd_kernel_compile(const options *o) {
     tine_ctx_t *ctx = tine_ctx_new();
     /* --dump-after runs the driver from the text (its front half's steps too) */
     char *text = step >= 0 ? tine_cli_read_file(o->file) : NULL;
-    tine_kernel_t *k = step >= 0 ? NULL : load_kernel(ctx, o->file);
+    tine_kernel_t *k = step >= 0 ? NULL : cli_load_kernel(ctx, o->file);
     if (step >= 0 ? !text : !k) {
         tine_ctx_free(ctx);
         return 1;
@@ -679,142 +603,6 @@ static int cmd_kernel_compile(const options *o) {
     return rc;
 }
 
-/* The values of a kernel's parameters: given ones checked against their types, the
- * others random in [0, 16) (small: counts, shifts, zero points). 0, or 2 after a message. */
-static int kernel_params(const options *o, const tine_kernel_t *k, uint64_t *seed, uint64_t *pv) {
-    int np = tine_kernel_nparams(k);
-    for (int j = 0; j < o->nparams; j++) {
-        bool found = false;
-        for (int i = 0; i < np; i++) found |= !strcmp(tine_kernel_param(k, i, NULL), o->params[j].name);
-        if (!found) {
-            fprintf(stderr, "tine: %s has no parameter '%s'\n", o->file, o->params[j].name);
-            return 2;
-        }
-    }
-    for (int i = 0; i < np; i++) {
-        tine_type_t pt;
-        const char *pn = tine_kernel_param(k, i, &pt);
-        pv[i] = random_lane(pt, seed) % 16;
-        for (int j = 0; j < o->nparams; j++)
-            if (!strcmp(o->params[j].name, pn) && cli_param_value(pn, pt, o->params[j].value, &pv[i])) return 2;
-    }
-    return 0;
-}
-
-/* tine run FILE: random inputs (the output's size plus a margin of 16 on every side),
- * the kernel compiled through both selections and run, every output element compared
- * with the interpreter's. Parameters are random in [0, 16) unless given (--param K=V);
- * --size gives the output's extents (one per dimension). */
-static int cmd_kernel_run(const options *o) {
-    tine_ctx_t *ctx = tine_ctx_new();
-    tine_kernel_t *k = load_kernel(ctx, o->file);
-    if (!k) {
-        tine_ctx_free(ctx);
-        return 1;
-    }
-    int dims = tine_kernel_dims(k), nin = tine_kernel_ninputs(k), np = tine_kernel_nparams(k), rc = 0;
-    int64_t zero[4] = {0}, ext[4] = {67, 45, 3, 2}, margin = 16;
-    if (o->nsize && o->nsize != dims) {
-        fprintf(stderr, "tine: --size %s gives %d extent%s; the output of %s has %d dimension%s\n", o->size_text,
-                o->nsize, o->nsize == 1 ? "" : "s", o->file, dims, dims == 1 ? "" : "s");
-        rc = 2;
-    }
-    for (int d = 0; d < o->nsize; d++) ext[d] = o->size[d];
-    tine_type_t ot = tine_kernel_output_type(k);
-    /* every buffer the run allocates, counted before any is: the output twice (the
-       interpreter's and the compiled code's) and each input with its margins */
-    int64_t (*in_ext)[4] = calloc((size_t)nin + 1, sizeof *in_ext);
-    uint64_t elems = 2 * count_elems(dims, ext);
-    for (int i = 0; i < nin && in_ext; i++) {
-        int id;
-        tine_kernel_input(k, i, NULL, &id);
-        for (int d = 0; d < id; d++) in_ext[i][d] = (d < dims ? ext[d] : 1) + 2 * margin;
-        uint64_t n = count_elems(id, in_ext[i]);
-        elems = elems > CLI_MAX_ELEMS ? elems : elems + n;
-    }
-    if (!rc && elems > CLI_MAX_ELEMS) {
-        fprintf(stderr,
-                "tine: --size %s is too large: the output twice and the inputs with their margins would exceed %d "
-                "elements\n",
-                o->size_text ? o->size_text : "(default)", CLI_MAX_ELEMS);
-        rc = 2;
-    }
-    uint64_t seed = o->seed, *pv = calloc((size_t)np + 1, sizeof *pv);
-    const void **params = calloc((size_t)np + 1, sizeof *params);
-    tine_buffer_t *inputs = calloc((size_t)nin + 1, sizeof *inputs), **inp = calloc((size_t)nin + 1, sizeof *inp);
-    tine_buffer_t ref = {0}, got = {0};
-    if (!rc && (!in_ext || !pv || !params || !inputs || !inp)) {
-        fprintf(stderr, "tine: out of memory\n");
-        rc = 1;
-    }
-    if (!rc) rc = kernel_params(o, k, &seed, pv);
-    for (int i = 0; i < np && !rc; i++) params[i] = &pv[i]; /* little-endian: the low bytes hold the value */
-    for (int i = 0; i < nin && !rc; i++) {
-        tine_type_t et;
-        int id;
-        const char *in_name = tine_kernel_input(k, i, &et, &id);
-        int64_t mn[4] = {-margin, -margin, -margin, -margin};
-        size_t eb = elem_bytes(et), total = (size_t)count_elems(id, in_ext[i]);
-        inputs[i] = make_buffer(id, mn, in_ext[i], eb);
-        inp[i] = &inputs[i];
-        if (!inputs[i].data) {
-            fprintf(stderr, "tine: out of memory for input '%s' (%zu bytes)\n", in_name, total * eb);
-            rc = 1;
-            break;
-        }
-        for (size_t j = 0; j < total; j++) {
-            uint64_t v = random_lane(et, &seed);
-            store_elem((char *)inputs[i].data + j * eb, v, et, eb);
-        }
-    }
-    size_t total = (size_t)count_elems(dims, ext), bytes = elem_bytes(ot);
-    if (!rc) {
-        ref = make_buffer(dims, zero, ext, bytes);
-        got = make_buffer(dims, zero, ext, bytes);
-        if (!ref.data || !got.data) {
-            fprintf(stderr, "tine: out of memory for the output (%zu bytes, twice)\n", total * bytes);
-            rc = 1;
-        }
-    }
-    if (!rc && tine_kernel_interpret(k, inp, params, &ref)) {
-        report(ctx, "tine: ");
-        rc = 1;
-    }
-    static const tine_selection_t sels[2] = {TINE_SELECT_LLVM, TINE_SELECT_TINE};
-    static const char *const names[2] = {"LLVM alone", "tine"};
-    for (int s = 0; s < 2 && rc == 0; s++) {
-        tine_compiled_t *c = tine_kernel_compile(k, o->target ? o->target : "host", sels[s]);
-        if (!c || tine_compiled_run(c, inp, params, &got)) {
-            report(ctx, "tine: ");
-            rc = 1;
-        } else if (memcmp(ref.data, got.data, total * bytes)) {
-            for (size_t j = 0; j < total; j++)
-                if (memcmp((char *)ref.data + j * bytes, (char *)got.data + j * bytes, bytes)) {
-                    printf("%s: element %zu differs from the interpreter\n", names[s], j);
-                    break;
-                }
-            rc = 1;
-        } else {
-            uint64_t sum = 1469598103934665603ull;
-            for (size_t j = 0; j < total * bytes; j++) sum = (sum ^ ((unsigned char *)got.data)[j]) * 1099511628211ull;
-            printf("%s: %zu elements, bit-exact with the interpreter, checksum %016" PRIx64 "\n", names[s], total, sum);
-        }
-        tine_compiled_free(c);
-        memset(got.data, 0, total * bytes);
-    }
-    for (int i = 0; inputs && i < nin; i++) free(inputs[i].data);
-    free(inputs);
-    free(inp);
-    free(in_ext);
-    free(pv);
-    free(params);
-    free(ref.data);
-    free(got.data);
-    tine_kernel_free(k);
-    tine_ctx_free(ctx);
-    return rc;
-}
-
 static int cmd_ops(void) {
     printf("primitive ops:\n ");
     for (int op = 0; op < TINE_FPIR_FIRST; op++) printf(" %s", tine_op_name((tine_op_t)op));
@@ -836,7 +624,7 @@ static int dispatch(const options *o) {
     case CLI_VERIFY: return cli_verify(o);
     case CLI_REPORT: return cli_cmd_report(o);
     case CLI_BENCH: return tine_cmd_bench(o->filter, o->target, o->peers, o->quick);
-    case CLI_RUN_KERNEL: return cmd_kernel_run(o);
+    case CLI_RUN_KERNEL: return cli_run_kernel(o);
     case CLI_COMPILE_KERNEL: return cmd_kernel_compile(o);
     case CLI_COMPILE_EXPR: return cmd_compile(o);
     case CLI_RUN_EXPR: return cmd_run(o);
@@ -844,6 +632,8 @@ static int dispatch(const options *o) {
     case CLI_LIFT: return cmd_lift(o);
     case CLI_PRINT: return cmd_print(o, 0);
     case CLI_EXPAND: return cmd_print(o, 1);
+    case CLI_HELP: return cli_help(o);
+    case CLI_VERSION: printf("tine %s\n", CLI_VERSION_TEXT); return 0;
     case CLI_FORMS: break;
     }
     return 2;

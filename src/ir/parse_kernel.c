@@ -316,6 +316,11 @@ static bool parse_directive(parser *ps, tine_kdirective *s, const char *on) {
             tine_perr(ps, "'%s' declares something, but declarations come before 'schedule'", w);
             return false;
         }
+        if (!strcmp(w, "auto")) { /* auto is a whole schedule, not one directive among others */
+            tine_perr(ps, "'auto' is a whole schedule, not a directive: write 'schedule auto' alone, or only "
+                      "directives (tine compile FILE --emit schedule prints the ones auto chooses, to edit)");
+            return false;
+        }
         tine_buf names = {0};
         for (int k = 0; k < TINE_DIR_COUNT; k++) tine_buf_printf(&names, "%s%s", k ? ", " : "", tine_dir_name((tine_dir_kind)k));
         tine_perr(ps, "unknown schedule directive '%s' (%s)", w, names.p);

@@ -102,10 +102,24 @@ typedef struct {
     tine_expr_t *var, *value;
     tine_stmt *check;
 } tine_plan_step;
+/* One stage's reads of one input (an input read by three stages has three): whether it is
+ * read (any) and the region, per dimension, lowest and highest coordinate; the plan's
+ * variables once its steps ran. */
+typedef struct {
+    int input;
+    tine_expr_t *any, *lo[4], *hi[4];
+} tine_plan_read;
+/* reads: every input read (tine_kernel_input_regions); sizing: every bound that sizes the
+ * run, a loop reduction's and a region's, before any Let named it, so what they read is
+ * what they depend on (tine_kernel_param_sizes). */
 typedef struct {
     tine_plan_step *steps;
     int nsteps;
     tine_expr_t **read, **size;
+    tine_plan_read *reads;
+    int nreads, reads_cap;
+    tine_expr_t **sizing;
+    int nsizing, sizing_cap;
 } tine_kernel_plan_t;
 int tine_stmt_plan(tine_stmt_pool *p, const tine_kernel_t *k, tine_kernel_plan_t *plan); /* 0, or -1 with an error */
 void tine_kernel_plan_free(tine_kernel_plan_t *plan);

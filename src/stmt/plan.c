@@ -47,7 +47,13 @@ typedef struct {
     int nr;
     region *cur, *tot; /* per buffer (inputs, then stages): this stage's reads; all so far */
     const char *bad;   /* a buffer whose reads have no bound */
+    tine_kernel_plan_t *plan;
 } planner;
+
+/* A bound that sizes the run (a loop's or a region's), for tine_kernel_param_sizes. */
+static void sizing(planner *P, tine_expr_t *e) {
+    if (e) TINE_PUSH(P->plan->sizing, P->plan->nsizing, P->plan->sizing_cap, e);
+}
 
 /* ---- i64 arithmetic, folded where both sides are constants ------------------------------- */
 
@@ -504,6 +510,8 @@ static void stage_reads(planner *P, const tine_stage *st) {
             P->bad = "a loop reduction's bounds";
             break;
         }
+        sizing(P, lo.lo);
+        sizing(P, hi.hi);
         tine_expr_t *r = cmp(P, TINE_OP_GT, hi.hi, lo.lo);
         runs[i] = R->parent >= 0 ? and_(P, runs[R->parent], r) : r;
         P->rvar[P->nr] = R->r;
@@ -540,14 +548,20 @@ static void check_inputs(planner *P, const tine_stage *st, bool is_out) {
         int dims;
         const char *name = tine_kernel_input(k, i, NULL, &dims);
         tine_expr_t *inside = cb(P, true), *args[TINE_ASSERT_MAX_ARGS], *ilo[4], *ihi[4];
+        tine_plan_read pr = {.input = i, .any = r->any};
         for (int d = 0; d < dims; d++) {
+            sizing(P, r->lo[d]);
+            sizing(P, r->hi[d]);
             ilo[d] = to64(P, (tine_expr_t *)tine_kernel_geometry(k, i, -1, TINE_KS_MIN, d)->var);
             ihi[d] = arith(P, TINE_OP_SUB, arith(P, TINE_OP_ADD, ilo[d], to64(P, (tine_expr_t *)tine_kernel_geometry(k, i, -1, TINE_KS_EXTENT, d)->var)),
                            c64(P, 1));
             r->lo[d] = let(P, r->lo[d], "$.%s$%s$lo%d", st->name, name, d);
             r->hi[d] = let(P, r->hi[d], "$.%s$%s$hi%d", st->name, name, d);
             inside = and_(P, inside, and_(P, cmp(P, TINE_OP_GE, r->lo[d], ilo[d]), cmp(P, TINE_OP_LE, r->hi[d], ihi[d])));
+            pr.lo[d] = r->lo[d];
+            pr.hi[d] = r->hi[d];
         }
+        TINE_PUSH(P->plan->reads, P->plan->nreads, P->plan->reads_cap, pr);
         tine_buf msg = {0};
         tine_buf_printf(&msg, "input '%s' is too small for %s%s: the kernel reads it at ", name, is_out ? "this output" : "stage ",
                         is_out ? "" : st->name);
@@ -576,6 +590,8 @@ static void stage_region(planner *P, int s, tine_kernel_plan_t *plan) {
     char msg[200];
     for (int d = 0; d < st->dims; d++) {
         tine_expr_t *lo = r->lo[d], *hi = r->hi[d];
+        sizing(P, lo);
+        sizing(P, hi);
         tine_expr_t *ex = arith(P, TINE_OP_ADD, arith(P, TINE_OP_SUB, hi, lo), c64(P, 1));
         tine_expr_t *fits = and_(P, and_(P, cmp(P, TINE_OP_GE, lo, c64(P, INT32_MIN)), cmp(P, TINE_OP_LE, hi, c64(P, INT32_MAX))),
                                  cmp(P, TINE_OP_LE, ex, c64(P, (int64_t)1 << 28)));
@@ -604,7 +620,7 @@ int tine_stmt_plan(tine_stmt_pool *p, const tine_kernel_t *k, tine_kernel_plan_t
     tine_ctx_t *ctx = p->ctx;
     int ns = tine_kernel_nstages(k), nb = tine_kernel_ninputs(k) + ns;
     planner P = {.p = p, .ctx = ctx, .k = k, .i64 = tine_type(TINE_INT, 64, 1), .i32 = tine_type(TINE_INT, 32, 1),
-                 .b = tine_type(TINE_BOOL, 1, 1)};
+                 .b = tine_type(TINE_BOOL, 1, 1), .plan = plan};
     P.cur = tine_xcalloc((size_t)nb, sizeof *P.cur);
     P.tot = tine_xcalloc((size_t)nb, sizeof *P.tot);
     memset(plan, 0, sizeof *plan);
@@ -663,6 +679,8 @@ int tine_stmt_plan(tine_stmt_pool *p, const tine_kernel_t *k, tine_kernel_plan_t
 
 void tine_kernel_plan_free(tine_kernel_plan_t *plan) {
     free(plan->steps);
+    free(plan->reads);
+    free(plan->sizing);
     free(plan->read);
     free(plan->size);
     memset(plan, 0, sizeof *plan);

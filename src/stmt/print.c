@@ -3,8 +3,13 @@
  * One statement per line, nested bodies indented by two spaces and closed by a `}` line.
  * Expressions are printed by tine's expression printer (one line, the syntax tine_parse
  * reads) at their own lanes, so a scalar reads `$.c0_i32` and a vector's leaves carry no
- * lane count unless they differ from it. The text is deterministic: golden tests and the
- * per-pass dumps compare it.
+ * lane count unless they differ from it. A line longer than WRAP columns (in a deep nest,
+ * MIN_TEXT past its indentation) is wrapped at its
+ * shallowest operator boundaries (after a let's or store's '=' or a comma, before a loop's
+ * range or a binary operator), the pieces
+ * packed greedily, each continuation indented by how deep its break lies, so a long
+ * expression reads as its structure (wrap_line). The text is deterministic: golden tests and
+ * the per-pass dumps compare it.
  *
  *   for.vectorized<8> out.x ($.c0_i32) in [$out$min0_i32, $out$min0_i32 + 64) {
  *     out[ramp($.c0_i32, 1, 8)] = ...
@@ -227,9 +232,145 @@ static void stmt(sprinter *p, const tine_stmt *s, int depth) {
     tine_buf_putc(&p->b, '\n');
 }
 
+/* ---- wrapping ----------------------------------------------------------------------------- */
+
+/* A line wraps past WRAP columns, or past MIN_TEXT columns after its indentation when that
+ * is deeper (a nest 70 columns deep keeps lines of 60, not 30). */
+enum { WRAP = 100, MIN_TEXT = 60 };
+
+/* A line being wrapped: its text, and per byte the nesting depth of brackets there and
+ * whether a piece may end there (brk: 1 after ", ", 2 at the space before a binary
+ * operator; never inside a quoted message). */
+typedef struct {
+    const char *s;
+    size_t n;
+    int *depth;
+    unsigned char *brk;
+    int base;  /* the line's own indentation */
+    int width; /* where it wraps */
+} wline;
+
+/* The binary operator that begins at s[i + 1] (s[i] a space, one after it), by how
+ * loosely it binds: 1 (||) to 10 (* / %); 0 when there is none. A break before a loose
+ * operator splits the expression at its top: a || b before a == b. */
+static int binary_op_at(const char *s, size_t i, size_t n) {
+    static const struct {
+        const char *op;
+        int rank;
+    } ops[] = {{"||", 1}, {"&&", 2}, {"|", 3}, {"^", 4}, {"&", 5}, {"==", 6}, {"!=", 6}, {"<=", 7}, {">=", 7},
+               {"<<", 8}, {">>", 8}, {"<", 7}, {">", 7}, {"+", 9}, {"-", 9}, {"*", 10}, {"/", 10}, {"%", 10}};
+    for (size_t k = 0; k < sizeof ops / sizeof *ops; k++) {
+        size_t m = strlen(ops[k].op);
+        if (i + 1 + m < n && !strncmp(s + i + 1, ops[k].op, m) && s[i + 1 + m] == ' ') return ops[k].rank;
+    }
+    return 0;
+}
+
+/* Per byte, how deep a break there lies (w->depth): 16 per bracket, a comma at the
+ * bracket's own level, an operator below it by its rank; and where pieces may end (brk). */
+static void mark(wline *w) {
+    int depth = 0;
+    bool quoted = false;
+    for (size_t i = 0; i < w->n; i++) {
+        char c = w->s[i];
+        w->brk[i] = 0;
+        w->depth[i] = depth;
+        if (quoted) {
+            if (c == '\\' && i + 1 < w->n) { /* an escaped byte: '\"' ends nothing */
+                w->brk[++i] = 0;
+                w->depth[i] = depth;
+            } else if (c == '"') {
+                quoted = false;
+            }
+            continue;
+        }
+        if (c == '"') quoted = true;
+        if (c == ')' || c == ']') depth -= 16;
+        w->depth[i] = depth;
+        if (c == '(' || c == '[') depth += 16;
+        int rank;
+        if (c == ',' && i + 1 < w->n && w->s[i + 1] == ' ') {
+            w->brk[i + 1] = 1;
+            w->depth[i + 1] = depth;
+            i++;
+        } else if (c == ' ' && (rank = binary_op_at(w->s, i, w->n))) {
+            w->brk[i] = 2;
+            w->depth[i] = depth + rank;
+        } else if (c == ' ' && ((i >= 2 && !strncmp(w->s + i - 2, " =", 2)) || !strncmp(w->s + i, " in [", 5))) {
+            w->brk[i] = 2; /* after a let's or a store's '=', before a loop's range: the loosest */
+        }
+    }
+}
+
+static void spaces(tine_buf *b, int n) {
+    for (int i = 0; i < n; i++) tine_buf_putc(b, ' ');
+}
+
+/* w's bytes [a, e) written to b at column col, wrapped at the shallowest breaks inside
+ * when they do not fit; the column after them. A break's space is dropped: a comma ends
+ * its line, an operator begins the next. */
+static int wrap_span(tine_buf *b, const wline *w, size_t a, size_t e, int col) {
+    int md = INT32_MAX;
+    for (size_t i = a; i < e; i++)
+        if (w->brk[i] && w->depth[i] < md) md = w->depth[i];
+    if (col + (int)(e - a) <= w->width || md == INT32_MAX) {
+        tine_buf_printf(b, "%.*s", (int)(e - a), w->s + a);
+        return col + (int)(e - a);
+    }
+    int level = md / 16; /* brackets deep: each indents the continuation two more */
+    int cont = w->base + 4 + 2 * (level < 8 ? level : 8);
+    size_t start = a;
+    bool first = true;
+    for (size_t i = a; i <= e; i++) {
+        if (i < e && !(w->brk[i] && w->depth[i] == md)) continue;
+        int len = (int)(i - start);
+        if (first) {
+            col = wrap_span(b, w, start, i, col);
+            first = false;
+        } else if (col + 1 + len <= w->width) {
+            tine_buf_putc(b, ' ');
+            col = wrap_span(b, w, start, i, col + 1);
+        } else {
+            tine_buf_putc(b, '\n');
+            spaces(b, cont);
+            col = wrap_span(b, w, start, i, cont);
+        }
+        start = i + 1; /* past the break's space */
+    }
+    return col;
+}
+
+/* text with every line longer than its width wrapped (see the top); malloc'd. */
+static char *wrap_lines(const char *text) {
+    tine_buf b = {0};
+    for (const char *l = text; *l;) {
+        const char *nl = strchr(l, '\n');
+        size_t n = nl ? (size_t)(nl - l) : strlen(l);
+        int base = 0;
+        while (base < (int)n && l[base] == ' ') base++;
+        int width = base + (WRAP - base > MIN_TEXT ? WRAP - base : MIN_TEXT);
+        if ((int)n > width) {
+            wline w = {.s = l, .n = n, .depth = tine_xcalloc(n, sizeof(int)), .brk = tine_xcalloc(n, 1), .base = base,
+                       .width = width};
+            mark(&w);
+            wrap_span(&b, &w, 0, n, 0);
+            free(w.depth);
+            free(w.brk);
+        } else {
+            tine_buf_printf(&b, "%.*s", (int)n, l);
+        }
+        if (nl) tine_buf_putc(&b, '\n');
+        l += n + (nl != NULL);
+    }
+    if (!b.p) tine_buf_puts(&b, "");
+    return b.p;
+}
+
 char *tine_stmt_print(tine_ctx_t *ctx, const tine_stmt *s) {
     sprinter p = {.ctx = ctx};
     stmt(&p, s, 0);
     if (!p.b.p) tine_buf_puts(&p.b, "");
-    return p.b.p;
+    char *wrapped = wrap_lines(p.b.p);
+    free(p.b.p);
+    return wrapped;
 }

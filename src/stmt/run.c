@@ -1,5 +1,7 @@
 /* run.c — kernel runs without compiled code, all through the one plan of plan.c:
- *   - tine_kernel_check_region evaluates the plan alone;
+ *   - tine_kernel_check_region evaluates the plan alone; tine_kernel_input_regions
+ *     evaluates it too, to learn what the inputs must cover, and tine_kernel_param_sizes
+ *     reads it;
  *   - tine_kernel_interpret, the reference, evaluates the plan and then each stage one
  *     element at a time on the expression interpreter, no loop nest involved;
  *   - tine_call_bind binds a run's values for the statement interpreter, with which the
@@ -63,8 +65,9 @@ tine_env_t *tine_call_bind(const tine_kernel_t *k, tine_buffer_t *const *inputs,
 }
 
 /* The plan's steps on env: lets bound, checks made; 0, or -1 with the failed check's
- * message. */
-static int run_steps(tine_ctx_t *ctx, const tine_kernel_plan_t *plan, tine_env_t *env) {
+ * message. `sizing`: the inputs are not yet made, so their checks (their rules, their
+ * coverage, overlaps) are passed over. */
+static int run_steps(tine_ctx_t *ctx, const tine_kernel_plan_t *plan, tine_env_t *env, bool sizing) {
     for (int i = 0; i < plan->nsteps; i++) {
         const tine_plan_step *s = &plan->steps[i];
         tine_u128 v[TINE_MAX_LANES];
@@ -74,7 +77,8 @@ static int run_steps(tine_ctx_t *ctx, const tine_kernel_plan_t *plan, tine_env_t
             tine_env_bind128(env, s->var, v);
             continue;
         }
-        if (v[0]) continue;
+        int code = s->check->assert_.code;
+        if (v[0] || (sizing && (code >= TINE_RUN_INPUT || code == TINE_RUN_OVERLAP))) continue;
         int64_t a[TINE_ASSERT_MAX_ARGS];
         for (int j = 0; j < s->check->assert_.nargs; j++) {
             if (tine_eval128(ctx, s->check->assert_.args[j], env, v) != 0) return -1;
@@ -86,8 +90,37 @@ static int run_steps(tine_ctx_t *ctx, const tine_kernel_plan_t *plan, tine_env_t
     return 0;
 }
 
-int tine_kernel_check_region(const tine_kernel_t *k, tine_buffer_t *const *inputs, const void *const *params,
-                             const tine_buffer_t *out) {
+/* Each input's region: the union of the plan's reads of it that happen, evaluated on env
+ * after the steps; read[i] 0 for an input nothing reads. 0, or -1 with an error. */
+static int union_reads(const tine_kernel_t *k, const tine_kernel_plan_t *plan, tine_env_t *env, int64_t (*lo)[4],
+                       int64_t (*hi)[4], int *read) {
+    tine_ctx_t *ctx = tine_kernel_ctx(k);
+    for (int i = 0; i < tine_kernel_ninputs(k); i++) read[i] = 0;
+    for (int r = 0; r < plan->nreads; r++) {
+        const tine_plan_read *pr = &plan->reads[r];
+        int i = pr->input, dims;
+        tine_kernel_input(k, i, NULL, &dims);
+        tine_u128 v[TINE_MAX_LANES];
+        if (tine_eval128(ctx, pr->any, env, v) != 0) return -1;
+        if (!v[0]) continue;
+        for (int d = 0; d < dims; d++) {
+            int64_t l, h;
+            if (tine_eval128(ctx, pr->lo[d], env, v) != 0) return -1;
+            l = (int64_t)(tine_i128)v[0];
+            if (tine_eval128(ctx, pr->hi[d], env, v) != 0) return -1;
+            h = (int64_t)(tine_i128)v[0];
+            lo[i][d] = read[i] && lo[i][d] < l ? lo[i][d] : l;
+            hi[i][d] = read[i] && hi[i][d] > h ? hi[i][d] : h;
+        }
+        read[i] = 1;
+    }
+    return 0;
+}
+
+/* The plan evaluated on a call's values: its checks (sizing: all but the inputs', which are
+ * not made yet), and then, with lo not NULL, each input's region (union_reads). */
+static int plan_call(const tine_kernel_t *k, tine_buffer_t *const *inputs, const void *const *params,
+                     const tine_buffer_t *out, bool sizing, int64_t (*lo)[4], int64_t (*hi)[4], int *read) {
     tine_ctx_t *ctx = tine_kernel_ctx(k);
     tine_stmt_pool p;
     tine_stmt_pool_init(&p, ctx);
@@ -95,11 +128,67 @@ int tine_kernel_check_region(const tine_kernel_t *k, tine_buffer_t *const *input
     int rc = tine_stmt_plan(&p, k, &plan);
     if (rc == 0) {
         tine_env_t *env = tine_call_bind(k, inputs, params, (tine_buffer_t *)out);
-        rc = run_steps(ctx, &plan, env);
+        rc = run_steps(ctx, &plan, env, sizing);
+        if (rc == 0 && lo) rc = union_reads(k, &plan, env, lo, hi, read);
         tine_env_free(env);
         tine_kernel_plan_free(&plan);
     }
     tine_stmt_pool_free(&p);
+    return rc;
+}
+
+int tine_kernel_check_region(const tine_kernel_t *k, tine_buffer_t *const *inputs, const void *const *params,
+                             const tine_buffer_t *out) {
+    return plan_call(k, inputs, params, out, false, NULL, NULL, NULL);
+}
+
+int tine_kernel_input_regions(const tine_kernel_t *k, tine_buffer_t *const *inputs, const void *const *params,
+                              const tine_buffer_t *out, int64_t (*lo)[4], int64_t (*hi)[4], int *read) {
+    int rc;
+    TINE_GUARD(tine_kernel_ctx(k), -1, rc, plan_call(k, inputs, params, out, true, lo, hi, read));
+    return rc;
+}
+
+/* Whether var occurs in e, looking through the plan's lets (a Let's variable stands for its
+ * value); seen: a bit per node id, so a DAG is walked in linear time. */
+static bool occurs(const tine_expr_t *e, const tine_expr_t *var, const tine_kernel_plan_t *plan, unsigned char *seen) {
+    if (seen[e->id / 8] & (1u << (e->id % 8))) return false;
+    seen[e->id / 8] |= (unsigned char)(1u << (e->id % 8));
+    if (e == var) return true;
+    if (e->op == TINE_OP_VAR)
+        for (int i = 0; i < plan->nsteps; i++)
+            if (plan->steps[i].var == e) return occurs(plan->steps[i].value, var, plan, seen);
+    for (int i = 0; i < e->nops; i++)
+        if (occurs(e->ops[i], var, plan, seen)) return true;
+    return false;
+}
+
+static int param_sizes(const tine_kernel_t *k, int i) {
+    tine_ctx_t *ctx = tine_kernel_ctx(k);
+    tine_type_t t;
+    const char *name = tine_kernel_param(k, i, &t);
+    if (!name) {
+        tine_set_error(ctx, "the kernel has no parameter %d", i);
+        return -1;
+    }
+    tine_stmt_pool p;
+    tine_stmt_pool_init(&p, ctx);
+    tine_kernel_plan_t plan;
+    int rc = tine_stmt_plan(&p, k, &plan);
+    if (rc == 0) {
+        const tine_expr_t *var = tine_kernel_param_var(ctx, name, t);
+        unsigned char *seen = tine_xcalloc(tine_ctx_nodes(ctx) / 8 + 1, 1);
+        for (int j = 0; j < plan.nsizing && rc == 0; j++) rc = occurs(plan.sizing[j], var, &plan, seen);
+        free(seen);
+        tine_kernel_plan_free(&plan);
+    }
+    tine_stmt_pool_free(&p);
+    return rc;
+}
+
+int tine_kernel_param_sizes(const tine_kernel_t *k, int i) {
+    int rc;
+    TINE_GUARD(tine_kernel_ctx(k), -1, rc, param_sizes(k, i));
     return rc;
 }
 
@@ -176,7 +265,7 @@ static int kernel_interpret(const tine_kernel_t *k, tine_buffer_t *const *inputs
     int rc = tine_stmt_plan(&p, k, &plan), ns = tine_kernel_nstages(k);
     bool planned = rc == 0;
     tine_env_t *env = planned ? tine_call_bind(k, inputs, params, out) : NULL;
-    if (env) rc = run_steps(ctx, &plan, env);
+    if (env) rc = run_steps(ctx, &plan, env, false);
     void **scratch = tine_xcalloc((size_t)ns, sizeof *scratch);
     for (int s = 0; s < ns && rc == 0; s++) {
         const tine_stage *st = tine_kernel_stage(k, s);
