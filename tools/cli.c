@@ -37,7 +37,7 @@ int cli_usage(void) {
             "                    [--name N] [--dump-after STEP|all|help]\n"
             "       tine run FILE [--target T] [--seed S] [--size WxH..] [--param NAME=V]...\n"
             "       tine ops\n"
-            "       tine bench [--filter NAME] [--target T] [--peers halide,c,clang,gcc] [--quick]\n"
+            "       tine bench [--filter NAME] [--target T] [--peers halide,opencv,xnnpack,c,clang,gcc] [--quick]\n"
             "       tine bench-ir [--nodes N]\n"
             "       tine bench-lift [--nodes N]\n"
             "       tine verify --rules lift|x86|arm|FILE [--isa x86|arm] [--rule NAME] [--timeout MS] [--quiet]\n"
