@@ -27,6 +27,7 @@ typedef struct {
      * largest |peer - reference| over the compared elements and fill patterns; NULL, 0 */
     const char *differs;
     int max_diff;
+    unsigned refused; /* the fill patterns (1 << case_pattern) a library peer refused to compute */
 } meas;
 
 typedef struct {

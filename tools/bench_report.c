@@ -110,8 +110,11 @@ static void print_peer_notes(const bench_row *rows, int n) {
             int most = 0;
             for (int q = r; q < n; q++)
                 if (!strcmp(rows[q].kernel, rows[r].kernel) && rows[q].m[i].max_diff > most) most = rows[q].m[i].max_diff;
-            printf("  %-15s %s: %s; max |%s - tine| %d\n", rows[r].kernel, bench_impl_names[i], m->differs,
-                   bench_impl_names[i], most);
+            unsigned refused = 0;
+            for (int q = r; q < n; q++)
+                if (!strcmp(rows[q].kernel, rows[r].kernel)) refused |= rows[q].m[i].refused;
+            printf("  %-15s %s: %s; max |%s - tine| %d%s\n", rows[r].kernel, bench_impl_names[i], m->differs,
+                   bench_impl_names[i], most, refused ? "; some fill patterns refused, not compared (stderr says why)" : "");
         }
 }
 
@@ -254,9 +257,15 @@ static int write_csv(const char *path, const bench_row *rows, int n) {
     return fclose(f) == 0 && ok ? 0 : -1;
 }
 
-/* The chart: for each target a panel, for each kernel two bars — tine's speedup over
- * Halide 14 and over LLVM alone (the other's time over tine's), on a log scale so that
- * 10x slower and 10x faster are the same length. */
+/* The implementation of a chart's bar: Halide 14, LLVM alone, or the kernel's library
+ * (OpenCV or XNNPACK, whichever was timed: no kernel has both) */
+static int bar_impl(const bench_row *r, int b) {
+    return b == 0 ? IMPL_HALIDE : b == 1 ? IMPL_LLVM : timed(&r->m[IMPL_OPENCV]) ? IMPL_OPENCV : IMPL_XNNPACK;
+}
+
+/* The chart: for each target a panel, for each kernel three bars — tine's speedup over
+ * Halide 14, over LLVM alone and over the kernel's library (the other's time over
+ * tine's), on a log scale so that 10x slower and 10x faster are the same length. */
 static int write_svg(const char *path, const bench_row *rows, int n) {
     FILE *f = fopen(path, "w");
     if (!f) return -1;
@@ -271,28 +280,31 @@ static int write_svg(const char *path, const bench_row *rows, int n) {
     /* over() is tine/other; the bars show other/tine */
     double smin = 1, smax = 1;
     for (int r = 0; r < n; r++)
-        for (int i = IMPL_LLVM; i <= IMPL_HALIDE; i++) {
-            double x = over(&rows[r], i);
+        for (int b = 0; b < 3; b++) {
+            double x = over(&rows[r], bar_impl(&rows[r], b));
             if (x > 0) smin = fmin(smin, 1 / x), smax = fmax(smax, 1 / x);
         }
     double l0 = floor(log2(smin)), l1 = ceil(log2(smax));
     if (l1 < 1) l1 = 1; /* room above 1x, and the panel's label clear of the 1x line */
-    int bw = 11, gap = 10, left = 70, ph = 220, top = 90, panel_gap = 110;
-    if (per > 0 && (860 - left - 40) / per - gap > 2 * bw) bw = ((860 - left - 40) / per - gap) / 2;
-    if (bw > 16) bw = 16;
-    int width = left + per * (2 * bw + gap) + 40;
-    if (width < 860) width = 860; /* the title and the legend fit */
+    int bw = 8, gap = 10, left = 70, ph = 220, top = 90, panel_gap = 110;
+    if (per > 0 && (860 - left - 40) / per - gap > 3 * bw) bw = ((860 - left - 40) / per - gap) / 3;
+    if (bw > 12) bw = 12;
+    int width = left + per * (3 * bw + gap) + 40;
+    if (width < 960) width = 960; /* the title and the legend fit */
     int height = top + nt * (ph + panel_gap) + 10;
     fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' font-family='sans-serif' font-size='11'>\n",
             width, height);
     fprintf(f, "<rect width='100%%' height='100%%' fill='white'/>\n");
-    fprintf(f, "<text x='%d' y='20' font-size='15'>tine's speedup over Halide 14 and over LLVM alone, per kernel</text>\n"
+    fprintf(f, "<text x='%d' y='20' font-size='15'>tine's speedup over Halide 14, LLVM alone and OpenCV or XNNPACK, "
+               "per kernel</text>\n"
                "<text x='%d' y='36'>the other's time / tine's (median), log scale: below 1x tine is slower</text>\n",
             left, left);
     fprintf(f, "<rect x='%d' y='44' width='12' height='12' fill='#c0392b'/><text x='%d' y='54'>over Halide 14</text>\n",
             left, left + 16);
     fprintf(f, "<rect x='%d' y='44' width='12' height='12' fill='#3b6fb6'/><text x='%d' y='54'>over LLVM alone (same "
                "loops, LLVM's instruction selection)</text>\n", left + 120, left + 136);
+    fprintf(f, "<rect x='%d' y='44' width='12' height='12' fill='#2e8b57'/><text x='%d' y='54'>over OpenCV or XNNPACK "
+               "(the same library code in every row)</text>\n", left + 470, left + 486);
     for (int t = 0; t < nt; t++) {
         int y0 = top + t * (ph + panel_gap);
 #define YOF(v) (y0 + ph - (int)(ph * (log2(v) - l0) / (l1 - l0)))
@@ -307,14 +319,16 @@ static int write_svg(const char *path, const bench_row *rows, int n) {
         int k = 0;
         for (int r = 0; r < n; r++) {
             if (strcmp(rows[r].target, targets[t])) continue;
-            int x = left + 8 + k++ * (2 * bw + gap);
-            for (int b = 0; b < 2; b++) {
-                double o = over(&rows[r], b ? IMPL_LLVM : IMPL_HALIDE);
+            int x = left + 8 + k++ * (3 * bw + gap);
+            for (int b = 0; b < 3; b++) {
+                static const char *const colour[3] = {"#c0392b", "#3b6fb6", "#2e8b57"};
+                int i = bar_impl(&rows[r], b);
+                double o = over(&rows[r], i);
                 if (o <= 0) continue;
                 int y1 = YOF(1.0), yv = YOF(1 / o);
-                fprintf(f, "<rect x='%d' y='%d' width='%d' height='%d' fill='%s'><title>%s %s: %.2fx</title></rect>\n",
+                fprintf(f, "<rect x='%d' y='%d' width='%d' height='%d' fill='%s'><title>%s over %s: %.2fx</title></rect>\n",
                         x + b * bw, yv < y1 ? yv : y1, bw, abs(yv - y1) > 0 ? abs(yv - y1) : 1,
-                        b ? "#3b6fb6" : "#c0392b", rows[r].kernel, b ? "over LLVM alone" : "over Halide 14", 1 / o);
+                        colour[b], rows[r].kernel, bench_impl_names[i], 1 / o);
             }
             fprintf(f, "<text transform='translate(%d,%d) rotate(50)'>%s</text>\n", x + 4, y0 + ph + 10,
                     rows[r].kernel);

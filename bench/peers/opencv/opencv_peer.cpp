@@ -131,9 +131,10 @@ const peer_entry entries[] = {
           0, 1),
     ENTRY("gaussian5x5", GAUSSIAN5, "GaussianBlur 5x5 rounds to nearest where the kernel floors (c >> 8)", 1, 0),
     ENTRY("gaussian7x7", GAUSSIAN7,
-          "GaussianBlur 7x7 sigma sqrt(1.5) (OpenCV's 7-tap table is not binomial): weights in 8-bit fixed point, "
-          "rounded; border: OpenCV replicates the edge where the kernel reads its margin",
-          4, 3),
+          "GaussianBlur 7x7 sigma sqrt(1.5) (OpenCV's 7-tap table is not binomial): weights [4 22 60 84 60 22 4] / "
+          "256 (up to 6.5 from the binomial's on u8 data), rounded; border: OpenCV replicates the edge where the "
+          "kernel reads its margin",
+          8, 3),
     ENTRY("conv3x3a16", CONV16,
           "filter2D with mask/16 in float, rounded; the kernel sums in wrapping i16 and floors (>> 4), so random masks "
           "that overflow i16 differ anywhere",

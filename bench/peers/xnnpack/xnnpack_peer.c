@@ -202,9 +202,24 @@ static enum xnn_status setup_softmax(const bench_case *c, void *out, xnn_operato
                  (int)param(c, "oz"));
         return xnn_status_invalid_parameter;
     }
+    /* XNNPACK's table holds lrint(min((2^32 - 1) / W, 2^23 - 1) * exp(...)): for W a power of
+     * two from 512 up that is 2^32 / W at the row's maximum, so a row of W equal values sums
+     * to 2^32, which its u32 sum wraps to 0 (an assertion in its code, a division by zero
+     * without). Such a case is refused, not run. */
+    size_t w = (size_t)c->out.extent[0];
+    if (w >= 512 && !(w & (w - 1)))
+        for (int64_t y = 0; y < c->out.extent[1]; y++) {
+            const uint8_t *row = data(c, 0) + y * c->in[0].stride[1];
+            size_t x = 1;
+            while (x < w && row[x] == row[0]) x++;
+            if (x == w) {
+                snprintf(err, n, "softmax: XNNPACK's u32 sum of a row of %zu equal values wraps to 0 (its table "
+                                 "entry is 2^32 / %zu): not run on this data", w, w);
+                return xnn_status_unsupported_parameter;
+            }
+        }
     int64_t bs = param(c, "beta_shift") < 15 ? param(c, "beta_shift") : 15;
     double scale = log(2.0) * 64 * (double)param(c, "beta_mult") / ldexp(1.0, 15 + (int)bs);
-    size_t w = (size_t)c->out.extent[0];
     enum xnn_status s = xnn_create_softmax_nc_qu8(w, (size_t)c->in[0].stride[1], (size_t)c->out.stride[1],
                                                   (float)scale, 0, 0x1.0p-8f, 0, op);
     return s ? s : xnn_setup_softmax_nc_qu8(*op, (size_t)c->out.extent[1], data(c, 0), out, NULL);
