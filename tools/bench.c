@@ -341,9 +341,10 @@ static const struct {
     int kind;
     const char *path, *missing;
 } PEERS[] = {
-    {IMPL_HALIDE, TINE_HALIDE_PEER_PATH, "Halide 14 was not found; scripts/setup.sh installs libhalide14-0-dev"},
-    {IMPL_OPENCV, TINE_OPENCV_PEER_PATH, "libopencv-dev was not found"},
-    {IMPL_XNNPACK, TINE_XNNPACK_PEER_PATH, "libxnnpack-dev or libpthreadpool-dev was not found"},
+    {IMPL_HALIDE, TINE_HALIDE_PEER_PATH, "libhalide14-0-dev not found, TINE_HALIDE_PEER=OFF or a sanitizer build"},
+    {IMPL_OPENCV, TINE_OPENCV_PEER_PATH, "libopencv-dev not found, TINE_LIBRARY_PEERS=OFF or a sanitizer build"},
+    {IMPL_XNNPACK, TINE_XNNPACK_PEER_PATH,
+     "libxnnpack-dev or libpthreadpool-dev not found, TINE_LIBRARY_PEERS=OFF or a sanitizer build"},
 };
 enum { NPEERS = sizeof PEERS / sizeof *PEERS };
 
@@ -356,7 +357,9 @@ static bool load_peers(const bool want[NIMPL], bool explicit, const peer_entry *
         const char *name = bench_impl_names[PEERS[p].kind];
         if (!want[PEERS[p].kind]) continue;
         char err[1024];
-        if (!PEERS[p].path) snprintf(err, sizeof err, "not built (%s when tine was configured)", PEERS[p].missing);
+        if (!PEERS[p].path)
+            snprintf(err, sizeof err, "not built (%s, when tine was configured; scripts/setup.sh installs the packages)",
+                     PEERS[p].missing);
         else if ((peers[PEERS[p].kind] = peer_load(PEERS[p].path, err, sizeof err))) continue;
         fprintf(stderr, "bench: %s: %s%s\n", name, err, explicit ? "" : "; its column is empty");
         ok = !explicit && ok;
