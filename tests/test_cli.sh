@@ -233,7 +233,7 @@ for impl in tine llvm clang gcc; do
 done
 check "bench's medians lie within their ranges" \
   awk -F, 'NR == 2 { exit !($6 > 0 && $7 <= $6 && $6 <= $8) }' "$TMP/tine-bench.csv"
-# The OpenCV column when the peer is built (scripts/setup.sh installs libopencv-dev):
+# The OpenCV column when the peer is built (scripts/setup.sh installs libopencv-imgproc-dev):
 # medianBlur is exactly the kernel
 if ! grep -q 'OpenCV: not built' "$TMP/berr"; then
   check "bench times the OpenCV peer bit-exact (state $(csv_field opencv_state))" test "$(csv_field opencv_state)" = timed

@@ -342,7 +342,7 @@ static const struct {
     const char *path, *missing;
 } PEERS[] = {
     {IMPL_HALIDE, TINE_HALIDE_PEER_PATH, "libhalide14-0-dev not found, TINE_HALIDE_PEER=OFF or a sanitizer build"},
-    {IMPL_OPENCV, TINE_OPENCV_PEER_PATH, "libopencv-dev not found, TINE_LIBRARY_PEERS=OFF or a sanitizer build"},
+    {IMPL_OPENCV, TINE_OPENCV_PEER_PATH, "libopencv-imgproc-dev not found, TINE_LIBRARY_PEERS=OFF or a sanitizer build"},
     {IMPL_XNNPACK, TINE_XNNPACK_PEER_PATH,
      "libxnnpack-dev or libpthreadpool-dev not found, TINE_LIBRARY_PEERS=OFF or a sanitizer build"},
 };
