@@ -96,7 +96,8 @@ static void print_table(const bench_row *rows, int n) {
  * difference seen (once per kernel and peer: the same code gives it in every row). */
 static void print_peer_notes(const bench_row *rows, int n) {
     bool any = false;
-    for (int r = 0; r < n; r++) any |= rows[r].m[IMPL_OPENCV].state != MEAS_ABSENT || rows[r].m[IMPL_XNNPACK].state != MEAS_ABSENT;
+    for (int r = 0; r < n; r++)
+        any |= rows[r].m[IMPL_OPENCV].state != MEAS_ABSENT || rows[r].m[IMPL_XNNPACK].state != MEAS_ABSENT;
     if (!any) return;
     printf("\nOpenCV and XNNPACK choose their instructions when they run: every row times the same code of theirs.\n"
            "Where a peer's definition differs from the kernel's, the exact column gives the largest |peer - tine| over\n"

@@ -282,8 +282,8 @@ static int run(peer_call *call) { return (int)xnn_run_operator(call->op, NULL); 
 
 static const peer_entry entries[] = {
     ENTRY("add", setup_add, "requantizes in XNNPACK's fixed point (scales m/1024), rounding differently", 1, 0, 0),
-    ENTRY("mul", setup_mul, "requantizes the product in float (one scale, om / 2^(31 + osh) times 4096), rounding differently",
-          1, 0, 0),
+    ENTRY("mul", setup_mul,
+          "requantizes the product in float (one scale, om / 2^(31 + osh) times 4096), rounding differently", 1, 0, 0),
     ENTRY("average_pool", setup_average_pool,
           "XNNPACK's u8 average divides by the whole window, padding included, at the edges (the kernel by the taps "
           "inside): outputs whose window crosses the edge not compared",
