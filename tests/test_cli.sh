@@ -260,8 +260,15 @@ for impl in tine llvm clang gcc; do
 done
 check "bench's medians lie within their ranges" \
   awk -F, 'NR == 2 { exit !($6 > 0 && $7 <= $6 && $6 <= $8) }' "$TMP/tine-bench.csv"
+# The OpenCV column when the peer is built (scripts/setup.sh installs libopencv-imgproc-dev):
+# medianBlur is exactly the kernel
+if ! grep -q 'OpenCV: not built' "$TMP/berr"; then
+  check "bench times the OpenCV peer bit-exact (state $(csv_field opencv_state))" test "$(csv_field opencv_state)" = timed
+  check "  and reports tine's time over OpenCV's" awk -v r="$(csv_field tine_over_opencv)" 'BEGIN { exit !(r > 0) }'
+  check "  and says the library runs the same code in every row" grep -q 'every row times the same code' "$TMP/bout"
+fi
 # The Halide column when the peer is built (scripts/setup.sh installs Halide 14)
-if ! grep -q 'Halide peer is not built' "$TMP/berr"; then
+if ! grep -q 'Halide 14: not built' "$TMP/berr"; then
   check "bench times the Halide peer bit-exact (state $(csv_field halide_state))" test "$(csv_field halide_state)" = timed
   check "  and reports tine's time over Halide's" awk -v r="$(csv_field tine_over_halide)" 'BEGIN { exit !(r > 0) }'
   (cd "$TMP" && "$TINE_ABS" bench --quick --filter median3x3 --target x86-64-sse2 --peers halide >"$TMP/bout" 2>"$TMP/berr")

@@ -8,11 +8,17 @@
  *   - LLVM alone: the same loops with LLVM's own selection;
  *   - Halide 14: the kernel as a Halide generator (bench/peers/halide), built ahead of
  *     time for the matching Halide target, when the peer is built;
+ *   - OpenCV, XNNPACK: the libraries an image or ML engineer reaches for, for the kernels
+ *     they have (bench/peers/opencv, bench/peers/xnnpack), when they are installed; each
+ *     picks its instructions at run time, so every row times the same code;
  *   - clang, gcc: the scalar C reference (bench/ref) built here at -O3 for the row's
  *     x86-64 level (-march=x86-64, -v2, -v3, -v4 + VNNI), so each row's C baseline has
  *     the instructions the row's tine code has, and no more.
  * Each implementation is first run on every fill pattern and compared byte for byte with
- * the reference; one that differs is reported and not timed. Then the implementations
+ * the reference; one that differs is reported and not timed. A library peer whose
+ * definition differs from the kernel's (rounding, requantization in float, border rules:
+ * peer.h) is compared over the elements both define, its largest difference reported,
+ * and timed unless that difference exceeds what the peer states. Then the implementations
  * are timed interleaved, each round in a fresh shuffled order (seeded: runs repeat), so
  * that the shared machine's slow moments fall on all of them alike and no implementation
  * always runs right after the same one; a visit to a fast implementation (under 20 ms a
@@ -141,7 +147,7 @@ typedef struct {
     tine_compiled_t *compiled; /* tine, LLVM alone */
     const tine_kernel_t *k;
     case_binding b;
-    const peer_entry *peer; /* Halide */
+    const peer_entry *peer; /* Halide, OpenCV, XNNPACK */
     peer_call *call;
     const bench_entry *ref; /* clang, gcc */
     const bench_case *c;
@@ -151,26 +157,21 @@ typedef struct {
 static int impl_bind(impl *im, const bench_case *c, void *out, char *err, size_t n) {
     im->c = c;
     im->out = out;
-    switch (im->kind) {
-    case IMPL_TINE:
-    case IMPL_AUTO:
-    case IMPL_LLVM: return case_bind(c, im->k, out, &im->b, err, n);
-    case IMPL_HALIDE:
+    if (im->peer) {
         if (im->call) im->peer->unbind(im->call);
         im->call = im->peer->bind(im->peer, c, out, err, n);
         return im->call ? 0 : -1;
-    default: return 0;
     }
+    return im->ref ? 0 : case_bind(c, im->k, out, &im->b, err, n);
 }
 
 static int impl_run(impl *im) {
-    switch (im->kind) {
-    case IMPL_TINE:
-    case IMPL_AUTO:
-    case IMPL_LLVM: return tine_compiled_run(im->compiled, im->b.inputs, im->b.params, &im->b.out);
-    case IMPL_HALIDE: return im->peer->run(im->call);
-    default: im->ref->ref(im->c, im->out); return 0;
+    if (im->peer) return im->peer->run(im->call);
+    if (im->ref) {
+        im->ref->ref(im->c, im->out);
+        return 0;
     }
+    return tine_compiled_run(im->compiled, im->b.inputs, im->b.params, &im->b.out);
 }
 
 static void impl_release(impl *im) {
@@ -183,7 +184,9 @@ static void impl_release(impl *im) {
 static const char *const PATTERNS[PAT_COUNT] = {"random", "zero", "max", "checker", "stripes"};
 
 /* Runs im on every pattern's case against the reference; marks it MEAS_INEXACT or
- * MEAS_FAILED (and says so) when it does not match everywhere. */
+ * MEAS_FAILED (and says so) when it does not match everywhere. A library peer may refuse
+ * a fill pattern it cannot compute (XNNPACK's softmax on rows of equal values): that
+ * pattern is said and left out, and it is still timed on random data. */
 static void check_exact(impl *im, const bench_row *row, bench_case *cases, void *const *want, void *got) {
     for (int p = 0; p < PAT_COUNT && im->m->state == MEAS_TIMED; p++) {
         char err[512];
@@ -191,10 +194,27 @@ static void check_exact(impl *im, const bench_row *row, bench_case *cases, void 
         memset(got, 0x5a, nb);
         int64_t at[4] = {0};
         int rc = 0;
-        if (impl_bind(im, &cases[p], got, err, sizeof err) || (rc = impl_run(im))) {
+        int unbound = impl_bind(im, &cases[p], got, err, sizeof err);
+        if (unbound && p != PAT_RANDOM && im->peer && !im->peer->target) {
+            fprintf(stderr, "\nbench: %s %s, %s: %s (%s data: not compared)\n", row->kernel, row->target,
+                    bench_impl_names[im->kind], err, PATTERNS[p]);
+            im->m->refused |= 1u << p;
+        } else if (unbound || (rc = impl_run(im))) {
             if (rc) snprintf(err, sizeof err, "the run returned %d", rc);
             fprintf(stderr, "\nbench: %s %s, %s: %s\n", row->kernel, row->target, bench_impl_names[im->kind], err);
             im->m->state = MEAS_FAILED;
+        } else if (im->peer && (im->peer->differs || im->peer->frame[0] || im->peer->frame[1] ||
+                                im->peer->frame[2] || im->peer->frame[3])) {
+            /* compared where both define the output, within the peer's stated difference */
+            int64_t d = case_max_difference(&cases[p], got, want[p], im->peer->frame);
+            im->m->differs = im->peer->differs;
+            if (d > im->m->max_diff) im->m->max_diff = (int)d;
+            if (d > im->peer->tolerance) {
+                fprintf(stderr, "\nbench: %s %s, %s: differs from the reference by %" PRId64 " (%s data), more than "
+                                "the %d its definition allows: not timed\n",
+                        row->kernel, row->target, bench_impl_names[im->kind], d, PATTERNS[p], im->peer->tolerance);
+                im->m->state = MEAS_INEXACT;
+            }
         } else if (case_first_difference(&cases[p], got, want[p], at)) {
             fprintf(stderr, "\nbench: %s %s, %s: NOT bit-exact with the reference (%s data, first at %" PRId64
                             ", %" PRId64 ", %" PRId64 ", %" PRId64 "): not timed\n",
@@ -280,19 +300,24 @@ typedef struct {
     double cref_ms[2];
 } row_target;
 
-/* peers: NULL (every peer that is built) or a comma-separated list of halide, c, clang,
- * gcc; sets want[IMPL_*]. 0, or 2 with a message for a name it does not know. */
+/* peers: NULL (every peer that is built) or a comma-separated list of halide, opencv,
+ * xnnpack, c, clang, gcc; sets want[IMPL_*]. 0, or 2 with a message for a name it does not
+ * know. */
 static int parse_peers(const char *peers, bool want[NIMPL]) {
     for (int i = 0; i < NIMPL; i++) want[i] = !peers || i == IMPL_TINE || i == IMPL_AUTO || i == IMPL_LLVM;
     if (!peers) return 0;
     for (const char *p = peers; *p;) {
         size_t len = strcspn(p, ",");
         if (len == 6 && !strncmp(p, "halide", 6)) want[IMPL_HALIDE] = true;
+        else if (len == 6 && !strncmp(p, "opencv", 6)) want[IMPL_OPENCV] = true;
+        else if (len == 7 && !strncmp(p, "xnnpack", 7)) want[IMPL_XNNPACK] = true;
         else if (len == 1 && *p == 'c') want[IMPL_CLANG] = want[IMPL_GCC] = true;
         else if (len == 5 && !strncmp(p, "clang", 5)) want[IMPL_CLANG] = true;
         else if (len == 3 && !strncmp(p, "gcc", 3)) want[IMPL_GCC] = true;
         else if (len) {
-            fprintf(stderr, "tine: bench --peers takes a comma-separated list of halide, c, clang and gcc, not '%.*s'\n",
+            fprintf(stderr,
+                    "tine: bench --peers takes a comma-separated list of halide, opencv, xnnpack, c, clang and gcc, "
+                    "not '%.*s'\n",
                     (int)len, p);
             return 2;
         }
@@ -301,20 +326,45 @@ static int parse_peers(const char *peers, bool want[NIMPL]) {
     return 0;
 }
 
-static const peer_entry *load_halide(bool wanted, bool explicit) {
-    if (!wanted) return NULL;
-#ifdef TINE_HALIDE_PEER_PATH
-    (void)explicit;
-    char err[1024];
-    const peer_entry *e = peer_load(TINE_HALIDE_PEER_PATH, err, sizeof err);
-    if (!e) fprintf(stderr, "bench: the Halide peer: %s; its column is empty\n", err);
-    return e;
-#else
-    fprintf(stderr, "bench: the Halide peer is not built (Halide 14 was not found when tine was configured; "
-                    "scripts/setup.sh installs libhalide14-0-dev)%s\n",
-            explicit ? "" : ": its column is empty");
-    return NULL;
+#ifndef TINE_HALIDE_PEER_PATH
+#define TINE_HALIDE_PEER_PATH NULL
 #endif
+#ifndef TINE_OPENCV_PEER_PATH
+#define TINE_OPENCV_PEER_PATH NULL
+#endif
+#ifndef TINE_XNNPACK_PEER_PATH
+#define TINE_XNNPACK_PEER_PATH NULL
+#endif
+
+/* The peer modules: where the build put each (NULL: not built) and why it may not be. */
+static const struct {
+    int kind;
+    const char *path, *missing;
+} PEERS[] = {
+    {IMPL_HALIDE, TINE_HALIDE_PEER_PATH, "libhalide14-0-dev not found, TINE_HALIDE_PEER=OFF or a sanitizer build"},
+    {IMPL_OPENCV, TINE_OPENCV_PEER_PATH, "libopencv-imgproc-dev not found, TINE_LIBRARY_PEERS=OFF or a sanitizer build"},
+    {IMPL_XNNPACK, TINE_XNNPACK_PEER_PATH,
+     "libxnnpack-dev or libpthreadpool-dev not found, TINE_LIBRARY_PEERS=OFF or a sanitizer build"},
+};
+enum { NPEERS = sizeof PEERS / sizeof *PEERS };
+
+/* Loads the peers wanted into peers[IMPL_*] (NULL for the others); a peer that is not
+ * built or does not load is named on stderr. false when one asked for by name is missing. */
+static bool load_peers(const bool want[NIMPL], bool explicit, const peer_entry *peers[NIMPL]) {
+    bool ok = true;
+    for (int i = 0; i < NIMPL; i++) peers[i] = NULL;
+    for (int p = 0; p < NPEERS; p++) {
+        const char *name = bench_impl_names[PEERS[p].kind];
+        if (!want[PEERS[p].kind]) continue;
+        char err[1024];
+        if (!PEERS[p].path)
+            snprintf(err, sizeof err, "not built (%s, when tine was configured; scripts/setup.sh installs the packages)",
+                     PEERS[p].missing);
+        else if ((peers[PEERS[p].kind] = peer_load(PEERS[p].path, err, sizeof err))) continue;
+        fprintf(stderr, "bench: %s: %s%s\n", name, err, explicit ? "" : "; its column is empty");
+        ok = !explicit && ok;
+    }
+    return ok;
 }
 
 /* The kernel's text with its schedule replaced by `schedule auto` (a file without one is
@@ -336,7 +386,7 @@ static char *auto_text(const char *text) {
 
 /* Measures one kernel at one row into r; false on an error that ends the bench. */
 static bool bench_row_run(const bench_entry *be, const char *text, const char *path, const row_target *rt,
-                          const peer_entry *halide, const bool want[NIMPL], bench_case *cases, void *const *want_out,
+                          const peer_entry *const *peers, const bool want[NIMPL], bench_case *cases, void *const *want_out,
                           void *got, bench_row *r, bool quick) {
     tine_ctx_t *ctx = tine_ctx_new();
     double t0 = cli_now();
@@ -388,12 +438,14 @@ static bool bench_row_run(const bench_entry *be, const char *text, const char *p
         *(s ? &r->lift_ms : &r->expand_ms) = sel_ms;
         *(s ? &r->tine_cg_ms : &r->llvm_cg_ms) = cg_ms;
     }
-    if (want[IMPL_HALIDE] && halide)
-        for (const peer_entry *pe = halide; pe->kernel; pe++)
-            if (!strcmp(pe->kernel, be->name) && !strcmp(pe->target, rt->name) && pe->runs_here(pe)) {
-                ims[IMPL_HALIDE].peer = pe;
-                r->m[IMPL_HALIDE].state = MEAS_TIMED;
-                r->m[IMPL_HALIDE].compile_ms = pe->compile_ms(pe);
+    /* each peer's first entry for the kernel and row that runs here (the Halide peer's
+     * AVX-512 row has a build with AVX512-FP16 and one without) */
+    for (int i = 0; i < NIMPL; i++)
+        for (const peer_entry *pe = peers[i]; pe && pe->kernel && !ims[i].peer; pe++)
+            if (!strcmp(pe->kernel, be->name) && (!pe->target || !strcmp(pe->target, rt->name)) && pe->runs_here(pe)) {
+                ims[i].peer = pe;
+                r->m[i].state = MEAS_TIMED;
+                r->m[i].compile_ms = pe->compile_ms(pe);
             }
     for (int c = 0; c < 2; c++) {
         impl *im = &ims[IMPL_CLANG + c];
@@ -456,7 +508,7 @@ static void build_crefs(row_target *rows, int nrows, const bool *want) {
 }
 
 /* Measures kernel be on every row, into res[*nres ...]: 0, or 1 (said why). */
-static int bench_kernel(const bench_entry *be, row_target *rows, int nrows, const peer_entry *halide, const bool *want,
+static int bench_kernel(const bench_entry *be, row_target *rows, int nrows, const peer_entry *const *peers, const bool *want,
                         const bench_roof *roof, bench_row *res, int *nres, int quick) {
     int status = 0;
     char path[512];
@@ -489,7 +541,7 @@ static int bench_kernel(const bench_entry *be, row_target *rows, int nrows, cons
         for (int i = 0; i < cases[PAT_RANDOM].ninputs; i++)
             r->bytes += buffer_bytes(&cases[PAT_RANDOM].in[i], cases[PAT_RANDOM].in_bits[i]);
         r->roof_ms = roof->copy_gbs > 0 ? r->bytes / (roof->copy_gbs * 1e9) * 1e3 : 0;
-        if (!bench_row_run(be, text, path, &rows[t], halide, want, cases, want_out, got, r, quick)) status = 1;
+        if (!bench_row_run(be, text, path, &rows[t], peers, want, cases, want_out, got, r, quick)) status = 1;
     }
     for (int p = 0; p < made; p++) {
         bench_case_free(&cases[p]);
@@ -539,8 +591,11 @@ int tine_cmd_bench(const char *filter, const char *only_target, const char *peer
         tine_ctx_free(tctx);
         return 2;
     }
-    const peer_entry *halide = load_halide(want[IMPL_HALIDE], peers != NULL);
-    if (want[IMPL_HALIDE] && !halide && peers) return 1; /* asked for by name: said why */
+    const peer_entry *loaded[NIMPL];
+    if (!load_peers(want, peers != NULL, loaded)) { /* asked for by name: said why */
+        tine_ctx_free(tctx);
+        return 1;
+    }
     build_crefs(rows, nrows, want);
     fprintf(stderr, "\rbench: measuring this machine's memory bandwidth%30s", "");
     bench_roof roof = {0};
@@ -550,7 +605,7 @@ int tine_cmd_bench(const char *filter, const char *only_target, const char *peer
     int nres = 0, status = 0;
     for (const bench_entry *be = bench_entries(); be->name && res && !status; be++) {
         if (filter && !strstr(be->name, filter)) continue;
-        status = bench_kernel(be, rows, nrows, halide, want, &roof, res, &nres, quick);
+        status = bench_kernel(be, rows, nrows, loaded, want, &roof, res, &nres, quick);
     }
     fprintf(stderr, "\r%80s\r", "");
     if (!res) fprintf(stderr, "tine: bench: out of memory\n");

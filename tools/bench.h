@@ -7,21 +7,27 @@
 #include "tine.h"
 
 /* The implementations measured side by side, in the table's order. tine auto: the same
- * kernel file with its schedule replaced by `schedule auto` (pipeline/autosched.c). */
-enum { IMPL_TINE, IMPL_AUTO, IMPL_LLVM, IMPL_HALIDE, IMPL_CLANG, IMPL_GCC, NIMPL };
+ * kernel file with its schedule replaced by `schedule auto` (pipeline/autosched.c). The
+ * peers (bench/peers): Halide 14, OpenCV, XNNPACK. */
+enum { IMPL_TINE, IMPL_AUTO, IMPL_LLVM, IMPL_HALIDE, IMPL_OPENCV, IMPL_XNNPACK, IMPL_CLANG, IMPL_GCC, NIMPL };
 extern const char *const bench_impl_names[NIMPL];
 
 typedef enum {
     MEAS_ABSENT,   /* not built, not selected, or this machine does not run it */
     MEAS_INEXACT,  /* ran, and differed from the reference (so not timed) */
     MEAS_FAILED,   /* could not be bound or returned an error (not timed) */
-    MEAS_TIMED     /* bit-exact on every fill pattern, then timed */
+    MEAS_TIMED     /* bit-exact on every fill pattern (or within a peer's stated difference), then timed */
 } meas_state;
 
 typedef struct {
     meas_state state;
     double ms, min_ms, max_ms; /* median and spread of the interleaved runs */
-    double compile_ms;         /* negative when not known (the C references) */
+    double compile_ms;         /* negative when not known (the C references, prebuilt libraries) */
+    /* a peer whose definition differs from the kernel's (peer.h): what differs, and the
+     * largest |peer - reference| over the compared elements and fill patterns; NULL, 0 */
+    const char *differs;
+    int max_diff;
+    unsigned refused; /* the fill patterns (1 << case_pattern) a library peer refused to compute */
 } meas;
 
 typedef struct {

@@ -1,8 +1,9 @@
 /* bench_report.c — what `tine bench` prints and writes: the table (median and min–max of
- * every implementation, tine's time over Halide's and over the best other, the fraction
- * of the memory roof, compile times), per-target geomeans and the kernels where tine is
- * behind Halide, compile time by phase, tine-bench.csv (every column) and a chart of
- * tine against Halide 14 and LLVM alone (SVG, and PNG through rsvg-convert).
+ * every implementation, tine's time over each peer's and over the best other, the
+ * fraction of the memory roof, compile times), the notes on peers whose definition
+ * differs from the kernel's, per-target geomeans and the kernels where tine is behind
+ * each peer, compile time by phase, tine-bench.csv (every column) and a chart of tine
+ * against Halide 14 and LLVM alone (SVG, and PNG through rsvg-convert).
  *
  * Ratios are of times: tine/Halide = 2 means tine takes twice as long as Halide.
  */
@@ -15,8 +16,12 @@
 
 #include "bench.h"
 
-const char *const bench_impl_names[NIMPL] = {"tine", "tine auto", "LLVM alone", "Halide 14", "clang", "gcc"};
-static const char *const CSV_NAMES[NIMPL] = {"tine", "tine_auto", "llvm", "halide", "clang", "gcc"};
+const char *const bench_impl_names[NIMPL] = {"tine", "tine auto", "LLVM alone", "Halide 14", "OpenCV", "XNNPACK",
+                                             "clang", "gcc"};
+static const char *const CSV_NAMES[NIMPL] = {"tine", "tine_auto", "llvm", "halide", "opencv", "xnnpack", "clang", "gcc"};
+/* the peers with a tine/peer column, a geomean and a "tine behind" line of their own */
+static const int PEER_COLUMNS[] = {IMPL_HALIDE, IMPL_OPENCV, IMPL_XNNPACK};
+enum { NPEER_COLUMNS = sizeof PEER_COLUMNS / sizeof *PEER_COLUMNS };
 static const char *const STATE_NAMES[] = {"absent", "inexact", "failed", "timed"};
 
 static bool timed(const meas *m) { return m->state == MEAS_TIMED && m->ms > 0; }
@@ -51,31 +56,67 @@ static void cell(char *buf, size_t n, const meas *m) {
 static void print_table(const bench_row *rows, int n) {
     printf("%-15s %-14s", "kernel", "target");
     for (int i = 0; i < NIMPL; i++) printf(" %-26s", bench_impl_names[i]);
-    printf(" %8s %8s %8s %8s %8s %6s %6s %8s %8s %8s %6s\n", "t/Halide", "t/best", "auto/H", "auto/t", "roof ms", "roof:t",
-           "roof:H", "cc tine", "cc LLVM", "cc Halid", "exact");
+    printf(" %8s %8s %8s %8s %8s %8s %8s %6s %6s %8s %8s %8s %6s\n", "t/Halide", "t/OpenCV", "t/XNNPK", "t/best",
+           "auto/H", "auto/t", "roof ms", "roof:t", "roof:H", "cc tine", "cc LLVM", "cc Halid", "exact");
     for (int r = 0; r < n; r++) {
         const bench_row *row = &rows[r];
         printf("%-15s %-14s", row->kernel, row->target);
         bool exact = true;
+        int diff = 0; /* the largest difference of a peer whose definition differs */
         for (int i = 0; i < NIMPL; i++) {
             char c[64];
             cell(c, sizeof c, &row->m[i]);
             printf(" %-26s", c);
             exact &= row->m[i].state == MEAS_TIMED || row->m[i].state == MEAS_ABSENT;
+            if (row->m[i].max_diff > diff) diff = row->m[i].max_diff;
         }
-        double h = over(row, IMPL_HALIDE), b = over_best(row), ah = ratio(row, IMPL_AUTO, IMPL_HALIDE),
-               at = ratio(row, IMPL_AUTO, IMPL_TINE);
-        char hs[16] = "-", bs[16] = "-", ahs[16] = "-", ats[16] = "-", rt[16] = "-", rh[16] = "-", ch[16] = "-";
-        if (h > 0) snprintf(hs, sizeof hs, "%.2f", h);
+        double b = over_best(row), ah = ratio(row, IMPL_AUTO, IMPL_HALIDE), at = ratio(row, IMPL_AUTO, IMPL_TINE);
+        char ps[NPEER_COLUMNS][16], bs[16] = "-", ahs[16] = "-", ats[16] = "-", rt[16] = "-", rh[16] = "-", ch[16] = "-",
+             ex[16] = "NO";
+        for (int p = 0; p < NPEER_COLUMNS; p++) {
+            double h = over(row, PEER_COLUMNS[p]);
+            if (h > 0) snprintf(ps[p], sizeof ps[p], "%.2f", h);
+            else snprintf(ps[p], sizeof ps[p], "-");
+        }
+        if (exact && diff) snprintf(ex, sizeof ex, "max %d", diff); /* see the notes below the table */
+        else if (exact) snprintf(ex, sizeof ex, "yes");
         if (b > 0) snprintf(bs, sizeof bs, "%.2f", b);
         if (ah > 0) snprintf(ahs, sizeof ahs, "%.2f", ah);
         if (at > 0) snprintf(ats, sizeof ats, "%.2f", at);
         if (timed(&row->m[IMPL_TINE])) snprintf(rt, sizeof rt, "%.0f%%", 100 * row->roof_ms / row->m[IMPL_TINE].ms);
         if (timed(&row->m[IMPL_HALIDE])) snprintf(rh, sizeof rh, "%.0f%%", 100 * row->roof_ms / row->m[IMPL_HALIDE].ms);
         if (row->m[IMPL_HALIDE].compile_ms >= 0) snprintf(ch, sizeof ch, "%.0fms", row->m[IMPL_HALIDE].compile_ms);
-        printf(" %8s %8s %8s %8s %8.3f %6s %6s %6.0fms %6.0fms %8s %6s\n", hs, bs, ahs, ats, row->roof_ms, rt, rh,
-               row->m[IMPL_TINE].compile_ms, row->m[IMPL_LLVM].compile_ms, ch, exact ? "yes" : "NO");
+        printf(" %8s %8s %8s %8s %8s %8s %8.3f %6s %6s %6.0fms %6.0fms %8s %6s\n", ps[0], ps[1], ps[2], bs, ahs, ats,
+               row->roof_ms, rt, rh, row->m[IMPL_TINE].compile_ms, row->m[IMPL_LLVM].compile_ms, ch, ex);
     }
+}
+
+/* Under the table: the library peers run the same code in every row; and for each kernel
+ * where a peer's definition differs from the kernel's, what differs and the largest
+ * difference seen (once per kernel and peer: the same code gives it in every row). */
+static void print_peer_notes(const bench_row *rows, int n) {
+    bool any = false;
+    for (int r = 0; r < n; r++)
+        any |= rows[r].m[IMPL_OPENCV].state != MEAS_ABSENT || rows[r].m[IMPL_XNNPACK].state != MEAS_ABSENT;
+    if (!any) return;
+    printf("\nOpenCV and XNNPACK choose their instructions when they run: every row times the same code of theirs.\n"
+           "Where a peer's definition differs from the kernel's, the exact column gives the largest |peer - tine| over\n"
+           "the compared elements and fill patterns instead of \"yes\":\n");
+    for (int r = 0; r < n; r++)
+        for (int i = IMPL_OPENCV; i <= IMPL_XNNPACK; i++) {
+            const meas *m = &rows[r].m[i];
+            bool first = true;
+            for (int q = 0; q < r; q++) first &= strcmp(rows[q].kernel, rows[r].kernel) || !rows[q].m[i].differs;
+            if (!m->differs || !first) continue;
+            int most = 0;
+            for (int q = r; q < n; q++)
+                if (!strcmp(rows[q].kernel, rows[r].kernel) && rows[q].m[i].max_diff > most) most = rows[q].m[i].max_diff;
+            unsigned refused = 0;
+            for (int q = r; q < n; q++)
+                if (!strcmp(rows[q].kernel, rows[r].kernel)) refused |= rows[q].m[i].refused;
+            printf("  %-15s %s: %s; max |%s - tine| %d%s\n", rows[r].kernel, bench_impl_names[i], m->differs,
+                   bench_impl_names[i], most, refused ? "; some fill patterns refused, not compared (stderr says why)" : "");
+        }
 }
 
 /* geomean of `one`'s time over `other`'s (-1: the best other than tine) across the rows of
@@ -110,19 +151,32 @@ static void print_summaries(const bench_row *rows, int n) {
         if (ca) printf(" tine auto/Halide 14 %.3f (%d)", ga, ca);
         if (cb) printf("  tine auto/tine (the hand schedules) %.3f (%d)", gb, cb);
         double cc[3] = {0, 0, 0};
-        char behind[1024] = "";
+        int halide_cc = 0;
         for (int q = 0; q < n; q++) {
             if (strcmp(rows[q].target, t)) continue;
             cc[0] += rows[q].m[IMPL_TINE].compile_ms;
             cc[1] += rows[q].m[IMPL_LLVM].compile_ms;
-            cc[2] += rows[q].m[IMPL_HALIDE].compile_ms > 0 ? rows[q].m[IMPL_HALIDE].compile_ms : 0;
-            double h = over(&rows[q], IMPL_HALIDE);
-            if (h > 1.02 && strlen(behind) < sizeof behind - 40)
-                snprintf(behind + strlen(behind), sizeof behind - strlen(behind), " %s (%.2fx)", rows[q].kernel, h);
+            if (timed(&rows[q].m[IMPL_HALIDE]) && rows[q].m[IMPL_HALIDE].compile_ms >= 0)
+                cc[2] += rows[q].m[IMPL_HALIDE].compile_ms, halide_cc++;
         }
-        printf("\n  %14s  compile time: tine %.1f s, LLVM alone %.1f s, Halide 14 %.1f s (ahead of time)\n", "",
-               cc[0] / 1e3, cc[1] / 1e3, cc[2] / 1e3);
-        printf("  %14s  tine behind Halide 14 by more than 2%%:%s\n", "", behind[0] ? behind : " none");
+        char hc[32] = "-"; /* no Halide figure in this row: not 0.0 s */
+        if (halide_cc) snprintf(hc, sizeof hc, "%.1f s", cc[2] / 1e3);
+        printf("\n  %14s  compile time: tine %.1f s, LLVM alone %.1f s, Halide 14 %s (ahead of time)\n", "", cc[0] / 1e3,
+               cc[1] / 1e3, hc);
+        for (int p = 0; p < NPEER_COLUMNS; p++) {
+            int i = PEER_COLUMNS[p], compared = 0;
+            char behind[1024] = "";
+            for (int q = 0; q < n; q++) {
+                if (strcmp(rows[q].target, t)) continue;
+                double h = over(&rows[q], i);
+                compared += h > 0;
+                if (h > 1.02 && strlen(behind) < sizeof behind - 40)
+                    snprintf(behind + strlen(behind), sizeof behind - strlen(behind), " %s (%.2fx)", rows[q].kernel, h);
+            }
+            if (compared || i == IMPL_HALIDE) /* a row without the peer has no figure, not "none behind" */
+                printf("  %14s  tine behind %s by more than 2%%:%s\n", "", bench_impl_names[i],
+                       !compared ? " no figure" : behind[0] ? behind : " none");
+        }
     }
 }
 
@@ -161,7 +215,8 @@ static int write_csv(const char *path, const bench_row *rows, int n) {
     for (int i = 0; i < NIMPL; i++)
         fprintf(f, ",%s_ms,%s_min_ms,%s_max_ms,%s_state,%s_compile_ms,%s_roof_fraction", CSV_NAMES[i], CSV_NAMES[i],
                 CSV_NAMES[i], CSV_NAMES[i], CSV_NAMES[i], CSV_NAMES[i]);
-    fprintf(f, ",tine_over_halide,tine_over_best,auto_over_halide,auto_over_tine,parse_ms,expand_ms,llvm_codegen_ms,lift_ms,tine_codegen_ms\n");
+    fprintf(f, ",tine_over_halide,tine_over_best,auto_over_halide,auto_over_tine,parse_ms,expand_ms,llvm_codegen_ms,lift_ms,"
+               "tine_codegen_ms,tine_over_opencv,tine_over_xnnpack,opencv_max_diff,xnnpack_max_diff\n");
     for (int r = 0; r < n; r++) {
         const bench_row *row = &rows[r];
         fprintf(f, "%s,%s,%d,%.0f,%.5g", row->kernel, row->target, row->runs, row->bytes, row->roof_ms);
@@ -186,16 +241,32 @@ static int write_csv(const char *path, const bench_row *rows, int n) {
         else fprintf(f, ",");
         if (at > 0) fprintf(f, ",%.4g", at);
         else fprintf(f, ",");
-        fprintf(f, ",%.3f,%.3f,%.3f,%.3f,%.3f\n", row->parse_ms, row->expand_ms, row->llvm_cg_ms, row->lift_ms,
+        fprintf(f, ",%.3f,%.3f,%.3f,%.3f,%.3f", row->parse_ms, row->expand_ms, row->llvm_cg_ms, row->lift_ms,
                 row->tine_cg_ms);
+        for (int i = IMPL_OPENCV; i <= IMPL_XNNPACK; i++) {
+            double o = over(row, i);
+            if (o > 0) fprintf(f, ",%.4g", o);
+            else fprintf(f, ",");
+        }
+        for (int i = IMPL_OPENCV; i <= IMPL_XNNPACK; i++) {
+            if (timed(&row->m[i])) fprintf(f, ",%d", row->m[i].max_diff);
+            else fprintf(f, ",");
+        }
+        fprintf(f, "\n");
     }
     bool ok = !ferror(f);
     return fclose(f) == 0 && ok ? 0 : -1;
 }
 
-/* The chart: for each target a panel, for each kernel two bars — tine's speedup over
- * Halide 14 and over LLVM alone (the other's time over tine's), on a log scale so that
- * 10x slower and 10x faster are the same length. */
+/* The implementation of a chart's bar: Halide 14, LLVM alone, or the kernel's library
+ * (OpenCV or XNNPACK, whichever was timed: no kernel has both) */
+static int bar_impl(const bench_row *r, int b) {
+    return b == 0 ? IMPL_HALIDE : b == 1 ? IMPL_LLVM : timed(&r->m[IMPL_OPENCV]) ? IMPL_OPENCV : IMPL_XNNPACK;
+}
+
+/* The chart: for each target a panel, for each kernel three bars — tine's speedup over
+ * Halide 14, over LLVM alone and over the kernel's library (the other's time over
+ * tine's), on a log scale so that 10x slower and 10x faster are the same length. */
 static int write_svg(const char *path, const bench_row *rows, int n) {
     FILE *f = fopen(path, "w");
     if (!f) return -1;
@@ -210,28 +281,31 @@ static int write_svg(const char *path, const bench_row *rows, int n) {
     /* over() is tine/other; the bars show other/tine */
     double smin = 1, smax = 1;
     for (int r = 0; r < n; r++)
-        for (int i = IMPL_LLVM; i <= IMPL_HALIDE; i++) {
-            double x = over(&rows[r], i);
+        for (int b = 0; b < 3; b++) {
+            double x = over(&rows[r], bar_impl(&rows[r], b));
             if (x > 0) smin = fmin(smin, 1 / x), smax = fmax(smax, 1 / x);
         }
     double l0 = floor(log2(smin)), l1 = ceil(log2(smax));
     if (l1 < 1) l1 = 1; /* room above 1x, and the panel's label clear of the 1x line */
-    int bw = 11, gap = 10, left = 70, ph = 220, top = 90, panel_gap = 110;
-    if (per > 0 && (860 - left - 40) / per - gap > 2 * bw) bw = ((860 - left - 40) / per - gap) / 2;
-    if (bw > 16) bw = 16;
-    int width = left + per * (2 * bw + gap) + 40;
-    if (width < 860) width = 860; /* the title and the legend fit */
+    int bw = 8, gap = 10, left = 70, ph = 220, top = 90, panel_gap = 110;
+    if (per > 0 && (860 - left - 40) / per - gap > 3 * bw) bw = ((860 - left - 40) / per - gap) / 3;
+    if (bw > 12) bw = 12;
+    int width = left + per * (3 * bw + gap) + 40;
+    if (width < 960) width = 960; /* the title and the legend fit */
     int height = top + nt * (ph + panel_gap) + 10;
     fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' font-family='sans-serif' font-size='11'>\n",
             width, height);
     fprintf(f, "<rect width='100%%' height='100%%' fill='white'/>\n");
-    fprintf(f, "<text x='%d' y='20' font-size='15'>tine's speedup over Halide 14 and over LLVM alone, per kernel</text>\n"
+    fprintf(f, "<text x='%d' y='20' font-size='15'>tine's speedup over Halide 14, LLVM alone and OpenCV or XNNPACK, "
+               "per kernel</text>\n"
                "<text x='%d' y='36'>the other's time / tine's (median), log scale: below 1x tine is slower</text>\n",
             left, left);
     fprintf(f, "<rect x='%d' y='44' width='12' height='12' fill='#c0392b'/><text x='%d' y='54'>over Halide 14</text>\n",
             left, left + 16);
     fprintf(f, "<rect x='%d' y='44' width='12' height='12' fill='#3b6fb6'/><text x='%d' y='54'>over LLVM alone (same "
                "loops, LLVM's instruction selection)</text>\n", left + 120, left + 136);
+    fprintf(f, "<rect x='%d' y='44' width='12' height='12' fill='#2e8b57'/><text x='%d' y='54'>over OpenCV or XNNPACK "
+               "(the same library code in every row)</text>\n", left + 470, left + 486);
     for (int t = 0; t < nt; t++) {
         int y0 = top + t * (ph + panel_gap);
 #define YOF(v) (y0 + ph - (int)(ph * (log2(v) - l0) / (l1 - l0)))
@@ -246,14 +320,16 @@ static int write_svg(const char *path, const bench_row *rows, int n) {
         int k = 0;
         for (int r = 0; r < n; r++) {
             if (strcmp(rows[r].target, targets[t])) continue;
-            int x = left + 8 + k++ * (2 * bw + gap);
-            for (int b = 0; b < 2; b++) {
-                double o = over(&rows[r], b ? IMPL_LLVM : IMPL_HALIDE);
+            int x = left + 8 + k++ * (3 * bw + gap);
+            for (int b = 0; b < 3; b++) {
+                static const char *const colour[3] = {"#c0392b", "#3b6fb6", "#2e8b57"};
+                int i = bar_impl(&rows[r], b);
+                double o = over(&rows[r], i);
                 if (o <= 0) continue;
                 int y1 = YOF(1.0), yv = YOF(1 / o);
-                fprintf(f, "<rect x='%d' y='%d' width='%d' height='%d' fill='%s'><title>%s %s: %.2fx</title></rect>\n",
+                fprintf(f, "<rect x='%d' y='%d' width='%d' height='%d' fill='%s'><title>%s over %s: %.2fx</title></rect>\n",
                         x + b * bw, yv < y1 ? yv : y1, bw, abs(yv - y1) > 0 ? abs(yv - y1) : 1,
-                        b ? "#3b6fb6" : "#c0392b", rows[r].kernel, b ? "over LLVM alone" : "over Halide 14", 1 / o);
+                        colour[b], rows[r].kernel, bench_impl_names[i], 1 / o);
             }
             fprintf(f, "<text transform='translate(%d,%d) rotate(50)'>%s</text>\n", x + 4, y0 + ph + 10,
                     rows[r].kernel);
@@ -274,6 +350,7 @@ int bench_report(const bench_row *rows, int n, const bench_roof *roof, bool quic
     if (roof->not_run[0]) printf("not run: %s (this processor lacks the instructions)\n\n", roof->not_run);
     printf("AArch64 rows: tine bench --target arm-64 (llvm-mca estimates of the inner loops, LLVM alone beside tine)\n\n");
     print_table(rows, n);
+    print_peer_notes(rows, n);
     print_summaries(rows, n);
     print_phases(rows, n);
     if (write_csv("tine-bench.csv", rows, n)) {

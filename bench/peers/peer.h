@@ -2,7 +2,8 @@
  * shared object that `tine bench` and the tests load (dlopen) by path.
  *
  * A peer module exports `tine_peer_entries`, a table with one entry per kernel and tine
- * target row. An entry binds a benchmark case (cases.h: the same buffers and parameter
+ * target row (or one entry for every row, for a library that picks its instructions when
+ * it runs, as OpenCV and XNNPACK do). An entry binds a benchmark case (cases.h: the same buffers and parameter
  * values the tine kernels and the C references get) once, and then runs as often as it is
  * timed. The interface is plain C so that tine, a C program, needs no peer's headers.
  */
@@ -20,7 +21,9 @@ typedef struct peer_entry peer_entry;
 
 struct peer_entry {
     const char *kernel;      /* bench/kernels/NAME.tine */
-    const char *target;      /* the tine target row: "x86-64-sse2" ... "x86-64-avx512" */
+    /* the tine target row: "x86-64-sse2" ... "x86-64-avx512"; NULL: every row (the same
+     * code, which chooses its instructions at run time) */
+    const char *target;
     const char *peer_target; /* the peer's own name for the code it built */
     /* nonzero when this machine runs the entry's code */
     int (*runs_here)(const peer_entry *e);
@@ -32,6 +35,15 @@ struct peer_entry {
     int (*run)(peer_call *call); /* 0, or the peer's error code */
     void (*unbind)(peer_call *call);
     const void *impl; /* the peer's own data */
+    /* Where the peer's definition differs from the kernel's (rounding, requantization in
+     * float, border rules): what differs, said in the bench's notes, and the largest
+     * |peer - kernel| it allows; NULL and 0 for a peer that computes the kernel exactly. */
+    const char *differs;
+    int tolerance;
+    /* Output elements left out of the comparison at both ends of each dimension: where
+     * the peer's border rule and the kernel's give different pixels (e.g. OpenCV
+     * replicating the image's edge where the kernel reads the margin around it). */
+    int frame[4];
 };
 
 #define PEER_ENTRIES_SYMBOL "tine_peer_entries"

@@ -35,6 +35,23 @@ int case_first_difference(const bench_case *c, const void *a, const void *b, int
     return 0;
 }
 
+int64_t case_max_difference(const bench_case *c, const void *a, const void *b, const int frame[4]) {
+    const ref_buffer *o = &c->out;
+    int64_t lo[4] = {0, 0, 0, 0}, hi[4] = {1, 1, 1, 1}, st[4] = {0, 0, 0, 0}, most = 0;
+    for (int d = 0; d < o->dims; d++) lo[d] = frame[d], hi[d] = o->extent[d] - frame[d], st[d] = o->stride[d];
+    for (int64_t i3 = lo[3]; i3 < hi[3]; i3++)
+        for (int64_t i2 = lo[2]; i2 < hi[2]; i2++)
+            for (int64_t i1 = lo[1]; i1 < hi[1]; i1++)
+                for (int64_t i0 = lo[0]; i0 < hi[0]; i0++) {
+                    int64_t at = i0 * st[0] + i1 * st[1] + i2 * st[2] + i3 * st[3], x, y;
+                    if (c->out_bits == 8) x = ((const uint8_t *)a)[at], y = ((const uint8_t *)b)[at];
+                    else if (c->out_bits == 16) x = ((const uint16_t *)a)[at], y = ((const uint16_t *)b)[at];
+                    else x = ((const int32_t *)a)[at], y = ((const int32_t *)b)[at];
+                    most = x - y > most ? x - y : y - x > most ? y - x : most;
+                }
+    return most;
+}
+
 void case_buffer(ref_buffer *b, int bits, int dims, const int64_t *extent) {
     memset(b, 0, sizeof *b);
     b->dims = dims;

@@ -78,6 +78,10 @@ size_t case_bytes(const ref_buffer *b, int bits);
 /* Whether outputs a and b (c->out's geometry) differ; if so, the first differing
  * element's coordinates in at[0 .. dims-1]. Only elements of the output are compared. */
 int case_first_difference(const bench_case *c, const void *a, const void *b, int64_t *at);
+/* The largest |a - b| over outputs a and b (c->out's geometry), leaving out frame[d]
+ * elements at both ends of each dimension d (a peer's border: bench/peers/peer.h).
+ * Elements are unsigned below 32 bits, i32 at 32. */
+int64_t case_max_difference(const bench_case *c, const void *a, const void *b, const int frame[4]);
 /* The address of element (i0, i1, i2, i3) of b, elements of `bytes` bytes. */
 void *case_at(const ref_buffer *b, int bytes, int64_t i0, int64_t i1, int64_t i2, int64_t i3);
 

@@ -155,21 +155,22 @@ double halide_peer_compile_ms(const peer_entry *e) {
 }
 
 /* The Halide targets the CMakeLists.txt builds for each tine row, and what each needs of
- * the processor (Halide 14's avx512_sapphirerapids adds VNNI and BF16 to Cannon Lake's
- * AVX-512 F, CD, BW, DQ, VL and IFMA/VBMI, and has LLVM use AVX512-FP16 too: softmax's
- * object holds vmovw, which AMD's Zen 4 and Zen 5 do not have, so there the row is not
- * run). */
+ * the processor. The AVX-512 row has two builds: Halide 14's avx512_sapphirerapids adds
+ * VNNI and BF16 to Cannon Lake's AVX-512 F, CD, BW, DQ, VL and IFMA/VBMI, and has LLVM use
+ * AVX512-FP16 too (softmax's object holds vmovw), which AMD's Zen 4 and Zen 5 do not have;
+ * there the Cannon Lake build runs. */
 int halide_peer_runs_here(const peer_entry *e) {
     __builtin_cpu_init();
     if (!strcmp(e->target, "x86-64-sse2")) return 1;
     if (!strcmp(e->target, "x86-64-sse41")) return __builtin_cpu_supports("sse4.1");
     if (!strcmp(e->target, "x86-64-avx2"))
         return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
-    if (!strcmp(e->target, "x86-64-avx512"))
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-               __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
-               __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512ifma") &&
-               __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vnni") &&
-               __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512fp16");
-    return 0;
+    if (strcmp(e->target, "x86-64-avx512")) return 0;
+    int cannonlake = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                     __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
+                     __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512ifma") &&
+                     __builtin_cpu_supports("avx512vbmi");
+    if (!strstr(e->peer_target, "sapphirerapids")) return cannonlake;
+    return cannonlake && __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bf16") &&
+           __builtin_cpu_supports("avx512fp16");
 }
