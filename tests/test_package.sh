@@ -64,7 +64,8 @@ if logged "examples/ configures against the prefix" "$TMP/example.log" \
        cmake -S "$EXAMPLES" -B "$E" -DCMAKE_PREFIX_PATH="$P" -DCMAKE_BUILD_TYPE=Release; then
     # one program at a time: a C++ caller that fails to link (a generated header without
     # its extern "C" guard) leaves the other program's checks
-    logged "examples/ builds run_kernel" "$TMP/run-kernel-build.log" cmake --build "$E" -j2 --target run_kernel
+    logged "examples/ builds run_kernel" "$TMP/run-kernel-build.log" \
+        cmake --build "$E" -j2 --target run_kernel run_kernel_shared
     logged "examples/ builds example (a C++ link error: the header has no extern \"C\")" \
         "$TMP/example-build.log" cmake --build "$E" -j2 --target example
     for o in "$E/blur3x3.tine/blur3x3.o" "$E/q15_mul.tine/q15_mul.o"; do
@@ -79,9 +80,13 @@ if logged "examples/ configures against the prefix" "$TMP/example.log" \
     fi
     [ -x "$E/run_kernel" ] && logged "run_kernel (tine::tine_static) compiles and runs blur3x3" \
         "$TMP/run-static-cmake.log" "$E/run_kernel" "$EXAMPLES/blur3x3.tine"
+    check "run_kernel does not need libtine.so" sh -c "! readelf -d '$E/run_kernel' | grep -q libtine"
+    [ -x "$E/run_kernel_shared" ] && logged "run_kernel_shared (tine::tine) compiles and runs blur3x3" \
+        "$TMP/run-shared-cmake.log" "$E/run_kernel_shared" "$EXAMPLES/blur3x3.tine"
+    check "run_kernel_shared needs libtine.so" sh -c "readelf -d '$E/run_kernel_shared' | grep -q 'NEEDED.*libtine'"
     # a changed kernel file is compiled again (its time a second past the object's)
     touch -d "@$(($(stat -c %Y "$E/blur3x3.tine/blur3x3.o") + 1))" "$EXAMPLES/blur3x3.tine"
-    cmake --build "$E" >"$TMP/rebuild.log" 2>&1
+    cmake --build "$E" --target blur3x3 >"$TMP/rebuild.log" 2>&1
     check "editing a kernel reruns tine" grep -q "tine: compiling blur3x3.tine" "$TMP/rebuild.log"
 fi
 
