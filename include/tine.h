@@ -394,6 +394,33 @@ char *tine_kernel_print_stmt(tine_kernel_t *k, tine_selection_t sel, const char 
 char *tine_kernel_print_schedule(const tine_kernel_t *k);
 void *tine_kernel_emit(tine_kernel_t *k, const char *target, tine_selection_t sel, const char *name, const char *what,
                        size_t *size);
+/* What the file became, for tools that show it (`tine report`). The stages, in the order
+ * they run (the materialized functions, then the output): their count and the i-th's
+ * name (NULL past the end); the loops of stage S are named "S.x" and so on. */
+int tine_kernel_nstages(const tine_kernel_t *k);
+const char *tine_kernel_stage_name(const tine_kernel_t *k, int i);
+/* The i-th declaration, in the order written: its name, *kind ("input", "param", "func",
+ * "boundary", "output") and *line in the file; NULL past the end. */
+const char *tine_kernel_decl(const tine_kernel_t *k, int i, const char **kind, int *line);
+/* The i-th directive of the schedule k was compiled with: the function it is about (""
+ * for none), *line its line in the file (schedule auto's: the line of `auto`); NULL past
+ * the end. */
+const char *tine_kernel_directive(const tine_kernel_t *k, int i, int *line);
+/* 1 when stage i computes declaration `name`'s code: it is the stage's function, or the
+ * function calls it directly or through functions that are not materialized (inlined
+ * into it); 0 otherwise (a materialized function it calls is read from that stage's
+ * buffer); 0 for an input or a parameter. */
+int tine_kernel_stage_calls(const tine_kernel_t *k, int stage, const char *name);
+/* Every vector expression tine's selection rewrites when k is compiled for target, once
+ * each, in the order of the statement: `selected` gets the named loop around its first
+ * use ("out.x"; "" outside loops), the expression, lifted into FPIR, and lowered to the
+ * target's instructions; `rule` (may be NULL), before that, every lift and lowering rule
+ * applied to it, as tine_lift_with traces (a part lifted before shows none). 0, or -1
+ * with an error. */
+typedef void (*tine_selected_fn)(void *user, const char *loop, const tine_expr_t *before, const tine_expr_t *lifted,
+                                 const tine_expr_t *lowered);
+int tine_kernel_selections(tine_kernel_t *k, const char *target, tine_lift_trace_fn rule, tine_selected_fn selected,
+                           void *user);
 /* tine_kernel_emit by kind: any kind of tine_emit_kind_t (fpir, lowered, stmt and schedule
  * give the text tine_kernel_print_stages, tine_kernel_print_stmt and
  * tine_kernel_print_schedule give). */

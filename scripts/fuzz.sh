@@ -3,7 +3,7 @@
 # instrumented too: -fsanitize=fuzzer-no-link,address,undefined), makes seed corpora from
 # the project's data, and runs each harness.
 #
-#   bash scripts/fuzz.sh                  30 s of each harness (what scripts/test.sh runs)
+#   bash scripts/fuzz.sh                  30 s of each harness, JOBS at a time (what scripts/test.sh runs)
 #   bash scripts/fuzz.sh -t 600 kernel    10 minutes of one harness (expr kernel rules lower)
 #   bash scripts/fuzz.sh --corpus         only build and make the seed corpora
 #
@@ -81,22 +81,42 @@ for h in "${names[@]}"; do echo "seeds: $h $(ls "$seeds/$h" | wc -l)"; done
 [ "$only_corpus" = 0 ] || exit 0
 
 # ---- runs ----------------------------------------------------------------------------------
-rc=0
-for h in "${names[@]}"; do
-    corpus=build-fuzz/corpus/$h
-    findings=build-fuzz/findings/$h
+# JOBS harnesses at a time (default: one per core), each for the full time: the total is
+# what one harness gets, not the sum
+run_one() {
+    local h=$1 corpus=build-fuzz/corpus/$1 findings=build-fuzz/findings/$1
     mkdir -p "$corpus" "$findings"
-    echo "== fuzz_$h for ${secs}s =="
     # -timeout: one input taking 10 s is a hang; -rss_limit_mb: past 2 GiB is an OOM
     if ! ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         build-fuzz/tests/fuzz/fuzz_"$h" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
         -print_final_stats=1 -artifact_prefix="$findings/" \
         "$corpus" "$seeds/$h" 2>build-fuzz/fuzz_"$h".log; then
-        echo "fuzz_$h: FAILED (see build-fuzz/fuzz_$h.log and $findings/)" >&2
+        return 1
+    fi
+}
+report_one() {
+    local h=$1 rc=$2
+    echo "== fuzz_$h for ${secs}s =="
+    if [ "$rc" != 0 ]; then
+        echo "fuzz_$h: FAILED (see build-fuzz/fuzz_$h.log and build-fuzz/findings/$h/)" >&2
         tail -n 40 build-fuzz/fuzz_"$h".log >&2
-        rc=1
     fi
     grep -E '^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' build-fuzz/fuzz_"$h".log || true
-    echo "corpus: $(ls "$corpus" | wc -l) inputs"
+    echo "corpus: $(ls "build-fuzz/corpus/$h" | wc -l) inputs"
+}
+jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+rc=0
+pending=("${names[@]}")
+while [ ${#pending[@]} -gt 0 ]; do
+    batch=("${pending[@]:0:$jobs}")
+    pending=("${pending[@]:$jobs}")
+    pids=()
+    for h in "${batch[@]}"; do run_one "$h" & pids+=($!); done
+    for i in "${!batch[@]}"; do
+        r=0
+        wait "${pids[$i]}" || r=$?
+        report_one "${batch[$i]}" "$r"
+        [ "$r" = 0 ] || rc=1
+    done
 done
 exit $rc

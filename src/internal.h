@@ -471,12 +471,15 @@ uint64_t tine_bounds_epoch(tine_ctx_t *ctx);
 /* ---- selection trace (lower.c) ---------------------------------------------------- */
 
 /* Called by tine_select_expr after tine's selection of a vector expression (one-lane
- * ones are LLVM's): before and after, while the bounds facts the rules' predicates saw
- * are still in view. For a layer above (src/verify's translation validation), which the
- * layers that select must not call. fn NULL removes it. */
-typedef void (*tine_select_trace_fn)(void *user, tine_ctx_t *ctx, const tine_expr_t *before, const tine_expr_t *after,
-                                     const char *target);
-void tine_select_set_trace(tine_ctx_t *ctx, tine_select_trace_fn fn, void *user);
+ * ones are LLVM's): before, lifted into FPIR, and after, while the bounds facts the
+ * rules' predicates saw are still in view; and, if rule is not NULL, before that for
+ * every lift and lowering rule applied to it (a subexpression lifted before, and
+ * remembered, shows none). For a layer above (src/verify's translation validation, the
+ * report's selection table: driver/api.c), which the layers that select must not call.
+ * fn NULL removes it. */
+typedef void (*tine_select_trace_fn)(void *user, tine_ctx_t *ctx, const tine_expr_t *before, const tine_expr_t *lifted,
+                                     const tine_expr_t *after, const char *target);
+void tine_select_set_trace(tine_ctx_t *ctx, tine_select_trace_fn fn, tine_lift_trace_fn rule, void *user);
 
 /* ---- kernels (pipeline/kernel.c) ------------------------------------------------------ */
 
@@ -612,8 +615,7 @@ typedef struct tine_rvec {
     tine_reductions vec, tail;
 } tine_rvec;
 
-/* Stages in the order they run: producers first, the output last. */
-int tine_kernel_nstages(const tine_kernel_t *k);
+/* Stages in the order they run (their count: tine_kernel_nstages, tine.h). */
 const tine_stage *tine_kernel_stage(const tine_kernel_t *k, int i);
 /* The value of parameter i of a run (params[i] points at it; bool: one byte). */
 int64_t tine_kernel_param_value(const tine_kernel_t *k, int i, const void *const *params);

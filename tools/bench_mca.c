@@ -1,6 +1,8 @@
 /* bench_mca.c — `tine bench --target arm-64` (any AArch64 row): speed evidence without
  * Arm hardware, from llvm-mca's model of the steady-state loop.
  *
+ * (Reading the assembly's loops and running llvm-mca: asm_loops.c.)
+ *
  * For each benchmark kernel and each selection (LLVM alone, tine), the kernel's AArch64
  * assembly comes from the library (tine_kernel_emit, verbose: LLVM prints each block's
  * IR name and loop nesting as comments). In it:
@@ -50,283 +52,11 @@
 #include <unistd.h>
 
 #include "../bench/harness.h"
+#include "asm_loops.h"
 #include "bench.h"
 #include "cli.h"
 #include "tine.h"
 
-
-/* ---- the assembly's blocks and loops --------------------------------------------------- */
-
-typedef struct {
-    char id[24];      /* "BB0_47", or "" for a fall-through or entry block */
-    char name[96];    /* the IR block's name ("out.x.vec.body.us.i"), or "" */
-    char loop[24];    /* the innermost loop's header id, or "" outside loops */
-    bool inner_head;  /* the header of an innermost loop */
-    char parents[8][24];
-    int nparents;
-    int first, count; /* its instructions: lines[first .. first + count) */
-} block;
-
-typedef struct {
-    char **ins; /* the instructions, comments stripped */
-    bool *spill; /* LLVM's comment calls the instruction a spill (`// 32-byte Folded Spill`) */
-    int nins;
-    block *b;
-    int nb;
-} asm_text;
-
-static void asm_free(asm_text *a) {
-    for (int i = 0; i < a->nins; i++) free(a->ins[i]);
-    free(a->ins);
-    free(a->spill);
-    free(a->b);
-}
-
-static void copy_id(char *dst, size_t n, const char *p) {
-    size_t k = 0;
-    while (k + 1 < n && (isalnum((unsigned char)p[k]) || p[k] == '_' || p[k] == '.')) dst[k] = p[k], k++;
-    dst[k] = 0;
-}
-
-static void grow(void **p, int n, int *cap, size_t size) {
-    if (n < *cap) return;
-    *cap = *cap ? *cap * 2 : 256;
-    if (!(*p = realloc(*p, (size_t)*cap * size))) abort();
-}
-
-/* Splits text into blocks and instructions (see the file's comment). */
-static void asm_parse(const char *text, asm_text *a) {
-    memset(a, 0, sizeof *a);
-    int capi = 0, capb = 0;
-    for (const char *p = text; *p;) {
-        const char *e = strchr(p, '\n');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        char line[512];
-        snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line - 1 ? len : sizeof line - 1), p);
-        p += len + (e != NULL);
-        char *s = line;
-        while (*s == ' ' || *s == '\t') s++;
-        char *cm = strstr(s, "//");
-        bool label = s == line && *s && *s != '/' && strchr(s, ':') && (!cm || strchr(s, ':') < cm);
-        bool fall = s == line && !strncmp(s, "// %bb.", 7);
-        if (label || fall) { /* a new block */
-            grow((void **)&a->b, a->nb, &capb, sizeof *a->b);
-            block *b = &a->b[a->nb++];
-            memset(b, 0, sizeof *b);
-            b->first = a->nins;
-            if (!strncmp(s, ".LBB", 4)) copy_id(b->id, sizeof b->id, s + 2);
-            const char *nm = strstr(fall ? s + 7 : s, "// %");
-            if (nm) copy_id(b->name, sizeof b->name, nm + 4);
-            continue;
-        }
-        if (!a->nb) continue;
-        block *b = &a->b[a->nb - 1];
-        if (cm == s) { /* a comment: the loop nesting */
-            const char *h;
-            if ((h = strstr(s, "Loop Header")) && strstr(s, "=>")) {
-                snprintf(b->loop, sizeof b->loop, "%s", b->id);
-                b->inner_head = strstr(s, "Inner Loop Header") != NULL;
-            } else if ((h = strstr(s, "in Loop: Header="))) {
-                copy_id(b->loop, sizeof b->loop, h + 16);
-            } else if ((h = strstr(s, "Parent Loop ")) && b->nparents < 8) {
-                copy_id(b->parents[b->nparents++], sizeof b->parents[0], h + 12);
-            }
-            continue;
-        }
-        if (!*s || *s == '.' || *s == '/' || *s == '#') continue; /* directives */
-        bool spill = cm && strstr(cm, "Spill");
-        if (cm) *cm = 0;
-        size_t n = strlen(s);
-        while (n && isspace((unsigned char)s[n - 1])) s[--n] = 0;
-        for (char *q = s; *q; q++)
-            if (*q == '\t') *q = ' ';
-        int capi0 = capi;
-        grow((void **)&a->ins, a->nins, &capi, sizeof *a->ins);
-        if (capi != capi0 && !(a->spill = realloc(a->spill, (size_t)capi * sizeof *a->spill))) abort();
-        a->spill[a->nins] = spill;
-        if (!(a->ins[a->nins++] = strdup(s))) abort();
-        b->count++;
-    }
-}
-
-static const block *find_block(const asm_text *a, const char *id) {
-    for (int i = 0; i < a->nb; i++)
-        if (id[0] && !strcmp(a->b[i].id, id)) return &a->b[i];
-    return NULL;
-}
-
-/* A vector instruction: one with a Neon register operand (v0.16b, q1, d2 as a vector's half,
- * a lane v3.h[1]): any "vN." or a q register. */
-static bool is_vector(const char *ins) {
-    const char *ops = strchr(ins, ' ');
-    for (const char *p = ops ? ops : ins + strlen(ins); *p; p++) {
-        bool start = p == ops || !isalnum((unsigned char)p[-1]);
-        if (!start || !isdigit((unsigned char)p[1])) continue;
-        int k = 1;
-        while (isdigit((unsigned char)p[k])) k++;
-        if ((*p == 'v' && p[k] == '.') || (*p == 'q' && !isalnum((unsigned char)p[k]))) return true;
-    }
-    return false;
-}
-
-/* A vector instruction on whole 128-bit registers: a q register or an arrangement of 16
- * bytes (.16b, .8h, .4s, .2d). A loop of 64-bit ones (.2s, .4h, d registers) is one that
- * LLVM vectorized from scalar code, a tail, not a steady state (fully_connected's remaining
- * terms of a reduction: zip1 and mla on .2s). */
-static bool is_wide(const char *ins) {
-    static const char *const arr[] = {".16b", ".8h", ".4s", ".2d"};
-    for (int i = 0; i < 4; i++)
-        if (strstr(ins, arr[i])) return true;
-    const char *ops = strchr(ins, ' ');
-    for (const char *p = ops ? ops : ins + strlen(ins); *p; p++)
-        if (*p == 'q' && (p == ops || !isalnum((unsigned char)p[-1])) && isdigit((unsigned char)p[1])) {
-            int k = 1;
-            while (isdigit((unsigned char)p[k])) k++;
-            if (!isalnum((unsigned char)p[k])) return true;
-        }
-    return false;
-}
-
-/* Bytes one store instruction writes (0 for anything else). */
-static int store_bytes(const char *ins) {
-    if (strncmp(ins, "st", 2) || !strncmp(ins, "stlr", 4)) return 0;
-    const char *ops = strchr(ins, ' ');
-    if (!ops || strstr(ops, "[sp")) return 0; /* a spill is not output */
-    if (ins[2] >= '1' && ins[2] <= '4') { /* st1..st4 {list}[lane] */
-        int bytes = 0;
-        const char *end = strchr(ops, '}');
-        bool lane = end && end[1] == '[';
-        for (const char *p = strchr(ops, '.'); p && (!end || p < end); p = strchr(p + 1, '.')) {
-            int lanes = isdigit((unsigned char)p[1]) ? atoi(p + 1) : 1;
-            char t = isdigit((unsigned char)p[1]) ? p[1 + (p[2] == '6' ? 2 : 1)] : p[1];
-            int esz = t == 'b' ? 1 : t == 'h' ? 2 : t == 's' ? 4 : 8;
-            bytes += lane ? esz : lanes * esz;
-        }
-        return bytes;
-    }
-    while (*ops == ' ') ops++;
-    int w = ops[0] == 'q' ? 16 : ops[0] == 'd' || ops[0] == 'x' ? 8 : ops[0] == 's' || ops[0] == 'w' ? 4 : ops[0] == 'h' ? 2 : 1;
-    if (!strncmp(ins, "strb", 4) || !strncmp(ins, "sturb", 5)) w = 1;
-    if (!strncmp(ins, "strh", 4) || !strncmp(ins, "sturh", 5)) w = 2;
-    return !strncmp(ins, "stp", 3) || !strncmp(ins, "stnp", 4) ? 2 * w : w;
-}
-
-typedef struct {
-    char head[24], name[96];
-    int blocks[64], nblocks;
-    int ins, vec, wide, stored; /* instructions, vector ones, 128-bit ones, bytes stored, per iteration */
-} loop;
-
-static bool part_edge(const char *name) { return strstr(name, ".pro.") || strstr(name, ".epi."); }
-
-/* Every innermost loop of a; *steady: how many are steady-state candidates (those first). */
-static int find_loops(const asm_text *a, loop *out, int max, int *steady) {
-    int n = 0;
-    for (int i = 0; i < a->nb && n < max; i++) {
-        if (!a->b[i].inner_head) continue;
-        loop *l = &out[n++];
-        memset(l, 0, sizeof *l);
-        snprintf(l->head, sizeof l->head, "%s", a->b[i].id);
-        snprintf(l->name, sizeof l->name, "%s", a->b[i].name);
-        for (int j = 0; j < a->nb && l->nblocks < 64; j++)
-            if (!strcmp(a->b[j].loop, l->head)) l->blocks[l->nblocks++] = j;
-        for (int j = 0; j < l->nblocks; j++) {
-            const block *b = &a->b[l->blocks[j]];
-            for (int k = b->first; k < b->first + b->count; k++) {
-                l->ins++;
-                l->vec += is_vector(a->ins[k]);
-                l->wide += is_wide(a->ins[k]);
-                l->stored += a->spill[k] ? 0 : store_bytes(a->ins[k]);
-            }
-        }
-    }
-    /* the steady ones first */
-    int s = 0;
-    for (int i = 0; i < n; i++) {
-        bool edge = false, vec = false;
-        for (int j = 0; j < out[i].nblocks; j++) {
-            const block *b = &a->b[out[i].blocks[j]];
-            edge |= part_edge(b->name);
-            vec |= strstr(b->name, ".vec.") || !strncmp(b->name, "loop.", 5);
-        }
-        const block *h = find_block(a, out[i].head);
-        for (int j = 0; h && j < h->nparents; j++) {
-            const block *pb = find_block(a, h->parents[j]);
-            edge |= pb && part_edge(pb->name);
-        }
-        if (vec && !edge && out[i].vec > 0) {
-            loop t = out[s];
-            out[s++] = out[i];
-            out[i] = t;
-        }
-    }
-    *steady = s;
-    return n;
-}
-
-/* The measured loop among ls (see the file's comment); -1 when there is no loop. */
-static int pick_loop(const loop *ls, int n, int steady, const char *same_name) {
-    int m = steady ? steady : n, best = -1;
-    for (int i = 0; i < m && same_name; i++)
-        if (!strcmp(ls[i].name, same_name)) return i;
-    for (int i = 0; i < m; i++)
-        if (best < 0 || ls[i].wide > ls[best].wide || (ls[i].wide == ls[best].wide && ls[i].vec > ls[best].vec)) best = i;
-    return best;
-}
-
-/* ---- llvm-mca -------------------------------------------------------------------------- */
-
-static const char *mca_path(void) {
-    const char *p = getenv("TINE_LLVM_MCA");
-    return p && *p ? p : "llvm-mca-19";
-}
-
-/* Cycles per iteration of the loop's instructions on cpu; negative after a message. */
-static double mca_cycles(const asm_text *a, const loop *l, const char *cpu, const char *what) {
-    char path[64];
-    snprintf(path, sizeof path, "/tmp/tine-mca-%ld.s", (long)getpid());
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "tine: bench: cannot write %s\n", path);
-        return -1;
-    }
-    for (int j = 0; j < l->nblocks; j++) {
-        const block *b = &a->b[l->blocks[j]];
-        for (int k = b->first; k < b->first + b->count; k++) fprintf(f, "%s\n", a->ins[k]);
-    }
-    fclose(f);
-    char cmd[512];
-    /* the features only let the assembler accept every target's instructions; the
-       scheduling model is the CPU's */
-    snprintf(cmd, sizeof cmd, "%s -mtriple=aarch64 -mcpu=%s -mattr=+v8.2a,+rdm,+dotprod,+i8mm -iterations=100 %s 2>&1",
-             mca_path(), cpu, path);
-    FILE *pp = popen(cmd, "r");
-    /* the report's "Total Cycles: N": a positive number alone on its line, or nothing is
-       measured (a program that is not llvm-mca, a version that words it otherwise) */
-    double total = -1;
-    char line[512], first_err[512] = "", first[512] = "";
-    while (pp && fgets(line, sizeof line, pp)) {
-        if (!first[0] && strspn(line, " \t\r\n") < strlen(line)) snprintf(first, sizeof first, "%s", line);
-        if (!strncmp(line, "Total Cycles:", 13)) {
-            char *end;
-            double v = strtod(line + 13, &end);
-            end += strspn(end, " \t\r\n");
-            if (!*end && isfinite(v) && v > 0) total = v;
-        }
-        if (!first_err[0] && strstr(line, "error")) snprintf(first_err, sizeof first_err, "%s", line);
-    }
-    if (pp) pclose(pp);
-    remove(path);
-    if (total < 0) {
-        const char *said = first_err[0] ? first_err : first;
-        fprintf(stderr, "\r%30s\rtine: bench: %s on %s: llvm-mca ('%s') gave no cycle count: expected its report's line "
-                        "'Total Cycles: N' with a number N > 0; %s%.*s\n",
-                "", what, cpu, mca_path(), said[0] ? "it printed: " : "it printed nothing",
-                (int)strcspn(said, "\r\n"), said);
-        return -1;
-    }
-    return total / 100.0;
-}
 
 /* ---- the command ----------------------------------------------------------------------- */
 
@@ -335,7 +65,7 @@ static const char *const CPUS[2] = {"neoverse-n1", "apple-m1"};
 
 typedef struct {
     asm_text a;
-    loop loops[256];
+    asm_loop loops[256];
     int nloops, steady, pick;
     double cycles[2], per; /* per: iterations per output vector (1 / (stored / 16)) */
 } sel_result;
@@ -343,15 +73,15 @@ typedef struct {
 /* Mnemonics in t's loop and not in l's, space-separated, into out. */
 static void mnemonic_diff(const sel_result *t, const sel_result *l, char *out, size_t n) {
     out[0] = 0;
-    const loop *lt = &t->loops[t->pick], *ll = &l->loops[l->pick];
+    const asm_loop *lt = &t->loops[t->pick], *ll = &l->loops[l->pick];
     for (int j = 0; j < lt->nblocks; j++) {
-        const block *b = &t->a.b[lt->blocks[j]];
+        const asm_block *b = &t->a.b[lt->blocks[j]];
         for (int k = b->first; k < b->first + b->count; k++) {
             char m[32];
             snprintf(m, sizeof m, "%.*s", (int)strcspn(t->a.ins[k], " "), t->a.ins[k]);
             bool seen = false;
             for (int i = 0; i < ll->nblocks && !seen; i++) {
-                const block *c = &l->a.b[ll->blocks[i]];
+                const asm_block *c = &l->a.b[ll->blocks[i]];
                 for (int q = c->first; q < c->first + c->count && !seen; q++)
                     seen = strcspn(l->a.ins[q], " ") == strlen(m) && !strncmp(l->a.ins[q], m, strlen(m));
             }
@@ -377,20 +107,20 @@ static bool measure_one(tine_kernel_t *k, const char *kernel, const char *target
     memcpy(asm_text_, bytes, size);
     asm_text_[size] = 0;
     free(bytes);
-    asm_parse(asm_text_, &r->a);
+    asm_parse(asm_text_, ASM_ARM, &r->a);
     free(asm_text_);
-    r->nloops = find_loops(&r->a, r->loops, 256, &r->steady);
-    r->pick = pick_loop(r->loops, r->nloops, r->steady, same_name);
+    r->nloops = asm_find_loops(&r->a, r->loops, 256, &r->steady);
+    r->pick = asm_pick_loop(r->loops, r->nloops, r->steady, same_name);
     if (r->pick < 0) {
         fprintf(stderr, "tine: bench: %s (%s) has no loop\n", kernel, who);
         return false;
     }
-    const loop *l = &r->loops[r->pick];
+    const asm_loop *l = &r->loops[r->pick];
     r->per = l->stored >= 16 ? 16.0 / l->stored : 1;
     char what[128];
-    snprintf(what, sizeof what, "%s (%s)", kernel, who);
+    snprintf(what, sizeof what, "bench: %s (%s)", kernel, who);
     for (int c = 0; c < 2; c++)
-        if ((r->cycles[c] = mca_cycles(&r->a, l, CPUS[c], what)) < 0) return false;
+        if ((r->cycles[c] = asm_mca_cycles(&r->a, l, CPUS[c], what)) < 0) return false;
     return true;
 }
 
@@ -426,10 +156,10 @@ static void qemu_cell(const bench_qemu_result *q, int s, char *out, size_t n) {
 
 int tine_bench_mca(const char *filter, const char *target) {
     char cmd[256];
-    snprintf(cmd, sizeof cmd, "%s --version >/dev/null 2>&1", mca_path());
+    snprintf(cmd, sizeof cmd, "%s --version >/dev/null 2>&1", asm_mca_path());
     if (system(cmd) != 0) {
         fprintf(stderr, "tine: bench --target %s estimates with llvm-mca, and '%s' does not run "
-                        "(scripts/setup.sh installs llvm-19; TINE_LLVM_MCA names another)\n", target, mca_path());
+                        "(scripts/setup.sh installs llvm-19; TINE_LLVM_MCA names another)\n", target, asm_mca_path());
         return 1;
     }
     int kernels = 0;
@@ -479,7 +209,7 @@ int tine_bench_mca(const char *filter, const char *target) {
            that loop is counted the same way (both per output vector, or both per iteration) */
         double llvm[2], ratio[2];
         bool from_common = false;
-        const loop *lc = r[2].pick >= 0 ? &r[2].loops[r[2].pick] : NULL;
+        const asm_loop *lc = r[2].pick >= 0 ? &r[2].loops[r[2].pick] : NULL;
         for (int c = 0; c < 2; c++) {
             llvm[c] = r[0].cycles[c] * r[0].per;
             if (lc && (lc->stored < 16) == (r[0].loops[r[0].pick].stored < 16) && r[2].cycles[c] * r[2].per < llvm[c]) {
@@ -495,7 +225,7 @@ int tine_bench_mca(const char *filter, const char *target) {
                      be->name, ratio[0], ratio[1]);
             worse++;
         }
-        const loop *ll = &r[0].loops[r[0].pick], *lt = &r[1].loops[r[1].pick];
+        const asm_loop *ll = &r[0].loops[r[0].pick], *lt = &r[1].loops[r[1].pick];
         char lb[160] = "";
         if (strcmp(ll->name, lt->name))
             snprintf(lb, sizeof lb, "; %s %s%s", lt->head, lt->name, lt->stored < 16 ? "*" : "");

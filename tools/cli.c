@@ -43,6 +43,7 @@ int cli_usage(void) {
             "       tine verify --rules lift|x86|arm|FILE [--isa x86|arm] [--rule NAME] [--timeout MS] [--quiet]\n"
             "       tine verify FILE [--target T] [--timeout MS]\n"
             "       tine verify --bounds [--quick] [--timeout MS]\n"
+            "       tine report FILE [--target T] [--select tine|llvm] [-o OUT.html] [--bench]\n"
             "compile and run read a kernel FILE (any name); an expression goes through -e EXPR.\n"
             "exit status: 0 success, 1 an error in the input (or a limit), 2 usage, 3 internal error (tine's bug)\n");
     return 2;
@@ -53,14 +54,14 @@ static const char *const COMMANDS[CLI_FORMS] = {
     [CLI_DEMO] = "demo", [CLI_PRINT] = "print", [CLI_EXPAND] = "expand", [CLI_EVAL] = "eval",
     [CLI_LIFT] = "lift", [CLI_RULES] = "rules", [CLI_COMPILE_EXPR] = "compile", [CLI_RUN_EXPR] = "run",
     [CLI_OPS] = "ops", [CLI_BENCH] = "bench", [CLI_BENCH_IR] = "bench-ir", [CLI_BENCH_LIFT] = "bench-lift",
-    [CLI_VERIFY] = "verify",
+    [CLI_VERIFY] = "verify", [CLI_REPORT] = "report",
 };
 /* the forms whose positional argument is an expression (compile and run take a kernel file) */
 static const unsigned TAKES_EXPR = F(PRINT) | F(EXPAND) | F(EVAL) | F(LIFT);
 
 enum { O_LANES, O_SEED, O_NODES, O_TRACE, O_LIST, O_CHECK, O_QUICK, O_FILTER, O_PEERS, O_TARGET, O_EMIT, O_SELECT,
        O_PARAM, O_SIZE, O_NAME, O_OUT, O_EXPR, O_RULES, O_ISA, O_RULE, O_TIMEOUT, O_BOUNDS, O_QUIET, O_DUMP_AFTER,
-       O_COUNT };
+       O_BENCH, O_COUNT };
 static const struct {
     const char *name;
     int value;      /* takes a value */
@@ -75,13 +76,13 @@ static const struct {
     [O_QUICK] = {"--quick", 0, F(BENCH) | F(VERIFY)},
     [O_FILTER] = {"--filter", 1, F(BENCH)},
     [O_PEERS] = {"--peers", 1, F(BENCH)},
-    [O_TARGET] = {"--target", 1, F(COMPILE_EXPR) | F(RUN_EXPR) | F(COMPILE_KERNEL) | F(RUN_KERNEL) | F(BENCH) | F(VERIFY)},
+    [O_TARGET] = {"--target", 1, F(COMPILE_EXPR) | F(RUN_EXPR) | F(COMPILE_KERNEL) | F(RUN_KERNEL) | F(BENCH) | F(VERIFY) | F(REPORT)},
     [O_EMIT] = {"--emit", 1, F(COMPILE_EXPR) | F(COMPILE_KERNEL)},
-    [O_SELECT] = {"--select", 1, F(COMPILE_EXPR) | F(RUN_EXPR) | F(COMPILE_KERNEL)},
+    [O_SELECT] = {"--select", 1, F(COMPILE_EXPR) | F(RUN_EXPR) | F(COMPILE_KERNEL) | F(REPORT)},
     [O_PARAM] = {"--param", 1, F(RUN_KERNEL)},
     [O_SIZE] = {"--size", 1, F(RUN_KERNEL)},
     [O_NAME] = {"--name", 1, F(COMPILE_KERNEL)},
-    [O_OUT] = {"-o", 1, F(COMPILE_KERNEL)},
+    [O_OUT] = {"-o", 1, F(COMPILE_KERNEL) | F(REPORT)},
     [O_EXPR] = {"-e", 1, F(COMPILE_EXPR) | F(RUN_EXPR)},
     [O_RULES] = {"--rules", 1, F(VERIFY)},
     [O_ISA] = {"--isa", 1, F(VERIFY)},
@@ -90,6 +91,7 @@ static const struct {
     [O_BOUNDS] = {"--bounds", 0, F(VERIFY)},
     [O_QUIET] = {"--quiet", 0, F(VERIFY)},
     [O_DUMP_AFTER] = {"--dump-after", 1, F(COMPILE_KERNEL)},
+    [O_BENCH] = {"--bench", 0, F(REPORT)},
 };
 
 /* How the form is named in messages: compile and run by the form they take. */
@@ -220,6 +222,12 @@ static int positional_form(char **argv, int *form, const char *positional, bool 
         }
     } else if (*form == CLI_VERIFY) {
         o->file = positional; /* a kernel, or none with --rules or --bounds */
+    } else if (*form == CLI_REPORT) {
+        o->file = positional;
+        if (!positional) {
+            fprintf(stderr, "tine report: needs a kernel FILE\n");
+            return 2;
+        }
     } else if (positional) {
         fprintf(stderr, "tine %s: unexpected argument '%s'\n", argv[1], positional);
         return 2;
@@ -260,6 +268,7 @@ static int take_option(int k, const char *word, char *v, options *o) {
     case O_BOUNDS: o->bounds = 1; break;
     case O_QUIET: o->quiet = 1; break;
     case O_DUMP_AFTER: o->dump_after = v; break;
+    case O_BENCH: o->bench = 1; break;
     case O_TIMEOUT:
         if (parse_count(word, v, 1, 3600000, &n)) return 2;
         o->timeout_ms = (long)n;

@@ -11,7 +11,8 @@
 /* A command and the form it takes: compile and run take a kernel FILE or -e EXPR. */
 typedef enum {
     CLI_DEMO, CLI_PRINT, CLI_EXPAND, CLI_EVAL, CLI_LIFT, CLI_RULES, CLI_COMPILE_EXPR, CLI_RUN_EXPR,
-    CLI_COMPILE_KERNEL, CLI_RUN_KERNEL, CLI_OPS, CLI_BENCH, CLI_BENCH_IR, CLI_BENCH_LIFT, CLI_VERIFY, CLI_FORMS
+    CLI_COMPILE_KERNEL, CLI_RUN_KERNEL, CLI_OPS, CLI_BENCH, CLI_BENCH_IR, CLI_BENCH_LIFT, CLI_VERIFY, CLI_REPORT,
+    CLI_FORMS
 } cli_form;
 
 /* --param NAME=VALUE: the value's text, checked against the parameter's type by
@@ -28,7 +29,7 @@ typedef struct {
     int lanes;
     uint64_t seed;
     long nodes;
-    int trace, list, quick, bounds, quiet;
+    int trace, list, quick, bounds, quiet, bench;
     long timeout_ms; /* verify --timeout */
     const char *rules, *isa, *rule; /* verify --rules, --isa, --rule */
     const char *check, *target, *emit, *select, *filter, *peers, *out, *name, *size_text;
@@ -78,5 +79,7 @@ int cli_cmd_bench_ir(const options *o);
 int cli_cmd_bench_lift(const options *o);
 /* tine verify (tools/verify.c). */
 int cli_verify(const options *o);
+/* tine report FILE (tools/report.c). */
+int cli_cmd_report(const options *o);
 
 #endif

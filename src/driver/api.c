@@ -124,6 +124,101 @@ int tine_kernel_interpret_stmt(tine_kernel_t *k, const char *pass, int sel, cons
     return rc;
 }
 
+/* ---- the selection table (tine report) ---------------------------------------------------- */
+
+/* What tine_kernel_selections passes on: the loop of each expression, from the statement
+ * selection is about to rewrite. */
+typedef struct {
+    tine_u64map loop; /* expression id -> the name (const char *) of the loop around its first use */
+    tine_selected_fn selected;
+    tine_lift_trace_fn rule;
+    void *user;
+} selections;
+
+static void note_expr(selections *S, const tine_expr_t *e, const char *loop) {
+    uint64_t v;
+    if (e && !tine_u64map_get(&S->loop, tine_expr_id(e), &v)) tine_u64map_put(&S->loop, tine_expr_id(e), (uint64_t)(uintptr_t)loop);
+}
+
+/* The named loop around each expression of s (the expressions tine_stmt_select sees). */
+static void note_loops(selections *S, const tine_stmt *s, const char *loop) {
+    if (!s) return;
+    switch (s->kind) {
+    case TINE_S_FOR:
+        note_expr(S, s->loop.min, loop);
+        note_expr(S, s->loop.extent, loop);
+        note_loops(S, s->loop.body, s->loop.name ? s->loop.name : loop);
+        break;
+    case TINE_S_LET:
+        note_expr(S, s->let.value, loop);
+        note_loops(S, s->let.body, loop);
+        break;
+    case TINE_S_STORE:
+        note_expr(S, s->store.index, loop);
+        note_expr(S, s->store.value, loop);
+        break;
+    case TINE_S_ALLOCATE:
+        note_expr(S, s->alloc.size, loop);
+        note_loops(S, s->alloc.body, loop);
+        break;
+    case TINE_S_IF:
+        note_expr(S, s->if_.cond, loop);
+        note_loops(S, s->if_.then_, loop);
+        note_loops(S, s->if_.else_, loop);
+        break;
+    case TINE_S_BLOCK:
+        for (int i = 0; i < s->block.n; i++) note_loops(S, s->block.v[i], loop);
+        break;
+    case TINE_S_ASSERT:
+        note_expr(S, s->assert_.cond, loop);
+        break;
+    case TINE_S_EVALUATE: note_expr(S, s->eval.value, loop); break;
+    case TINE_S_FREE: break;
+    }
+}
+
+static void before_select(void *user, const char *pass, const tine_stmt *s) {
+    if (!strcmp(pass, tine_step_name(TINE_STEP_UNSWITCH))) note_loops(user, s, "");
+}
+
+static void selected(void *user, tine_ctx_t *ctx, const tine_expr_t *before, const tine_expr_t *lifted,
+                     const tine_expr_t *after, const char *target) {
+    (void)ctx;
+    (void)target;
+    selections *S = user;
+    uint64_t v = 0;
+    tine_u64map_get(&S->loop, tine_expr_id(before), &v);
+    S->selected(S->user, v ? (const char *)(uintptr_t)v : "", before, lifted, after);
+}
+
+static void applied(void *user, const char *rule, const char *file, int line, const tine_expr_t *before,
+                    const tine_expr_t *after) {
+    selections *S = user;
+    S->rule(S->user, rule, file, line, before, after);
+}
+
+static int kernel_selections(tine_kernel_t *k, const char *target, tine_lift_trace_fn rule, tine_selected_fn fn,
+                             void *user) {
+    k = tine_kernel_for_target(k, target);
+    tine_ctx_t *ctx = tine_kernel_ctx(k);
+    selections S = {.selected = fn, .rule = rule, .user = user};
+    tine_stmt_pool p;
+    tine_stmt_pool_init(&p, ctx);
+    tine_select_set_trace(ctx, selected, rule ? applied : NULL, &S);
+    tine_stmt *s = tine_compile_stmt(&p, k, (int)TINE_SELECT_TINE, target, before_select, &S);
+    tine_select_set_trace(ctx, NULL, NULL, NULL);
+    tine_stmt_pool_free(&p);
+    tine_u64map_free(&S.loop);
+    return s ? 0 : -1;
+}
+
+int tine_kernel_selections(tine_kernel_t *k, const char *target, tine_lift_trace_fn rule, tine_selected_fn fn,
+                           void *user) {
+    int rc;
+    TINE_GUARD(tine_kernel_ctx(k), -1, rc, kernel_selections(k, target, rule, fn, user));
+    return rc;
+}
+
 /* ---- parsing: the driver's front half ---------------------------------------------------- */
 
 static tine_kernel_t *parse(tine_ctx_t *ctx, const char *text, const char *file, bool common) {

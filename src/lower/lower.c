@@ -28,6 +28,7 @@
 typedef struct {
     tine_ruleset_t *rules[TINE_MAX_ISAS];
     tine_select_trace_fn trace;
+    tine_lift_trace_fn rule;
     void *trace_user;
 } lower_state;
 
@@ -220,18 +221,22 @@ tine_expr_t *tine_lower(tine_ctx_t *ctx, tine_expr_t *e, const char *target) {
     return tine_lower_with(ctx, e, target, NULL, NULL);
 }
 
-void tine_select_set_trace(tine_ctx_t *ctx, tine_select_trace_fn fn, void *user) {
+void tine_select_set_trace(tine_ctx_t *ctx, tine_select_trace_fn fn, tine_lift_trace_fn rule, void *user) {
     lower_state *st = state(ctx);
     st->trace = fn;
+    st->rule = fn ? rule : NULL;
     st->trace_user = user;
 }
 
 tine_expr_t *tine_select_expr(tine_ctx_t *ctx, tine_expr_t *e, tine_selection_t sel, const char *target) {
     if (sel == TINE_SELECT_LLVM) return tine_expand(ctx, e);
-    tine_expr_t *lifted = tine_lift(ctx, e);
-    tine_expr_t *r = lifted ? tine_lower(ctx, lifted, target) : NULL;
     lower_state *st = tine_layer_get(ctx, TINE_LAYER_LOWER);
+    bool traced = st && st->trace && e->type.lanes > 1;
+    tine_lift_trace_fn rule = traced ? st->rule : NULL;
+    void *user = traced ? st->trace_user : NULL;
+    tine_expr_t *lifted = tine_lift_with(ctx, tine_lift_rules(ctx), e, rule, user);
+    tine_expr_t *r = lifted ? tine_lower_with(ctx, lifted, target, rule, user) : NULL;
     /* called here, while the caller's bounds facts (what the rules' predicates saw) are in view */
-    if (r && st && st->trace && e->type.lanes > 1) st->trace(st->trace_user, ctx, e, r, target);
+    if (r && traced) st->trace(st->trace_user, ctx, e, lifted, r, target);
     return r;
 }

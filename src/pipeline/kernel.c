@@ -68,6 +68,7 @@ void tine_kernel_free(tine_kernel_t *k) {
     free(k->ks);
     tine_arena_free(&k->arena);
     free(k->reach);
+    free(k->calls);
     free(k);
 }
 

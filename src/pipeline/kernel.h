@@ -22,6 +22,7 @@ struct tine_kernel {
     tine_kscalar *ks; /* the scalar table, sorted by variable id */
     int nks;
     uint64_t *reach; /* declaration i calls j (directly or not): bit j of row i */
+    uint64_t *calls; /* declaration i calls j directly: bit j of row i (rows as reach's) */
     size_t reach_words;
     /* the kernel per instruction set named with `on` (kernel_on.c), isa[i]'s in variant[i] */
     const char *isa[8];

@@ -6,6 +6,26 @@
 
 int tine_kernel_nstages(const tine_kernel_t *k) { return k->nstages; }
 const tine_stage *tine_kernel_stage(const tine_kernel_t *k, int i) { return &k->stages[i]; }
+const char *tine_kernel_stage_name(const tine_kernel_t *k, int i) {
+    return i >= 0 && i < k->nstages ? k->stages[i].name : NULL;
+}
+
+const char *tine_kernel_decl(const tine_kernel_t *k, int i, const char **kind, int *line) {
+    static const char *const KINDS[] = {[K_INPUT] = "input", [K_PARAM] = "param", [K_FUNC] = "func",
+                                        [K_BOUNDARY] = "boundary", [K_OUTPUT] = "output"};
+    if (i < 0 || i >= k->ast.ndecls) return NULL;
+    const tine_kdecl *d = &k->ast.decls[i];
+    if (kind) *kind = KINDS[d->kind];
+    if (line) *line = d->line;
+    return d->name;
+}
+
+const char *tine_kernel_directive(const tine_kernel_t *k, int i, int *line) {
+    if (i < 0 || i >= k->ast.nsched) return NULL;
+    const tine_kdirective *s = &k->ast.sched[i];
+    if (line) *line = s->line;
+    return s->func ? s->func : "";
+}
 static const tine_stage *last(const tine_kernel_t *k) { return &k->stages[k->nstages - 1]; }
 
 int tine_kernel_coord_dim(const char *var) {

@@ -228,6 +228,7 @@ static bool check_calls(tine_ctx_t *ctx, tine_kernel_t *kn) {
     if (ok) { /* reach[i]: the declarations i calls, directly or not; callees are done first */
         size_t words = ((size_t)n + 63) / 64;
         kn->reach = tine_xcalloc((size_t)n * words + 1, sizeof *kn->reach);
+        kn->calls = tine_xcalloc((size_t)n * words + 1, sizeof *kn->calls);
         kn->reach_words = words;
         int *order = path, m = 0; /* post-order: every callee before its callers */
         for (int i = 0; i < n; i++) g[i].state = 0;
@@ -261,6 +262,7 @@ static bool check_calls(tine_ctx_t *ctx, tine_kernel_t *kn) {
             for (int e = 0; e < g[v].n; e++) {
                 int w = g[v].callee[e];
                 row[w / 64] |= (uint64_t)1 << (w % 64);
+                kn->calls[(size_t)v * words + (size_t)w / 64] |= (uint64_t)1 << (w % 64);
                 for (size_t x = 0; x < words; x++) row[x] |= kn->reach[(size_t)w * words + x];
             }
         }
@@ -276,6 +278,28 @@ static bool check_calls(tine_ctx_t *ctx, tine_kernel_t *kn) {
 bool tine_kernel_reaches(const tine_kernel_t *kn, const tine_kdecl *d, const tine_kdecl *e) {
     size_t i = (size_t)(d - kn->ast.decls), j = (size_t)(e - kn->ast.decls);
     return kn->reach[i * kn->reach_words + j / 64] >> (j % 64) & 1;
+}
+
+/* Whether declaration i's code, inlined, reaches function j: i calls j directly, or
+ * calls a function that is not materialized (its code inlined in i's) or a boundary
+ * condition that does. */
+static bool inlines(const tine_kernel_t *k, size_t i, size_t j) {
+    const uint64_t *row = k->calls + i * k->reach_words;
+    if (row[j / 64] >> (j % 64) & 1) return true;
+    for (size_t g = 0; g < (size_t)k->ast.ndecls; g++) {
+        const tine_kdecl *c = &k->ast.decls[g];
+        if (row[g / 64] >> (g % 64) & 1 && ((c->kind == K_FUNC && !c->materialized) || c->kind == K_BOUNDARY) &&
+            inlines(k, g, j))
+            return true;
+    }
+    return false;
+}
+
+int tine_kernel_stage_calls(const tine_kernel_t *k, int stage, const char *name) {
+    const tine_kdecl *d = stage >= 0 && stage < k->nstages ? tine_kernel_find(&k->ast, k->stages[stage].name) : NULL;
+    const tine_kdecl *e = tine_kernel_find(&k->ast, name);
+    if (!d || !e || e->kind == K_INPUT || e->kind == K_PARAM) return 0; /* not in the call graph */
+    return d == e || inlines(k, (size_t)(d - k->ast.decls), (size_t)(e - k->ast.decls));
 }
 
 bool tine_front_check(tine_kernel_t *kn) { return check_decls(kn->ctx, kn) && check_calls(kn->ctx, kn); }

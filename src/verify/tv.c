@@ -49,8 +49,9 @@ static bool same_facts(const pair *p, const fact *f, int n) {
 
 /* The selection trace: runs inside selection's bounds scope, so tine_bounds answers with
  * the facts the rules saw. */
-static void record(void *user, tine_ctx_t *ctx, const tine_expr_t *before, const tine_expr_t *after,
-                   const char *target) {
+static void record(void *user, tine_ctx_t *ctx, const tine_expr_t *before, const tine_expr_t *lifted,
+                   const tine_expr_t *after, const char *target) {
+    (void)lifted;
     (void)target;
     collector *c = user;
     uint32_t n;
@@ -319,13 +320,13 @@ int tine_verify_kernel(tine_ctx_t *ctx, const char *text, const char *file, cons
     tine_kernel_t *k = tine_kernel_parse(ctx, text, file);
     if (!k) return -1;
     collector c = {0};
-    tine_select_set_trace(ctx, record, &c);
+    tine_select_set_trace(ctx, record, NULL, &c);
     tine_stmt_pool pool;
     tine_stmt_pool_init(&pool, ctx);
     int scope = tine_bounds_open(ctx, true); /* as tine_kernel_compile: no run's facts */
     tine_stmt *s = tine_compile_stmt(&pool, k, (int)TINE_SELECT_TINE, target, NULL, NULL);
     tine_bounds_close(ctx, scope);
-    tine_select_set_trace(ctx, NULL, NULL);
+    tine_select_set_trace(ctx, NULL, NULL, NULL);
     tine_stmt_pool_free(&pool);
     double compile = seconds() - t0;
     T->compile_seconds += compile;
