@@ -38,6 +38,10 @@
 extern "C" {
 #endif
 
+/* libtine.so exports what this header declares and nothing else: the library is built
+ * with hidden visibility (CMakeLists.txt), so its internal functions are no part of its ABI. */
+#pragma GCC visibility push(default)
+
 /* ---- types -------------------------------------------------------------------- */
 
 typedef enum { TINE_UINT = 0, TINE_INT = 1, TINE_FLOAT = 2, TINE_BOOL = 3 } tine_kind_t;
@@ -514,6 +518,8 @@ int tine_verify_kernel_all(tine_ctx_t *ctx, const char *text, const char *file, 
  * then are counted as skipped. Returns 1 if a result left its computed interval, -1 with
  * an error, 0 otherwise. */
 int tine_verify_bounds_all(tine_ctx_t *ctx, int quick, unsigned timeout_ms, FILE *out);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

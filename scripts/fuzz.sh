@@ -35,7 +35,7 @@ if [ -z "$cc" ]; then
 fi
 
 echo "== build (libFuzzer, $cc) =="
-CC="$cc" cmake -S . -B build-fuzz -DTINE_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+CC="$cc" cmake -S . -B build-fuzz -DTINE_FUZZ=ON -DTINE_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-fuzz -j"${JOBS:-2}" --target $(printf 'fuzz_%s ' "${names[@]}")
 
 # ---- seed corpora: one file per expression, kernel, rule file and rule --------------------

@@ -14,18 +14,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() {
-    fail=$((fail + 1))
-    echo "FAIL: $*" >&2
-}
-check() { # check DESCRIPTION COMMAND... : passes when the command succeeds
-    local what=$1
-    shift
-    if "$@"; then ok; else bad "$what"; fi
-}
+. "$HERE/checks.sh"
 
 # run ARGS...: sets $out (stdout), $err (stderr), $rc
 run() {

@@ -418,7 +418,8 @@ static int eval_dag(interp *in, const tine_expr_t *root, int npre, const tine_ex
     void *pv[256], *r;
     TINE_ASSERT(npre <= 256);
     for (int j = 0; j < npre; j++) pv[j] = prevals[j];
-    int rc = tine_dag_values(in->ctx, root, npre, pre, pv, visit, in, &r);
+    /* no values before the walk (the top-level call): none passed, not an unwritten array */
+    int rc = tine_dag_values(in->ctx, root, npre, pre, npre ? pv : NULL, visit, in, &r);
     if (rc == 0) memcpy(out, r, sizeof *out * root->type.lanes);
     return rc;
 }

@@ -193,6 +193,7 @@ static tine_expr_t *rewrite(void *user, tine_expr_t *e) {
     if (!e || e->nops == 0) return e;
     uint32_t n;
     tine_expr_t **order = tine_topo(R->ctx, e, &n);
+    TINE_ASSERT(n >= 1); /* e itself, last: the root marked below */
     uint64_t v = 0;
     for (uint32_t i = 0; i < n; i++) /* children first */
         if (!tine_u64map_get(&R->inv, order[i]->id, &v))

@@ -252,7 +252,7 @@ static unsigned width(tine_smt *s, Z3_ast v) { return Z3_get_bv_sort_size(s->z, 
  * the range of products of m- and n-bit values (an over-approximation: what is proven for
  * it holds for the real product). NULL when a and b are not such extensions. */
 static Z3_ast product(tine_smt *s, Z3_ast a, Z3_ast b) {
-    bool sa, sb;
+    bool sa = false, sb = false; /* set by extension_of when it finds an extension */
     Z3_ast x = extension_of(s, a, &sa), y = extension_of(s, b, &sb);
     if (!x || !y) return NULL;
     unsigned m = width(s, x), n = width(s, y), w = width(s, a), k = m + n;
@@ -486,7 +486,8 @@ static int encode_dag(tine_smt *s, const tine_expr_t *root, int npre, const tine
     void *pv[256], *r;
     TINE_ASSERT(npre <= 256);
     for (int j = 0; j < npre; j++) pv[j] = prevals[j];
-    int rc = tine_dag_values(s->ctx, root, npre, pre, pv, visit, s, &r);
+    /* no terms before the walk (the top-level call): none passed, not an unwritten array */
+    int rc = tine_dag_values(s->ctx, root, npre, pre, npre ? pv : NULL, visit, s, &r);
     if (rc == 0) memcpy(out, r, sizeof *out * (size_t)root->type.lanes);
     return rc;
 }
