@@ -46,6 +46,9 @@ void *tine_arena_alloc8(tine_arena *a, size_t n); /* 8-byte aligned, zeroed (nod
 char *tine_arena_strdup(tine_arena *a, const char *s, size_t n);
 void tine_arena_free(tine_arena *a);
 char *tine_strdup(const char *s); /* malloc'd copy */
+/* The edit distance (insertions, deletions, substitutions) between a and b's first n bytes:
+ * how an unknown name finds the known one the user most likely meant. */
+int tine_edit_distance(const char *a, const char *b, size_t n);
 void *tine_big_calloc(size_t n);  /* zeroed; huge pages where the system has them; free() */
 void *tine_big_calloc_try(size_t n); /* the same, or NULL when it fails */
 
