@@ -317,6 +317,7 @@ typedef enum {
     TINE_RUN_SCRATCH = -1, /* a scratch buffer would be too large or cannot be allocated */
     TINE_RUN_OUTPUT = -2,  /* the output breaks a rule */
     TINE_RUN_OVERLAP = -3, /* the output overlaps an input */
+    TINE_RUN_NO_TARGET = -4, /* a multi-target object: this CPU runs none of its targets */
     TINE_RUN_INPUT = 1,    /* input 1 breaks a rule or does not cover the region read */
 } tine_run_code_t;
 #ifndef TINE_BUFFER_T_DEFINED

@@ -44,6 +44,9 @@ int cli_usage(void) {
             "       tine verify FILE [--target T] [--timeout MS]\n"
             "       tine verify --bounds [--quick] [--timeout MS]\n"
             "compile and run read a kernel FILE (any name); an expression goes through -e EXPR.\n"
+            "T: host (this CPU, as LLVM detects it), x86-64-sse2, -sse41 (-v2), -avx2 (-v3), -v4, -avx512 (v4 with VNNI),\n"
+            "   arm-64, arm-64-dotprod, arm-64-i8mm; compile FILE --emit obj|h|asm|llvm takes a list T1,T2,...: one\n"
+            "   object that runs the first the CPU has (TINE_DISPATCH=T caps it; docs/KERNELS.md, Targets)\n"
             "exit status: 0 success, 1 an error in the input (or a limit), 2 usage, 3 internal error (tine's bug)\n");
     return 2;
 }
