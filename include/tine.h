@@ -376,7 +376,10 @@ void tine_compiled_times(const tine_compiled_t *c, double *select_ms, double *ll
  *   int NAME(const tine_buffer_t *input..., intN_t param..., tine_buffer_t *out);
  * which checks its buffers (the rules above) and its inputs' regions itself, returning 0;
  * -2 (output), k (input k), -3 (aliasing) or -1 (scratch) when it refuses (the header's
- * comment says the same).
+ * comment says the same). target may be a comma-separated list of one architecture's
+ * targets, best first: one object holding each one's code whose entry point runs the
+ * first this CPU runs (-4 when none), and `const char *NAME_target(void)` naming it
+ * (docs/KERNELS.md, Targets); tine_kernel_compile takes the first this CPU runs.
  * Returns malloc'd bytes and their count, or NULL with an error. */
 /* Every stage's vector body after selection (lifted for tine, and then lowered to the
  * target's instructions when target is not NULL; expanded for LLVM alone), printed, each
