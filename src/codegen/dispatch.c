@@ -170,37 +170,30 @@ static char *dispatcher_text(tine_ctx_t *ctx, const char *name, const char *cons
             free(b.p);
             return NULL;
         }
+    /* Each choice below is a chain of selects from the last target to the first (the
+       first that qualifies wins): %X.<i> picks target i's value or %X.<i+1>, and %X.<n>
+       is the value when none qualifies. */
     tine_buf_puts(&b, "  %env = call ptr @getenv(ptr @tine.dispatch.env)\n  %has.env = icmp ne ptr %env, null\n"
                       "  br i1 %has.env, label %cap, label %pick\ncap:\n");
-    tine_buf_puts(&b, "  %start.none = add i32 0, 0\n");
-    const char *prev = "none";
-    char cur[16];
-    for (int i = n - 1; i >= 0; i--) { /* from the last: the first match wins */
+    tine_buf_printf(&b, "  %%start.%d = add i32 0, 0\n", n);
+    for (int i = n - 1; i >= 0; i--) {
         tine_buf_printf(&b, "  %%cmp%d = call i32 @strcmp(ptr %%env, ptr @\"%s.name%d\")\n", i, name, i);
         tine_buf_printf(&b, "  %%is%d = icmp eq i32 %%cmp%d, 0\n", i, i);
-        tine_buf_printf(&b, "  %%start.%d = select i1 %%is%d, i32 %d, i32 %%start.%s\n", i, i, i, prev);
-        snprintf(cur, sizeof cur, "%d", i);
-        prev = cur;
+        tine_buf_printf(&b, "  %%start.%d = select i1 %%is%d, i32 %d, i32 %%start.%d\n", i, i, i, i + 1);
     }
     tine_buf_printf(&b, "  br label %%pick\npick:\n  %%start = phi i32 [0, %%probed], [%%start.0, %%cap]\n");
-    tine_buf_puts(&b, "  %pick.none = add i32 -1, 0\n");
-    prev = "none";
+    tine_buf_printf(&b, "  %%pick.%d = add i32 -1, 0\n", n);
     for (int i = n - 1; i >= 0; i--) {
         tine_buf_printf(&b, "  %%from%d = icmp sle i32 %%start, %d\n  %%take%d = and i1 %%from%d, %%ok%d\n", i, i, i, i, i);
-        tine_buf_printf(&b, "  %%pick.%d = select i1 %%take%d, i32 %d, i32 %%pick.%s\n", i, i, i, prev);
-        snprintf(cur, sizeof cur, "%d", i);
-        prev = cur;
+        tine_buf_printf(&b, "  %%pick.%d = select i1 %%take%d, i32 %d, i32 %%pick.%d\n", i, i, i, i + 1);
     }
     /* the chosen variant and name; none: the refusing variant */
-    tine_buf_puts(&b, "  %fn.none = select i1 true, ptr @tine.dispatch.none, ptr null\n");
-    tine_buf_printf(&b, "  %%impl.none = select i1 true, ptr @\"%s.none\", ptr null\n", name);
-    prev = "none";
+    tine_buf_printf(&b, "  %%fn.%d = select i1 true, ptr @tine.dispatch.none, ptr null\n", n);
+    tine_buf_printf(&b, "  %%impl.%d = select i1 true, ptr @\"%s.none\", ptr null\n", n, name);
     for (int i = n - 1; i >= 0; i--) {
         tine_buf_printf(&b, "  %%c%d = icmp eq i32 %%pick.0, %d\n", i, i);
-        tine_buf_printf(&b, "  %%fn.%d = select i1 %%c%d, ptr @\"%s.name%d\", ptr %%fn.%s\n", i, i, name, i, prev);
-        tine_buf_printf(&b, "  %%impl.%d = select i1 %%c%d, ptr @\"%s.%s\", ptr %%impl.%s\n", i, i, name, targets[i], prev);
-        snprintf(cur, sizeof cur, "%d", i);
-        prev = cur;
+        tine_buf_printf(&b, "  %%fn.%d = select i1 %%c%d, ptr @\"%s.name%d\", ptr %%fn.%d\n", i, i, name, i, i + 1);
+        tine_buf_printf(&b, "  %%impl.%d = select i1 %%c%d, ptr @\"%s.%s\", ptr %%impl.%d\n", i, i, name, targets[i], i + 1);
     }
     /* the name first: whoever sees the pointer (acquire) sees the name */
     tine_buf_printf(&b, "  store atomic ptr %%fn.0, ptr @\"%s.chosen\" release, align 8\n"
