@@ -96,6 +96,12 @@ check "x86-64-v4 has no VNNI (matmul: $v4 VNNI instructions; at x86-64-avx512: $
 check "a list's LLVM text defines the entry point and l2norm_target" \
   bash -c "grep -q 'define i32 @l2norm(' '$tmp/l.ll' && grep -q 'define ptr @l2norm_target()' '$tmp/l.ll'"
 
+# tine run given a list: the first target this CPU runs (an AArch64 list: none here)
+out=$("$tine" run "$bench/kernels/l2norm.tine" --target x86-64-avx512,x86-64-sse2 2>&1)
+check "tine run with a list runs the kernel bit-exact" grep -q '^tine: .*bit-exact with the interpreter' <<<"$out"
+out=$("$tine" run "$bench/kernels/l2norm.tine" --target arm-64-dotprod,arm-64 2>&1)
+check "tine run with a list of targets this CPU cannot run says so" grep -qF 'this CPU runs none of the targets' <<<"$out"
+
 # refusals: each located, exit 1, nothing written
 refused() { # refused WHAT LIST EMIT EXPECTED-TEXT
   local err
