@@ -286,7 +286,7 @@ static LLVMModuleRef dispatch_module(tine_ctx_t *ctx, LLVMContextRef lc, const c
                                      char *const *ir, int n) {
     LLVMModuleRef all = NULL;
     LLVMTypeRef fty = NULL;
-    char variant[256];
+    tine_buf variant = {0}; /* "NAME.<target>" (a name has no length limit) */
     for (int i = 0; i < n; i++) {
         LLVMModuleRef m = parse_ir(ctx, lc, ir[i], "variant");
         LLVMValueRef f = m ? LLVMGetNamedFunction(m, name) : NULL;
@@ -296,22 +296,28 @@ static LLVMModuleRef dispatch_module(tine_ctx_t *ctx, LLVMContextRef lc, const c
             m = NULL;
         }
         if (f) {
-            snprintf(variant, sizeof variant, "%s.%s", name, targets[i]);
-            LLVMSetValueName2(f, variant, strlen(variant));
+            variant.n = 0;
+            tine_buf_printf(&variant, "%s.%s", name, targets[i]);
+            LLVMSetValueName2(f, variant.p, variant.n);
             fty = LLVMGlobalGetValueType(f);
         }
-        if (!link_into(ctx, &all, m, "variants")) return NULL;
+        if (!link_into(ctx, &all, m, "variants")) {
+            free(variant.p);
+            return NULL;
+        }
     }
     char *text = dispatcher_module_text(ctx, all, fty, name, targets, n);
     LLVMModuleRef d = text ? parse_ir(ctx, lc, text, "dispatcher") : NULL;
     free(text);
-    if (!link_into(ctx, &all, d, "dispatcher")) return NULL;
+    bool linked = link_into(ctx, &all, d, "dispatcher");
     /* the variants are the dispatcher's alone */
-    for (int i = 0; i < n; i++) {
-        snprintf(variant, sizeof variant, "%s.%s", name, targets[i]);
-        LLVMSetLinkage(LLVMGetNamedFunction(all, variant), LLVMInternalLinkage);
+    for (int i = 0; i < n && linked; i++) {
+        variant.n = 0;
+        tine_buf_printf(&variant, "%s.%s", name, targets[i]);
+        LLVMSetLinkage(LLVMGetNamedFunction(all, variant.p), LLVMInternalLinkage);
     }
-    return all;
+    free(variant.p);
+    return linked ? all : NULL;
 }
 
 void *tine_cg_emit_dispatch(tine_ctx_t *ctx, const char *name, const char *const *targets, char *const *ir, int n,
