@@ -85,6 +85,10 @@ int tine_lanes(const tine_ctx_t *ctx);
 /* The last error, or NULL (see "Errors" above: read it after a call that failed). Parse
  * errors read "<file>:line:col: message\n<line>\n   ^". */
 const char *tine_error(const tine_ctx_t *ctx);
+/* The edit distance (insertions, deletions, substitutions) between a and b's first n bytes
+ * (names past 64 bytes are cut): how an unknown name -- a target, a command, an option --
+ * finds the known one the user most likely meant. */
+int tine_edit_distance(const char *a, const char *b, size_t n);
 /* What the last error is about: the caller's input, a documented limit or an allocation
  * (sizes, counts, memory), or tine's own bug (an invalid LLVM module, LLVM failing to
  * optimize, JIT or emit, a broken invariant) -- to be reported as a bug, never as the
@@ -321,6 +325,7 @@ typedef enum {
     TINE_RUN_SCRATCH = -1, /* a scratch buffer would be too large or cannot be allocated */
     TINE_RUN_OUTPUT = -2,  /* the output breaks a rule */
     TINE_RUN_OVERLAP = -3, /* the output overlaps an input */
+    TINE_RUN_NO_TARGET = -4, /* a multi-target object: this CPU runs none of its targets */
     TINE_RUN_INPUT = 1,    /* input 1 breaks a rule or does not cover the region read */
 } tine_run_code_t;
 #ifndef TINE_BUFFER_T_DEFINED
@@ -391,7 +396,10 @@ void tine_compiled_times(const tine_compiled_t *c, double *select_ms, double *ll
  *   int NAME(const tine_buffer_t *input..., intN_t param..., tine_buffer_t *out);
  * which checks its buffers (the rules above) and its inputs' regions itself, returning 0;
  * -2 (output), k (input k), -3 (aliasing) or -1 (scratch) when it refuses (the header's
- * comment says the same).
+ * comment says the same). target may be a comma-separated list of one architecture's
+ * targets, best first: one object holding each one's code whose entry point runs the
+ * first this CPU runs (-4 when none), and `const char *NAME_target(void)` naming it
+ * (docs/KERNELS.md, Targets); tine_kernel_compile takes the first this CPU runs.
  * Returns malloc'd bytes and their count, or NULL with an error. */
 /* Every stage's vector body after selection (lifted for tine, and then lowered to the
  * target's instructions when target is not NULL; expanded for LLVM alone), printed, each

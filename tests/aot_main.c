@@ -1,7 +1,7 @@
 /* aot_main.c — a plain C program linking kernels compiled ahead of time by tine
  * (`tine compile FILE.tine --emit obj` and `--emit h`), built and run by test_cli.sh.
  *
- * It includes only the generated headers and bench/ref's harness: each kernel runs on
+ * It includes only the generated headers, bench/ref's harness and aot_check.h: each kernel runs on
  * the harness's test shapes and fill patterns and must equal its scalar C reference bit
  * for bit; buffers too small for the region read, and outputs of the wrong shape, must
  * be refused with the documented return codes (and leave the output untouched).
@@ -10,21 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aot_check.h"
 #include "camera_pipe.h"
 #include "gaussian3x3.h"
 #include "l2norm.h"
 #include "ref/cases.h"
 #include "tine_buffer.h"
-
-static int passed, failed;
-
-static void check(int ok, const char *what, const char *kernel, int size, int pattern) {
-    if (ok) passed++;
-    else {
-        failed++;
-        printf("FAIL %s: %s (size %d, pattern %d)\n", kernel, what, size, pattern);
-    }
-}
 
 static int call(const char *name, tine_buffer_t *in, const int64_t *p, tine_buffer_t *out) {
     if (!strcmp(name, "gaussian3x3")) return gaussian3x3(&in[0], out);

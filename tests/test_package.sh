@@ -74,6 +74,11 @@ if logged "examples/ configures against the prefix" "$TMP/example.log" \
     done
     if [ -x "$E/example" ]; then
         logged "the example's kernels agree with its scalar C, from C and C++" "$TMP/example-run.log" "$E/example"
+        # the multi-target objects at each level of their list this CPU runs (TINE_DISPATCH caps it)
+        for level in x86-64-avx2 x86-64-sse2; do
+            logged "the example agrees at $level (TINE_DISPATCH)" "$TMP/example-run-$level.log" \
+                env TINE_DISPATCH=$level "$E/example"
+        done
         # the kernels' objects call nothing of tine or LLVM: the example links them alone
         check "the example needs no tine or LLVM library" \
             sh -c "! readelf -d '$E/example' | grep -Eq 'libtine|libLLVM'"

@@ -182,6 +182,9 @@ static void print_usage(FILE *f) {
     print_synopses(f, ~0u);
     fprintf(f, "       tine --version\n"
                "compile and run read a kernel FILE (any name); an expression goes through -e EXPR.\n"
+               "T: host (this CPU, as LLVM detects it), x86-64-sse2, -sse41 (-v2), -avx2 (-v3), -v4, -avx512 (v4 with VNNI),\n"
+               "   arm-64, arm-64-dotprod, arm-64-i8mm; compile FILE --emit obj|h|asm|llvm takes a list T1,T2,...: one\n"
+               "   object that runs the first the CPU has (TINE_DISPATCH=T caps it; docs/KERNELS.md, Targets)\n"
                "tine help COMMAND (or tine COMMAND --help) says what a command does and lists its options.\n%s",
             EXIT_TEXT);
 }
@@ -226,34 +229,13 @@ int cli_help(const options *o) {
     return 0;
 }
 
-/* The edit distance (insertions, deletions, substitutions) of a and b, or more than
- * `most` when it exceeds it (names are short: the table is a row of 64). */
-static int edit_distance(const char *a, const char *b, int most) {
-    size_t na = strlen(a), nb = strlen(b);
-    if (na > 63 || nb > 63) return most + 1;
-    int row[64];
-    for (size_t j = 0; j <= nb; j++) row[j] = (int)j;
-    for (size_t i = 1; i <= na; i++) {
-        int diag = row[0];
-        row[0] = (int)i;
-        for (size_t j = 1; j <= nb; j++) {
-            int up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best) best = up + 1;
-            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-            diag = up;
-            row[j] = best;
-        }
-    }
-    return row[nb];
-}
-
 /* The name of names[0..n) closest to word, if it is close enough to be a slip (at most a
  * third of the word's letters changed, at least one), else NULL. */
-static const char *closest(const char *word, const char *const *names, int n) {
+const char *cli_closest(const char *word, const char *const *names, int n) {
     int most = (int)strlen(word) / 3 > 1 ? (int)strlen(word) / 3 : 1, best = most + 1;
     const char *found = NULL;
     for (int i = 0; i < n; i++) {
-        int d = names[i] ? edit_distance(word, names[i], most) : most + 1;
+        int d = names[i] ? tine_edit_distance(word, names[i], strlen(names[i])) : most + 1;
         if (d < best) {
             best = d;
             found = names[i];
@@ -264,7 +246,7 @@ static const char *closest(const char *word, const char *const *names, int n) {
 
 /* "; did you mean 'NAME'?" when there is a close name, else nothing. */
 static void suggest(const char *word, const char *const *names, int n) {
-    const char *c = closest(word, names, n);
+    const char *c = cli_closest(word, names, n);
     if (c) fprintf(stderr, "; did you mean '%s'?", c);
     fputc('\n', stderr);
 }

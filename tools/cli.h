@@ -59,6 +59,8 @@ enum { CLI_MAX_FILE = 16 << 20, CLI_MAX_ELEMS = 1 << 28 };
 
 /* The usage of every command on stderr; 2 (the exit status of bad usage). */
 int cli_usage(void);
+/* The name of names[0..n) closest to word, if close enough to be a slip, else NULL. */
+const char *cli_closest(const char *word, const char *const *names, int n);
 /* tine help [COMMAND], tine --help, tine COMMAND --help: the usage on stdout (a command's:
  * its forms, what it does and its options, a line each); 0. */
 int cli_help(const options *o);

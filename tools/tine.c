@@ -328,14 +328,21 @@ static int selection(const options *o, tine_selection_t *sel) {
  * known ones. Every compile checks it first, before any output, whether its output uses
  * the target or not (--emit fpir, schedule), so that a misspelt one is never ignored. */
 static int check_target(const char *target) {
-    if (!target || !strcmp(target, "host")) return 0;
+    /* a list (a multi-target object) is the library's to check, with the closest names */
+    if (!target || !strcmp(target, "host") || strchr(target, ',')) return 0;
     tine_ctx_t *ctx = tine_ctx_new();
-    bool known = false;
+    bool known = tine_target_isa(target) != NULL; /* the psABI names (x86-64-v3) too */
     for (int i = 0; tine_target_name(ctx, i) && !known; i++) known = !strcmp(tine_target_name(ctx, i), target);
     if (!known) {
+        const char *names[32] = {"host"};
+        int n = 1;
         fprintf(stderr, "tine: unknown target '%s' (known: host", target);
-        for (int i = 0; tine_target_name(ctx, i); i++) fprintf(stderr, " %s", tine_target_name(ctx, i));
-        fprintf(stderr, ")\n");
+        for (int i = 0; tine_target_name(ctx, i); i++) {
+            fprintf(stderr, " %s", tine_target_name(ctx, i));
+            if (n < 32) names[n++] = tine_target_name(ctx, i);
+        }
+        const char *c = cli_closest(target, names, n);
+        fprintf(stderr, ")%s%s%s\n", c ? "; did you mean '" : "", c ? c : "", c ? "'?" : "");
     }
     tine_ctx_free(ctx);
     return !known;

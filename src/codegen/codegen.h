@@ -69,6 +69,9 @@ void tine_cg_jit_abandon(LLVMOrcThreadSafeContextRef tsc, LLVMModuleRef m, LLVMT
  * TINE_EMIT_LLVM, _ASM or _OBJ). */
 char *tine_cg_module_output(tine_ctx_t *ctx, LLVMModuleRef m, LLVMTargetMachineRef tm, const char *triple,
                             tine_emit_kind_t kind, size_t *size);
+/* The module as it is (its target set, optimized already) written out as above. */
+char *tine_cg_module_emit(tine_ctx_t *ctx, LLVMModuleRef m, LLVMTargetMachineRef tm, tine_emit_kind_t kind,
+                          size_t *size);
 
 /* llvm.c: expressions as LLVM values */
 LLVMTypeRef tine_cg_elem_type(gen *g, tine_type_t t);
@@ -117,5 +120,12 @@ void *tine_cg_emit_kernel(tine_cg_machine *mc, tine_kernel_t *k, const char *tar
  * declaring it (malloc'd). */
 bool tine_cg_entry_name_ok(tine_ctx_t *ctx, const char *name);
 char *tine_cg_header(tine_kernel_t *k, const char *name, const char *target, tine_selection_t sel);
+
+/* dispatch.c: one object (or its assembly or LLVM text) from the n variants of a kernel
+ * named name, each the LLVM text of a single-target compile for rows[i] (optimized, its
+ * entry point `name`), whose entry point `name` runs the first variant this CPU runs
+ * (chosen on the first call), and `name_target()` says which. NULL with an error. */
+void *tine_cg_emit_dispatch(tine_ctx_t *ctx, const char *name, const char *const *targets, char *const *ir, int n,
+                            tine_emit_kind_t kind, size_t *size);
 
 #endif

@@ -35,7 +35,8 @@ bool tine_cg_target_machine_known(tine_ctx_t *ctx, const char *name) {
     if (tine_target_find(name ? name : "host")) return true;
     tine_buf b = {0};
     tine_buf_printf(&b, "unknown target '%s' (known:", name);
-    for (int i = 0; tine_target_at(i); i++) tine_buf_printf(&b, " %s", tine_target_at(i)->name);
+    for (int i = 0; tine_target_at(i); i++) /* the psABI names are in docs/KERNELS.md */
+        if (!tine_target_at(i)->unlisted) tine_buf_printf(&b, " %s", tine_target_at(i)->name);
     tine_buf_puts(&b, ")");
     tine_set_error_str(ctx, b.p);
     return false;
@@ -191,6 +192,11 @@ char *tine_cg_module_output(tine_ctx_t *ctx, LLVMModuleRef m, LLVMTargetMachineR
                             tine_emit_kind_t kind, size_t *size) {
     set_target(m, tm, triple);
     if (optimize(ctx, m, tm) != 0) return NULL;
+    return tine_cg_module_emit(ctx, m, tm, kind, size);
+}
+
+char *tine_cg_module_emit(tine_ctx_t *ctx, LLVMModuleRef m, LLVMTargetMachineRef tm, tine_emit_kind_t kind,
+                          size_t *size) {
     char *out = NULL;
     if (kind == TINE_EMIT_LLVM) {
         char *s = LLVMPrintModuleToString(m);
@@ -216,4 +222,3 @@ char *tine_cg_module_output(tine_ctx_t *ctx, LLVMModuleRef m, LLVMTargetMachineR
     LLVMDisposeMemoryBuffer(buf);
     return out;
 }
-

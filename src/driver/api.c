@@ -4,9 +4,68 @@
  */
 #include "driver.h"
 
+#include "../codegen/codegen.h"
+#include "../targets/targets.h"
+
+/* ---- several targets ---------------------------------------------------------------------- */
+
+enum { MAX_TARGETS = 8 };
+
+/* The first target of a list that this CPU runs (what the JIT compiles for when given
+ * the list of a multi-target object), or NULL with an error. */
+static const char *first_run_here(tine_ctx_t *ctx, const char *list) {
+    const tine_target_info *rows[MAX_TARGETS];
+    int n = tine_target_list(ctx, list, rows, MAX_TARGETS);
+    for (int i = 0; i < n; i++) {
+        int runs;
+        tine_target_cflags(rows[i]->name, &runs);
+        if (runs) return rows[i]->name;
+    }
+    if (n >= 0) tine_set_error(ctx, "this CPU runs none of the targets %s", list);
+    return NULL;
+}
+
+/* A multi-target object (codegen/dispatch.c), its assembly or LLVM text: each target's
+ * variant compiled by the driver as LLVM text, then linked beside the dispatcher; or its
+ * header, the driver's for the first target with the list in it. */
+static void *emit_list(tine_kernel_t *k, const char *list, tine_selection_t sel, const char *name, tine_emit_kind_t kind,
+                       size_t *size) {
+    tine_ctx_t *ctx = tine_kernel_ctx(k);
+    const tine_target_info *rows[MAX_TARGETS];
+    int n = tine_target_list(ctx, list, rows, MAX_TARGETS);
+    if (n < 0) return NULL;
+    if (kind != TINE_EMIT_OBJ && kind != TINE_EMIT_ASM && kind != TINE_EMIT_LLVM && kind != TINE_EMIT_H) {
+        tine_set_error(ctx, "a list of targets makes an object, its header, assembly or LLVM text (obj, h, asm, llvm); "
+                       "the other outputs take one target");
+        return NULL;
+    }
+    char *ir[MAX_TARGETS] = {0};
+    const char *names[MAX_TARGETS];
+    void *bytes = NULL;
+    bool ok = true;
+    for (int i = 0; i < n && ok; i++) {
+        names[i] = rows[i]->name;
+        tine_job j = {.kernel = k, .target = names[i], .sel = (int)sel, .last = TINE_STEP_EMIT, .name = name,
+                      .kind = kind == TINE_EMIT_H ? kind : TINE_EMIT_LLVM, .targets = list};
+        ok = tine_compile_kernel(&j);
+        if (kind == TINE_EMIT_H) {
+            *size = j.size;
+            bytes = j.bytes;
+            n = 0; /* the header is every variant's */
+        } else {
+            ir[i] = j.bytes;
+        }
+        tine_job_free(&j);
+    }
+    if (ok && kind != TINE_EMIT_H) bytes = tine_cg_emit_dispatch(ctx, name, names, ir, n, kind, size);
+    for (int i = 0; i < n; i++) free(ir[i]);
+    return bytes;
+}
+
 /* ---- compiling and emitting ------------------------------------------------------------- */
 
 static tine_compiled_t *kernel_compile(tine_kernel_t *k, const char *target, tine_selection_t sel) {
+    if (target && strchr(target, ',') && !(target = first_run_here(tine_kernel_ctx(k), target))) return NULL;
     tine_job j = {.kernel = k, .target = target, .sel = (int)sel, .last = TINE_STEP_EMIT, .jit = true};
     tine_compile_kernel(&j);
     tine_compiled_t *c = j.compiled;
@@ -24,6 +83,11 @@ tine_compiled_t *tine_kernel_compile(tine_kernel_t *k, const char *target, tine_
 /* kind_text: tine_kernel_emit's text of the kind, when it names none of the object's */
 static void *kernel_emit(tine_kernel_t *k, const char *target, tine_selection_t sel, const char *name,
                          tine_emit_kind_t kind, const char *kind_text, size_t *size) {
+    if (target && strchr(target, ',')) {
+        if ((int)kind >= 0) return emit_list(k, target, sel, name, kind, size);
+        tine_set_error(tine_kernel_ctx(k), "unknown output kind '%s' (obj, asm, llvm, h)", kind_text);
+        return NULL;
+    }
     tine_job j = {.kernel = k, .target = target, .sel = (int)sel, .last = TINE_STEP_EMIT, .kind = kind, .name = name};
     if ((int)kind < 0) {
         j.kind = TINE_EMIT_OBJ; /* refused after the checks an object makes, as it always was */

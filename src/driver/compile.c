@@ -52,7 +52,7 @@ static bool emit(tine_job *j, tine_cg_machine *mc) {
     case TINE_EMIT_LLVM:
     case TINE_EMIT_ASM:
     case TINE_EMIT_OBJ: j->bytes = tine_cg_emit_kernel(mc, k, j->target, sel, j->stmt, j->name, j->kind, &j->size); break;
-    case TINE_EMIT_H: j->bytes = tine_cg_header(k, j->name, j->target, sel); break;
+    case TINE_EMIT_H: j->bytes = tine_cg_header(k, j->name, j->targets ? j->targets : j->target, sel); break;
     /* fpir: the bodies lifted (no target); lowered: lowered to the target's instructions */
     case TINE_EMIT_FPIR: j->bytes = tine_kernel_print_stages(k, sel, NULL); break;
     case TINE_EMIT_LOWERED: j->bytes = tine_kernel_print_stages(k, sel, j->target); break;

@@ -20,6 +20,7 @@ struct tine_job {
     bool common;             /* parse every target's kernel only, not one per `on` ISA */
     tine_kernel_t *kernel;   /* the kernel; after the target step, the target's */
     const char *target;      /* "host", or a target's name */
+    const char *targets;     /* a header's: the list of a multi-target object's targets, or NULL */
     int sel;                 /* a tine_selection_t, or -1: stop before selection */
     tine_step_t last;        /* the last step run (TINE_STEP_EMIT: all) */
     bool jit;                /* emit compiles for this process (job->compiled) */

@@ -20,10 +20,25 @@ typedef struct {
     const char *llvm_features; /* LLVM feature string; NULL: the host's */
     const char *cflags;        /* C compiler flags for the same level; NULL: none */
     bool (*c_runs)(void);      /* whether this CPU runs code built with cflags */
+    /* What a CPU must report for the code to run on it, space-separated, in the names the
+     * dispatcher of a multi-target object tests (dispatch.c: CPUID bits and the OS's
+     * register state on x86, AT_HWCAP bits on AArch64); "" when every CPU of the
+     * architecture runs it; NULL: the host. Every feature LLVM's CPU and feature string
+     * implies is named (x86-64-v3 implies BMI2 and MOVBE, not only AVX2). */
+    const char *cpu_needs;
+    /* a psABI level name: the row it stands for (every other field unset) */
+    const char *alias_of;
+    /* found by name, but not one of the fixed targets tine_target_name lists (tests and
+       the bench iterate over those) */
+    bool unlisted;
 } tine_target_info;
 
-/* The row of a target name, or NULL. */
+/* The row of a target name (an alias's: the row it stands for), or NULL. */
 const tine_target_info *tine_target_find(const char *name);
+/* The rows of a comma-separated list of targets of one architecture, each once, no
+ * "host" (at most max): their count, or -1 with an error naming the entry at fault (an
+ * unknown one with the closest target's name). */
+int tine_target_list(tine_ctx_t *ctx, const char *list, const tine_target_info **rows, int max);
 /* The i-th row (the host first), or NULL past the end. */
 const tine_target_info *tine_target_at(int i);
 /* The mask over isa's features of the features a row names (it names only declared ones:

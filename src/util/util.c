@@ -177,6 +177,26 @@ char *tine_strdup(const char *s) {
     return memcpy(p, s, n);
 }
 
+int tine_edit_distance(const char *a, const char *b, size_t n) {
+    /* one row of the table at a time; names are short (longer ones are cut: a guess) */
+    enum { MAX = 64 };
+    size_t la = strlen(a) < MAX ? strlen(a) : MAX, lb = n < MAX ? n : MAX;
+    int row[MAX + 1];
+    for (size_t j = 0; j <= lb; j++) row[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        int diag = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best) best = up + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            diag = up;
+            row[j] = best;
+        }
+    }
+    return row[lb];
+}
+
 /* Large tables are probed at random; on 4 KiB pages nearly every probe also misses the
  * TLB, which under virtualization costs more than the cache miss. Ask for huge pages. */
 void *tine_big_calloc_try(size_t n) {
