@@ -931,11 +931,11 @@ typedef struct {
 } target_t;
 
 static target_t TARGETS[] = {
-    {"host", true},
-    {"x86-64-sse2", false},
-    {"x86-64-sse41", false},
-    {"x86-64-avx2", false},
-    {"x86-64-avx512", false},
+    {"host", true, NULL},
+    {"x86-64-sse2", false, NULL},
+    {"x86-64-sse41", false, NULL},
+    {"x86-64-avx2", false, NULL},
+    {"x86-64-avx512", false, NULL},
 };
 #define NTARGETS (int)(sizeof TARGETS / sizeof TARGETS[0])
 
