@@ -25,7 +25,8 @@
  *      and — when the region check accepts it, which it must for kernels that read only
  *      through boundaries — inputs smaller than the output (boundaries clamp and fill).
  *      The interpreter's output is the reference: the compiled code for every selection
- *      on "host" and every fixed x86 target this CPU runs must be byte-identical to it
+ *      on every fixed x86 target this CPU runs (and "host" when run by hand, without
+ *      TINE_TEST_LEVELS_ONLY) must be byte-identical to it
  *      (the whole output allocation, padding included). Some kernels also have a scalar
  *      C reference written here from BENCHMARKS.md, independent of tine, which the
  *      interpreter must match.
@@ -1129,11 +1130,15 @@ static void compare_compiled(tine_ctx_t *ctx, tine_kernel_t *k, const char *what
                              bool all_targets) {
     static const tine_selection_t sels[2] = {TINE_SELECT_LLVM, TINE_SELECT_TINE};
     static const char *const sel_names[2] = {"llvm", "tine"};
-    /* TINE_TEST_LEVELS_ONLY (the sanitizer build): "host" only where no x86 level runs */
+    /* TINE_TEST_LEVELS_ONLY (ctest sets it): "host" only where no x86 level runs */
     bool levels_only = getenv("TINE_TEST_LEVELS_ONLY") && all_targets && TARGETS[1].ok;
+    /* TINE_TEST_SELECT=tine (the sanitizer build): tine's selection alone, whose path is
+     * LLVM alone's with the lifting and lowering added */
+    const char *only_sel = getenv("TINE_TEST_SELECT");
     for (int t = 0; t < NTARGETS; t++) {
         if (!TARGETS[t].ok || (t > 0 && !all_targets) || (t == 0 && levels_only)) continue;
         for (int s = 0; s < 2; s++) {
+            if (only_sel && strcmp(only_sel, sel_names[s])) continue;
             char w[512];
             snprintf(w, sizeof w, "%s [lanes %d, %s, %s]", what, tine_kernel_lanes(k), TARGETS[t].name, sel_names[s]);
             double t0 = now();
