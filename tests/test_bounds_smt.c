@@ -90,7 +90,9 @@ int main(int argc, char **argv) {
         return rc != 0;
     }
     double t0 = now();
-    part_sound(C);
+    /* the sanitizer build (TINE_BOUNDS_SMT_NO_SOUND, ctest sets it) leaves part 1 to the
+     * normal build: its time is Z3's, and parts 2 and 3 run the same checker code */
+    if (!getenv("TINE_BOUNDS_SMT_NO_SOUND")) part_sound(C);
     part_can_fail(C);
     part_deadline(C);
     printf("test_bounds_smt: %lld checks passed, %lld failed (%.1f s)\n", g_pass, g_fail, now() - t0);
