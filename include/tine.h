@@ -500,6 +500,18 @@ int tine_env_bind_buffer(tine_env_t *env, const char *name, tine_type_t elem,
 /* Evaluates e; writes e's lanes (bit patterns) to out. Returns 0, or -1 with an error. */
 int tine_eval(tine_ctx_t *ctx, const tine_expr_t *e, tine_env_t *env, uint64_t *out);
 
+/* ---- target descriptions from vendors' pseudocode (src/import) ---------------------- */
+
+/* `tine isa import --intel`: the Intel Intrinsics Guide data file (its text xml, named
+ * file in messages) translated into fixed instruction entries: *isa_text gets the
+ * description (.isa text), *report one line per integer SIMD intrinsic not imported
+ * (file:line: name: the construct that stopped it) after a summary per extension; both
+ * malloc'd. cpuids: Intel's CPUID names, comma-separated (SSE2,AVX512BW,...), or NULL for
+ * every extension tine imports. *imported of *candidates intrinsics. 0, or -1 with an
+ * error (an unknown CPUID name). */
+int tine_isa_import_intel(tine_ctx_t *ctx, const char *xml, const char *file, const char *cpuids, char **isa_text,
+                          char **report, int *imported, int *candidates);
+
 /* ---- proofs (src/verify, Z3) ------------------------------------------------------- */
 
 /* Proves rules with Z3: for every rule and type instantiation, for all inputs, predicate

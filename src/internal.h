@@ -422,6 +422,9 @@ int tine_elaborate_pred(tine_ctx_t *ctx, const tine_ast *ast, const tine_elab_en
 /* tine_print appended to b, with leaves' lanes relative to `lanes` (the statement printer
  * prints each expression at its own lanes, so scalars read x_i32, not x_i32x1). */
 void tine_print_buf(tine_ctx_t *ctx, const tine_expr_t *e, int lanes, tine_buf *b);
+/* The same, with variables printed by their names alone when bare (the operands of an
+ * instruction's semantics, whose types its signature declares). */
+void tine_print_named(tine_ctx_t *ctx, const tine_expr_t *e, int lanes, bool bare, tine_buf *b);
 
 /* ---- walking ------------------------------------------------------------------------ */
 

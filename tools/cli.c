@@ -31,7 +31,7 @@ static const char *const COMMANDS[CLI_FORMS] = {
     [CLI_DEMO] = "demo", [CLI_PRINT] = "print", [CLI_EXPAND] = "expand", [CLI_EVAL] = "eval",
     [CLI_LIFT] = "lift", [CLI_RULES] = "rules", [CLI_COMPILE_EXPR] = "compile", [CLI_RUN_EXPR] = "run",
     [CLI_OPS] = "ops", [CLI_BENCH] = "bench", [CLI_BENCH_IR] = "bench-ir", [CLI_BENCH_LIFT] = "bench-lift",
-    [CLI_VERIFY] = "verify", [CLI_REPORT] = "report", [CLI_HELP] = "help",
+    [CLI_VERIFY] = "verify", [CLI_REPORT] = "report", [CLI_ISA] = "isa", [CLI_HELP] = "help",
 };
 /* Each form's command lines, in the order usage lists them (`tine help COMMAND`: its own). */
 static const struct {
@@ -58,6 +58,7 @@ static const struct {
     {F(VERIFY), "verify FILE [--target T] [--timeout MS]"},
     {F(VERIFY), "verify --bounds [--quick] [--timeout MS]"},
     {F(REPORT), "report FILE [--target T] [--select tine|llvm] [-o OUT.html] [--bench]"},
+    {F(ISA), "isa import --intel FILE.xml [--cpuid SSE2,...,AVX512_VNNI] [-o OUT.isa] [--report FILE]"},
     {F(HELP), "help [COMMAND]"},
 };
 /* What each command does, in one line (`tine help COMMAND`). */
@@ -77,6 +78,7 @@ static const char *const COMMAND_WHAT[CLI_FORMS] = {
     [CLI_BENCH_LIFT] = "lifting throughput on a generated corpus",
     [CLI_VERIFY] = "proofs with Z3: rules, a kernel's selection, or the interval rules",
     [CLI_REPORT] = "one self-contained HTML page: a kernel's source, loop nests, selection and assembly",
+    [CLI_ISA] = "instruction descriptions: import Intel's pseudocode as fixed entries",
     [CLI_HELP] = "the usage of tine, or of one command",
 };
 /* the forms whose positional argument is an expression (compile and run take a kernel file) */
@@ -84,7 +86,7 @@ static const unsigned TAKES_EXPR = F(PRINT) | F(EXPAND) | F(EVAL) | F(LIFT);
 
 enum { O_LANES, O_SEED, O_NODES, O_TRACE, O_LIST, O_CHECK, O_QUICK, O_FILTER, O_PEERS, O_TARGET, O_EMIT, O_SELECT,
        O_PARAM, O_SIZE, O_NAME, O_OUT, O_EXPR, O_RULES, O_ISA, O_RULE, O_TIMEOUT, O_BOUNDS, O_QUIET, O_DUMP_AFTER,
-       O_INPUT_SIZE, O_BENCH, O_COUNT };
+       O_INPUT_SIZE, O_BENCH, O_INTEL, O_CPUID, O_REPORT, O_COUNT };
 static const struct {
     const char *name;
     int value;      /* takes a value */
@@ -121,7 +123,7 @@ static const struct {
         "WxH..", "the output's extents, one per dimension (default 67x45x3x2, as many as it has)"},
     [O_NAME] = {"--name", 1, F(COMPILE_KERNEL),
         "N", "the entry point's name (default: the file's name up to its last '.')"},
-    [O_OUT] = {"-o", 1, F(COMPILE_KERNEL) | F(REPORT),
+    [O_OUT] = {"-o", 1, F(COMPILE_KERNEL) | F(REPORT) | F(ISA),
         "OUT", "the file to write (default: the standard output; report: FILE's name with .html)"},
     [O_EXPR] = {"-e", 1, F(COMPILE_EXPR) | F(RUN_EXPR),
         "EXPR", "an expression instead of a kernel FILE"},
@@ -143,6 +145,12 @@ static const struct {
         "STEP", "print what the driver made after STEP (all: after every step; help: the steps)"},
     [O_BENCH] = {"--bench", 0, F(REPORT),
         NULL, "add the kernel's tine bench row and a chart (one of the 20 benchmark kernels)"},
+    [O_INTEL] = {"--intel", 1, F(ISA),
+        "FILE.xml", "the Intel Intrinsics Guide data file to import"},
+    [O_CPUID] = {"--cpuid", 1, F(ISA),
+        "LIST", "only the intrinsics of these extensions (Intel's CPUID names, comma-separated; default: all tine knows)"},
+    [O_REPORT] = {"--report", 1, F(ISA),
+        "FILE", "where to list the intrinsics not imported and why (default: the standard error)"},
 };
 
 /* How the form is named in messages: compile and run by the form they take. */
@@ -396,6 +404,12 @@ static int positional_form(char **argv, int *form, const char *positional, bool 
         }
     } else if (*form == CLI_VERIFY) {
         o->file = positional; /* a kernel, or none with --rules or --bounds */
+    } else if (*form == CLI_ISA) {
+        o->sub = positional;
+        if (!positional) {
+            fprintf(stderr, "tine isa: needs a subcommand (import)\n");
+            return 2;
+        }
     } else if (*form == CLI_REPORT) {
         o->file = positional;
         if (!positional) {
@@ -443,6 +457,9 @@ static int take_option(int k, const char *word, char *v, options *o) {
     case O_QUIET: o->quiet = 1; break;
     case O_DUMP_AFTER: o->dump_after = v; break;
     case O_BENCH: o->bench = 1; break;
+    case O_INTEL: o->intel = v; break;
+    case O_CPUID: o->cpuid = v; break;
+    case O_REPORT: o->report = v; break;
     case O_TIMEOUT:
         if (parse_count(word, v, 1, 3600000, &n)) return 2;
         o->timeout_ms = (long)n;

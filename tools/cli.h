@@ -11,8 +11,8 @@
 /* A command and the form it takes: compile and run take a kernel FILE or -e EXPR. */
 typedef enum {
     CLI_DEMO, CLI_PRINT, CLI_EXPAND, CLI_EVAL, CLI_LIFT, CLI_RULES, CLI_COMPILE_EXPR, CLI_RUN_EXPR,
-    CLI_COMPILE_KERNEL, CLI_RUN_KERNEL, CLI_OPS, CLI_BENCH, CLI_BENCH_IR, CLI_BENCH_LIFT, CLI_VERIFY, CLI_REPORT, CLI_HELP,
-    CLI_VERSION, CLI_FORMS
+    CLI_COMPILE_KERNEL, CLI_RUN_KERNEL, CLI_OPS, CLI_BENCH, CLI_BENCH_IR, CLI_BENCH_LIFT, CLI_VERIFY, CLI_REPORT, CLI_ISA,
+    CLI_HELP, CLI_VERSION, CLI_FORMS
 } cli_form;
 
 /* --param NAME=VALUE: the value's text, checked against the parameter's type by
@@ -48,6 +48,8 @@ typedef struct {
     cli_input_size *input_sizes; /* malloc'd, one per --input-size */
     int ninput_sizes;
     const char *help; /* tine help COMMAND, tine COMMAND --help: the command (NULL: all) */
+    const char *sub;  /* tine isa SUBCOMMAND */
+    const char *intel, *cpuid, *report; /* isa import --intel FILE --cpuid LIST --report FILE */
 } options;
 
 /* The version tine prints (project(VERSION) of CMakeLists.txt). */
@@ -116,5 +118,7 @@ int cli_cmd_bench_lift(const options *o);
 int cli_verify(const options *o);
 /* tine report FILE (tools/report.c). */
 int cli_cmd_report(const options *o);
+/* tine isa SUBCOMMAND (tools/isa.c). */
+int cli_cmd_isa(const options *o);
 
 #endif

@@ -13,6 +13,7 @@
 typedef struct {
     tine_ctx_t *ctx;
     tine_buf b;
+    bool bare; /* variables by their names alone (their types are declared elsewhere) */
 } printer;
 
 static void put_i128(tine_buf *b, tine_i128 v) {
@@ -133,6 +134,10 @@ static void print_expr(printer *p, const tine_expr_t *e, int lanes) {
     switch (op) {
     case TINE_OP_CONST: print_typed_const(p, e, lanes); return;
     case TINE_OP_VAR:
+        if (p->bare) {
+            tine_buf_puts(b, tine_expr_name(e));
+            return;
+        }
         tine_buf_printf(b, "%s_%s", tine_expr_name(e), tine_type_name(e->type, tn));
         if (e->type.lanes != lanes) tine_buf_printf(b, "x%d", e->type.lanes);
         return;
@@ -292,7 +297,11 @@ char *tine_print(tine_ctx_t *ctx, const tine_expr_t *e) {
 }
 
 void tine_print_buf(tine_ctx_t *ctx, const tine_expr_t *e, int lanes, tine_buf *b) {
-    printer p = {.ctx = ctx, .b = *b};
+    tine_print_named(ctx, e, lanes, false, b);
+}
+
+void tine_print_named(tine_ctx_t *ctx, const tine_expr_t *e, int lanes, bool bare, tine_buf *b) {
+    printer p = {.ctx = ctx, .b = *b, .bare = bare};
     if (e) print_expr(&p, e, lanes);
     else tine_buf_puts(&p.b, "(null)");
     *b = p.b;
