@@ -11,7 +11,7 @@
 /* A command and the form it takes: compile and run take a kernel FILE or -e EXPR. */
 typedef enum {
     CLI_DEMO, CLI_PRINT, CLI_EXPAND, CLI_EVAL, CLI_LIFT, CLI_RULES, CLI_COMPILE_EXPR, CLI_RUN_EXPR,
-    CLI_COMPILE_KERNEL, CLI_RUN_KERNEL, CLI_OPS, CLI_BENCH, CLI_BENCH_IR, CLI_BENCH_LIFT, CLI_VERIFY, CLI_REPORT, CLI_HELP,
+    CLI_COMPILE_KERNEL, CLI_RUN_KERNEL, CLI_OPS, CLI_BENCH, CLI_BENCH_IR, CLI_BENCH_LIFT, CLI_VERIFY, CLI_REPORT, CLI_ISA_CLASSES, CLI_HELP,
     CLI_VERSION, CLI_FORMS
 } cli_form;
 
@@ -114,6 +114,8 @@ int cli_cmd_bench_ir(const options *o);
 int cli_cmd_bench_lift(const options *o);
 /* tine verify (tools/verify.c). */
 int cli_verify(const options *o);
+/* tine isa classes (tools/isa_classes.c). */
+int cli_isa_classes(const options *o);
 /* tine report FILE (tools/report.c). */
 int cli_cmd_report(const options *o);
 
