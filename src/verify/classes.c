@@ -26,6 +26,8 @@ typedef struct {
     int perm[TINE_INSN_MAX_OPS];     /* xK is operand perm[K] */
     tine_i128 c[MAX_CONSTS];
     int nc;
+    int n[TINE_INSN_MAX_OPS];        /* lane ratios n0, n1 ... (operand lanes per result lane) */
+    int nn;
     int cls;
     bool proven;                     /* joined by proof (the class's template is not its own) */
     bool z3;                         /* its binding needed Z3 (the elaborated template differs in syntax) */
@@ -299,9 +301,10 @@ static void put_expr(writer *w, const tine_expr_t *e, bool bare) {
 }
 
 /* The operands' types as the template sees them ("x0:T, x1:unsigned(T)"), with their
- * lanes per result lane where that is not one ("x0:T*2": a pairwise op): the part of a
- * template its expression does not show. perm[k] is xK's operand. */
-static bool put_header(tine_buf *out, member *m, tine_type_t T, const int *perm) {
+ * lanes per result lane where that is not one, a parameter ("x0:T*n0": n0 = 2 for a
+ * pairwise sum, 16 for a sum across 16 lanes): the part of a template its expression
+ * does not show. perm[k] is xK's operand; the ratios go to n[], their count to *nn. */
+static bool put_header(tine_buf *out, member *m, tine_type_t T, const int *perm, int *n, int *nn) {
     tine_type_t saved = m->T;
     m->T = T;
     writer w = {.m = m, .ok = true};
@@ -310,8 +313,11 @@ static bool put_header(tine_buf *out, member *m, tine_type_t T, const int *perm)
         tine_type_t t = m->ph[perm[k]]->type;
         tine_buf_printf(&w.b, "%sx%d:", k ? ", " : "", k);
         put_type(&w, t);
-        int L = m->sem->type.lanes;
-        if (t.lanes != L) tine_buf_printf(&w.b, t.lanes % L ? "/%d" : "*%d", t.lanes % L ? L / t.lanes : t.lanes / L);
+        int L = m->sem->type.lanes, r = t.lanes > L ? t.lanes / L : L / t.lanes, j = 0;
+        if (r == 1) continue;
+        while (j < *nn && n[j] != r) j++;
+        if (j == *nn) n[(*nn)++] = r;
+        tine_buf_printf(&w.b, "%cn%d", t.lanes > L ? '*' : '/', j);
     }
     tine_buf_puts(&w.b, ") = ");
     m->T = saved;
@@ -337,7 +343,8 @@ static bool make_template(tine_ctx_t *ctx, member *m) {
         w.ok = j < m->nops;
     }
     tine_buf t = {0};
-    if (!w.ok || w.nvars != m->nops || !put_header(&t, m, m->T, m->perm)) {
+    m->nn = 0;
+    if (!w.ok || w.nvars != m->nops || !put_header(&t, m, m->T, m->perm, m->n, &m->nn)) {
         /* an operand the semantics never reads, or what a template cannot write */
         free(w.b.p);
         free(t.p);
@@ -494,7 +501,8 @@ static bool joins(tine_classes *c, int cls, int i) {
             b.T = tine_type_with_lanes(m->ph[p[0]]->type, 1);
             /* the operands' types and lanes first: the template's header */
             tine_buf h = {0};
-            bool fits = put_header(&h, m, b.T, p) && !strncmp(h.p, k->tmpl, h.n);
+            b.nn = 0;
+            bool fits = put_header(&h, m, b.T, p, b.n, &b.nn) && !strncmp(h.p, k->tmpl, h.n);
             free(h.p);
             if (!fits) continue;
             const tine_expr_t *e = instantiate(c->ctx, k->ast, &b, m);
@@ -503,6 +511,8 @@ static bool joins(tine_classes *c, int cls, int i) {
             memcpy(m->perm, p, sizeof p);
             memcpy(m->c, b.c, sizeof b.c);
             m->nc = b.nc;
+            memcpy(m->n, b.n, sizeof b.n);
+            m->nn = b.nn;
             m->proven = m->z3 = true;
             return true;
         } while (next_perm(p, m->nops));
@@ -636,9 +646,11 @@ static void print_member(const tine_classes *c, const member *m, FILE *out) {
             char s[48];
             fprintf(out, " c%d=%s", k, tine_i128_str(m->c[k], s));
         }
+        for (int k = 0; k < m->nn; k++) fprintf(out, " n%d=%d", k, m->n[k]);
     }
     fprintf(out, "  lanes");
-    for (int f = 0; f < m->in->nforms; f++) fprintf(out, "%s%d", f ? "," : " ", m->in->form[f].bits / m->in->result.bits);
+    for (int f = 0; f < m->in->nforms; f++) /* the result's lanes in each form's registers */
+        fprintf(out, "%s%d", f ? "," : " ", m->in->probe_result * m->in->form[f].bits / m->in->form[0].bits);
     if (m->proven) fprintf(out, "  (joined: proven equal by Z3)");
     else if (m->z3) fprintf(out, "  (proven by Z3)");
     fputc('\n', out);
