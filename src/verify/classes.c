@@ -12,7 +12,7 @@
 #include "smt.h"
 
 static const int LANE_TRIES[] = {4, 8, 2, 16, 1, 32};
-enum { MAX_CONSTS = 24, MAX_CVECS = 4, EVAL_ROUNDS = 12 };
+enum { MAX_CONSTS = 24, MAX_CVECS = 4, EVAL_ROUNDS = 24, EDGE_ROUNDS = 8 };
 
 typedef struct {
     const char *name, *isa;
@@ -387,11 +387,13 @@ static const tine_expr_t *instantiate(tine_ctx_t *ctx, const tine_ast *ast, cons
     return r && tine_type_eq(r->type, m->sem->type) ? r : NULL;
 }
 
-/* Edge values first, then pseudo-random ones (a fixed sequence: runs repeat). */
+/* Edge values first (in lane 0 every operand takes the same one: both factors of a
+ * product at the minimum), then pseudo-random ones, some small (shift counts, where a
+ * rounding term shows): a fixed sequence, so runs repeat. */
 static tine_u128 input(int round, int lane, int op, tine_type_t t, uint64_t *seed) {
     static const int64_t EDGE[] = {0, 1, -1, 2, 0x7f, -0x80, 0x7fff, -0x8000};
-    if (round < 4) {
-        int k = (round * 3 + lane * 5 + op) % 8;
+    if (round < EDGE_ROUNDS) {
+        int k = (round + lane * (op + 1)) % 8;
         tine_i128 v = EDGE[k];
         if (k == 4 || k == 6) v = tine_max_i128(t);
         if (k == 5 || k == 7) v = tine_min_i128(t);
@@ -399,6 +401,8 @@ static tine_u128 input(int round, int lane, int op, tine_type_t t, uint64_t *see
     }
     *seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
     tine_u128 r = (tine_u128)(*seed >> 11) << 64 | (*seed * 0x9e3779b97f4a7c15ull);
+    if (round % 3 == 0 || (round % 3 == 1 && op > 0))
+        return tine_canon(t, (tine_u128)((tine_i128)(r % (tine_u128)(2 * t.bits + 4)) - 3));
     return tine_canon(t, r);
 }
 
