@@ -12,6 +12,7 @@
  *    in syntax; the same entry mutated to the floor average ((a & b) + ((a ^ b) >> 1))
  *    leaves it (and joins uhadd's); a semantics edited by one op (a sign) leaves its class.
  */
+#define _GNU_SOURCE /* open_memstream */
 #include "internal.h"
 #include "ir/ast.h"
 #include "verify/classes.h"
@@ -100,9 +101,32 @@ static void run(void) {
     tine_ctx_free(ctx);
 }
 
+/* The public entry (tine isa classes): its count is the classes it prints; an unknown
+ * description is an error. */
+static void entry(void) {
+    tine_ctx_t *ctx = tine_ctx_new();
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    int k = tine_isa_classes(ctx, "x86", TIMEOUT_MS, f);
+    fclose(f);
+    int printed = 0;
+    for (const char *p = text; p && (p = strstr(p, "class ")); p++) printed += p == text || p[-1] == '\n';
+    check(k > 0 && k == printed, "tine_isa_classes x86: returned %d, printed %d classes", k, printed);
+    check(text && strstr(text, "\nx86: ") != NULL, "tine_isa_classes x86: no summary line");
+    free(text);
+    f = fopen("/dev/null", "w");
+    k = tine_isa_classes(ctx, "mips", TIMEOUT_MS, f);
+    fclose(f);
+    check(k == -1 && strstr(tine_error(ctx), "unknown instruction set 'mips'"), "tine_isa_classes mips: %d, '%s'", k,
+          tine_error(ctx));
+    tine_ctx_free(ctx);
+}
+
 int main(void) {
     double t0 = now();
     run();
+    entry();
     printf("test_classes: %lld checks passed, %lld failed (%.1f s)\n", g_pass, g_fail, now() - t0);
     return g_fail != 0;
 }
