@@ -7,10 +7,14 @@
  *    rounding term; paddsb / psubsb), every member's binding is proven, and the class
  *    count stays within bounds (fewer classes than instructions by a margin, more than the
  *    handful a too-coarse template would give).
+ *    The arm shifts by a register read the count as the low byte of the operand: their
+ *    template writes that i8 as it is, and srshl_i8 (whose casts vanish) joins by proof.
  * 2. A test description read by tine_isa_parse: an average written another way
  *    ((a | b) - ((a ^ b) >> 1)) joins pavgb's class by proof though its template differs
  *    in syntax; the same entry mutated to the floor average ((a & b) + ((a ^ b) >> 1))
  *    leaves it (and joins uhadd's); a semantics edited by one op (a sign) leaves its class.
+ * 3. The public entry (`tine isa classes`): the count it returns is the classes it prints;
+ *    an unknown description is an error.
  */
 #define _GNU_SOURCE /* open_memstream */
 #include "internal.h"
@@ -78,6 +82,9 @@ static void run(void) {
     same(c, "uhadd_u8", "shadd_i16");
     same(c, "saddlp_i8", "uaddlv_u16"); /* the lanes summed are a parameter */
     same(c, "vpdpbusd", "usdot_u8");    /* joined by proof: their syntax differs */
+    same(c, "srshl_i16", "srshl_i32");  /* the count's i8 written as it is, not from T */
+    same(c, "srshl_i8", "srshl_i32");   /* joined by proof: at i8 the casts vanish */
+    apart(c, "srshl_i8", "urshl_u8");   /* an operand of the other signedness */
     apart(c, "pavgb", "uhadd_u8"); /* the rounding term */
     apart(c, "paddsb", "psubsb");
     apart(c, "paddsb", "suqadd_i8"); /* an operand of the other signedness */

@@ -21,6 +21,8 @@ typedef struct {
     const tine_expr_t *const *ph;
     int nops, lanes;
     char *own;                       /* its own template text; NULL: none (own class) */
+    char *alt;                       /* the same with the types narrower than T written as
+                                        they are (i8), not from T (narrow(narrow(T))) */
     /* the binding of its class's template */
     tine_type_t T;
     int perm[TINE_INSN_MAX_OPS];     /* xK is operand perm[K] */
@@ -35,6 +37,7 @@ typedef struct {
 
 typedef struct {
     char *tmpl;                      /* NULL: an instruction with no template (its name is the class) */
+    bool abs;                        /* tmpl writes the types narrower than T as they are */
     tine_ast *ast;
     int *m, n, cap;                  /* members */
     int ncvec;                       /* distinct constant bindings (first members') */
@@ -129,6 +132,7 @@ typedef struct {
     tine_buf b;
     member *m;
     bool ok;
+    bool abs;                        /* types narrower than T as they are (member.alt) */
     const tine_expr_t *vars[TINE_INSN_MAX_OPS];
     int nvars;
 } writer;
@@ -152,6 +156,11 @@ static void put_type(writer *w, tine_type_t t) {
     tine_type_t T = w->m->T;
     if (!tine_type_is_int(t) || t.bits < 8) {
         w->ok = false;
+        return;
+    }
+    if (w->abs && t.bits < T.bits) {
+        char tn[16];
+        tine_buf_puts(&w->b, tine_type_name(t, tn));
         return;
     }
     int k = 0;
@@ -304,10 +313,10 @@ static void put_expr(writer *w, const tine_expr_t *e, bool bare) {
  * lanes per result lane where that is not one, a parameter ("x0:T*n0": n0 = 2 for a
  * pairwise sum, 16 for a sum across 16 lanes): the part of a template its expression
  * does not show. perm[k] is xK's operand; the ratios go to n[], their count to *nn. */
-static bool put_header(tine_buf *out, member *m, tine_type_t T, const int *perm, int *n, int *nn) {
+static bool put_header(tine_buf *out, member *m, tine_type_t T, const int *perm, int *n, int *nn, bool abs) {
     tine_type_t saved = m->T;
     m->T = T;
-    writer w = {.m = m, .ok = true};
+    writer w = {.m = m, .ok = true, .abs = abs};
     tine_buf_putc(&w.b, '(');
     for (int k = 0; k < m->nops; k++) {
         tine_type_t t = m->ph[perm[k]]->type;
@@ -326,14 +335,11 @@ static bool put_header(tine_buf *out, member *m, tine_type_t T, const int *perm,
     return w.ok;
 }
 
-/* The member's own template and binding; false when its semantics has none. */
-static bool make_template(tine_ctx_t *ctx, member *m) {
-    const tine_expr_t *e = inline_insns(ctx, m->sem);
-    const tine_expr_t *v0 = first_var(e);
-    if (!v0) return false;
-    m->T = tine_type_with_lanes(v0->type, 1);
-    m->nc = 0;
-    writer w = {.m = m, .ok = true};
+/* The template of e (m's semantics, inlined) and m's binding of it; NULL when it has none:
+ * an operand the semantics never reads, or what a template cannot write. */
+static char *write_template(member *m, const tine_expr_t *e, bool abs) {
+    m->nc = m->nn = 0;
+    writer w = {.m = m, .ok = true, .abs = abs};
     put_expr(&w, e, false);
     tine_buf_putc(&w.b, 0);
     for (int k = 0; k < w.nvars && w.ok; k++) {
@@ -343,18 +349,26 @@ static bool make_template(tine_ctx_t *ctx, member *m) {
         w.ok = j < m->nops;
     }
     tine_buf t = {0};
-    m->nn = 0;
-    if (!w.ok || w.nvars != m->nops || !put_header(&t, m, m->T, m->perm, m->n, &m->nn)) {
-        /* an operand the semantics never reads, or what a template cannot write */
+    if (!w.ok || w.nvars != m->nops || !put_header(&t, m, m->T, m->perm, m->n, &m->nn, abs)) {
         free(w.b.p);
         free(t.p);
-        return false;
+        return NULL;
     }
     tine_buf_puts(&t, w.b.p);
     tine_buf_putc(&t, 0);
     free(w.b.p);
-    m->own = t.p;
-    return true;
+    return t.p;
+}
+
+/* The member's own template (and its other spelling) and binding; false when it has none. */
+static bool make_template(tine_ctx_t *ctx, member *m) {
+    const tine_expr_t *e = inline_insns(ctx, m->sem);
+    const tine_expr_t *v0 = first_var(e);
+    if (!v0) return false;
+    m->T = tine_type_with_lanes(v0->type, 1);
+    m->alt = write_template(m, e, true); /* the same walk: the same binding */
+    m->own = write_template(m, e, false);
+    return m->own != NULL;
 }
 
 /* ---- a template at a binding ----------------------------------------------------------- */
@@ -449,11 +463,12 @@ static bool prove(tine_classes *c, const tine_expr_t *a, const tine_expr_t *b) {
 
 /* ---- classes --------------------------------------------------------------------------- */
 
-static int new_class(tine_classes *c, char *tmpl) {
+static int new_class(tine_classes *c, char *tmpl, bool abs) {
     TINE_GROW_ZERO(c->k, (size_t)c->nk + 1, c->capk);
     klass *k = &c->k[c->nk];
     memset(k, 0, sizeof *k);
     k->tmpl = tmpl;
+    k->abs = abs;
     if (tmpl) {
         tine_saved_error saved = tine_error_save(c->ctx);
         k->ast = tine_parse_ast(c->ctx, &c->arena, strstr(tmpl, ") = ") + 4, "<template>");
@@ -506,7 +521,7 @@ static bool joins(tine_classes *c, int cls, int i) {
             /* the operands' types and lanes first: the template's header */
             tine_buf h = {0};
             b.nn = 0;
-            bool fits = put_header(&h, m, b.T, p, b.n, &b.nn) && !strncmp(h.p, k->tmpl, h.n);
+            bool fits = put_header(&h, m, b.T, p, b.n, &b.nn, k->abs) && !strncmp(h.p, k->tmpl, h.n);
             free(h.p);
             if (!fits) continue;
             const tine_expr_t *e = instantiate(c->ctx, k->ast, &b, m);
@@ -540,11 +555,15 @@ static void collect(tine_classes *c, const tine_isa *isa) {
     }
 }
 
-/* Sorts the indices of classes by size, largest first, stably. */
+/* Sorts the indices of classes by size, largest first, then the ones whose template
+ * writes narrower types as they are (they are the more general: srshl_i8 joins the class
+ * of srshl_i16 and srshl_i32 by proof, not they its), stably. */
+static bool before(const klass *a, const klass *b) { return a->n > b->n || (a->n == b->n && a->abs && !b->abs); }
+
 static void sort_by_size(int *v, int n, const klass *k) {
     for (int i = 1; i < n; i++) {
         int x = v[i], j = i;
-        for (; j > 0 && k[v[j - 1]].n < k[x].n; j--) v[j] = v[j - 1];
+        for (; j > 0 && before(&k[x], &k[v[j - 1]]); j--) v[j] = v[j - 1];
         v[j] = x;
     }
 }
@@ -574,6 +593,25 @@ tine_classes *tine_classes_find(tine_ctx_t *ctx, const tine_isa *const *isas, in
         }
         TINE_PUSH(b[bucket[i]].m, b[bucket[i]].n, b[bucket[i]].cap, i);
     }
+    /* buckets whose members are all written alike with the narrower types as they are,
+     * and alike across buckets, are one (srshl_i16 reads its count as narrow(T), srshl_i32
+     * as narrow(narrow(T)): both as i8) */
+    for (int j = 0; j < nb; j++) {
+        const char *alt = c->m[b[j].m[0]].alt;
+        for (int x = 1; x < b[j].n && alt; x++)
+            if (!c->m[b[j].m[x]].alt || strcmp(c->m[b[j].m[x]].alt, alt)) alt = NULL;
+        b[j].ast = (tine_ast *)alt; /* for now: the bucket's one alt spelling, or NULL */
+    }
+    for (int j = 0; j < nb; j++)
+        for (int j2 = j + 1; j2 < nb && b[j].ast; j2++) {
+            if (!b[j2].ast || strcmp((const char *)b[j].ast, (const char *)b[j2].ast)) continue;
+            for (int x = 0; x < b[j2].n; x++) TINE_PUSH(b[j].m, b[j].n, b[j].cap, b[j2].m[x]);
+            b[j2].n = 0;
+            b[j2].ast = NULL;
+            b[j].tmpl = (char *)b[j].ast;
+            b[j].abs = true;
+        }
+    for (int j = 0; j < nb; j++) b[j].ast = NULL;
     /* larger buckets first: they own the classes the others' members may join */
     int *bo = tine_xmalloc(sizeof(int) * (size_t)(nb ? nb : 1));
     for (int j = 0; j < nb; j++) bo[j] = j;
@@ -593,16 +631,16 @@ tine_classes *tine_classes_find(tine_ctx_t *ctx, const tine_isa *const *isas, in
                 }
             if (done) continue;
             /* its own bucket's template: proven at its binding (syntax, else Z3) */
-            if (own < 0) own = new_class(c, bk->tmpl);
+            if (own < 0) own = new_class(c, bk->tmpl, bk->abs);
             const tine_expr_t *e = instantiate(ctx, c->k[own].ast, m, m);
             if (e && e != m->sem) m->z3 = true;
             if (e && agree(ctx, m, e, m->sem) && prove(c, e, m->sem)) add_member(c, own, i);
-            else add_member(c, new_class(c, NULL), i), c->t.unabstracted++;
+            else add_member(c, new_class(c, NULL, false), i), c->t.unabstracted++;
         }
         free(bk->m);
     }
     for (int i = 0; i < c->n; i++)
-        if (bucket[i] < 0) add_member(c, new_class(c, NULL), i), c->t.unabstracted++;
+        if (bucket[i] < 0) add_member(c, new_class(c, NULL, false), i), c->t.unabstracted++;
     free(b);
     free(bo);
     free(bucket);
@@ -616,7 +654,7 @@ tine_classes *tine_classes_find(tine_ctx_t *ctx, const tine_isa *const *isas, in
 
 void tine_classes_free(tine_classes *c) {
     if (!c) return;
-    for (int i = 0; i < c->n; i++) free(c->m[i].own);
+    for (int i = 0; i < c->n; i++) free(c->m[i].own), free(c->m[i].alt);
     for (int j = 0; j < c->nk; j++) free(c->k[j].m);
     free(c->k);
     free(c->m);

@@ -14,7 +14,9 @@
  * order), then each member of a later bucket joins an earlier class when the earlier
  * template, at the member's types with a constant binding of that class and some operand
  * order, is equal to it (evaluation on edge and random inputs, then Z3): templates that
- * differ in syntax but agree in meaning make one class.
+ * differ in syntax but agree in meaning make one class. Buckets that read alike once the
+ * types narrower than T are written as they are (i8, not narrow(narrow(T))) are merged
+ * under that spelling first.
  */
 #ifndef TINE_CLASSES_H
 #define TINE_CLASSES_H
