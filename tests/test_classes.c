@@ -95,6 +95,7 @@ static void run(void) {
     check(k <= n / 3 && k >= n / 10, "%d classes for %d instructions (expected between %d and %d)", k, n, n / 10, n / 3);
     check(t->unabstracted <= n / 20, "%d instructions without a template", t->unabstracted);
     check(t->joined >= 3, "only %d members joined a class by proof", t->joined);
+    check(t->spanning >= 5, "only %d classes span the descriptions", t->spanning);
     /* 2. the test description */
     same(c, "avg_or", "pavgb"); /* another syntax, joined by proof */
     same(c, "avg_or16", "pavgw");

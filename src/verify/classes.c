@@ -648,6 +648,12 @@ tine_classes *tine_classes_find(tine_ctx_t *ctx, const tine_isa *const *isas, in
     for (int j = 0; j < c->nk; j++) c->order[j] = j;
     sort_by_size(c->order, c->nk, c->k);
     c->t.classes = c->nk;
+    for (int j = 0; j < c->nk; j++) {
+        const klass *k = &c->k[j];
+        bool span = false;
+        for (int x = 1; x < k->n && !span; x++) span = c->m[k->m[x]].isa != c->m[k->m[0]].isa;
+        c->t.spanning += span;
+    }
     c->t.seconds = tine_now() - t0;
     return c;
 }
@@ -699,8 +705,10 @@ static void print_member(const tine_classes *c, const member *m, FILE *out) {
 }
 
 void tine_classes_print_totals(const tine_classes_totals *t, const char *what, FILE *out) {
-    fprintf(out, "%s: %d instructions, %d classes (%d without a template, %d joined by proof; %ld Z3 queries, %ld not proven; %.2f s)\n",
-            what, t->insns, t->classes, t->unabstracted, t->joined, t->z3_queries, t->z3_failed, t->seconds);
+    fprintf(out, "%s: %d instructions, %d classes (", what, t->insns, t->classes);
+    if (t->spanning) fprintf(out, "%d spanning descriptions, ", t->spanning);
+    fprintf(out, "%d without a template, %d joined by proof; %ld Z3 queries, %ld not proven; %.2f s)\n", t->unabstracted,
+            t->joined, t->z3_queries, t->z3_failed, t->seconds);
 }
 
 void tine_classes_print(const tine_classes *c, FILE *out) {

@@ -30,6 +30,7 @@ typedef struct tine_classes tine_classes;
 typedef struct {
     int insns;          /* instructions looked at */
     int classes;        /* classes found */
+    int spanning;       /* classes with members from more than one description */
     int unabstracted;   /* instructions whose semantics has no template (own class) */
     int joined;         /* members that joined another template's class by proof */
     long z3_queries;    /* Z3 equivalence queries */
