@@ -12,7 +12,9 @@
  * 2. A test description read by tine_isa_parse: an average written another way
  *    ((a | b) - ((a ^ b) >> 1)) joins pavgb's class by proof though its template differs
  *    in syntax; the same entry mutated to the floor average ((a & b) + ((a ^ b) >> 1))
- *    leaves it (and joins uhadd's); a semantics edited by one op (a sign) leaves its class.
+ *    leaves it (and joins uhadd's); a semantics edited by one op (a sign) leaves its class;
+ *    an entry that calls another of its own description (not registered: no meaning
+ *    outside it) is a class of its own, without a template.
  * 3. The public entry (`tine isa classes`): the count it returns is the classes it prints;
  *    an unknown description is an error.
  */
@@ -52,7 +54,10 @@ static const char *const TEST_ISA =
     "insn sat_add(a:i16, b:i16) = saturating_cast<i16>(widen(a) + widen(b))\n"
     "  forms xmm:sse2\n  cost 1 1\n  llvm generic\n  c f4\n"
     "insn sat_add_mut(a:i16, b:i16) = saturating_cast<i16>(widen(a) - widen(b))\n"
-    "  forms xmm:sse2\n  cost 1 1\n  llvm generic\n  c f5\n";
+    "  forms xmm:sse2\n  cost 1 1\n  llvm generic\n  c f5\n"
+    /* an entry calling one of its own description: not registered, so no template */
+    "insn avg_call(a:u8, b:u8) = avg_or(a, b) + a\n"
+    "  forms xmm:sse2\n  cost 1 1\n  llvm generic\n  c f6\n";
 
 /* One run over x86, arm and the test description (one run: its time is the test's). */
 static void run(void) {
@@ -104,6 +109,10 @@ static void run(void) {
     same(c, "sat_add", "paddsw");
     apart(c, "sat_add_mut", "paddsw"); /* one op edited: it leaves */
     same(c, "sat_add_mut", "psubsw");
+    int own = tine_classes_of(c, "avg_call");
+    check(own >= 0 && !tine_classes_template(c, own) && t->unabstracted == 1,
+          "avg_call: class %d, template %s, %d without a template", own, own >= 0 ? tine_classes_template(c, own) : "-",
+          t->unabstracted);
     tine_classes_free(c);
     tine_isa_free(mine);
     tine_ctx_free(ctx);

@@ -360,8 +360,19 @@ static char *write_template(member *m, const tine_expr_t *e, bool abs) {
     return t.p;
 }
 
+/* Whether every instruction e calls is known to the context: a description read by
+ * tine_isa_parse is not registered, so the entries of its own that a semantics calls
+ * (srsra = acc + srshr) have no meaning outside it, for the interpreter or Z3. */
+static bool resolvable(tine_ctx_t *ctx, const tine_expr_t *e) {
+    if (e->op == TINE_OP_INSN && !tine_insn_info(ctx, e->imm, NULL)) return false;
+    for (int i = 0; i < e->nops; i++)
+        if (!resolvable(ctx, e->ops[i])) return false;
+    return true;
+}
+
 /* The member's own template (and its other spelling) and binding; false when it has none. */
 static bool make_template(tine_ctx_t *ctx, member *m) {
+    if (!resolvable(ctx, m->sem)) return false;
     const tine_expr_t *e = inline_insns(ctx, m->sem);
     const tine_expr_t *v0 = first_var(e);
     if (!v0) return false;
