@@ -607,22 +607,22 @@ tine_classes *tine_classes_find(tine_ctx_t *ctx, const tine_isa *const *isas, in
     /* buckets whose members are all written alike with the narrower types as they are,
      * and alike across buckets, are one (srshl_i16 reads its count as narrow(T), srshl_i32
      * as narrow(narrow(T)): both as i8) */
+    const char **alt = tine_xcalloc((size_t)(nb ? nb : 1), sizeof *alt); /* each bucket's one alt, or NULL */
     for (int j = 0; j < nb; j++) {
-        const char *alt = c->m[b[j].m[0]].alt;
-        for (int x = 1; x < b[j].n && alt; x++)
-            if (!c->m[b[j].m[x]].alt || strcmp(c->m[b[j].m[x]].alt, alt)) alt = NULL;
-        b[j].ast = (tine_ast *)alt; /* for now: the bucket's one alt spelling, or NULL */
+        alt[j] = c->m[b[j].m[0]].alt;
+        for (int x = 1; x < b[j].n && alt[j]; x++)
+            if (!c->m[b[j].m[x]].alt || strcmp(c->m[b[j].m[x]].alt, alt[j])) alt[j] = NULL;
     }
     for (int j = 0; j < nb; j++)
-        for (int j2 = j + 1; j2 < nb && b[j].ast; j2++) {
-            if (!b[j2].ast || strcmp((const char *)b[j].ast, (const char *)b[j2].ast)) continue;
+        for (int j2 = j + 1; j2 < nb && alt[j]; j2++) {
+            if (!alt[j2] || strcmp(alt[j], alt[j2])) continue;
             for (int x = 0; x < b[j2].n; x++) TINE_PUSH(b[j].m, b[j].n, b[j].cap, b[j2].m[x]);
             b[j2].n = 0;
-            b[j2].ast = NULL;
-            b[j].tmpl = (char *)b[j].ast;
+            alt[j2] = NULL;
+            b[j].tmpl = (char *)alt[j];
             b[j].abs = true;
         }
-    for (int j = 0; j < nb; j++) b[j].ast = NULL;
+    free(alt);
     /* larger buckets first: they own the classes the others' members may join */
     int *bo = tine_xmalloc(sizeof(int) * (size_t)(nb ? nb : 1));
     for (int j = 0; j < nb; j++) bo[j] = j;
