@@ -539,6 +539,13 @@ int tine_verify_kernel_all(tine_ctx_t *ctx, const char *text, const char *file, 
  * an error, 0 otherwise. */
 int tine_verify_bounds_all(tine_ctx_t *ctx, int quick, unsigned timeout_ms, FILE *out);
 
+/* Similarity classes of instructions (src/verify/classes.c): the instructions of the
+ * description `isa` ("x86", "arm", or "all"/NULL: every built-in one, each also counted
+ * alone) grouped by parameterised template, members proven instances by Z3 (timeout_ms per
+ * query, 0: none). Writes each class (template, members, bindings) and the counts to out.
+ * Returns the number of classes, or -1 with an error (an unknown description). */
+int tine_isa_classes(tine_ctx_t *ctx, const char *isa, unsigned timeout_ms, FILE *out);
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

@@ -735,4 +735,8 @@ uint32_t tine_target_features(tine_ctx_t *ctx, const char *target, const tine_is
 const tine_expr_t *tine_insn_template(tine_ctx_t *ctx, const tine_expr_t *e, const tine_expr_t *const **ph,
                                       bool expanded);
 
+/* Instruction k of isa (built in or parsed) at `lanes` result lanes, FPIR ops kept, on
+ * placeholders (*ph, one per operand); NULL when it has no such lane count. */
+const tine_expr_t *tine_isa_insn_sem(tine_ctx_t *ctx, const tine_isa *isa, int k, int lanes, const tine_expr_t *const **ph);
+
 #endif

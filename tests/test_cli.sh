@@ -191,7 +191,7 @@ for args in "help run" "run --help" "run -h" "run FILE --help" "run -e a_u8 --he
     check "'tine $args' marks --lanes as -e's" grep -qE '^  --lanes N .*; -e EXPR only$' "$TMP/out"
 done
 # every option a command's usage lines name has its line in that command's help
-for cmd in print expand eval lift rules compile run bench bench-ir bench-lift verify; do
+for cmd in print expand eval lift rules compile run bench bench-ir bench-lift verify isa; do
     "$TINE" help $cmd >"$TMP/help" 2>&1
     for o in $(grep -E '^(usage:|      ) tine ' "$TMP/help" | grep -oE '(^| |\[)(--[a-z-]+|-[eo])' | tr -d ' [' | sort -u); do
         check "'tine help $cmd' describes $o" grep -qE "^  $o( |$)" "$TMP/help"
@@ -536,6 +536,26 @@ run eval 'pavgb(a_u8, b_u8)' --lanes 4 --seed 2
 check "an instruction evaluates through its semantics (rc $rc)" test "$rc" -eq 0
 run eval 'pavgb(a_u8, b_i8)' --lanes 4
 check "an instruction's operand types are checked" grep -qF 'operand 2 of pavgb is i8, not u8' "$TMP/err"
+
+# ---- isa classes: the similarity classes of the x86 description ------------------------------
+run isa classes --isa x86
+check "isa classes --isa x86 exits 0 (rc $rc: $err)" test "$rc" -eq 0
+n_x86=$(grep -c '^insn ' "$HERE/../src/targets/x86.isa")
+members=$(grep -cE '^  [a-z0-9_]+ +x86 ' "$TMP/out")
+check "isa classes lists each of the $n_x86 x86 instructions once (got $members)" test "$members" -eq "$n_x86"
+summary=$(grep -E '^x86: [0-9]+ instructions, [0-9]+ classes' "$TMP/out")
+check "isa classes ends with the x86 counts ('$summary')" test -n "$summary"
+n_classes=$(sed -nE 's/^x86: [0-9]+ instructions, ([0-9]+) classes.*/\1/p' <<<"$summary")
+check "isa classes counts $n_x86 instructions" grep -qE "^x86: $n_x86 instructions" <<<"$summary"
+check "isa classes prints as many classes as it counts ($n_classes)" test "$(grep -c '^class ' "$TMP/out")" -eq "${n_classes:-0}"
+check "fewer classes ($n_classes) than instructions ($n_x86)" test "${n_classes:-99999}" -lt "$n_x86"
+class_of() { # the class number of an instruction in the last output
+    awk -v insn="$1" '/^class / { c = $2 } $1 == insn { print c; exit }' "$TMP/out"
+}
+check "pavgb and pavgw are one class" test -n "$(class_of pavgb)" -a "$(class_of pavgb)" = "$(class_of pavgw)"
+check "paddsb and paddusb are one class (signedness is T's)" test "$(class_of paddsb)" = "$(class_of paddusb)"
+check "paddsb and psubsb are two classes" test "$(class_of paddsb)" != "$(class_of psubsb)"
+check "pavgb's binding names T and the constants" grep -qE '^  pavgb +x86 +T=u8 x0=a x1=b c0=1 c1=1 ' "$TMP/out"
 
 # ---- the bad-input corpus: tests/data/bad_cli.txt (format at its top) ---------------------------
 # Each case runs in a fresh directory holding copies of bench/kernels/*.tine, so messages

@@ -116,6 +116,8 @@ int cli_cmd_bench_ir(const options *o);
 int cli_cmd_bench_lift(const options *o);
 /* tine verify (tools/verify.c). */
 int cli_verify(const options *o);
+/* tine isa classes (tools/isa_classes.c). */
+int cli_isa_classes(const options *o);
 /* tine report FILE (tools/report.c). */
 int cli_cmd_report(const options *o);
 /* tine isa SUBCOMMAND (tools/isa.c). */

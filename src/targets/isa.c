@@ -441,6 +441,23 @@ const tine_expr_t *tine_insn_template(tine_ctx_t *ctx, const tine_expr_t *e, con
     return expanded ? m->expanded : m->sem;
 }
 
+/* Instruction k of a description (built in or read by tine_isa_parse) at `lanes` result
+ * lanes: what the similarity classes compare (src/verify/classes.c) at one lane count
+ * for every instruction, so that lane-dependent constants (slices) agree. */
+const tine_expr_t *tine_isa_insn_sem(tine_ctx_t *ctx, const tine_isa *isa, int k, int lanes, const tine_expr_t *const **ph) {
+    const tine_insn *in = &isa->insn[k];
+    int l[TINE_INSN_MAX_OPS];
+    if (!tine_insn_operand_lanes(in, lanes, l)) return NULL;
+    tine_type_t t[TINE_INSN_MAX_OPS];
+    for (int j = 0; j < in->nops; j++) t[j] = tine_type_with_lanes(in->optype[j], l[j]);
+    tine_saved_error saved = tine_error_save(ctx);
+    struct insn_tmpl *m = instantiate(ctx, (tine_isa *)isa, k, t);
+    tine_error_restore(ctx, &saved);
+    if (!m) return NULL;
+    *ph = (const tine_expr_t *const *)m->ph;
+    return m->sem;
+}
+
 /* ---- instruction names in expressions ---------------------------------------------- */
 
 /* A target instruction (src/targets): its operand types are fixed, so a literal operand
