@@ -799,8 +799,10 @@ static value eval(ev *x, env *en, const p_node *n) {
             }
             return r;
         }
-        if ((n->op == PT_SHL || n->op == PT_SHR) && (to_sym(x, a).k == V_BITS || (a.k == V_SYM && b.k == V_INT &&
-                                                                                   vhi(a) >= ((tine_i128)1 << 62) && n->op == PT_SHL && b.i >= 64))) {
+        /* a shift of a wide value, or one whose result is wider than 128 bits */
+        int abits = a.k == V_BITS ? bm_extent(a.b) : a.k == V_SYM && a.e->type.kind != TINE_BOOL ? a.e->type.bits : 0;
+        if ((n->op == PT_SHL || n->op == PT_SHR) &&
+            (abits > 128 || (n->op == PT_SHL && b.k == V_INT && abits + b.i > 128))) {
             const p_node *amt = n->kids[1];
             int unit = 0;
             if (amt->kind == P_BIN && amt->op == '*' && amt->kids[1]->kind == P_NUM) unit = (int)amt->kids[1]->num;
@@ -1188,6 +1190,12 @@ tine_expr_t *tine_pseudo_eval(tine_ctx_t *ctx, tine_arena *arena, const p_node *
         int ew = t.kind == TINE_BOOL ? 1 : t.bits;
         v->bm.width = ew * t.lanes;
         v->bm.sgn = a->sgn;
+        if (a->bits && t.lanes == 1 && t.kind != TINE_BOOL && a->bits < t.bits) { /* its low bits */
+            tine_expr_t *u = t.kind == TINE_INT ? tine_reinterpret(ctx, ity(false, t.bits), a->var) : a->var;
+            v->bm.width = a->bits;
+            bm_write(&x, &v->bm, 0, a->bits, sym_full(u));
+            continue;
+        }
         for (int k = 0; k < t.lanes; k++) {
             tine_expr_t *l = t.lanes == 1 ? a->var : tine_slice(ctx, a->var, k, 1, 1);
             tine_expr_t *u;

@@ -11,6 +11,7 @@ typedef struct {
     tine_expr_t *var;
     tine_type_t type; /* the result's type (ret only) */
     bool sgn;
+    int bits; /* a scalar read as its low bits only (an immediate's); 0: all */
 } tine_pseudo_arg;
 
 /* The result register of the program as an expression over the operands' variables:

@@ -58,7 +58,7 @@ typedef struct {
 
 typedef struct {
     const char *name, *op, *cpuid[4], *types[4], *insn;
-    int ncpuid, ntypes, line;
+    int ncpuid, ntypes, line, opline; /* the element's line, and its <operation>'s */
     xparam ret, par[8];
     int npar;
 } xintr;
@@ -103,7 +103,11 @@ static bool next_intrinsic(tine_arena *a, const char *text, const char **p, xint
             char *v = decode(a, tend + 1, (size_t)(close - tend - 1));
             if (TAG("CPUID") && out->ncpuid < 4) out->cpuid[out->ncpuid++] = v;
             else if (TAG("type") && out->ntypes < 4) out->types[out->ntypes++] = v;
-            else if (TAG("operation")) out->op = v;
+            else if (TAG("operation")) {
+                out->op = v;
+                out->opline = out->line;
+                for (const char *r = s; r < tend; r++) out->opline += *r == '\n';
+            }
         }
 #undef TAG
         q = close ? strchr(close, '>') : tend + 1;
@@ -223,7 +227,10 @@ static bool import_one(tine_ctx_t *ctx, tine_arena *a, const xintr *in, tine_buf
             snprintf(why, nwhy, "an unnamed operand");
             return false;
         }
-        args[i] = (tine_pseudo_arg){in->par[i].name, tine_var(ctx, in->par[i].name, t), t, sgn};
+        args[i] = (tine_pseudo_arg){in->par[i].name, tine_var(ctx, in->par[i].name, t), t, sgn, 0};
+        /* an immediate is its low bits: its values are those the instruction encodes */
+        if (in->par[i].etype && !strcmp(in->par[i].etype, "IMM"))
+            args[i].bits = in->par[i].immwidth > 8 ? in->par[i].immwidth : 8;
     }
     if (!in->ret.type || !strcmp(in->ret.type, "void")) {
         snprintf(why, nwhy, "no result (a store)");
@@ -351,7 +358,12 @@ int tine_import_intel(tine_ctx_t *ctx, const char *xml, const char *file, const 
         else {
             out->n = mark;
             if (out->p) out->p[mark] = 0;
-            tine_buf_printf(report, "%s:%d: %s: %s\n", file, in.line, in.name, why);
+            /* a pseudocode error "L:C: what" is located in the file */
+            int pl, pc, used = 0;
+            if (!strncmp(why, "pseudocode ", 11) && sscanf(why + 11, "%d:%d: %n", &pl, &pc, &used) == 2 && used)
+                tine_buf_printf(report, "%s:%d:%d: %s: %s\n", file, in.opline + pl - 1, pc, in.name, why + 11 + used);
+            else
+                tine_buf_printf(report, "%s:%d: %s: %s\n", file, in.line, in.name, why);
         }
         /* per extension: the first CPUID names it */
         int k = 0;
@@ -383,7 +395,7 @@ int tine_isa_import_intel(tine_ctx_t *ctx, const char *xml, const char *file, co
             const char *best = NULL;
             int bd = 3;
             for (size_t i = 0; i < sizeof features / sizeof *features; i++) {
-                int d = tine_edit_distance(tok, features[i].cpuid, 64);
+                int d = tine_edit_distance(tok, features[i].cpuid, strlen(features[i].cpuid));
                 if (d < bd) bd = d, best = features[i].cpuid;
             }
             tine_set_error(ctx, "unknown CPUID '%s'%s%s%s (tine imports SSE2, SSE3, SSSE3, SSE4.1, SSE4.2, AVX2, AVX512F, "

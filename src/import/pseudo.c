@@ -464,7 +464,12 @@ static p_node *block(ps *s, const char *const *ends) {
             break;
         }
     }
-    if (!s->failed && ends && s->tok == T_EOF) fail(s, "expected %s before the end of the text", ends[0]);
+    if (!s->failed && ends && s->tok == T_EOF) {
+        char want[64] = "";
+        for (int i = 0; ends[i]; i++)
+            snprintf(want + strlen(want), sizeof want - strlen(want), "%s%s", i ? " or " : "", ends[i]);
+        fail(s, "expected %s before the end of the text", want);
+    }
     p_node *b = node(s, P_BLOCK, n);
     if (n) memcpy(b->kids, st, sizeof(p_node *) * (size_t)n);
     free(st);
