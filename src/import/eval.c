@@ -595,6 +595,21 @@ static bitmap *bits_of(ev *x, env *en, const p_node *n, bool create) {
     return &v->bm;
 }
 
+/* The place of a field with constant indices, fields of fields included
+ * (tmp.m128[i].dword[0]): the variable it is in and its bits [*lo, *lo + *w). */
+static const p_node *member_place(ev *x, env *en, const p_node *n, int *lo, int *w) {
+    if (n->kind != P_MEMBER) {
+        *lo = 0, *w = 0;
+        return n;
+    }
+    int blo = 0, bw = 0;
+    const p_node *root = member_place(x, en, n->kids[0], &blo, &bw);
+    tine_i128 k = 0;
+    if (n->kids[1] && !concrete(x, en, n->kids[1], &k)) return NULL;
+    *lo = blo + (int)(k * n->num), *w = (int)n->num;
+    return root;
+}
+
 /* A slice read at a symbolic offset: a select over every offset it can take. */
 static value dyn_read(ev *x, const bitmap *b, value off, int w, const p_node *at) {
     int ext = bm_extent(b);
@@ -981,11 +996,12 @@ static void assign(ev *x, env *en, const p_node *lhs, value v) {
         return;
     }
     if (lhs->kind == P_MEMBER) {
-        tine_i128 k = 0;
-        if (lhs->kids[1] && !concrete(x, en, lhs->kids[1], &k)) return;
-        bitmap *b = bits_of(x, en, lhs->kids[0], true);
+        int lo, w;
+        const p_node *root = member_place(x, en, lhs, &lo, &w);
+        if (!root) return;
+        bitmap *b = bits_of(x, en, root, true);
         if (!b) { efail(x, lhs, "an assignment to a field of this"); return; }
-        bm_write(x, b, (int)(k * lhs->num), (int)lhs->num, v);
+        bm_write(x, b, lo, w, v);
         return;
     }
     if (lhs->kind != P_SLICE) {

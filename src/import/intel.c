@@ -88,7 +88,9 @@ static bool next_intrinsic(tine_arena *a, const char *text, const char **p, xint
             out->ret.type = attr(a, t, tend, "type") ? attr(a, t, tend, "type") : out->ret.type;
             out->ret.name = attr(a, t, tend, "varname");
             out->ret.etype = attr(a, t, tend, "etype");
-        } else if (TAG("parameter") && out->npar < 8) {
+        } else if (TAG("parameter") && out->npar >= 8) {
+            out->npar++; /* counted, not kept: the intrinsic is refused */
+        } else if (TAG("parameter")) {
             xparam *x = &out->par[out->npar++];
             x->type = attr(a, t, tend, "type");
             x->name = attr(a, t, tend, "varname");
@@ -178,6 +180,8 @@ static const char *operand_type(const char *ctype, const char *etype, tine_type_
             s = etype[0] == 'S';
         } else if (!strcmp(etype, "M128") || !strcmp(etype, "M256") || !strcmp(etype, "M512"))
             eb = 64;
+        else if (!strcmp(etype, "MASK")) /* a vector of lane masks (blendv): its bytes */
+            eb = 8;
         else
             return "a floating-point element type";
         if (eb != 8 && eb != 16 && eb != 32 && eb != 64) return "an element type of an unusual width";
@@ -206,6 +210,8 @@ static long tree_size(const tine_expr_t *e, long cap) {
 /* The longest semantics the importer writes: longer ones are listed as not imported
  * (a later language with names for shared subexpressions would take them). */
 enum { TINE_IMPORT_MAX_TEXT = 24000 };
+/* The most operands an instruction entry has (TINE_INSN_MAX_OPS of the descriptions). */
+enum { TINE_IMPORT_MAX_OPS = 6 };
 
 static const char *reg_of(int bits) { return bits == 128 ? "xmm" : bits == 256 ? "ymm" : "zmm"; }
 
@@ -213,6 +219,11 @@ static const char *reg_of(int bits) { return bits == 128 ? "xmm" : bits == 256 ?
 static bool import_one(tine_ctx_t *ctx, tine_arena *a, const xintr *in, tine_buf *out, char *why, size_t nwhy) {
     tine_pseudo_arg args[8], ret = {0};
     int vbits = 0;
+    if (in->npar > TINE_IMPORT_MAX_OPS) {
+        snprintf(why, nwhy, "%d operands, more than an instruction takes (%d): a sequence such as a set", in->npar,
+                 TINE_IMPORT_MAX_OPS);
+        return false;
+    }
     for (int i = 0; i < in->npar; i++) {
         tine_type_t t;
         bool sgn;
@@ -315,8 +326,9 @@ static bool wanted(const xintr *in, const char *const *cpuids, int ncpuids) {
     }
     /* integer: no floating-point vector anywhere */
     const char *ts[9] = {in->ret.type};
-    for (int i = 0; i < in->npar; i++) ts[i + 1] = in->par[i].type;
-    for (int i = 0; i <= in->npar; i++)
+    int n = in->npar < 8 ? in->npar : 8; /* the parameters kept */
+    for (int i = 0; i < n; i++) ts[i + 1] = in->par[i].type;
+    for (int i = 0; i <= n; i++)
         if (ts[i] && !strncmp(ts[i], "__m", 3) && strncmp(ts[i], "__mmask", 7) && ts[i][strlen(ts[i]) - 1] != 'i')
             return false;
     return true;
