@@ -219,6 +219,10 @@ static const char *reg_of(int bits) { return bits == 128 ? "xmm" : bits == 256 ?
 static bool import_one(tine_ctx_t *ctx, tine_arena *a, const xintr *in, tine_buf *out, char *why, size_t nwhy) {
     tine_pseudo_arg args[8], ret = {0};
     int vbits = 0;
+    if (in->npar == 0) {
+        snprintf(why, nwhy, "no operand (a constant such as setzero)");
+        return false;
+    }
     if (in->npar > TINE_IMPORT_MAX_OPS) {
         snprintf(why, nwhy, "%d operands, more than an instruction takes (%d): a sequence such as a set", in->npar,
                  TINE_IMPORT_MAX_OPS);
@@ -296,7 +300,11 @@ static bool import_one(tine_ctx_t *ctx, tine_arena *a, const xintr *in, tine_buf
         tine_buf_printf(out, "%s%s:%s", i ? ", " : "", args[i].name, tine_type_str(args[i].type, ts, sizeof ts));
     }
     tine_buf_puts(out, ") = ");
-    tine_print_named(ctx, e, e->type.lanes, true, out);
+    /* printed at the lanes the loader elaborates a fixed entry at: its operands' most */
+    int ctx_lanes = 1;
+    for (int i = 0; i < in->npar; i++)
+        if (args[i].type.lanes > ctx_lanes) ctx_lanes = args[i].type.lanes;
+    tine_print_named(ctx, e, ctx_lanes, true, out);
     if (out->n - start > TINE_IMPORT_MAX_TEXT) {
         snprintf(why, nwhy, "semantics of %zu characters, more than %d (lanes that are not one function of the "
                  "operands' lanes)", out->n - start, TINE_IMPORT_MAX_TEXT);
