@@ -228,8 +228,9 @@ static void test_insn(int code, uint32_t host) {
         const tine_insn_form *fm = &in->form[f];
         const tine_isa *isa;
         tine_insn_info(ctx, (uint32_t)code, &isa);
-        if (!(host >> fm->feature & 1)) {
-            printf("  %-10s %s: this machine lacks %s; not run\n", in->name, fm->reg, isa->features[fm->feature]);
+        if (fm->features & ~host) {
+            printf("  %-10s %s: this machine lacks %s; not run\n", in->name, fm->reg,
+                   isa->features[__builtin_ctz(fm->features & ~host)]);
             continue;
         }
         ran++;
@@ -436,7 +437,7 @@ static void test_c_intrinsics(uint32_t host, const char *only) {
         const tine_insn *in = &isa->insn[k];
         if (only && strcmp(only, in->name)) continue;
         for (int fm = 0; fm < in->nforms; fm++) {
-            if (!(host >> in->form[fm].feature & 1)) continue;
+            if (in->form[fm].features & ~host) continue;
             int W = in->form[fm].bits;
             const char *pre = W == 128 ? "_mm" : W == 256 ? "_mm256" : "_mm512";
             char ty[16], ld[64];
@@ -468,7 +469,7 @@ static void test_c_intrinsics(uint32_t host, const char *only) {
         const tine_insn *in = &isa->insn[k];
         if (only && strcmp(only, in->name)) continue;
         for (int fm = 0; fm < in->nforms; fm++) {
-            if (!(host >> in->form[fm].feature & 1)) continue;
+            if (in->form[fm].features & ~host) continue;
             char sym[32];
             snprintf(sym, sizeof sym, "t_%d_%d", k, fm);
             cfn fn = (cfn)(uintptr_t)dlsym(lib, sym);
