@@ -707,8 +707,13 @@ typedef struct {
     int ntmpl, captmpl;
 } tine_insn;
 
-/* The built-in description of that name ("x86"), or the first one for NULL; NULL if none. */
+/* The built-in description of that name ("x86"), or the first one for NULL; NULL if none.
+ * One read on request ("x86gen", the imported intrinsics) is read by the first call that
+ * names it; its instruction names are known from then on. */
 const tine_isa *tine_isa_get(tine_ctx_t *ctx, const char *name);
+/* A description read on request ("x86gen"), read from other text (a file being checked,
+ * a test's sample) in its place; NULL with a located error, or when it is read already. */
+const tine_isa *tine_isa_get_from(tine_ctx_t *ctx, const char *name, const char *text, const char *file);
 /* The lowering rules of a built-in description (text; *file its path), or NULL. */
 const char *tine_isa_rules(const tine_isa *isa, const char **file);
 /* The name of the i-th built-in description ("x86", "arm"), or NULL past the end. */

@@ -16,7 +16,7 @@
  *
  * The C intrinsics are checked the same way: the test writes a C file that calls each
  * form's C intrinsic on loaded registers, builds it with clang-19 -march=native into a
- * shared object, and compares its results on random and edge inputs with the model (a
+ * shared object (cshared.h), and compares its results on random and edge inputs with the model (a
  * pack's result in the machine's per-block order). A misspelt C name fails the build,
  * and the test with it.
  *
@@ -31,6 +31,7 @@
 
 #include "testutil.h"
 #include "edges.h"
+#include "cshared.h"
 
 #include <dlfcn.h>
 #include <unistd.h>
@@ -422,7 +423,7 @@ static void test_c_intrinsics(uint32_t host, const char *only) {
         tine_ctx_free(ctx);
         return;
     }
-    char src[256], so[256], cmd[1024];
+    char src[256], so[256];
     snprintf(src, sizeof src, "%s/intrinsics.c", dir);
     snprintf(so, sizeof so, "%s/intrinsics.so", dir);
     FILE *f = fopen(src, "w");
@@ -454,16 +455,9 @@ static void test_c_intrinsics(uint32_t host, const char *only) {
         }
     }
     fclose(f);
-    snprintf(cmd, sizeof cmd, "clang-19 -O1 -march=native -Wno-invalid-feature-combination -shared -fPIC -o %s %s 2>&1", so, src);
-    FILE *p = popen(cmd, "r");
-    char out[4096] = "";
-    size_t got = p ? fread(out, 1, sizeof out - 1, p) : 0;
-    out[got] = 0;
-    /* drain the rest: closing the pipe early would kill clang with SIGPIPE (a CPU whose
-       -march=native draws hundreds of warnings, as clang 19 on some Xeons does) */
-    for (char sink[4096]; p && fread(sink, 1, sizeof sink, p) > 0;) {}
-    int rc = p ? pclose(p) : -1;
-    void *lib = rc == 0 ? dlopen(so, RTLD_NOW) : NULL;
+    char out[4096], *srcs[1] = {src};
+    void *lib = cshared_build(srcs, 1, so, out, sizeof out) ? dlopen(so, RTLD_NOW) : NULL;
+    cshared_clean(srcs, 1);
     check(lib != NULL, "C intrinsics: %s does not build with clang-19 (%d functions): %s", src, nfn, out);
     for (int k = 0; lib && k < isa->n; k++) {
         const tine_insn *in = &isa->insn[k];

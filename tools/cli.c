@@ -32,6 +32,7 @@ static const char *const COMMANDS[CLI_FORMS] = {
     [CLI_LIFT] = "lift", [CLI_RULES] = "rules", [CLI_COMPILE_EXPR] = "compile", [CLI_RUN_EXPR] = "run",
     [CLI_OPS] = "ops", [CLI_BENCH] = "bench", [CLI_BENCH_IR] = "bench-ir", [CLI_BENCH_LIFT] = "bench-lift",
     [CLI_VERIFY] = "verify", [CLI_REPORT] = "report", [CLI_HELP] = "help",
+    [CLI_ISA] = "isa",
 };
 /* Each form's command lines, in the order usage lists them (`tine help COMMAND`: its own). */
 static const struct {
@@ -58,6 +59,7 @@ static const struct {
     {F(VERIFY), "verify FILE [--target T] [--timeout MS]"},
     {F(VERIFY), "verify --bounds [--quick] [--timeout MS]"},
     {F(REPORT), "report FILE [--target T] [--select tine|llvm] [-o OUT.html] [--bench]"},
+    {F(ISA), "isa list [--isa x86|arm|x86gen]"},
     {F(HELP), "help [COMMAND]"},
 };
 /* What each command does, in one line (`tine help COMMAND`). */
@@ -78,6 +80,7 @@ static const char *const COMMAND_WHAT[CLI_FORMS] = {
     [CLI_VERIFY] = "proofs with Z3: rules, a kernel's selection, or the interval rules",
     [CLI_REPORT] = "one self-contained HTML page: a kernel's source, loop nests, selection and assembly",
     [CLI_HELP] = "the usage of tine, or of one command",
+    [CLI_ISA] = "the instruction forms of the target descriptions, and whether this machine runs each",
 };
 /* the forms whose positional argument is an expression (compile and run take a kernel file) */
 static const unsigned TAKES_EXPR = F(PRINT) | F(EXPAND) | F(EVAL) | F(LIFT);
@@ -127,8 +130,8 @@ static const struct {
         "EXPR", "an expression instead of a kernel FILE"},
     [O_RULES] = {"--rules", 1, F(VERIFY),
         "R", "prove a rule set: lift, x86, arm, or a rule FILE"},
-    [O_ISA] = {"--isa", 1, F(VERIFY),
-        "ISA", "the instruction set of a rule file's lowering rules (x86 or arm)"},
+    [O_ISA] = {"--isa", 1, F(VERIFY) | F(ISA),
+        "ISA", "verify: the instruction set of a rule file's lowering rules (x86 or arm); isa list: the one to list"},
     [O_RULE] = {"--rule", 1, F(VERIFY),
         "NAME", "prove this rule only"},
     [O_TIMEOUT] = {"--timeout", 1, F(VERIFY),
@@ -396,6 +399,12 @@ static int positional_form(char **argv, int *form, const char *positional, bool 
         }
     } else if (*form == CLI_VERIFY) {
         o->file = positional; /* a kernel, or none with --rules or --bounds */
+    } else if (*form == CLI_ISA) {
+        if (!positional || strcmp(positional, "list")) {
+            fprintf(stderr, "tine isa: needs 'list' (tine isa list [--isa x86|arm|x86gen])%s%s%s\n",
+                    positional ? ", not '" : "", positional ? positional : "", positional ? "'" : "");
+            return 2;
+        }
     } else if (*form == CLI_REPORT) {
         o->file = positional;
         if (!positional) {

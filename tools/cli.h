@@ -12,7 +12,7 @@
 typedef enum {
     CLI_DEMO, CLI_PRINT, CLI_EXPAND, CLI_EVAL, CLI_LIFT, CLI_RULES, CLI_COMPILE_EXPR, CLI_RUN_EXPR,
     CLI_COMPILE_KERNEL, CLI_RUN_KERNEL, CLI_OPS, CLI_BENCH, CLI_BENCH_IR, CLI_BENCH_LIFT, CLI_VERIFY, CLI_REPORT, CLI_HELP,
-    CLI_VERSION, CLI_FORMS
+    CLI_VERSION, CLI_ISA, CLI_FORMS
 } cli_form;
 
 /* --param NAME=VALUE: the value's text, checked against the parameter's type by
@@ -116,5 +116,7 @@ int cli_cmd_bench_lift(const options *o);
 int cli_verify(const options *o);
 /* tine report FILE (tools/report.c). */
 int cli_cmd_report(const options *o);
+/* tine isa list (tools/isa_list.c). */
+int cli_cmd_isa(const options *o);
 
 #endif

@@ -630,6 +630,7 @@ static int dispatch(const options *o) {
     case CLI_BENCH_LIFT: return cli_cmd_bench_lift(o);
     case CLI_VERIFY: return cli_verify(o);
     case CLI_REPORT: return cli_cmd_report(o);
+    case CLI_ISA: return cli_cmd_isa(o);
     case CLI_BENCH: return tine_cmd_bench(o->filter, o->target, o->peers, o->quick);
     case CLI_RUN_KERNEL: return cli_run_kernel(o);
     case CLI_COMPILE_KERNEL: return cmd_kernel_compile(o);

@@ -412,17 +412,23 @@ bool tine_insn_operand_lanes(const tine_insn *in, int lanes, int *out) {
     return true;
 }
 
+/* Reads built-in description id from text into the context; NULL with the error. */
+static tine_isa *read_builtin(tine_ctx_t *ctx, int id, const char *text, const char *file) {
+    isa_state *st = state(ctx);
+    st->loading = true;
+    st->isa[id] = load(ctx, id, text, file);
+    st->loading = false;
+    st->cur = NULL;
+    return st->isa[id];
+}
+
 const tine_isa *tine_isa_get(tine_ctx_t *ctx, const char *name) {
     isa_state *st = state(ctx);
     for (int id = 0; id < NBUILTIN; id++) {
-        if (name && strcmp(BUILTIN[id].name, name)) continue;
+        if (name ? strcmp(BUILTIN[id].name, name) : BUILTIN[id].on_request) continue;
         if (!st->isa[id]) {
             tine_saved_error saved = tine_error_save(ctx);
-            st->loading = true;
-            st->isa[id] = load(ctx, id, BUILTIN[id].text, BUILTIN[id].file);
-            st->loading = false;
-            st->cur = NULL;
-            if (!st->isa[id]) {
+            if (!read_builtin(ctx, id, BUILTIN[id].text, BUILTIN[id].file)) {
                 /* the shipped descriptions load (a test says so); this is a build defect */
                 fprintf(stderr, "%s\n", tine_error(ctx));
                 TINE_ASSERT(!"a built-in target description does not load");
@@ -431,6 +437,20 @@ const tine_isa *tine_isa_get(tine_ctx_t *ctx, const char *name) {
         }
         return st->isa[id];
     }
+    return NULL;
+}
+
+const tine_isa *tine_isa_get_from(tine_ctx_t *ctx, const char *name, const char *text, const char *file) {
+    isa_state *st = state(ctx);
+    for (int id = 0; id < NBUILTIN; id++) {
+        if (strcmp(BUILTIN[id].name, name)) continue;
+        if (!BUILTIN[id].on_request || st->isa[id]) {
+            tine_set_error(ctx, "description '%s' is %s", name, st->isa[id] ? "read already" : "not read on request");
+            return NULL;
+        }
+        return read_builtin(ctx, id, text, file);
+    }
+    tine_set_error(ctx, "no built-in description is named '%s'", name);
     return NULL;
 }
 
