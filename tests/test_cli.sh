@@ -537,6 +537,28 @@ check "an instruction evaluates through its semantics (rc $rc)" test "$rc" -eq 0
 run eval 'pavgb(a_u8, b_i8)' --lanes 4
 check "an instruction's operand types are checked" grep -qF 'operand 2 of pavgb is i8, not u8' "$TMP/err"
 
+# ---- isa list: one line per instruction form, and whether this machine runs it ----------------
+run isa list --isa x86gen
+check "isa list --isa x86gen exits 0 (rc $rc)" test "$rc" -eq 0
+gen_forms=$(grep -c '^  forms ' "$HERE/../src/targets/x86.gen.isa")
+check "  one line per form of x86.gen.isa ($gen_forms, got $(wc -l <"$TMP/out"))" test "$(wc -l <"$TMP/out")" -eq "$gen_forms"
+check "  each line says where it runs" test "$(grep -cE '(runs here|not on this CPU)$' "$TMP/out")" -eq "$gen_forms"
+check "  a line names the intrinsic, register and feature" \
+    grep -qE '^x86gen +mm_adds_epi8 +xmm +_mm_adds_epi8 +sse2 +runs here$' "$TMP/out"
+check "  joined features are listed with '+'" grep -qE '^x86gen +mm256_mask_add_epi16 +ymm .* avx512bw\+avx512vl ' "$TMP/out"
+run isa list --isa x86
+check "isa list --isa x86: pavgb's three forms" test "$(grep -cE '^x86 +pavgb ' "$TMP/out")" -eq 3
+nx86=$(wc -l <"$TMP/out")
+run isa list --isa arm
+narm=$(wc -l <"$TMP/out")
+if [ "$(uname -m)" = x86_64 ]; then
+    check "isa list --isa arm: every form under qemu on this x86 machine" \
+        test "$(grep -c ' qemu$' "$TMP/out")" -eq "$narm" -a "$narm" -gt 100
+fi
+run isa list
+check "isa list: every description ($nx86 + $narm + $gen_forms lines, got $(wc -l <"$TMP/out"))" \
+    test "$(wc -l <"$TMP/out")" -eq $((nx86 + narm + gen_forms))
+
 # ---- the bad-input corpus: tests/data/bad_cli.txt (format at its top) ---------------------------
 # Each case runs in a fresh directory holding copies of bench/kernels/*.tine, so messages
 # name files as the case wrote them. With TINE_BLESS=1 in the environment, the file is

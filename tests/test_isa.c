@@ -337,6 +337,41 @@ static void test_errors(void) {
         {"feature sse2\nwidth xmm 128\ninsn g(a:u8) = a\n  forms xmm:sse2\n  cost 1 1\n  llvm generic\n  c _mm_g\n"
          "insn g(a:u8) = a\n  forms xmm:sse2\n  cost 1 1\n  llvm generic\n  c _mm_f\n",
          "<t>:8:6: duplicate instruction 'g'"},
+        /* fixed (imported) entries: exact types, one form, immediates with their bits */
+        {"feature sse2 avx512f\nwidth xmm 128\nwidth ymm 256\n"
+         "insn f(a:u8x16) = a\n  fixed\n  forms ymm:sse2\n  c _mm_f\n",
+         "<t>:6:9: the form of 'f' is 256 bits wide, but its widest vector is 128 bits"},
+        {"feature sse2 avx512f\nwidth xmm 128\nwidth ymm 256\n"
+         "insn f(a:u8x16) = a\n  fixed\n  forms xmm:sse2+avx9\n  c _mm_f\n",
+         "<t>:6:18: unknown feature 'avx9' (declare it with 'feature')"},
+        {"feature sse2 avx512f\nwidth xmm 128\nwidth ymm 256\n"
+         "insn f(a:u8x3) = a\n  fixed\n  forms xmm:sse2\n  c _mm_f\n",
+         "<t>:4:8: operand a of 'f' is a vector of 24 bits, not of a register width"},
+        {"feature sse2 avx512f\nwidth xmm 128\nwidth ymm 256\n"
+         "insn f(a:u8x16, k:bool) = a\n  fixed\n  forms xmm:sse2\n  c _mm_f\n",
+         "<t>:4:17: an operand of a fixed instruction is written name:TYPE"},
+        {"feature sse2 avx512f\nwidth xmm 128\nwidth ymm 256\n"
+         "insn f(a:u8x16, b:u8x16, c:u8x16, d:u8x16, e:u8x16, g:u8x16, h:u8x16) = a\n  fixed\n  forms xmm:sse2\n  c _mm_f\n",
+         "<t>:4:6: an instruction has 1 to 6 operands"},
+        {"feature sse2 avx512f\nwidth xmm 128\nwidth ymm 256\n"
+         "insn f(a:u8x16) = a\n  fixed\n  forms xmm:sse2 ymm:avx512f\n  c _mm_f _mm256_f\n",
+         "<t>:4:6: fixed instruction 'f' has one form and no 'pack'"},
+        {"feature sse2 avx512f\nwidth xmm 128\nwidth ymm 256\n"
+         "insn f(a:u8x16) = a\n  fixed\n  forms xmm:sse2\n",
+         "<t>:6:1: fixed instruction 'f' needs forms and c"},
+        {"feature sse2 avx512f\nwidth xmm 128\nwidth ymm 256\n"
+         "insn f(a:u8x16, n:u32) = a\n  fixed\n  forms xmm:sse2\n  c _mm_f\n  imm a 8\n",
+         "<t>:8:7: the immediate 'a' of a fixed instruction is an integer scalar with its bits (imm a 8)"},
+        {"feature sse2 avx512f\nwidth xmm 128\nwidth ymm 256\n"
+         "insn f(a:u8x16, n:u32) = a\n  fixed\n  forms xmm:sse2\n  c _mm_f\n  imm n 40\n",
+         "<t>:8:9: an immediate has 1 to 32 bits"},
+        {"feature sse2 avx512f\nwidth xmm 128\nwidth ymm 256\n"
+         "insn f(a:u8x16, n:u32) = a\n  fixed\n  forms xmm:sse2\n  c _mm_f\n  imm n\n",
+         "<t>:8:7: the immediate 'n' of a fixed instruction is an integer scalar with its bits (imm n 8)"},
+        {"feature sse2 avx512f\nwidth xmm 128\nwidth ymm 256\n"
+         "insn f(a:u8x16) = x8(slice(a, 0, 1, 1))\n  fixed\n  forms xmm:sse2\n  c _mm_f\n",
+         "<t>:4:6: the result of 'f' is a vector of 64 bits, not of a register width"},
+
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         tine_ctx_t *ctx = tine_ctx_new();

@@ -30,6 +30,7 @@
 #include "internal.h"
 #include "ir/ast.h"
 #include "targets/targets.h"
+#include "verify/smt.h"
 
 #include "testutil.h"
 #include "edges.h"
@@ -339,6 +340,74 @@ static tally check_description(tine_ctx_t *ctx, const tine_isa *isa, const char 
     return t;
 }
 
+/* ---- the layers that read an instruction through its semantics ----------------------- */
+
+static tine_expr_t *node2(tine_ctx_t *ctx, const char *name, tine_expr_t *a, tine_expr_t *b) {
+    tine_expr_t *ops[2] = {a, b};
+    int code = tine_isa_lookup(ctx, name);
+    return code < 0 ? NULL : tine_insn_make(ctx, (uint32_t)code, b ? 2 : 1, ops);
+}
+
+/* Six operands; Z3 and bounds analysis through a fixed entry's semantics; the emitter
+ * refuses an entry without an llvm line; x86gen's names are unknown until it is read. */
+static void test_consumers(void) {
+    tine_ctx_t *ctx = tine_ctx_new();
+    check(tine_isa_lookup(ctx, "mm_adds_epi8") < 0, "x86gen's names are unknown before it is read");
+    check(tine_isa_get(ctx, "x86gen") != NULL && tine_isa_lookup(ctx, "mm_adds_epi8") >= 0,
+          "x86gen's names are known once it is read");
+    tine_type_t i8x16 = tine_type(TINE_INT, 8, 16);
+    tine_expr_t *a = tine_var(ctx, "a", i8x16), *b = tine_var(ctx, "b", i8x16);
+    tine_expr_t *gen = node2(ctx, "mm_adds_epi8", a, b), *hand = node2(ctx, "paddsb", a, b);
+    check(gen && hand, "mm_adds_epi8 and x86's paddsb at 16 lanes: %s", tine_error(ctx));
+    check(!node2(ctx, "mm_adds_epi8", tine_var(ctx, "c", tine_type(TINE_INT, 8, 8)), tine_var(ctx, "d", tine_type(TINE_INT, 8, 8))),
+          "a fixed entry takes its exact lanes only");
+    if (gen && hand) {
+        char why[512];
+        double sec;
+        tine_smt *z = tine_smt_new(ctx, 60000);
+        check(tine_smt_equal(z, gen, hand, why, sizeof why, &sec) == TINE_SMT_PROVEN,
+              "Z3: the imported _mm_adds_epi8 is x86.isa's paddsb: %s", why);
+        check(tine_smt_equal(z, gen, node2(ctx, "mm_adds_epi8", a, a), why, sizeof why, &sec) == TINE_SMT_COUNTEREXAMPLE,
+              "Z3: mm_adds_epi8(a, b) is not mm_adds_epi8(a, a)");
+        tine_smt_free(z);
+        tine_jit_t *jit = tine_jit_expr(ctx, gen, "host", TINE_SELECT_TINE);
+        const char *err = tine_error(ctx);
+        check(!jit && err && strstr(err, "has no llvm line"), "the JIT refuses an entry without an llvm line: %s",
+              jit ? "compiled" : err ? err : "(no error)");
+        if (jit) tine_jit_free(jit);
+    }
+    tine_expr_t *w = node2(ctx, "mm_cvtepi8_epi16", a, NULL);
+    tine_i128 lo = 0, hi = 0;
+    check(w && tine_bounds(ctx, w, &lo, &hi) && lo == -128 && hi == 127,
+          "bounds of _mm_cvtepi8_epi16 through its semantics: [-128, 127], got [%lld, %lld]", (long long)lo, (long long)hi);
+    tine_ctx_free(ctx);
+    /* six operands, the most an entry has (src, k, a, b, c and an immediate) */
+    ctx = tine_ctx_new();
+    const tine_isa *isa = tine_isa_get_from(ctx, "x86gen",
+                                            "feature sse2\nwidth xmm 128\n"
+                                            "insn six(a:u8x16, b:u8x16, c:u8x16, d:u8x16, e:u8x16, n:u32) = "
+                                            "a + b + c + d + e + x16(cast<u8>(n))\n  fixed\n  forms xmm:sse2\n  c _mm_six\n  imm n 8\n",
+                                            "<six>");
+    check(isa && isa->n == 1 && isa->insn[0].nops == 6, "a six-operand entry loads: %s", isa ? "" : tine_error(ctx));
+    if (isa) {
+        tine_expr_t *v[6];
+        uint64_t lanes[6][16], out[16];
+        tine_env_t *env = tine_env_new(ctx);
+        for (int j = 0; j < 6; j++) {
+            char name[4] = {(char)('p' + j), 0};
+            v[j] = tine_var(ctx, name, isa->insn[0].optype[j]);
+            for (int l = 0; l < 16; l++) lanes[j][l] = (uint64_t)(j * 40 + l);
+            tine_env_bind(env, v[j], lanes[j]);
+        }
+        tine_expr_t *e = tine_insn_make(ctx, (uint32_t)tine_isa_lookup(ctx, "six"), 6, v);
+        bool ok = e && tine_eval(ctx, e, env, out) == 0;
+        for (int l = 0; ok && l < 16; l++) ok = out[l] == ((uint64_t)(0 + 40 + 80 + 120 + 160 + 5 * l + 200) & 255);
+        check(ok, "the six-operand entry evaluates (lane l: the sum of the operands' lanes and n)");
+        tine_env_free(env);
+    }
+    tine_ctx_free(ctx);
+}
+
 /* ---- the test can fail: mutated entries of the sample --------------------------------- */
 
 /* text with `from` replaced by `to` in the entry named insn; NULL if it is not there. */
@@ -434,7 +503,10 @@ int main(int argc, char **argv) {
     if (only && !t.checked && !t.not_run) fail("no fixed entry is named '%s'", only);
     tine_ctx_free(ctx);
     free(text);
-    if (!file && !only) test_mutants("data/isa_gen_sample.isa");
+    if (!file && !only) {
+        test_consumers();
+        test_mutants("data/isa_gen_sample.isa");
+    }
     printf("test_isa_gen: %.1f s\n", now() - t0);
     printf("test_isa_gen: %lld checks passed, %lld failed\n", g_pass, g_fail);
     return g_fail != 0;

@@ -261,8 +261,10 @@ static bool load_insn_operands(tine_ctx_t *ctx, tine_isa *isa, int k) {
     }
     if (in->fixed && in->imm >= 0 &&
         (in->optype[in->imm].lanes != 1 || in->optype[in->imm].kind == TINE_BOOL || !in->imm_bits)) {
-        isa_error(ctx, src, ia->imm, "the immediate '%s' of a fixed instruction is an integer scalar with its bits (imm %s 8)",
-                  ia->imm.s);
+        char m[160];
+        snprintf(m, sizeof m, "the immediate '%%s' of a fixed instruction is an integer scalar with its bits (imm %s 8)",
+                 ia->imm.s);
+        isa_error(ctx, src, ia->imm, m, ia->imm.s);
         return false;
     }
     return true;
