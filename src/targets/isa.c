@@ -11,6 +11,25 @@
  * Checks, each with file:line:col: unknown features and register widths, form lists whose
  * LLVM and C names do not line up, duplicate names, operand types that are not concrete
  * integer types, and semantics that do not type.
+ *
+ * Fixed entries (src/targets/x86.gen.isa, the description `x86gen` that `tine isa import`
+ * writes from Intel's list: one C intrinsic each) differ from the lane-generic ones of
+ * x86.isa and arm.isa:
+ *
+ *   insn mm256_mask_add_epi16(src:u16x16, k:boolx16, a:u16x16, b:u16x16) = select(k, a + b, src)
+ *     fixed                           operand types are exact
+ *     forms ymm:avx512bw+avx512vl     one form; '+' joins features that are all needed
+ *     c _mm256_mask_add_epi16         the intrinsic, taking the operands in this order
+ *     imm NAME BITS                   (optional) NAME is a literal in the C call, of BITS bits
+ *     llvm NAME                       (optional) without it the emitter refuses the entry
+ *
+ * TxN is a vector of N lanes (__m128i/__m256i/__m512i by its bits), a type without lanes a
+ * scalar (the C integer of its bits), boolxN a mask (__mmask8/16/32/64: lane j is bit j,
+ * 8 bits below 8 lanes). The result is the semantics' type. The vectors, operands and
+ * result, are registers of the description's widths, the widest the form's. cost is
+ * optional; no lowering rule names a fixed entry; the interpreter, bounds and the SMT
+ * encoder read it through its semantics like any other. At most TINE_INSN_MAX_OPS (6)
+ * operands: a masked ternary form's src, k, a, b, c and an immediate.
  */
 #include "../ir/elab.h"
 #include "targets.h"
