@@ -258,7 +258,7 @@ static void check_entry(tine_ctx_t *ctx, const tine_isa *isa, const entry *e, vo
     const tine_insn *in = &isa->insn[e->k];
     run r = {.ctx = ctx, .in = in};
     for (int j = 0; j < in->nops; j++) {
-        char name[8];
+        char name[16]; /* "x" and an int */
         snprintf(name, sizeof name, "x%d", j);
         r.vars[j] = tine_var(ctx, name, in->optype[j]);
     }
