@@ -14,7 +14,8 @@
  * the lanes; masks all clear, all set, alternating, single bits), then random vectors
  * until at least RANDOM random lane values (the argument: 10,000 in the normal build,
  * 500 under the sanitizers, where the interpreter is slow) per entry, split over its
- * immediate values (each of which takes every third edge vector). Immediates: 0 1 2 3 4 7 8 15 16 17 31 32 33 63 64 127 128 255 and
+ * immediate values (each of which takes every third edge vector). Operands of at most 16
+ * bits in all (set1 of an i8) get every input instead. Immediates: 0 1 2 3 4 7 8 15 16 17 31 32 33 63 64 127 128 255 and
  * three random values, those below 2^BITS. A mask result's bits past its lanes must be 0.
  *
  * It reports the entries checked, the entries not run here (counted by missing feature)
@@ -37,6 +38,8 @@
 #include "cshared.h"
 
 #include <dlfcn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 typedef void (*wrapper)(const void *const *ops, void *out);
@@ -44,6 +47,17 @@ typedef void (*wrapper)(const void *const *ops, void *out);
 static uint64_t rng = 0x15a6e415a6e4ull;
 static uint64_t rnd(void) { return tine_rand64(&rng); }
 static bool verbose;
+
+/* CPU seconds of this process and of its children waited for (clang; the second
+ * process of the comparisons): the machine's load does not change them, as it does the
+ * wall clock. */
+static double cpu_seconds(void) {
+    struct rusage a, b;
+    getrusage(RUSAGE_SELF, &a);
+    getrusage(RUSAGE_CHILDREN, &b);
+    return (double)(a.ru_utime.tv_sec + a.ru_stime.tv_sec + b.ru_utime.tv_sec + b.ru_stime.tv_sec) +
+           1e-6 * (double)(a.ru_utime.tv_usec + a.ru_stime.tv_usec + b.ru_utime.tv_usec + b.ru_stime.tv_usec);
+}
 static bool mutant; /* a mutated entry is being run: its mismatch is expected, not a failure */
 
 enum { K_VEC, K_MASK, K_SCALAR };
@@ -113,8 +127,10 @@ typedef struct {
 } entry;
 
 typedef struct {
-    int checked, not_run, mismatched;
+    int checked, not_run, mismatched, wrappers;
     long calls, mismatches;
+    double build_s, check_s;         /* wall seconds: the C build, the comparisons */
+    double build_cpu, check_cpu;     /* and their CPU seconds (every process) */
     int missing[32]; /* entries not run, by the feature the host lacks */
 } tally;
 
@@ -158,15 +174,13 @@ static void *build_wrappers(const tine_isa *isa, const entry *es, int n, int nwr
                           &es[e].imm[i]);
     for (int i = 0; i < nfiles; i++) fclose(f[i]);
     snprintf(so, sizeof so, "%s/gen.so", dir);
-    double t0 = now();
     bool built = cshared_build(srcs, nfiles, so, log, sizeof log);
     void *lib = built ? dlopen(so, RTLD_NOW) : NULL;
     check(lib != NULL, "the %d wrappers (%d files) do not build with clang-19: %s", nwrap, nfiles,
           built ? dlerror() : log);
-    if (verbose) printf("  %d wrappers in %d files built in %.1f s\n", nwrap, nfiles, now() - t0);
     cshared_clean(srcs, nfiles);
     for (int i = 0; i < nfiles; i++) {
-        remove(srcs[i]);
+        if (!getenv("TINE_ISA_GEN_KEEP")) remove(srcs[i]); /* kept: the C to look at */
         free(srcs[i]);
     }
     remove(so);
@@ -185,6 +199,7 @@ typedef struct {
     tine_ctx_t *ctx;
     const tine_insn *in;
     tine_expr_t *node, *vars[TINE_INSN_MAX_OPS];
+    tine_env_t *env; /* rebound for every input */
     wrapper fn;
     uint64_t imm;
     long mismatches;
@@ -194,16 +209,14 @@ static void run_one(run *r, uint64_t ops[][64]) {
     const tine_insn *in = r->in;
     uint8_t bytes[TINE_INSN_MAX_OPS][64], got[64];
     const void *ptrs[TINE_INSN_MAX_OPS];
-    tine_env_t *env = tine_env_new(r->ctx);
     for (int j = 0; j < in->nops; j++) {
         if (j == in->imm) ops[j][0] = r->imm;
-        tine_env_bind(env, r->vars[j], ops[j]);
+        tine_env_bind(r->env, r->vars[j], ops[j]);
         to_bytes(in->optype[j], ops[j], bytes[j]);
         ptrs[j] = bytes[j];
     }
     uint64_t want[64], have[64], rest;
-    int rc = tine_eval(r->ctx, r->node, env, want);
-    tine_env_free(env);
+    int rc = tine_eval(r->ctx, r->node, r->env, want);
     if (rc != 0) {
         if (r->mismatches++ == 0) fail("%s: the interpreter fails: %s", in->name, tine_error(r->ctx));
         return;
@@ -231,7 +244,6 @@ static void run_one(run *r, uint64_t ops[][64]) {
 
 /* An operand's lane values for input v: edge vectors first, then random ones. */
 static void fill(tine_type_t t, int j, long v, long nedge, uint64_t *out) {
-    uint64_t e[128];
     if (t.kind == TINE_BOOL) {
         uint64_t pat[] = {0, ~0ull, 0x5555555555555555ull, ~0x5555555555555555ull, 1, 1ull << (t.lanes - 1), rnd()};
         uint64_t m = v < nedge ? pat[v % 7] : rnd();
@@ -239,7 +251,8 @@ static void fill(tine_type_t t, int j, long v, long nedge, uint64_t *out) {
         for (int l = 0; l < t.lanes; l++) out[l] = m >> l & 1;
         return;
     }
-    int ne = g_edges(t.bits, t.kind == TINE_INT, e);
+    uint64_t e[128];
+    int ne = v < nedge ? g_edges(t.bits, t.kind == TINE_INT, e) : 1;
     for (int l = 0; l < t.lanes; l++) {
         if (v < nedge) out[l] = e[(size_t)(v * 7 + l * (j + 3)) % (size_t)ne];
         else {
@@ -256,7 +269,7 @@ static void fill(tine_type_t t, int j, long v, long nedge, uint64_t *out) {
 
 static void check_entry(tine_ctx_t *ctx, const tine_isa *isa, const entry *e, void *lib, int random, tally *t) {
     const tine_insn *in = &isa->insn[e->k];
-    run r = {.ctx = ctx, .in = in};
+    run r = {.ctx = ctx, .in = in, .env = tine_env_new(ctx)};
     for (int j = 0; j < in->nops; j++) {
         char name[16]; /* "x" and an int */
         snprintf(name, sizeof name, "x%d", j);
@@ -266,6 +279,7 @@ static void check_entry(tine_ctx_t *ctx, const tine_isa *isa, const entry *e, vo
     if (!r.node) {
         fail("%s: no node: %s", in->name, tine_error(ctx));
         t->mismatched++;
+        tine_env_free(r.env);
         return;
     }
     /* lanes per input: the widest operand's; edge vectors: the most edges of any operand */
@@ -279,6 +293,11 @@ static void check_entry(tine_ctx_t *ctx, const tine_isa *isa, const entry *e, vo
         if (ne > nedge) nedge = ne;
     }
     long nrand = (random / e->nimm + L - 1) / L;
+    /* inputs of a few bits in all (set1 of an i8) are tried every one instead */
+    int inbits = 0;
+    for (int j = 0; j < in->nops; j++)
+        if (j != in->imm) inbits += in->optype[j].lanes * (in->optype[j].kind == TINE_BOOL ? 1 : in->optype[j].bits);
+    bool every = inbits <= 16 && 1l << inbits <= nedge + nrand;
     for (int i = 0; i < e->nimm; i++) {
         char sym[24];
         snprintf(sym, sizeof sym, "w%d", e->first + i);
@@ -291,18 +310,68 @@ static void check_entry(tine_ctx_t *ctx, const tine_isa *isa, const entry *e, vo
         /* with an immediate, each value takes every third edge vector, the three offsets in
            turn: every edge at some immediate values, at a third of the cost */
         int stride = e->nimm > 1 ? 3 : 1;
-        for (long v = i % stride; v < nedge + nrand && r.mismatches == 0; v += v < nedge ? stride : 1) {
+        for (long v = every ? 0 : i % stride; v < (every ? 1l << inbits : nedge + nrand) && r.mismatches == 0;
+             v += every || v >= nedge ? 1 : stride) {
             uint64_t ops[TINE_INSN_MAX_OPS][64];
-            for (int j = 0; j < in->nops; j++)
-                if (j != in->imm) fill(in->optype[j], j, v, nedge, ops[j]);
+            if (every) { /* input v's bits, operand by operand, lane by lane */
+                int at = 0;
+                for (int j = 0; j < in->nops; j++) {
+                    if (j == in->imm) continue;
+                    int b = in->optype[j].kind == TINE_BOOL ? 1 : in->optype[j].bits;
+                    for (int l = 0; l < in->optype[j].lanes; l++, at += b) ops[j][l] = (uint64_t)v >> at & g_mask(b);
+                }
+            } else
+                for (int j = 0; j < in->nops; j++)
+                    if (j != in->imm) fill(in->optype[j], j, v, nedge, ops[j]);
             run_one(&r, ops);
             t->calls++;
         }
     }
+    tine_env_free(r.env);
     t->checked++;
     t->mismatches += r.mismatches;
     t->mismatched += r.mismatches > 0;
     if (verbose) printf("  %-32s %s\n", in->name, r.mismatches ? "MISMATCH" : "ok");
+}
+
+/* The entries compared, in two processes when there are many (the machine's two cores:
+ * the interpreter is most of the time); the child's tally and counts come back through a
+ * pipe. */
+static void check_entries(tine_ctx_t *ctx, const tine_isa *isa, const entry *es, int n, void *lib, int random, tally *t) {
+    int fd[2] = {-1, -1};
+    fflush(stdout); /* not printed twice by the child */
+    long long pass0 = g_pass, fail0 = g_fail;
+    pid_t pid = n >= 64 && pipe(fd) == 0 ? fork() : -1;
+    if (pid < 0 && fd[0] >= 0) {
+        close(fd[0]);
+        close(fd[1]);
+    }
+    bool child = pid == 0, split = pid >= 0;
+    tally own = {0}; /* the child's */
+    for (int e = split && child; e < n; e += split ? 2 : 1) check_entry(ctx, isa, &es[e], lib, random, child ? &own : t);
+    if (child) {
+        t = &own;
+        long long counts[2] = {g_pass, g_fail};
+        fflush(stdout);
+        bool ok = write(fd[1], t, sizeof *t) == (ssize_t)sizeof *t && write(fd[1], counts, sizeof counts) == (ssize_t)sizeof counts;
+        _exit(ok ? 0 : 1);
+    }
+    if (!split) return;
+    close(fd[1]);
+    tally c;
+    long long counts[2];
+    int status = 0;
+    bool got = read(fd[0], &c, sizeof c) == (ssize_t)sizeof c && read(fd[0], counts, sizeof counts) == (ssize_t)sizeof counts;
+    close(fd[0]);
+    waitpid(pid, &status, 0);
+    check(got && WIFEXITED(status) && WEXITSTATUS(status) == 0, "the second process of the comparisons ended badly");
+    if (!got) return;
+    t->checked += c.checked;
+    t->mismatched += c.mismatched;
+    t->calls += c.calls;
+    t->mismatches += c.mismatches;
+    g_pass += counts[0] - pass0; /* the child's counts began at the parent's */
+    g_fail += counts[1] - fail0;
 }
 
 /* Checks every fixed entry of isa (or the one named only) whose form the host has. */
@@ -331,10 +400,18 @@ static tally check_description(tine_ctx_t *ctx, const tine_isa *isa, const char 
     void *lib = NULL;
     if (n && !mkdtemp(dir)) fail("cannot make a temporary directory");
     else if (n) {
+        double t0 = now(), c0 = cpu_seconds();
         lib = build_wrappers(isa, es, n, nwrap, dir);
-        rmdir(dir);
+        t.build_cpu = cpu_seconds() - c0;
+        if (!getenv("TINE_ISA_GEN_KEEP")) rmdir(dir);
+        else printf("  the C wrappers are in %s\n", dir);
+        t.build_s = now() - t0;
     }
-    for (int e = 0; lib && e < n; e++) check_entry(ctx, isa, &es[e], lib, random, &t);
+    t.wrappers = nwrap;
+    double t1 = now(), c1 = cpu_seconds();
+    if (lib) check_entries(ctx, isa, es, n, lib, random, &t);
+    t.check_s = now() - t1;
+    t.check_cpu = cpu_seconds() - c1;
     if (lib) dlclose(lib);
     free(es);
     return t;
@@ -496,6 +573,8 @@ int main(int argc, char **argv) {
     printf("test_isa_gen: %s: %d entries, read in %.2f s; %d checked (%ld calls), %d not run on this CPU, %d with "
            "mismatches\n",
            file ? file : "x86gen", isa->n, t1 - t0, t.checked, t.calls, t.not_run, t.mismatched);
+    printf("  %d wrappers built in %.1f s (%.1f s of CPU), compared in %.1f s (%.1f s of CPU)\n", t.wrappers, t.build_s,
+           t.build_cpu, t.check_s, t.check_cpu);
     for (int f = 0; f < isa->nfeatures; f++)
         if (t.missing[f]) printf("  not run: %d entries need %s\n", t.missing[f], isa->features[f]);
     check(t.mismatched == 0, "%d entries disagree with the machine", t.mismatched);
