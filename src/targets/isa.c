@@ -289,7 +289,6 @@ static bool load_insn_operands(tine_ctx_t *ctx, tine_isa *isa, int k) {
     return true;
 }
 
-
 /* An instruction's forms: register width, feature, LLVM and C names. false after the
  * message. */
 static bool load_insn_forms(tine_ctx_t *ctx, tine_isa *isa, const tine_insn_ast *ia, tine_insn *in) {
@@ -550,8 +549,11 @@ tine_expr_t *tine_insn_make(tine_ctx_t *ctx, uint32_t code, int n, tine_expr_t *
     for (int j = 0; j < n; j++) {
         if (!ops[j]) return NULL;
         t[j] = ops[j]->type;
-        if (t[j].kind != in->optype[j].kind || t[j].bits != in->optype[j].bits ||
-            (in->fixed && t[j].lanes != in->optype[j].lanes)) {
+        if (in->fixed && t[j].lanes != in->optype[j].lanes) { /* its one shape */
+            tine_set_error(ctx, "operand %d of %s has %d lanes, not %d", j + 1, in->name, t[j].lanes, in->optype[j].lanes);
+            return NULL;
+        }
+        if (t[j].kind != in->optype[j].kind || t[j].bits != in->optype[j].bits) {
             char a[16], b[16];
             tine_set_error(ctx, "operand %d of %s is %s, not %s", j + 1, in->name, tine_type_name(t[j], a),
                            tine_type_name(in->optype[j], b));
