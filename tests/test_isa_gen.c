@@ -172,6 +172,10 @@ static void *build_wrappers(const tine_isa *isa, const entry *es, int n, int nwr
         f[i] = fopen(srcs[i], "w");
         if (!f[i]) {
             fail("cannot write %s", srcs[i]);
+            for (int j = 0; j <= i; j++) {
+                if (j < i) fclose(f[j]);
+                free(srcs[j]);
+            }
             return NULL;
         }
         fprintf(f[i], "#include <immintrin.h>\n#include <stdint.h>\n#include <string.h>\n");
