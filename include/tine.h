@@ -230,6 +230,11 @@ const char *tine_target_cflags(const char *target, int *runs);
 /* The target description (the architecture) target compiles with: "x86" or "arm"; NULL
  * for an unknown target. Tools ask this, not the flags, which architecture a target is. */
 const char *tine_target_isa(const char *target);
+/* The instruction forms of a built-in description ("x86", "arm", "x86gen": the imported
+ * intrinsics; NULL: all of them), one line each: the description, the instruction, its
+ * register, C intrinsic and features ('+': all needed), and "runs here", "not on this CPU"
+ * or "qemu" (another architecture's). malloc'd; NULL with an error for an unknown name. */
+char *tine_isa_list(tine_ctx_t *ctx, const char *isa);
 /* The lowering rules of a target description ("x86"), compiled on first use. */
 tine_ruleset_t *tine_lower_rules(tine_ctx_t *ctx, const char *isa);
 tine_expr_t *tine_lift_with(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_expr_t *e, tine_lift_trace_fn trace,

@@ -676,11 +676,11 @@ bool tine_env_buffer(tine_env_t *env, const char *name, tine_type_t *elem, void 
 
 /* ---- target descriptions (src/targets/isa.c) -------------------------------------- */
 
-enum { TINE_INSN_MAX_OPS = 4 };
+enum { TINE_INSN_MAX_OPS = 6 }; /* a masked ternary form: src, k, a, b, c and an immediate */
 typedef struct {
     int bits;          /* register width */
     const char *reg;   /* xmm, ymm, zmm */
-    int feature;       /* index into the description's features */
+    uint32_t features; /* the features it needs (all of them), a mask over the description's */
     const char *llvm;  /* LLVM target intrinsic; NULL: the semantics as generic IR */
     const char *c;     /* C intrinsic */
 } tine_insn_form;
@@ -690,8 +690,8 @@ typedef struct {
     const char *name;
     int nops;
     const char *opname[TINE_INSN_MAX_OPS];
-    tine_type_t optype[TINE_INSN_MAX_OPS]; /* element types */
-    tine_type_t result;                    /* element type */
+    tine_type_t optype[TINE_INSN_MAX_OPS]; /* element types (a fixed entry's: exact, with lanes) */
+    tine_type_t result;                    /* element type (a fixed entry's: exact, with lanes) */
     int probe_lanes[TINE_INSN_MAX_OPS];    /* operand lanes at one register of the first form */
     int probe_result;                      /* and the result's lanes there */
     const tine_ast *sem;
@@ -701,12 +701,22 @@ typedef struct {
     bool pack, generic;
     int imm; /* the operand that is an immediate (its lane 0, as i32, in the intrinsic call), or -1 */
     bool imm_neg; /* the intrinsic takes it negated (srshr #n as srshl by -n) */
+    int imm_bits; /* `imm NAME BITS`: the bits of its useful values (0: not given) */
+    /* `fixed` (an imported entry, src/targets/x86.gen.isa): one intrinsic at one register
+       width, operand types exact (a scalar has one lane, boolxN is an AVX-512 mask); no
+       lowering rule picks it, and without an `llvm` line the emitter refuses it */
+    bool fixed, has_llvm;
     struct insn_tmpl **tmpl;
     int ntmpl, captmpl;
 } tine_insn;
 
-/* The built-in description of that name ("x86"), or the first one for NULL; NULL if none. */
+/* The built-in description of that name ("x86"), or the first one for NULL; NULL if none.
+ * One read on request ("x86gen", the imported intrinsics) is read by the first call that
+ * names it; its instruction names are known from then on. */
 const tine_isa *tine_isa_get(tine_ctx_t *ctx, const char *name);
+/* A description read on request ("x86gen"), read from other text (a file being checked,
+ * a test's sample) in its place; NULL with a located error, or when it is read already. */
+const tine_isa *tine_isa_get_from(tine_ctx_t *ctx, const char *name, const char *text, const char *file);
 /* The lowering rules of a built-in description (text; *file its path), or NULL. */
 const char *tine_isa_rules(const tine_isa *isa, const char **file);
 /* The name of the i-th built-in description ("x86", "arm"), or NULL past the end. */

@@ -557,6 +557,28 @@ check "paddsb and paddusb are one class (signedness is T's)" test "$(class_of pa
 check "paddsb and psubsb are two classes" test "$(class_of paddsb)" != "$(class_of psubsb)"
 check "pavgb's binding names T and the constants" grep -qE '^  pavgb +x86 +T=u8 x0=a x1=b c0=1 c1=1 ' "$TMP/out"
 
+# ---- isa list: one line per instruction form, and whether this machine runs it ----------------
+run isa list --isa x86gen
+check "isa list --isa x86gen exits 0 (rc $rc)" test "$rc" -eq 0
+gen_forms=$(grep -c '^  forms ' "$HERE/../src/targets/x86.gen.isa")
+check "  one line per form of x86.gen.isa ($gen_forms, got $(wc -l <"$TMP/out"))" test "$(wc -l <"$TMP/out")" -eq "$gen_forms"
+check "  each line says where it runs" test "$(grep -cE '(runs here|not on this CPU)$' "$TMP/out")" -eq "$gen_forms"
+check "  a line names the intrinsic, register and feature" \
+    grep -qE '^x86gen +mm_adds_epi8 +xmm +_mm_adds_epi8 +sse2 +runs here$' "$TMP/out"
+check "  joined features are listed with '+'" grep -qE '^x86gen +mm256_mask_add_epi16 +ymm .* avx512bw\+avx512vl ' "$TMP/out"
+run isa list --isa x86
+check "isa list --isa x86: pavgb's three forms" test "$(grep -cE '^x86 +pavgb ' "$TMP/out")" -eq 3
+nx86=$(wc -l <"$TMP/out")
+run isa list --isa arm
+narm=$(wc -l <"$TMP/out")
+if [ "$(uname -m)" = x86_64 ]; then
+    check "isa list --isa arm: every form under qemu on this x86 machine" \
+        test "$(grep -c ' qemu$' "$TMP/out")" -eq "$narm" -a "$narm" -gt 100
+fi
+run isa list
+check "isa list: every description ($nx86 + $narm + $gen_forms lines, got $(wc -l <"$TMP/out"))" \
+    test "$(wc -l <"$TMP/out")" -eq $((nx86 + narm + gen_forms))
+
 # ---- the bad-input corpus: tests/data/bad_cli.txt (format at its top) ---------------------------
 # Each case runs in a fresh directory holding copies of bench/kernels/*.tine, so messages
 # name files as the case wrote them. With TINE_BLESS=1 in the environment, the file is

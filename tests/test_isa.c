@@ -16,7 +16,7 @@
  *
  * The C intrinsics are checked the same way: the test writes a C file that calls each
  * form's C intrinsic on loaded registers, builds it with clang-19 -march=native into a
- * shared object, and compares its results on random and edge inputs with the model (a
+ * shared object (cshared.h), and compares its results on random and edge inputs with the model (a
  * pack's result in the machine's per-block order). A misspelt C name fails the build,
  * and the test with it.
  *
@@ -31,6 +31,7 @@
 
 #include "testutil.h"
 #include "edges.h"
+#include "cshared.h"
 
 #include <dlfcn.h>
 #include <unistd.h>
@@ -228,8 +229,9 @@ static void test_insn(int code, uint32_t host) {
         const tine_insn_form *fm = &in->form[f];
         const tine_isa *isa;
         tine_insn_info(ctx, (uint32_t)code, &isa);
-        if (!(host >> fm->feature & 1)) {
-            printf("  %-10s %s: this machine lacks %s; not run\n", in->name, fm->reg, isa->features[fm->feature]);
+        if (fm->features & ~host) {
+            printf("  %-10s %s: this machine lacks %s; not run\n", in->name, fm->reg,
+                   isa->features[__builtin_ctz(fm->features & ~host)]);
             continue;
         }
         ran++;
@@ -335,6 +337,41 @@ static void test_errors(void) {
         {"feature sse2\nwidth xmm 128\ninsn g(a:u8) = a\n  forms xmm:sse2\n  cost 1 1\n  llvm generic\n  c _mm_g\n"
          "insn g(a:u8) = a\n  forms xmm:sse2\n  cost 1 1\n  llvm generic\n  c _mm_f\n",
          "<t>:8:6: duplicate instruction 'g'"},
+        /* fixed (imported) entries: exact types, one form, immediates with their bits */
+        {"feature sse2 avx512f\nwidth xmm 128\nwidth ymm 256\n"
+         "insn f(a:u8x16) = a\n  fixed\n  forms ymm:sse2\n  c _mm_f\n",
+         "<t>:6:9: the form of 'f' is 256 bits wide, but its widest vector is 128 bits"},
+        {"feature sse2 avx512f\nwidth xmm 128\nwidth ymm 256\n"
+         "insn f(a:u8x16) = a\n  fixed\n  forms xmm:sse2+avx9\n  c _mm_f\n",
+         "<t>:6:18: unknown feature 'avx9' (declare it with 'feature')"},
+        {"feature sse2 avx512f\nwidth xmm 128\nwidth ymm 256\n"
+         "insn f(a:u8x3) = a\n  fixed\n  forms xmm:sse2\n  c _mm_f\n",
+         "<t>:4:8: operand a of 'f' is a vector of 24 bits, not of a register width"},
+        {"feature sse2 avx512f\nwidth xmm 128\nwidth ymm 256\n"
+         "insn f(a:u8x16, k:bool) = a\n  fixed\n  forms xmm:sse2\n  c _mm_f\n",
+         "<t>:4:17: an operand of a fixed instruction is written name:TYPE"},
+        {"feature sse2 avx512f\nwidth xmm 128\nwidth ymm 256\n"
+         "insn f(a:u8x16, b:u8x16, c:u8x16, d:u8x16, e:u8x16, g:u8x16, h:u8x16) = a\n  fixed\n  forms xmm:sse2\n  c _mm_f\n",
+         "<t>:4:6: an instruction has 1 to 6 operands"},
+        {"feature sse2 avx512f\nwidth xmm 128\nwidth ymm 256\n"
+         "insn f(a:u8x16) = a\n  fixed\n  forms xmm:sse2 ymm:avx512f\n  c _mm_f _mm256_f\n",
+         "<t>:4:6: fixed instruction 'f' has one form and no 'pack'"},
+        {"feature sse2 avx512f\nwidth xmm 128\nwidth ymm 256\n"
+         "insn f(a:u8x16) = a\n  fixed\n  forms xmm:sse2\n",
+         "<t>:6:1: fixed instruction 'f' needs forms and c"},
+        {"feature sse2 avx512f\nwidth xmm 128\nwidth ymm 256\n"
+         "insn f(a:u8x16, n:u32) = a\n  fixed\n  forms xmm:sse2\n  c _mm_f\n  imm a 8\n",
+         "<t>:8:7: the immediate 'a' of a fixed instruction is an integer scalar with its bits (imm a 8)"},
+        {"feature sse2 avx512f\nwidth xmm 128\nwidth ymm 256\n"
+         "insn f(a:u8x16, n:u32) = a\n  fixed\n  forms xmm:sse2\n  c _mm_f\n  imm n 40\n",
+         "<t>:8:9: an immediate has 1 to 32 bits"},
+        {"feature sse2 avx512f\nwidth xmm 128\nwidth ymm 256\n"
+         "insn f(a:u8x16, n:u32) = a\n  fixed\n  forms xmm:sse2\n  c _mm_f\n  imm n\n",
+         "<t>:8:7: the immediate 'n' of a fixed instruction is an integer scalar with its bits (imm n 8)"},
+        {"feature sse2 avx512f\nwidth xmm 128\nwidth ymm 256\n"
+         "insn f(a:u8x16) = x8(slice(a, 0, 1, 1))\n  fixed\n  forms xmm:sse2\n  c _mm_f\n",
+         "<t>:4:6: the result of 'f' is a vector of 64 bits, not of a register width"},
+
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         tine_ctx_t *ctx = tine_ctx_new();
@@ -421,7 +458,7 @@ static void test_c_intrinsics(uint32_t host, const char *only) {
         tine_ctx_free(ctx);
         return;
     }
-    char src[256], so[256], cmd[1024];
+    char src[256], so[256];
     snprintf(src, sizeof src, "%s/intrinsics.c", dir);
     snprintf(so, sizeof so, "%s/intrinsics.so", dir);
     FILE *f = fopen(src, "w");
@@ -436,7 +473,7 @@ static void test_c_intrinsics(uint32_t host, const char *only) {
         const tine_insn *in = &isa->insn[k];
         if (only && strcmp(only, in->name)) continue;
         for (int fm = 0; fm < in->nforms; fm++) {
-            if (!(host >> in->form[fm].feature & 1)) continue;
+            if (in->form[fm].features & ~host) continue;
             int W = in->form[fm].bits;
             const char *pre = W == 128 ? "_mm" : W == 256 ? "_mm256" : "_mm512";
             char ty[16], ld[64];
@@ -453,22 +490,15 @@ static void test_c_intrinsics(uint32_t host, const char *only) {
         }
     }
     fclose(f);
-    snprintf(cmd, sizeof cmd, "clang-19 -O1 -march=native -Wno-invalid-feature-combination -shared -fPIC -o %s %s 2>&1", so, src);
-    FILE *p = popen(cmd, "r");
-    char out[4096] = "";
-    size_t got = p ? fread(out, 1, sizeof out - 1, p) : 0;
-    out[got] = 0;
-    /* drain the rest: closing the pipe early would kill clang with SIGPIPE (a CPU whose
-       -march=native draws hundreds of warnings, as clang 19 on some Xeons does) */
-    for (char sink[4096]; p && fread(sink, 1, sizeof sink, p) > 0;) {}
-    int rc = p ? pclose(p) : -1;
-    void *lib = rc == 0 ? dlopen(so, RTLD_NOW) : NULL;
+    char out[4096], *srcs[1] = {src};
+    void *lib = cshared_build(srcs, 1, so, out, sizeof out) ? dlopen(so, RTLD_NOW) : NULL;
+    cshared_clean(srcs, 1);
     check(lib != NULL, "C intrinsics: %s does not build with clang-19 (%d functions): %s", src, nfn, out);
     for (int k = 0; lib && k < isa->n; k++) {
         const tine_insn *in = &isa->insn[k];
         if (only && strcmp(only, in->name)) continue;
         for (int fm = 0; fm < in->nforms; fm++) {
-            if (!(host >> in->form[fm].feature & 1)) continue;
+            if (in->form[fm].features & ~host) continue;
             char sym[32];
             snprintf(sym, sizeof sym, "t_%d_%d", k, fm);
             cfn fn = (cfn)(uintptr_t)dlsym(lib, sym);

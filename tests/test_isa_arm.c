@@ -42,6 +42,9 @@ static bool verbose, keep;
  * random tuples. SHARED compiles the code here and keeps its text for the driver, which also
  * includes edges.h from the tests directory. */
 #define SHARED(...) __VA_ARGS__ static const char shared_src[] = #__VA_ARGS__;
+/* The operands the driver's rows and gspec hold (arm.isa's entries have at most 4; an
+ * instruction may have TINE_INSN_MAX_OPS). */
+enum { DRIVER_OPS = 4 };
 SHARED(
 typedef struct {
     int nops, imm, bits[4], sgn[4], ne[4];
@@ -202,6 +205,10 @@ static bool build_case(tine_ctx_t *ctx, acase *c, int64_t immval, FILE *asmf) {
         for (int j = 0; j < in->nops; j++) many |= j != in->imm && in->probe_lanes[j] > 1;
         c->reduce = many;
     }
+    if (in->nops > DRIVER_OPS) {
+        fail("%s: %d operands; the driver's rows hold %d", in->name, in->nops, DRIVER_OPS);
+        return false;
+    }
     bool ok;
     if (c->reduce) { /* an across-vector sum: the operands fill the register */
         ok = true;
@@ -303,15 +310,15 @@ static void write_wrapper(FILE *f, const acase *c, int64_t immval) {
 static void write_row(FILE *f, const acase *c) {
     const tine_insn *in = c->in;
     fprintf(f, "    {%s, %s, %d, %d, %d, {", c->sym, c->csym, in->nops, c->L0, c->rlanes * in->result.bits / 8);
-    for (int j = 0; j < TINE_INSN_MAX_OPS; j++) fprintf(f, "%s%d", j ? ", " : "", j < in->nops ? c->lanes[j] : 0);
+    for (int j = 0; j < DRIVER_OPS; j++) fprintf(f, "%s%d", j ? ", " : "", j < in->nops ? c->lanes[j] : 0);
     fprintf(f, "}, {");
-    for (int j = 0; j < TINE_INSN_MAX_OPS; j++) fprintf(f, "%s%d", j ? ", " : "", j < in->nops ? c->s.bits[j] : 0);
+    for (int j = 0; j < DRIVER_OPS; j++) fprintf(f, "%s%d", j ? ", " : "", j < in->nops ? c->s.bits[j] : 0);
     fprintf(f, "}, %d, {", c->nargs);
-    for (int a = 0; a < TINE_INSN_MAX_OPS; a++) fprintf(f, "%s%d", a ? ", " : "", a < c->nargs ? c->argop[a] : 0);
+    for (int a = 0; a < DRIVER_OPS; a++) fprintf(f, "%s%d", a ? ", " : "", a < c->nargs ? c->argop[a] : 0);
     fprintf(f, "}, {%d, %d, {", in->nops, in->imm);
-    for (int j = 0; j < TINE_INSN_MAX_OPS; j++) fprintf(f, "%s%d", j ? ", " : "", j < in->nops ? c->s.bits[j] : 8);
+    for (int j = 0; j < DRIVER_OPS; j++) fprintf(f, "%s%d", j ? ", " : "", j < in->nops ? c->s.bits[j] : 8);
     fprintf(f, "}, {");
-    for (int j = 0; j < TINE_INSN_MAX_OPS; j++) fprintf(f, "%s%d", j ? ", " : "", j < in->nops ? c->s.sgn[j] : 0);
+    for (int j = 0; j < DRIVER_OPS; j++) fprintf(f, "%s%d", j ? ", " : "", j < in->nops ? c->s.sgn[j] : 0);
     fprintf(f, "}, {0}, {{0}}, %lluull, 0, 0, 0, 0, 0, 0, 0, 0}, %ld},\n", (unsigned long long)c->s.immval, c->s.nrand);
 }
 

@@ -60,6 +60,7 @@ static const struct {
     {F(REPORT), "report FILE [--target T] [--select tine|llvm] [-o OUT.html] [--bench]"},
     {F(ISA), "isa import --intel FILE.xml [--cpuid SSE2,...,AVX512_VNNI] [-o OUT.isa] [--report FILE]"},
     {F(ISA), "isa classes [--isa x86|arm|all] [--timeout MS]"},
+    {F(ISA), "isa list [--isa x86|arm|x86gen]"},
     {F(HELP), "help [COMMAND]"},
 };
 /* What each command does, in one line (`tine help COMMAND`). */
@@ -79,8 +80,8 @@ static const char *const COMMAND_WHAT[CLI_FORMS] = {
     [CLI_BENCH_LIFT] = "lifting throughput on a generated corpus",
     [CLI_VERIFY] = "proofs with Z3: rules, a kernel's selection, or the interval rules",
     [CLI_REPORT] = "one self-contained HTML page: a kernel's source, loop nests, selection and assembly",
-    [CLI_ISA] = "instruction descriptions: Intel's pseudocode imported as fixed entries; similarity classes "
-                "(parameterised templates, members proven by Z3)",
+    [CLI_ISA] = "instruction descriptions: Intel's pseudocode imported as fixed entries; each form listed with "
+                "where it runs; similarity classes (parameterised templates, members proven by Z3)",
     [CLI_HELP] = "the usage of tine, or of one command",
 };
 /* the forms whose positional argument is an expression (compile and run take a kernel file) */
@@ -132,7 +133,8 @@ static const struct {
     [O_RULES] = {"--rules", 1, F(VERIFY),
         "R", "prove a rule set: lift, x86, arm, or a rule FILE"},
     [O_ISA] = {"--isa", 1, F(VERIFY) | F(ISA),
-        "ISA", "the instruction set of a rule file's lowering rules (x86 or arm); isa classes: x86, arm or all"},
+        "ISA", "verify: the instruction set of a rule file's lowering rules (x86 or arm); isa list: the one to list "
+               "(x86, arm, x86gen); isa classes: x86, arm or all"},
     [O_RULE] = {"--rule", 1, F(VERIFY),
         "NAME", "prove this rule only"},
     [O_TIMEOUT] = {"--timeout", 1, F(VERIFY) | F(ISA),
@@ -409,7 +411,7 @@ static int positional_form(char **argv, int *form, const char *positional, bool 
     } else if (*form == CLI_ISA) {
         o->sub = positional;
         if (!positional) {
-            fprintf(stderr, "tine isa: needs a subcommand (import, classes)\n");
+            fprintf(stderr, "tine isa: needs a subcommand (import, list, classes)\n");
             return 2;
         }
     } else if (*form == CLI_REPORT) {

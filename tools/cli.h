@@ -120,7 +120,8 @@ int cli_verify(const options *o);
 int cli_isa_classes(const options *o);
 /* tine report FILE (tools/report.c). */
 int cli_cmd_report(const options *o);
-/* tine isa SUBCOMMAND (tools/isa.c). */
+/* tine isa SUBCOMMAND (tools/isa.c; list: tools/isa_list.c). */
 int cli_cmd_isa(const options *o);
+int cli_isa_list(const options *o);
 
 #endif

@@ -1,5 +1,5 @@
-/* isa.c — `tine isa SUBCOMMAND`: instruction descriptions (import from Intel's data file,
- * similarity classes: tools/isa_classes.c). */
+/* isa.c — `tine isa SUBCOMMAND`: instruction descriptions (import from Intel's data file;
+ * list: tools/isa_list.c; similarity classes: tools/isa_classes.c). */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,11 +43,12 @@ static int isa_import(const options *o) {
 }
 
 int cli_cmd_isa(const options *o) {
-    static const char *const subs[] = {"import", "classes"};
+    static const char *const subs[] = {"import", "list", "classes"};
     if (!strcmp(o->sub, "import")) return isa_import(o);
+    if (!strcmp(o->sub, "list")) return cli_isa_list(o);
     if (!strcmp(o->sub, "classes")) return cli_isa_classes(o);
     const char *near = cli_closest(o->sub, subs, (int)(sizeof subs / sizeof *subs));
-    fprintf(stderr, "tine isa: unknown subcommand '%s'%s%s%s (import, classes)\n", o->sub, near ? ": did you mean '" : "",
+    fprintf(stderr, "tine isa: unknown subcommand '%s'%s%s%s (import, list, classes)\n", o->sub, near ? ": did you mean '" : "",
             near ? near : "", near ? "'?" : "");
     return 2;
 }

@@ -326,13 +326,29 @@ static LLVMValueRef emit_fpir(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
 static int insn_form(const tine_insn *in, uint32_t features, int bits) {
     int best = -1;
     for (int f = 0; f < in->nforms; f++) {
-        if (!(features >> in->form[f].feature & 1)) continue;
+        if (in->form[f].features & ~features) continue;
         const tine_insn_form *c = &in->form[f];
         if (best < 0) best = f;
         else if (c->bits <= bits && (in->form[best].bits > bits || c->bits > in->form[best].bits)) best = f;
         else if (in->form[best].bits > bits && c->bits < in->form[best].bits) best = f;
     }
     return best;
+}
+
+/* Whether nodes hold an instruction the emitter cannot select: a fixed (imported) entry
+ * without an `llvm` line, which only the interpreter and the checks evaluate; sets the
+ * error. */
+bool tine_cg_unselectable(tine_ctx_t *ctx, tine_expr_t *const *order, uint32_t n) {
+    for (uint32_t k = 0; k < n; k++) {
+        if (order[k]->op != TINE_OP_INSN) continue;
+        const tine_insn *in = tine_insn_info(ctx, order[k]->imm, NULL);
+        if (in->fixed && !in->has_llvm) {
+            tine_set_error(ctx, "instruction '%s' has no llvm line (an imported entry): it is evaluated, not compiled",
+                           in->name);
+            return true;
+        }
+    }
+    return false;
 }
 
 /* Lanes [first, first + n) of v (of `lanes` lanes); lanes past the end are zero. */
@@ -489,7 +505,9 @@ static LLVMValueRef emit_insn(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
     const tine_insn *in = tine_insn_info(g->ctx, e->imm, NULL);
     tine_type_t t = e->type;
     int bits = t.lanes * t.bits;
-    int f = insn_form(in, g->features, bits);
+    /* a fixed (imported) entry's features are another description's: its semantics, for
+       LLVM to select (those without an llvm line are refused before, tine_cg_unselectable) */
+    int f = in->fixed ? -1 : insn_form(in, g->features, bits);
     if (f < 0 || in->generic) /* not on this target: what it means, for LLVM to select */
         return emit_semantics(g, e, ov);
     const tine_insn_form *fm = &in->form[f];
@@ -1182,6 +1200,10 @@ static LLVMModuleRef build_module(tine_ctx_t *ctx, LLVMContextRef lc, const tine
     const tine_expr_t *root = tine_select_expr(ctx, (tine_expr_t *)e, sel, target);
     if (!root) return NULL;
     g.order = tine_topo(ctx, root, &g.n);
+    if (tine_cg_unselectable(ctx, g.order, g.n)) {
+        free(g.order);
+        return NULL;
+    }
     /* leaves: variables, then one per buffer (the first load of each names it) */
     g.args = tine_xmalloc(sizeof *g.args * g.n);
     for (uint32_t k = 0; k < g.n; k++) {

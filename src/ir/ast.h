@@ -99,8 +99,8 @@ typedef struct {
     tine_word name;
     tine_ast *sig;   /* name(op:TYPE, ...): an A_CALL whose arguments are names with types */
     tine_ast *sem;   /* the semantics */
-    tine_word form_width[4], form_feature[4];
-    int nforms;
+    tine_word form_width[4], form_feature[4][4]; /* a form's features: xmm:avx512bw+avx512vl */
+    int nforms, form_nfeatures[4];
     double lat, rtp;
     bool has_cost;
     tine_word llvm[4], c[4];
@@ -108,6 +108,8 @@ typedef struct {
     bool generic, pack;
     tine_word imm; /* the operand that is an immediate (imm.s NULL: none) */
     bool imm_neg;  /* the intrinsic takes the immediate negated */
+    int imm_bits;  /* `imm NAME BITS`: its useful bits (0: not given) */
+    bool fixed;    /* `fixed`: exact operand types, one form (an imported entry) */
     int end_line;
 } tine_insn_ast;
 

@@ -8,8 +8,8 @@
  *   width  := 'width' WORD INT
  *   byte_shift := 'byte_shift' NUMBER              a shift of 8-bit lanes, per register
  *   insn   := 'insn' NAME '(' NAME ':' TYPE (',' ...)* ')' '=' expr attr*
- *   attr   := 'forms' (WORD ':' WORD)+ | 'cost' NUMBER NUMBER | 'llvm' WORD+ | 'c' WORD+ | 'pack'
- *           | 'imm' NAME
+ *   attr   := 'forms' (WORD ':' WORD ('+' WORD)*)+ | 'cost' NUMBER NUMBER | 'llvm' WORD+ | 'c' WORD+
+ *           | 'pack' | 'fixed' | 'imm' NAME [INT] ['neg']
  *
  * A WORD is letters, digits and '_', '.', '-' (sse4.1, llvm.x86.sse2.pavg.b, x86-64-avx2);
  * word lists end at the end of their line.
@@ -99,7 +99,16 @@ static bool parse_insn(parser *ps, tine_insn_ast *in) {
                 }
                 if (!isa_word(ps, &in->form_width[in->nforms], "a register width (xmm, ymm, zmm)")) return false;
                 if (!tine_expect(ps, ':', "between the width and its feature (xmm:sse2)")) return false;
-                if (!isa_word(ps, &in->form_feature[in->nforms++], "a feature")) return false;
+                int f = in->nforms++;
+                if (!isa_word(ps, &in->form_feature[f][in->form_nfeatures[f]++], "a feature")) return false;
+                while (ps->tok == '+' && ps->line == l) { /* every feature joined is needed */
+                    tine_lex_next(ps);
+                    if (in->form_nfeatures[f] == 4) {
+                        tine_perr(ps, "at most 4 features per form");
+                        return false;
+                    }
+                    if (!isa_word(ps, &in->form_feature[f][in->form_nfeatures[f]++], "a feature after '+'")) return false;
+                }
             }
             if (in->nforms == 0) {
                 tine_perr(ps, "expected the forms, as in xmm:sse2 ymm:avx2, found the end of the line");
@@ -121,6 +130,9 @@ static bool parse_insn(parser *ps, tine_insn_ast *in) {
             int n = isa_words(ps, in->c, 4, l, "a C intrinsic name per form");
             if (n < 0) return false;
             in->nc = n;
+        } else if (tine_is_word(ps, "fixed")) {
+            tine_lex_next(ps);
+            in->fixed = true;
         } else if (tine_is_word(ps, "pack")) {
             tine_lex_next(ps);
             in->pack = true;
@@ -132,6 +144,18 @@ static bool parse_insn(parser *ps, tine_insn_ast *in) {
             }
             in->imm = (tine_word){tine_arena_strdup(ps->arena, ps->tstart, ps->tlen), ps->line, ps->col};
             tine_lex_next(ps);
+            if (ps->tok == T_INT && ps->line == l) { /* imm NAME BITS */
+                int bl = ps->line, bc = ps->col;
+                double bits;
+                if (!isa_number(ps, &bits, "the immediate's bits")) return false;
+                if (bits < 1 || bits > 32 || bits != (int)bits) {
+                    ps->line = bl;
+                    ps->col = bc;
+                    tine_perr(ps, "an immediate has 1 to 32 bits");
+                    return false;
+                }
+                in->imm_bits = (int)bits;
+            }
             if (ps->tok == T_NAME && ps->line == l && tine_is_word(ps, "neg")) { /* srshr #n is srshl by -n */
                 in->imm_neg = true;
                 tine_lex_next(ps);
@@ -143,7 +167,7 @@ static bool parse_insn(parser *ps, tine_insn_ast *in) {
             bool quote = ps->tok == T_NAME;
             char q[64], t[48];
             if (quote) snprintf(q, sizeof q, "'%s'", tine_tok_text(ps, t, sizeof t));
-            tine_perr(ps, "unexpected %s in instruction '%s' (expected forms, cost, llvm, c, pack or imm)",
+            tine_perr(ps, "unexpected %s in instruction '%s' (expected fixed, forms, cost, llvm, c, pack or imm)",
                       quote ? q : tine_tok_desc(ps->tok, b), in->name.s);
             return false;
         }

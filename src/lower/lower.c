@@ -90,7 +90,7 @@ static double node_cost(lowerer *L, const tine_expr_t *x) {
         const tine_insn *in = tine_insn_info(L->ctx, x->imm, NULL);
         int w = 0;
         for (int f = 0; f < in->nforms; f++)
-            if (L->features >> in->form[f].feature & 1 && in->form[f].bits > w && (w == 0 || in->form[f].bits <= bits))
+            if ((in->form[f].features & ~L->features) == 0 && in->form[f].bits > w && (w == 0 || in->form[f].bits <= bits))
                 w = in->form[f].bits;
         if (!w) return -1;
         return (in->rtp > 0 ? in->rtp : 0.25) * regs(bits, w);
@@ -208,7 +208,7 @@ tine_expr_t *tine_lower_with(tine_ctx_t *ctx, tine_expr_t *e, const char *target
                  .byte_shift = isa->ast.byte_shift_cost > 0 ? isa->ast.byte_shift_cost : 0.5};
     for (int k = 0; k < isa->n; k++)
         for (int f = 0; f < isa->insn[k].nforms; f++)
-            if (features >> isa->insn[k].form[f].feature & 1 && isa->insn[k].form[f].bits > L.widest)
+            if ((isa->insn[k].form[f].features & ~features) == 0 && isa->insn[k].form[f].bits > L.widest)
                 L.widest = isa->insn[k].form[f].bits;
     L.cur = &L.memo;
     tine_expr_t *r = tine_rewrite_dag(ctx, &L.memo, e, lower_root, &L);

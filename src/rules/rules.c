@@ -234,7 +234,7 @@ static tine_expr_t *instantiate(tine_ctx_t *ctx, const tine_rule_inst *in, const
         } else if (e->op == TINE_OP_CONST) {
             x = tine_const_splat(ctx, t, tine_const_value(e, 0));
         } else {
-            tine_expr_t *ops[4];
+            tine_expr_t *ops[255]; /* a node's most operands (an instruction has up to 6) */
             for (int i = 0; i < e->nops; i++) ops[i] = map[tine_topo_index(in->rhs_order, in->rhs_n, e->ops[i])];
             x = tine_make(ctx, (tine_op_t)e->op, t, e->nops, ops, e->imm, e->flags, tine_node_words(e),
                           tine_node_nwords(e));

@@ -183,7 +183,7 @@ static tine_expr_t *rewrite_expr(spec *S, tine_expr_t *e) {
     if (!e || e->nops == 0) return e;
     uint32_t n;
     tine_expr_t **order = tine_topo(S->ctx, e, &n);
-    tine_expr_t **made = malloc(sizeof *made * n), *ops[4];
+    tine_expr_t **made = malloc(sizeof *made * n), *ops[255]; /* a node's most operands (concat; an instruction has 6) */
     TINE_CHECK_ALLOC(made != NULL);
     for (uint32_t i = 0; i < n; i++) {
         tine_expr_t *x = order[i];

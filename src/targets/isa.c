@@ -11,21 +11,46 @@
  * Checks, each with file:line:col: unknown features and register widths, form lists whose
  * LLVM and C names do not line up, duplicate names, operand types that are not concrete
  * integer types, and semantics that do not type.
+ *
+ * Fixed entries (src/targets/x86.gen.isa, the description `x86gen` that `tine isa import`
+ * writes from Intel's list: one C intrinsic each) differ from the lane-generic ones of
+ * x86.isa and arm.isa:
+ *
+ *   insn mm256_mask_add_epi16(src:u16x16, k:boolx16, a:u16x16, b:u16x16) = select(k, a + b, src)
+ *     fixed                           operand types are exact
+ *     forms ymm:avx512bw+avx512vl     one form; '+' joins features that are all needed
+ *     c _mm256_mask_add_epi16         the intrinsic, taking the operands in this order
+ *     imm NAME BITS                   (optional) NAME is a literal in the C call, of BITS bits
+ *     llvm NAME                       (optional) without it the emitter refuses the entry
+ *
+ * TxN is a vector of N lanes (__m128i/__m256i/__m512i by its bits), a type without lanes a
+ * scalar (the C integer of its bits), boolxN a mask (__mmask8/16/32/64: lane j is bit j,
+ * 8 bits below 8 lanes). The result is the semantics' type. The vectors, operands and
+ * result, are registers of the description's widths, the widest the form's. cost is
+ * optional; no lowering rule names a fixed entry; the interpreter, bounds and the SMT
+ * encoder read it through its semantics like any other. At most TINE_INSN_MAX_OPS (6)
+ * operands: a masked ternary form's src, k, a, b, c and an immediate.
  */
 #include "../ir/elab.h"
 #include "targets.h"
 
 extern const char tine_x86_isa_text[], tine_x86_isa_file[], tine_x86_rules_text[], tine_x86_rules_file[];
 extern const char tine_arm_isa_text[], tine_arm_isa_file[], tine_arm_rules_text[], tine_arm_rules_file[];
+extern const char tine_x86gen_isa_text[], tine_x86gen_isa_file[];
 
-/* The built-in descriptions, each with its lowering rules (src/targets/NAME.rules). */
+/* The built-in descriptions, each with its lowering rules (src/targets/NAME.rules). The
+ * generated one (x86gen: Intel's intrinsics, `tine isa import`) has no rules and ~2,000
+ * entries: it is read only when asked for by name (tine_isa_get), and its instruction
+ * names are known from then on, so that no context pays for it unasked. */
 static const struct {
     const char *name;
     const char *text, *file;
     const char *rules, *rules_file;
+    bool on_request;
 } BUILTIN[] = {
-    {"x86", tine_x86_isa_text, tine_x86_isa_file, tine_x86_rules_text, tine_x86_rules_file},
-    {"arm", tine_arm_isa_text, tine_arm_isa_file, tine_arm_rules_text, tine_arm_rules_file},
+    {"x86", tine_x86_isa_text, tine_x86_isa_file, tine_x86_rules_text, tine_x86_rules_file, false},
+    {"arm", tine_arm_isa_text, tine_arm_isa_file, tine_arm_rules_text, tine_arm_rules_file, false},
+    {"x86gen", tine_x86gen_isa_text, tine_x86gen_isa_file, NULL, NULL, true},
 };
 enum { NBUILTIN = sizeof BUILTIN / sizeof BUILTIN[0] };
 
@@ -99,7 +124,10 @@ static struct insn_tmpl *instantiate(tine_ctx_t *ctx, tine_isa *isa, int k, cons
         binds[j].name = in->opname[j];
         binds[j].expr = m->ph[j];
     }
-    tine_elab_env env = {.binds = binds, .nbinds = in->nops, .lanes = t[0].lanes, .hooks = &SEM_HOOKS};
+    int lanes = t[0].lanes;
+    for (int j = 1; in->fixed && j < in->nops; j++) /* a fixed entry may start with a scalar (set1) */
+        if (t[j].lanes > lanes) lanes = t[j].lanes;
+    tine_elab_env env = {.binds = binds, .nbinds = in->nops, .lanes = lanes, .hooks = &SEM_HOOKS};
     m->sem = tine_elaborate(ctx, in->sem, &env);
     if (!m->sem) return NULL;
     m->expanded = tine_expand(ctx, m->sem);
@@ -154,6 +182,27 @@ static bool load_targets(tine_ctx_t *ctx, tine_isa *isa, int id, const char *fil
     return true;
 }
 
+/* A fixed entry's operand type: an integer type (a scalar), TxN (a vector of N lanes) or
+ * boolxN (an AVX-512 mask of N lanes). */
+static bool fixed_type(const char *s, tine_type_t *out) {
+    const char *x = strchr(s, 'x');
+    tine_type_t t;
+    if (!tine_parse_type_name(s, x ? (size_t)(x - s) : strlen(s), &t) || t.kind == TINE_FLOAT) return false;
+    if (!x) {
+        if (t.kind == TINE_BOOL) return false; /* a mask has its lanes */
+        *out = t;
+        return true;
+    }
+    long n = 0;
+    for (const char *p = x + 1; *p; p++) {
+        if (*p < '0' || *p > '9' || n > TINE_MAX_LANES) return false;
+        n = n * 10 + (*p - '0');
+    }
+    if (n < 2 || n > TINE_MAX_LANES || x[1] == '0') return false;
+    *out = tine_type_with_lanes(t, (int)n);
+    return true;
+}
+
 /* An instruction's name, its counts of forms and names, and its operands. false after
  * the message. */
 static bool load_insn_operands(tine_ctx_t *ctx, tine_isa *isa, int k) {
@@ -166,6 +215,9 @@ static bool load_insn_operands(tine_ctx_t *ctx, tine_isa *isa, int k) {
     in->rtp = ia->rtp;
     in->pack = ia->pack;
     in->generic = ia->generic;
+    in->fixed = ia->fixed;
+    in->has_llvm = ia->nllvm > 0;
+    in->imm_bits = ia->imm_bits;
     for (int j = 0; j < k; j++)
         if (!strcmp(isa->insn[j].name, in->name)) {
             isa_error(ctx, src, ia->name, "duplicate instruction '%s'", in->name);
@@ -175,11 +227,19 @@ static bool load_insn_operands(tine_ctx_t *ctx, tine_isa *isa, int k) {
         isa_error(ctx, src, ia->name, "'%s' is already the name of an op", in->name);
         return false;
     }
-    if (!ia->has_cost || !ia->nforms || !ia->nllvm || !ia->nc) {
+    if (ia->fixed && (!ia->nforms || !ia->nc)) {
+        tine_diag(ctx, src, ia->end_line, 1, "fixed instruction '%s' needs forms and c", in->name);
+        return false;
+    }
+    if (!ia->fixed && (!ia->has_cost || !ia->nforms || !ia->nllvm || !ia->nc)) {
         tine_diag(ctx, src, ia->end_line, 1, "instruction '%s' needs forms, cost, llvm and c", in->name);
         return false;
     }
-    if ((!ia->generic && ia->nllvm != ia->nforms && ia->nllvm != 1) || ia->nc != ia->nforms) {
+    if (ia->fixed && (ia->nforms != 1 || ia->pack)) {
+        tine_diag(ctx, src, ia->name.line, ia->name.col, "fixed instruction '%s' has one form and no 'pack'", in->name);
+        return false;
+    }
+    if ((!ia->generic && ia->nllvm && ia->nllvm != ia->nforms && ia->nllvm != 1) || ia->nc != ia->nforms) {
         tine_word w = ia->nc != ia->nforms ? ia->c[0] : ia->llvm[0];
         char m[160];
         snprintf(m, sizeof m, "instruction '%%s' has %d forms but %d %s names", ia->nforms,
@@ -197,9 +257,16 @@ static bool load_insn_operands(tine_ctx_t *ctx, tine_isa *isa, int k) {
     for (int j = 0; j < in->nops; j++) {
         const tine_ast *o = ia->sig->args[j];
         tine_type_t t;
-        if (o->kind != A_NAME || !o->targ || o->targ->nargs ||
-            !tine_parse_type_name(o->targ->name, strlen(o->targ->name), &t) || t.kind == TINE_FLOAT ||
-            t.kind == TINE_BOOL) {
+        if (ia->fixed) {
+            if (o->kind != A_NAME || !o->targ || o->targ->nargs || !fixed_type(o->targ->name, &t)) {
+                tine_diag(ctx, src, o->line, o->col,
+                          "an operand of a fixed instruction is written name:TYPE with an integer type, a vector of "
+                          "one (a:u16x8) or a mask (k:boolx8)");
+                return false;
+            }
+        } else if (o->kind != A_NAME || !o->targ || o->targ->nargs ||
+                   !tine_parse_type_name(o->targ->name, strlen(o->targ->name), &t) || t.kind == TINE_FLOAT ||
+                   t.kind == TINE_BOOL) {
             tine_diag(ctx, src, o->line, o->col, "an operand is written name:TYPE with an integer type (a:u8)");
             return false;
         }
@@ -209,6 +276,14 @@ static bool load_insn_operands(tine_ctx_t *ctx, tine_isa *isa, int k) {
     }
     if (ia->imm.s && in->imm < 0) {
         isa_error(ctx, src, ia->imm, "'%s' is not an operand of this instruction", ia->imm.s);
+        return false;
+    }
+    if (in->fixed && in->imm >= 0 &&
+        (in->optype[in->imm].lanes != 1 || in->optype[in->imm].kind == TINE_BOOL || !in->imm_bits)) {
+        char m[160];
+        snprintf(m, sizeof m, "the immediate '%%s' of a fixed instruction is an integer scalar with its bits (imm %s 8)",
+                 ia->imm.s);
+        isa_error(ctx, src, ia->imm, m, ia->imm.s);
         return false;
     }
     return true;
@@ -227,19 +302,61 @@ static bool load_insn_forms(tine_ctx_t *ctx, tine_isa *isa, const tine_insn_ast 
                       ia->form_width[f].s);
             return false;
         }
-        int fi = feature_index(isa, ia->form_feature[f].s);
-        if (fi < 0) {
-            isa_error(ctx, a->src, ia->form_feature[f], "unknown feature '%s' (declare it with 'feature')",
-                      ia->form_feature[f].s);
-            return false;
+        in->form[f].features = 0;
+        for (int i = 0; i < ia->form_nfeatures[f]; i++) {
+            int fi = feature_index(isa, ia->form_feature[f][i].s);
+            if (fi < 0) {
+                isa_error(ctx, a->src, ia->form_feature[f][i], "unknown feature '%s' (declare it with 'feature')",
+                          ia->form_feature[f][i].s);
+                return false;
+            }
+            in->form[f].features |= 1u << fi;
         }
         in->form[f].bits = a->width_bits[w];
         in->form[f].reg = a->width_name[w].s;
-        in->form[f].feature = fi;
-        in->form[f].llvm = ia->generic ? NULL : ia->llvm[ia->nllvm == 1 ? 0 : f].s;
+        in->form[f].llvm = ia->generic || !ia->nllvm ? NULL : ia->llvm[ia->nllvm == 1 ? 0 : f].s;
         in->form[f].c = ia->c[f].s;
     }
     in->nforms = ia->nforms;
+    return true;
+}
+
+/* A fixed entry's semantics at its exact operand types. Its vectors, operands and result,
+ * are registers of the description's widths (the C intrinsic's __m128i ... by their bits),
+ * the widest of them its form's. false after the message. */
+static bool load_fixed_semantics(tine_ctx_t *ctx, tine_isa *isa, int k) {
+    const tine_insn_ast *ia = &isa->ast.insns[k];
+    const tine_isa_ast *a = &isa->ast;
+    tine_insn *in = &isa->insn[k];
+    struct insn_tmpl *m = instantiate(ctx, isa, k, in->optype);
+    if (!m) return false;
+    in->result = m->sem->type;
+    int widest = 0;
+    for (int j = 0; j <= in->nops; j++) {
+        tine_type_t t = j < in->nops ? in->optype[j] : in->result;
+        if (t.lanes == 1 || t.kind == TINE_BOOL) continue; /* scalars and masks are not registers */
+        int bits = t.lanes * t.bits;
+        bool reg = false;
+        for (int i = 0; i < a->nwidths; i++) reg |= a->width_bits[i] == bits;
+        if (!reg) {
+            char msg[160];
+            const tine_ast *o = j < in->nops ? ia->sig->args[j] : NULL;
+            snprintf(msg, sizeof msg, "%s%s of '%%s' is a vector of %d bits, not of a register width",
+                     o ? "operand " : "the result", o ? o->name : "", bits);
+            tine_diag(ctx, a->src, o ? o->line : ia->name.line, o ? o->col : ia->name.col, msg, in->name);
+            return false;
+        }
+        if (bits > widest) widest = bits;
+    }
+    if (widest && widest != in->form[0].bits) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "the form of '%%s' is %d bits wide, but its widest vector is %d bits", in->form[0].bits,
+                 widest);
+        isa_error(ctx, a->src, ia->form_width[0], msg, in->name);
+        return false;
+    }
+    for (int j = 0; j < in->nops; j++) in->probe_lanes[j] = in->optype[j].lanes;
+    in->probe_result = in->result.lanes;
     return true;
 }
 
@@ -248,6 +365,7 @@ static bool load_insn_forms(tine_ctx_t *ctx, tine_isa *isa, const tine_insn_ast 
 static bool load_insn_semantics(tine_ctx_t *ctx, tine_isa *isa, int k) {
     const tine_insn_ast *ia = &isa->ast.insns[k];
     tine_insn *in = &isa->insn[k];
+    if (in->fixed) return load_fixed_semantics(ctx, isa, k);
     /* the semantics must type: try it at the narrowest form's lanes */
     tine_type_t t[TINE_INSN_MAX_OPS];
     for (int j = 0; j < in->nops; j++) t[j] = tine_type_with_lanes(in->optype[j], 1);
@@ -305,6 +423,7 @@ fail:
 }
 
 bool tine_insn_operand_lanes(const tine_insn *in, int lanes, int *out) {
+    if (in->fixed && lanes != in->probe_result) return false; /* its one shape */
     for (int j = 0; j < in->nops; j++) {
         long l = (long)lanes * in->probe_lanes[j];
         if (l % in->probe_result || l / in->probe_result > TINE_MAX_LANES || l / in->probe_result < 1) return false;
@@ -313,17 +432,23 @@ bool tine_insn_operand_lanes(const tine_insn *in, int lanes, int *out) {
     return true;
 }
 
+/* Reads built-in description id from text into the context; NULL with the error. */
+static tine_isa *read_builtin(tine_ctx_t *ctx, int id, const char *text, const char *file) {
+    isa_state *st = state(ctx);
+    st->loading = true;
+    st->isa[id] = load(ctx, id, text, file);
+    st->loading = false;
+    st->cur = NULL;
+    return st->isa[id];
+}
+
 const tine_isa *tine_isa_get(tine_ctx_t *ctx, const char *name) {
     isa_state *st = state(ctx);
     for (int id = 0; id < NBUILTIN; id++) {
-        if (name && strcmp(BUILTIN[id].name, name)) continue;
+        if (name ? strcmp(BUILTIN[id].name, name) : BUILTIN[id].on_request) continue;
         if (!st->isa[id]) {
             tine_saved_error saved = tine_error_save(ctx);
-            st->loading = true;
-            st->isa[id] = load(ctx, id, BUILTIN[id].text, BUILTIN[id].file);
-            st->loading = false;
-            st->cur = NULL;
-            if (!st->isa[id]) {
+            if (!read_builtin(ctx, id, BUILTIN[id].text, BUILTIN[id].file)) {
                 /* the shipped descriptions load (a test says so); this is a build defect */
                 fprintf(stderr, "%s\n", tine_error(ctx));
                 TINE_ASSERT(!"a built-in target description does not load");
@@ -332,6 +457,20 @@ const tine_isa *tine_isa_get(tine_ctx_t *ctx, const char *name) {
         }
         return st->isa[id];
     }
+    return NULL;
+}
+
+const tine_isa *tine_isa_get_from(tine_ctx_t *ctx, const char *name, const char *text, const char *file) {
+    isa_state *st = state(ctx);
+    for (int id = 0; id < NBUILTIN; id++) {
+        if (strcmp(BUILTIN[id].name, name)) continue;
+        if (!BUILTIN[id].on_request || st->isa[id]) {
+            tine_set_error(ctx, "description '%s' is %s", name, st->isa[id] ? "read already" : "not read on request");
+            return NULL;
+        }
+        return read_builtin(ctx, id, text, file);
+    }
+    tine_set_error(ctx, "no built-in description is named '%s'", name);
     return NULL;
 }
 
@@ -368,7 +507,8 @@ int tine_isa_lookup(tine_ctx_t *ctx, const char *name) {
     for (int id = 0; id < NBUILTIN; id++) {
         const tine_isa *isa = st->isa[id];
         if (!isa) {
-            if (st->loading) continue; /* the one loading checks its own names */
+            /* the one loading checks its own names; one read on request has none until then */
+            if (st->loading || BUILTIN[id].on_request) continue;
             isa = tine_isa_get(ctx, BUILTIN[id].name);
         }
         for (int k = 0; k < isa->n; k++)
@@ -409,6 +549,10 @@ tine_expr_t *tine_insn_make(tine_ctx_t *ctx, uint32_t code, int n, tine_expr_t *
     for (int j = 0; j < n; j++) {
         if (!ops[j]) return NULL;
         t[j] = ops[j]->type;
+        if (in->fixed && t[j].lanes != in->optype[j].lanes) { /* its one shape */
+            tine_set_error(ctx, "operand %d of %s has %d lanes, not %d", j + 1, in->name, t[j].lanes, in->optype[j].lanes);
+            return NULL;
+        }
         if (t[j].kind != in->optype[j].kind || t[j].bits != in->optype[j].bits) {
             char a[16], b[16];
             tine_set_error(ctx, "operand %d of %s is %s, not %s", j + 1, in->name, tine_type_name(t[j], a),
@@ -477,8 +621,8 @@ static tine_elab_val elab_insn(tine_elab *el, const tine_ast *a, int code, int l
     if (!width) return tine_elab_need_typed(el, a->args[0], v[0]);
     tine_expr_t *args[TINE_INSN_MAX_OPS];
     for (int i = 0; i < in->nops; i++) {
-        if (v[i].lit) {
-            int l = width / in->optype[i].bits;
+        if (v[i].lit) { /* a fixed entry's operand types are exact */
+            int l = in->fixed ? in->optype[i].lanes : width / in->optype[i].bits;
             if (l < 1) l = 1;
             v[i] = tine_elab_lit_to(el, a->args[i], v[i], tine_type_with_lanes(in->optype[i], l));
             if (!tine_elab_ok(el, v[i])) return (tine_elab_val){0};
