@@ -225,7 +225,7 @@ static void run_case(const tcase *c) {
     for (int i = 0; i < c->nops; i++) {
         tine_type_t t = parse_type(c->ops[i].type);
         args[i] = (tine_pseudo_arg){c->ops[i].name, tine_var(ctx, c->ops[i].name, t), t, c->ops[i].sgn,
-                                    !strcmp(c->ops[i].name, "imm8") ? 8 : 0};
+                                    !strcmp(c->ops[i].name, "imm8") ? 8 : 0, 0};
     }
     tine_expr_t *e = tine_pseudo_eval(ctx, &arena, prog, args, c->nops, &ret, false, err, sizeof err);
     if (!e) {
@@ -298,7 +298,7 @@ static void bad_pseudocode(void) {
         tine_arena arena = {0};
         char err[256] = "";
         tine_type_t t = tine_type(TINE_UINT, 8, 16);
-        tine_pseudo_arg a = {"a", tine_var(ctx, "a", t), t, false, 0}, ret = {"dst", NULL, t, false, 0};
+        tine_pseudo_arg a = {"a", tine_var(ctx, "a", t), t, false, 0, 0}, ret = {"dst", NULL, t, false, 0, 0};
         p_node *prog = tine_pseudo_parse(&arena, bad[i].text, err, sizeof err);
         tine_expr_t *e = prog ? tine_pseudo_eval(ctx, &arena, prog, &a, 1, &ret, false, err, sizeof err) : NULL;
         check(!e && strstr(err, bad[i].want) && err[0] >= '1' && err[0] <= '9',

@@ -65,25 +65,6 @@ static long dag_size(const tine_expr_t *e, long cap) {
     return k;
 }
 
-static bool commutative(int op) {
-    return op == TINE_OP_ADD || op == TINE_OP_MUL || op == TINE_OP_AND || op == TINE_OP_OR || op == TINE_OP_XOR ||
-           op == TINE_OP_MIN || op == TINE_OP_MAX || op == TINE_OP_EQ || op == TINE_OP_NE;
-}
-
-/* Whether a and b are one shape to depth d: ops, types, the variables lanes are read
- * from; lane numbers and constants may differ. */
-static bool shape_eq(const tine_expr_t *a, const tine_expr_t *b, int d) {
-    const tine_expr_t *va, *vb;
-    int ka, kb;
-    if (lane_ref(a, &va, &ka)) return lane_ref(b, &vb, &kb) && va == vb;
-    if (a->op != b->op || a->nops != b->nops || !tine_type_eq(a->type, b->type)) return false;
-    if (d == 0 || a->op == TINE_OP_CONST || a->op == TINE_OP_VAR) return a->op != TINE_OP_VAR || a == b;
-    bool same = true;
-    for (int i = 0; i < a->nops && same; i++) same = shape_eq(a->ops[i], b->ops[i], d - 1);
-    if (same || a->nops != 2 || !commutative(a->op)) return same;
-    return shape_eq(a->ops[0], b->ops[1], d - 1) && shape_eq(a->ops[1], b->ops[0], d - 1);
-}
-
 static tine_expr_t *pack(lockstep *L, const tine_expr_t *const *t, int depth) {
     int n = L->n;
     const tine_expr_t *e = t[0];
@@ -128,15 +109,8 @@ static tine_expr_t *pack(lockstep *L, const tine_expr_t *const *t, int depth) {
                  t[j]->flags == e->flags && !lane_ref(t[j], &v2, &k);
         tine_expr_t *ops[8];
         const tine_expr_t **sub = ok ? tine_xmalloc(sizeof *sub * (size_t)n) : NULL;
-        /* hash-consing orders a commutative op's operands by node: a lane may hold them
-           the other way round */
-        bool swap[TINE_MAX_LANES] = {0};
-        if (ok && e->nops == 2 && commutative(e->op))
-            for (int j = 1; j < n; j++)
-                swap[j] = !shape_eq(e->ops[0], t[j]->ops[0], 6) && shape_eq(e->ops[0], t[j]->ops[1], 6) &&
-                          shape_eq(e->ops[1], t[j]->ops[0], 6);
         for (int i = 0; i < e->nops && ok; i++) {
-            for (int j = 0; j < n; j++) sub[j] = t[j]->ops[swap[j] ? 1 - i : i];
+            for (int j = 0; j < n; j++) sub[j] = t[j]->ops[i];
             ok = (ops[i] = pack(L, sub, depth + 1)) != NULL;
             local = ok;
         }
@@ -262,6 +236,58 @@ tine_expr_t *tine_pseudo_tidy(tine_ctx_t *ctx, tine_expr_t *e) {
     return r;
 }
 
+
+/* Lane j of a packed expression, rebuilt as the lanes were built (the check that packing
+ * kept every lane's meaning: the rebuilt lane is the very node the lane was). */
+static tine_expr_t *lane_of(tine_ctx_t *ctx, const tine_expr_t *v, int j, memo *m, int depth) {
+    if (depth > 1000) return NULL;
+    if (v->type.lanes == 1) return (tine_expr_t *)v;
+    tine_expr_t **slot = memo_slot(m, v);
+    if (*slot) return *slot;
+    tine_expr_t *r = NULL;
+    if (v->op == TINE_OP_SLICE && v->ops[0]->op == TINE_OP_VAR) {
+        int k0 = (int)(v->imm & 1023), stride = (int)((v->imm >> 10) & 1023);
+        r = tine_slice(ctx, v->ops[0], k0 + stride * j, 1, 1);
+    } else if (v->op == TINE_OP_VAR) /* a whole operand: its lanes at stride 1 */
+        r = tine_slice(ctx, (tine_expr_t *)v, j, 1, 1);
+    else if (v->op == TINE_OP_BROADCAST)
+        r = v->ops[0];
+    else if (v->op == TINE_OP_CONST) {
+        tine_u128 u = tine_canon(v->type, (tine_u128)tine_expr_const_lane(v, j));
+        r = v->type.bits <= 64 ? tine_const_u128(ctx, tine_type_with_lanes(v->type, 1), &u) : NULL;
+    } else if (v->nops <= 8) {
+        tine_expr_t *ops[8];
+        bool ok = true;
+        for (int i = 0; i < v->nops && ok; i++) ok = (ops[i] = lane_of(ctx, v->ops[i], j, m, depth + 1)) != NULL;
+        if (ok) r = tine_make(ctx, (tine_op_t)v->op, tine_type_with_lanes(v->type, 1), v->nops, ops, v->imm, v->flags, NULL, 0);
+    }
+    slot = memo_slot(m, v);
+    return *slot = r;
+}
+
+/* Whether every lane of the packed p is the lane of e (a concatenation) it replaces. */
+static bool packed_same(tine_ctx_t *ctx, const tine_expr_t *p, const tine_expr_t *e) {
+    long size = dag_size(p, 1 << 16);
+    memo m = {0};
+    m.cap = 64;
+    while (m.cap < (size_t)size * 2 + 64) m.cap *= 2;
+    m.key = calloc(m.cap, sizeof *m.key), m.val = calloc(m.cap, sizeof *m.val);
+    bool same = true;
+    for (int j = 0; j < e->nops && same; j++) {
+        memset(m.key, 0, m.cap * sizeof *m.key);
+        memset(m.val, 0, m.cap * sizeof *m.val);
+        tine_expr_t *l = lane_of(ctx, p, j, &m, 0);
+        same = l == e->ops[j];
+        if (!same && getenv("TINE_IMPORT_DEBUG")) {
+            char *a = l ? tine_print(ctx, l) : NULL, *b = tine_print(ctx, e->ops[j]);
+            fprintf(stderr, "lane %d rebuilt: %.300s\n        was: %.300s\n", j, a ? a : "(none)", b);
+            free(a), free(b);
+        }
+    }
+    free(m.key), free(m.val);
+    return same;
+}
+
 tine_expr_t *tine_pseudo_compact(tine_ctx_t *ctx, tine_expr_t *e) {
     if (!e || e->op != TINE_OP_CONCAT || e->nops < 2) return e;
     int n = e->nops;
@@ -275,5 +301,5 @@ tine_expr_t *tine_pseudo_compact(tine_ctx_t *ctx, tine_expr_t *e) {
     L.vals = calloc(L.cap, sizeof *L.vals);
     tine_expr_t *r = pack(&L, (const tine_expr_t *const *)e->ops, 0);
     free(L.keys), free(L.vals);
-    return r ? r : e;
+    return r && packed_same(ctx, r, e) ? r : e;
 }

@@ -34,6 +34,7 @@ typedef struct {
     int n, cap;
     int width; /* declared bits (0: as far as written) */
     bool sgn;  /* slices read signed */
+    int *reach; /* an operand's: the end of the highest bits read (copies share it) */
 } bitmap;
 
 typedef enum { V_NONE, V_INT, V_SYM, V_BITS } vkind;
@@ -48,6 +49,7 @@ typedef struct {
 typedef struct var {
     const char *name;
     bool is_bits;
+    bool temp;   /* neither an operand nor the result: its signedness is what is written to it */
     value v;     /* !is_bits */
     bitmap bm;   /* is_bits */
 } var;
@@ -174,6 +176,7 @@ static tine_expr_t *piece(ev *x, tine_expr_t *e, int off, int w, int R) {
 /* Bits [lo, lo+w) read as an unsigned value of ubits(w) (w ≤ 128); unwritten bits are 0. */
 static tine_expr_t *bm_read_u(ev *x, const bitmap *b, int lo, int w) {
     int R = roundbits(w);
+    if (b->reach && lo + w > *b->reach) *b->reach = lo + w;
     tine_type_t r = ity(false, R);
     tine_expr_t *acc = NULL;
     for (int i = 0; i < b->n; i++) {
@@ -461,8 +464,14 @@ static value arith(ev *x, const p_node *at, int op, value a, value b) {
         break;
     }
     case PT_SHL:
-        if (b.k == V_INT && b.i >= 0 && b.i < 64) {
-            lo = al * ((tine_i128)1 << b.i), hi = ah * ((tine_i128)1 << b.i);
+        if (b.k == V_INT && b.i >= 0 && b.i < 127) {
+            /* the exact range, a bound past i128's kept at its top (a u128 holds it) */
+            tine_i128 top = (tine_i128)(~(tine_u128)0 >> 1), lim = top >> b.i;
+            if (al < -lim) {
+                efail(x, at, "a value beyond 128 bits");
+                return NONE;
+            }
+            lo = al * ((tine_i128)1 << b.i), hi = ah > lim ? top : ah * ((tine_i128)1 << b.i);
             break;
         }
         /* a symbolic count: the value's own type, the count clamped to its width */
@@ -529,7 +538,7 @@ static value arith(ev *x, const p_node *at, int op, value a, value b) {
         efail(x, at, "a value beyond 128 bits");
         return NONE;
     }
-    tine_op_t o = op == '+' ? TINE_OP_ADD : op == '-' ? TINE_OP_SUB : TINE_OP_MUL;
+    tine_op_t o = op == '+' ? TINE_OP_ADD : op == '-' ? TINE_OP_SUB : op == '*' ? TINE_OP_MUL : TINE_OP_SHL;
     return sym(tine_binary(c, o, as_type(x, a, t), as_type(x, b, t)), lo, hi);
 }
 
@@ -577,6 +586,7 @@ static bitmap *bits_of(ev *x, env *en, const p_node *n, bool create) {
         if (!create) return NULL;
         v = define(en, n->name);
         v->is_bits = true;
+        v->temp = true;
         return &v->bm;
     }
     if (!v->is_bits) {
@@ -897,6 +907,20 @@ static value call(ev *x, env *en, const p_node *n) {
         efail(x, n, "the function '%s'", f);
         return NONE;
     }
+    /* SignExtendN(v >> count): the guide writes the arithmetic shifts (psrad, vpsraq) so,
+       with v's element type unsigned; the sign extension says the shift brings in the
+       sign, so v is read signed */
+    const p_node *k0 = n->kids[0];
+    if (suffix_bits(f, "SignExtend") && k0->kind == P_BIN && k0->op == PT_SHR) {
+        value v = to_sym(x, eval(x, en, k0->kids[0])), c = to_sym(x, eval(x, en, k0->kids[1]));
+        if (x->failed) return NONE;
+        if (v.k == V_SYM && v.e->type.kind == TINE_UINT && v.lo >= 0)
+            v = sym_full(tine_reinterpret(x->ctx, ity(true, v.e->type.bits), v.e));
+        value sh = arith(x, k0, PT_SHR, v, c);
+        if (x->failed) return NONE;
+        int b2 = suffix_bits(f, "SignExtend");
+        return sh.k == V_INT ? sh : sym(tine_cast(x->ctx, ity(true, b2), as_type(x, sh, sh.e->type)), sh.lo, sh.hi);
+    }
     value a = to_sym(x, eval(x, en, n->kids[0]));
     if (x->failed) return NONE;
     if (a.k == V_BITS) {
@@ -972,6 +996,13 @@ static value call(ev *x, env *en, const p_node *n) {
 
 /* ---- statements ------------------------------------------------------------------------- */
 
+/* A temporary's first write, at its bit 0, gives it the value's signedness: the guide
+ * writes `tmp1.word := Signed(...)` and reads `tmp1` as that signed word. */
+static void fresh_sign(env *en, const p_node *root, bitmap *b, int lo, value v) {
+    var *t = root->kind == P_NAME ? lookup(en, root->name) : NULL;
+    if (t && t->temp && b->n == 0 && lo == 0) b->sgn = (v.k == V_SYM || v.k == V_INT) && vlo(v) < 0;
+}
+
 static void assign(ev *x, env *en, const p_node *lhs, value v) {
     if (lhs->kind == P_NAME) {
         var *o = lookup(en, lhs->name);
@@ -980,7 +1011,7 @@ static void assign(ev *x, env *en, const p_node *lhs, value v) {
             if (v.k == V_SYM && w == 0) w = v.e->type.kind == TINE_BOOL ? 1 : v.e->type.bits;
             if (v.k == V_BITS) w = bm_extent(v.b);
             if (!w) w = 64;
-            bitmap nb = {.width = o->bm.width};
+            bitmap nb = {.width = o->bm.width, .reach = o->bm.reach};
             bm_write(x, &nb, 0, w, v);
             nb.sgn = v.k == V_SYM && v.lo < 0;
             free(o->bm.s);
@@ -1001,6 +1032,7 @@ static void assign(ev *x, env *en, const p_node *lhs, value v) {
         if (!root) return;
         bitmap *b = bits_of(x, en, root, true);
         if (!b) { efail(x, lhs, "an assignment to a field of this"); return; }
+        fresh_sign(en, root, b, lo, v);
         bm_write(x, b, lo, w, v);
         return;
     }
@@ -1023,6 +1055,7 @@ static void assign(ev *x, env *en, const p_node *lhs, value v) {
             return;
         }
         if (v.k == V_SYM && v.e->type.kind == TINE_BOOL) v = (value){.k = V_SYM, .e = as_type(x, v, ity(false, 8)), .lo = 0, .hi = 1};
+        fresh_sign(en, lhs->kids[0], b, (int)vl.i, v);
         bm_write(x, b, (int)vl.i, (int)(vh.i - vl.i + 1), v);
         return;
     }
@@ -1064,12 +1097,13 @@ static void merge(ev *x, env *out, value c, env *t, env *f) {
                 break;
             }
             bitmap *bt = &tv->bm, *bf = &fv->bm;
+            if (bt->n == bf->n && !memcmp(bt->s, bf->s, sizeof(seg) * (size_t)bt->n)) continue; /* unchanged */
             /* every boundary of either */
             int nc = 0, *cuts = tine_xmalloc(sizeof(int) * (size_t)(2 * (bt->n + bf->n) + 1));
             for (int k = 0; k < bt->n; k++) cuts[nc++] = bt->s[k].lo, cuts[nc++] = bt->s[k].lo + bt->s[k].w;
             for (int k = 0; k < bf->n; k++) cuts[nc++] = bf->s[k].lo, cuts[nc++] = bf->s[k].lo + bf->s[k].w;
             qsort(cuts, (size_t)nc, sizeof *cuts, cmp_int);
-            bitmap nb = {.width = bt->width, .sgn = bt->sgn};
+            bitmap nb = {.width = bt->width, .sgn = bt->sgn, .reach = bt->reach};
             for (int k = 0; k + 1 < nc && !x->failed; k++) {
                 int lo = cuts[k], w = cuts[k + 1] - cuts[k];
                 if (w <= 0) continue;
@@ -1202,6 +1236,7 @@ tine_expr_t *tine_pseudo_eval(tine_ctx_t *ctx, tine_arena *arena, const p_node *
         const tine_pseudo_arg *a = &args[i];
         var *v = define(&en, a->name);
         v->is_bits = true;
+        v->bm.reach = &((tine_pseudo_arg *)a)->reach;
         tine_type_t t = a->var->type;
         int ew = t.kind == TINE_BOOL ? 1 : t.bits;
         v->bm.width = ew * t.lanes;

@@ -12,6 +12,7 @@ typedef struct {
     tine_type_t type; /* the result's type (ret only) */
     bool sgn;
     int bits; /* a scalar read as its low bits only (an immediate's); 0: all */
+    int reach; /* set by tine_pseudo_eval: the end of the highest bits the program reads */
 } tine_pseudo_arg;
 
 /* The result register of the program as an expression over the operands' variables:

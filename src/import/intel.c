@@ -242,7 +242,7 @@ static bool import_one(tine_ctx_t *ctx, tine_arena *a, const xintr *in, tine_buf
             snprintf(why, nwhy, "an unnamed operand");
             return false;
         }
-        args[i] = (tine_pseudo_arg){in->par[i].name, tine_var(ctx, in->par[i].name, t), t, sgn, 0};
+        args[i] = (tine_pseudo_arg){in->par[i].name, tine_var(ctx, in->par[i].name, t), t, sgn, 0, 0};
         /* an immediate is its low bits: its values are those the instruction encodes */
         if (in->par[i].etype && !strcmp(in->par[i].etype, "IMM"))
             args[i].bits = in->par[i].immwidth > 8 ? in->par[i].immwidth : 8;
@@ -314,9 +314,12 @@ static bool import_one(tine_ctx_t *ctx, tine_arena *a, const xintr *in, tine_buf
     tine_buf_printf(out, "%s:", reg_of(vbits));
     for (int i = 0; i < in->ncpuid; i++) tine_buf_printf(out, "%s%s", i ? "+" : "", tine_intel_feature(in->cpuid[i]));
     tine_buf_printf(out, "\n  c %s\n", in->name);
+    /* an immediate's BITS: the values the intrinsic takes (a compiler refuses others) */
     for (int i = 0; i < in->npar; i++)
-        if (in->par[i].etype && !strcmp(in->par[i].etype, "IMM"))
-            tine_buf_printf(out, "  imm %s %d\n", in->par[i].name, in->par[i].immwidth ? in->par[i].immwidth : 8);
+        if (in->par[i].etype && !strcmp(in->par[i].etype, "IMM")) {
+            int bits = in->par[i].immwidth ? in->par[i].immwidth : args[i].reach > 0 && args[i].reach < 8 ? args[i].reach : 8;
+            tine_buf_printf(out, "  imm %s %d\n", in->par[i].name, bits);
+        }
     tine_buf_putc(out, '\n');
     return true;
 }
