@@ -32,6 +32,7 @@ static const char *const COMMANDS[CLI_FORMS] = {
     [CLI_LIFT] = "lift", [CLI_RULES] = "rules", [CLI_COMPILE_EXPR] = "compile", [CLI_RUN_EXPR] = "run",
     [CLI_OPS] = "ops", [CLI_BENCH] = "bench", [CLI_BENCH_IR] = "bench-ir", [CLI_BENCH_LIFT] = "bench-lift",
     [CLI_VERIFY] = "verify", [CLI_REPORT] = "report", [CLI_HELP] = "help",
+    [CLI_SYNTH] = "synth",
 };
 /* Each form's command lines, in the order usage lists them (`tine help COMMAND`: its own). */
 static const struct {
@@ -58,6 +59,8 @@ static const struct {
     {F(VERIFY), "verify FILE [--target T] [--timeout MS]"},
     {F(VERIFY), "verify --bounds [--quick] [--timeout MS]"},
     {F(REPORT), "report FILE [--target T] [--select tine|llvm] [-o OUT.html] [--bench]"},
+    {F(SYNTH), "synth lift [--size N] [--types u8,i8,...] [--time-limit S] [--timeout MS] [--from-scratch]\n"
+                 "                    [--focus OP] [-o FILE]"},
     {F(HELP), "help [COMMAND]"},
 };
 /* What each command does, in one line (`tine help COMMAND`). */
@@ -78,13 +81,14 @@ static const char *const COMMAND_WHAT[CLI_FORMS] = {
     [CLI_VERIFY] = "proofs with Z3: rules, a kernel's selection, or the interval rules",
     [CLI_REPORT] = "one self-contained HTML page: a kernel's source, loop nests, selection and assembly",
     [CLI_HELP] = "the usage of tine, or of one command",
+    [CLI_SYNTH] = "lifting rules found by search and proven with Z3 (a rule file that loads beside lift.rules)",
 };
 /* the forms whose positional argument is an expression (compile and run take a kernel file) */
 static const unsigned TAKES_EXPR = F(PRINT) | F(EXPAND) | F(EVAL) | F(LIFT);
 
 enum { O_LANES, O_SEED, O_NODES, O_TRACE, O_LIST, O_CHECK, O_QUICK, O_FILTER, O_PEERS, O_TARGET, O_EMIT, O_SELECT,
        O_PARAM, O_SIZE, O_NAME, O_OUT, O_EXPR, O_RULES, O_ISA, O_RULE, O_TIMEOUT, O_BOUNDS, O_QUIET, O_DUMP_AFTER,
-       O_INPUT_SIZE, O_BENCH, O_COUNT };
+       O_INPUT_SIZE, O_BENCH, O_TYPES, O_TIME_LIMIT, O_FROM_SCRATCH, O_FOCUS, O_COUNT };
 static const struct {
     const char *name;
     int value;      /* takes a value */
@@ -117,11 +121,12 @@ static const struct {
         "S", "instruction selection: tine (lifting and lowering rules, default) or llvm (LLVM alone)"},
     [O_PARAM] = {"--param", 1, F(RUN_KERNEL),
         "NAME=V", "a parameter's value (others are drawn: docs/KERNELS.md, tine run)"},
-    [O_SIZE] = {"--size", 1, F(RUN_KERNEL),
-        "WxH..", "the output's extents, one per dimension (default 67x45x3x2, as many as it has)"},
+    [O_SIZE] = {"--size", 1, F(RUN_KERNEL) | F(SYNTH),
+        "WxH..", "the output's extents, one per dimension (default 67x45x3x2, as many as it has); synth: the most "
+                 "operators in an expression searched (default 4)"},
     [O_NAME] = {"--name", 1, F(COMPILE_KERNEL),
         "N", "the entry point's name (default: the file's name up to its last '.')"},
-    [O_OUT] = {"-o", 1, F(COMPILE_KERNEL) | F(REPORT),
+    [O_OUT] = {"-o", 1, F(COMPILE_KERNEL) | F(REPORT) | F(SYNTH),
         "OUT", "the file to write (default: the standard output; report: FILE's name with .html)"},
     [O_EXPR] = {"-e", 1, F(COMPILE_EXPR) | F(RUN_EXPR),
         "EXPR", "an expression instead of a kernel FILE"},
@@ -131,7 +136,7 @@ static const struct {
         "ISA", "the instruction set of a rule file's lowering rules (x86 or arm)"},
     [O_RULE] = {"--rule", 1, F(VERIFY),
         "NAME", "prove this rule only"},
-    [O_TIMEOUT] = {"--timeout", 1, F(VERIFY),
+    [O_TIMEOUT] = {"--timeout", 1, F(VERIFY) | F(SYNTH),
         "MS", "the time limit of each Z3 query, in milliseconds"},
     [O_BOUNDS] = {"--bounds", 0, F(VERIFY),
         NULL, "prove the interval rule of every op"},
@@ -143,6 +148,14 @@ static const struct {
         "STEP", "print what the driver made after STEP (all: after every step; help: the steps)"},
     [O_BENCH] = {"--bench", 0, F(REPORT),
         NULL, "add the kernel's tine bench row and a chart (one of the 20 benchmark kernels)"},
+    [O_TYPES] = {"--types", 1, F(SYNTH),
+        "LIST", "the variables' element types searched, comma-separated (default u8,i8,u16,i16,u32,i32)"},
+    [O_TIME_LIMIT] = {"--time-limit", 1, F(SYNTH),
+        "S", "stop the search after S seconds (default 600)"},
+    [O_FROM_SCRATCH] = {"--from-scratch", 0, F(SYNTH),
+        NULL, "search against no rules (rediscovers lift.rules' own) instead of beside lift.rules"},
+    [O_FOCUS] = {"--focus", 1, F(SYNTH),
+        "OP", "only rules whose left side holds the op OP (rounding_shr, widening_add, ...)"},
 };
 
 /* How the form is named in messages: compile and run by the form they take. */
@@ -394,7 +407,7 @@ static int positional_form(char **argv, int *form, const char *positional, bool 
             fprintf(stderr, "tine %s: needs an expression\n", argv[1]);
             return 2;
         }
-    } else if (*form == CLI_VERIFY) {
+    } else if (*form == CLI_VERIFY || *form == CLI_SYNTH) {
         o->file = positional; /* a kernel, or none with --rules or --bounds */
     } else if (*form == CLI_REPORT) {
         o->file = positional;
@@ -443,6 +456,13 @@ static int take_option(int k, const char *word, char *v, options *o) {
     case O_QUIET: o->quiet = 1; break;
     case O_DUMP_AFTER: o->dump_after = v; break;
     case O_BENCH: o->bench = 1; break;
+    case O_TYPES: o->types = v; break;
+    case O_FOCUS: o->focus = v; break;
+    case O_FROM_SCRATCH: o->from_scratch = 1; break;
+    case O_TIME_LIMIT:
+        if (parse_count(word, v, 1, 86400, &n)) return 2;
+        o->time_limit = (long)n;
+        break;
     case O_TIMEOUT:
         if (parse_count(word, v, 1, 3600000, &n)) return 2;
         o->timeout_ms = (long)n;

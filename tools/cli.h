@@ -12,7 +12,7 @@
 typedef enum {
     CLI_DEMO, CLI_PRINT, CLI_EXPAND, CLI_EVAL, CLI_LIFT, CLI_RULES, CLI_COMPILE_EXPR, CLI_RUN_EXPR,
     CLI_COMPILE_KERNEL, CLI_RUN_KERNEL, CLI_OPS, CLI_BENCH, CLI_BENCH_IR, CLI_BENCH_LIFT, CLI_VERIFY, CLI_REPORT, CLI_HELP,
-    CLI_VERSION, CLI_FORMS
+    CLI_VERSION, CLI_SYNTH, CLI_FORMS
 } cli_form;
 
 /* --param NAME=VALUE: the value's text, checked against the parameter's type by
@@ -47,6 +47,7 @@ typedef struct {
     int nsize;
     cli_input_size *input_sizes; /* malloc'd, one per --input-size */
     int ninput_sizes;
+    const char *types, *focus; long time_limit; int from_scratch; /* synth --types, --focus, --time-limit, ... */
     const char *help; /* tine help COMMAND, tine COMMAND --help: the command (NULL: all) */
 } options;
 
@@ -114,6 +115,8 @@ int cli_cmd_bench_ir(const options *o);
 int cli_cmd_bench_lift(const options *o);
 /* tine verify (tools/verify.c). */
 int cli_verify(const options *o);
+/* tine synth lift (tools/synth.c). */
+int cli_cmd_synth(const options *o);
 /* tine report FILE (tools/report.c). */
 int cli_cmd_report(const options *o);
 

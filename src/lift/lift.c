@@ -67,3 +67,21 @@ tine_expr_t *tine_lift(tine_ctx_t *ctx, tine_expr_t *e) {
     if (!e) return NULL;
     return tine_lift_with(ctx, tine_lift_rules(ctx), e, NULL, NULL);
 }
+
+/* The extra rules are compiled alone first, so that their own errors point into their
+ * file; then with lift.rules, for the checks between the two (their lines shifted). */
+tine_ruleset_t *tine_lift_rules_plus(tine_ctx_t *ctx, const char *text, const char *file) {
+    if (!text) return NULL;
+    tine_ruleset_t *alone = tine_rules_compile(ctx, text, file);
+    if (!alone) return NULL;
+    tine_rules_free(alone);
+    tine_buf b = {0};
+    tine_buf_puts(&b, tine_lift_rules_text);
+    tine_buf_puts(&b, "\n");
+    tine_buf_puts(&b, text);
+    char name[256];
+    snprintf(name, sizeof name, "lift.rules+%s", file ? file : "<rules>");
+    tine_ruleset_t *rs = tine_rules_compile(ctx, b.p, name);
+    free(b.p);
+    return rs;
+}
