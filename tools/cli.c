@@ -43,7 +43,7 @@ static const struct {
     {F(PRINT), "print EXPR [--lanes N]"},
     {F(EXPAND), "expand EXPR [--lanes N]"},
     {F(EVAL), "eval EXPR [--lanes N] [--seed S]"},
-    {F(LIFT), "lift EXPR [--lanes N] [--trace-rules]"},
+    {F(LIFT), "lift EXPR [--lanes N] [--trace-rules] [--rules-extra FILE]"},
     {F(RULES), "rules --list | --check FILE"},
     {F(COMPILE_EXPR), "compile -e EXPR [--target T] [--lanes N] [--emit asm|llvm|fpir|lowered] [--select llvm|tine]\n"
                       "                    [--trace-rules]"},
@@ -88,7 +88,7 @@ static const unsigned TAKES_EXPR = F(PRINT) | F(EXPAND) | F(EVAL) | F(LIFT);
 
 enum { O_LANES, O_SEED, O_NODES, O_TRACE, O_LIST, O_CHECK, O_QUICK, O_FILTER, O_PEERS, O_TARGET, O_EMIT, O_SELECT,
        O_PARAM, O_SIZE, O_NAME, O_OUT, O_EXPR, O_RULES, O_ISA, O_RULE, O_TIMEOUT, O_BOUNDS, O_QUIET, O_DUMP_AFTER,
-       O_INPUT_SIZE, O_BENCH, O_TYPES, O_TIME_LIMIT, O_FROM_SCRATCH, O_FOCUS, O_COUNT };
+       O_INPUT_SIZE, O_BENCH, O_TYPES, O_TIME_LIMIT, O_FROM_SCRATCH, O_FOCUS, O_RULES_EXTRA, O_COUNT };
 static const struct {
     const char *name;
     int value;      /* takes a value */
@@ -156,6 +156,8 @@ static const struct {
         NULL, "search against no rules (rediscovers lift.rules' own) instead of beside lift.rules"},
     [O_FOCUS] = {"--focus", 1, F(SYNTH),
         "OP", "only rules whose left side holds the op OP (rounding_shr, widening_add, ...)"},
+    [O_RULES_EXTRA] = {"--rules-extra", 1, F(LIFT),
+        "FILE", "lift with this rule file's rules beside the built-in ones (tine synth lift writes one)"},
 };
 
 /* How the form is named in messages: compile and run by the form they take. */
@@ -458,6 +460,7 @@ static int take_option(int k, const char *word, char *v, options *o) {
     case O_BENCH: o->bench = 1; break;
     case O_TYPES: o->types = v; break;
     case O_FOCUS: o->focus = v; break;
+    case O_RULES_EXTRA: o->rules_extra = v; break;
     case O_FROM_SCRATCH: o->from_scratch = 1; break;
     case O_TIME_LIMIT:
         if (parse_count(word, v, 1, 86400, &n)) return 2;

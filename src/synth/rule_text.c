@@ -39,14 +39,11 @@ static bool type_expr(const printer *p, tine_type_t t, char *out, size_t n) {
     int k = 0;
     for (int bits = p->base.bits; bits < t.bits; bits *= 2) k++;
     if ((p->base.bits << k) != t.bits) return false;
-    char s[96] = "T";
-    for (int i = 0; i < k; i++) {
-        char w[96];
-        snprintf(w, sizeof w, "widen(%s)", s);
-        snprintf(s, sizeof s, "%s", w);
-    }
-    if (t.kind != p->base.kind) snprintf(out, n, "%s(%s)", t.kind == TINE_INT ? "signed" : "unsigned", s);
-    else snprintf(out, n, "%s", s);
+    static const char *const open[] = {"", "widen(", "widen(widen(", "widen(widen(widen("}, *const close[] = {"", ")", "))", ")))"};
+    if (k > 3) return false;
+    if (t.kind != p->base.kind)
+        snprintf(out, n, "%s(%sT%s)", t.kind == TINE_INT ? "signed" : "unsigned", open[k], close[k]);
+    else snprintf(out, n, "%sT%s", open[k], close[k]);
     return true;
 }
 
