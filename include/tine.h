@@ -521,8 +521,10 @@ typedef struct {
     int ntypes;
     double time_limit;          /* seconds for the whole search; 0: none */
     unsigned timeout_ms;        /* per Z3 query */
-    int from_scratch;           /* compare against no rules instead of lift.rules */
+    int from_scratch;           /* compare against no rules instead of the built-in ones */
+    int hand_only;              /* ... against lift.rules without lift.synth.rules */
     int focus;                  /* an op (tine_op_t) the left sides must hold; -1: any */
+    int general;                /* only rules that hold for every T they type at */
     FILE *log;                  /* a line per rule found, or NULL */
 } tine_synth_lift_opts;
 

@@ -60,7 +60,7 @@ static const struct {
     {F(VERIFY), "verify --bounds [--quick] [--timeout MS]"},
     {F(REPORT), "report FILE [--target T] [--select tine|llvm] [-o OUT.html] [--bench]"},
     {F(SYNTH), "synth lift [--size N] [--types u8,i8,...] [--time-limit S] [--timeout MS] [--from-scratch]\n"
-                 "                    [--focus OP] [-o FILE]"},
+                 "                    [--hand-only] [--focus OP] [--general] [-o FILE]"},
     {F(HELP), "help [COMMAND]"},
 };
 /* What each command does, in one line (`tine help COMMAND`). */
@@ -88,7 +88,7 @@ static const unsigned TAKES_EXPR = F(PRINT) | F(EXPAND) | F(EVAL) | F(LIFT);
 
 enum { O_LANES, O_SEED, O_NODES, O_TRACE, O_LIST, O_CHECK, O_QUICK, O_FILTER, O_PEERS, O_TARGET, O_EMIT, O_SELECT,
        O_PARAM, O_SIZE, O_NAME, O_OUT, O_EXPR, O_RULES, O_ISA, O_RULE, O_TIMEOUT, O_BOUNDS, O_QUIET, O_DUMP_AFTER,
-       O_INPUT_SIZE, O_BENCH, O_TYPES, O_TIME_LIMIT, O_FROM_SCRATCH, O_FOCUS, O_RULES_EXTRA, O_COUNT };
+       O_INPUT_SIZE, O_BENCH, O_TYPES, O_TIME_LIMIT, O_FROM_SCRATCH, O_FOCUS, O_RULES_EXTRA, O_GENERAL, O_HAND_ONLY, O_COUNT };
 static const struct {
     const char *name;
     int value;      /* takes a value */
@@ -156,6 +156,10 @@ static const struct {
         NULL, "search against no rules (rediscovers lift.rules' own) instead of beside lift.rules"},
     [O_FOCUS] = {"--focus", 1, F(SYNTH),
         "OP", "only rules whose left side holds the op OP (rounding_shr, widening_add, ...)"},
+    [O_HAND_ONLY] = {"--hand-only", 0, F(SYNTH),
+        NULL, "search beside lift.rules alone, without src/lift/lift.synth.rules (to regenerate that file)"},
+    [O_GENERAL] = {"--general", 0, F(SYNTH),
+        NULL, "only rules that hold for every type T they type at (not for one type or signedness)"},
     [O_RULES_EXTRA] = {"--rules-extra", 1, F(LIFT),
         "FILE", "lift with this rule file's rules beside the built-in ones (tine synth lift writes one)"},
 };
@@ -461,6 +465,8 @@ static int take_option(int k, const char *word, char *v, options *o) {
     case O_TYPES: o->types = v; break;
     case O_FOCUS: o->focus = v; break;
     case O_RULES_EXTRA: o->rules_extra = v; break;
+    case O_GENERAL: o->general = 1; break;
+    case O_HAND_ONLY: o->hand_only = 1; break;
     case O_FROM_SCRATCH: o->from_scratch = 1; break;
     case O_TIME_LIMIT:
         if (parse_count(word, v, 1, 86400, &n)) return 2;

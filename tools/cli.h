@@ -47,7 +47,7 @@ typedef struct {
     int nsize;
     cli_input_size *input_sizes; /* malloc'd, one per --input-size */
     int ninput_sizes;
-    const char *types, *focus, *rules_extra; long time_limit; int from_scratch; /* synth's; lift --rules-extra */
+    const char *types, *focus, *rules_extra; long time_limit; int from_scratch, general, hand_only; /* synth's; lift --rules-extra */
     const char *help; /* tine help COMMAND, tine COMMAND --help: the command (NULL: all) */
 } options;
 

@@ -34,8 +34,8 @@ static int parse_types(const char *text, tine_type_t *out, int *n) {
 
 int cli_cmd_synth(const options *o) {
     if (!o->file || strcmp(o->file, "lift")) {
-        fprintf(stderr, "tine synth: needs the kind of rules to synthesize, lift (got %s%s%s)\n", o->file ? "'" : "nothing",
-                o->file ? o->file : "", o->file ? "'" : "");
+        fprintf(stderr, "tine synth: needs the kind of rules to synthesize, lift (got %s%s%s)\n",
+                o->file ? "'" : "nothing", o->file ? o->file : "", o->file ? "'" : "");
         return 2;
     }
     if (o->nsize > 1 || (o->nsize && (o->size[0] < 1 || o->size[0] > MAX_SIZE))) {
@@ -54,7 +54,7 @@ int cli_cmd_synth(const options *o) {
         .size = o->nsize ? (int)o->size[0] : DEFAULT_SIZE, .types = types, .ntypes = ntypes,
         .time_limit = o->time_limit ? (double)o->time_limit : DEFAULT_TIME_LIMIT,
         .timeout_ms = o->timeout_ms ? (unsigned)o->timeout_ms : DEFAULT_TIMEOUT_MS, .from_scratch = o->from_scratch,
-        .focus = focus,
+        .focus = focus, .general = o->general, .hand_only = o->hand_only,
         .log = o->out ? stdout : NULL};
     tine_ctx_t *ctx = tine_ctx_new();
     tine_synth_lift_stats st;

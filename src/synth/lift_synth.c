@@ -17,14 +17,16 @@
  *      constants), each level proven with Z3 for every instantiation it admits, then check
  *      it loads beside the other rules (the rule compiler's cost and overlap checks).
  * The lift of a later expression sees the rules found before it, so a family found once
- * (a rule general in T and in its constants) is not found again.
+ * (a rule general in T and in its constants) is not found again; the lift sees
+ * lift.synth.rules too (what tine_lift uses), so a search finds what they miss.
  */
 #include "synth.h"
 
 #include "../rules/rules.h"
 #include "../verify/prove.h"
 
-extern const char tine_lift_rules_text[];
+extern const char tine_lift_rules_text[], tine_lift_rules_file[];
+extern const char tine_lift_synth_rules_text[], tine_lift_synth_rules_file[];
 
 enum { LANES = 64 };
 
@@ -207,7 +209,15 @@ static void add_cand(synth *S, tine_expr_t *e) {
     S->st->fpir++;
 }
 
+/* Does t hold every value of x's type? Then a saturating cast of x to t is an extension,
+ * cheaper on the lift cost than the cast it would replace but no better code. */
+static bool holds_range(tine_type_t t, const tine_expr_t *x) {
+    tine_type_t u = x->type;
+    return (int64_t)tine_type_min(t) <= tine_type_min(u) && tine_type_max(t) >= tine_type_max(u);
+}
+
 static tine_expr_t *fpir(synth *S, tine_op_t op, int n, tine_expr_t **args, tine_type_t tp) {
+    if (op == TINE_OP_SATURATING_CAST && holds_range(tp, args[0])) return NULL;
     tine_saved_error saved = tine_error_save(S->ctx);
     tine_expr_t *e = tine_fpir(S->ctx, op, n, args, tp);
     tine_error_restore(S->ctx, &saved);
@@ -295,11 +305,14 @@ static void candidates(synth *S, tine_type_t base) {
  * rule compiler checks overlaps across both). NULL with an error when they do not load. */
 static tine_ruleset_t *load(synth *S, const char *extra) {
     tine_buf b = {0};
-    if (!S->o->from_scratch) tine_buf_puts(&b, tine_lift_rules_text);
     tine_buf_puts(&b, "\n");
     if (S->found.n) tine_buf_puts(&b, S->found.p);
     if (extra) tine_buf_puts(&b, extra);
-    tine_ruleset_t *rs = tine_rules_compile(S->ctx, b.p, "lift.rules+synthesized");
+    const char *texts[] = {tine_lift_rules_text, tine_lift_synth_rules_text, b.p};
+    const char *files[] = {tine_lift_rules_file, tine_lift_synth_rules_file, "synthesized"};
+    if (S->o->hand_only) texts[1] = "", files[1] = "none";
+    int skip = S->o->from_scratch ? 2 : 0;
+    tine_ruleset_t *rs = tine_rules_compile_files(S->ctx, texts + skip, files + skip, 3 - skip, false);
     free(b.p);
     return rs;
 }
@@ -333,7 +346,7 @@ static bool add_rule(synth *S, tine_expr_t *e, tine_expr_t *lhs, tine_expr_t *rh
     snprintf(name, sizeof name, "synth_%s_%d", tine_op_name(rhs->op), S->nrules + 1);
     snprintf(why, sizeof why, "found by tine synth lift from %.400s; proven with Z3 for every T it admits", es);
     free(es);
-    for (int g = SYNTH_GEN_ALL; g < SYNTH_GEN_COUNT; g++) {
+    for (int g = SYNTH_GEN_ALL; g < (S->o->general ? SYNTH_GEN_SIGN : SYNTH_GEN_COUNT); g++) {
         tine_buf b = {0};
         if (!tine_synth_rule_text(&b, name, lhs, rhs, (tine_synth_gen)g, 0, why) || !proves(S, b.p, lhs)) {
             free(b.p);

@@ -39,7 +39,8 @@ static bool type_expr(const printer *p, tine_type_t t, char *out, size_t n) {
     int k = 0;
     for (int bits = p->base.bits; bits < t.bits; bits *= 2) k++;
     if ((p->base.bits << k) != t.bits) return false;
-    static const char *const open[] = {"", "widen(", "widen(widen(", "widen(widen(widen("}, *const close[] = {"", ")", "))", ")))"};
+    static const char *const open[] = {"", "widen(", "widen(widen(", "widen(widen(widen("};
+    static const char *const close[] = {"", ")", "))", ")))"};
     if (k > 3) return false;
     if (t.kind != p->base.kind)
         snprintf(out, n, "%s(%sT%s)", t.kind == TINE_INT ? "signed" : "unsigned", open[k], close[k]);
