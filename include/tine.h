@@ -530,6 +530,44 @@ int tine_isa_import_intel(tine_ctx_t *ctx, const char *xml, const char *file, co
 int tine_verify_rules(tine_ctx_t *ctx, const char *which, const char *text, const char *file, const char *isa,
                       unsigned timeout_ms, const char *only, int quiet, FILE *out);
 
+/* ---- synthesis (src/synth) --------------------------------------------------------- */
+
+typedef struct {
+    int size;                   /* operators in an enumerated expression (at most) */
+    const tine_type_t *types;   /* the variables' element types, one search each */
+    int ntypes;
+    double time_limit;          /* seconds for the whole search; 0: none */
+    unsigned timeout_ms;        /* per Z3 query */
+    int from_scratch;           /* compare against no rules instead of the built-in ones */
+    int hand_only;              /* ... against lift.rules without lift.synth.rules */
+    int focus;                  /* an op (tine_op_t) the left sides must hold; -1: any */
+    int general;                /* only rules that hold for every T they type at */
+    FILE *log;                  /* a line per rule found, or NULL */
+} tine_synth_lift_opts;
+
+typedef struct {
+    long enumerated, distinct;  /* expressions built; kept after fingerprint dedup */
+    long fpir;                  /* FPIR candidates (distinct right sides) */
+    long matched;               /* expressions some cheaper candidate evaluates equal to */
+    long not_cheaper;           /* ... only candidates that do not lower the lift cost */
+    long unproven;              /* candidates no generalisation proved (or compiled) */
+    long overlaps;              /* proven rules dropped: overlap with the rules loaded */
+    long rules;                 /* rules written */
+    long general;               /* ... of them for every T the rule types at */
+    double seconds;
+    int timed_out;
+} tine_synth_lift_stats;
+
+/* `tine synth lift` (src/synth/lift_synth.c): lifting rules found by enumeration, each
+ * proven with Z3. Returns the rule file's text (malloc'd), or NULL with an error. Every
+ * rule in it is proven for all the instantiations it admits. */
+char *tine_synth_lift(tine_ctx_t *ctx, const tine_synth_lift_opts *o, tine_synth_lift_stats *st);
+
+/* lift.rules and the rules of `text` (a rule file named `file`) compiled as one set, so
+ * the rule compiler's checks (cost, overlaps) run across both; for tine_lift_with. NULL
+ * with a located error. */
+tine_ruleset_t *tine_lift_rules_plus(tine_ctx_t *ctx, const char *text, const char *file);
+
 /* Translation validation: compiles the kernel `text` (named `file` in messages) for
  * target, or for every x86 level when target is NULL, with tine's selection, and proves
  * each vector expression selection rewrote equal to what it came from, assuming the

@@ -191,7 +191,7 @@ for args in "help run" "run --help" "run -h" "run FILE --help" "run -e a_u8 --he
     check "'tine $args' marks --lanes as -e's" grep -qE '^  --lanes N .*; -e EXPR only$' "$TMP/out"
 done
 # every option a command's usage lines name has its line in that command's help
-for cmd in print expand eval lift rules compile run bench bench-ir bench-lift verify isa; do
+for cmd in print expand eval lift rules compile run bench bench-ir bench-lift verify isa synth; do
     "$TINE" help $cmd >"$TMP/help" 2>&1
     for o in $(grep -E '^(usage:|      ) tine ' "$TMP/help" | grep -oE '(^| |\[)(--[a-z-]+|-[eo])' | tr -d ' [' | sort -u); do
         check "'tine help $cmd' describes $o" grep -qE "^  $o( |$)" "$TMP/help"
@@ -578,6 +578,16 @@ fi
 run isa list
 check "isa list: every description ($nx86 + $narm + $gen_forms lines, got $(wc -l <"$TMP/out"))" \
     test "$(wc -l <"$TMP/out")" -eq $((nx86 + narm + gen_forms))
+
+# ---- synth lift: a small search writes rules that load and prove ------------------------
+run synth lift --size 3 --types u8 -o "$TMP/synth.rules"
+check "synth lift exits 0 (rc $rc)" test "$rc" -eq 0
+check "  and reports its figures" grep -qE '^tine synth lift: [1-9][0-9]* rules .* s; [0-9]+ expressions enumerated' "$TMP/err"
+check "  writing rules" test "$(grep -c '^synth_' "$TMP/synth.rules")" -gt 0
+run rules --check "$TMP/synth.rules"
+check "  that compile (rc $rc)" test "$rc" -eq 0
+run verify --rules "$TMP/synth.rules" --quiet
+check "  and prove (rc $rc)" test "$rc" -eq 0
 
 # ---- the bad-input corpus: tests/data/bad_cli.txt (format at its top) ---------------------------
 # Each case runs in a fresh directory holding copies of bench/kernels/*.tine, so messages

@@ -32,6 +32,7 @@ static const char *const COMMANDS[CLI_FORMS] = {
     [CLI_LIFT] = "lift", [CLI_RULES] = "rules", [CLI_COMPILE_EXPR] = "compile", [CLI_RUN_EXPR] = "run",
     [CLI_OPS] = "ops", [CLI_BENCH] = "bench", [CLI_BENCH_IR] = "bench-ir", [CLI_BENCH_LIFT] = "bench-lift",
     [CLI_VERIFY] = "verify", [CLI_REPORT] = "report", [CLI_ISA] = "isa", [CLI_HELP] = "help",
+    [CLI_SYNTH] = "synth",
 };
 /* Each form's command lines, in the order usage lists them (`tine help COMMAND`: its own). */
 static const struct {
@@ -42,7 +43,7 @@ static const struct {
     {F(PRINT), "print EXPR [--lanes N]"},
     {F(EXPAND), "expand EXPR [--lanes N]"},
     {F(EVAL), "eval EXPR [--lanes N] [--seed S]"},
-    {F(LIFT), "lift EXPR [--lanes N] [--trace-rules]"},
+    {F(LIFT), "lift EXPR [--lanes N] [--trace-rules] [--rules-extra FILE]"},
     {F(RULES), "rules --list | --check FILE"},
     {F(COMPILE_EXPR), "compile -e EXPR [--target T] [--lanes N] [--emit asm|llvm|fpir|lowered] [--select llvm|tine]\n"
                       "                    [--trace-rules]"},
@@ -61,6 +62,8 @@ static const struct {
     {F(ISA), "isa import --intel FILE.xml [--cpuid SSE2,...,AVX512_VNNI] [-o OUT.isa] [--report FILE]"},
     {F(ISA), "isa classes [--isa x86|arm|all] [--timeout MS]"},
     {F(ISA), "isa list [--isa x86|arm|x86gen]"},
+    {F(SYNTH), "synth lift [--size N] [--types u8,i8,...] [--time-limit S] [--timeout MS] [--from-scratch]\n"
+                 "                    [--hand-only] [--focus OP] [--general] [-o FILE]"},
     {F(HELP), "help [COMMAND]"},
 };
 /* What each command does, in one line (`tine help COMMAND`). */
@@ -83,13 +86,15 @@ static const char *const COMMAND_WHAT[CLI_FORMS] = {
     [CLI_ISA] = "instruction descriptions: Intel's pseudocode imported as fixed entries; each form listed with "
                 "where it runs; similarity classes (parameterised templates, members proven by Z3)",
     [CLI_HELP] = "the usage of tine, or of one command",
+    [CLI_SYNTH] = "lifting rules found by search and proven with Z3 (a rule file that loads beside lift.rules)",
 };
 /* the forms whose positional argument is an expression (compile and run take a kernel file) */
 static const unsigned TAKES_EXPR = F(PRINT) | F(EXPAND) | F(EVAL) | F(LIFT);
 
 enum { O_LANES, O_SEED, O_NODES, O_TRACE, O_LIST, O_CHECK, O_QUICK, O_FILTER, O_PEERS, O_TARGET, O_EMIT, O_SELECT,
        O_PARAM, O_SIZE, O_NAME, O_OUT, O_EXPR, O_RULES, O_ISA, O_RULE, O_TIMEOUT, O_BOUNDS, O_QUIET, O_DUMP_AFTER,
-       O_INPUT_SIZE, O_BENCH, O_INTEL, O_CPUID, O_REPORT, O_COUNT };
+       O_INPUT_SIZE, O_BENCH, O_INTEL, O_CPUID, O_REPORT,
+       O_TYPES, O_TIME_LIMIT, O_FROM_SCRATCH, O_FOCUS, O_RULES_EXTRA, O_GENERAL, O_HAND_ONLY, O_COUNT };
 static const struct {
     const char *name;
     int value;      /* takes a value */
@@ -122,11 +127,12 @@ static const struct {
         "S", "instruction selection: tine (lifting and lowering rules, default) or llvm (LLVM alone)"},
     [O_PARAM] = {"--param", 1, F(RUN_KERNEL),
         "NAME=V", "a parameter's value (others are drawn: docs/KERNELS.md, tine run)"},
-    [O_SIZE] = {"--size", 1, F(RUN_KERNEL),
-        "WxH..", "the output's extents, one per dimension (default 67x45x3x2, as many as it has)"},
+    [O_SIZE] = {"--size", 1, F(RUN_KERNEL) | F(SYNTH),
+        "WxH..", "the output's extents, one per dimension (default 67x45x3x2, as many as it has); synth: the most "
+                 "operators in an expression searched (default 4)"},
     [O_NAME] = {"--name", 1, F(COMPILE_KERNEL),
         "N", "the entry point's name (default: the file's name up to its last '.')"},
-    [O_OUT] = {"-o", 1, F(COMPILE_KERNEL) | F(REPORT) | F(ISA),
+    [O_OUT] = {"-o", 1, F(COMPILE_KERNEL) | F(REPORT) | F(ISA) | F(SYNTH),
         "OUT", "the file to write (default: the standard output; report: FILE's name with .html)"},
     [O_EXPR] = {"-e", 1, F(COMPILE_EXPR) | F(RUN_EXPR),
         "EXPR", "an expression instead of a kernel FILE"},
@@ -137,7 +143,7 @@ static const struct {
                "(x86, arm, x86gen); isa classes: x86, arm or all"},
     [O_RULE] = {"--rule", 1, F(VERIFY),
         "NAME", "prove this rule only"},
-    [O_TIMEOUT] = {"--timeout", 1, F(VERIFY) | F(ISA),
+    [O_TIMEOUT] = {"--timeout", 1, F(VERIFY) | F(ISA) | F(SYNTH),
         "MS", "the time limit of each Z3 query, in milliseconds"},
     [O_BOUNDS] = {"--bounds", 0, F(VERIFY),
         NULL, "prove the interval rule of every op"},
@@ -155,6 +161,20 @@ static const struct {
         "LIST", "only the intrinsics of these extensions (Intel's CPUID names, comma-separated; default: all tine knows)"},
     [O_REPORT] = {"--report", 1, F(ISA),
         "FILE", "where to list the intrinsics not imported and why (default: the standard error)"},
+    [O_TYPES] = {"--types", 1, F(SYNTH),
+        "LIST", "the variables' element types searched, comma-separated (default u8,i8,u16,i16,u32,i32)"},
+    [O_TIME_LIMIT] = {"--time-limit", 1, F(SYNTH),
+        "S", "stop the search after S seconds (default 600)"},
+    [O_FROM_SCRATCH] = {"--from-scratch", 0, F(SYNTH),
+        NULL, "search against no rules (rediscovers lift.rules' own) instead of beside lift.rules"},
+    [O_FOCUS] = {"--focus", 1, F(SYNTH),
+        "OP", "only rules whose left side holds the op OP (rounding_shr, widening_add, ...)"},
+    [O_HAND_ONLY] = {"--hand-only", 0, F(SYNTH),
+        NULL, "search beside lift.rules alone, without src/lift/lift.synth.rules (to regenerate that file)"},
+    [O_GENERAL] = {"--general", 0, F(SYNTH),
+        NULL, "only rules that hold for every type T they type at (not for one type or signedness)"},
+    [O_RULES_EXTRA] = {"--rules-extra", 1, F(LIFT),
+        "FILE", "lift with this rule file's rules beside the built-in ones (tine synth lift writes one)"},
 };
 
 /* How the form is named in messages: compile and run by the form they take. */
@@ -406,7 +426,7 @@ static int positional_form(char **argv, int *form, const char *positional, bool 
             fprintf(stderr, "tine %s: needs an expression\n", argv[1]);
             return 2;
         }
-    } else if (*form == CLI_VERIFY) {
+    } else if (*form == CLI_VERIFY || *form == CLI_SYNTH) {
         o->file = positional; /* a kernel, or none with --rules or --bounds */
     } else if (*form == CLI_ISA) {
         o->sub = positional;
@@ -464,6 +484,16 @@ static int take_option(int k, const char *word, char *v, options *o) {
     case O_INTEL: o->intel = v; break;
     case O_CPUID: o->cpuid = v; break;
     case O_REPORT: o->report = v; break;
+    case O_TYPES: o->types = v; break;
+    case O_FOCUS: o->focus = v; break;
+    case O_RULES_EXTRA: o->rules_extra = v; break;
+    case O_GENERAL: o->general = 1; break;
+    case O_HAND_ONLY: o->hand_only = 1; break;
+    case O_FROM_SCRATCH: o->from_scratch = 1; break;
+    case O_TIME_LIMIT:
+        if (parse_count(word, v, 1, 86400, &n)) return 2;
+        o->time_limit = (long)n;
+        break;
     case O_TIMEOUT:
         if (parse_count(word, v, 1, 3600000, &n)) return 2;
         o->timeout_ms = (long)n;

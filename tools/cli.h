@@ -12,7 +12,7 @@
 typedef enum {
     CLI_DEMO, CLI_PRINT, CLI_EXPAND, CLI_EVAL, CLI_LIFT, CLI_RULES, CLI_COMPILE_EXPR, CLI_RUN_EXPR,
     CLI_COMPILE_KERNEL, CLI_RUN_KERNEL, CLI_OPS, CLI_BENCH, CLI_BENCH_IR, CLI_BENCH_LIFT, CLI_VERIFY, CLI_REPORT, CLI_ISA,
-    CLI_HELP, CLI_VERSION, CLI_FORMS
+    CLI_SYNTH, CLI_HELP, CLI_VERSION, CLI_FORMS
 } cli_form;
 
 /* --param NAME=VALUE: the value's text, checked against the parameter's type by
@@ -47,6 +47,7 @@ typedef struct {
     int nsize;
     cli_input_size *input_sizes; /* malloc'd, one per --input-size */
     int ninput_sizes;
+    const char *types, *focus, *rules_extra; long time_limit; int from_scratch, general, hand_only; /* synth's; lift --rules-extra */
     const char *help; /* tine help COMMAND, tine COMMAND --help: the command (NULL: all) */
     const char *sub;  /* tine isa SUBCOMMAND */
     const char *intel, *cpuid, *report; /* isa import --intel FILE --cpuid LIST --report FILE */
@@ -118,6 +119,8 @@ int cli_cmd_bench_lift(const options *o);
 int cli_verify(const options *o);
 /* tine isa classes (tools/isa_classes.c). */
 int cli_isa_classes(const options *o);
+/* tine synth lift (tools/synth.c). */
+int cli_cmd_synth(const options *o);
 /* tine report FILE (tools/report.c). */
 int cli_cmd_report(const options *o);
 /* tine isa SUBCOMMAND (tools/isa.c; list: tools/isa_list.c). */

@@ -272,11 +272,25 @@ static int cmd_lift(const options *o) {
         tine_ctx_free(ctx);
         return 1;
     }
+    /* --rules-extra FILE: its rules beside lift.rules (a set of their own, freed here) */
+    tine_ruleset_t *extra = NULL;
+    if (o->rules_extra) {
+        char *text = tine_cli_read_file(o->rules_extra);
+        extra = text ? tine_lift_rules_plus(ctx, text, o->rules_extra) : NULL;
+        free(text);
+        if (!extra) {
+            if (text) report(ctx, "");
+            tine_ctx_free(ctx);
+            return 1;
+        }
+    }
     if (o->trace) printf("rules applied, in order:\n");
     tracer tr = {ctx, stdout};
-    tine_expr_t *r = tine_lift_with(ctx, tine_lift_rules(ctx), e, o->trace ? trace_rule : NULL, &tr);
+    tine_expr_t *r = tine_lift_with(ctx, extra ? extra : tine_lift_rules(ctx), e, o->trace ? trace_rule : NULL, &tr);
     if (o->trace) printf("lifted:\n");
-    return print_result(ctx, r);
+    int rc = print_result(ctx, r);
+    tine_rules_free(extra);
+    return rc;
 }
 
 static int cmd_rules(const options *o) {
@@ -638,6 +652,7 @@ static int dispatch(const options *o) {
     case CLI_RUN_EXPR: return cmd_run(o);
     case CLI_EVAL: return cmd_eval(o);
     case CLI_LIFT: return cmd_lift(o);
+    case CLI_SYNTH: return cli_cmd_synth(o);
     case CLI_PRINT: return cmd_print(o, 0);
     case CLI_EXPAND: return cmd_print(o, 1);
     case CLI_HELP: return cli_help(o);

@@ -11,8 +11,9 @@
  */
 #include "../rules/rules.h"
 
-extern const char tine_lift_rules_text[];
-extern const char tine_lift_rules_file[];
+extern const char tine_lift_rules_text[], tine_lift_rules_file[];
+/* lift.synth.rules: rules `tine synth lift` found and proved, loaded beside lift.rules */
+extern const char tine_lift_synth_rules_text[], tine_lift_synth_rules_file[];
 
 typedef struct {
     tine_ctx_t *ctx;
@@ -51,7 +52,9 @@ tine_ruleset_t *tine_lift_rules(tine_ctx_t *ctx) {
     tine_ruleset_t *rs = tine_layer_get(ctx, TINE_LAYER_LIFT);
     if (!rs) {
         tine_saved_error saved = tine_error_save(ctx);
-        rs = tine_rules_compile(ctx, tine_lift_rules_text, tine_lift_rules_file);
+        const char *texts[] = {tine_lift_rules_text, tine_lift_synth_rules_text};
+        const char *files[] = {tine_lift_rules_file, tine_lift_synth_rules_file};
+        rs = tine_rules_compile_files(ctx, texts, files, 2, false);
         if (!rs) {
             /* the shipped rules compile (a test says so); this is a build defect */
             fprintf(stderr, "%s\n", tine_error(ctx));
@@ -66,4 +69,16 @@ tine_ruleset_t *tine_lift_rules(tine_ctx_t *ctx) {
 tine_expr_t *tine_lift(tine_ctx_t *ctx, tine_expr_t *e) {
     if (!e) return NULL;
     return tine_lift_with(ctx, tine_lift_rules(ctx), e, NULL, NULL);
+}
+
+/* The extra rules are compiled alone first, so that a problem of theirs alone is reported
+ * as such; then with the built-in ones, for the checks between them. */
+tine_ruleset_t *tine_lift_rules_plus(tine_ctx_t *ctx, const char *text, const char *file) {
+    if (!text) return NULL;
+    tine_ruleset_t *alone = tine_rules_compile(ctx, text, file);
+    if (!alone) return NULL;
+    tine_rules_free(alone);
+    const char *texts[] = {tine_lift_rules_text, tine_lift_synth_rules_text, text};
+    const char *files[] = {tine_lift_rules_file, tine_lift_synth_rules_file, file ? file : "<rules>"};
+    return tine_rules_compile_files(ctx, texts, files, 3, false);
 }

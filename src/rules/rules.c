@@ -549,23 +549,35 @@ tine_ruleset_t *tine_rules_compile(tine_ctx_t *ctx, const char *text, const char
 }
 
 tine_ruleset_t *tine_rules_compile_kind(tine_ctx_t *ctx, const char *text, const char *file, bool lowering) {
+    return tine_rules_compile_files(ctx, &text, &file, 1, lowering);
+}
+
+tine_ruleset_t *tine_rules_compile_files(tine_ctx_t *ctx, const char *const *texts, const char *const *files, int k,
+                                         bool lowering) {
     /* conditions are elaborated in this context from now on */
     tine_elab_extend(ctx, bounds_pred, 1u << TINE_ELAB_PRED | 1u << TINE_ELAB_RHS, TINE_LAYER_RULES);
     tine_ruleset_t *rs = tine_xcalloc(1, sizeof *rs);
     rs->lowering = lowering;
-    tine_rule_ast *asts;
-    int n;
-    if (tine_parse_rules(ctx, &rs->arena, text, file, &asts, &n) != 0) {
-        tine_rules_free(rs);
-        return NULL;
+    /* each file parsed on its own (its rules keep their file and line), then one list */
+    const tine_rule_ast **asts = NULL;
+    size_t n = 0, cap = 0;
+    for (int f = 0; f < k; f++) {
+        tine_rule_ast *a;
+        int m;
+        if (tine_parse_rules(ctx, &rs->arena, texts[f], files[f], &a, &m) != 0) {
+            free(asts);
+            tine_rules_free(rs);
+            return NULL;
+        }
+        for (int i = 0; i < m; i++) TINE_PUSH(asts, n, cap, &a[i]);
     }
-    rs->rules = tine_xcalloc((size_t)(n ? n : 1), sizeof *rs->rules);
-    rs->n = n;
+    rs->rules = tine_xcalloc(n ? n : 1, sizeof *rs->rules);
+    rs->n = (int)n;
     tine_rule_index names = {0};
     bool ok = true;
-    for (int i = 0; i < n && ok; i++) {
+    for (int i = 0; i < rs->n && ok; i++) {
         tine_rule *r = &rs->rules[i];
-        r->ast = asts[i];
+        r->ast = *asts[i];
         r->index = i;
         if (rule_too_deep(ctx, &r->ast)) {
             ok = false;
@@ -594,12 +606,13 @@ tine_ruleset_t *tine_rules_compile_kind(tine_ctx_t *ctx, const char *text, const
         }
     }
     tine_rule_index_free(&names);
+    free(asts);
     if (!ok || (!rs->lowering && !tine_rules_check_overlaps(ctx, rs))) {
         tine_rules_free(rs);
         return NULL;
     }
     /* dispatch table by root op */
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < rs->n; i++)
         for (int x = 0; x < rs->rules[i].ninst; x++) {
             const tine_expr_t *lhs = rs->rules[i].inst[x].lhs;
             struct tine_rule_list *l = &rs->by_key[lhs->op][tine_rule_key(lhs->type)];

@@ -92,6 +92,10 @@ void tine_rewrite_memo_set(tine_ctx_t *ctx, tine_rewrite_memo *m, const tine_exp
  * cost, may copy a wildcard, and may overlap: the lowering driver chooses among the
  * rewrites that match by their cost on the target. */
 tine_ruleset_t *tine_rules_compile_kind(tine_ctx_t *ctx, const char *text, const char *file, bool lowering);
+/* The rules of k files as one set (the checks between rules, overlaps too, across them
+ * all); each rule keeps its file and line for messages and traces. */
+tine_ruleset_t *tine_rules_compile_files(tine_ctx_t *ctx, const char *const *texts, const char *const *files, int k,
+                                         bool lowering);
 /* Cost of a rewrite of e into r on the target; negative: r is not available there. */
 typedef double (*tine_rule_cost_fn)(void *user, const tine_expr_t *e, const tine_expr_t *r);
 /* The cheapest rewrite of e's root by one rule by that cost (ties: higher priority, then

@@ -636,14 +636,40 @@ int tine_prove_rules(tine_ctx_t *ctx, const char *text, const char *file, bool l
 /* ---- the command's driver ------------------------------------------------------------- */
 
 extern const char tine_lift_rules_text[], tine_lift_rules_file[];
+extern const char tine_lift_synth_rules_text[], tine_lift_synth_rules_file[];
+
+static int verify_text(tine_ctx_t *ctx, const char *which, const char *text, const char *file, const char *isa,
+                       unsigned timeout_ms, const char *only, int quiet, FILE *out);
 
 int tine_verify_rules(tine_ctx_t *ctx, const char *which, const char *text, const char *file, const char *isa,
                       unsigned timeout_ms, const char *only, int quiet, FILE *out) {
     if (which && !strcmp(which, "lift")) {
-        text = tine_lift_rules_text;
-        file = tine_lift_rules_file;
-        isa = NULL;
-    } else if (which) {
+        /* the built-in lift rules are two files: the hand rules and the synthesized ones
+           (a rule named by --rule is in one of them) */
+        tine_ruleset_t *rs = tine_lift_rules(ctx);
+        bool in_synth = false;
+        for (int i = 0; only && i < rs->n; i++)
+            if (!strcmp(rs->rules[i].ast.name, only))
+                in_synth = !strcmp(rs->rules[i].ast.src->file, tine_lift_synth_rules_file);
+        if (only)
+            return verify_text(ctx, NULL, in_synth ? tine_lift_synth_rules_text : tine_lift_rules_text,
+                               in_synth ? tine_lift_synth_rules_file : tine_lift_rules_file, NULL, timeout_ms, only,
+                               quiet, out);
+        int a = verify_text(ctx, NULL, tine_lift_rules_text, tine_lift_rules_file, NULL, timeout_ms, NULL, quiet, out);
+        if (a < 0) return a;
+        tine_saved_error saved = tine_error_save(ctx);
+        int b = verify_text(ctx, NULL, tine_lift_synth_rules_text, tine_lift_synth_rules_file, NULL, timeout_ms, NULL,
+                            quiet, out);
+        if (b < 0) return b;
+        if (a && !b) tine_error_restore(ctx, &saved); /* the first file's message */
+        return a + b;
+    }
+    return verify_text(ctx, which, text, file, isa, timeout_ms, only, quiet, out);
+}
+
+static int verify_text(tine_ctx_t *ctx, const char *which, const char *text, const char *file, const char *isa,
+                       unsigned timeout_ms, const char *only, int quiet, FILE *out) {
+    if (which) {
         const tine_isa *d = tine_isa_get(ctx, which);
         if (!d) {
             tine_set_error(ctx, "no built-in rule set '%s' (lift, x86 or arm, or a rule file)", which);

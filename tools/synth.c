@@ -1,0 +1,78 @@
+/* synth.c — `tine synth lift`: the search of src/synth/lift_synth.c run from the command
+ * line; the rules to -o FILE (or the standard output), the figures to stderr. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "tine.h"
+
+enum { DEFAULT_SIZE = 4, MAX_SIZE = 6, DEFAULT_TIME_LIMIT = 600, DEFAULT_TIMEOUT_MS = 10000 };
+
+/* --types u8,i8,...: integer element types; 0, or 2 after a message. */
+static int parse_types(const char *text, tine_type_t *out, int *n) {
+    static const char *const names[] = {"u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64"};
+    *n = 0;
+    for (const char *p = text; *p;) {
+        size_t len = strcspn(p, ",");
+        int k = -1;
+        for (int i = 0; i < 8; i++)
+            if (strlen(names[i]) == len && !strncmp(p, names[i], len)) k = i;
+        if (k < 0 || *n == 8) {
+            fprintf(stderr, "tine synth: --types: '%.*s' is not one of u8 i8 u16 i16 u32 i32 u64 i64\n", (int)len, p);
+            return 2;
+        }
+        out[(*n)++] = tine_type(k % 2 ? TINE_INT : TINE_UINT, 8 << (k / 2), 1);
+        p += len + (p[len] == ',');
+    }
+    if (!*n) {
+        fprintf(stderr, "tine synth: --types needs at least one type\n");
+        return 2;
+    }
+    return 0;
+}
+
+int cli_cmd_synth(const options *o) {
+    if (!o->file || strcmp(o->file, "lift")) {
+        fprintf(stderr, "tine synth: needs the kind of rules to synthesize, lift (got %s%s%s)\n",
+                o->file ? "'" : "nothing", o->file ? o->file : "", o->file ? "'" : "");
+        return 2;
+    }
+    if (o->nsize > 1 || (o->nsize && (o->size[0] < 1 || o->size[0] > MAX_SIZE))) {
+        fprintf(stderr, "tine synth: --size takes one count from 1 to %d, got '%s'\n", MAX_SIZE, o->size_text);
+        return 2;
+    }
+    int focus = o->focus ? tine_op_lookup(o->focus) : -1;
+    if (o->focus && focus < 0) {
+        fprintf(stderr, "tine synth: --focus: unknown op '%s' (tine ops lists them)\n", o->focus);
+        return 2;
+    }
+    tine_type_t types[8];
+    int ntypes;
+    if (parse_types(o->types ? o->types : "u8,i8,u16,i16,u32,i32", types, &ntypes)) return 2;
+    tine_synth_lift_opts so = {
+        .size = o->nsize ? (int)o->size[0] : DEFAULT_SIZE, .types = types, .ntypes = ntypes,
+        .time_limit = o->time_limit ? (double)o->time_limit : DEFAULT_TIME_LIMIT,
+        .timeout_ms = o->timeout_ms ? (unsigned)o->timeout_ms : DEFAULT_TIMEOUT_MS, .from_scratch = o->from_scratch,
+        .focus = focus, .general = o->general, .hand_only = o->hand_only,
+        .log = o->out ? stdout : NULL};
+    tine_ctx_t *ctx = tine_ctx_new();
+    tine_synth_lift_stats st;
+    char *text = tine_synth_lift(ctx, &so, &st);
+    int rc = 0;
+    if (!text) {
+        cli_report(ctx, "tine synth");
+        rc = 1;
+    } else {
+        rc = cli_write(o->out, text, strlen(text));
+        fprintf(stderr,
+                "tine synth lift: %ld rules (%ld general in T), %.1f s%s; %ld expressions enumerated, %ld distinct, "
+                "%ld FPIR candidates; %ld matched a candidate, %ld of them not cheaper than their lift, %ld "
+                "unproven, %ld overlapping\n",
+                st.rules, st.general, st.seconds, st.timed_out ? " (time limit reached)" : "", st.enumerated,
+                st.distinct, st.fpir, st.matched, st.not_cheaper, st.unproven, st.overlaps);
+    }
+    free(text);
+    tine_ctx_free(ctx);
+    return rc;
+}
