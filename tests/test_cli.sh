@@ -557,6 +557,45 @@ check "paddsb and paddusb are one class (signedness is T's)" test "$(class_of pa
 check "paddsb and psubsb are two classes" test "$(class_of paddsb)" != "$(class_of psubsb)"
 check "pavgb's binding names T and the constants" grep -qE '^  pavgb +x86 +T=u8 x0=a x1=b c0=1 c1=1 ' "$TMP/out"
 
+# ---- isa import: a small data file to fixed entries and the report -----------------------------
+cat >"$TMP/guide.xml" <<'XML'
+<intrinsics_list version="cli-test" date="2026">
+<intrinsic tech="SSE2" name="_mm_avg_epu16">
+	<type>Integer</type>
+	<CPUID>SSE2</CPUID>
+	<return type="__m128i" varname="dst" etype="UI16"/>
+	<parameter type="__m128i" varname="a" etype="UI16"/>
+	<parameter type="__m128i" varname="b" etype="UI16"/>
+	<operation>
+FOR j := 0 to 7
+	i := j*16
+	dst[i+15:i] := (a[i+15:i] + b[i+15:i] + 1) &gt;&gt; 1
+ENDFOR
+	</operation>
+</intrinsic>
+<intrinsic tech="SSE2" name="_mm_frob_epi8">
+	<type>Integer</type>
+	<CPUID>SSE2</CPUID>
+	<return type="__m128i" varname="dst" etype="UI8"/>
+	<parameter type="__m128i" varname="a" etype="UI8"/>
+	<operation>
+dst[7:0] := Frobnicate(a[7:0])
+	</operation>
+</intrinsic>
+</intrinsics_list>
+XML
+run isa import --intel "$TMP/guide.xml" -o "$TMP/guide.isa" --report "$TMP/guide.report"
+check "isa import exits 0 (rc $rc: $err)" test "$rc" -eq 0
+check "  the average's entry: whole vectors, exact widening" \
+    grep -qF 'insn mm_avg_epu16(a:u16x8, b:u16x8) = u16(u32(a) + u32(b) + 1 >> 1)' "$TMP/guide.isa"
+check "  its form and C intrinsic" grep -qE '^  forms xmm:sse2$' "$TMP/guide.isa"
+check "  the report's summary" grep -qF 'imported 1 of 2 integer SIMD intrinsics (50.0%)' "$TMP/guide.report"
+check "  the report locates what stopped the other" \
+    grep -qE "guide.xml:21:13: _mm_frob_epi8: the function 'Frobnicate'" "$TMP/guide.report"
+run isa import --intel "$TMP/guide.xml" --cpuid SSE2,AVX512BX
+check "isa import --cpuid with an unknown extension exits 1 with the closest name ($rc)" \
+    grep -qF "did you mean 'AVX512BW'" "$TMP/err"
+
 # ---- isa list: one line per instruction form, and whether this machine runs it ----------------
 run isa list --isa x86gen
 check "isa list --isa x86gen exits 0 (rc $rc)" test "$rc" -eq 0
