@@ -261,7 +261,7 @@ static void put_expr(writer *w, const tine_expr_t *e, bool bare) {
     case TINE_OP_CONCAT:
     case TINE_OP_INTERLEAVE:
         tine_buf_puts(&w->b, tine_op_name(op));
-        put_args(w, o, e->nops, pb);
+        put_args(w, o, e->nops, e->nops <= 3 ? pb : NULL); /* pb covers a select's three */
         return;
     case TINE_OP_SLICE:
     case TINE_OP_DEINTERLEAVE:
@@ -520,8 +520,9 @@ static bool next_perm(int *p, int n) {
 static bool joins(tine_classes *c, int cls, int i) {
     klass *k = &c->k[cls];
     member *m = &c->m[i];
+    if (!k->tmpl || k->n == 0) return false; /* a bucket's class whose first member did not prove */
     const member *rep = &c->m[k->m[0]];
-    if (!k->tmpl || rep->nops != m->nops) return false;
+    if (rep->nops != m->nops) return false;
     for (int v = 0; v < k->ncvec; v++) {
         member b = c->m[k->cvec[v]];
         int p[TINE_INSN_MAX_OPS];
@@ -658,7 +659,9 @@ tine_classes *tine_classes_find(tine_ctx_t *ctx, const tine_isa *const *isas, in
     c->order = tine_xmalloc(sizeof(int) * (size_t)(c->nk ? c->nk : 1));
     for (int j = 0; j < c->nk; j++) c->order[j] = j;
     sort_by_size(c->order, c->nk, c->k);
-    c->t.classes = c->nk;
+    /* a bucket's class whose first member did not prove stays empty: not a class */
+    c->t.classes = 0;
+    for (int j = 0; j < c->nk; j++) c->t.classes += c->k[j].n > 0;
     for (int j = 0; j < c->nk; j++) {
         const klass *k = &c->k[j];
         bool span = false;
@@ -725,6 +728,7 @@ void tine_classes_print_totals(const tine_classes_totals *t, const char *what, F
 void tine_classes_print(const tine_classes *c, FILE *out) {
     for (int j = 0; j < c->nk; j++) {
         const klass *k = &c->k[c->order[j]];
+        if (k->n == 0) continue; /* the empty ones sort last */
         fprintf(out, "class %d (%d member%s): %s\n", j + 1, k->n, k->n == 1 ? "" : "s",
                 k->tmpl ? k->tmpl : "(no template: its own semantics)");
         for (int x = 0; x < k->n; x++) print_member(c, &c->m[k->m[x]], out);
