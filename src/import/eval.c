@@ -1136,6 +1136,7 @@ static void exec(ev *x, env *en, const p_node *n) {
         x->returned = true;
         return;
     case P_DEFINE:
+        if (!n->kids[0]) return; /* one the evaluator has built in (POPCNT) */
         if (x->ndefs == 16) {
             efail(x, n, "too many functions");
             return;
