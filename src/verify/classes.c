@@ -137,9 +137,9 @@ typedef struct {
     int nvars;
 } writer;
 
-/* The first variable of the canonical walk: its type is T. */
+/* The first variable of the canonical walk that is not a mask: its type is T. */
 static const tine_expr_t *first_var(const tine_expr_t *e) {
-    if (e->op == TINE_OP_VAR) return e;
+    if (e->op == TINE_OP_VAR) return e->type.kind == TINE_BOOL ? NULL : e;
     const tine_expr_t *o[16];
     if (e->nops > 16) return NULL;
     canon_order(e, o);
@@ -154,6 +154,10 @@ static const tine_expr_t *first_var(const tine_expr_t *e) {
  * signedness is not T's. */
 static void put_type(writer *w, tine_type_t t) {
     tine_type_t T = w->m->T;
+    if (t.kind == TINE_BOOL) { /* a mask (an imported AVX-512 k operand): not a parameter */
+        tine_buf_puts(&w->b, "bool");
+        return;
+    }
     if (!tine_type_is_int(t) || t.bits < 8) {
         w->ok = false;
         return;
@@ -401,7 +405,7 @@ static const tine_elab_hooks CONST_HOOKS = {.name = const_name};
 
 /* The template `ast` elaborated at binding b on m's placeholders, or NULL. */
 static const tine_expr_t *instantiate(tine_ctx_t *ctx, const tine_ast *ast, const member *b, const member *m) {
-    static const char *const X[] = {"x0", "x1", "x2", "x3"};
+    static const char *const X[TINE_INSN_MAX_OPS] = {"x0", "x1", "x2", "x3", "x4", "x5"};
     tine_binding binds[TINE_INSN_MAX_OPS];
     for (int k = 0; k < m->nops; k++) binds[k] = (tine_binding){.name = X[k], .expr = (tine_expr_t *)m->ph[b->perm[k]]};
     tine_elab_env env = {.T = b->T, .U = {0}, .R = {0}, .binds = binds, .nbinds = m->nops, .lanes = m->sem->type.lanes,
@@ -529,7 +533,9 @@ static bool joins(tine_classes *c, int cls, int i) {
         for (int j = 0; j < m->nops; j++) p[j] = j;
         do {
             memcpy(b.perm, p, sizeof p);
-            b.T = tine_type_with_lanes(m->ph[p[0]]->type, 1);
+            int first = 0; /* T: the first operand that is not a mask */
+            while (first + 1 < m->nops && m->ph[p[first]]->type.kind == TINE_BOOL) first++;
+            b.T = tine_type_with_lanes(m->ph[p[first]]->type, 1);
             /* the operands' types and lanes first: the template's header */
             tine_buf h = {0};
             b.nn = 0;
@@ -554,14 +560,17 @@ static bool joins(tine_classes *c, int cls, int i) {
 static void collect(tine_classes *c, const tine_isa *isa) {
     for (int k = 0; k < isa->n; k++) {
         const tine_insn *in = &isa->insn[k];
-        for (size_t t = 0; t < sizeof LANE_TRIES / sizeof *LANE_TRIES; t++) {
+        /* a fixed (imported) entry has its own lanes only */
+        size_t ntries = in->fixed ? 1 : sizeof LANE_TRIES / sizeof *LANE_TRIES;
+        for (size_t t = 0; t < ntries; t++) {
             const tine_expr_t *const *ph;
-            const tine_expr_t *sem = tine_isa_insn_sem(c->ctx, isa, k, LANE_TRIES[t], &ph);
+            int lanes = in->fixed ? in->probe_result : LANE_TRIES[t];
+            const tine_expr_t *sem = tine_isa_insn_sem(c->ctx, isa, k, lanes, &ph);
             if (!sem) continue;
             TINE_GROW_ZERO(c->m, (size_t)c->n + 1, c->cap);
             member *m = &c->m[c->n++];
             *m = (member){.name = in->name, .isa = isa->name, .in = in, .sem = sem, .ph = ph, .nops = in->nops,
-                          .lanes = LANE_TRIES[t], .cls = -1};
+                          .lanes = lanes, .cls = -1};
             break;
         }
     }
