@@ -80,13 +80,23 @@ function connect(url) {
 async function main() {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'tine-report-chromium-'));
   const browser = spawn(chromium, ['--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run',
-    '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank'],
+    { stdio: ['ignore', 'ignore', 'pipe'], detached: true }); // its own process group: killed whole
   const exited = new Promise((resolve) => browser.on('exit', resolve));
   // the profile is removed once the browser has exited (it writes there until then)
+  // (and by its helper processes, which outlive it for a moment: the removal is retried,
+  // and a profile that will not go is left in the temporary directory, not a failure)
   const cleanup = async () => {
-    browser.kill('SIGKILL');
+    try { process.kill(-browser.pid, 'SIGKILL'); } catch (e) { browser.kill('SIGKILL'); }
     await exited;
-    fs.rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+    for (let i = 0; i < 20; i++) {
+      try {
+        fs.rmSync(profile, { recursive: true, force: true });
+        return;
+      } catch (e) {
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
   };
   const timer = setTimeout(() => cleanup().then(() => fail('timed out after 60 s')), 60000);
   const wsUrl = await new Promise((resolve, reject) => {
