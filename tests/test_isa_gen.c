@@ -517,7 +517,7 @@ static void test_hand_entries(void) {
             }
             tine_expr_t *vars[TINE_INSN_MAX_OPS], *hops[TINE_INSN_MAX_OPS];
             for (int j = 0; j < in->nops; j++) {
-                char name[8];
+                char name[16];
                 snprintf(name, sizeof name, "x%d", j);
                 vars[j] = tine_var(ctx, name, in->optype[j]);
                 hops[j] = tine_reinterpret(ctx, h->optype[j], vars[j]);
