@@ -55,7 +55,7 @@ static void m_mask_add(const int64_t *const *in, int64_t *out) { /* src, k, a, b
     for (int j = 0; j < 8; j++) out[j] = in[1][j] ? (uint32_t)(in[2][j] + in[3][j]) : in[0][j];
 }
 static void m_maskz_sub(const int64_t *const *in, int64_t *out) { /* k, a, b */
-    for (int j = 0; j < 4; j++) out[j] = in[0][j] ? (uint64_t)(in[1][j] - in[2][j]) : 0;
+    for (int j = 0; j < 4; j++) out[j] = in[0][j] ? (int64_t)((uint64_t)in[1][j] - (uint64_t)in[2][j]) : 0;
 }
 static void m_srai(const int64_t *const *in, int64_t *out) { /* a (i16), imm */
     int64_t n = in[1][0] & 255;
