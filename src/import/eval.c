@@ -1097,7 +1097,7 @@ static void merge(ev *x, env *out, value c, env *t, env *f) {
                 break;
             }
             bitmap *bt = &tv->bm, *bf = &fv->bm;
-            if (bt->n == bf->n && !memcmp(bt->s, bf->s, sizeof(seg) * (size_t)bt->n)) continue; /* unchanged */
+            if (bt->n == bf->n && (!bt->n || !memcmp(bt->s, bf->s, sizeof(seg) * (size_t)bt->n))) continue; /* unchanged */
             /* every boundary of either */
             int nc = 0, *cuts = tine_xmalloc(sizeof(int) * (size_t)(2 * (bt->n + bf->n) + 1));
             for (int k = 0; k < bt->n; k++) cuts[nc++] = bt->s[k].lo, cuts[nc++] = bt->s[k].lo + bt->s[k].w;
