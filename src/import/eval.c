@@ -72,6 +72,8 @@ typedef struct ev {
     bool returned;
     long steps;
     bool every_offset; /* symbolic offsets: every place, not only those in the offset's range */
+    bitmap **made;     /* the wide values made on the way (their segments freed at the end) */
+    int nmade, capmade;
 } ev;
 
 static const value NONE = {0};
@@ -86,6 +88,14 @@ static void efail(ev *x, const p_node *at, const char *fmt, ...) {
     va_end(ap);
     if (at) snprintf(x->err, x->nerr, "%d:%d: %s", at->line, at->col, m);
     else snprintf(x->err, x->nerr, "%s", m);
+}
+
+/* A wide value's bit map, in the arena; its segment array is freed with the evaluator. */
+static bitmap *new_bitmap(ev *x) {
+    bitmap *b = tine_arena_alloc(x->arena, sizeof *b);
+    TINE_GROW(x->made, x->nmade + 1, x->capmade);
+    x->made[x->nmade++] = b;
+    return b;
 }
 
 /* ---- types and ranges ------------------------------------------------------------- */
@@ -347,7 +357,7 @@ static value arith(ev *x, const p_node *at, int op, value a, value b);
 /* A wide value (a bit map) as bits: a scalar's bits when it is one. */
 static bitmap *as_bits(ev *x, value v, int w) {
     if (v.k == V_BITS) return v.b;
-    bitmap *b = tine_arena_alloc(x->arena, sizeof *b);
+    bitmap *b = new_bitmap(x);
     if (v.k == V_INT && v.i == 0) return b;
     if (v.k == V_INT || v.k == V_SYM) bm_write(x, b, 0, w < 128 ? w : 128, v);
     return b;
@@ -376,7 +386,7 @@ static value wide_shift(ev *x, const p_node *at, bool left, value a, value s, in
         efail(x, at, "a wide shift by too many amounts");
         return NONE;
     }
-    bitmap *r = tine_arena_alloc(x->arena, sizeof *r);
+    bitmap *r = new_bitmap(x);
     r->width = out;
     for (int q = 0; q < out && !x->failed; q += g) {
         value acc = NONE;
@@ -409,7 +419,7 @@ static value arith(ev *x, const p_node *at, int op, value a, value b) {
         /* bitwise, 64 bits at a time */
         bitmap *p = as_bits(x, a, 128), *q = as_bits(x, b, 128);
         int ext = bm_extent(p) > bm_extent(q) ? bm_extent(p) : bm_extent(q);
-        bitmap *r = tine_arena_alloc(x->arena, sizeof *r);
+        bitmap *r = new_bitmap(x);
         r->width = ext;
         for (int o = 0; o < ext && !x->failed; o += 64) {
             int w = ext - o < 64 ? ext - o : 64;
@@ -637,7 +647,7 @@ static value dyn_read(ev *x, const bitmap *b, value off, int w, const p_node *at
     }
     /* a wide field, 64 bits at a time */
     int g = w > 64 ? 64 : w;
-    bitmap *r = w > 64 ? tine_arena_alloc(x->arena, sizeof *r) : NULL;
+    bitmap *r = w > 64 ? new_bitmap(x) : NULL;
     value v = NONE;
     for (int o = 0; o < w && !x->failed; o += g) {
         v = bm_read(x, b, o, g);
@@ -695,7 +705,7 @@ static value eval_slice(ev *x, env *en, const p_node *n) {
             efail(x, n, "the slice [%d:%d]", (int)hi, (int)lo);
             r = NONE;
         } else if (hi - lo + 1 > 64) {
-            bitmap *nb = tine_arena_alloc(x->arena, sizeof *nb);
+            bitmap *nb = new_bitmap(x);
             for (int i = 0; i < b->n; i++) {
                 const seg *s = &b->s[i];
                 int a = s->lo > lo ? s->lo : (int)lo, z = s->lo + s->w < hi + 1 ? s->lo + s->w : (int)hi + 1;
@@ -740,7 +750,7 @@ static value eval(ev *x, env *en, const p_node *n) {
         if (!v->is_bits) return v->v;
         int w = bm_extent(&v->bm);
         if (w > 64) {
-            bitmap *nb = tine_arena_alloc(x->arena, sizeof *nb);
+            bitmap *nb = new_bitmap(x);
             bm_copy(nb, &v->bm);
             return (value){.k = V_BITS, .b = nb};
         }
@@ -779,7 +789,7 @@ static value eval(ev *x, env *en, const p_node *n) {
         value a = to_sym(x, eval(x, en, n->kids[0]));
         if (x->failed) return NONE;
         if (a.k == V_BITS && n->op == PT_NOT) { /* 64 bits at a time */
-            bitmap *r = tine_arena_alloc(x->arena, sizeof *r);
+            bitmap *r = new_bitmap(x);
             int ext = bm_extent(a.b);
             r->width = ext;
             for (int o = 0; o < ext && !x->failed; o += 64) {
@@ -1285,5 +1295,7 @@ tine_expr_t *tine_pseudo_eval(tine_ctx_t *ctx, tine_arena *arena, const p_node *
         free(lanes);
     }
     env_free(&en);
+    for (int i = 0; i < x.nmade; i++) free(x.made[i]->s);
+    free(x.made);
     return x.failed ? NULL : result;
 }
