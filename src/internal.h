@@ -421,6 +421,8 @@ tine_expr_t *tine_elaborate(tine_ctx_t *ctx, const tine_ast *ast, const tine_ela
 int tine_elaborate_pred(tine_ctx_t *ctx, const tine_ast *ast, const tine_elab_env *env, tine_i128 *v);
 /* tine_print appended to b, with leaves' lanes relative to `lanes` (the statement printer
  * prints each expression at its own lanes, so scalars read x_i32, not x_i32x1). */
+/* A primitive op's infix or prefix token ("+", "~"), or NULL (ops.c, from tine_ops.h). */
+const char *tine_op_token(tine_op_t op);
 void tine_print_buf(tine_ctx_t *ctx, const tine_expr_t *e, int lanes, tine_buf *b);
 /* The same, with variables printed by their names alone when bare (the operands of an
  * instruction's semantics, whose types its signature declares). */

@@ -316,17 +316,27 @@ static p_node *if_stmt(ps *s) {
         n->kids[2] = block(s, fi);
         if (s->failed) return NULL;
     }
-    if (!is_word(s, "FI")) { fail(s, "expected FI to close the IF at line %s", NULL); return NULL; }
+    if (!is_word(s, "FI")) { fail(s, "expected FI to close the IF", NULL); return NULL; }
+    next(s);
+    return n;
+}
+
+/* A statement node for the keyword at the current token, named by the word after it. */
+static p_node *named_stmt(ps *s, p_kind k, int nkids, const char *what) {
+    p_node *n = node(s, k, nkids);
+    next(s);
+    if (s->tok != T_NAME) {
+        fail(s, "expected %s", what);
+        return NULL;
+    }
+    n->name = tine_arena_strdup(s->arena, s->name, strlen(s->name));
     next(s);
     return n;
 }
 
 static p_node *for_stmt(ps *s) {
-    p_node *n = node(s, P_FOR, 3);
-    next(s);
-    if (s->tok != T_NAME) { fail(s, "expected the loop variable after FOR", NULL); return NULL; }
-    n->name = tine_arena_strdup(s->arena, s->name, strlen(s->name));
-    next(s);
+    p_node *n = named_stmt(s, P_FOR, 3, "the loop variable after FOR");
+    if (!n) return NULL;
     if (!expect(s, T_ASSIGN, "':=' after the loop variable")) return NULL;
     n->kids[0] = expr(s);
     if (is_word_ci(s, "downto")) n->num = 1;
@@ -381,11 +391,8 @@ static p_node *case_stmt(ps *s) {
 }
 
 static p_node *define_stmt(ps *s) {
-    p_node *n = node(s, P_DEFINE, 1);
-    next(s);
-    if (s->tok != T_NAME) { fail(s, "expected the function's name after DEFINE", NULL); return NULL; }
-    n->name = tine_arena_strdup(s->arena, s->name, strlen(s->name));
-    next(s);
+    p_node *n = named_stmt(s, P_DEFINE, 1, "the function's name after DEFINE");
+    if (!n) return NULL;
     if (!expect(s, '(', "'(' after the function's name")) return NULL;
     const char *params[8];
     int np = 0;

@@ -19,6 +19,16 @@ const char *tine_op_name(tine_op_t op) {
     return "?";
 }
 
+const char *tine_op_token(tine_op_t op) {
+    switch (op) {
+#define X(e, name, ar, tok, prec, comm) \
+    case TINE_OP_##e: return tok;
+        TINE_PRIM_OPS(X)
+#undef X
+    default: return NULL;
+    }
+}
+
 int tine_op_is_fpir(tine_op_t op) { return (int)op >= TINE_FPIR_FIRST && (int)op < TINE_OP_COUNT; }
 
 int tine_op_lookup(const char *name) {

@@ -116,16 +116,6 @@ static void pair_bare(const tine_expr_t *a, const tine_expr_t *b, bool *ba, bool
     *bb = uniform_const(b) && !*ba && tine_type_eq(a->type, b->type);
 }
 
-static const char *infix_token(tine_op_t op) {
-    switch (op) {
-#define X(e, name, ar, tok, prec, comm) \
-    case TINE_OP_##e: return tok;
-        TINE_PRIM_OPS(X)
-#undef X
-    default: return NULL;
-    }
-}
-
 static void print_expr(printer *p, const tine_expr_t *e, int lanes) {
     tine_buf *b = &p->b;
     char tn[16];
@@ -148,7 +138,7 @@ static void print_expr(printer *p, const tine_expr_t *e, int lanes) {
         return;
     case TINE_OP_NEG:
     case TINE_OP_NOT:
-        tine_buf_puts(b, infix_token(op));
+        tine_buf_puts(b, tine_op_token(op));
         if (is_infix(e->ops[0])) tine_buf_putc(b, '(');
         print_expr(p, e->ops[0], lanes);
         if (is_infix(e->ops[0])) tine_buf_putc(b, ')');
@@ -279,7 +269,7 @@ static void print_expr(printer *p, const tine_expr_t *e, int lanes) {
         pair_bare(x->ops[0], x->ops[1], &ba, &bb);
         /* shifts: the amount may differ in signedness; a bare literal takes the other's type */
         if (i == n - 1) print_infix_operand(p, x->ops[0], prec, false, ba, x->ops[1]->type, lanes);
-        tine_buf_printf(b, " %s ", infix_token((tine_op_t)x->op));
+        tine_buf_printf(b, " %s ", tine_op_token((tine_op_t)x->op));
         print_infix_operand(p, x->ops[1], prec, true, bb, x->ops[0]->type, lanes);
     }
     free(spine);

@@ -68,16 +68,6 @@ static bool prim_commutative(tine_op_t op) {
     }
 }
 
-static const char *prim_token(tine_op_t op) {
-    switch (op) {
-#define X(e, name, ar, tok, prec, comm) \
-    case TINE_OP_##e: return tok;
-        TINE_PRIM_OPS(X)
-#undef X
-    default: return NULL;
-    }
-}
-
 /* The instruction nodes inside a semantics (srsra = acc + srshr(a, n)) replaced by their
  * own semantics: a template is written in the language's ops only. */
 static const tine_expr_t *inline_insns(tine_ctx_t *ctx, const tine_expr_t *e) {
@@ -249,7 +239,7 @@ static void put_expr(writer *w, const tine_expr_t *e, bool bare) {
     }
     case TINE_OP_NEG:
     case TINE_OP_NOT:
-        tine_buf_puts(&w->b, prim_token(op));
+        tine_buf_puts(&w->b, tine_op_token(op));
         put_args(w, o, 1, NULL);
         return;
     case TINE_OP_CAST:
@@ -301,7 +291,7 @@ static void put_expr(writer *w, const tine_expr_t *e, bool bare) {
         put_args(w, o, e->nops, fb);
         return;
     }
-    const char *tok = prim_token(op);
+    const char *tok = tine_op_token(op);
     if (e->nops == 2 && tok && tine_binop_prec(op) > 0) {
         tine_buf_putc(&w->b, '(');
         put_expr(w, o[0], pb[0]);
