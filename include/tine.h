@@ -235,8 +235,14 @@ const char *tine_target_isa(const char *target);
  * register, C intrinsic and features ('+': all needed), and "runs here", "not on this CPU"
  * or "qemu" (another architecture's). malloc'd; NULL with an error for an unknown name. */
 char *tine_isa_list(tine_ctx_t *ctx, const char *isa);
-/* The lowering rules of a target description ("x86"), compiled on first use. */
+/* The lowering rules of a target description ("x86"), compiled on first use: the hand
+ * rules (src/targets/NAME.rules), or the ones `tine synth lower` found after
+ * tine_set_lower_rules(ctx, "synthesized"). */
 tine_ruleset_t *tine_lower_rules(tine_ctx_t *ctx, const char *isa);
+/* Which lowering rules selection uses from now on: "hand" (the default) or "synthesized"
+ * (src/targets/x86.synth.rules alone; a description without such a file keeps its hand
+ * rules). -1 with an error for another name. */
+int tine_set_lower_rules(tine_ctx_t *ctx, const char *which);
 tine_expr_t *tine_lift_with(tine_ctx_t *ctx, tine_ruleset_t *rs, tine_expr_t *e, tine_lift_trace_fn trace,
                             void *user);
 
@@ -562,6 +568,32 @@ typedef struct {
  * proven with Z3. Returns the rule file's text (malloc'd), or NULL with an error. Every
  * rule in it is proven for all the instantiations it admits. */
 char *tine_synth_lift(tine_ctx_t *ctx, const tine_synth_lift_opts *o, tine_synth_lift_stats *st);
+
+typedef struct {
+    const char *targets;        /* comma-separated target names: one search per level */
+    const char *only;           /* specs whose name starts with this (an op: "rounding_shr"), or NULL */
+    int size;                   /* nodes in a right side (at most) */
+    int max_cost;               /* the costliest right side searched, in quarter cycles */
+    double spec_seconds;        /* the search's time per spec and target */
+    unsigned timeout_ms;        /* per Z3 query */
+    FILE *log;                  /* a line per spec searched, or NULL */
+} tine_synth_lower_opts;
+
+typedef struct {
+    long specs, searches;       /* specs, and (spec, target) searches */
+    long enumerated, distinct;  /* nodes built; kept after fingerprint dedup */
+    long matched, queries, counterexamples, unknown;
+    long found, rules;          /* searches that found a proven rewrite; rules written (distinct) */
+    long unproven;              /* rules the rule prover did not prove (dropped) */
+    long timed_out;             /* searches stopped by spec_seconds */
+    double seconds, solver_seconds;
+    long peak_kb;               /* the process's peak resident memory after the search */
+} tine_synth_lower_stats;
+
+/* `tine synth lower` (src/synth/lower_synth.c): lowering rules found by search over the
+ * target's instructions, each proven with Z3 as it is found and the file as a whole by
+ * the rule prover. Returns the rule file's text (malloc'd), or NULL with an error. */
+char *tine_synth_lower(tine_ctx_t *ctx, const tine_synth_lower_opts *o, tine_synth_lower_stats *st);
 
 /* lift.rules and the rules of `text` (a rule file named `file`) compiled as one set, so
  * the rule compiler's checks (cost, overlaps) run across both; for tine_lift_with. NULL

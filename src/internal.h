@@ -719,8 +719,14 @@ const tine_isa *tine_isa_get(tine_ctx_t *ctx, const char *name);
 /* A description read on request ("x86gen"), read from other text (a file being checked,
  * a test's sample) in its place; NULL with a located error, or when it is read already. */
 const tine_isa *tine_isa_get_from(tine_ctx_t *ctx, const char *name, const char *text, const char *file);
+/* What the lowering driver charges for node x alone on target (its operands not counted;
+ * an FPIR op no rule lowers costs its definition): cycles; -1 when x is an instruction the
+ * target lacks. src/lower/lower.c. */
+double tine_lower_node_cost(tine_ctx_t *ctx, const char *target, const tine_expr_t *x);
 /* The lowering rules of a built-in description (text; *file its path), or NULL. */
 const char *tine_isa_rules(const tine_isa *isa, const char **file);
+/* The rules `tine synth lower` found for it (NAME.synth.rules), or NULL where there are none. */
+const char *tine_isa_synth_rules(const tine_isa *isa, const char **file);
 /* The name of the i-th built-in description ("x86", "arm"), or NULL past the end. */
 const char *tine_isa_name(int i);
 /* Registers instruction names with the elaborator (every expression may call one). */

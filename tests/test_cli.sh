@@ -628,6 +628,22 @@ check "  that compile (rc $rc)" test "$rc" -eq 0
 run verify --rules "$TMP/synth.rules" --quiet
 check "  and prove (rc $rc)" test "$rc" -eq 0
 
+# ---- synth lower: a search finds proven lowering rules; --rules synthesized uses them -----
+run synth lower --target x86-64-sse2,x86-64-avx2 --op min_u --time-limit 2 -o "$TMP/lower.rules"
+check "synth lower exits 0 (rc $rc)" test "$rc" -eq 0
+check "  and reports its figures" grep -qE '^tine synth lower: [1-9][0-9]* rules from 8 searches' "$TMP/err"
+check "  finding pminub for min of u8" grep -qE '^s_min_u8_sse2: min\(x:u8, y:u8\) -> pminub\(x, y\)' "$TMP/lower.rules"
+check "  and SSE4.1's pminuw, at AVX2, for min of u16" grep -qE '^s_min_u16_avx2: min\(x:u16, y:u16\) -> pminuw\(x, y\)' "$TMP/lower.rules"
+run verify --rules "$TMP/lower.rules" --isa x86 --quiet
+check "  rules that prove (rc $rc)" test "$rc" -eq 0
+run verify --rules synthesized --quiet --rule "$(grep -m1 -oE '^s_[a-z0-9_]+' "$HERE/../src/targets/x86.synth.rules")"
+check "verify --rules synthesized proves the built-in file's rules (rc $rc)" test "$rc" -eq 0
+run compile -e 'min(x_u16, y_u16)' --target x86-64-sse2 --emit lowered --rules synthesized
+check "compile --rules synthesized lowers with them (rc $rc)" test "$rc" -eq 0
+check "  (min of u16 on SSE2 is not one pminuw)" test "$(grep -c pminuw "$TMP/out")" -eq 0
+run run "$HERE/../bench/kernels/max_pool.tine" --target x86-64-sse2 --rules synthesized
+check "run FILE --rules synthesized runs and checks the kernel (rc $rc)" test "$rc" -eq 0
+
 # ---- the bad-input corpus: tests/data/bad_cli.txt (format at its top) ---------------------------
 # Each case runs in a fresh directory holding copies of bench/kernels/*.tine, so messages
 # name files as the case wrote them. With TINE_BLESS=1 in the environment, the file is

@@ -304,7 +304,7 @@ typedef struct {
  * xnnpack, c, clang, gcc; sets want[IMPL_*]. 0, or 2 with a message for a name it does not
  * know. */
 static int parse_peers(const char *peers, bool want[NIMPL]) {
-    for (int i = 0; i < NIMPL; i++) want[i] = !peers || i == IMPL_TINE || i == IMPL_AUTO || i == IMPL_LLVM;
+    for (int i = 0; i < NIMPL; i++) want[i] = i != IMPL_SYNTH && (!peers || i == IMPL_TINE || i == IMPL_AUTO || i == IMPL_LLVM);
     if (!peers) return 0;
     for (const char *p = peers; *p;) {
         size_t len = strcspn(p, ",");
@@ -438,6 +438,25 @@ static bool bench_row_run(const bench_entry *be, const char *text, const char *p
         *(s ? &r->lift_ms : &r->expand_ms) = sel_ms;
         *(s ? &r->tine_cg_ms : &r->llvm_cg_ms) = cg_ms;
     }
+    /* the same kernel selected with the synthesized lowering rules: a context of its own */
+    tine_ctx_t *sctx = NULL;
+    tine_kernel_t *ks = NULL;
+    if (want[IMPL_SYNTH]) {
+        sctx = tine_ctx_new();
+        tine_set_lower_rules(sctx, "synthesized");
+        double c0 = cli_now();
+        ks = tine_kernel_parse(sctx, text, path);
+        impl *im = &ims[IMPL_SYNTH];
+        im->k = ks;
+        im->compiled = ks ? tine_kernel_compile(ks, rt->name, TINE_SELECT_TINE) : NULL;
+        if (im->compiled) {
+            im->m->compile_ms = (cli_now() - c0) * 1e3;
+            im->m->state = MEAS_TIMED;
+        } else {
+            fprintf(stderr, "\n%s, synthesized rules: %s\n", be->name, tine_error(sctx));
+            im->m->state = MEAS_FAILED;
+        }
+    }
     /* each peer's first entry for the kernel and row that runs here (the Halide peer's
      * AVX-512 row has a build with AVX512-FP16 and one without) */
     for (int i = 0; i < NIMPL; i++)
@@ -466,7 +485,9 @@ static bool bench_row_run(const bench_entry *be, const char *text, const char *p
     for (int i = 0; i < NIMPL; i++) impl_release(&ims[i]);
     tine_kernel_free(k);
     tine_kernel_free(ka);
+    tine_kernel_free(ks);
     tine_ctx_free(ctx);
+    if (sctx) tine_ctx_free(sctx);
     return true;
 }
 
@@ -552,9 +573,14 @@ static int bench_kernel(const bench_entry *be, row_target *rows, int nrows, cons
     return status;
 }
 
-int tine_cmd_bench(const char *filter, const char *only_target, const char *peers, int quick) {
+int tine_cmd_bench(const char *filter, const char *only_target, const char *peers, const char *rules, int quick) {
     bool want[NIMPL];
     if (parse_peers(peers, want)) return 2;
+    if (rules && strcmp(rules, "hand") && strcmp(rules, "synthesized")) {
+        fprintf(stderr, "tine: bench --rules takes hand or synthesized, not '%s'\n", rules);
+        return 2;
+    }
+    want[IMPL_SYNTH] = rules && !strcmp(rules, "synthesized");
     tine_ctx_t *tctx = tine_ctx_new();
     row_target rows[8];
     int known = 0, kernels = 0;

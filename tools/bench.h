@@ -8,8 +8,12 @@
 
 /* The implementations measured side by side, in the table's order. tine auto: the same
  * kernel file with its schedule replaced by `schedule auto` (pipeline/autosched.c). The
- * peers (bench/peers): Halide 14, OpenCV, XNNPACK. */
-enum { IMPL_TINE, IMPL_AUTO, IMPL_LLVM, IMPL_HALIDE, IMPL_OPENCV, IMPL_XNNPACK, IMPL_CLANG, IMPL_GCC, NIMPL };
+ * peers (bench/peers): Halide 14, OpenCV, XNNPACK. tine synth (`--rules synthesized`
+ * only): tine's selection with the lowering rules `tine synth lower` found instead of the
+ * hand rules, reported in a section of its own. */
+enum { IMPL_TINE, IMPL_AUTO, IMPL_LLVM, IMPL_HALIDE, IMPL_OPENCV, IMPL_XNNPACK, IMPL_CLANG, IMPL_GCC, IMPL_SYNTH, NIMPL };
+/* the implementations the table's columns show (tine synth has a section of its own) */
+enum { NTABLE = IMPL_GCC + 1 };
 extern const char *const bench_impl_names[NIMPL];
 
 typedef enum {

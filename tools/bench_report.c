@@ -17,8 +17,9 @@
 #include "bench.h"
 
 const char *const bench_impl_names[NIMPL] = {"tine", "tine auto", "LLVM alone", "Halide 14", "OpenCV", "XNNPACK",
-                                             "clang", "gcc"};
-static const char *const CSV_NAMES[NIMPL] = {"tine", "tine_auto", "llvm", "halide", "opencv", "xnnpack", "clang", "gcc"};
+                                             "clang", "gcc", "tine synth"};
+static const char *const CSV_NAMES[NIMPL] = {"tine", "tine_auto", "llvm", "halide", "opencv", "xnnpack", "clang", "gcc",
+                                             "tine_synth"};
 /* the peers with a tine/peer column, a geomean and a "tine behind" line of their own */
 static const int PEER_COLUMNS[] = {IMPL_HALIDE, IMPL_OPENCV, IMPL_XNNPACK};
 enum { NPEER_COLUMNS = sizeof PEER_COLUMNS / sizeof *PEER_COLUMNS };
@@ -30,7 +31,7 @@ static bool timed(const meas *m) { return m->state == MEAS_TIMED && m->ms > 0; }
  * 0 when none was timed */
 static double over_best(const bench_row *r) {
     double best = 0;
-    for (int i = IMPL_LLVM; i < NIMPL; i++)
+    for (int i = IMPL_LLVM; i < NTABLE; i++)
         if (timed(&r->m[i]) && (best == 0 || r->m[i].ms < best)) best = r->m[i].ms;
     return best > 0 && timed(&r->m[IMPL_TINE]) ? r->m[IMPL_TINE].ms / best : 0;
 }
@@ -55,7 +56,7 @@ static void cell(char *buf, size_t n, const meas *m) {
 
 static void print_table(const bench_row *rows, int n) {
     printf("%-15s %-14s", "kernel", "target");
-    for (int i = 0; i < NIMPL; i++) printf(" %-26s", bench_impl_names[i]);
+    for (int i = 0; i < NTABLE; i++) printf(" %-26s", bench_impl_names[i]);
     printf(" %8s %8s %8s %8s %8s %8s %8s %6s %6s %8s %8s %8s %6s\n", "t/Halide", "t/OpenCV", "t/XNNPK", "t/best",
            "auto/H", "auto/t", "roof ms", "roof:t", "roof:H", "cc tine", "cc LLVM", "cc Halid", "exact");
     for (int r = 0; r < n; r++) {
@@ -63,7 +64,7 @@ static void print_table(const bench_row *rows, int n) {
         printf("%-15s %-14s", row->kernel, row->target);
         bool exact = true;
         int diff = 0; /* the largest difference of a peer whose definition differs */
-        for (int i = 0; i < NIMPL; i++) {
+        for (int i = 0; i < NTABLE; i++) {
             char c[64];
             cell(c, sizeof c, &row->m[i]);
             printf(" %-26s", c);
@@ -140,10 +141,10 @@ static void print_summaries(const bench_row *rows, int n) {
         if (!first) continue;
         const char *t = rows[r].target;
         printf("  %-14s", t);
-        for (int i = IMPL_LLVM; i <= NIMPL; i++) {
+        for (int i = IMPL_LLVM; i <= NTABLE; i++) {
             int cnt;
-            double g = geomean(rows, n, t, IMPL_TINE, i == NIMPL ? -1 : i, &cnt);
-            if (cnt) printf("  tine/%s %.3f (%d)", i == NIMPL ? "best other" : bench_impl_names[i], g, cnt);
+            double g = geomean(rows, n, t, IMPL_TINE, i == NTABLE ? -1 : i, &cnt);
+            if (cnt) printf("  tine/%s %.3f (%d)", i == NTABLE ? "best other" : bench_impl_names[i], g, cnt);
         }
         int ca, cb;
         double ga = geomean(rows, n, t, IMPL_AUTO, IMPL_HALIDE, &ca), gb = geomean(rows, n, t, IMPL_AUTO, IMPL_TINE, &cb);
@@ -341,6 +342,34 @@ static int write_svg(const char *path, const bench_row *rows, int n) {
     return fclose(f) == 0 && ok ? 0 : -1;
 }
 
+/* `--rules synthesized`: tine with the lowering rules tine synth lower found, over tine
+ * with the hand rules, per kernel and per target (the issue's goal: within 3%). */
+static void print_synth(const bench_row *rows, int n) {
+    bool any = false;
+    for (int r = 0; r < n; r++) any |= rows[r].m[IMPL_SYNTH].state != MEAS_ABSENT;
+    if (!any) return;
+    printf("\nsynthesized lowering rules (src/targets/x86.synth.rules, tine synth lower) against the hand rules\n"
+           "(x86.rules), the same kernels and schedules in the same interleaved runs; synth/hand above 1: slower\n");
+    printf("  %-15s %-14s %-26s %-26s %10s\n", "kernel", "target", "tine (hand rules)", "tine synth", "synth/hand");
+    for (int r = 0; r < n; r++) {
+        char h[64], sy[64], q[16] = "-";
+        cell(h, sizeof h, &rows[r].m[IMPL_TINE]);
+        cell(sy, sizeof sy, &rows[r].m[IMPL_SYNTH]);
+        double x = ratio(&rows[r], IMPL_SYNTH, IMPL_TINE);
+        if (x > 0) snprintf(q, sizeof q, "%.3f", x);
+        printf("  %-15s %-14s %-26s %-26s %10s%s\n", rows[r].kernel, rows[r].target, h, sy, q,
+               x > 1.03 ? "  slower" : x > 0 && x < 0.97 ? "  faster" : "");
+    }
+    for (int r = 0; r < n; r++) {
+        bool first = true;
+        for (int q = 0; q < r; q++) first &= strcmp(rows[q].target, rows[r].target) != 0;
+        if (!first) continue;
+        int cnt;
+        double g = geomean(rows, n, rows[r].target, IMPL_SYNTH, IMPL_TINE, &cnt);
+        if (cnt) printf("  geomean synth/hand %-14s %.3f (%d kernels)\n", rows[r].target, g, cnt);
+    }
+}
+
 int bench_report(const bench_row *rows, int n, const bench_roof *roof, bool quick) {
     printf("tine bench: median [min-max] ms of interleaved runs after 2 warm-ups, single thread%s\n",
            quick ? " (quick sizes)" : "");
@@ -352,6 +381,7 @@ int bench_report(const bench_row *rows, int n, const bench_roof *roof, bool quic
     print_table(rows, n);
     print_peer_notes(rows, n);
     print_summaries(rows, n);
+    print_synth(rows, n);
     print_phases(rows, n);
     if (write_csv("tine-bench.csv", rows, n)) {
         fprintf(stderr, "tine: cannot write tine-bench.csv: %s\n", strerror(errno));

@@ -46,23 +46,25 @@ static const struct {
     {F(LIFT), "lift EXPR [--lanes N] [--trace-rules] [--rules-extra FILE]"},
     {F(RULES), "rules --list | --check FILE"},
     {F(COMPILE_EXPR), "compile -e EXPR [--target T] [--lanes N] [--emit asm|llvm|fpir|lowered] [--select llvm|tine]\n"
-                      "                    [--trace-rules]"},
-    {F(RUN_EXPR), "run -e EXPR [--target T] [--lanes N] [--seed S] [--select llvm|tine]"},
+                      "                    [--trace-rules] [--rules hand|synthesized]"},
+    {F(RUN_EXPR), "run -e EXPR [--target T] [--lanes N] [--seed S] [--select llvm|tine] [--rules hand|synthesized]"},
     {F(COMPILE_KERNEL), "compile FILE [--target T] [--select llvm|tine] [--emit obj|h|asm|llvm|fpir|lowered|stmt|schedule] [-o OUT]\n"
-                        "                    [--name N] [--dump-after STEP|all|help]"},
-    {F(RUN_KERNEL), "run FILE [--target T] [--seed S] [--size WxH..] [--input-size NAME=WxH..] [--param NAME=V]..."},
+                        "                    [--name N] [--dump-after STEP|all|help] [--rules hand|synthesized]"},
+    {F(RUN_KERNEL), "run FILE [--target T] [--seed S] [--size WxH..] [--input-size NAME=WxH..] [--param NAME=V]...\n"
+                    "                    [--rules hand|synthesized]"},
     {F(OPS), "ops"},
-    {F(BENCH), "bench [--filter NAME] [--target T] [--peers halide,opencv,xnnpack,c,clang,gcc] [--quick]"},
+    {F(BENCH), "bench [--filter NAME] [--target T] [--peers halide,opencv,xnnpack,c,clang,gcc] [--rules synthesized] [--quick]"},
     {F(BENCH_IR), "bench-ir [--nodes N]"},
     {F(BENCH_LIFT), "bench-lift [--nodes N]"},
-    {F(VERIFY), "verify --rules lift|x86|arm|FILE [--isa x86|arm] [--rule NAME] [--timeout MS] [--quiet]"},
+    {F(VERIFY), "verify --rules lift|x86|arm|synthesized|FILE [--isa x86|arm] [--rule NAME] [--timeout MS] [--quiet]"},
     {F(VERIFY), "verify FILE [--target T] [--timeout MS]"},
     {F(VERIFY), "verify --bounds [--quick] [--timeout MS]"},
-    {F(REPORT), "report FILE [--target T] [--select tine|llvm] [-o OUT.html] [--bench]"},
+    {F(REPORT), "report FILE [--target T] [--select tine|llvm] [-o OUT.html] [--bench] [--rules hand|synthesized]"},
     {F(ISA), "isa import --intel FILE.xml [--cpuid SSE2,...,AVX512_VNNI] [-o OUT.isa] [--report FILE]"},
     {F(ISA), "isa classes [--isa x86|arm|all] [--timeout MS]"},
     {F(ISA), "isa list [--isa x86|arm|x86gen]"},
-    {F(SYNTH), "synth lift [--size N] [--types u8,i8,...] [--time-limit S] [--timeout MS] [--from-scratch]\n"
+    {F(SYNTH), "synth lower --target T[,T...] [--op OP] [--size N] [--time-limit S] [--timeout MS] [-o FILE.rules]\n"
+               "       tine synth lift [--size N] [--types u8,i8,...] [--time-limit S] [--timeout MS] [--from-scratch]\n"
                  "                    [--hand-only] [--focus OP] [--general] [-o FILE]"},
     {F(HELP), "help [COMMAND]"},
 };
@@ -86,7 +88,8 @@ static const char *const COMMAND_WHAT[CLI_FORMS] = {
     [CLI_ISA] = "instruction descriptions: Intel's pseudocode imported as fixed entries; each form listed with "
                 "where it runs; similarity classes (parameterised templates, members proven by Z3)",
     [CLI_HELP] = "the usage of tine, or of one command",
-    [CLI_SYNTH] = "lifting rules found by search and proven with Z3 (a rule file that loads beside lift.rules)",
+    [CLI_SYNTH] = "rules found by search and proven with Z3: lowering rules over a target's instructions (lower), or "
+                  "lifting rules that load beside lift.rules (lift)",
 };
 /* the forms whose positional argument is an expression (compile and run take a kernel file) */
 static const unsigned TAKES_EXPR = F(PRINT) | F(EXPAND) | F(EVAL) | F(LIFT);
@@ -94,7 +97,7 @@ static const unsigned TAKES_EXPR = F(PRINT) | F(EXPAND) | F(EVAL) | F(LIFT);
 enum { O_LANES, O_SEED, O_NODES, O_TRACE, O_LIST, O_CHECK, O_QUICK, O_FILTER, O_PEERS, O_TARGET, O_EMIT, O_SELECT,
        O_PARAM, O_SIZE, O_NAME, O_OUT, O_EXPR, O_RULES, O_ISA, O_RULE, O_TIMEOUT, O_BOUNDS, O_QUIET, O_DUMP_AFTER,
        O_INPUT_SIZE, O_BENCH, O_INTEL, O_CPUID, O_REPORT,
-       O_TYPES, O_TIME_LIMIT, O_FROM_SCRATCH, O_FOCUS, O_RULES_EXTRA, O_GENERAL, O_HAND_ONLY, O_COUNT };
+       O_TYPES, O_TIME_LIMIT, O_FROM_SCRATCH, O_FOCUS, O_RULES_EXTRA, O_GENERAL, O_HAND_ONLY, O_OP, O_COUNT };
 static const struct {
     const char *name;
     int value;      /* takes a value */
@@ -119,8 +122,9 @@ static const struct {
         "NAME", "only the kernels whose name contains NAME"},
     [O_PEERS] = {"--peers", 1, F(BENCH),
         "LIST", "the peers to time, comma-separated (halide,opencv,xnnpack,c,clang,gcc)"},
-    [O_TARGET] = {"--target", 1, F(COMPILE_EXPR) | F(RUN_EXPR) | F(COMPILE_KERNEL) | F(RUN_KERNEL) | F(BENCH) | F(VERIFY) | F(REPORT),
-        "T", "the target: host (this machine, the default) or a name such as x86-64-avx2 (an unknown one lists them)"},
+    [O_TARGET] = {"--target", 1, F(COMPILE_EXPR) | F(RUN_EXPR) | F(COMPILE_KERNEL) | F(RUN_KERNEL) | F(BENCH) | F(VERIFY) | F(REPORT) | F(SYNTH),
+        "T", "the target: host (this machine, the default) or a name such as x86-64-avx2 (an unknown one lists them); "
+             "synth lower: the x86 levels to search, comma-separated"},
     [O_EMIT] = {"--emit", 1, F(COMPILE_EXPR) | F(COMPILE_KERNEL),
         "KIND", "what to write (the kinds the command line above lists; default asm for -e, obj for FILE)"},
     [O_SELECT] = {"--select", 1, F(COMPILE_EXPR) | F(RUN_EXPR) | F(COMPILE_KERNEL) | F(REPORT),
@@ -136,8 +140,9 @@ static const struct {
         "OUT", "the file to write (default: the standard output; report: FILE's name with .html)"},
     [O_EXPR] = {"-e", 1, F(COMPILE_EXPR) | F(RUN_EXPR),
         "EXPR", "an expression instead of a kernel FILE"},
-    [O_RULES] = {"--rules", 1, F(VERIFY),
-        "R", "prove a rule set: lift, x86, arm, or a rule FILE"},
+    [O_RULES] = {"--rules", 1, F(VERIFY) | F(COMPILE_EXPR) | F(RUN_EXPR) | F(COMPILE_KERNEL) | F(RUN_KERNEL) | F(BENCH) | F(REPORT),
+        "R", "verify: prove a rule set: lift, x86, arm, synthesized (x86's found by tine synth lower), or a rule FILE; "
+             "compile, run, bench, report: the x86 lowering rules, hand (default) or synthesized"},
     [O_ISA] = {"--isa", 1, F(VERIFY) | F(ISA),
         "ISA", "verify: the instruction set of a rule file's lowering rules (x86 or arm); isa list: the one to list "
                "(x86, arm, x86gen); isa classes: x86, arm or all"},
@@ -173,6 +178,8 @@ static const struct {
         NULL, "search beside lift.rules alone, without src/lift/lift.synth.rules (to regenerate that file)"},
     [O_GENERAL] = {"--general", 0, F(SYNTH),
         NULL, "only rules that hold for every type T they type at (not for one type or signedness)"},
+    [O_OP] = {"--op", 1, F(SYNTH),
+        "OP", "synth lower: only the specs of this op (min, rounding_shr, saturating_cast_i16, ...: a prefix of their names)"},
     [O_RULES_EXTRA] = {"--rules-extra", 1, F(LIFT),
         "FILE", "lift with this rule file's rules beside the built-in ones (tine synth lift writes one)"},
 };
@@ -488,6 +495,7 @@ static int take_option(int k, const char *word, char *v, options *o) {
     case O_FOCUS: o->focus = v; break;
     case O_RULES_EXTRA: o->rules_extra = v; break;
     case O_GENERAL: o->general = 1; break;
+    case O_OP: o->op = v; break;
     case O_HAND_ONLY: o->hand_only = 1; break;
     case O_FROM_SCRATCH: o->from_scratch = 1; break;
     case O_TIME_LIMIT:
@@ -879,4 +887,14 @@ double cli_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+tine_ctx_t *cli_ctx(const options *o) {
+    tine_ctx_t *ctx = tine_ctx_new();
+    if (o->rules && o->form != CLI_VERIFY && tine_set_lower_rules(ctx, o->rules)) {
+        fprintf(stderr, "tine %s: --rules takes hand or synthesized, not '%s'\n", o->cmd, o->rules);
+        tine_ctx_free(ctx);
+        return NULL;
+    }
+    return ctx;
 }

@@ -47,7 +47,7 @@ typedef struct {
     int nsize;
     cli_input_size *input_sizes; /* malloc'd, one per --input-size */
     int ninput_sizes;
-    const char *types, *focus, *rules_extra; long time_limit; int from_scratch, general, hand_only; /* synth's; lift --rules-extra */
+    const char *types, *focus, *rules_extra, *op; long time_limit; int from_scratch, general, hand_only; /* synth's; lift --rules-extra */
     const char *help; /* tine help COMMAND, tine COMMAND --help: the command (NULL: all) */
     const char *sub;  /* tine isa SUBCOMMAND */
     const char *intel, *cpuid, *report; /* isa import --intel FILE --cpuid LIST --report FILE */
@@ -76,6 +76,9 @@ void cli_free(options *o);
 char *tine_cli_read_file(const char *path);
 /* Writes n bytes to path (stdout when path is NULL); 0, or 1 after a message. */
 int cli_write(const char *path, const void *bytes, size_t n);
+/* A new context with --rules hand|synthesized applied (the lowering rules selection
+ * uses); NULL after a message when --rules names neither. */
+tine_ctx_t *cli_ctx(const options *o);
 /* Flushes and closes stdout: rc, or 1 after a message if anything written was lost. */
 int cli_finish(int rc);
 /* The value of --param name=text for a parameter of type t, as a bit pattern in the low

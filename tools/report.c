@@ -358,7 +358,8 @@ int cli_cmd_report(const options *o) {
     }
     r.sel_name = sel == TINE_SELECT_TINE ? "tine" : "LLVM alone";
     r.other_name = sel == TINE_SELECT_TINE ? "LLVM alone" : "tine";
-    tine_ctx_t *ctx = tine_ctx_new();
+    tine_ctx_t *ctx = cli_ctx(o);
+    if (!ctx) return 2;
     const char *isa = tine_target_isa(r.target);
     if (!isa && strcmp(r.target, "host")) {
         fprintf(stderr, "tine: unknown target '%s'\n", r.target);

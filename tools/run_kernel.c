@@ -322,7 +322,8 @@ static int make_outputs(run *r, tine_buffer_t *ref, tine_buffer_t *got) {
 }
 
 int cli_run_kernel(const options *o) {
-    tine_ctx_t *ctx = tine_ctx_new();
+    tine_ctx_t *ctx = cli_ctx(o);
+    if (!ctx) return 2;
     tine_kernel_t *k = cli_load_kernel(ctx, o->file);
     if (!k) {
         tine_ctx_free(ctx);

@@ -1,5 +1,5 @@
-/* synth.c — `tine synth lift`: the search of src/synth/lift_synth.c run from the command
- * line; the rules to -o FILE (or the standard output), the figures to stderr. */
+/* synth.c — `tine synth lower` and `tine synth lift`: the searches of src/synth run from
+ * the command line; the rules to -o FILE (or the standard output), the figures to stderr. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +8,8 @@
 #include "tine.h"
 
 enum { DEFAULT_SIZE = 4, MAX_SIZE = 6, DEFAULT_TIME_LIMIT = 600, DEFAULT_TIMEOUT_MS = 10000 };
+/* synth lower: nodes in a right side, quarter cycles, seconds per spec and level */
+enum { LOWER_SIZE = 6, LOWER_MAX_SIZE = 8, LOWER_MAX_COST = 24, LOWER_SPEC_SECONDS = 20 };
 
 /* --types u8,i8,...: integer element types; 0, or 2 after a message. */
 static int parse_types(const char *text, tine_type_t *out, int *n) {
@@ -32,9 +34,50 @@ static int parse_types(const char *text, tine_type_t *out, int *n) {
     return 0;
 }
 
+static int synth_lower(const options *o) {
+    if (o->nsize > 1 || (o->nsize && (o->size[0] < 1 || o->size[0] > LOWER_MAX_SIZE))) {
+        fprintf(stderr, "tine synth lower: --size takes one count from 1 to %d, got '%s'\n", LOWER_MAX_SIZE, o->size_text);
+        return 2;
+    }
+    if (o->focus || o->types || o->from_scratch || o->hand_only || o->general) {
+        fprintf(stderr, "tine synth lower: --focus, --types, --from-scratch, --hand-only and --general are synth lift's\n");
+        return 2;
+    }
+    tine_synth_lower_opts so = {
+        .targets = o->target ? o->target : "x86-64-avx2", .only = o->op,
+        .size = o->nsize ? (int)o->size[0] : LOWER_SIZE, .max_cost = LOWER_MAX_COST,
+        .spec_seconds = o->time_limit ? (double)o->time_limit : LOWER_SPEC_SECONDS,
+        .timeout_ms = o->timeout_ms ? (unsigned)o->timeout_ms : DEFAULT_TIMEOUT_MS, .log = stderr};
+    tine_ctx_t *ctx = tine_ctx_new();
+    tine_synth_lower_stats st;
+    char *text = tine_synth_lower(ctx, &so, &st);
+    int rc = 0;
+    if (!text) {
+        cli_report(ctx, "tine synth lower: ");
+        rc = 1;
+    } else {
+        rc = cli_write(o->out, text, strlen(text));
+        fprintf(stderr,
+                "tine synth lower: %ld rules from %ld searches (%ld specs) in %.1f s, %ld MB peak; %ld found a proven "
+                "rewrite, %ld stopped by the time limit; %ld nodes built, %ld distinct, %ld matched the spec's "
+                "fingerprint; %ld Z3 queries (%.1f s), %ld counterexamples, %ld unknown; %ld rules the prover "
+                "did not prove (dropped)\n",
+                st.rules, st.searches, st.specs, st.seconds, st.peak_kb / 1024, st.found, st.timed_out, st.enumerated,
+                st.distinct, st.matched, st.queries, st.solver_seconds, st.counterexamples, st.unknown, st.unproven);
+    }
+    free(text);
+    tine_ctx_free(ctx);
+    return rc;
+}
+
 int cli_cmd_synth(const options *o) {
+    if (o->file && !strcmp(o->file, "lower")) return synth_lower(o);
+    if (o->target || o->op) {
+        fprintf(stderr, "tine synth lift: --target and --op are synth lower's\n");
+        return 2;
+    }
     if (!o->file || strcmp(o->file, "lift")) {
-        fprintf(stderr, "tine synth: needs the kind of rules to synthesize, lift (got %s%s%s)\n",
+        fprintf(stderr, "tine synth: needs the kind of rules to synthesize, lower or lift (got %s%s%s)\n",
                 o->file ? "'" : "nothing", o->file ? o->file : "", o->file ? "'" : "");
         return 2;
     }
@@ -61,7 +104,7 @@ int cli_cmd_synth(const options *o) {
     char *text = tine_synth_lift(ctx, &so, &st);
     int rc = 0;
     if (!text) {
-        cli_report(ctx, "tine synth");
+        cli_report(ctx, "tine synth lift: ");
         rc = 1;
     } else {
         rc = cli_write(o->out, text, strlen(text));

@@ -377,7 +377,8 @@ static int cmd_compile(const options *o) {
     }
     const char *target = o->target ? o->target : "host";
     if (check_target(o->target)) return 1;
-    tine_ctx_t *ctx = tine_ctx_new();
+    tine_ctx_t *ctx = cli_ctx(o);
+    if (!ctx) return 2;
     tine_set_lanes(ctx, o->lanes);
     tine_expr_t *e = parse_or_report(ctx, o->expr);
     /* tine's selection, shown step by step on request (on stderr: stdout is the code) */
@@ -504,7 +505,8 @@ static int compare_runs(tine_ctx_t *ctx, const tine_expr_t *e, compiled *c, uint
 static int cmd_run(const options *o) {
     tine_selection_t sel;
     if (selection(o, &sel)) return 2;
-    tine_ctx_t *ctx = tine_ctx_new();
+    tine_ctx_t *ctx = cli_ctx(o);
+    if (!ctx) return 2;
     tine_set_lanes(ctx, o->lanes);
     tine_expr_t *e = parse_or_report(ctx, o->expr);
     if (!e) {
@@ -587,7 +589,8 @@ static int cmd_kernel_compile(const options *o) {
         fprintf(stderr, "tine: -o %s names the kernel file (%s): the output would overwrite the kernel\n", o->out, o->file);
         return 2;
     }
-    tine_ctx_t *ctx = tine_ctx_new();
+    tine_ctx_t *ctx = cli_ctx(o);
+    if (!ctx) return 2;
     /* --dump-after runs the driver from the text (its front half's steps too) */
     char *text = step >= 0 ? tine_cli_read_file(o->file) : NULL;
     tine_kernel_t *k = step >= 0 ? NULL : cli_load_kernel(ctx, o->file);
@@ -633,7 +636,7 @@ static int cmd_ops(void) {
     return 0;
 }
 
-int tine_cmd_bench(const char *filter, const char *only_target, const char *peers, int quick);
+int tine_cmd_bench(const char *filter, const char *only_target, const char *peers, const char *rules, int quick);
 
 static int dispatch(const options *o) {
     switch (o->form) {
@@ -645,7 +648,7 @@ static int dispatch(const options *o) {
     case CLI_VERIFY: return cli_verify(o);
     case CLI_REPORT: return cli_cmd_report(o);
     case CLI_ISA: return cli_cmd_isa(o);
-    case CLI_BENCH: return tine_cmd_bench(o->filter, o->target, o->peers, o->quick);
+    case CLI_BENCH: return tine_cmd_bench(o->filter, o->target, o->peers, o->rules, o->quick);
     case CLI_RUN_KERNEL: return cli_run_kernel(o);
     case CLI_COMPILE_KERNEL: return cmd_kernel_compile(o);
     case CLI_COMPILE_EXPR: return cmd_compile(o);

@@ -26,7 +26,8 @@
 /* The lowering rules of each description, compiled on first use (TINE_LAYER_LOWER), and
  * the selection trace a higher layer installed (tine_select_set_trace). */
 typedef struct {
-    tine_ruleset_t *rules[TINE_MAX_ISAS];
+    tine_ruleset_t *rules[2][TINE_MAX_ISAS]; /* hand, synthesized */
+    bool synthesized;
     tine_select_trace_fn trace;
     tine_lift_trace_fn rule;
     void *trace_user;
@@ -35,7 +36,8 @@ typedef struct {
 static void free_state(tine_ctx_t *ctx, void *p) {
     (void)ctx;
     lower_state *st = p;
-    for (int i = 0; i < TINE_MAX_ISAS; i++) tine_rules_free(st->rules[i]);
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < TINE_MAX_ISAS; i++) tine_rules_free(st->rules[k][i]);
     free(st);
 }
 
@@ -48,18 +50,31 @@ tine_ruleset_t *tine_lower_rules(tine_ctx_t *ctx, const char *isa_name) {
         return NULL;
     }
     lower_state *st = state(ctx);
-    if (!st->rules[isa->id]) {
+    const char *file, *text = st->synthesized ? tine_isa_synth_rules(isa, &file) : NULL;
+    int kind = text != NULL;
+    if (!text) text = tine_isa_rules(isa, &file);
+    tine_ruleset_t **rs = &st->rules[kind][isa->id];
+    if (!*rs) {
         tine_saved_error saved = tine_error_save(ctx);
-        const char *file, *text = tine_isa_rules(isa, &file);
-        st->rules[isa->id] = tine_rules_compile_kind(ctx, text, file, true);
-        if (!st->rules[isa->id]) {
+        *rs = tine_rules_compile_kind(ctx, text, file, true);
+        if (!*rs) {
             /* the shipped rules compile (a test says so); this is a build defect */
             fprintf(stderr, "%s\n", tine_error(ctx));
             TINE_ASSERT(!"the built-in lowering rules do not compile");
         }
         tine_error_restore(ctx, &saved);
     }
-    return st->rules[isa->id];
+    return *rs;
+}
+
+int tine_set_lower_rules(tine_ctx_t *ctx, const char *which) {
+    bool synth = which && !strcmp(which, "synthesized");
+    if (!synth && !(which && !strcmp(which, "hand"))) {
+        tine_set_error(ctx, "lowering rules '%s': hand or synthesized", which ? which : "");
+        return -1;
+    }
+    state(ctx)->synthesized = synth;
+    return 0;
 }
 
 typedef struct {
@@ -192,24 +207,42 @@ static tine_expr_t *lower_root(void *user, tine_expr_t *n, tine_expr_t *orig) {
     return r;
 }
 
-tine_expr_t *tine_lower_with(tine_ctx_t *ctx, tine_expr_t *e, const char *target, tine_lift_trace_fn trace,
-                             void *user) {
-    if (!e) return NULL;
+/* A lowerer for target (no rules yet); false with the error set for an unknown target. */
+static bool setup(tine_ctx_t *ctx, const char *target, lowerer *L, const tine_isa **isa_out) {
     const tine_isa *isa;
     tine_saved_error saved = tine_error_save(ctx);
     uint32_t features = tine_target_features(ctx, target, &isa);
     if (tine_error(ctx)) {
         free(saved.msg);
-        return NULL;
+        return false;
     }
     tine_error_restore(ctx, &saved);
-    lowerer L = {.ctx = ctx, .rs = tine_lower_rules(ctx, isa->name), .features = features, .trace = trace,
-                 .user = user, .widest = 128,
-                 .byte_shift = isa->ast.byte_shift_cost > 0 ? isa->ast.byte_shift_cost : 0.5};
+    *L = (lowerer){.ctx = ctx, .features = features, .widest = 128,
+                   .byte_shift = isa->ast.byte_shift_cost > 0 ? isa->ast.byte_shift_cost : 0.5};
     for (int k = 0; k < isa->n; k++)
         for (int f = 0; f < isa->insn[k].nforms; f++)
-            if ((isa->insn[k].form[f].features & ~features) == 0 && isa->insn[k].form[f].bits > L.widest)
-                L.widest = isa->insn[k].form[f].bits;
+            if ((isa->insn[k].form[f].features & ~features) == 0 && isa->insn[k].form[f].bits > L->widest)
+                L->widest = isa->insn[k].form[f].bits;
+    *isa_out = isa;
+    return true;
+}
+
+double tine_lower_node_cost(tine_ctx_t *ctx, const char *target, const tine_expr_t *x) {
+    lowerer L;
+    const tine_isa *isa;
+    if (!setup(ctx, target, &L, &isa)) return -1;
+    return node_cost(&L, x);
+}
+
+tine_expr_t *tine_lower_with(tine_ctx_t *ctx, tine_expr_t *e, const char *target, tine_lift_trace_fn trace,
+                             void *user) {
+    if (!e) return NULL;
+    lowerer L;
+    const tine_isa *isa;
+    if (!setup(ctx, target, &L, &isa)) return NULL;
+    L.rs = tine_lower_rules(ctx, isa->name);
+    L.trace = trace;
+    L.user = user;
     L.cur = &L.memo;
     tine_expr_t *r = tine_rewrite_dag(ctx, &L.memo, e, lower_root, &L);
     free(L.memo.v);

@@ -60,14 +60,7 @@ typedef struct {
     int nrules;
 } synth;
 
-static uint64_t hash_vals(tine_type_t t, const uint64_t *v) {
-    uint64_t h = 0x9e3779b97f4a7c15ull ^ ((uint64_t)t.kind << 8 | (uint64_t)t.bits);
-    for (int i = 0; i < LANES; i++) {
-        h ^= v[i] + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-        h *= 0xff51afd7ed558ccdull;
-    }
-    return h ? h : 1;
-}
+static uint64_t hash_vals(tine_type_t t, const uint64_t *v) { return synth_hash_vals(t, v, LANES); }
 
 static bool timed_out(synth *S) {
     if (S->o->time_limit > 0 && tine_now() > S->deadline) S->st->timed_out = true;
@@ -98,18 +91,16 @@ static bool same_item(synth *S, size_t i, tine_type_t t, const uint64_t *v) {
     return tine_type_eq(S->items[i].e->type, t) && !memcmp(S->vals + i * LANES, v, LANES * sizeof *v);
 }
 
+static uint64_t item_hash(void *user, size_t i) {
+    synth *S = user;
+    return hash_vals(S->items[i].e->type, S->vals + i * LANES);
+}
+
 static void rehash(synth *S) {
-    size_t ns = S->nslots ? S->nslots * 2 : 4096;
-    uint32_t *sl = tine_xcalloc(ns, sizeof *sl);
-    for (size_t i = 0; i < S->n; i++) {
-        uint64_t h = hash_vals(S->items[i].e->type, S->vals + i * LANES);
-        size_t k = h & (ns - 1);
-        while (sl[k]) k = (k + 1) & (ns - 1);
-        sl[k] = (uint32_t)(i + 1);
-    }
-    free(S->slots);
-    S->slots = sl;
-    S->nslots = ns;
+    synth_index x = {S->slots, S->nslots};
+    synth_rehash(&x, S->n, item_hash, S);
+    S->slots = x.slots;
+    S->nslots = x.nslots;
 }
 
 /* Adds e unless an earlier expression has its fingerprint. */

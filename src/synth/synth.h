@@ -19,4 +19,43 @@ typedef enum { SYNTH_GEN_ALL, SYNTH_GEN_SIGN, SYNTH_GEN_TYPE, SYNTH_GEN_EXACT, S
 bool tine_synth_rule_text(tine_buf *b, const char *name, const tine_expr_t *lhs, const tine_expr_t *rhs,
                           tine_synth_gen g, int priority, const char *why);
 
+/* ---- fingerprint.c: expressions indexed by their values on the search's inputs ------- */
+
+/* Open addressing: slots hold an item's index + 1 (0: empty). */
+typedef struct {
+    uint32_t *slots;
+    size_t nslots;
+} synth_index;
+
+uint64_t synth_hash_vals(tine_type_t t, const uint64_t *v, int n);
+/* Rebuilds the index at twice its size (at least 2n slots) from items 0..n-1's hashes. */
+void synth_rehash(synth_index *x, size_t n, uint64_t (*hash)(void *user, size_t i), void *user);
+
+/* ---- specs.c: what `tine synth lower` finds lowerings for -------------------------- */
+
+enum { SYNTH_MAX_VARS = 5 };
+
+typedef struct {
+    char name[48];
+    char tmpl[128];   /* $0..$3 the variables, $c a uniform count (c0), @F a grouped sum's lanes */
+    int nvars;
+    const char *var[SYNTH_MAX_VARS];
+    tine_type_t type[SYNTH_MAX_VARS];       /* element types */
+    int64_t lo[SYNTH_MAX_VARS], hi[SYNTH_MAX_VARS]; /* a range the inputs keep (lo < hi), else none */
+    bool uniform[SYNTH_MAX_VARS];           /* one value in every lane (c0) */
+    char pred[96];    /* the rule's predicate: what the ranges and c0 need */
+    int priority;
+    bool swizzle;     /* interleaves in the grammar (the spec widens or sums groups) */
+} synth_spec;
+
+/* Every spec (malloc'd array; its count returned). */
+size_t synth_specs(synth_spec **out);
+/* The spec as an expression at `lanes` lanes (variables typed by suffix), for tine_parse. */
+void synth_spec_text(tine_buf *b, const synth_spec *s, int lanes);
+/* Is the spec a primitive op (min, max)? The lowering charges the generic form of one
+ * as a single cheap op even where LLVM emulates it, so the search is not bounded by it. */
+bool synth_spec_is_prim(const synth_spec *s);
+/* The spec as a rule's left side. */
+void synth_spec_pattern(tine_buf *b, const synth_spec *s);
+
 #endif

@@ -37,8 +37,10 @@
 extern const char tine_x86_isa_text[], tine_x86_isa_file[], tine_x86_rules_text[], tine_x86_rules_file[];
 extern const char tine_arm_isa_text[], tine_arm_isa_file[], tine_arm_rules_text[], tine_arm_rules_file[];
 extern const char tine_x86gen_isa_text[], tine_x86gen_isa_file[];
+extern const char tine_x86_synth_rules_text[], tine_x86_synth_rules_file[];
 
-/* The built-in descriptions, each with its lowering rules (src/targets/NAME.rules). The
+/* The built-in descriptions, each with its lowering rules (src/targets/NAME.rules, and
+ * those `tine synth lower` found, NAME.synth.rules, where there are). The
  * generated one (x86gen: Intel's intrinsics, `tine isa import`) has no rules and ~2,000
  * entries: it is read only when asked for by name (tine_isa_get), and its instruction
  * names are known from then on, so that no context pays for it unasked. */
@@ -47,10 +49,12 @@ static const struct {
     const char *text, *file;
     const char *rules, *rules_file;
     bool on_request;
+    const char *synth, *synth_file;
 } BUILTIN[] = {
-    {"x86", tine_x86_isa_text, tine_x86_isa_file, tine_x86_rules_text, tine_x86_rules_file, false},
-    {"arm", tine_arm_isa_text, tine_arm_isa_file, tine_arm_rules_text, tine_arm_rules_file, false},
-    {"x86gen", tine_x86gen_isa_text, tine_x86gen_isa_file, NULL, NULL, true},
+    {"x86", tine_x86_isa_text, tine_x86_isa_file, tine_x86_rules_text, tine_x86_rules_file, false,
+     tine_x86_synth_rules_text, tine_x86_synth_rules_file},
+    {"arm", tine_arm_isa_text, tine_arm_isa_file, tine_arm_rules_text, tine_arm_rules_file, false, NULL, NULL},
+    {"x86gen", tine_x86gen_isa_text, tine_x86gen_isa_file, NULL, NULL, true, NULL, NULL},
 };
 enum { NBUILTIN = sizeof BUILTIN / sizeof BUILTIN[0] };
 
@@ -478,6 +482,12 @@ const char *tine_isa_rules(const tine_isa *isa, const char **file) {
     if (isa->id < 0 || isa->id >= NBUILTIN) return NULL;
     *file = BUILTIN[isa->id].rules_file;
     return BUILTIN[isa->id].rules;
+}
+
+const char *tine_isa_synth_rules(const tine_isa *isa, const char **file) {
+    if (isa->id < 0 || isa->id >= NBUILTIN) return NULL;
+    *file = BUILTIN[isa->id].synth_file;
+    return BUILTIN[isa->id].synth;
 }
 
 const char *tine_isa_name(int i) { return i >= 0 && i < NBUILTIN ? BUILTIN[i].name : NULL; }

@@ -670,13 +670,15 @@ int tine_verify_rules(tine_ctx_t *ctx, const char *which, const char *text, cons
 static int verify_text(tine_ctx_t *ctx, const char *which, const char *text, const char *file, const char *isa,
                        unsigned timeout_ms, const char *only, int quiet, FILE *out) {
     if (which) {
-        const tine_isa *d = tine_isa_get(ctx, which);
+        /* "synthesized": x86's rules found by tine synth lower */
+        bool synth = !strcmp(which, "synthesized");
+        const tine_isa *d = tine_isa_get(ctx, synth ? "x86" : which);
         if (!d) {
-            tine_set_error(ctx, "no built-in rule set '%s' (lift, x86 or arm, or a rule file)", which);
+            tine_set_error(ctx, "no built-in rule set '%s' (lift, x86, arm or synthesized, or a rule file)", which);
             return -1;
         }
-        text = tine_isa_rules(d, &file);
-        isa = which;
+        text = synth ? tine_isa_synth_rules(d, &file) : tine_isa_rules(d, &file);
+        isa = d->name;
     }
     if (isa && !tine_isa_get(ctx, isa)) {
         if (!tine_error(ctx)) tine_set_error(ctx, "no instruction set '%s' (x86 or arm)", isa);
