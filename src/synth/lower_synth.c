@@ -58,6 +58,7 @@ typedef struct {
     size_t val;      /* offset of its EVAL lanes' values in the pool */
     int cost, size;  /* cost in quarters of a cycle; operator nodes */
     bool konst;      /* a constant: never every operand of a node */
+    bool uniform;    /* one value in every lane (made of c0 and constants): a shift count */
 } item;
 
 typedef struct {
@@ -270,7 +271,10 @@ static bool fits(const search *S, const gram *g, item *const *x) {
         if (g->op != TINE_OP_SUB && g->op != TINE_OP_SHL && g->op != TINE_OP_SHR &&
             (x[0]->konst || (!x[1]->konst && x[0]->e->id > x[1]->e->id)))
             return false;
-        if (g->op == TINE_OP_SHL || g->op == TINE_OP_SHR) return x[1]->konst || x[1]->e->op == TINE_OP_VAR;
+        /* shifts by a count x86 shifts by: a constant or c0, or the spec's own count variable
+           (a per-lane count is an AVX2 vpsllv, or a scalar loop before) */
+        if (g->op == TINE_OP_SHL || g->op == TINE_OP_SHR)
+            return x[1]->uniform || (S->spec->shift_var && x[1]->e == S->vz[S->nvars - 1]);
         if (g->op == TINE_OP_MUL && a.bits != 16 && a.bits != 32) return false; /* no byte or quad multiply */
         return true;
     case G_CMP: return tine_type_eq(a, x[1]->e->type) && a.kind != TINE_BOOL && !x[0]->konst;
@@ -573,7 +577,9 @@ static void try_node(search *S, const gram *g, item *const *x, int cost, result 
     TINE_GROW(S->pool, S->npool + (size_t)node->type.lanes, S->pcap);
     memcpy(S->pool + S->npool, v, (size_t)node->type.lanes * sizeof *v);
     file_item(S, S->n, e->type);
-    S->items[S->n++] = (item){.e = e, .et = node->type, .val = S->npool, .cost = cost, .size = size};
+    bool uniform = true;
+    for (int j = 0; j < g->arity; j++) uniform &= x[j]->uniform;
+    S->items[S->n++] = (item){.e = e, .et = node->type, .val = S->npool, .cost = cost, .size = size, .uniform = uniform};
     S->npool += (size_t)node->type.lanes;
     S->st->distinct++;
     if (R->found || !tine_type_eq(node->type, S->want_e->type) ||
@@ -591,7 +597,7 @@ static void try_node(search *S, const gram *g, item *const *x, int cost, result 
 }
 
 /* Adds a leaf (a variable, a constant, a reinterpreted variable) at cost 0. */
-static void leaf(search *S, tine_expr_t *ez, tine_expr_t *ee, bool konst) {
+static void leaf(search *S, tine_expr_t *ez, tine_expr_t *ee, bool konst, bool uniform) {
     uint64_t v[TINE_MAX_LANES];
     if (!ez || !ee || !eval_in(S, S->env, ee, v)) return;
     if (2 * (S->n + 1) > S->nslots) rehash(S);
@@ -604,18 +610,19 @@ static void leaf(search *S, tine_expr_t *ez, tine_expr_t *ee, bool konst) {
     TINE_GROW(S->pool, S->npool + (size_t)ee->type.lanes, S->pcap);
     memcpy(S->pool + S->npool, v, (size_t)ee->type.lanes * sizeof *v);
     file_item(S, S->n, ez->type);
-    S->items[S->n++] = (item){.e = ez, .et = ee->type, .val = S->npool, .size = 0, .konst = konst};
+    S->items[S->n++] = (item){.e = ez, .et = ee->type, .val = S->npool, .size = 0, .konst = konst, .uniform = uniform};
     S->npool += (size_t)ee->type.lanes;
 }
 
 static void leaves(search *S) {
     tine_ctx_t *ctx = S->ctx;
-    for (int k = 0; k < S->nvars; k++) leaf(S, S->vz[k], S->ve[k], false);
+    for (int k = 0; k < S->nvars; k++) leaf(S, S->vz[k], S->ve[k], false, S->spec->uniform[k]);
     /* a uniform variable (a shift count) minus one, as the rounding rules need */
     for (int k = 0; k < S->nvars; k++)
         if (S->spec->uniform[k]) {
             tine_expr_t *one_z = tine_const_int(ctx, S->vz[k]->type, 1), *one_e = tine_const_int(ctx, S->ve[k]->type, 1);
-            leaf(S, tine_binary(ctx, TINE_OP_SUB, S->vz[k], one_z), tine_binary(ctx, TINE_OP_SUB, S->ve[k], one_e), false);
+            leaf(S, tine_binary(ctx, TINE_OP_SUB, S->vz[k], one_z), tine_binary(ctx, TINE_OP_SUB, S->ve[k], one_e), false,
+                 true);
         }
     for (int i = 0; i < S->ntypes; i++) {
         tine_type_t t = S->types[i];
@@ -630,7 +637,7 @@ static void leaves(search *S) {
             tine_expr_t *z = tine_const_uint(ctx, tine_type_with_lanes(t, S->zl), (uint64_t)vals[j]);
             tine_expr_t *e = tine_const_uint(ctx, tine_type_with_lanes(t, EVAL_LANES), (uint64_t)vals[j]);
             tine_error_restore(ctx, &saved);
-            leaf(S, z, e, true);
+            leaf(S, z, e, true, true);
         }
     }
 }
@@ -680,7 +687,25 @@ static void cost_range(const search *S, const bucket *B, size_t end, int cost, s
     *to = first_at(S, B, end, cost + 1);
 }
 
+static void level_nodes(search *S, const grammar *G, int c, result *R);
+
+/* Level c, then the unary nodes of cost 0 (reinterprets) again over what it added: the
+ * grammar's order put them before the instructions that made those items. */
 static void level(search *S, const grammar *G, int c, result *R) {
+    size_t start = S->n;
+    level_nodes(S, G, c, R);
+    item a;
+    item *x[1] = {&a};
+    for (size_t gi = 0; gi < G->n && !R->found; gi++) {
+        if (G->g[gi].kind != G_REINT) continue;
+        for (size_t i = start; i < S->n && !R->found; i++) {
+            a = S->items[i];
+            try_at(S, &G->g[gi], x, c, R);
+        }
+    }
+}
+
+static void level_nodes(search *S, const grammar *G, int c, result *R) {
     size_t end = S->n;
     /* copies: try_node may move the bank */
     item a, b, d;

@@ -114,7 +114,7 @@ static void fpir_specs(list *L, tine_type_t t) {
             }
             snprintf(tmpl, sizeof tmpl, "%s($0, $1)", f->name);
             snprintf(name, sizeof name, "%s_%s", f->name, tname(t, b));
-            add(L, name, tmpl, 2, tt);
+            add(L, name, tmpl, 2, tt)->shift_var = true;
             break;
         case TINE_SIG_MULSHR:
             /* the high half, and the rounded Q format (one bit less) */

@@ -46,6 +46,7 @@ typedef struct {
     char pred[96];    /* the rule's predicate: what the ranges and c0 need */
     int priority;
     bool swizzle;     /* interleaves in the grammar (the spec widens or sums groups) */
+    bool shift_var;   /* the last variable is a per-lane shift count the grammar may shift by */
 } synth_spec;
 
 /* Every spec (malloc'd array; its count returned). */
