@@ -902,61 +902,128 @@ static const char *short_name(const char *t) {
     return d ? d + 1 : t;
 }
 
-/* Writes the rule for a proven rewrite; false when the text is one written already (the
- * same rewrite found at another level). */
-static bool write_rule(search *S, tine_buf *out, const synth_spec *sp, tine_expr_t *e, int cost, int baseline) {
-    tine_buf lhs = {0}, rhs = {0};
-    synth_spec_pattern(&lhs, sp);
-    tine_print_named(S->ctx, e, S->zl, true, &rhs);
-    bool fresh = !out->p || !strstr(out->p, rhs.p) || !strstr(out->p, lhs.p);
-    if (fresh && out->p) {
-        /* the same left and right side on one line */
-        tine_buf line = {0};
-        tine_buf_printf(&line, ": %s -> %s", lhs.p, rhs.p);
-        fresh = !strstr(out->p, line.p);
-        free(line.p);
-    }
-    if (fresh) {
-        tine_buf_printf(out, "s_%s_%s: %s -> %s", sp->name, short_name(S->target), lhs.p, rhs.p);
-        if (sp->pred[0]) tine_buf_printf(out, " if %s", sp->pred);
-        if (sp->priority) tine_buf_printf(out, " priority %d", sp->priority);
-        tine_buf_printf(out, "  # %s: cost %.2f, generic %.2f; found by tine synth lower, proven with Z3\n", S->target,
-                        cost / 4.0, baseline / 4.0);
-    }
-    free(lhs.p);
-    free(rhs.p);
-    return fresh;
+/* A proven rewrite, before it is written. */
+typedef struct {
+    const synth_spec *sp;
+    const char *target; /* the level's name (in the driver's copy of the list) */
+    char *rhs;          /* the right side's text */
+    int cost, baseline;
+    bool done;
+} found;
+
+static void rule_line(tine_buf *out, const char *name, const char *target, const char *lhs, const char *rhs,
+                      const char *pred, int priority, int cost, int baseline) {
+    tine_buf_printf(out, "%s: %s -> %s", name, lhs, rhs);
+    if (pred[0]) tine_buf_printf(out, " if %s", pred);
+    if (priority) tine_buf_printf(out, " priority %d", priority);
+    tine_buf_printf(out, "  # %s: cost %.2f, generic %.2f; found by tine synth lower, proven with Z3\n", target,
+                    cost / 4.0, baseline / 4.0);
 }
 
-/* Drops from text every rule the prover does not prove (each rule proven alone). */
-static char *keep_proven(search *S, char *text) {
-    tine_buf kept = {0};
+/* Does the one rule of `line` prove for every instantiation (the rule prover, as
+ * `tine verify --rules` runs it)? */
+static bool proves(search *S, const char *line) {
     FILE *null = fopen("/dev/null", "w");
-    for (char *line = text; line && *line;) {
-        char *nl = strchr(line, '\n');
-        size_t len = nl ? (size_t)(nl - line + 1) : strlen(line);
-        tine_buf one = {0};
-        tine_buf_printf(&one, "%.*s", (int)len, line);
-        bool ok = true;
-        if (one.p[0] != '#' && one.p[0] != '\n') {
-            tine_prove_opts po = {.timeout_ms = S->o->timeout_ms * 10, .quiet = true};
-            tine_prove_totals t = {0};
-            tine_saved_error saved = tine_error_save(S->ctx);
-            int rc = null ? tine_prove_rules(S->ctx, one.p, "synthesized", true, &po, null, &t) : -1;
-            tine_error_restore(S->ctx, &saved);
-            ok = rc == 0 && t.counter == 0 && t.unknown == 0 && t.proven > 0;
-            if (!ok) {
-                S->st->unproven++;
-                if (S->o->log) fprintf(S->o->log, "not proven by the rule prover, dropped: %s", one.p);
-            }
-        }
-        if (ok) tine_buf_puts(&kept, one.p);
-        free(one.p);
-        line += len;
-    }
+    tine_prove_opts po = {.timeout_ms = S->o->timeout_ms * 10, .quiet = true};
+    tine_prove_totals t = {0};
+    tine_saved_error saved = tine_error_save(S->ctx);
+    int rc = null ? tine_prove_rules(S->ctx, line, "synthesized", true, &po, null, &t) : -1;
+    tine_error_restore(S->ctx, &saved);
     if (null) fclose(null);
-    free(text);
-    return kept.p;
+    bool ok = rc == 0 && t.counter == 0 && t.unknown == 0 && t.proven > 0;
+    if (!ok) {
+        S->st->unproven++;
+        if (S->o->log) fprintf(S->o->log, "not proven by the rule prover, dropped: %s", line);
+    }
+    return ok;
+}
+
+/* Do a and b state one rewrite of one op at two element types (every variable of each
+ * spec of one type, the right sides the same text)? */
+static bool same_but_type(const found *a, const found *b) {
+    const synth_spec *x = a->sp, *y = b->sp;
+    if (strcmp(a->target, b->target) || strcmp(x->tmpl, y->tmpl) || strcmp(x->pred, y->pred) ||
+        x->nvars != y->nvars || x->priority != y->priority || strcmp(a->rhs, b->rhs))
+        return false;
+    for (int k = 0; k < x->nvars; k++)
+        if (!tine_type_eq(x->type[k], x->type[0]) || !tine_type_eq(y->type[k], y->type[0])) return false;
+    return true;
+}
+
+/* The types of group g (indices into F) as a predicate on T; "" for all eight. */
+static void type_pred(tine_buf *b, const found *F, const int *g, int n) {
+    int sg = 0, un = 0;
+    for (int i = 0; i < n; i++) {
+        if (F[g[i]].sp->type[0].kind == TINE_INT) sg++;
+        else un++;
+    }
+    if (sg == 4 && un == 4) return;
+    if (sg == 4 && !un) {
+        tine_buf_puts(b, "is_signed(T)");
+        return;
+    }
+    if (un == 4 && !sg) {
+        tine_buf_puts(b, "is_unsigned(T)");
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        tine_type_t t = F[g[i]].sp->type[0];
+        tine_buf_printf(b, "%s%s(T) && bits(T) == %d", i ? " || " : "", t.kind == TINE_INT ? "is_signed" : "is_unsigned",
+                        t.bits);
+    }
+}
+
+/* Writes the rules found: one rule general in T for a rewrite found alike at several
+ * element types (proven for each; the types' own rules where it does not prove), else the
+ * rule of each type; the same text found at several levels once. */
+static void write_rules(search *S, tine_buf *out, found *F, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        if (F[i].done) continue;
+        int g[8], ng = 0;
+        for (size_t j = i; j < n && ng < 8; j++)
+            if (!F[j].done && (j == i || same_but_type(&F[i], &F[j]))) g[ng++] = (int)j;
+        const synth_spec *sp = F[i].sp;
+        bool written = false;
+        if (ng >= 2) {
+            tine_buf lhs = {0}, pred = {0}, name = {0}, line = {0};
+            synth_spec_pattern_generic(&lhs, sp);
+            type_pred(&pred, F, g, ng);
+            if (sp->pred[0]) tine_buf_printf(&pred, "%s%s", pred.p ? " && " : "", sp->pred);
+            char tn[16];
+            const char *ty = tine_type_name(tine_type_with_lanes(sp->type[0], 1), tn);
+            const char *at = strstr(sp->name, ty);
+            tine_buf_printf(&name, "s_%.*sT%s_%s", at ? (int)(at - sp->name) : (int)strlen(sp->name), sp->name,
+                            at ? at + strlen(ty) : "", short_name(F[i].target));
+            int cost = F[i].cost, base = F[i].baseline;
+            rule_line(&line, name.p, F[i].target, lhs.p, F[i].rhs, pred.p ? pred.p : "", sp->priority, cost, base);
+            if (proves(S, line.p)) {
+                bool dup = out->p && strstr(out->p, strchr(line.p, ':'));
+                if (!dup) tine_buf_puts(out, line.p), S->st->rules++;
+                for (int k = 0; k < ng; k++) F[g[k]].done = true;
+                written = true;
+            }
+            free(lhs.p);
+            free(pred.p);
+            free(name.p);
+            free(line.p);
+        }
+        if (written) continue;
+        /* this type's own rule, unless an earlier level's says the same */
+        tine_buf lhs = {0}, line = {0};
+        synth_spec_pattern(&lhs, sp);
+        char name[96];
+        snprintf(name, sizeof name, "s_%s_%s", sp->name, short_name(F[i].target));
+        rule_line(&line, name, F[i].target, lhs.p, F[i].rhs, sp->pred, sp->priority, F[i].cost, F[i].baseline);
+        const char *body = strchr(line.p, ':');
+        const char *hash = strstr(body, "  # ");
+        tine_buf key = {0};
+        tine_buf_printf(&key, "%.*s", (int)(hash - body), body);
+        if (!(out->p && strstr(out->p, key.p)) && proves(S, line.p)) tine_buf_puts(out, line.p), S->st->rules++;
+        F[i].done = true;
+        free(key.p);
+        free(lhs.p);
+        free(line.p);
+    }
 }
 
 static long peak_kb(void) {
@@ -974,10 +1041,13 @@ char *tine_synth_lower(tine_ctx_t *ctx, const tine_synth_lower_opts *o, tine_syn
     double t0 = tine_now();
     synth_spec *specs;
     size_t nspecs = synth_specs(&specs);
-    tine_buf rules = {0};
+    found *F = NULL;
+    size_t nf = 0, fcap = 0;
     char targets[256];
     snprintf(targets, sizeof targets, "%s", o->targets ? o->targets : "x86-64-avx2");
-    for (char *t = targets, *next; t && *t; t = next) {
+    tine_ctx_t *err = NULL;
+    search S = {.ctx = ctx, .o = o, .st = st};
+    for (char *t = targets, *next; t && *t && !err; t = next) {
         next = strchr(t, ',');
         if (next) *next++ = 0;
         const tine_isa *isa;
@@ -985,18 +1055,21 @@ char *tine_synth_lower(tine_ctx_t *ctx, const tine_synth_lower_opts *o, tine_syn
         uint32_t features = tine_target_features(ctx, t, &isa);
         if (tine_error(ctx)) {
             free(saved.msg);
-            free(specs);
-            free(rules.p);
-            return NULL;
+            err = ctx;
+            break;
         }
         tine_error_restore(ctx, &saved);
         if (strcmp(isa->name, "x86")) {
             tine_set_error(ctx, "target '%s' is not an x86 one (only x86 rules are synthesized)", t);
-            free(specs);
-            free(rules.p);
-            return NULL;
+            err = ctx;
+            break;
         }
-        search S = {.ctx = ctx, .o = o, .target = t, .features = features, .st = st, .seed = 0x243f6a8885a308d3ull};
+        S.target = t;
+        S.features = features;
+        S.seed = 0x243f6a8885a308d3ull;
+        S.nmemo = 0; /* node costs are the level's */
+        free(S.memo);
+        S.memo = NULL;
         for (size_t i = 0; i < nspecs; i++) {
             if (o->only && strncmp(specs[i].name, o->only, strlen(o->only))) continue;
             st->searches++;
@@ -1004,35 +1077,47 @@ char *tine_synth_lower(tine_ctx_t *ctx, const tine_synth_lower_opts *o, tine_syn
             int cost = 0, baseline = 0;
             tine_expr_t *e = synthesize(&S, &specs[i], &cost, &baseline);
             /* an FPIR op's own definition is what LLVM gets: only a cheaper rewrite is a rule */
-            bool prim = synth_spec_is_prim(&specs[i]);
-            bool use = e && (prim || cost < baseline);
-            if (e) st->found++;
-            if (use && write_rule(&S, &rules, &specs[i], e, cost, baseline)) st->rules++;
+            bool use = e && (synth_spec_is_prim(&specs[i]) || cost < baseline);
+            tine_buf rhs = {0};
+            if (e) {
+                st->found++;
+                tine_print_named(ctx, e, S.zl, true, &rhs);
+            }
+            if (use) {
+                TINE_GROW(F, nf + 1, fcap);
+                F[nf++] = (found){.sp = &specs[i], .target = t, .rhs = rhs.p, .cost = cost, .baseline = baseline};
+            }
             if (o->log) {
-                tine_buf rhs = {0};
-                if (e) tine_print_named(ctx, e, S.zl, true, &rhs);
                 fprintf(o->log, "%-32s %-14s %6.1f s  %3d/%-3d %7zu  %s%s\n", specs[i].name, t, tine_now() - ts,
-                        S.last_level, baseline, S.last_items, e ? rhs.p : "(none)", e && !use ? "  (not cheaper than generic)" : "");
-                free(rhs.p);
+                        S.last_level, baseline, S.last_items, e ? rhs.p : "(none)",
+                        e && !use ? "  (not cheaper than generic)" : "");
                 fflush(o->log);
             }
+            if (!use) free(rhs.p);
         }
-        free(S.items);
-        free(S.pool);
-        free(S.memo);
     }
+    tine_buf rules = {0};
+    if (!err) write_rules(&S, &rules, F, nf);
+    for (size_t i = 0; i < nf; i++) free(F[i].rhs);
+    free(F);
+    free(S.items);
+    free(S.pool);
+    free(S.memo);
     st->specs = (long)nspecs;
     free(specs);
-    search P = {.ctx = ctx, .o = o, .st = st};
-    char *kept = keep_proven(&P, rules.p);
+    if (err) {
+        free(rules.p);
+        return NULL;
+    }
     tine_buf out = {0};
     tine_buf_printf(&out, "# Lowering rules found by `tine synth lower --target %s` (src/synth/lower_synth.c):\n"
                           "# for each spec (src/synth/specs.c) the cheapest expression over the target's\n"
                           "# instructions found by enumeration, proven with Z3 (CEGIS) and again by the rule\n"
-                          "# prover. `--rules synthesized` lowers with these alone.\n\n",
+                          "# prover; a rewrite found alike at several element types is one rule in T.\n"
+                          "# `--rules synthesized` lowers with these alone.\n\n",
                     o->targets ? o->targets : "x86-64-avx2");
-    if (kept) tine_buf_puts(&out, kept);
-    free(kept);
+    if (rules.p) tine_buf_puts(&out, rules.p);
+    free(rules.p);
     st->seconds = tine_now() - t0;
     st->peak_kb = peak_kb();
     return out.p;

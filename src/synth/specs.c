@@ -178,7 +178,7 @@ size_t synth_specs(synth_spec **out) {
 
 /* The template with $k replaced (text: every occurrence typed by suffix at `lanes`;
  * pattern: the first `x:T`, then `x`) and @F by the group sum's lanes. */
-static void expand(tine_buf *b, const synth_spec *s, int lanes, bool pattern) {
+static void expand(tine_buf *b, const synth_spec *s, int lanes, bool pattern, bool generic) {
     bool seen[SYNTH_MAX_VARS] = {0};
     char tn[16];
     for (const char *p = s->tmpl; *p; p++) {
@@ -186,7 +186,7 @@ static void expand(tine_buf *b, const synth_spec *s, int lanes, bool pattern) {
             int k = p[1] == 'c' ? s->nvars - 1 : p[1] - '0';
             p++;
             if (!pattern) tine_buf_printf(b, "%s_%sx%d", s->var[k], tname(s->type[k], tn), lanes);
-            else if (!seen[k] && !s->uniform[k]) tine_buf_printf(b, "%s:%s", s->var[k], tname(s->type[k], tn));
+            else if (!seen[k] && !s->uniform[k]) tine_buf_printf(b, "%s:%s", s->var[k], generic ? "T" : tname(s->type[k], tn));
             else tine_buf_puts(b, s->var[k]);
             seen[k] = true;
         } else if (*p == '@') {
@@ -199,8 +199,10 @@ static void expand(tine_buf *b, const synth_spec *s, int lanes, bool pattern) {
     }
 }
 
-void synth_spec_text(tine_buf *b, const synth_spec *s, int lanes) { expand(b, s, lanes, false); }
+void synth_spec_text(tine_buf *b, const synth_spec *s, int lanes) { expand(b, s, lanes, false, false); }
 
-void synth_spec_pattern(tine_buf *b, const synth_spec *s) { expand(b, s, 8, true); }
+void synth_spec_pattern(tine_buf *b, const synth_spec *s) { expand(b, s, 8, true, false); }
+
+void synth_spec_pattern_generic(tine_buf *b, const synth_spec *s) { expand(b, s, 8, true, true); }
 
 bool synth_spec_is_prim(const synth_spec *s) { return !strncmp(s->tmpl, "min(", 4) || !strncmp(s->tmpl, "max(", 4); }

@@ -56,7 +56,8 @@ void synth_spec_text(tine_buf *b, const synth_spec *s, int lanes);
 /* Is the spec a primitive op (min, max)? The lowering charges the generic form of one
  * as a single cheap op even where LLVM emulates it, so the search is not bounded by it. */
 bool synth_spec_is_prim(const synth_spec *s);
-/* The spec as a rule's left side. */
+/* The spec as a rule's left side; generic: its variables typed T (one type for all). */
 void synth_spec_pattern(tine_buf *b, const synth_spec *s);
+void synth_spec_pattern_generic(tine_buf *b, const synth_spec *s);
 
 #endif
