@@ -55,6 +55,7 @@ typedef struct {
     char refused[256];          /* why the predicate could not be encoded */
     unsigned timeout_ms;
     bool abstracted;            /* proven with products abstracted */
+    bool exact;                 /* proven only by the exact query at the whole limit */
     const tine_expr_t *lhs;     /* the pattern proven: inst->lhs, or it rebuilt at other lanes */
     bool scaled;                /* rebuilt: the right side is elaborated, not the template */
 } prover;
@@ -301,11 +302,19 @@ static tine_smt_result query(prover *p, const tine_expr_t *lhs, const tine_expr_
 
 /* lhs = rhs (where `when`): exactly, with a short time limit; if that is not decided,
  * with products abstracted to their ranges (a proof there is a proof); if that is not a
- * proof, exactly again with the whole time limit (a counterexample must be a real one). */
+ * proof, exactly again with the whole time limit (a counterexample must be a real one).
+ * Enumerated constants' values start at the step that decided the value before. */
 static tine_smt_result equal(prover *p, const tine_expr_t *lhs, const tine_expr_t *rhs, Z3_ast when, verdict *v) {
     unsigned full = p->timeout_ms, quick = full && full < QUICK_MS ? full : QUICK_MS;
     tine_smt_result r = TINE_SMT_UNKNOWN;
-    if (!p->abstracted) { /* once an enumerated value needed the abstraction, the next ones start there */
+    bool exact_done = false;
+    if (p->exact) { /* an earlier enumerated value needed the last step: the next ones start there */
+        tine_smt_set_timeout(p->s, full);
+        r = query(p, lhs, rhs, when, v);
+        if (r != TINE_SMT_UNKNOWN) return r;
+        p->exact = false; /* not decided at the whole limit: the abstraction may prove it */
+        exact_done = true;
+    } else if (!p->abstracted) { /* once an enumerated value needed the abstraction, the next ones start there */
         tine_smt_set_timeout(p->s, quick);
         r = query(p, lhs, rhs, when, v);
         if (r != TINE_SMT_UNKNOWN) return r;
@@ -318,9 +327,14 @@ static tine_smt_result equal(prover *p, const tine_expr_t *lhs, const tine_expr_
         p->abstracted = true;
         return r;
     }
-    if (quick == full && !p->abstracted) return r == TINE_SMT_COUNTEREXAMPLE ? TINE_SMT_UNKNOWN : r;
+    if ((quick == full && !p->abstracted) || exact_done) return r == TINE_SMT_COUNTEREXAMPLE ? TINE_SMT_UNKNOWN : r;
     tine_smt_set_timeout(p->s, full);
-    return query(p, lhs, rhs, when, v);
+    r = query(p, lhs, rhs, when, v);
+    /* the exact query at the whole limit decided it: the quick one and the abstraction, each
+       tried first, cost their time and decided nothing (div_magic_64 at u16: 2 s of 7 for
+       each of its 36 divisors), so the rule's next enumerated values go straight here */
+    if (r == TINE_SMT_PROVEN && !p->abstracted) p->exact = true;
+    return r;
 }
 
 /* The right side elaborated as the matcher does when it has no template, with the

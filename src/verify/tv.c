@@ -122,6 +122,67 @@ static void excerpt(tine_ctx_t *ctx, const tine_expr_t *e, char *buf, size_t n) 
     free(p);
 }
 
+/* ---- verdicts kept across calls (tine_tv_memo) ------------------------------------------ */
+
+struct tine_tv_memo {
+    char **key;
+    uint64_t *hash;
+    tine_smt_result *r;
+    int n, cap;
+};
+
+tine_tv_memo *tine_tv_memo_new(void) { return tine_xcalloc(1, sizeof(tine_tv_memo)); }
+
+void tine_tv_memo_free(tine_tv_memo *m) {
+    if (!m) return;
+    for (int i = 0; i < m->n; i++) free(m->key[i]);
+    free(m->key);
+    free(m->hash);
+    free(m->r);
+    free(m);
+}
+
+/* The pair as text: what the query is made of, both sides with their types and every
+ * fact with its leaf (printing is exact: the parser reads it back to the same term). */
+static char *pair_key(tine_ctx_t *ctx, const pair *p, uint64_t *hash) {
+    tine_buf b = {0};
+    char t[32];
+    tine_type_str(p->before->type, t, sizeof t);
+    tine_buf_printf(&b, "%s: ", t);
+    tine_print_buf(ctx, p->before, p->before->type.lanes, &b);
+    tine_type_str(p->after->type, t, sizeof t);
+    tine_buf_printf(&b, "\n=> %s: ", t);
+    tine_print_buf(ctx, p->after, p->after->type.lanes, &b);
+    for (int i = 0; i < p->nfacts; i++) {
+        char lo[48], hi[48];
+        tine_buf_printf(&b, "\nfact %s %s: ", tine_i128_str(p->facts[i].lo, lo), tine_i128_str(p->facts[i].hi, hi));
+        tine_print_buf(ctx, p->facts[i].leaf, p->facts[i].leaf->type.lanes, &b);
+    }
+    tine_buf_putc(&b, 0);
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (const char *c = b.p; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    *hash = h;
+    return b.p;
+}
+
+static int memo_find(const tine_tv_memo *m, const char *key, uint64_t hash) {
+    for (int i = 0; m && i < m->n; i++)
+        if (m->hash[i] == hash && !strcmp(m->key[i], key)) return i;
+    return -1;
+}
+
+static void memo_add(tine_tv_memo *m, char *key, uint64_t hash, tine_smt_result r) {
+    if (m->n == m->cap) {
+        m->cap = m->cap ? 2 * m->cap : 64;
+        m->key = tine_xrealloc(m->key, sizeof *m->key * (size_t)m->cap);
+        m->hash = tine_xrealloc(m->hash, sizeof *m->hash * (size_t)m->cap);
+        m->r = tine_xrealloc(m->r, sizeof *m->r * (size_t)m->cap);
+    }
+    m->key[m->n] = key;
+    m->hash[m->n] = hash;
+    m->r[m->n++] = r;
+}
+
 /* ---- proving a pair ------------------------------------------------------------------- */
 
 /* A lane's value in the last model, appended to why. */
@@ -309,7 +370,7 @@ static tine_smt_result prove(tine_ctx_t *ctx, const pair *p, unsigned timeout_ms
 }
 
 int tine_verify_kernel(tine_ctx_t *ctx, const char *text, const char *file, const char *target, unsigned timeout_ms,
-                       FILE *out, tine_tv_totals *totals) {
+                       FILE *out, tine_tv_totals *totals, tine_tv_memo *memo) {
     tine_tv_totals local = {0};
     tine_tv_totals *T = totals ? totals : &local;
     if (!target) target = "host";
@@ -337,7 +398,7 @@ int tine_verify_kernel(tine_ctx_t *ctx, const char *text, const char *file, cons
         return -1;
     }
     T->kernels++;
-    int proven = 0, cex = 0, unknown = 0, flt = 0, err = 0, facts = 0;
+    int proven = 0, cex = 0, unknown = 0, flt = 0, err = 0, facts = 0, reused = 0;
     double solver = 0;
     for (int i = 0; i < c.n; i++) {
         const pair *p = &c.v[i];
@@ -352,9 +413,22 @@ int tine_verify_kernel(tine_ctx_t *ctx, const char *text, const char *file, cons
             continue;
         }
         char why[2048] = "";
-        double secs;
-        int queries;
-        tine_smt_result r = prove(ctx, p, timeout_ms, &secs, why, sizeof why, &queries);
+        double secs = 0;
+        int queries = 0;
+        uint64_t hash = 0;
+        char *key = memo ? pair_key(ctx, p, &hash) : NULL;
+        int seen = memo_find(memo, key, hash);
+        tine_smt_result r;
+        if (seen >= 0) {
+            r = memo->r[seen];
+            reused++;
+            if (r == TINE_SMT_UNKNOWN) snprintf(why, sizeof why, "as before");
+            free(key);
+        } else {
+            r = prove(ctx, p, timeout_ms, &secs, why, sizeof why, &queries);
+            if (memo && (r == TINE_SMT_PROVEN || r == TINE_SMT_UNKNOWN)) memo_add(memo, key, hash, r);
+            else free(key);
+        }
         solver += secs;
         char what[160];
         snprintf(what, sizeof what, "%s %s #%d %s: %.60s", file, target, i, tn, ex);
@@ -362,7 +436,8 @@ int tine_verify_kernel(tine_ctx_t *ctx, const char *text, const char *file, cons
         switch (r) {
         case TINE_SMT_PROVEN:
             proven++;
-            if (out) fprintf(out, "  proven          %7.3fs %2d lanes %2d q  #%d %s: %s\n", secs, lanes, queries, i, tn, ex);
+            if (out && seen >= 0) fprintf(out, "  proven before             %2d lanes       #%d %s: %s\n", lanes, i, tn, ex);
+            else if (out) fprintf(out, "  proven          %7.3fs %2d lanes %2d q  #%d %s: %s\n", secs, lanes, queries, i, tn, ex);
             break;
         case TINE_SMT_COUNTEREXAMPLE: {
             cex++;
@@ -389,15 +464,16 @@ int tine_verify_kernel(tine_ctx_t *ctx, const char *text, const char *file, cons
     if (out)
         fprintf(out,
                 "%s on %s: %d expressions (%d repeats) assuming the interval facts selection used (%d beyond the "
-                "types): %d proven, %d counterexamples, %d unknown, %d skipped (float), %d errors; compile %.2fs, "
-                "solver %.2fs\n",
-                file, target, c.n, c.ndup, facts, proven, cex, unknown, flt, err, compile, solver);
+                "types): %d proven, %d counterexamples, %d unknown, %d skipped (float), %d errors; %d verdicts "
+                "reused from an earlier target; compile %.2fs, solver %.2fs\n",
+                file, target, c.n, c.ndup, facts, proven, cex, unknown, flt, err, reused, compile, solver);
     T->exprs += c.n;
     T->proven += proven;
     T->counterexamples += cex;
     T->unknown += unknown;
     T->skipped_float += flt;
     T->errors += err;
+    T->reused += reused;
     T->facts += facts;
     T->solver_seconds += solver;
     for (int i = 0; i < c.n; i++) free(c.v[i].facts);
@@ -414,6 +490,7 @@ void tine_tv_add(tine_tv_totals *to, const tine_tv_totals *from) {
     to->unknown += from->unknown;
     to->skipped_float += from->skipped_float;
     to->errors += from->errors;
+    to->reused += from->reused;
     to->facts += from->facts;
     to->compile_seconds += from->compile_seconds;
     to->solver_seconds += from->solver_seconds;
@@ -424,9 +501,10 @@ void tine_tv_add(tine_tv_totals *to, const tine_tv_totals *from) {
 void tine_tv_print_totals(FILE *out, const tine_tv_totals *t, const char *indent, bool slowest) {
     fprintf(out,
             "%s%d kernels, %d expressions, assuming the interval facts selection used (%d beyond the types): %d "
-            "proven, %d counterexamples, %d unknown, %d skipped (float), %d errors; compile %.2fs, solver %.2fs\n",
+            "proven, %d counterexamples, %d unknown, %d skipped (float), %d errors; %d verdicts reused from an "
+            "earlier target (not queried again); compile %.2fs, solver %.2fs\n",
             indent, t->kernels, t->exprs, t->facts, t->proven, t->counterexamples, t->unknown, t->skipped_float,
-            t->errors, t->compile_seconds, t->solver_seconds);
+            t->errors, t->reused, t->compile_seconds, t->solver_seconds);
     for (int i = 0; slowest && i < TINE_TV_SLOWEST && t->slowest[i].seconds > 0; i++)
         fprintf(out, "%s  %7.3fs %2d lanes  %s\n", indent, t->slowest[i].seconds, t->slowest[i].lanes, t->slowest[i].what);
 }

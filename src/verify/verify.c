@@ -11,17 +11,22 @@ int tine_verify_kernel_all(tine_ctx_t *ctx, const char *text, const char *file, 
     if (!k) return -1;
     tine_kernel_free(k);
     tine_tv_totals all = {0};
+    tine_tv_memo *memo = tine_tv_memo_new(); /* the targets mostly select the same pairs */
     int counter = 0;
     for (int i = 0;; i++) {
         const char *t = target ? (i ? NULL : target) : tine_target_name(ctx, i);
         if (!t) break;
         fprintf(out, "%s at %s:\n", file, t);
         tine_tv_totals one = {0};
-        int rc = tine_verify_kernel(ctx, text, file, t, timeout_ms, out, &one);
-        if (rc < 0) return -1;
+        int rc = tine_verify_kernel(ctx, text, file, t, timeout_ms, out, &one, memo);
+        if (rc < 0) {
+            tine_tv_memo_free(memo);
+            return -1;
+        }
         counter += rc;
         tine_tv_add(&all, &one);
     }
+    tine_tv_memo_free(memo);
     fprintf(out, "all targets: ");
     tine_tv_print_totals(out, &all, "", true);
     return counter;
