@@ -6,7 +6,8 @@
  *    x86 has one (pavgb, packuswb, pminsb only from SSE4.1), an emulation of a few
  *    instructions where it has none (absd of u8 by two saturating subtractions), a
  *    bounds-predicated rule (pmulhrsw where an operand is above -32768: a product Z3
- *    proves only with products abstracted); every rule written proves with the rule prover, and the
+ *    proves only with products abstracted), a shift count past the high half (the c0
+ *    wildcard), a window of two products (pmaddwd on interleaved operands); every rule written proves with the rule prover, and the
  *    search's counters say the CEGIS loop ran (each match a Z3 query).
  * 3. A spec x86 has no cheaper lowering for (a 64-bit widening multiply at SSE2) gets no
  *    rule: only rewrites below the generic lowering's cost are written.
@@ -107,6 +108,9 @@ int main(void) {
     finds("x86-64-sse2", "saturating_cast_i16_u8", "-> packuswb(x)");
     finds("x86-64-sse41", "min_i8", "-> pminsb(x, y)");
     finds("x86-64-avx2", "absd_u8", "psubusb(y, x)");
+    /* a count past the high half (c0 a wildcard with a predicate), and a window's pair */
+    finds("x86-64-sse2", "mul_shr_u16_high", "-> pmulhuw(x, y) >> (c0 & 15) if c0 > 16 && c0 < 32");
+    finds("x86-64-avx2", "widening_mul_pair_i16", "-> pmaddwd(interleave(x, z), interleave(y, w))");
     finds("x86-64-sse41", "rounding_mul_shr_i16_nomin", "-> pmulhrsw(x, y) if lower_bounded(x, -32767)");
     finds_none("x86-64-sse2", "widening_mul_u64");
     rule_sets();

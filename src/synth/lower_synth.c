@@ -266,7 +266,12 @@ static bool fits(const search *S, const gram *g, item *const *x) {
     tine_type_t a = x[0]->e->type;
     switch (g->kind) {
     case G_BIN:
-        if (!tine_type_eq(a, x[1]->e->type) || a.kind == TINE_BOOL) return false;
+        if (a.kind == TINE_BOOL || x[1]->e->type.kind == TINE_BOOL) return false;
+        /* a shift's count may have the other signedness (c0 is unsigned(T)) */
+        if (!tine_type_eq(a, x[1]->e->type) &&
+            !((g->op == TINE_OP_SHL || g->op == TINE_OP_SHR) && a.bits == x[1]->e->type.bits &&
+              a.lanes == x[1]->e->type.lanes))
+            return false;
         /* a commutative op once per pair, a constant on the right */
         if (g->op != TINE_OP_SUB && g->op != TINE_OP_SHL && g->op != TINE_OP_SHR &&
             (x[0]->konst || (!x[1]->konst && x[0]->e->id > x[1]->e->id)))
@@ -292,7 +297,10 @@ static bool fits(const search *S, const gram *g, item *const *x) {
             if (t.kind != g->in[j].kind || t.bits != g->in[j].bits) return false;
         }
         return true;
-    case G_ILV: return tine_type_eq(a, x[1]->e->type) && a.lanes <= S->zl && !x[0]->konst;
+    case G_ILV:
+        /* a window's operands are its variables interleaved */
+        if (S->spec->insns_only && (x[0]->e->op != TINE_OP_VAR || x[1]->e->op != TINE_OP_VAR)) return false;
+        return tine_type_eq(a, x[1]->e->type) && a.lanes <= S->zl && !x[0]->konst;
     case G_DEILV: return a.lanes >= 2 && a.lanes % 2 == 0 && !x[0]->konst && x[0]->e->op != TINE_OP_VAR;
     }
     return false;
@@ -355,6 +363,9 @@ static void push(grammar *G, gram g) { TINE_PUSH(G->g, G->n, G->cap, g); }
 static void make_grammar(search *S, grammar *G, bool swizzle) {
     static const tine_op_t bin[] = {TINE_OP_ADD, TINE_OP_SUB, TINE_OP_AND, TINE_OP_OR, TINE_OP_XOR, TINE_OP_MUL,
                                     TINE_OP_SHL, TINE_OP_SHR};
+    /* a window of several variables is one instruction's work: its operands arranged by
+       interleaves, nothing else (four variables make the full grammar's bank too large) */
+    if (S->spec->insns_only) goto swizzles;
     for (size_t i = 0; i < sizeof bin / sizeof *bin; i++) push(G, (gram){.kind = G_BIN, .op = bin[i], .arity = 2});
     push(G, (gram){.kind = G_CMP, .op = TINE_OP_EQ, .arity = 2});
     push(G, (gram){.kind = G_CMP, .op = TINE_OP_GT, .arity = 2});
@@ -365,8 +376,9 @@ static void make_grammar(search *S, grammar *G, bool swizzle) {
         push(G, (gram){.kind = G_CAST, .to = S->types[i], .arity = 1});
         push(G, (gram){.kind = G_REINT, .to = S->types[i], .arity = 1});
     }
-    if (swizzle) {
-        push(G, (gram){.kind = G_ILV, .arity = 2});
+swizzles:
+    if (swizzle) push(G, (gram){.kind = G_ILV, .arity = 2});
+    if (swizzle && !S->spec->insns_only) {
         push(G, (gram){.kind = G_DEILV, .op = 0, .arity = 1});
         push(G, (gram){.kind = G_DEILV, .op = 1, .arity = 1});
     }
@@ -617,14 +629,21 @@ static void leaf(search *S, tine_expr_t *ez, tine_expr_t *ee, bool konst, bool u
 static void leaves(search *S) {
     tine_ctx_t *ctx = S->ctx;
     for (int k = 0; k < S->nvars; k++) leaf(S, S->vz[k], S->ve[k], false, S->spec->uniform[k]);
-    /* a uniform variable (a shift count) minus one, as the rounding rules need */
+    /* a uniform variable (a shift count) minus one, as the rounding rules need, and, for
+       a count between the element's width w and 2w, the count less w (what is left of a
+       shift by more than the high half), written c0 & (w - 1): the rule compiler folds a
+       right side at counts the predicate rules out too, where c0 - w would not fit */
     for (int k = 0; k < S->nvars; k++)
-        if (S->spec->uniform[k]) {
-            tine_expr_t *one_z = tine_const_int(ctx, S->vz[k]->type, 1), *one_e = tine_const_int(ctx, S->ve[k]->type, 1);
-            leaf(S, tine_binary(ctx, TINE_OP_SUB, S->vz[k], one_z), tine_binary(ctx, TINE_OP_SUB, S->ve[k], one_e), false,
-                 true);
-        }
-    for (int i = 0; i < S->ntypes; i++) {
+        if (S->spec->uniform[k])
+            for (int d = 0; d < 2; d++) {
+                int w = S->vz[0]->type.bits;
+                if (d && (S->spec->lo[k] <= w || S->spec->hi[k] >= 2 * w)) continue;
+                tine_op_t op = d ? TINE_OP_AND : TINE_OP_SUB;
+                int64_t v = d ? w - 1 : 1;
+                tine_expr_t *cz = tine_const_int(ctx, S->vz[k]->type, v), *ce = tine_const_int(ctx, S->ve[k]->type, v);
+                leaf(S, tine_binary(ctx, op, S->vz[k], cz), tine_binary(ctx, op, S->ve[k], ce), false, true);
+            }
+    for (int i = 0; i < S->ntypes && !S->spec->insns_only; i++) {
         tine_type_t t = S->types[i];
         int b = t.bits;
         /* 0, 1, the limits, the sign bit, and the constants of the spec's definition (a
@@ -662,7 +681,10 @@ static bool may_take(const gram *g, int j, tine_type_t t, tine_type_t first) {
     switch (g->kind) {
     case G_INSN: return t.kind == g->in[j].kind && t.bits == g->in[j].bits;
     case G_SELECT: return j == 0 ? t.kind == TINE_BOOL : t.kind != TINE_BOOL && (j == 1 || tine_type_eq(t, first));
-    case G_BIN: case G_CMP: case G_ILV: return t.kind != TINE_BOOL && (j == 0 || tine_type_eq(t, first));
+    case G_BIN:
+        return t.kind != TINE_BOOL && (j == 0 || tine_type_eq(t, first) ||
+                                       ((g->op == TINE_OP_SHL || g->op == TINE_OP_SHR) && t.bits == first.bits));
+    case G_CMP: case G_ILV: return t.kind != TINE_BOOL && (j == 0 || tine_type_eq(t, first));
     default: return true;
     }
 }

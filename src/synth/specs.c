@@ -121,6 +121,15 @@ static void fpir_specs(list *L, tine_type_t t) {
             if (t.bits > 32) break;
             snprintf(tmpl, sizeof tmpl, "%s($0, $1, %d)", f->name, op == TINE_OP_MUL_SHR ? t.bits : t.bits - 1);
             add(L, name, tmpl, 2, tt);
+            if (op == TINE_OP_MUL_SHR) {
+                /* and shifted further: the high half shifted by c0 - bits */
+                snprintf(tmpl, sizeof tmpl, "%s($0, $1, $c)", f->name);
+                snprintf(name, sizeof name, "%s_%s_high", f->name, tname(t, b));
+                synth_spec *s = add(L, name, tmpl, 3, tt);
+                s->lo[2] = t.bits + 1;
+                s->hi[2] = 2 * t.bits - 1;
+                snprintf(s->pred, sizeof s->pred, "c0 > %d && c0 < %d", t.bits, 2 * t.bits);
+            }
             break;
         default: break;
         }
@@ -131,7 +140,7 @@ static void window_specs(list *L) {
     const tine_type_t *T = types8();
     tine_type_t u8 = T[0], i8 = T[1], i16 = T[3];
     tine_type_t q4[4] = {i16, i16, i16, i16};
-    add(L, "widening_mul_pair_i16", "widening_mul($0, $1) + widening_mul($2, $3)", 4, q4);
+    add(L, "widening_mul_pair_i16", "widening_mul($0, $1) + widening_mul($2, $3)", 4, q4)->insns_only = true;
     tine_type_t ui[2] = {u8, i8};
     add(L, "sum2_widening_mul_i16", "vector_reduce_add(widening_mul($0, $1), @2)", 2, q4);
     add(L, "sum2_widen_i16", "vector_reduce_add(i32($0), @2)", 1, q4);

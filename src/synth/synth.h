@@ -47,6 +47,7 @@ typedef struct {
     int priority;
     bool swizzle;     /* interleaves in the grammar (the spec widens or sums groups) */
     bool shift_var;   /* the last variable is a per-lane shift count the grammar may shift by */
+    bool insns_only;  /* a window: instructions and interleaves only */
 } synth_spec;
 
 /* Every spec (malloc'd array; its count returned). */
