@@ -133,7 +133,7 @@ static const struct {
         "NAME=V", "a parameter's value (others are drawn: docs/KERNELS.md, tine run)"},
     [O_SIZE] = {"--size", 1, F(RUN_KERNEL) | F(SYNTH),
         "WxH..", "the output's extents, one per dimension (default 67x45x3x2, as many as it has); synth: the most "
-                 "operators in an expression searched (default 4)"},
+                 "operators in an expression searched (synth lift: default 4; synth lower: 6)"},
     [O_NAME] = {"--name", 1, F(COMPILE_KERNEL),
         "N", "the entry point's name (default: the file's name up to its last '.')"},
     [O_OUT] = {"-o", 1, F(COMPILE_KERNEL) | F(REPORT) | F(ISA) | F(SYNTH),
@@ -169,7 +169,8 @@ static const struct {
     [O_TYPES] = {"--types", 1, F(SYNTH),
         "LIST", "the variables' element types searched, comma-separated (default u8,i8,u16,i16,u32,i32)"},
     [O_TIME_LIMIT] = {"--time-limit", 1, F(SYNTH),
-        "S", "stop the search after S seconds (default 600)"},
+        "S", "synth lift: stop the search after S seconds (default 600); synth lower: the seconds per spec and level "
+             "(default 20)"},
     [O_FROM_SCRATCH] = {"--from-scratch", 0, F(SYNTH),
         NULL, "search against no rules (rediscovers lift.rules' own) instead of beside lift.rules"},
     [O_FOCUS] = {"--focus", 1, F(SYNTH),
