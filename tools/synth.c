@@ -34,6 +34,16 @@ static int parse_types(const char *text, tine_type_t *out, int *n) {
     return 0;
 }
 
+/* The search's rules to -o FILE (or stdout), or its error; frees both. The exit status. */
+static int finish(tine_ctx_t *ctx, const options *o, char *text, const char *prefix) {
+    int rc = 1;
+    if (!text) cli_report(ctx, prefix);
+    else rc = cli_write(o->out, text, strlen(text));
+    free(text);
+    tine_ctx_free(ctx);
+    return rc;
+}
+
 static int synth_lower(const options *o) {
     if (o->nsize > 1 || (o->nsize && (o->size[0] < 1 || o->size[0] > LOWER_MAX_SIZE))) {
         fprintf(stderr, "tine synth lower: --size takes one count from 1 to %d, got '%s'\n", LOWER_MAX_SIZE, o->size_text);
@@ -51,12 +61,7 @@ static int synth_lower(const options *o) {
     tine_ctx_t *ctx = tine_ctx_new();
     tine_synth_lower_stats st;
     char *text = tine_synth_lower(ctx, &so, &st);
-    int rc = 0;
-    if (!text) {
-        cli_report(ctx, "tine synth lower: ");
-        rc = 1;
-    } else {
-        rc = cli_write(o->out, text, strlen(text));
+    if (text) {
         fprintf(stderr,
                 "tine synth lower: %ld rules from %ld searches (%ld specs) in %.1f s, %ld MB peak; %ld found a proven "
                 "rewrite, %ld stopped by the time limit; %ld nodes built, %ld distinct, %ld matched the spec's "
@@ -65,9 +70,7 @@ static int synth_lower(const options *o) {
                 st.rules, st.searches, st.specs, st.seconds, st.peak_kb / 1024, st.found, st.timed_out, st.enumerated,
                 st.distinct, st.matched, st.queries, st.solver_seconds, st.counterexamples, st.unknown, st.unproven);
     }
-    free(text);
-    tine_ctx_free(ctx);
-    return rc;
+    return finish(ctx, o, text, "tine synth lower: ");
 }
 
 int cli_cmd_synth(const options *o) {
@@ -102,12 +105,7 @@ int cli_cmd_synth(const options *o) {
     tine_ctx_t *ctx = tine_ctx_new();
     tine_synth_lift_stats st;
     char *text = tine_synth_lift(ctx, &so, &st);
-    int rc = 0;
-    if (!text) {
-        cli_report(ctx, "tine synth lift: ");
-        rc = 1;
-    } else {
-        rc = cli_write(o->out, text, strlen(text));
+    if (text) {
         fprintf(stderr,
                 "tine synth lift: %ld rules (%ld general in T), %.1f s%s; %ld expressions enumerated, %ld distinct, "
                 "%ld FPIR candidates; %ld matched a candidate, %ld of them not cheaper than their lift, %ld "
@@ -115,7 +113,5 @@ int cli_cmd_synth(const options *o) {
                 st.rules, st.general, st.seconds, st.timed_out ? " (time limit reached)" : "", st.enumerated,
                 st.distinct, st.fpir, st.matched, st.not_cheaper, st.unproven, st.overlaps);
     }
-    free(text);
-    tine_ctx_free(ctx);
-    return rc;
+    return finish(ctx, o, text, "tine synth lift: ");
 }
