@@ -336,6 +336,8 @@ tine_type_t tine_fpir_result_type(tine_ctx_t *ctx, tine_op_t op, int n,
 tine_type_t tine_fpir_literal_type(tine_op_t op, int i, tine_type_t t0);
 /* The primitive-op form of one FPIR node (its operands are kept as they are). */
 tine_expr_t *tine_fpir_expand_node(tine_ctx_t *ctx, const tine_expr_t *e);
+/* e's definition one level down (its FPIR ops kept); NULL where it does not apply. */
+tine_expr_t *tine_fpir_define(tine_ctx_t *ctx, const tine_expr_t *e);
 /* root with the n (at most 4) nodes from[i] replaced by to[i] (of the same types), its
  * other nodes rebuilt on the replacements; ops of every kind are kept. */
 tine_expr_t *tine_substitute(tine_ctx_t *ctx, const tine_expr_t *root, const tine_expr_t *const *from,
@@ -723,6 +725,9 @@ const tine_isa *tine_isa_get_from(tine_ctx_t *ctx, const char *name, const char 
  * an FPIR op no rule lowers costs its definition): cycles; -1 when x is an instruction the
  * target lacks. src/lower/lower.c. */
 double tine_lower_node_cost(tine_ctx_t *ctx, const char *target, const tine_expr_t *x);
+/* What e costs lowered for target with the rules rs (each node once, as the lowering
+ * charges it; an FPIR op no rule lowers at its definition's cost); -1 if it cannot be. */
+double tine_lower_cost_in(tine_ctx_t *ctx, tine_expr_t *e, const char *target, const tine_ruleset_t *rs);
 /* The lowering rules of a built-in description (text; *file its path), or NULL. */
 const char *tine_isa_rules(const tine_isa *isa, const char **file);
 /* The rules `tine synth lower` found for it (NAME.synth.rules), or NULL where there are none. */

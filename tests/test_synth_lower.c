@@ -7,8 +7,11 @@
  *    instructions where it has none (absd of u8 by two saturating subtractions), a
  *    bounds-predicated rule (pmulhrsw where an operand is above -32768: a product Z3
  *    proves only with products abstracted), a shift count past the high half (the c0
- *    wildcard), a window of two products (pmaddwd on interleaved operands); every rule written proves with the rule prover, and the
- *    search's counters say the CEGIS loop ran (each match a Z3 query).
+ *    wildcard), a window of two products (pmaddwd on interleaved operands), a rewrite met
+ *    in the middle (a rounding shift as the difference of two shifts), a rule composed
+ *    from others (the Q31 rounding multiply as its definition one level down); every rule
+ *    written proves with the rule prover, and the search's counters say the CEGIS loop
+ *    ran (each match a Z3 query).
  * 3. A spec x86 has no cheaper lowering for (a 64-bit widening multiply at SSE2) gets no
  *    rule: only rewrites below the generic lowering's cost are written.
  * 4. tine_set_lower_rules: synthesized rules replace the hand ones for x86 and refuse
@@ -112,6 +115,11 @@ int main(void) {
     finds("x86-64-sse2", "mul_shr_u16_high", "-> pmulhuw(x, y) >> (c0 & 15) if c0 > 16 && c0 < 32");
     finds("x86-64-avx2", "widening_mul_pair_i16", "-> pmaddwd(interleave(x, z), interleave(y, w))");
     finds("x86-64-sse41", "rounding_mul_shr_i16_nomin", "-> pmulhrsw(x, y) if lower_bounded(x, -32767)");
+    /* a meet in the middle: (x >> c0 - 1) from the bank, the other side looked up */
+    finds("x86-64-avx2", "rounding_shr_i32_const", "-> (x >> c0 - 1) - (x >> c0) if c0 >= 1 && c0 < 32");
+    /* composed: the Q31 multiply's definition one level down, each part by its own rule */
+    finds("x86-64-avx2", "widening_mul_i32,rounding_shr_i64_const,rounding_mul_shr_i32",
+          "rounding_mul_shr(x:i32, y:i32, 31) -> saturating_narrow(rounding_shr(widening_mul(x, y), 31))");
     finds_none("x86-64-sse2", "widening_mul_u64");
     rule_sets();
     printf("test_synth_lower: %lld checks passed, %lld failed\n", g_pass, g_fail);

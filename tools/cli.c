@@ -180,7 +180,7 @@ static const struct {
     [O_GENERAL] = {"--general", 0, F(SYNTH),
         NULL, "only rules that hold for every type T they type at (not for one type or signedness)"},
     [O_OP] = {"--op", 1, F(SYNTH),
-        "OP", "synth lower: only the specs of this op (min, rounding_shr, saturating_cast_i16, ...: a prefix of their names)"},
+        "OP", "synth lower: only the specs of this op (min, rounding_shr, saturating_cast_i16, ...: a prefix of their names; several, comma-separated)"},
     [O_RULES_EXTRA] = {"--rules-extra", 1, F(LIFT),
         "FILE", "lift with this rule file's rules beside the built-in ones (tine synth lift writes one)"},
 };

@@ -187,6 +187,23 @@ tine_expr_t *tine_replace(tine_ctx_t *ctx, tine_expr_t *e, const tine_expr_t *v,
     return out;
 }
 
+/* e's definition one level down: the FPIR ops it is written with kept as nodes (what a
+ * rule that composes other ops' lowerings states); NULL where the definition does not
+ * apply to e's operands. */
+tine_expr_t *tine_fpir_define(tine_ctx_t *ctx, const tine_expr_t *e) {
+    TINE_ASSERT(tine_op_is_fpir((tine_op_t)e->op));
+    static const char *const names[3] = {"x", "y", "s"};
+    tine_binding binds[3];
+    for (int i = 0; i < e->nops; i++) binds[i] = (tine_binding){.name = names[i], .expr = e->ops[i]};
+    tine_elab_env env = {.T = tine_type_with_lanes(e->ops[0]->type, 1), .U = tine_type_with_lanes(e->type, 1),
+                         .R = e->type, .binds = binds, .nbinds = e->nops, .lanes = e->type.lanes, .definition = true};
+    if (e->op != TINE_OP_SATURATING_CAST) env.U = (tine_type_t){0, 0, 0};
+    tine_saved_error saved = tine_error_save(ctx);
+    tine_expr_t *r = tine_elaborate(ctx, definition(ctx, (tine_op_t)e->op), &env);
+    tine_error_restore(ctx, &saved);
+    return r && tine_type_eq(r->type, e->type) ? r : NULL;
+}
+
 /* The template with its placeholders replaced by ops. */
 static tine_expr_t *substitute(tine_ctx_t *ctx, const tine_fpir_tmpl *m, tine_expr_t *const *ops, int n) {
     uint32_t count;

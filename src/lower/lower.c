@@ -96,7 +96,17 @@ static double regs(int bits, int width) { return bits <= width ? 1.0 : (double)(
 
 static double fpir_cost(lowerer *L, const tine_expr_t *x);
 
+static double lane_cost(lowerer *L, const tine_expr_t *x);
+
+/* Lanes wider than 64 bits (a 64-bit op's definition at double width) LLVM splits into
+ * scalar code, lane by lane. */
 static double node_cost(lowerer *L, const tine_expr_t *x) {
+    double c = lane_cost(L, x);
+    bool wide = x->type.bits > 64 || (x->nops && x->ops[0]->type.bits > 64);
+    return c > 0 && wide ? c * x->type.lanes : c;
+}
+
+static double lane_cost(lowerer *L, const tine_expr_t *x) {
     int bits = x->type.lanes * x->type.bits;
     switch ((tine_op_t)x->op) {
     case TINE_OP_CONST: case TINE_OP_VAR: case TINE_OP_LOAD: case TINE_OP_BROADCAST: case TINE_OP_REINTERPRET:
@@ -127,12 +137,21 @@ static double fpir_cost(lowerer *L, const tine_expr_t *x) {
     tine_expr_t *ex = tine_fpir_expand_node(L->ctx, x);
     uint32_t n;
     tine_expr_t **order = tine_topo(L->ctx, ex, &n);
+    /* the definition's own nodes: those reached from its root without passing through
+       an operand (hash-consing may have made some of them before x: ids do not tell) */
+    bool *own = tine_xcalloc(n, sizeof *own);
+    own[n - 1] = true;
     double c = 0;
-    for (uint32_t k = 0; k < n; k++) {
-        if (order[k]->id <= x->id) continue; /* the operands and what they are made of */
-        double nc = node_cost(L, order[k]);
+    for (uint32_t k = n; k-- > 0;) {
+        tine_expr_t *y = order[k];
+        bool operand = false;
+        for (int i = 0; i < x->nops; i++) operand |= y == x->ops[i];
+        if (!own[k] || operand) continue;
+        for (int i = 0; i < y->nops; i++) own[tine_topo_index(order, n, y->ops[i])] = true;
+        double nc = node_cost(L, y);
         c += nc > 0 ? nc : 0;
     }
+    free(own);
     free(order);
     return c;
 }
@@ -234,6 +253,32 @@ double tine_lower_node_cost(tine_ctx_t *ctx, const char *target, const tine_expr
     return node_cost(&L, x);
 }
 
+/* e lowered by L (set up, its rules chosen). */
+static tine_expr_t *run(lowerer *L, tine_expr_t *e) {
+    L->cur = &L->memo;
+    tine_expr_t *r = tine_rewrite_dag(L->ctx, &L->memo, e, lower_root, L);
+    free(L->memo.v);
+    free(L->trial.v);
+    return r;
+}
+
+double tine_lower_cost_in(tine_ctx_t *ctx, tine_expr_t *e, const char *target, const tine_ruleset_t *rs) {
+    lowerer L;
+    const tine_isa *isa;
+    if (!e || !setup(ctx, target, &L, &isa)) return -1;
+    L.rs = rs;
+    tine_expr_t *r = run(&L, e);
+    uint32_t n;
+    tine_expr_t **order = tine_topo(ctx, r, &n);
+    double c = 0;
+    for (uint32_t k = 0; k < n && c >= 0; k++) {
+        double nc = node_cost(&L, order[k]);
+        c = nc < 0 ? -1 : c + nc;
+    }
+    free(order);
+    return c;
+}
+
 tine_expr_t *tine_lower_with(tine_ctx_t *ctx, tine_expr_t *e, const char *target, tine_lift_trace_fn trace,
                              void *user) {
     if (!e) return NULL;
@@ -243,11 +288,7 @@ tine_expr_t *tine_lower_with(tine_ctx_t *ctx, tine_expr_t *e, const char *target
     L.rs = tine_lower_rules(ctx, isa->name);
     L.trace = trace;
     L.user = user;
-    L.cur = &L.memo;
-    tine_expr_t *r = tine_rewrite_dag(ctx, &L.memo, e, lower_root, &L);
-    free(L.memo.v);
-    free(L.trial.v);
-    return r;
+    return run(&L, e);
 }
 
 tine_expr_t *tine_lower(tine_ctx_t *ctx, tine_expr_t *e, const char *target) {

@@ -93,6 +93,7 @@ typedef struct {
     opset spec_ops;
     bucket buckets[MAX_BUCKETS];
     int nbuckets;
+    int bound;         /* the dearest rewrite worth a rule */
     int last_level;    /* the last cost level searched */
     size_t last_items; /* and the bank's size then */
 } search;
@@ -159,8 +160,10 @@ static tine_env_t *make_env(search *S, bool edges, const uint64_t (*fixed)[Z3_LA
     uint64_t v[EVAL_LANES];
     for (int k = 0; k < S->nvars; k++) {
         for (int l = 0; l < EVAL_LANES; l++) v[l] = fixed && l < S->zl ? fixed[k][l] : input(S, k, l, edges);
+        /* a count is one value in each register's lanes (as Z3 and the rule see it), and
+           another in the next: one value everywhere would let x & c0 stand for x & 1 */
         if (S->spec->uniform[k])
-            for (int l = 1; l < EVAL_LANES; l++) v[l] = v[0] + (uint64_t)(l % 3 == 0 ? 0 : 0);
+            for (int l = 0; l < EVAL_LANES; l++) v[l] = v[l - l % S->zl];
         tine_env_bind(env, S->ve[k], v);
     }
     return env;
@@ -512,6 +515,21 @@ static uint32_t feature(search *S, const char *name) {
     return 0;
 }
 
+/* What the lowering charges for node alone, in quarters; -1 where the target lacks it. */
+static int expr_units(search *S, const tine_expr_t *node) {
+    double c = tine_lower_node_cost(S->ctx, S->target, node);
+    /* what the lowering's flat price of a generic op hides, and LLVM emits: a select is
+       and/andnot/or before SSE4.1's blends; x86 compares only signed lanes for order (an
+       unsigned one biases both operands), and 64-bit lanes not before SSE4.2 */
+    if (c > 0 && node->op == TINE_OP_SELECT && !(S->features & feature(S, "sse4.1"))) c *= 3;
+    if (c > 0 && node->op == TINE_OP_GT) {
+        tine_type_t t = node->ops[0]->type;
+        if (t.kind == TINE_UINT) c *= 3;
+        if (t.bits == 64) c *= 3;
+    }
+    return c < 0 ? -1 : (int)(c * 4 + 0.5);
+}
+
 static int node_units(search *S, const gram *g, item *const *x) {
     uint64_t key = (uint64_t)(g->kind * 1000 + g->op + 7) << 48;
     key ^= (uint64_t)(uintptr_t)g * 0x9e3779b97f4a7c15ull;
@@ -528,18 +546,8 @@ static int node_units(search *S, const gram *g, item *const *x) {
     for (int j = 0; j < g->arity; j++) ph[j] = placeholder(S, j, x[j]->e->type);
     tine_saved_error saved = tine_error_save(S->ctx);
     tine_expr_t *node = build(S, g, ph);
-    double c = node ? tine_lower_node_cost(S->ctx, S->target, node) : -1;
     tine_error_restore(S->ctx, &saved);
-    /* what the lowering's flat price of a generic op hides, and LLVM emits: a select is
-       and/andnot/or before SSE4.1's blends; x86 compares only signed lanes for order (an
-       unsigned one biases both operands), and 64-bit lanes not before SSE4.2 */
-    if (c > 0 && g->kind == G_SELECT && !(S->features & feature(S, "sse4.1"))) c *= 3;
-    if (c > 0 && g->kind == G_CMP && g->op == TINE_OP_GT) {
-        tine_type_t t = x[0]->e->type;
-        if (t.kind == TINE_UINT) c *= 3;
-        if (t.bits == 64) c *= 3;
-    }
-    int units = c < 0 ? -1 : (int)(c * 4 + 0.5);
+    int units = node ? expr_units(S, node) : -1;
     if (!S->memo[k].key) S->memo[k] = (cost_slot){key, units};
     return units;
 }
@@ -551,7 +559,106 @@ static bool timed_out(search *S) { return tine_now() > S->deadline; }
 typedef struct {
     tine_expr_t *found; /* proven equal to the spec */
     int cost;
+    tine_expr_t *pend;  /* proven, but dearer than the level searched (a meet or a fix-up) */
+    int pend_cost;
 } result;
+
+/* The item with values v (of type t at EVAL lanes), or -1. */
+static long find_vals(search *S, tine_type_t t, const uint64_t *v) {
+    if (!S->nslots) return -1;
+    for (size_t k = hash_vals(t, v) & (S->nslots - 1); S->slots[k]; k = (k + 1) & (S->nslots - 1))
+        if (same_item(S, S->slots[k] - 1, t, v)) return (long)S->slots[k] - 1;
+    return -1;
+}
+
+/* Is e, whose values match the spec's, equal to it: on the counterexamples so far, then
+ * by Z3 (counted: a match, an unknown)? */
+static bool proven(search *S, tine_expr_t *e) {
+    S->st->matched++;
+    if (!passes_checks(S, e)) return false;
+    int p = prove(S, e);
+    if (p < 0) S->st->unknown++;
+    return p == 1;
+}
+
+/* A rewrite e (at Z3 lanes) of this cost found other than by a level's enumeration: kept
+ * as pending when proven and cheaper than what is pending. */
+static void offer(search *S, tine_expr_t *e, int cost, result *R) {
+    if (!e || cost > S->bound || (R->pend && cost >= R->pend_cost)) return;
+    if (proven(S, e)) {
+        R->pend = e;
+        R->pend_cost = cost;
+    }
+}
+
+/* Meet in the middle: the spec as a op b, a the new item (i) and b any before it, for
+ * the ops one can undo (add, sub, xor): b's values follow from the spec's and a's, and
+ * one lookup finds it. A bank of depth d so reaches rewrites of depth 2d + 1: a rounding
+ * shift by a variable count, (2x >>> y) - ((x >> y) & (~0 >>> y)), from items of three
+ * nodes. */
+static void meet(search *S, size_t i, result *R) {
+    static const gram inv[] = {{.kind = G_BIN, .op = TINE_OP_ADD, .arity = 2},
+                               {.kind = G_BIN, .op = TINE_OP_SUB, .arity = 2},
+                               {.kind = G_BIN, .op = TINE_OP_SUB, .arity = 2},
+                               {.kind = G_BIN, .op = TINE_OP_XOR, .arity = 2}};
+    if (S->spec->insns_only) return;
+    item a = S->items[i];
+    const uint64_t *va = S->pool + a.val, *w = S->want_vals;
+    uint64_t need[TINE_MAX_LANES];
+    for (int k = 0; k < 4; k++) {
+        for (int l = 0; l < a.et.lanes; l++) {
+            uint64_t n = k == 0 ? w[l] - va[l] : k == 1 ? va[l] - w[l] : k == 2 ? w[l] + va[l] : w[l] ^ va[l];
+            need[l] = canon(a.et, n);
+        }
+        long j = find_vals(S, a.et, need);
+        if (j < 0) continue;
+        item b = S->items[j];
+        if (a.konst && b.konst) continue;
+        item *x[2] = {&a, &b};
+        if (k == 2) x[0] = &b, x[1] = &a; /* b - a */
+        int nc = node_units(S, &inv[k], x);
+        if (nc < 0) continue;
+        tine_saved_error saved = tine_error_save(S->ctx);
+        tine_expr_t *e = tine_binary(S->ctx, (tine_op_t)inv[k].op, x[0]->e, x[1]->e);
+        tine_error_restore(S->ctx, &saved);
+        offer(S, e, a.cost + b.cost + nc, R);
+    }
+}
+
+/* A near miss: item i equals the spec except in lanes where it has one value p and the
+ * spec one other value q, and p occurs nowhere else (a saturation's single wrapped case:
+ * pmulhrsw's -32768 * -32768). Fixed by a select on i == p, or, where q is ~p, by an xor
+ * with the comparison's mask. */
+static void fix_up(search *S, size_t i, result *R) {
+    item a = S->items[i];
+    if (a.konst || S->spec->insns_only) return;
+    const uint64_t *va = S->pool + a.val, *w = S->want_vals;
+    uint64_t p = 0, q = 0;
+    int miss = 0;
+    for (int l = 0; l < a.et.lanes; l++) {
+        if (va[l] == w[l]) continue;
+        if (miss && (va[l] != p || w[l] != q)) return;
+        p = va[l], q = w[l], miss++;
+    }
+    if (!miss) return;
+    for (int l = 0; l < a.et.lanes; l++)
+        if (va[l] == p && w[l] != q) return;
+    tine_ctx_t *ctx = S->ctx;
+    tine_type_t t = a.e->type;
+    tine_saved_error saved = tine_error_save(ctx);
+    tine_expr_t *eq = tine_binary(ctx, TINE_OP_EQ, a.e, tine_const_uint(ctx, t, p));
+    tine_expr_t *sel = eq ? tine_select(ctx, eq, tine_const_uint(ctx, t, q), a.e) : NULL;
+    tine_expr_t *mask = eq && q == canon(a.et, ~p) ? tine_unary(ctx, TINE_OP_NEG, tine_cast(ctx, t, eq)) : NULL;
+    tine_expr_t *flip = mask ? tine_binary(ctx, TINE_OP_XOR, a.e, mask) : NULL;
+    tine_error_restore(ctx, &saved);
+    if (!eq) return;
+    int ce = expr_units(S, eq);
+    if (sel && ce >= 0 && expr_units(S, sel) >= 0) offer(S, sel, a.cost + ce + expr_units(S, sel), R);
+    if (flip && ce >= 0) {
+        int cm = expr_units(S, mask->ops[0]) + expr_units(S, mask) + expr_units(S, flip);
+        offer(S, flip, a.cost + ce + cm, R);
+    }
+}
 
 /* Tries g on operands x: builds the node on placeholders at EVAL lanes, evaluates it,
  * keeps it if its fingerprint is new, and checks it against the spec if it matches. */
@@ -594,17 +701,15 @@ static void try_node(search *S, const gram *g, item *const *x, int cost, result 
     S->items[S->n++] = (item){.e = e, .et = node->type, .val = S->npool, .cost = cost, .size = size, .uniform = uniform};
     S->npool += (size_t)node->type.lanes;
     S->st->distinct++;
-    if (R->found || !tine_type_eq(node->type, S->want_e->type) ||
-        memcmp(v, S->want_vals, (size_t)node->type.lanes * sizeof *v))
+    if (R->found || !tine_type_eq(node->type, S->want_e->type)) return;
+    if (memcmp(v, S->want_vals, (size_t)node->type.lanes * sizeof *v)) {
+        meet(S, S->n - 1, R);
+        fix_up(S, S->n - 1, R);
         return;
-    S->st->matched++;
-    if (!passes_checks(S, e)) return;
-    int p = prove(S, e);
-    if (p == 1) {
+    }
+    if (proven(S, e)) {
         R->found = e;
         R->cost = cost;
-    } else if (p < 0) {
-        S->st->unknown++;
     }
 }
 
@@ -904,11 +1009,15 @@ static tine_expr_t *synthesize(search *S, const synth_spec *sp, int *cost, int *
     S->deadline = t0 + S->o->spec_seconds;
     /* only rewrites cheaper than the generic lowering are worth a rule */
     int bound = synth_spec_is_prim(sp) || *baseline > S->o->max_cost ? S->o->max_cost : *baseline - 1;
+    S->bound = bound;
     for (int c = 1; c <= bound && !R.found && !timed_out(S); c++) {
+        /* a pending rewrite no cheaper level can beat any more */
+        if (R.pend && R.pend_cost < c) break;
         S->last_level = c;
         level(S, &G, c, &R);
     }
     if (timed_out(S)) S->st->timed_out++;
+    if (R.pend && (!R.found || R.pend_cost < R.cost)) R.found = R.pend, R.cost = R.pend_cost;
     S->last_items = S->n;
     free(G.g);
     reset(S);
@@ -995,6 +1104,14 @@ static void type_pred(tine_buf *b, const found *F, const int *g, int n) {
     }
 }
 
+/* Does out have a rule of this name? */
+static bool name_used(const tine_buf *out, const char *name) {
+    size_t n = strlen(name);
+    for (const char *p = out->p; p && (p = strstr(p, name)); p += n)
+        if ((p == out->p || p[-1] == '\n') && p[n] == ':') return true;
+    return false;
+}
+
 /* Writes the rules found: one rule general in T for a rewrite found alike at several
  * element types (proven for each; the types' own rules where it does not prove), else the
  * rule of each type; the same text found at several levels once. */
@@ -1010,12 +1127,27 @@ static void write_rules(search *S, tine_buf *out, found *F, size_t n) {
             tine_buf lhs = {0}, pred = {0}, name = {0}, line = {0};
             synth_spec_pattern_generic(&lhs, sp);
             type_pred(&pred, F, g, ng);
-            if (sp->pred[0]) tine_buf_printf(&pred, "%s%s", pred.p ? " && " : "", sp->pred);
+            /* the types' disjunction in parentheses: && binds tighter than || */
+            if (sp->pred[0] && pred.p && strstr(pred.p, "||")) {
+                tine_buf p2 = {0};
+                tine_buf_printf(&p2, "(%s) && %s", pred.p, sp->pred);
+                free(pred.p);
+                pred = p2;
+            } else if (sp->pred[0]) {
+                tine_buf_printf(&pred, "%s%s", pred.p ? " && " : "", sp->pred);
+            }
             char tn[16];
             const char *ty = tine_type_name(tine_type_with_lanes(sp->type[0], 1), tn);
             const char *at = strstr(sp->name, ty);
             tine_buf_printf(&name, "s_%.*sT%s_%s", at ? (int)(at - sp->name) : (int)strlen(sp->name), sp->name,
                             at ? at + strlen(ty) : "", short_name(F[i].target));
+            /* another group of types may have another rewrite of the op: a name each */
+            size_t stem = strlen(name.p);
+            for (int k = 2; name_used(out, name.p); k++) {
+                name.p[stem] = 0;
+                name.n = stem;
+                tine_buf_printf(&name, "_%d", k);
+            }
             int cost = F[i].cost, base = F[i].baseline;
             rule_line(&line, name.p, F[i].target, lhs.p, F[i].rhs, pred.p ? pred.p : "", sp->priority, cost, base);
             if (proves(S, line.p)) {
@@ -1045,6 +1177,147 @@ static void write_rules(search *S, tine_buf *out, found *F, size_t n) {
         free(key.p);
         free(lhs.p);
         free(line.p);
+    }
+}
+
+/* Is the spec of this name asked for (--op: names' beginnings, comma-separated)? */
+static bool wanted(const char *only, const char *name) {
+    if (!only) return true;
+    for (const char *p = only; *p;) {
+        size_t n = strcspn(p, ",");
+        if (n && !strncmp(name, p, n)) return true;
+        p += n + (p[n] == ',');
+    }
+    return false;
+}
+
+/* Does e hold an FPIR op (below its root)? */
+static bool has_fpir_below(tine_ctx_t *ctx, tine_expr_t *e) {
+    uint32_t n;
+    tine_expr_t **order = tine_topo(ctx, e, &n);
+    bool any = false;
+    for (uint32_t k = 0; k < n; k++) any |= tine_op_is_fpir((tine_op_t)order[k]->op);
+    free(order);
+    return any;
+}
+
+/* An FPIR node of e with a constant operand not of the type a literal there gets (the
+ * type rule patterns' c0 has there), with that operand retyped; NULL if none. */
+static tine_expr_t *retyped(search *S, tine_expr_t *e, tine_expr_t **at) {
+    uint32_t n;
+    tine_expr_t **order = tine_topo(S->ctx, e, &n), *r = NULL;
+    for (uint32_t k = 0; k < n && !r; k++) {
+        tine_expr_t *x = order[k], *ops[3];
+        if (!tine_op_is_fpir((tine_op_t)x->op) || x->nops > 3) continue;
+        for (int j = 0; j < x->nops; j++) {
+            ops[j] = x->ops[j];
+            tine_type_t lt = tine_type_with_lanes(tine_fpir_literal_type((tine_op_t)x->op, j, x->ops[0]->type),
+                                                  x->ops[j]->type.lanes);
+            if (x->ops[j]->op == TINE_OP_CONST && !tine_type_eq(lt, x->ops[j]->type) && lt.bits == x->ops[j]->type.bits)
+                ops[j] = tine_const_uint(S->ctx, lt, tine_expr_const_lane(x->ops[j], 0));
+        }
+        tine_expr_t *y = tine_rebuild(S->ctx, x, ops);
+        if (y != x) r = y, *at = x;
+    }
+    free(order);
+    return r;
+}
+
+/* e with casts of constants folded (a definition widens its count, widen(s)) and FPIR
+ * ops' constant operands typed as literals are: the rule patterns' c0. */
+static tine_expr_t *fold_casts(search *S, tine_expr_t *e) {
+    for (;;) {
+        uint32_t n;
+        tine_expr_t **order = tine_topo(S->ctx, e, &n), *x = NULL;
+        for (uint32_t k = 0; k < n && !x; k++)
+            if ((order[k]->op == TINE_OP_CAST || order[k]->op == TINE_OP_REINTERPRET) &&
+                order[k]->ops[0]->op == TINE_OP_CONST)
+                x = order[k];
+        free(order);
+        if (!x) {
+            tine_expr_t *at = NULL, *y = retyped(S, e, &at);
+            if (!y) return e;
+            e = tine_replace(S->ctx, e, at, y);
+            continue;
+        }
+        uint64_t v[TINE_MAX_LANES];
+        tine_env_t *env = tine_env_new(S->ctx);
+        bool ok = eval_in(S, env, x, v);
+        tine_env_free(env);
+        if (!ok) return e;
+        e = tine_replace(S->ctx, e, x, tine_const_uint(S->ctx, x->type, v[0]));
+    }
+}
+
+/* The rules found at level t, each at its own type, as rule text. */
+static void level_rules(tine_buf *out, const found *F, size_t n, const char *t) {
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(F[i].target, t)) continue;
+        tine_buf lhs = {0};
+        synth_spec_pattern(&lhs, F[i].sp);
+        char name[96];
+        snprintf(name, sizeof name, "s_%s_%zu", F[i].sp->name, i);
+        rule_line(out, name, t, lhs.p, F[i].rhs, F[i].sp->pred, F[i].sp->priority, F[i].cost, F[i].baseline);
+        free(lhs.p);
+    }
+}
+
+/* Rules that compose: an FPIR op's definition one level down, its own FPIR ops kept,
+ * costs what the lowering makes of it with the rules found so far at level t. Where
+ * that is less than what the search found (or the generic lowering, which goes to the
+ * primitive ops at once), the definition is the rule: a Q31 rounding multiply is then a
+ * widening multiply, a rounding shift and a saturating narrow, each lowered by a rule of
+ * its own, where its generic form is a 128-bit shift LLVM does lane by lane. Repeated
+ * while a round changes something: one composed rule can make another cheaper. */
+static void compose(search *S, found **F, size_t *nf, size_t *fcap, const synth_spec *specs, size_t nspecs,
+                    const char *t) {
+    tine_ctx_t *ctx = S->ctx;
+    for (int round = 0; round < 4; round++) {
+        tine_buf text = {0};
+        level_rules(&text, *F, *nf, t);
+        tine_saved_error saved = tine_error_save(ctx);
+        tine_ruleset_t *rs = tine_rules_compile_kind(ctx, text.p ? text.p : "", "synthesized", true);
+        tine_error_restore(ctx, &saved);
+        free(text.p);
+        if (!rs) return;
+        bool changed = false;
+        for (size_t i = 0; i < nspecs; i++) {
+            const synth_spec *sp = &specs[i];
+            if (!wanted(S->o->only, sp->name)) continue;
+            if (synth_spec_is_prim(sp) || sp->insns_only || strchr(sp->tmpl, '@') || !bind_spec(S, sp)) continue;
+            if (!tine_op_is_fpir((tine_op_t)S->want_z->op)) continue;
+            tine_expr_t *d = tine_fpir_define(ctx, S->want_z);
+            if (d) d = fold_casts(S, d);
+            if (!d || !has_fpir_below(ctx, d)) continue;
+            saved = tine_error_save(ctx);
+            double c = tine_lower_cost_in(ctx, d, t, rs);
+            tine_error_restore(ctx, &saved);
+            if (c < 0) continue;
+            int units = (int)(c * 4 + 0.5);
+            found *have = NULL;
+            for (size_t k = 0; k < *nf; k++)
+                if ((*F)[k].sp == sp && !strcmp((*F)[k].target, t)) have = &(*F)[k];
+            tine_expr_t *generic = tine_expand(ctx, S->want_z);
+            int base = generic ? tree_units(S, generic) : 1 << 20;
+            if (units >= (have ? have->cost : base)) continue;
+            tine_buf rhs = {0};
+            tine_print_named(ctx, d, S->zl, true, &rhs);
+            if (S->o->log) fprintf(S->o->log, "%-32s %-14s composed: %s (cost %.2f, was %.2f)\n", sp->name, t, rhs.p,
+                                   units / 4.0, (have ? have->cost : base) / 4.0);
+            if (!have) {
+                TINE_GROW(*F, *nf + 1, *fcap);
+                have = &(*F)[(*nf)++];
+                *have = (found){.sp = sp, .target = t};
+                S->st->found++;
+            }
+            free(have->rhs);
+            have->rhs = rhs.p;
+            have->cost = units;
+            have->baseline = base;
+            changed = true;
+        }
+        tine_rules_free(rs);
+        if (!changed) return;
     }
 }
 
@@ -1093,7 +1366,7 @@ char *tine_synth_lower(tine_ctx_t *ctx, const tine_synth_lower_opts *o, tine_syn
         free(S.memo);
         S.memo = NULL;
         for (size_t i = 0; i < nspecs; i++) {
-            if (o->only && strncmp(specs[i].name, o->only, strlen(o->only))) continue;
+            if (!wanted(o->only, specs[i].name)) continue;
             st->searches++;
             double ts = tine_now();
             int cost = 0, baseline = 0;
@@ -1117,6 +1390,7 @@ char *tine_synth_lower(tine_ctx_t *ctx, const tine_synth_lower_opts *o, tine_syn
             }
             if (!use) free(rhs.p);
         }
+        compose(&S, &F, &nf, &fcap, specs, nspecs, t);
     }
     tine_buf rules = {0};
     if (!err) write_rules(&S, &rules, F, nf);

@@ -112,15 +112,22 @@ static void fpir_specs(list *L, tine_type_t t) {
                 s->hi[1] = t.bits - 1;
                 snprintf(s->pred, sizeof s->pred, "c0 >= 1 && c0 < %d", t.bits);
             }
+            /* and by a count of its own in each lane, unsigned(T) as the kernels' counts */
             snprintf(tmpl, sizeof tmpl, "%s($0, $1)", f->name);
             snprintf(name, sizeof name, "%s_%s", f->name, tname(t, b));
-            add(L, name, tmpl, 2, tt)->shift_var = true;
+            add(L, name, tmpl, 2, (tine_type_t[]){t, u})->shift_var = true;
             break;
         case TINE_SIG_MULSHR:
             /* the high half, and the rounded Q format (one bit less) */
             if (t.bits > 32) break;
             snprintf(tmpl, sizeof tmpl, "%s($0, $1, %d)", f->name, op == TINE_OP_MUL_SHR ? t.bits : t.bits - 1);
             add(L, name, tmpl, 2, tt);
+            if (op == TINE_OP_ROUNDING_MUL_SHR) {
+                /* and the high half rounded (a u16 average's reciprocal multiply) */
+                snprintf(tmpl, sizeof tmpl, "%s($0, $1, %d)", f->name, t.bits);
+                snprintf(name, sizeof name, "%s_%s_by%d", f->name, tname(t, b), t.bits);
+                add(L, name, tmpl, 2, tt);
+            }
             if (op == TINE_OP_MUL_SHR) {
                 /* and shifted further: the high half shifted by c0 - bits */
                 snprintf(tmpl, sizeof tmpl, "%s($0, $1, $c)", f->name);
@@ -161,6 +168,10 @@ static void bounded_specs(list *L) {
           "upper_bounded(x, 32767)");
     range(add(L, "saturating_narrow_u32_small", "saturating_narrow($0)", 1, u32), 0, 0, 2147483647,
           "upper_bounded(x, 2147483647)");
+    /* a narrow that can overflow by one only (a Q31 product rounded: INT_MIN * INT_MIN) */
+    tine_type_t i64[1] = {T[7]};
+    range(add(L, "saturating_narrow_i64_top", "saturating_narrow($0)", 1, i64), 0, -2147483648ll, 2147483648ll,
+          "lower_bounded(x, -2147483648) && upper_bounded(x, 2147483648)");
     synth_spec *s = add(L, "widening_mul_u16_small", "widening_mul($0, $1)", 2, u16);
     range(s, 0, 0, 32767, "upper_bounded(x, 32767) && upper_bounded(y, 32767)");
     s->lo[1] = 0;
