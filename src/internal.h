@@ -726,8 +726,10 @@ const tine_isa *tine_isa_get_from(tine_ctx_t *ctx, const char *name, const char 
  * target lacks. src/lower/lower.c. */
 double tine_lower_node_cost(tine_ctx_t *ctx, const char *target, const tine_expr_t *x);
 /* What e costs lowered for target with the rules rs (each node once, as the lowering
- * charges it; an FPIR op no rule lowers at its definition's cost); -1 if it cannot be. */
-double tine_lower_cost_in(tine_ctx_t *ctx, tine_expr_t *e, const char *target, const tine_ruleset_t *rs);
+ * charges it; an FPIR op no rule lowers at its definition's cost); -1 if it cannot be.
+ * *rewritten (if not NULL): whether a rule applied. */
+double tine_lower_cost_in(tine_ctx_t *ctx, tine_expr_t *e, const char *target, const tine_ruleset_t *rs,
+                          bool *rewritten);
 /* The lowering rules of a built-in description (text; *file its path), or NULL. */
 const char *tine_isa_rules(const tine_isa *isa, const char **file);
 /* The rules `tine synth lower` found for it (NAME.synth.rules), or NULL where there are none. */

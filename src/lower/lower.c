@@ -262,12 +262,14 @@ static tine_expr_t *run(lowerer *L, tine_expr_t *e) {
     return r;
 }
 
-double tine_lower_cost_in(tine_ctx_t *ctx, tine_expr_t *e, const char *target, const tine_ruleset_t *rs) {
+double tine_lower_cost_in(tine_ctx_t *ctx, tine_expr_t *e, const char *target, const tine_ruleset_t *rs,
+                          bool *rewritten) {
     lowerer L;
     const tine_isa *isa;
     if (!e || !setup(ctx, target, &L, &isa)) return -1;
     L.rs = rs;
     tine_expr_t *r = run(&L, e);
+    if (rewritten) *rewritten = r != e;
     uint32_t n;
     tine_expr_t **order = tine_topo(ctx, r, &n);
     double c = 0;

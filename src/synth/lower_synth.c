@@ -527,6 +527,15 @@ static int expr_units(search *S, const tine_expr_t *node) {
         if (t.kind == TINE_UINT) c *= 3;
         if (t.bits == 64) c *= 3;
     }
+    /* min and max: a compare and a blend where x86 lacks the instruction (64-bit lanes
+       before AVX-512; SSE2 has only pminsw and pminub) */
+    if (c > 0 && (node->op == TINE_OP_MIN || node->op == TINE_OP_MAX)) {
+        tine_type_t t = node->type;
+        bool sse2_has = t.bits == (t.kind == TINE_INT ? 16 : 8);
+        if (t.bits == 64 ? !(S->features & feature(S, "avx512f"))
+                         : !sse2_has && !(S->features & feature(S, "sse4.1")))
+            c *= 3;
+    }
     return c < 0 ? -1 : (int)(c * 4 + 0.5);
 }
 
@@ -972,13 +981,13 @@ static bool bind_spec(search *S, const synth_spec *sp) {
 static int tree_units(search *S, tine_expr_t *e) {
     uint32_t n;
     tine_expr_t **order = tine_topo(S->ctx, e, &n);
-    double c = 0;
+    int units = 0;
     for (uint32_t k = 0; k < n; k++) {
-        double nc = tine_lower_node_cost(S->ctx, S->target, order[k]);
-        c += nc > 0 ? nc : 0;
+        int nu = expr_units(S, order[k]);
+        units += nu > 0 ? nu : 0;
     }
     free(order);
-    return (int)(c * 4 + 0.5);
+    return units;
 }
 
 /* The cheapest expression over the grammar proven equal to the spec, or NULL. */
@@ -1038,6 +1047,7 @@ typedef struct {
     const synth_spec *sp;
     const char *target; /* the level's name (in the driver's copy of the list) */
     char *rhs;          /* the right side's text */
+    tine_expr_t *e;     /* and the expression (at Z3 lanes) */
     int cost, baseline;
     bool done;
 } found;
@@ -1289,21 +1299,25 @@ static void compose(search *S, found **F, size_t *nf, size_t *fcap, const synth_
             tine_expr_t *d = tine_fpir_define(ctx, S->want_z);
             if (d) d = fold_casts(S, d);
             if (!d || !has_fpir_below(ctx, d)) continue;
-            saved = tine_error_save(ctx);
-            double c = tine_lower_cost_in(ctx, d, t, rs);
-            tine_error_restore(ctx, &saved);
-            if (c < 0) continue;
-            int units = (int)(c * 4 + 0.5);
             found *have = NULL;
             for (size_t k = 0; k < *nf; k++)
                 if ((*F)[k].sp == sp && !strcmp((*F)[k].target, t)) have = &(*F)[k];
+            /* both sides priced alike: as the lowering prices them, with these rules */
             tine_expr_t *generic = tine_expand(ctx, S->want_z);
+            saved = tine_error_save(ctx);
+            bool parts = false;
+            double c = tine_lower_cost_in(ctx, d, t, rs, &parts);
+            double now = have ? tine_lower_cost_in(ctx, have->e, t, rs, NULL)
+                              : generic ? tine_lower_cost_in(ctx, generic, t, rs, NULL) : -1;
+            tine_error_restore(ctx, &saved);
+            /* a definition no rule lowers a part of is the generic lowering restated */
+            if (!parts || c < 0 || (now >= 0 && c >= now)) continue;
+            int units = (int)(c * 4 + 0.5);
             int base = generic ? tree_units(S, generic) : 1 << 20;
-            if (units >= (have ? have->cost : base)) continue;
             tine_buf rhs = {0};
             tine_print_named(ctx, d, S->zl, true, &rhs);
             if (S->o->log) fprintf(S->o->log, "%-32s %-14s composed: %s (cost %.2f, was %.2f)\n", sp->name, t, rhs.p,
-                                   units / 4.0, (have ? have->cost : base) / 4.0);
+                                   c, now);
             if (!have) {
                 TINE_GROW(*F, *nf + 1, *fcap);
                 have = &(*F)[(*nf)++];
@@ -1312,6 +1326,7 @@ static void compose(search *S, found **F, size_t *nf, size_t *fcap, const synth_
             }
             free(have->rhs);
             have->rhs = rhs.p;
+            have->e = d;
             have->cost = units;
             have->baseline = base;
             changed = true;
@@ -1380,7 +1395,7 @@ char *tine_synth_lower(tine_ctx_t *ctx, const tine_synth_lower_opts *o, tine_syn
             }
             if (use) {
                 TINE_GROW(F, nf + 1, fcap);
-                F[nf++] = (found){.sp = &specs[i], .target = t, .rhs = rhs.p, .cost = cost, .baseline = baseline};
+                F[nf++] = (found){.sp = &specs[i], .target = t, .rhs = rhs.p, .e = e, .cost = cost, .baseline = baseline};
             }
             if (o->log) {
                 fprintf(o->log, "%-32s %-14s %6.1f s  %3d/%-3d %7zu  %s%s\n", specs[i].name, t, tine_now() - ts,

@@ -168,10 +168,11 @@ static void bounded_specs(list *L) {
           "upper_bounded(x, 32767)");
     range(add(L, "saturating_narrow_u32_small", "saturating_narrow($0)", 1, u32), 0, 0, 2147483647,
           "upper_bounded(x, 2147483647)");
-    /* a narrow that can overflow by one only (a Q31 product rounded: INT_MIN * INT_MIN) */
+    /* a narrow that can overflow by one only, at the top (a Q31 product rounded, whose
+       range is [-2^31 + 1, 2^31]: INT_MIN * INT_MIN alone reaches 2^31) */
     tine_type_t i64[1] = {T[7]};
-    range(add(L, "saturating_narrow_i64_top", "saturating_narrow($0)", 1, i64), 0, -2147483648ll, 2147483648ll,
-          "lower_bounded(x, -2147483648) && upper_bounded(x, 2147483648)");
+    range(add(L, "saturating_narrow_i64_top", "saturating_narrow($0)", 1, i64), 0, -2147483647ll, 2147483648ll,
+          "lower_bounded(x, -2147483647) && upper_bounded(x, 2147483648)");
     synth_spec *s = add(L, "widening_mul_u16_small", "widening_mul($0, $1)", 2, u16);
     range(s, 0, 0, 32767, "upper_bounded(x, 32767) && upper_bounded(y, 32767)");
     s->lo[1] = 0;
