@@ -173,6 +173,9 @@ static void bounded_specs(list *L) {
     tine_type_t i64[1] = {T[7]};
     range(add(L, "saturating_narrow_i64_top", "saturating_narrow($0)", 1, i64), 0, -2147483647ll, 2147483648ll,
           "lower_bounded(x, -2147483647) && upper_bounded(x, 2147483648)");
+    /* and one that cannot overflow (a Q31 product of operands bounds keep small) */
+    range(add(L, "saturating_narrow_i64_small", "saturating_narrow($0)", 1, i64), 0, -2147483648ll, 2147483647ll,
+          "lower_bounded(x, -2147483648) && upper_bounded(x, 2147483647)");
     synth_spec *s = add(L, "widening_mul_u16_small", "widening_mul($0, $1)", 2, u16);
     range(s, 0, 0, 32767, "upper_bounded(x, 32767) && upper_bounded(y, 32767)");
     s->lo[1] = 0;
