@@ -176,6 +176,14 @@ static void bounded_specs(list *L) {
     /* and one that cannot overflow (a Q31 product of operands bounds keep small) */
     range(add(L, "saturating_narrow_i64_small", "saturating_narrow($0)", 1, i64), 0, -2147483648ll, 2147483647ll,
           "lower_bounded(x, -2147483648) && upper_bounded(x, 2147483647)");
+    /* a rounding shift whose rounding term cannot carry out of the type: x at most half
+       the type's range, the count below its width (mul's shift after its Q31 multiply) */
+    tine_type_t iu32[2] = {T[5], T[4]};
+    synth_spec *r = add(L, "rounding_shr_i32_small", "rounding_shr($0, $1)", 2, iu32);
+    range(r, 0, INT32_MIN, 1073741823, "upper_bounded(x, 1073741823) && upper_bounded(y, 31)");
+    r->lo[1] = 0;
+    r->hi[1] = 31;
+    r->shift_var = true;
     synth_spec *s = add(L, "widening_mul_u16_small", "widening_mul($0, $1)", 2, u16);
     range(s, 0, 0, 32767, "upper_bounded(x, 32767) && upper_bounded(y, 32767)");
     s->lo[1] = 0;
