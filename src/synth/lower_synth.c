@@ -15,16 +15,18 @@
  *      nothing;
  *   3. an expression whose fingerprint is the spec's is checked on the counterexamples
  *      found so far, then proven equal by Z3 at 16 lanes; a counterexample joins the checks
- *      (CEGIS) and the search goes on;
- *   4. the first proven expression is the cheapest the grammar has up to the size bound;
- *      it becomes a rule if it costs less than the spec's generic lowering (what LLVM gets
- *      without a rule), and the rule text is proven again by the rule prover for every
- *      instantiation (tine verify --rules), as every rule file is.
+ *      (CEGIS) and the search goes on. Each new expression is also met in the middle (the
+ *      other side of an add, sub or xor looked up by value) and, where it misses the spec
+ *      by one value, fixed up;
+ *   4. the cheapest proven expression up to the size bound becomes a rule if it costs less
+ *      than the spec's generic lowering (what LLVM gets without a rule); after a level, an
+ *      op's definition one level down is composed from the rules found where that is
+ *      cheaper; lower_rules.c writes the rules, each proven again by the rule prover for
+ *      every instantiation (tine verify --rules), as every rule file is.
  */
 #include "synth.h"
 
 #include "../rules/rules.h"
-#include "../verify/prove.h"
 #include "../verify/smt.h"
 
 /* Expressions are built at one xmm register of the spec's narrowest variable (S->zl
@@ -1036,160 +1038,6 @@ static tine_expr_t *synthesize(search *S, const synth_spec *sp, int *cost, int *
 
 /* ---- the driver ----------------------------------------------------------------------------- */
 
-/* The target's short name in rule names: x86-64-avx2 -> avx2. */
-static const char *short_name(const char *t) {
-    const char *d = strrchr(t, '-');
-    return d ? d + 1 : t;
-}
-
-/* A proven rewrite, before it is written. */
-typedef struct {
-    const synth_spec *sp;
-    const char *target; /* the level's name (in the driver's copy of the list) */
-    char *rhs;          /* the right side's text */
-    tine_expr_t *e;     /* and the expression (at Z3 lanes) */
-    int cost, baseline;
-    bool done;
-} found;
-
-static void rule_line(tine_buf *out, const char *name, const char *target, const char *lhs, const char *rhs,
-                      const char *pred, int priority, int cost, int baseline) {
-    tine_buf_printf(out, "%s: %s -> %s", name, lhs, rhs);
-    if (pred[0]) tine_buf_printf(out, " if %s", pred);
-    if (priority) tine_buf_printf(out, " priority %d", priority);
-    tine_buf_printf(out, "  # %s: cost %.2f, generic %.2f; found by tine synth lower, proven with Z3\n", target,
-                    cost / 4.0, baseline / 4.0);
-}
-
-/* Does the one rule of `line` prove for every instantiation (the rule prover, as
- * `tine verify --rules` runs it)? */
-static bool proves(search *S, const char *line) {
-    FILE *null = fopen("/dev/null", "w");
-    tine_prove_opts po = {.timeout_ms = S->o->timeout_ms * 10, .quiet = true};
-    tine_prove_totals t = {0};
-    tine_saved_error saved = tine_error_save(S->ctx);
-    int rc = null ? tine_prove_rules(S->ctx, line, "synthesized", true, &po, null, &t) : -1;
-    tine_error_restore(S->ctx, &saved);
-    if (null) fclose(null);
-    bool ok = rc == 0 && t.counter == 0 && t.unknown == 0 && t.proven > 0;
-    if (!ok) {
-        S->st->unproven++;
-        if (S->o->log) fprintf(S->o->log, "not proven by the rule prover, dropped: %s", line);
-    }
-    return ok;
-}
-
-/* Do a and b state one rewrite of one op at two element types (every variable of each
- * spec of one type, the right sides the same text)? */
-static bool same_but_type(const found *a, const found *b) {
-    const synth_spec *x = a->sp, *y = b->sp;
-    if (strcmp(a->target, b->target) || strcmp(x->tmpl, y->tmpl) || strcmp(x->pred, y->pred) ||
-        x->nvars != y->nvars || x->priority != y->priority || strcmp(a->rhs, b->rhs))
-        return false;
-    for (int k = 0; k < x->nvars; k++)
-        if (!tine_type_eq(x->type[k], x->type[0]) || !tine_type_eq(y->type[k], y->type[0])) return false;
-    return true;
-}
-
-/* The types of group g (indices into F) as a predicate on T; "" for all eight. */
-static void type_pred(tine_buf *b, const found *F, const int *g, int n) {
-    int sg = 0, un = 0;
-    for (int i = 0; i < n; i++) {
-        if (F[g[i]].sp->type[0].kind == TINE_INT) sg++;
-        else un++;
-    }
-    if (sg == 4 && un == 4) return;
-    if (sg == 4 && !un) {
-        tine_buf_puts(b, "is_signed(T)");
-        return;
-    }
-    if (un == 4 && !sg) {
-        tine_buf_puts(b, "is_unsigned(T)");
-        return;
-    }
-    for (int i = 0; i < n; i++) {
-        tine_type_t t = F[g[i]].sp->type[0];
-        tine_buf_printf(b, "%s%s(T) && bits(T) == %d", i ? " || " : "", t.kind == TINE_INT ? "is_signed" : "is_unsigned",
-                        t.bits);
-    }
-}
-
-/* Does out have a rule of this name? */
-static bool name_used(const tine_buf *out, const char *name) {
-    size_t n = strlen(name);
-    for (const char *p = out->p; p && (p = strstr(p, name)); p += n)
-        if ((p == out->p || p[-1] == '\n') && p[n] == ':') return true;
-    return false;
-}
-
-/* Writes the rules found: one rule general in T for a rewrite found alike at several
- * element types (proven for each; the types' own rules where it does not prove), else the
- * rule of each type; the same text found at several levels once. */
-static void write_rules(search *S, tine_buf *out, found *F, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        if (F[i].done) continue;
-        int g[8], ng = 0;
-        for (size_t j = i; j < n && ng < 8; j++)
-            if (!F[j].done && (j == i || same_but_type(&F[i], &F[j]))) g[ng++] = (int)j;
-        const synth_spec *sp = F[i].sp;
-        bool written = false;
-        if (ng >= 2) {
-            tine_buf lhs = {0}, pred = {0}, name = {0}, line = {0};
-            synth_spec_pattern_generic(&lhs, sp);
-            type_pred(&pred, F, g, ng);
-            /* the types' disjunction in parentheses: && binds tighter than || */
-            if (sp->pred[0] && pred.p && strstr(pred.p, "||")) {
-                tine_buf p2 = {0};
-                tine_buf_printf(&p2, "(%s) && %s", pred.p, sp->pred);
-                free(pred.p);
-                pred = p2;
-            } else if (sp->pred[0]) {
-                tine_buf_printf(&pred, "%s%s", pred.p ? " && " : "", sp->pred);
-            }
-            char tn[16];
-            const char *ty = tine_type_name(tine_type_with_lanes(sp->type[0], 1), tn);
-            const char *at = strstr(sp->name, ty);
-            tine_buf_printf(&name, "s_%.*sT%s_%s", at ? (int)(at - sp->name) : (int)strlen(sp->name), sp->name,
-                            at ? at + strlen(ty) : "", short_name(F[i].target));
-            /* another group of types may have another rewrite of the op: a name each */
-            size_t stem = strlen(name.p);
-            for (int k = 2; name_used(out, name.p); k++) {
-                name.p[stem] = 0;
-                name.n = stem;
-                tine_buf_printf(&name, "_%d", k);
-            }
-            int cost = F[i].cost, base = F[i].baseline;
-            rule_line(&line, name.p, F[i].target, lhs.p, F[i].rhs, pred.p ? pred.p : "", sp->priority, cost, base);
-            if (proves(S, line.p)) {
-                bool dup = out->p && strstr(out->p, strchr(line.p, ':'));
-                if (!dup) tine_buf_puts(out, line.p), S->st->rules++;
-                for (int k = 0; k < ng; k++) F[g[k]].done = true;
-                written = true;
-            }
-            free(lhs.p);
-            free(pred.p);
-            free(name.p);
-            free(line.p);
-        }
-        if (written) continue;
-        /* this type's own rule, unless an earlier level's says the same */
-        tine_buf lhs = {0}, line = {0};
-        synth_spec_pattern(&lhs, sp);
-        char name[96];
-        snprintf(name, sizeof name, "s_%s_%s", sp->name, short_name(F[i].target));
-        rule_line(&line, name, F[i].target, lhs.p, F[i].rhs, sp->pred, sp->priority, F[i].cost, F[i].baseline);
-        const char *body = strchr(line.p, ':');
-        const char *hash = strstr(body, "  # ");
-        tine_buf key = {0};
-        tine_buf_printf(&key, "%.*s", (int)(hash - body), body);
-        if (!(out->p && strstr(out->p, key.p)) && proves(S, line.p)) tine_buf_puts(out, line.p), S->st->rules++;
-        F[i].done = true;
-        free(key.p);
-        free(lhs.p);
-        free(line.p);
-    }
-}
-
 /* Is the spec of this name asked for (--op: names' beginnings, comma-separated)? */
 static bool wanted(const char *only, const char *name) {
     if (!only) return true;
@@ -1259,19 +1107,6 @@ static tine_expr_t *fold_casts(search *S, tine_expr_t *e) {
     }
 }
 
-/* The rules found at level t, each at its own type, as rule text. */
-static void level_rules(tine_buf *out, const found *F, size_t n, const char *t) {
-    for (size_t i = 0; i < n; i++) {
-        if (strcmp(F[i].target, t)) continue;
-        tine_buf lhs = {0};
-        synth_spec_pattern(&lhs, F[i].sp);
-        char name[96];
-        snprintf(name, sizeof name, "s_%s_%zu", F[i].sp->name, i);
-        rule_line(out, name, t, lhs.p, F[i].rhs, F[i].sp->pred, F[i].sp->priority, F[i].cost, F[i].baseline);
-        free(lhs.p);
-    }
-}
-
 /* Rules that compose: an FPIR op's definition one level down, its own FPIR ops kept,
  * costs what the lowering makes of it with the rules found so far at level t. Where
  * that is less than what the search found (or the generic lowering, which goes to the
@@ -1279,12 +1114,12 @@ static void level_rules(tine_buf *out, const found *F, size_t n, const char *t) 
  * widening multiply, a rounding shift and a saturating narrow, each lowered by a rule of
  * its own, where its generic form is a 128-bit shift LLVM does lane by lane. Repeated
  * while a round changes something: one composed rule can make another cheaper. */
-static void compose(search *S, found **F, size_t *nf, size_t *fcap, const synth_spec *specs, size_t nspecs,
+static void compose(search *S, synth_found **F, size_t *nf, size_t *fcap, const synth_spec *specs, size_t nspecs,
                     const char *t) {
     tine_ctx_t *ctx = S->ctx;
     for (int round = 0; round < 4; round++) {
         tine_buf text = {0};
-        level_rules(&text, *F, *nf, t);
+        synth_level_rules(&text, *F, *nf, t);
         tine_saved_error saved = tine_error_save(ctx);
         tine_ruleset_t *rs = tine_rules_compile_kind(ctx, text.p ? text.p : "", "synthesized", true);
         tine_error_restore(ctx, &saved);
@@ -1299,7 +1134,7 @@ static void compose(search *S, found **F, size_t *nf, size_t *fcap, const synth_
             tine_expr_t *d = tine_fpir_define(ctx, S->want_z);
             if (d) d = fold_casts(S, d);
             if (!d || !has_fpir_below(ctx, d)) continue;
-            found *have = NULL;
+            synth_found *have = NULL;
             for (size_t k = 0; k < *nf; k++)
                 if ((*F)[k].sp == sp && !strcmp((*F)[k].target, t)) have = &(*F)[k];
             /* both sides priced alike: as the lowering prices them, with these rules */
@@ -1321,7 +1156,7 @@ static void compose(search *S, found **F, size_t *nf, size_t *fcap, const synth_
             if (!have) {
                 TINE_GROW(*F, *nf + 1, *fcap);
                 have = &(*F)[(*nf)++];
-                *have = (found){.sp = sp, .target = t};
+                *have = (synth_found){.sp = sp, .target = t};
                 S->st->found++;
             }
             free(have->rhs);
@@ -1351,7 +1186,7 @@ char *tine_synth_lower(tine_ctx_t *ctx, const tine_synth_lower_opts *o, tine_syn
     double t0 = tine_now();
     synth_spec *specs;
     size_t nspecs = synth_specs(&specs);
-    found *F = NULL;
+    synth_found *F = NULL;
     size_t nf = 0, fcap = 0;
     char targets[256];
     snprintf(targets, sizeof targets, "%s", o->targets ? o->targets : "x86-64-avx2");
@@ -1395,7 +1230,7 @@ char *tine_synth_lower(tine_ctx_t *ctx, const tine_synth_lower_opts *o, tine_syn
             }
             if (use) {
                 TINE_GROW(F, nf + 1, fcap);
-                F[nf++] = (found){.sp = &specs[i], .target = t, .rhs = rhs.p, .e = e, .cost = cost, .baseline = baseline};
+                F[nf++] = (synth_found){.sp = &specs[i], .target = t, .rhs = rhs.p, .e = e, .cost = cost, .baseline = baseline};
             }
             if (o->log) {
                 fprintf(o->log, "%-32s %-14s %6.1f s  %3d/%-3d %7zu  %s%s\n", specs[i].name, t, tine_now() - ts,
@@ -1408,7 +1243,7 @@ char *tine_synth_lower(tine_ctx_t *ctx, const tine_synth_lower_opts *o, tine_syn
         compose(&S, &F, &nf, &fcap, specs, nspecs, t);
     }
     tine_buf rules = {0};
-    if (!err) write_rules(&S, &rules, F, nf);
+    if (!err) synth_write_rules(ctx, o, st, &rules, F, nf);
     for (size_t i = 0; i < nf; i++) free(F[i].rhs);
     free(F);
     free(S.items);

@@ -61,4 +61,26 @@ bool synth_spec_is_prim(const synth_spec *s);
 void synth_spec_pattern(tine_buf *b, const synth_spec *s);
 void synth_spec_pattern_generic(tine_buf *b, const synth_spec *s);
 
+/* ---- lower_rules.c: what `tine synth lower` writes ----------------------------------- */
+
+/* A proven rewrite of a spec at a level, before it is written. */
+typedef struct {
+    const synth_spec *sp;
+    const char *target; /* the level's name (in the driver's copy of the list) */
+    char *rhs;          /* the right side's text */
+    tine_expr_t *e;     /* and the expression (at the search's lanes) */
+    int cost, baseline; /* quarters of a cycle: the rewrite's, the generic lowering's */
+    bool done;
+} synth_found;
+
+/* Appends the rules of F to out: one rule in T where the same right side was found at
+ * several element types and proves for each, else each type's own; a text found at an
+ * earlier level once. Every rule is proven again by the rule prover (dropped, counted in
+ * st->unproven and logged, if it does not prove). */
+void synth_write_rules(tine_ctx_t *ctx, const tine_synth_lower_opts *o, tine_synth_lower_stats *st, tine_buf *out,
+                       synth_found *F, size_t n);
+/* The rules of F found at level t, each at its own type, as rule text (unproven: what the
+ * composition step lowers with). */
+void synth_level_rules(tine_buf *out, const synth_found *F, size_t n, const char *t);
+
 #endif
