@@ -658,6 +658,11 @@ static void test_hashcons(void) {
     CHECK(n1 == 12, "the sample has 12 distinct nodes, the context counts %zu", n1);
 
     tine_type_t u8x4 = T(TINE_UINT, 8, 4);
+    /* the bits reinterpreted twice are reinterpreted once; there and back is the value */
+    tine_expr_t *va = tine_var(ctx, "a", u8x4), *ra = tine_reinterpret(ctx, I8, va);
+    CHECK(tine_reinterpret(ctx, U8, ra) == va, "reinterpret<u8>(reinterpret<i8>(a_u8)) is a_u8");
+    CHECK(tine_reinterpret(ctx, I8, tine_reinterpret(ctx, I8, va)) == ra, "reinterpret<i8> twice is once");
+    CHECK(ra && ra->op == TINE_OP_REINTERPRET && ra->ops[0] == va, "reinterpret<i8>(a_u8) is a node over a_u8");
     struct { const char *what; tine_expr_t *x, *y; } diff[] = {
         {"constants 3 and 4", tine_const_int(ctx, U8, 3), tine_const_int(ctx, U8, 4)},
         {"constants u8 and i8", tine_const_int(ctx, U8, 3), tine_const_int(ctx, I8, 3)},

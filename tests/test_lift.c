@@ -1427,8 +1427,9 @@ static void test_api(void) {
     tine_expr_t *e = tine_parse(ctx, "u8(u16(a_u8) + u16(b_u8) + 1 >> 1)", "api");
     CHECK(tine_lift_with(ctx, NULL, e, NULL, NULL) == NULL, "tine_lift_with without rules is not NULL");
     CHECK(tine_lift_rules(ctx) == tine_lift_rules(ctx), "tine_lift_rules compiles twice");
-    /* 117 of lift.rules and 4 of lift.synth.rules */
-    CHECK(tine_rules_count(tine_lift_rules(ctx)) == 121, "the lift rules number %d, expected 121",
+    /* 115 of lift.rules and 4 of lift.synth.rules (a reinterpret of a reinterpret is one
+       reinterpret by construction, tine_reinterpret, so no rule removes it) */
+    CHECK(tine_rules_count(tine_lift_rules(ctx)) == 119, "the lift rules number %d, expected 119",
           tine_rules_count(tine_lift_rules(ctx)));
     /* the error state survives a lift (rules that fail leave no message behind) */
     tine_expr_t *bad = tine_parse(ctx, "a_u8 +", "api");

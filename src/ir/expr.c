@@ -567,6 +567,7 @@ tine_expr_t *tine_reinterpret(tine_ctx_t *ctx, tine_type_t elem, tine_expr_t *a)
                        tine_type_str(a->type, x, sizeof x), tine_type_str(t, y, sizeof y));
         return NULL;
     }
+    if (a->op == TINE_OP_REINTERPRET) a = a->ops[0]; /* the bits, once: reinterpret<i8>(reinterpret<u8>(x)) */
     if (tine_type_eq(t, a->type)) return a;
     return tine_make(ctx, TINE_OP_REINTERPRET, t, 1, &a, 0, 0, NULL, 0);
 }

@@ -31,7 +31,7 @@
  * encoder read it through its semantics like any other. At most TINE_INSN_MAX_OPS (6)
  * operands: a masked ternary form's src, k, a, b, c and an immediate.
  */
-#include "../ir/elab.h"
+#include "imported.h"
 #include "targets.h"
 
 extern const char tine_x86_isa_text[], tine_x86_isa_file[], tine_x86_rules_text[], tine_x86_rules_file[];
@@ -71,6 +71,7 @@ typedef struct {
     bool loading;                 /* a description is being read: its names are not yet known */
     tine_isa *cur;                /* that description: its entries read so far are visible to
                                      the semantics of the later ones (srsra = acc + srshr) */
+    tine_imported *imported;      /* the imported entries lane-generic semantics call (imported.c) */
 } isa_state;
 
 /* The instruction codes of a description: its id in the top bits (a description read
@@ -81,6 +82,7 @@ static void free_state(tine_ctx_t *ctx, void *p) {
     (void)ctx;
     isa_state *st = p;
     for (int id = 0; id < TINE_MAX_ISAS; id++) tine_isa_free(st->isa[id]);
+    tine_imported_free(st->imported);
     free(st);
 }
 
@@ -100,6 +102,15 @@ static bool sem_call(tine_elab *el, const tine_ast *a, int lanes, tine_elab_val 
 }
 
 static const tine_elab_hooks SEM_HOOKS = {.call = sem_call};
+
+/* A lane-generic entry's semantics may also call an imported entry by name
+ * (paddsb = reinterpret<i8>(mm_adds_epi8(a, b))): its one definition (imported.c). */
+static bool generic_sem_call(tine_elab *el, const tine_ast *a, int lanes, tine_elab_val *out) {
+    return sem_call(el, a, lanes, out) ||
+           tine_imported_call(el, a, lanes, out, &state(tine_elab_ctx(el))->imported, &SEM_HOOKS);
+}
+
+static const tine_elab_hooks GENERIC_SEM_HOOKS = {.call = generic_sem_call};
 
 static void isa_error(tine_ctx_t *ctx, const tine_src *src, tine_word w, const char *fmt, const char *arg) {
     tine_diag(ctx, src, w.line, w.col, fmt, arg);
@@ -131,7 +142,7 @@ static struct insn_tmpl *instantiate(tine_ctx_t *ctx, tine_isa *isa, int k, cons
     int lanes = t[0].lanes;
     for (int j = 1; in->fixed && j < in->nops; j++) /* a fixed entry may start with a scalar (set1) */
         if (t[j].lanes > lanes) lanes = t[j].lanes;
-    tine_elab_env env = {.binds = binds, .nbinds = in->nops, .lanes = lanes, .hooks = &SEM_HOOKS};
+    tine_elab_env env = {.binds = binds, .nbinds = in->nops, .lanes = lanes, .hooks = in->fixed ? &SEM_HOOKS : &GENERIC_SEM_HOOKS};
     m->sem = tine_elaborate(ctx, in->sem, &env);
     if (!m->sem) return NULL;
     m->expanded = tine_expand(ctx, m->sem);
@@ -183,27 +194,6 @@ static bool load_targets(tine_ctx_t *ctx, tine_isa *isa, int id, const char *fil
         isa->targets[isa->ntargets].name = t->name;
         isa->targets[isa->ntargets++].features = tine_target_mask(isa, t);
     }
-    return true;
-}
-
-/* A fixed entry's operand type: an integer type (a scalar), TxN (a vector of N lanes) or
- * boolxN (an AVX-512 mask of N lanes). */
-static bool fixed_type(const char *s, tine_type_t *out) {
-    const char *x = strchr(s, 'x');
-    tine_type_t t;
-    if (!tine_parse_type_name(s, x ? (size_t)(x - s) : strlen(s), &t) || t.kind == TINE_FLOAT) return false;
-    if (!x) {
-        if (t.kind == TINE_BOOL) return false; /* a mask has its lanes */
-        *out = t;
-        return true;
-    }
-    long n = 0;
-    for (const char *p = x + 1; *p; p++) {
-        if (*p < '0' || *p > '9' || n > TINE_MAX_LANES) return false;
-        n = n * 10 + (*p - '0');
-    }
-    if (n < 2 || n > TINE_MAX_LANES || x[1] == '0') return false;
-    *out = tine_type_with_lanes(t, (int)n);
     return true;
 }
 
@@ -262,7 +252,7 @@ static bool load_insn_operands(tine_ctx_t *ctx, tine_isa *isa, int k) {
         const tine_ast *o = ia->sig->args[j];
         tine_type_t t;
         if (ia->fixed) {
-            if (o->kind != A_NAME || !o->targ || o->targ->nargs || !fixed_type(o->targ->name, &t)) {
+            if (o->kind != A_NAME || !o->targ || o->targ->nargs || !tine_isa_fixed_type(o->targ->name, &t)) {
                 tine_diag(ctx, src, o->line, o->col,
                           "an operand of a fixed instruction is written name:TYPE with an integer type, a vector of "
                           "one (a:u16x8) or a mask (k:boolx8)");
