@@ -672,6 +672,13 @@ static void test_derived(void) {
     }
     printf("x86.isa's semantics at other lanes: %d comparisons (%d proven by Z3)\n", compared, proven);
     tine_ctx_free(ctx);
+    /* an error held when x86.isa is first read (and its imported entries parsed) survives
+       it, and nothing of it leaks (the sanitizer build runs this) */
+    ctx = tine_ctx_new();
+    check(tine_parse(ctx, "a_u8 +", "held") == NULL && tine_error(ctx), "a parse error is held");
+    check(tine_isa_get(ctx, "x86") != NULL && tine_error(ctx) && strstr(tine_error(ctx), "held"),
+          "the error held before x86.isa was read survives it: %s", tine_error(ctx) ? tine_error(ctx) : "(none)");
+    tine_ctx_free(ctx);
 }
 
 /* Six operands; Z3 and bounds analysis through a fixed entry's semantics; the emitter

@@ -196,12 +196,10 @@ static tine_expr_t *elab_direct(tine_ctx_t *ctx, entry *e, tine_expr_t *const *a
     tine_elab_env env = {.binds = binds, .nbinds = e->nops, .lanes = lanes, .hooks = &DIRECT_HOOKS, .hook_data = &d};
     tine_saved_error saved = tine_error_save(ctx);
     tine_expr_t *r = tine_elaborate(ctx, e->ia->sem, &env);
-    if (d.not_direct) {
-        e->direct = 0;
-        tine_error_restore(ctx, &saved);
-        return NULL;
-    }
-    e->direct = 1;
+    if (d.not_direct) e->direct = 0, r = NULL;
+    else e->direct = 1;
+    if (r || !e->direct) tine_error_restore(ctx, &saved); /* the error held before, if any */
+    else free(saved.msg);                                  /* a real failure: its message stands */
     return r;
 }
 
