@@ -197,6 +197,7 @@ struct tine_kdecl_s;
 typedef enum {
     TINE_LAYER_FPIR,    /* FPIR definitions, templates, expansions (src/fpir/fpir.c) */
     TINE_LAYER_TARGETS, /* target descriptions (src/targets/isa.c) */
+    TINE_LAYER_INTRIN,  /* C intrinsics by name (src/targets/intrin.c) */
     TINE_LAYER_BOUNDS,  /* bounds cache and scopes (src/bounds/bounds.c) */
     TINE_LAYER_RULES,   /* rule compiler and matcher (src/rules/rules.c) */
     TINE_LAYER_LIFT,    /* the built-in lift rules (src/lift/lift.c) */
@@ -736,6 +737,9 @@ const char *tine_isa_rules(const tine_isa *isa, const char **file);
 const char *tine_isa_synth_rules(const tine_isa *isa, const char **file);
 /* The name of the i-th built-in description ("x86", "arm"), or NULL past the end. */
 const char *tine_isa_name(int i);
+/* The hooks an instruction's semantics is elaborated with: lanes(x), and calls of
+ * imported entries by name (mm_adds_epi8(a, b)). */
+const struct tine_elab_hooks *tine_isa_sem_hooks(void);
 /* Registers instruction names with the elaborator (every expression may call one). */
 void tine_isa_install(tine_ctx_t *ctx);
 /* A description from text (not registered with the context: its instructions cannot be
@@ -747,6 +751,10 @@ int tine_isa_lookup(tine_ctx_t *ctx, const char *name);
 const tine_insn *tine_insn_info(tine_ctx_t *ctx, uint32_t code, const tine_isa **isa);
 /* The feature mask of a target the description names (*found says whether it does). */
 uint32_t tine_isa_target(const tine_isa *isa, const char *target, bool *found);
+/* The form of an instruction to emit for a result of `bits` bits with these features:
+ * the widest the target has that the result fills, else the narrowest it has (the
+ * operands are padded); -1 if the target has none. Both emitters pick by it. */
+int tine_insn_pick_form(const tine_insn *in, uint32_t features, int bits);
 /* An instruction node; NULL with an error when the operands do not fit it. */
 tine_expr_t *tine_insn_make(tine_ctx_t *ctx, uint32_t code, int n, tine_expr_t *const *ops);
 /* The operands' lanes for a result of `lanes` lanes (the ratios are the description's);

@@ -320,21 +320,6 @@ static LLVMValueRef emit_fpir(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
 
 /* ---- target instructions ------------------------------------------------------------- */
 
-/* The form of an instruction to emit for a result of `bits` bits: the widest the target
- * has that the result fills, else the narrowest it has (the operands are padded); -1 if
- * the target has none. */
-static int insn_form(const tine_insn *in, uint32_t features, int bits) {
-    int best = -1;
-    for (int f = 0; f < in->nforms; f++) {
-        if (in->form[f].features & ~features) continue;
-        const tine_insn_form *c = &in->form[f];
-        if (best < 0) best = f;
-        else if (c->bits <= bits && (in->form[best].bits > bits || c->bits > in->form[best].bits)) best = f;
-        else if (in->form[best].bits > bits && c->bits < in->form[best].bits) best = f;
-    }
-    return best;
-}
-
 /* Whether nodes hold an instruction the emitter cannot select: a fixed (imported) entry
  * without an `llvm` line, which only the interpreter and the checks evaluate; sets the
  * error. */
@@ -507,7 +492,7 @@ static LLVMValueRef emit_insn(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
     int bits = t.lanes * t.bits;
     /* a fixed (imported) entry's features are another description's: its semantics, for
        LLVM to select (those without an llvm line are refused before, tine_cg_unselectable) */
-    int f = in->fixed ? -1 : insn_form(in, g->features, bits);
+    int f = in->fixed ? -1 : tine_insn_pick_form(in, g->features, bits);
     if (f < 0 || in->generic) /* not on this target: what it means, for LLVM to select */
         return emit_semantics(g, e, ov);
     const tine_insn_form *fm = &in->form[f];

@@ -112,6 +112,8 @@ static bool generic_sem_call(tine_elab *el, const tine_ast *a, int lanes, tine_e
 
 static const tine_elab_hooks GENERIC_SEM_HOOKS = {.call = generic_sem_call};
 
+const tine_elab_hooks *tine_isa_sem_hooks(void) { return &GENERIC_SEM_HOOKS; }
+
 static void isa_error(tine_ctx_t *ctx, const tine_src *src, tine_word w, const char *fmt, const char *arg) {
     tine_diag(ctx, src, w.line, w.col, fmt, arg);
 }
@@ -671,4 +673,16 @@ int tine_target_runs_here(tine_ctx_t *ctx, const char *target) {
     }
     const tine_isa *isa = tine_isa_get(ctx, t->isa);
     return (tine_target_mask(isa, t) & ~tine_target_host_mask(isa)) == 0;
+}
+
+int tine_insn_pick_form(const tine_insn *in, uint32_t features, int bits) {
+    int best = -1;
+    for (int f = 0; f < in->nforms; f++) {
+        if (in->form[f].features & ~features) continue;
+        const tine_insn_form *c = &in->form[f];
+        if (best < 0) best = f;
+        else if (c->bits <= bits && (in->form[best].bits > bits || c->bits > in->form[best].bits)) best = f;
+        else if (in->form[best].bits > bits && c->bits < in->form[best].bits) best = f;
+    }
+    return best;
 }

@@ -1,0 +1,744 @@
+/* c.c — an expression DAG as C.
+ *
+ * The values are GCC/Clang vector-extension types (tine_u8x16: 16 lanes of uint8_t),
+ * which both compilers select to the same instructions as the target's own types: the
+ * operations tine's IR has in C (+, &, <<, ==) are written as operators, lane moves as
+ * __builtin_shufflevector, casts as __builtin_convertvector. An instruction node is the
+ * C intrinsic of the form the target has (_mm_avg_epu8, vrhaddq_u8), its operands cut to
+ * registers and cast to the intrinsic's types, exactly as the LLVM emitter (llvm.c) calls
+ * the LLVM intrinsic; one the target lacks is written as its semantics. What C's
+ * operators do not mean as tine does (shifts by a count the lanes do not hold, division)
+ * is a lane loop over a helper that does. So the C means what the IR means, whatever the
+ * target, and only the speed of what the compiler makes of it depends on the emitter.
+ *
+ * A vector whose bytes are not a power of two (vld3q_u8's 48 bytes) has no C type: it is
+ * never a value, only what lane moves take lanes from (tine_lane_source through it).
+ */
+#include "c.h"
+
+#include <inttypes.h>
+
+typedef struct {
+    const tine_expr_t *e;
+    char *name;
+} bound;
+
+struct tine_cemit {
+    tine_ctx_t *ctx;
+    const char *target;
+    bool x86;
+    uint32_t features;
+    const char *indent;
+    bound *binds;
+    int nbinds, capbinds;
+    tine_u64map memo; /* node id -> 1 + index in vals */
+    char **vals;
+    int nvals, capvals;
+    int tmp;
+    tine_buf types, helpers; /* the prelude */
+    tine_u64map declared;    /* hashes of what the prelude holds */
+};
+
+static uint64_t str_hash(const char *s) {
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* Whether the prelude has `what` yet; marks it as had. */
+static bool once(tine_cemit *c, const char *what) {
+    uint64_t v, h = str_hash(what);
+    if (tine_u64map_get(&c->declared, h, &v)) return false;
+    tine_u64map_put(&c->declared, h, 1);
+    return true;
+}
+
+tine_cemit *tine_cemit_new(tine_ctx_t *ctx, const char *target, const char *indent) {
+    const char *isa = tine_target_isa(target);
+    if (!isa) {
+        tine_set_error(ctx, "unknown target '%s'", target);
+        return NULL;
+    }
+    uint32_t features = tine_target_features(ctx, target, NULL);
+    if (tine_error(ctx)) return NULL;
+    tine_cemit *c = tine_xcalloc(1, sizeof *c);
+    c->ctx = ctx;
+    c->target = target;
+    c->x86 = !strcmp(isa, "x86");
+    c->features = features;
+    c->indent = indent;
+    tine_buf_puts(&c->types, "");
+    tine_buf_puts(&c->helpers, "");
+    return c;
+}
+
+void tine_cemit_set_indent(tine_cemit *c, const char *indent) { c->indent = indent; }
+
+void tine_cemit_forget(tine_cemit *c) {
+    for (int i = 0; i < c->nvals; i++) free(c->vals[i]);
+    c->nvals = 0;
+    tine_u64map_free(&c->memo);
+    memset(&c->memo, 0, sizeof c->memo);
+}
+
+void tine_cemit_free(tine_cemit *c) {
+    if (!c) return;
+    tine_cemit_forget(c);
+    free(c->vals);
+    for (int i = 0; i < c->nbinds; i++) free(c->binds[i].name);
+    free(c->binds);
+    free(c->types.p);
+    free(c->helpers.p);
+    tine_u64map_free(&c->declared);
+    free(c);
+}
+
+void tine_cemit_bind(tine_cemit *c, const tine_expr_t *leaf, const char *cexpr) {
+    for (int i = 0; i < c->nbinds; i++)
+        if (c->binds[i].e == leaf) {
+            free(c->binds[i].name);
+            c->binds[i].name = tine_strdup(cexpr);
+            return;
+        }
+    TINE_GROW(c->binds, c->nbinds + 1, c->capbinds);
+    c->binds[c->nbinds].e = leaf;
+    c->binds[c->nbinds++].name = tine_strdup(cexpr);
+}
+
+/* ---- types -------------------------------------------------------------------------- */
+
+static const char *scalar_type(tine_type_t t) {
+    static const char *u[] = {"uint8_t", "uint16_t", "uint32_t", "uint64_t"}, *s[] = {"int8_t", "int16_t", "int32_t", "int64_t"};
+    int k = t.bits == 8 ? 0 : t.bits == 16 ? 1 : t.bits == 32 ? 2 : 3;
+    if (t.kind == TINE_BOOL) return "int";
+    if (t.kind == TINE_FLOAT) return t.bits == 32 ? "float" : "double";
+    return t.kind == TINE_INT ? s[k] : u[k];
+}
+
+static bool pow2(int x) { return x > 0 && (x & (x - 1)) == 0; }
+
+/* A bool vector is held as a mask of lanes of `mbits` bits (-1 or 0), signed. */
+static tine_type_t mask_type(tine_type_t t, int mbits) { return tine_type(TINE_INT, mbits, t.lanes); }
+
+const char *tine_cemit_type(tine_cemit *c, tine_type_t t, char *buf, size_t n) {
+    if (t.lanes == 1) {
+        snprintf(buf, n, "%s", scalar_type(t));
+        return buf;
+    }
+    char k = t.kind == TINE_INT ? 'i' : t.kind == TINE_FLOAT ? 'f' : 'u';
+    snprintf(buf, n, "tine_%c%dx%d", k, t.bits, t.lanes);
+    if (once(c, buf))
+        tine_buf_printf(&c->types, "typedef %s %s __attribute__((vector_size(%d)));\n", scalar_type(t), buf,
+                        t.bits * t.lanes / 8);
+    return buf;
+}
+
+const char *tine_cemit_reg_type(tine_cemit *c, tine_type_t t, char *buf, size_t n) {
+    int bits = t.bits * t.lanes;
+    if (c->x86) {
+        if (bits != 128 && bits != 256 && bits != 512) return NULL;
+        snprintf(buf, n, "__m%di", bits);
+        return buf;
+    }
+    if (bits != 64 && bits != 128) return NULL;
+    snprintf(buf, n, "%sint%dx%d_t", t.kind == TINE_INT ? "" : "u", t.bits, t.lanes);
+    return buf;
+}
+
+/* ---- helpers: what C's operators do not mean as tine's IR does ------------------------ */
+
+/* tine's shift: a negative (signed) count shifts the other way, a count of the width or
+ * more gives 0 or the sign (docs/SEMANTICS.md); C's is undefined there. */
+static const char *shift_helper(tine_cemit *c, tine_type_t t, tine_type_t ts, bool left) {
+    static char name[64];
+    snprintf(name, sizeof name, "tine_%s_%s_%s", left ? "shl" : "shr", scalar_type(t), scalar_type(ts));
+    if (once(c, name)) {
+        const char *T = scalar_type(t), *S = scalar_type(ts);
+        tine_type_t ut = tine_type_with_kind(t, TINE_UINT);
+        const char *UT = scalar_type(ut);
+        tine_buf *b = &c->helpers;
+        tine_buf_printf(b, "static inline %s %s(%s a, %s n) {\n", T, name, T, S);
+        tine_buf_printf(b, "    int left = %d;\n    uint64_t m = (uint64_t)n;\n", left);
+        if (ts.kind == TINE_INT) tine_buf_printf(b, "    if (n < 0) { left = !left; m = (uint64_t)0 - (uint64_t)(int64_t)n; }\n");
+        tine_buf_printf(b, "    if (left) return m >= %d ? (%s)0 : (%s)(%s)((%s)a << m);\n", t.bits, T, T, UT, UT);
+        if (t.kind == TINE_INT) tine_buf_printf(b, "    return m >= %d ? (%s)(a < 0 ? -1 : 0) : (%s)(a >> m);\n}\n", t.bits, T, T);
+        else tine_buf_printf(b, "    return m >= %d ? (%s)0 : (%s)(a >> m);\n}\n", t.bits, T, T);
+    }
+    return name;
+}
+
+/* Division rounding toward -inf, x / 0 = 0 (and its modulo). */
+static const char *divmod_helper(tine_cemit *c, tine_type_t t, bool div) {
+    static char name[64];
+    snprintf(name, sizeof name, "tine_%s_%s", div ? "div" : "mod", scalar_type(t));
+    if (once(c, name)) {
+        const char *T = scalar_type(t);
+        tine_buf *b = &c->helpers;
+        tine_buf_printf(b, "static inline %s %s(%s a, %s b) {\n    if (b == 0) return 0;\n", T, name, T, T);
+        if (t.kind == TINE_INT) {
+            tine_buf_printf(b, "    if (b == -1) return %s;\n", div ? "(__typeof__(a))(0u - (uint64_t)a)" : "0");
+            tine_buf_printf(b, "    %s q = a / b, r = a %% b;\n    if (r != 0 && ((r < 0) != (b < 0))) { q -= 1; r += b; }\n", T);
+            tine_buf_printf(b, "    return %s;\n}\n", div ? "q" : "r");
+        } else {
+            tine_buf_printf(b, "    return a %s b;\n}\n", div ? "/" : "%");
+        }
+    }
+    return name;
+}
+
+/* ---- values ------------------------------------------------------------------------- */
+
+static const char *value(tine_cemit *c, const tine_expr_t *e, tine_buf *out);
+
+static const char *remember(tine_cemit *c, const tine_expr_t *e, char *name) {
+    TINE_GROW(c->vals, c->nvals + 1, c->capvals);
+    c->vals[c->nvals++] = name;
+    tine_u64map_put(&c->memo, e->id, (uint64_t)c->nvals);
+    return name;
+}
+
+/* A new temporary of e's type holding `expr` (consumed). */
+static const char *define(tine_cemit *c, const tine_expr_t *e, char *expr, tine_buf *out) {
+    char ty[48], *name = tine_xmalloc(24);
+    snprintf(name, 24, "t%d", c->tmp++);
+    tine_buf_printf(out, "%sconst %s %s = %s;\n", c->indent, tine_cemit_type(c, e->type, ty, sizeof ty), name, expr);
+    free(expr);
+    return remember(c, e, name);
+}
+
+static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+static char *fmt(const char *f, ...) {
+    va_list ap;
+    va_start(ap, f);
+    tine_buf b = {0};
+    tine_buf_puts(&b, "");
+    char tmp[4096];
+    vsnprintf(tmp, sizeof tmp, f, ap);
+    va_end(ap);
+    tine_buf_puts(&b, tmp);
+    return b.p;
+}
+
+/* A lane's value as a C literal of its type. */
+static void literal(tine_buf *b, tine_type_t t, tine_u128 v) {
+    if (t.kind == TINE_BOOL) {
+        tine_buf_printf(b, "%d", v ? -1 : 0);
+        return;
+    }
+    if (t.kind == TINE_INT) {
+        int64_t s = (int64_t)(uint64_t)v;
+        if (t.bits < 64) s = (int64_t)((uint64_t)v << (64 - t.bits)) >> (64 - t.bits);
+        if (s == INT64_MIN) tine_buf_printf(b, "(-9223372036854775807ll - 1)");
+        else tine_buf_printf(b, "%" PRId64 "%s", s, t.bits == 64 ? "ll" : "");
+        return;
+    }
+    tine_buf_printf(b, "%" PRIu64 "u%s", (uint64_t)v, t.bits == 64 ? "ll" : "");
+}
+
+static char *const_expr(tine_cemit *c, const tine_expr_t *e) {
+    tine_buf b = {0};
+    char ty[48];
+    tine_type_t t = e->type;
+    if (t.kind == TINE_BOOL && t.lanes > 1) t = mask_type(t, 8);
+    if (t.lanes == 1) {
+        tine_buf_printf(&b, "(%s)", scalar_type(t));
+        literal(&b, t, tine_const_value(e, 0));
+        return b.p;
+    }
+    tine_buf_printf(&b, "(%s){", tine_cemit_type(c, t, ty, sizeof ty));
+    for (int i = 0; i < t.lanes; i++) {
+        if (i) tine_buf_puts(&b, ", ");
+        literal(&b, t, tine_const_value(e, i));
+    }
+    tine_buf_puts(&b, "}");
+    return b.p;
+}
+
+/* The mask bits of a bool vector value: bool values are masks of 8-bit lanes unless the
+ * comparison that made them compared wider ones. */
+static int mask_bits(const tine_expr_t *e) {
+    if (e->op >= TINE_OP_EQ && e->op <= TINE_OP_GE) return e->ops[0]->type.bits;
+    if ((e->op == TINE_OP_AND || e->op == TINE_OP_OR || e->op == TINE_OP_XOR || e->op == TINE_OP_NOT) &&
+        e->ops[0]->type.kind == TINE_BOOL)
+        return mask_bits(e->ops[0]);
+    if (e->op == TINE_OP_SELECT) return mask_bits(e->ops[1]);
+    return 8;
+}
+
+/* A bool vector's value as a mask of `bits`-bit lanes. */
+static char *mask_as(tine_cemit *c, const tine_expr_t *e, int bits, tine_buf *out) {
+    const char *v = value(c, e, out);
+    if (!v) return NULL;
+    int have = mask_bits(e);
+    if (have == bits) return tine_strdup(v);
+    char ty[48];
+    return fmt("__builtin_convertvector(%s, %s)", v, tine_cemit_type(c, mask_type(e->type, bits), ty, sizeof ty));
+}
+
+/* The type a bool vector's mask has in C. */
+static tine_type_t ctype_of(const tine_expr_t *e) {
+    return e->type.kind == TINE_BOOL && e->type.lanes > 1 ? mask_type(e->type, mask_bits(e)) : e->type;
+}
+
+/* A lane loop: r[i] = fn(a[i], b[i]) for ops C's operators do not mean as tine does. */
+static const char *lane_loop(tine_cemit *c, const tine_expr_t *e, const char *fn, const char *a, const char *b,
+                             tine_buf *out) {
+    char ty[48], *name = tine_xmalloc(24);
+    snprintf(name, 24, "t%d", c->tmp++);
+    tine_buf_printf(out, "%s%s %s;\n", c->indent, tine_cemit_type(c, e->type, ty, sizeof ty), name);
+    if (e->type.lanes == 1) tine_buf_printf(out, "%s%s = %s(%s, %s);\n", c->indent, name, fn, a, b);
+    else
+        tine_buf_printf(out, "%sfor (int i = 0; i < %d; i++) %s[i] = %s(%s[i], %s[i]);\n", c->indent, e->type.lanes,
+                        name, fn, a, b);
+    return remember(c, e, name);
+}
+
+/* Lanes gathered from sources through lane moves (concat, slice, interleave,
+ * deinterleave, broadcast): each output lane traced to a value that is not a lane move
+ * (or whose bytes are a power of two and which is used whole), then joined with
+ * __builtin_shufflevector, one source at a time. */
+static const char *gather(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
+    int n = e->type.lanes;
+    const tine_expr_t **src = tine_xmalloc(sizeof *src * (size_t)n);
+    int *lane = tine_xmalloc(sizeof *lane * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        const tine_expr_t *s = e;
+        int l = i;
+        while (s->op == TINE_OP_CONCAT || s->op == TINE_OP_SLICE || s->op == TINE_OP_INTERLEAVE ||
+               s->op == TINE_OP_DEINTERLEAVE || s->op == TINE_OP_BROADCAST) {
+            int j, k;
+            if (!tine_lane_source(s, l, &j, &k)) break;
+            s = s->ops[j];
+            l = k;
+        }
+        src[i] = s;
+        lane[i] = l;
+    }
+    tine_type_t ct = ctype_of(e);
+    char ty[48], *acc = NULL;
+    tine_cemit_type(c, ct, ty, sizeof ty);
+    const char *result = NULL;
+    bool all_scalar = true;
+    for (int i = 0; i < n; i++) all_scalar &= src[i]->type.lanes == 1;
+    if (n == 1) {
+        const char *v = value(c, src[0], out);
+        if (v) result = define(c, e, src[0]->type.lanes == 1 ? tine_strdup(v) : fmt("%s[%d]", v, lane[0]), out);
+    } else if (all_scalar) {
+        tine_buf b = {0};
+        tine_buf_printf(&b, "(%s){", ty);
+        bool ok = true;
+        for (int i = 0; i < n && ok; i++) {
+            const char *v = value(c, src[i], out);
+            ok = v != NULL;
+            if (ok) tine_buf_printf(&b, "%s%s", i ? ", " : "", v);
+        }
+        tine_buf_puts(&b, "}");
+        if (ok) result = define(c, e, b.p, out);
+        else free(b.p);
+    } else {
+        /* one vector source after another: its lanes moved to where the result has them
+           (a shuffle of it alone, to n lanes), then taken into the result so far;
+           scalars go in lane by lane afterwards */
+        bool *done = tine_xcalloc((size_t)n, 1);
+        bool ok = true;
+        for (int i = 0; i < n && ok; i++) {
+            if (done[i] || src[i]->type.lanes == 1) continue;
+            const tine_expr_t *s = src[i];
+            const char *sv = value(c, s, out);
+            if (!sv) { ok = false; break; }
+            tine_buf pos = {0}, take = {0};
+            tine_buf_puts(&pos, "");
+            tine_buf_puts(&take, "");
+            for (int k = 0; k < n; k++) {
+                bool mine = !done[k] && src[k] == s;
+                tine_buf_printf(&pos, ", %d", mine ? lane[k] : -1);
+                tine_buf_printf(&take, ", %d", mine ? n + k : k);
+                if (mine) done[k] = true;
+            }
+            char *moved = fmt("__builtin_shufflevector(%s, %s%s)", sv, sv, pos.p);
+            char *next = acc ? fmt("__builtin_shufflevector(%s, (%s)%s%s)", acc, ty, moved, take.p) : fmt("(%s)%s", ty, moved);
+            free(moved);
+            free(pos.p);
+            free(take.p);
+            char *name = tine_xmalloc(24);
+            snprintf(name, 24, "t%d", c->tmp++);
+            tine_buf_printf(out, "%s%s %s = %s;\n", c->indent, ty, name, next);
+            free(next);
+            free(acc);
+            acc = name;
+        }
+        for (int k = 0; k < n && ok; k++) {
+            if (src[k]->type.lanes != 1) continue;
+            const char *v = value(c, src[k], out);
+            if (!v) { ok = false; break; }
+            tine_buf_printf(out, "%s%s[%d] = %s;\n", c->indent, acc, k, v);
+        }
+        free(done);
+        if (ok) result = remember(c, e, acc);
+        else free(acc);
+    }
+    free(src);
+    free(lane);
+    return result;
+}
+
+/* Adjacent lanes summed in groups: log2(group) rounds of even + odd lanes. */
+static const char *reduce_add(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
+    const tine_expr_t *v = e->ops[0];
+    int n = v->type.lanes, L = e->type.lanes, g = n / L;
+    const char *cur = value(c, v, out);
+    if (!cur || !pow2(g)) {
+        if (cur) tine_set_error(c->ctx, "the C emitter sums groups of a power of two lanes, not %d", g);
+        return NULL;
+    }
+    char *acc = tine_strdup(cur);
+    char ty[48];
+    for (int lanes = n; lanes > L; lanes /= 2) {
+        tine_type_t ht = tine_type_with_lanes(v->type, lanes / 2);
+        tine_buf ev = {0}, od = {0};
+        tine_buf_puts(&ev, "");
+        tine_buf_puts(&od, "");
+        for (int k = 0; k < lanes / 2; k++) tine_buf_printf(&ev, ", %d", 2 * k), tine_buf_printf(&od, ", %d", 2 * k + 1);
+        char *name = tine_xmalloc(24);
+        snprintf(name, 24, "t%d", c->tmp++);
+        if (lanes / 2 == 1)
+            tine_buf_printf(out, "%s%s %s = (%s)(%s[0] + %s[1]);\n", c->indent, scalar_type(ht), name, scalar_type(ht), acc, acc);
+        else
+            tine_buf_printf(out, "%s%s %s = __builtin_shufflevector(%s, %s%s) + __builtin_shufflevector(%s, %s%s);\n",
+                            c->indent, tine_cemit_type(c, ht, ty, sizeof ty), name, acc, acc, ev.p, acc, acc, od.p);
+        free(ev.p);
+        free(od.p);
+        free(acc);
+        acc = name;
+    }
+    return remember(c, e, acc);
+}
+
+/* ---- instructions -------------------------------------------------------------------- */
+
+/* Lanes [first, first + count) of value v (of `lanes` lanes, C type vt) as a register of
+ * `rbits` bits of the intrinsic's type rt: lanes past the value's end are zero. */
+static char *piece(tine_cemit *c, const char *v, tine_type_t t, int first, int count, int rbits, const char *rt) {
+    int rl = rbits / t.bits;
+    char ty[48];
+    tine_type_t pt = tine_type_with_lanes(t, rl);
+    tine_cemit_type(c, pt, ty, sizeof ty);
+    if (first == 0 && count == t.lanes && rl == t.lanes) return fmt("(%s)%s", rt, v);
+    tine_buf idx = {0};
+    tine_buf_puts(&idx, "");
+    for (int k = 0; k < rl; k++) tine_buf_printf(&idx, ", %d", k < count && first + k < t.lanes ? first + k : t.lanes);
+    /* lane t.lanes is lane 0 of the zero vector beside v */
+    char vt[48];
+    tine_cemit_type(c, t, vt, sizeof vt);
+    char *r = fmt("(%s)__builtin_shufflevector(%s, (%s){0}%s)", rt, v, vt, idx.p);
+    free(idx.p);
+    return r;
+}
+
+static const char *insn(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
+    const tine_insn *in = tine_insn_info(c->ctx, e->imm, NULL);
+    tine_type_t t = e->type;
+    int f = in->fixed ? -1 : tine_insn_pick_form(in, c->features, t.bits * t.lanes);
+    const tine_expr_t *imm = in->imm >= 0 ? e->ops[in->imm] : NULL;
+    bool imm_ok = !imm || (imm->op == TINE_OP_CONST && (imm->flags & TINE_F_UNIFORM));
+    /* not on this target (an imported entry's forms are another description's): what it means */
+    if (f < 0 || !in->form[f].c || !imm_ok)
+        return value(c, tine_expand(c->ctx, (tine_expr_t *)e), out);
+    const tine_insn_form *fm = &in->form[f];
+    int W = fm->bits;
+    /* the result's lanes per register, and the operands' */
+    int rl = W / t.bits, ol[TINE_INSN_MAX_OPS];
+    if (!tine_insn_operand_lanes(in, rl, ol)) {
+        return value(c, tine_expand(c->ctx, (tine_expr_t *)e), out);
+    } else {
+        int widest = 0;
+        for (int j = 0; j < e->nops; j++)
+            if (j != in->imm && ol[j] * e->ops[j]->type.bits > widest) widest = ol[j] * e->ops[j]->type.bits;
+        int maxreg = c->x86 ? 512 : 128;
+        if (widest > maxreg) { /* a sum across lanes: one result lane per source register */
+            rl = rl * maxreg / widest;
+            if (rl < 1 || !tine_insn_operand_lanes(in, rl, ol)) return value(c, tine_expand(c->ctx, (tine_expr_t *)e), out);
+        }
+    }
+    int nreg = (t.lanes + rl - 1) / rl;
+    const char *ov[TINE_INSN_MAX_OPS];
+    for (int j = 0; j < e->nops; j++)
+        if (j != in->imm && !(ov[j] = value(c, e->ops[j], out))) return NULL;
+    char ty[48], rty[48];
+    tine_type_t pt = tine_type_with_lanes(t, rl);
+    tine_cemit_type(c, pt, ty, sizeof ty);
+    char **parts = tine_xmalloc(sizeof *parts * (size_t)nreg);
+    for (int r = 0; r < nreg; r++) {
+        tine_buf call = {0};
+        tine_buf_printf(&call, "%s(", fm->c);
+        int na = 0;
+        for (int j = 0; j < e->nops; j++) {
+            if (na++) tine_buf_puts(&call, ", ");
+            if (j == in->imm) {
+                tine_u128 v = tine_const_value(imm, 0);
+                literal(&call, imm->type, v);
+                continue;
+            }
+            tine_type_t ot = e->ops[j]->type;
+            int pieces = in->pack ? 2 : 1, per = in->pack ? ol[j] / 2 : ol[j];
+            for (int k = 0; k < pieces; k++) {
+                if (k) tine_buf_puts(&call, ", ");
+                int pbits = per * ot.bits, rbits = pbits < (c->x86 ? 128 : 64) ? (c->x86 ? 128 : 64) : pbits;
+                if (ot.lanes == 1 || per == 1) { /* a scalar operand (an imported entry's count, set1) */
+                    tine_buf_puts(&call, ov[j]);
+                    continue;
+                }
+                char rt[48];
+                if (!tine_cemit_reg_type(c, tine_type_with_lanes(ot, rbits / ot.bits), rt, sizeof rt)) {
+                    free(call.p);
+                    for (int q = 0; q < r; q++) free(parts[q]);
+                    free(parts);
+                    return value(c, tine_expand(c->ctx, (tine_expr_t *)e), out);
+                }
+                char *p = piece(c, ov[j], ot, r * ol[j] + k * per, per, rbits, rt);
+                tine_buf_puts(&call, p);
+                free(p);
+            }
+        }
+        tine_buf_puts(&call, ")");
+        char *name = tine_xmalloc(24);
+        snprintf(name, 24, "t%d", c->tmp++);
+        if (rl == 1) {
+            tine_buf_printf(out, "%s%s %s = (%s)%s;\n", c->indent, scalar_type(t), name, scalar_type(t), call.p);
+        } else {
+            (void)rty;
+            tine_buf_printf(out, "%s%s %s = (%s)%s;\n", c->indent, ty, name, ty, call.p);
+            if (in->pack) { /* machine lane p of each 128-bit block: half from each register */
+                int blk = 128 / t.bits, half = blk / 2, *idx = tine_xmalloc(sizeof *idx * (size_t)rl);
+                for (int p = 0; p < rl; p++) {
+                    int jj = p / blk, q = p % blk;
+                    idx[q < half ? jj * half + q : rl / 2 + jj * half + (q - half)] = p;
+                }
+                tine_buf_printf(out, "%s%s = __builtin_shufflevector(%s, %s", c->indent, name, name, name);
+                for (int p = 0; p < rl; p++) tine_buf_printf(out, ", %d", idx[p]);
+                tine_buf_puts(out, ");\n");
+                free(idx);
+            }
+        }
+        free(call.p);
+        parts[r] = name;
+    }
+    /* the registers joined, cut to the result's lanes */
+    const char *res;
+    if (nreg == 1 && rl == t.lanes) {
+        res = remember(c, e, parts[0]);
+    } else {
+        tine_buf b = {0};
+        char tt[48];
+        tine_cemit_type(c, t, tt, sizeof tt);
+        if (rl == 1) {
+            tine_buf_printf(&b, "(%s){", tt);
+            for (int r = 0; r < nreg; r++) tine_buf_printf(&b, "%s%s", r ? ", " : "", parts[r]);
+            tine_buf_puts(&b, "}");
+        } else {
+            /* pairwise concatenation up to a power of two of registers, then the cut */
+            int w = 1;
+            while (w < nreg) w *= 2;
+            char **cur = tine_xmalloc(sizeof *cur * (size_t)w);
+            for (int r = 0; r < w; r++) cur[r] = tine_strdup(r < nreg ? parts[r] : parts[0]);
+            for (int lanes = rl; w > 1; w /= 2, lanes *= 2) {
+                for (int r = 0; r < w / 2; r++) {
+                    tine_buf idx = {0};
+                    tine_buf_puts(&idx, "");
+                    for (int k = 0; k < 2 * lanes; k++) tine_buf_printf(&idx, ", %d", k);
+                    char *nx = fmt("__builtin_shufflevector(%s, %s%s)", cur[2 * r], cur[2 * r + 1], idx.p);
+                    free(idx.p);
+                    free(cur[2 * r]);
+                    free(cur[2 * r + 1]);
+                    cur[r] = nx;
+                }
+            }
+            int total = 1;
+            while (total < nreg) total *= 2;
+            total *= rl;
+            if (total == t.lanes) tine_buf_puts(&b, cur[0]);
+            else {
+                tine_buf_printf(&b, "__builtin_shufflevector(%s, %s", cur[0], cur[0]);
+                for (int k = 0; k < t.lanes; k++) tine_buf_printf(&b, ", %d", k);
+                tine_buf_puts(&b, ")");
+            }
+            free(cur[0]);
+            free(cur);
+        }
+        res = define(c, e, b.p, out);
+        for (int r = 0; r < nreg; r++) free(parts[r]);
+    }
+    free(parts);
+    return res;
+}
+
+/* ---- one node ---------------------------------------------------------------------- */
+
+static const char *binop_token(tine_op_t op) {
+    switch (op) {
+    case TINE_OP_ADD: return "+";
+    case TINE_OP_SUB: return "-";
+    case TINE_OP_MUL: return "*";
+    case TINE_OP_AND: return "&";
+    case TINE_OP_OR: return "|";
+    case TINE_OP_XOR: return "^";
+    case TINE_OP_EQ: return "==";
+    case TINE_OP_NE: return "!=";
+    case TINE_OP_LT: return "<";
+    case TINE_OP_LE: return "<=";
+    case TINE_OP_GT: return ">";
+    case TINE_OP_GE: return ">=";
+    default: return NULL;
+    }
+}
+
+/* Whether a shift count is a constant within the lanes' width in every lane: then C's
+ * shift means tine's. */
+static bool plain_count(const tine_expr_t *n, int bits) {
+    if (n->op != TINE_OP_CONST) return false;
+    for (int i = 0; i < n->type.lanes; i++) {
+        tine_u128 v = tine_const_value(n, i);
+        if (n->type.kind == TINE_INT && (int64_t)(uint64_t)v < 0) return false;
+        if (v >= (tine_u128)bits) return false;
+    }
+    return true;
+}
+
+static const char *node(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
+    tine_type_t t = e->type;
+    char ty[48];
+    bool vec = t.lanes > 1;
+    if (vec && !pow2(t.lanes * (t.kind == TINE_BOOL ? 8 : t.bits) / 8) && e->op != TINE_OP_CONCAT) {
+        tine_set_error(c->ctx, "the C emitter holds vectors of a power of two of bytes, not %d lanes of %d bits", t.lanes,
+                       t.bits);
+        return NULL;
+    }
+    switch (e->op) {
+    case TINE_OP_VAR:
+        for (int i = c->nbinds - 1; i >= 0; i--)
+            if (c->binds[i].e == e) return c->binds[i].name;
+        tine_set_error(c->ctx, "the C emitter has no name for variable '%s'", tine_expr_name(e));
+        return NULL;
+    case TINE_OP_CONST: return define(c, e, const_expr(c, e), out);
+    case TINE_OP_CONCAT:
+    case TINE_OP_SLICE:
+    case TINE_OP_INTERLEAVE:
+    case TINE_OP_DEINTERLEAVE:
+    case TINE_OP_BROADCAST: return gather(c, e, out);
+    case TINE_OP_VECTOR_REDUCE_ADD: return reduce_add(c, e, out);
+    case TINE_OP_INSN: return insn(c, e, out);
+    case TINE_OP_LOAD: tine_set_error(c->ctx, "the C emitter writes no buffer loads"); return NULL;
+    default: break;
+    }
+    if (tine_op_is_fpir((tine_op_t)e->op)) return value(c, tine_fpir_expand_node(c->ctx, e), out);
+    const char *a = e->nops > 0 ? value(c, e->ops[0], out) : NULL;
+    const char *b = e->nops > 1 ? value(c, e->ops[1], out) : NULL;
+    if ((e->nops > 0 && !a) || (e->nops > 1 && !b)) return NULL;
+    tine_type_t ct = ctype_of(e);
+    tine_cemit_type(c, ct, ty, sizeof ty);
+    switch (e->op) {
+    case TINE_OP_ADD:
+    case TINE_OP_SUB:
+    case TINE_OP_MUL:
+    case TINE_OP_AND:
+    case TINE_OP_OR:
+    case TINE_OP_XOR:
+        if (t.kind == TINE_BOOL && vec) { /* masks of one width */
+            int mb = mask_bits(e->ops[0]);
+            char *bb = mask_as(c, e->ops[1], mb, out);
+            char *r = fmt("%s %s %s", a, binop_token((tine_op_t)e->op), bb);
+            free(bb);
+            return define(c, e, r, out);
+        }
+        if (!vec) return define(c, e, fmt("(%s)(%s %s %s)", ty, a, binop_token((tine_op_t)e->op), b), out);
+        return define(c, e, fmt("%s %s %s", a, binop_token((tine_op_t)e->op), b), out);
+    case TINE_OP_EQ:
+    case TINE_OP_NE:
+    case TINE_OP_LT:
+    case TINE_OP_LE:
+    case TINE_OP_GT:
+    case TINE_OP_GE:
+        if (e->ops[0]->type.kind == TINE_BOOL && vec) {
+            tine_set_error(c->ctx, "the C emitter compares no bool vectors");
+            return NULL;
+        }
+        return define(c, e, fmt("%s %s %s", a, binop_token((tine_op_t)e->op), b), out);
+    case TINE_OP_NEG: return define(c, e, vec ? fmt("-%s", a) : fmt("(%s)-%s", ty, a), out);
+    case TINE_OP_NOT:
+        if (t.kind == TINE_BOOL && !vec) return define(c, e, fmt("!%s", a), out);
+        return define(c, e, vec ? fmt("~%s", a) : fmt("(%s)~%s", ty, a), out);
+    case TINE_OP_MIN:
+    case TINE_OP_MAX: {
+        const char *cmp = e->op == TINE_OP_MIN ? "<" : ">";
+        if (!vec) return define(c, e, fmt("%s %s %s ? %s : %s", a, cmp, b, a, b), out);
+        return define(c, e, fmt("(%s & (%s)(%s %s %s)) | (%s & ~(%s)(%s %s %s))", a, ty, a, cmp, b, b, ty, a, cmp, b), out);
+    }
+    case TINE_OP_SELECT: {
+        const char *f = value(c, e->ops[2], out);
+        if (!f) return NULL;
+        if (!vec) return define(c, e, fmt("%s ? %s : %s", a, b, f), out);
+        char *m = mask_as(c, e->ops[0], t.kind == TINE_BOOL ? mask_bits(e->ops[1]) : t.bits, out);
+        char *r = fmt("(%s & (%s)%s) | (%s & ~(%s)%s)", b, ty, m, f, ty, m);
+        free(m);
+        return define(c, e, r, out);
+    }
+    case TINE_OP_SHL:
+    case TINE_OP_SHR:
+        if (plain_count(e->ops[1], t.bits)) {
+            const char *tok = e->op == TINE_OP_SHL ? "<<" : ">>";
+            if (!vec) return define(c, e, fmt("(%s)(%s %s %s)", ty, a, tok, b), out);
+            if (e->ops[1]->flags & TINE_F_UNIFORM) {
+                tine_buf lit = {0};
+                literal(&lit, tine_type(TINE_INT, 32, 1), tine_const_value(e->ops[1], 0));
+                char *r = fmt("%s %s %s", a, tok, lit.p);
+                free(lit.p);
+                return define(c, e, r, out);
+            }
+            char st[48];
+            tine_cemit_type(c, t, st, sizeof st);
+            return define(c, e, fmt("%s %s (%s)%s", a, tok, st, b), out);
+        }
+        return lane_loop(c, e, shift_helper(c, t, tine_type_with_lanes(e->ops[1]->type, 1), e->op == TINE_OP_SHL), a, b, out);
+    case TINE_OP_DIV:
+    case TINE_OP_MOD: return lane_loop(c, e, divmod_helper(c, tine_type_with_lanes(t, 1), e->op == TINE_OP_DIV), a, b, out);
+    case TINE_OP_CAST: {
+        tine_type_t from = e->ops[0]->type;
+        if (t.kind == TINE_BOOL) {
+            if (!vec) return define(c, e, fmt("%s != 0", a), out);
+            return define(c, e, fmt("__builtin_convertvector(%s != 0, %s)", a, ty), out);
+        }
+        if (from.kind == TINE_BOOL) {
+            if (!vec) return define(c, e, fmt("(%s)(%s != 0)", ty, a), out);
+            char mt[48];
+            tine_cemit_type(c, ctype_of(e->ops[0]), mt, sizeof mt);
+            return define(c, e, fmt("__builtin_convertvector(-%s, %s)", a, ty), out);
+        }
+        if (!vec) return define(c, e, fmt("(%s)%s", ty, a), out);
+        return define(c, e, fmt("__builtin_convertvector(%s, %s)", a, ty), out);
+    }
+    case TINE_OP_REINTERPRET: return define(c, e, fmt("(%s)%s", ty, a), out);
+    case TINE_OP_RAMP: {
+        tine_buf r = {0};
+        tine_buf_printf(&r, "(%s){", ty);
+        for (int i = 0; i < t.lanes; i++) tine_buf_printf(&r, "%s(%s)(%s + %d * %s)", i ? ", " : "", scalar_type(t), a, i, b);
+        tine_buf_puts(&r, "}");
+        return define(c, e, r.p, out);
+    }
+    default: break;
+    }
+    tine_set_error(c->ctx, "the C emitter cannot write '%s'", tine_op_name((tine_op_t)e->op));
+    return NULL;
+}
+
+static const char *value(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
+    uint64_t v;
+    if (tine_u64map_get(&c->memo, e->id, &v)) return c->vals[v - 1];
+    return node(c, e, out);
+}
+
+const char *tine_cemit_value(tine_cemit *c, const tine_expr_t *e, tine_buf *out) { return value(c, e, out); }
+
+void tine_cemit_prelude(tine_cemit *c, tine_buf *out) {
+    tine_buf_puts(out, c->types.p);
+    tine_buf_puts(out, c->helpers.p);
+}
