@@ -15,9 +15,10 @@ install(TARGETS tine EXPORT tine-targets RUNTIME DESTINATION ${CMAKE_INSTALL_BIN
 install(FILES include/tine.h include/tine_ops.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES docs/tine.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 
-# The CMake package. The libraries the static library needs are named by file in
-# tineConfig.cmake (the locations this build linked), not by LLVM's CMake package: loading
-# that package into a user's project would clash with any other LLVM the project uses.
+# The CMake package. The libraries the static library needs (LLVM, z3, libclang: its
+# TINE_CLANG_LIBRARY) are named by file in tineConfig.cmake (the locations this build
+# linked), not by LLVM's CMake package: loading that package into a user's project would
+# clash with any other LLVM the project uses.
 get_target_property(tine_llvm_configs LLVM IMPORTED_CONFIGURATIONS)
 list(GET tine_llvm_configs 0 tine_llvm_config)
 get_target_property(TINE_LLVM_LIBRARY LLVM IMPORTED_LOCATION_${tine_llvm_config})

@@ -156,7 +156,16 @@ tine_expr_t *tine_unary(tine_ctx_t *ctx, tine_op_t op, tine_expr_t *a); /* neg, 
 tine_expr_t *tine_select(tine_ctx_t *ctx, tine_expr_t *c, tine_expr_t *t, tine_expr_t *f);
 /* Cast to elem's element kind and bits (its lanes are ignored). */
 tine_expr_t *tine_cast(tine_ctx_t *ctx, tine_type_t elem, tine_expr_t *a);
+/* The same bits as elem's element kind and bits (its lanes are ignored): bits(elem) ==
+ * bits(a), neither bool. */
 tine_expr_t *tine_reinterpret(tine_ctx_t *ctx, tine_type_t elem, tine_expr_t *a);
+/* a's bits as type t, lanes and all: lanes(t) * bits(t) == lanes(a) * bits(a), neither
+ * bool. Where the lane sizes differ the lanes are repacked little-endian (lane 0 of a
+ * u16x8 is bytes 0, its low byte, and 1 of the u8x16), as LLVM's bitcast of vectors and
+ * every target tine has: one REINTERPRET node whose lanes differ from its operand's.
+ * With t's lanes equal to a's it is tine_reinterpret. A reinterpret of a reinterpret is
+ * one; back to the operand's type it is the operand. */
+tine_expr_t *tine_bitcast(tine_ctx_t *ctx, tine_type_t t, tine_expr_t *a);
 tine_expr_t *tine_broadcast(tine_ctx_t *ctx, tine_expr_t *scalar, int lanes);
 tine_expr_t *tine_ramp(tine_ctx_t *ctx, tine_expr_t *base, tine_expr_t *stride, int lanes);
 /* load(buffer, index): element type elem, lanes from index (an i32 vector). */
@@ -620,6 +629,25 @@ int tine_verify_bounds_all(tine_ctx_t *ctx, int quick, unsigned timeout_ms, FILE
  * query, 0: none). Writes each class (template, members, bindings) and the counts to out.
  * Returns the number of classes, or -1 with an error (an unknown description). */
 int tine_isa_classes(tine_ctx_t *ctx, const char *isa, unsigned timeout_ms, FILE *out);
+
+/* ---- retargeting intrinsic C (src/retarget) --------------------------------------- */
+
+typedef struct {
+    const char *from, *to;     /* targets: arm-64, x86-64-sse2, -sse41, -avx2, -avx512 */
+    const char *const *cflags; /* the user's -I/-D flags, passed to the C front end */
+    int ncflags;
+} tine_retarget_opts;
+
+/* The C file at `path` (its text, or `text` if not NULL) rewritten for o->to: every
+ * function whose code uses o->from's intrinsics has its vector code lifted through the
+ * intrinsics' semantics, selected for o->to and written as C with o->to's intrinsics; the
+ * rest of the text is kept as written. malloc'd; NULL with a located error. *report (if
+ * not NULL, malloc'd): per call site what it became. */
+char *tine_retarget(tine_ctx_t *ctx, const char *path, const char *text, const tine_retarget_opts *o, char **report);
+/* The emulation header: every intrinsic of `from`'s instruction set as a static inline C
+ * function for `to`, from its semantics (malloc'd; NULL with an error). *emitted and
+ * *skipped (if not NULL): the intrinsics written, and those that could not be. */
+char *tine_retarget_header(tine_ctx_t *ctx, const char *from, const char *to, int *emitted, int *skipped);
 
 #pragma GCC visibility pop
 

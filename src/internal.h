@@ -335,6 +335,9 @@ tine_type_t tine_fpir_result_type(tine_ctx_t *ctx, tine_op_t op, int n,
 /* The type an untyped literal gets as operand i of an FPIR op whose first operand has
  * type t0 (the parser types it, the printer decides whether it may print it bare). */
 tine_type_t tine_fpir_literal_type(tine_op_t op, int i, tine_type_t t0);
+/* e with every subexpression of constants evaluated (and selects on a constant condition
+ * resolved): tine_eval's meaning, in fewer nodes (fpir.c). */
+tine_expr_t *tine_fold_constants(tine_ctx_t *ctx, tine_expr_t *e);
 /* The primitive-op form of one FPIR node (its operands are kept as they are). */
 tine_expr_t *tine_fpir_expand_node(tine_ctx_t *ctx, const tine_expr_t *e);
 /* e's definition one level down (its FPIR ops kept); NULL where it does not apply. */

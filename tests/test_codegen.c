@@ -20,7 +20,10 @@
  *      (of 16 + 7 + 1 lanes), slice, interleave, deinterleave, vector_reduce_add (to 8
  *      groups and to 1), loads (in_T[ramp(x_i32, 3, 16) & 1023], a true gather
  *      in_T[i_i32 & 1023], two loads of one buffer, two buffers) and per-lane constants
- *      (alone, as a function without arguments, and as an operand).
+ *      (alone, as a function without arguments, and as an operand). Reinterprets to
+ *      lanes of other bits: every non-bool pair at 64, 128 and 256 bits, and inside
+ *      larger expressions ((reinterpret<u16x8>(a_u8x16) >> 3) + b_u16x8, FPIR around and
+ *      under them).
  *   2. Every FPIR op on every type combination its signature allows at 8, 16, 32 and 64
  *      bits (rounding_mul_shr on 64 bits must be refused), at 16, 1, 7 and 64 lanes: 288
  *      combinations. The 64-bit widening ops have 128-bit results, which a compiled
@@ -822,6 +825,45 @@ static void prim_other(int nvec) {
     flush(nvec);
 }
 
+/* Reinterprets to lanes of other bits (tine_bitcast, repacked little-endian): every pair of
+ * non-bool types of other bits at 64, 128 and 256 bits, then inside larger expressions,
+ * where the lifter finds FPIR around them (a rounding average of a repacked operand) and
+ * inside them. */
+static void prim_repack(int nvec) {
+    char lb[160], t1[32], t2[32];
+    static const int totals[3] = {64, 128, 256};
+    for (int w = 0; w < 3; w++)
+        for (int i = 0; i < NELEMS; i++)
+            for (int k = 0; k < NELEMS; k++) {
+                tine_type_t from = elem(i), to = elem(k);
+                if (is_bool(from) || is_bool(to) || from.bits == to.bits) continue;
+                int lf = totals[w] / from.bits, lt = totals[w] / to.bits;
+                snprintf(lb, sizeof lb, "reinterpret %sx%d -> %sx%d", tn(from, t1), lf, tn(to, t2), lt);
+                add(lb, tine_bitcast(g_ctx, WL(to, lt), var("a", from, lf)), 1);
+            }
+    static const char *const larger[] = {
+        "(reinterpret<u16x8>(a_u8) >> 3) + b_u16x8",
+        "reinterpret<u8x16>(a_u16x8 * b_u16x8) + c_u8",
+        "reinterpret<i32x4>(a_i8) - reinterpret<i32x4>(b_u16x8 >> 1)",
+        "u8((u16(reinterpret<u8x16>(a_u16x8)) + u16(b_u8) + 1) >> 1)",
+        "reinterpret<u16x8>(u8((u16(a_u8) + u16(b_u8) + 1) >> 1)) + reinterpret<u16x8>(saturating_add(a_u8, c_u8))",
+        "reinterpret<u64x2>(reinterpret<u32x4>(a_u8) + 1) ^ reinterpret<u64x2>(b_u16x8)",
+        "select(reinterpret<i16x8>(a_u8) < 0, reinterpret<i16x8>(b_u8), c_i16x8)",
+        "reinterpret<u8x32>(widening_mul(a_u8, b_u8)) + c_u8x32",
+        "reinterpret<f32x4>(reinterpret<u16x8>(a_u8) & 32767)",
+    };
+    tine_set_lanes(g_ctx, 16);
+    for (size_t i = 0; i < sizeof larger / sizeof *larger; i++) {
+        tine_expr_t *e = tine_parse(g_ctx, larger[i], "test");
+        if (!e) {
+            fail("%s does not parse: %s", larger[i], tine_error(g_ctx));
+            continue;
+        }
+        add(larger[i], e, 1); /* integer arithmetic, or bits only moved (the f32x4): exact */
+    }
+    flush(nvec);
+}
+
 /* ---- part 2: FPIR ops ------------------------------------------------------------------ */
 
 /* A 128-bit value as its halves: concat(T64(r), T64(r >> 64)) holds every bit of r. */
@@ -1392,6 +1434,7 @@ int main(int argc, char **argv) {
     if (strchr(parts, '1')) {
         PART("1. primitive ops x16", prim_elementwise(16, 128));
         PART("1. shuffles, loads, constants x16", prim_other(64));
+        PART("1. reinterprets to lane sizes", prim_repack(64));
         PART("1. elementwise ops x7", prim_elementwise(7, 64));
         PART("1. elementwise ops x1", prim_elementwise(1, 256));
     }

@@ -1221,6 +1221,139 @@ static void test_reinterpret(void) {
           (unsigned long long)got);
 }
 
+/* reinterpret to lanes of other bits (tine_bitcast). The reference goes through memory:
+ * the operand's lanes stored little-endian byte by byte into an array, the result's lanes
+ * read back from it the same way: how a 128-bit register holds them on every target. */
+static void ref_repack(tine_type_t from, const uint64_t *in, tine_type_t to, uint64_t *out) {
+    uint8_t mem[64];
+    int fb = from.bits / 8, tb = to.bits / 8;
+    for (int i = 0; i < from.lanes; i++)
+        for (int k = 0; k < fb; k++) mem[i * fb + k] = (uint8_t)(in[i] >> (8 * k));
+    for (int i = 0; i < to.lanes; i++) {
+        uint64_t v = 0;
+        for (int k = 0; k < tb; k++) v |= (uint64_t)mem[i * tb + k] << (8 * k);
+        out[i] = to.kind == TINE_FLOAT ? v : fit(to, v);
+    }
+}
+
+/* Evaluates reinterpret<to>(a) with a bound to in (from's lanes); 1 when it gives want. */
+static int eval_repack(tine_type_t from, const uint64_t *in, tine_type_t to, const uint64_t *want, int line) {
+    tine_env_t *env = tine_env_new(g_ctx);
+    tine_expr_t *a = tine_var(g_ctx, "rp", from), *e = tine_bitcast(g_ctx, to, a);
+    uint64_t got[64] = {0};
+    int ok = e && tine_type_eq(tine_expr_type(e), to) && tine_env_bind(env, a, in) == 0 &&
+             tine_eval(g_ctx, e, env, got) == 0;
+    int lane = -1;
+    for (int i = 0; ok && i < to.lanes && lane < 0; i++)
+        if (got[i] != want[i]) lane = i;
+    check_at(ok && lane < 0, line, "reinterpret<%s>(%s): %s%s lane %d = 0x%llx, want 0x%llx", tn(to), tn(from),
+             ok ? "" : "failed: ", ok ? "" : err_or_none(g_ctx), lane, lane < 0 ? 0ull : (unsigned long long)got[lane],
+             lane < 0 ? 0ull : (unsigned long long)want[lane]);
+    tine_env_free(env);
+    return ok && lane < 0;
+}
+
+static void test_repack(void) {
+    tine_type_t u8x16 = T(TINE_UINT, 8, 16), u16x8 = T(TINE_UINT, 16, 8), u32x4 = T(TINE_UINT, 32, 4),
+                u64x2 = T(TINE_UINT, 64, 2), i8x16 = T(TINE_INT, 8, 16), i16x8 = T(TINE_INT, 16, 8);
+    /* by hand: lane 0 of the wider type is the narrower's lanes 0 (low) and 1 (high) */
+    uint64_t bytes[16], words[8];
+    for (int i = 0; i < 16; i++) bytes[i] = (uint64_t)i + 1; /* 01 02 ... 10 */
+    eval_repack(u8x16, bytes, u16x8, (const uint64_t[]){0x0201, 0x0403, 0x0605, 0x0807, 0x0a09, 0x0c0b, 0x0e0d, 0x100f},
+                __LINE__);
+    eval_repack(u8x16, bytes, u64x2, (const uint64_t[]){0x0807060504030201ull, 0x100f0e0d0c0b0a09ull}, __LINE__);
+    for (int i = 0; i < 8; i++) words[i] = 0x1234 + 0x1111 * (uint64_t)i;
+    eval_repack(u16x8, words, u8x16,
+                (const uint64_t[]){0x34, 0x12, 0x45, 0x23, 0x56, 0x34, 0x67, 0x45, 0x78, 0x56, 0x89, 0x67, 0x9a, 0x78,
+                                   0xab, 0x89},
+                __LINE__);
+    eval_repack(u32x4, (const uint64_t[]){0x89abcdef, 0x01234567, 0xdeadbeef, 0xcafef00d}, u64x2,
+                (const uint64_t[]){0x0123456789abcdefull, 0xcafef00ddeadbeefull}, __LINE__);
+    /* signed bytes as words: the sign bits land inside the word (a u32 holds them all) */
+    uint64_t sb[16] = {(uint64_t)-1, (uint64_t)-1, (uint64_t)-1, (uint64_t)-1, 0x7f, 0, 0, (uint64_t)-128,
+                       (uint64_t)-2, 0x01, 0x00, 0x40, 0, 0, 0, 0};
+    eval_repack(i8x16, sb, u32x4, (const uint64_t[]){0xffffffff, 0x8000007f, 0x400001fe, 0}, __LINE__);
+    eval_repack(u64x2, (const uint64_t[]){0x0807060504030201ull, 0x100f0e0d0c0b0a09ull}, u8x16, bytes, __LINE__);
+    /* a signed result is sign-extended by its own top bit, as every signed lane is */
+    eval_repack(u8x16, (const uint64_t[]){0x00, 0x80, 0xff, 0x7f, 0xfe, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x90}, i16x8,
+                (const uint64_t[]){0xffffffffffff8000ull, 0x7fff, 0xfffffffffffffffeull, 0, 0, 0, 0, 0xffffffffffff9000ull},
+                __LINE__);
+    /* the 1-lane form u8x8 -> u64x1, and floats: f32x2 -> u64x1 -> f32x2 */
+    eval_repack(T(TINE_UINT, 8, 8), bytes, T(TINE_UINT, 64, 1), (const uint64_t[]){0x0807060504030201ull}, __LINE__);
+    eval_repack(T(TINE_FLOAT, 32, 2), (const uint64_t[]){bits_f32(1.0f), bits_f32(-2.0f)}, T(TINE_UINT, 64, 1),
+                (const uint64_t[]){0xc00000003f800000ull}, __LINE__);
+    eval_repack(T(TINE_UINT, 64, 1), (const uint64_t[]){0xc00000003f800000ull}, T(TINE_FLOAT, 32, 2),
+                (const uint64_t[]){bits_f32(1.0f), bits_f32(-2.0f)}, __LINE__);
+
+    /* every pair of non-bool types of other bits at 128 and at 64 bits (and the 256 of an
+       AVX2 register), on random lanes, against the memory reference */
+    static const tine_type_t elems[10] = {{TINE_UINT, 8, 1},  {TINE_INT, 8, 1},  {TINE_UINT, 16, 1}, {TINE_INT, 16, 1},
+                                          {TINE_UINT, 32, 1}, {TINE_INT, 32, 1}, {TINE_FLOAT, 32, 1}, {TINE_UINT, 64, 1},
+                                          {TINE_INT, 64, 1},  {TINE_FLOAT, 64, 1}};
+    static const int totals[3] = {64, 128, 256};
+    for (int w = 0; w < 3; w++)
+        for (int i = 0; i < 10; i++)
+            for (int j = 0; j < 10; j++) {
+                if (elems[i].bits == elems[j].bits) continue;
+                tine_type_t from = tine_type_with_lanes(elems[i], totals[w] / elems[i].bits),
+                            to = tine_type_with_lanes(elems[j], totals[w] / elems[j].bits);
+                for (int round = 0; round < 8; round++) {
+                    uint64_t in[32], want[32];
+                    for (int l = 0; l < from.lanes; l++) {
+                        uint64_t r = rnd();
+                        in[l] = from.kind == TINE_FLOAT ? r & mask_of(from.bits) : fit(from, r);
+                    }
+                    ref_repack(from, in, to, want);
+                    if (!eval_repack(from, in, to, want, __LINE__)) break;
+                }
+            }
+    /* 128-bit lanes (a 64-bit op's double-width intermediates): i8x16 -> i128x1 */
+    {
+        tine_expr_t *a = tine_var(g_ctx, "rq", i8x16), *e = tine_bitcast(g_ctx, T(TINE_INT, 128, 1), a);
+        tine_env_t *env = tine_env_new(g_ctx);
+        uint64_t in[16];
+        tine_u128 got = 0, want = 0;
+        for (int i = 0; i < 16; i++) in[i] = fit(I8, (uint64_t)(0xf1 + i)); /* f1 f2 ... ff 00: the top byte 0 */
+        for (int i = 15; i >= 0; i--) want = want << 8 | (in[i] & 0xff);
+        CHECK(e && tine_env_bind(env, a, in) == 0 && tine_eval128(g_ctx, e, env, &got) == 0 && got == want,
+              "reinterpret<i128x1>(i8x16): 0x%016llx%016llx, want 0x%016llx%016llx", (unsigned long long)(got >> 64),
+              (unsigned long long)got, (unsigned long long)(want >> 64), (unsigned long long)want);
+        tine_env_free(env);
+    }
+
+    /* folds: a reinterpret of a reinterpret is one node over the bits; back is the operand */
+    tine_ctx_t *ctx = g_ctx;
+    tine_expr_t *x = tine_var(ctx, "fx", u8x16), *w16 = tine_bitcast(ctx, u16x8, x);
+    CHECK(w16 && tine_expr_op(w16) == TINE_OP_REINTERPRET && tine_expr_operand(w16, 0) == x &&
+              tine_type_eq(tine_expr_type(w16), u16x8),
+          "reinterpret<u16x8>(x_u8x16) is one node over x");
+    CHECK(tine_bitcast(ctx, u16x8, x) == w16, "built twice, the same node");
+    CHECK(tine_bitcast(ctx, u8x16, w16) == x, "reinterpret<u8x16>(reinterpret<u16x8>(x)) is x");
+    CHECK(tine_bitcast(ctx, u8x16, x) == x, "a reinterpret to the operand's own type is the operand");
+    tine_expr_t *w32 = tine_bitcast(ctx, u32x4, w16);
+    CHECK(w32 && tine_expr_operand(w32, 0) == x && tine_type_eq(tine_expr_type(w32), u32x4),
+          "reinterpret<u32x4>(reinterpret<u16x8>(x_u8x16)) is reinterpret<u32x4>(x_u8x16)");
+    tine_expr_t *s16 = tine_reinterpret(ctx, I16, w16);
+    CHECK(s16 && tine_expr_operand(s16, 0) == x && tine_type_eq(tine_expr_type(s16), i16x8),
+          "reinterpret<i16>(reinterpret<u16x8>(x_u8x16)) is reinterpret<i16x8>(x_u8x16)");
+    /* an element-only reinterpret keeps its operand's lanes: u8 of a u16x8 is no repack */
+    EXPECT_ERR(ctx, tine_reinterpret(ctx, U8, w16), "same bits: u16x8 to u8x8");
+    CHECK(tine_bitcast(ctx, i8x16, x) == tine_reinterpret(ctx, I8, x), "at equal lanes it is tine_reinterpret");
+    CHECK(tine_bitcast(ctx, u8x16, tine_bitcast(ctx, i16x8, tine_reinterpret(ctx, I8, x))) == x,
+          "u8x16 -> i8x16 -> i16x8 -> u8x16 is the operand");
+    /* errors: total bits, bool, invalid types, a NULL operand */
+    EXPECT_ERR(ctx, tine_bitcast(ctx, T(TINE_UINT, 16, 4), x), "same total bits: u8x16 (128 bits) to u16x4 (64 bits)");
+    EXPECT_ERR(ctx, tine_bitcast(ctx, T(TINE_UINT, 64, 4), x), "same total bits");
+    EXPECT_ERR(ctx, tine_bitcast(ctx, T(TINE_BOOL, 1, 128), x), "non-bool");
+    EXPECT_ERR(ctx, tine_bitcast(ctx, u8x16, tine_var(ctx, "fb", T(TINE_BOOL, 1, 128))), "non-bool");
+    EXPECT_ERR(ctx, tine_bitcast(ctx, T(TINE_BOOL, 1, 16), x), "non-bool");
+    EXPECT_ERR(ctx, tine_bitcast(ctx, T(TINE_UINT, 16, 0), x), "invalid type");
+    EXPECT_ERR(ctx, tine_bitcast(ctx, T(TINE_FLOAT, 16, 8), x), "invalid type");
+    EXPECT_ERR(ctx, tine_reinterpret(ctx, U16, x), "same bits: u8x16 to u16x16");
+    tine_clear_error(ctx);
+    CHECK(tine_bitcast(ctx, u16x8, NULL) == NULL, "a NULL operand gives NULL");
+}
+
 static void test_float_ops(void) {
     for (size_t ti = 0; ti < COUNT(FLOAT_TYPES); ti++) {
         tine_type_t t = FLOAT_TYPES[ti];
@@ -1690,6 +1823,7 @@ int main(void) {
         {"select", test_select},
         {"casts", test_casts},
         {"reinterpret", test_reinterpret},
+        {"reinterpret to lane sizes", test_repack},
         {"float ops", test_float_ops},
         {"double-width intermediates", test_double_width},
         {"vector ops", test_vector_ops},

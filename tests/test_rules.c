@@ -1267,8 +1267,20 @@ static tine_expr_t *gen_amount(gstate *g, tine_type_t t, int depth) {
 enum {
     P_BIN, P_SHIFT, P_UNARY, P_SELECT, P_CAST, P_CAST_BOOL, P_REINT, P_BCAST, P_RAMP, P_CONCAT, P_INTERLEAVE,
     P_SLICE, P_DEINT, P_REDUCE, P_LOAD, P_WIDEN2, P_WSUB, P_WSHIFT, P_EXTEND, P_ABS, P_ABSD, P_SATCAST,
-    P_SATNARROW, P_SAME2, P_SHIFT2, P_MULSHR, P_INSN, P_COUNT
+    P_SATNARROW, P_SAME2, P_SHIFT2, P_MULSHR, P_INSN, P_REPACK, P_COUNT
 };
+
+/* The element bits other than `bits` whose lanes hold lanes * bits bits in at most
+ * TINE_MAX_LANES lanes (the operands of a reinterpret to that many lanes of `bits`). */
+static int repack_sources(int lanes, int bits, int *out) {
+    int n = 0;
+    for (int b = 8; b <= 64; b *= 2)
+        if (b != bits && (lanes * bits) % b == 0 && lanes * bits / b <= TINE_MAX_LANES) {
+            if (out) out[n] = b;
+            n++;
+        }
+    return n;
+}
 
 static tine_expr_t *gen(gstate *g, tine_type_t t, int depth) {
     tine_ctx_t *ctx = g->ctx;
@@ -1288,6 +1300,7 @@ static tine_expr_t *gen(gstate *g, tine_type_t t, int depth) {
         case P_WSUB: okp = t.bits >= 16 && sgn; break;
         case P_ABS: case P_ABSD: okp = !sgn; break;
         case P_SATNARROW: okp = t.bits <= 32; break;
+        case P_REPACK: okp = repack_sources(L, t.bits, NULL) > 0; break;
         default: break;
         }
         if (okp) choices[nch++] = p;
@@ -1409,6 +1422,12 @@ static tine_expr_t *gen(gstate *g, tine_type_t t, int depth) {
         tine_type_t ut = tine_type_with_kind(t, TINE_UINT);
         args[2] = rnd() % 2 ? tine_const_splat(ctx, ut, rnd() % (unsigned)(2 * t.bits + 3)) : gen(g, ut, d);
         return built(g, tine_fpir(ctx, op, 3, args, one), tine_op_name(op));
+    }
+    case P_REPACK: { /* a reinterpret from lanes of other bits (u8x16 -> u16x8) */
+        int bits[4], n = repack_sources(L, t.bits, bits), sb = bits[rnd() % (unsigned)n];
+        tine_type_t s = tine_type((rnd() & 1) ? TINE_INT : TINE_UINT, sb, L * t.bits / sb);
+        a = gen(g, s, d);
+        return built(g, tine_bitcast(ctx, t, a), "reinterpret to other lanes");
     }
     case P_INSN: { /* an instruction with this result type, bounded through its semantics */
         const tine_isa *isa = tine_isa_get(ctx, tine_isa_name((int)(rnd() % 2)));
@@ -1558,6 +1577,16 @@ static void test_bounds_exact(void) {
     exact_bounds("widening_add(a_i8, b_i8)", -256, 254);
     exact_bounds("widening_sub(a_u8, b_u8)", -255, 255);
     exact_bounds("u8(a_u16 >> 8)", 0, 255);
+    /* reinterprets to lanes of other bits (at 16 lanes): joined lanes weigh 1, 2^8 ...; a
+       split value that fits one lane is lane 0, 0 in the others */
+    exact_bounds("reinterpret<u16x8>(a_u8 & 15)", 0, 15 * 257);
+    exact_bounds("reinterpret<u32x4>(a_u8 | 1)", 0x01010101, 0xffffffff);
+    exact_bounds("reinterpret<i16x8>(a_u8 & 127)", 0, 127 * 257);
+    exact_bounds("reinterpret<i16x8>(a_u8)", -32768, 32767);
+    exact_bounds("reinterpret<u8x16>(a_u16x8 & 200)", 0, 200);
+    exact_bounds("reinterpret<i8x16>(a_u16x8 & 200)", -128, 127);
+    exact_bounds("reinterpret<u8x16>(a_u16x8 & 511)", 0, 255);
+    exact_bounds("reinterpret<i16x8>(a_i8)", -32768, 32767);
     /* a supplied range */
     tine_ctx_t *ctx = tine_ctx_new();
     tine_expr_t *a = tine_var(ctx, "a", tine_type(TINE_UINT, 8, 16));
@@ -1746,6 +1775,48 @@ static void large_case(const char *what, const char *text, const char *first_lin
     tine_ctx_free(ctx);
 }
 
+/* A pattern's reinterpret keeps the bits of its operand's lanes: it matches a term's
+ * reinterpret at equal lanes (u8x16 to i8x16) and never one to lanes of other bits (u8x16 to
+ * i16x8), whose operand has another element, whatever T the rule is tried at. */
+static void test_repack_match(void) {
+    tine_ctx_t *ctx = tine_ctx_new();
+    /* lowering rules: no lifting cost to lower; the right sides only say the rule fired */
+    const char *text = "ri: reinterpret<signed(T)>(x:T) -> reinterpret<signed(T)>(x) ^ 1  # the test's marker\n"
+                       "ra: reinterpret<signed(T)>(x:T + y:T) -> reinterpret<signed(T)>(x + y) ^ 1  # marker\n";
+    tine_ruleset_t *rs = tine_rules_compile_kind(ctx, text, "<rules>", true);
+    if (!rs) {
+        fail("repack match: the rules do not compile: %s", tine_error(ctx));
+        tine_ctx_free(ctx);
+        return;
+    }
+    tine_type_t u8x16 = tine_type(TINE_UINT, 8, 16), i16x8 = tine_type(TINE_INT, 16, 8);
+    tine_expr_t *a = tine_var(ctx, "a", u8x16), *b = tine_var(ctx, "b", u8x16), *sum = tine_binary(ctx, TINE_OP_ADD, a, b);
+    const tine_rule *used = NULL;
+    struct {
+        const char *what;
+        tine_expr_t *e;
+        const char *rule; /* NULL: none may fire; "*": either */
+    } cases[] = {
+        {"reinterpret<i8>(a_u8x16)", tine_reinterpret(ctx, tine_type(TINE_INT, 8, 1), a), "ri"},
+        {"reinterpret<i8>(a_u8x16 + b_u8x16)", tine_reinterpret(ctx, tine_type(TINE_INT, 8, 1), sum), "*"},
+        {"reinterpret<i16x8>(a_u8x16)", tine_bitcast(ctx, i16x8, a), NULL},
+        {"reinterpret<i16x8>(a_u8x16 + b_u8x16)", tine_bitcast(ctx, i16x8, sum), NULL},
+        {"reinterpret<i32x4>(a_u8x16)", tine_bitcast(ctx, tine_type(TINE_INT, 32, 4), a), NULL},
+        {"reinterpret<i8x32>(a_u16x16)", tine_bitcast(ctx, tine_type(TINE_INT, 8, 32), tine_var(ctx, "a", tine_type(TINE_UINT, 16, 16))), NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        tine_expr_t *r = cases[i].e ? tine_rules_try(ctx, rs, cases[i].e, &used) : NULL;
+        const char *name = r && used ? used->ast.name : NULL;
+        if (!cases[i].e) fail("repack match: %s: not built: %s", cases[i].what, tine_error(ctx));
+        else if (cases[i].rule ? !name || (strcmp(cases[i].rule, "*") && strcmp(name, cases[i].rule)) : r != NULL)
+            fail("repack match: %s: %s fired, expected %s", cases[i].what, name ? name : "no rule",
+                 cases[i].rule ? cases[i].rule : "none");
+        else pass();
+    }
+    tine_rules_free(rs);
+    tine_ctx_free(ctx);
+}
+
 static void test_large_files(void) {
     enum { TERMS = 200000, RULES = 16000 };
     sbuf t = {0};
@@ -1834,6 +1905,7 @@ int main(int argc, char **argv) {
     if ((part == 0 && !only) || part == 3) {
         test_corpus("data/bad_rules.txt", bless);
         test_large_files();
+        test_repack_match();
     }
     printf("total %.1f s\n", now() - t0);
     printf("test_rules: %lld checks passed, %lld failed\n", g_pass, g_fail);

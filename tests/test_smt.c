@@ -125,8 +125,43 @@ static void part_agreement(void) {
                 fpir_ops++;
             }
     }
+    /* reinterprets to lanes of other bits: every pair of integer types at 128 bits and at
+       64 (u64x1 to u8x8), and i8x16 to i128x1 */
+    int repacks = 0;
+    for (int w = 64; w <= 128; w += 64)
+        for (int ti = 0; ti < 8; ti++)
+            for (int tj = 0; tj < 8; tj++) {
+                if (ITYPES[ti].bits == ITYPES[tj].bits) continue;
+                tine_type_t from = tine_type_with_lanes(ITYPES[ti], w / ITYPES[ti].bits),
+                            to = tine_type_with_lanes(ITYPES[tj], w / ITYPES[tj].bits);
+                char what[96], f[16], t[16];
+                snprintf(what, sizeof what, "reinterpret<%s>(%s)", tine_type_str(to, t, sizeof t),
+                         tine_type_str(from, f, sizeof f));
+                tine_expr_t *x = tine_var(C, "r", from);
+                agree(tine_bitcast(C, to, x), 1, &x, 30, what);
+                repacks++;
+            }
+    {
+        tine_expr_t *x = tine_var(C, "r", (tine_type_t){TINE_INT, 8, 16});
+        agree(tine_bitcast(C, (tine_type_t){TINE_INT, 128, 1}, x), 1, &x, 30, "reinterpret<i128x1>(i8x16)");
+        agree(tine_bitcast(C, (tine_type_t){TINE_UINT, 16, 8}, tine_bitcast(C, (tine_type_t){TINE_INT, 128, 1}, x)), 1,
+              &x, 30, "reinterpret<u16x8>(i8x16) through i128x1");
+    }
+    /* a reinterpret to other lane sizes moves bits between lanes (a proof through it is at
+       its lanes, prove.c); one to the same lanes does not */
+    {
+        tine_expr_t *x = tine_var(C, "r", (tine_type_t){TINE_UINT, 8, 16});
+        Z3_ast out[16];
+        tine_smt *s = tine_smt_new(C, 0);
+        tine_smt_encode(s, tine_reinterpret(C, (tine_type_t){TINE_INT, 8, 1}, x), out);
+        check(tine_smt_cross_lane(s) == 0, "reinterpret<i8>(u8x16) moves no lanes: %ld", tine_smt_cross_lane(s));
+        tine_smt_encode(s, tine_bitcast(C, (tine_type_t){TINE_UINT, 16, 8}, x), out);
+        check(tine_smt_cross_lane(s) == 1, "reinterpret<u16x8>(u8x16) moves lanes: %ld", tine_smt_cross_lane(s));
+        tine_smt_free(s);
+    }
     check(fpir_ops > 8 * 16, "only %d FPIR (op, type) pairs were constructed", fpir_ops);
-    printf("part 1: primitive ops and %d FPIR (op, arity, type) cases agree with the interpreter\n", fpir_ops);
+    printf("part 1: primitive ops, %d reinterprets to lanes of other bits and %d FPIR (op, arity, type) cases agree "
+           "with the interpreter\n", repacks, fpir_ops);
 }
 
 /* ---- queries ---- */
@@ -177,6 +212,17 @@ static const struct {
     {"vector_reduce_add(a_u8x8, 4)", "slice(a_u8x8, 0, 1, 4) + slice(a_u8x8, 4, 1, 4)", false},
     {"concat(slice(a_u8x4, 0, 1, 2), slice(a_u8x4, 2, 1, 2))", "a_u8x4", true},
     {"interleave(deinterleave(a_u16x8, 2, 0), deinterleave(a_u16x8, 2, 1))", "a_u16x8", true},
+    /* reinterprets to lanes of other bits (parsed at 16 lanes: x_u8 is a u8x16), little-endian */
+    {"reinterpret<u8x16>(reinterpret<u16x8>(x_u8) ^ 0)", "x_u8", true}, /* ^ 0: no fold, a proof */
+    {"slice(reinterpret<u16x8>(x_u8), 0, 1, 1)", "u16(slice(x_u8, 0, 1, 1)) | u16(slice(x_u8, 1, 1, 1)) << 8", true},
+    {"reinterpret<u16x8>(x_u8)", "u16(deinterleave(x_u8, 2, 0)) | u16(deinterleave(x_u8, 2, 1)) << 8", true},
+    {"reinterpret<u16x8>(x_u8)", "u16(deinterleave(x_u8, 2, 1)) | u16(deinterleave(x_u8, 2, 0)) << 8", false},
+    {"reinterpret<u8x16>(y_u16x8)", "interleave(u8(y_u16x8), u8(y_u16x8 >> 8))", true},
+    {"reinterpret<i16x8>(x_i8)", "reinterpret<i16>(u16(reinterpret<u8>(deinterleave(x_i8, 2, 0))) | u16(reinterpret<u8>(deinterleave(x_i8, 2, 1))) << 8)", true},
+    {"reinterpret<u64x2>(z_u32x4)", "u64(deinterleave(z_u32x4, 2, 0)) | u64(deinterleave(z_u32x4, 2, 1)) << 32", true},
+    {"reinterpret<u32x4>(reinterpret<u64x2>(z_u32x4) + 0)", "z_u32x4", true},
+    {"reinterpret<u16x8>(x_u8 ^ y_u8)", "reinterpret<u16x8>(x_u8) ^ reinterpret<u16x8>(y_u8)", true},
+    {"reinterpret<u16x8>(x_u8 + y_u8)", "reinterpret<u16x8>(x_u8) + reinterpret<u16x8>(y_u8)", false}, /* carries */
 };
 
 /* A counterexample's inputs must make the interpreter see the two sides differ: reads

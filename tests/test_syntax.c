@@ -381,6 +381,19 @@ static tine_expr_t *gen(gen_t *g, tine_type_t t, int depth) {
         a = gen(g, random_elem(g, t.lanes), d);
         return OK(tine_cast(ctx, lanes_of(t, below(g, 2) ? 1 : t.lanes), a)); /* elem's lanes are ignored */
     case P_REINTERPRET: {
+        /* one in three to lanes of other bits (reinterpret<u16x8>(a_u8x16)), where some
+           element of other bits holds t's bits in at most 256 lanes */
+        int other[NELEMS], n = 0;
+        for (int i = 0; i < NELEMS - 1; i++) { /* not bool, the last */
+            int total = t.lanes * t.bits;
+            if (ELEMS[i].bits != t.bits && total % ELEMS[i].bits == 0 && total / ELEMS[i].bits <= TINE_MAX_LANES)
+                other[n++] = i;
+        }
+        if (n && below(g, 3) == 0) {
+            int i = other[below(g, n)];
+            a = gen(g, ty(ELEMS[i].kind, ELEMS[i].bits, t.lanes * t.bits / ELEMS[i].bits), d);
+            return OK(tine_bitcast(ctx, t, a));
+        }
         tine_kind_t ks[3] = {TINE_UINT, TINE_INT, TINE_FLOAT};
         tine_kind_t k = ks[below(g, t.bits >= 32 ? 3 : 2)];
         a = gen(g, ty(k, t.bits, t.lanes), d);
@@ -498,6 +511,8 @@ static const struct {
     {"-128", "i8.min", true},
     {"saturating_cast<u64>", "saturating_cast to u64", true},
     {"reinterpret<f64>", "reinterpret to f64", true},
+    {"x8>(", "a reinterpret to 8 lanes of other bits (its type with lanes)", false},
+    {"x1>(", "a reinterpret to one lane of other bits (u64x1)", false},
     {"$t_", "a variable named with '$'", true},
     {"a_u8_", "a variable whose name has a type suffix", true},
     {"in_", "a load", true},
@@ -623,6 +638,20 @@ static const struct {
     {"cast<widen(u16)>(a_u16)", 8, "u32(a_u16)"},
     {"reinterpret<signed(u8)>(a_u8)", 8, "reinterpret<i8>(a_u8)"},
     {"saturating_cast<join(u8, i8)>(a_i32)", 8, "saturating_cast<i16>(a_i32)"},
+    /* a reinterpret to lanes of other bits: its type has lanes; its operand is read at the
+       position's lanes, as a cast's; chains are one reinterpret; back is the operand */
+    {"reinterpret<u16x8>(a_u8x16)", 16, "reinterpret<u16x8>(a_u8)"},
+    {"reinterpret<u16x8>(a_u8x16)", 8, "reinterpret<u16x8>(a_u8x16)"},
+    {"reinterpret<u8x16>(a_u16x8)", 16, "reinterpret<u8x16>(a_u16x8)"},
+    {"reinterpret<u64x1>(a_u8)", 8, "reinterpret<u64x1>(a_u8)"},
+    {"reinterpret<u8x8>(x_u64x1)", 8, "reinterpret<u8x8>(x_u64x1)"},
+    {"reinterpret<i8x16>(a_u8)", 16, "reinterpret<i8>(a_u8)"},
+    {"reinterpret<u8x16>(reinterpret<u16x8>(a_u8))", 16, "a_u8"},
+    {"reinterpret<u32x4>(reinterpret<i16x8>(a_u8))", 16, "reinterpret<u32x4>(a_u8)"},
+    {"reinterpret<i16>(reinterpret<u16x8>(a_u8))", 16, "reinterpret<i16x8>(a_u8)"},
+    {"reinterpret<f32x4>(a_u8)", 16, "reinterpret<f32x4>(a_u8)"},
+    {"(reinterpret<u16x8>(a_u8) >> 3) + b_u16x8", 16, "(reinterpret<u16x8>(a_u8) >> 3) + b_u16x8"},
+    {"reinterpret<u16x8>(a_u8 + 1) * 2", 16, "reinterpret<u16x8>(a_u8 + 1) * 2"},
     {"u8(a_u8)", 8, "a_u8"},
     {"u16(u8(3))", 8, "u16(u8(3))"},
     {"u16(3)", 8, "u16(3)"},

@@ -32,7 +32,7 @@ static const char *const COMMANDS[CLI_FORMS] = {
     [CLI_LIFT] = "lift", [CLI_RULES] = "rules", [CLI_COMPILE_EXPR] = "compile", [CLI_RUN_EXPR] = "run",
     [CLI_OPS] = "ops", [CLI_BENCH] = "bench", [CLI_BENCH_IR] = "bench-ir", [CLI_BENCH_LIFT] = "bench-lift",
     [CLI_VERIFY] = "verify", [CLI_REPORT] = "report", [CLI_ISA] = "isa", [CLI_HELP] = "help",
-    [CLI_SYNTH] = "synth",
+    [CLI_SYNTH] = "synth", [CLI_RETARGET] = "retarget",
 };
 /* Each form's command lines, in the order usage lists them (`tine help COMMAND`: its own). */
 static const struct {
@@ -66,6 +66,8 @@ static const struct {
     {F(SYNTH), "synth lower --target T[,T...] [--op OP] [--size N] [--time-limit S] [--timeout MS] [-o FILE.rules]\n"
                "       tine synth lift [--size N] [--types u8,i8,...] [--time-limit S] [--timeout MS] [--from-scratch]\n"
                  "                    [--hand-only] [--focus OP] [--general] [-o FILE]"},
+    {F(RETARGET), "retarget FILE --from T --to T [-o OUT.c] [--report] [--check] [-I DIR] [-D NAME[=V]]..."},
+    {F(RETARGET), "retarget --emit-header --from T --to T [-o OUT.h]"},
     {F(HELP), "help [COMMAND]"},
 };
 /* What each command does, in one line (`tine help COMMAND`). */
@@ -88,6 +90,8 @@ static const char *const COMMAND_WHAT[CLI_FORMS] = {
     [CLI_ISA] = "instruction descriptions: Intel's pseudocode imported as fixed entries; each form listed with "
                 "where it runs; similarity classes (parameterised templates, members proven by Z3)",
     [CLI_HELP] = "the usage of tine, or of one command",
+    [CLI_RETARGET] = "C written with one instruction set's intrinsics rewritten for another: lifted through each "
+                     "intrinsic's semantics, selected for the target, written with its intrinsics",
     [CLI_SYNTH] = "rules found by search and proven with Z3: lowering rules over a target's instructions (lower), or "
                   "lifting rules that load beside lift.rules (lift)",
 };
@@ -97,7 +101,8 @@ static const unsigned TAKES_EXPR = F(PRINT) | F(EXPAND) | F(EVAL) | F(LIFT);
 enum { O_LANES, O_SEED, O_NODES, O_TRACE, O_LIST, O_CHECK, O_QUICK, O_FILTER, O_PEERS, O_TARGET, O_EMIT, O_SELECT,
        O_PARAM, O_SIZE, O_NAME, O_OUT, O_EXPR, O_RULES, O_ISA, O_RULE, O_TIMEOUT, O_BOUNDS, O_QUIET, O_DUMP_AFTER,
        O_INPUT_SIZE, O_BENCH, O_INTEL, O_CPUID, O_REPORT,
-       O_TYPES, O_TIME_LIMIT, O_FROM_SCRATCH, O_FOCUS, O_RULES_EXTRA, O_GENERAL, O_HAND_ONLY, O_OP, O_COUNT };
+       O_TYPES, O_TIME_LIMIT, O_FROM_SCRATCH, O_FOCUS, O_RULES_EXTRA, O_GENERAL, O_HAND_ONLY, O_OP,
+       O_FROM, O_TO, O_SHOW_REPORT, O_CHECK_RUN, O_EMIT_HEADER, O_COUNT };
 static const struct {
     const char *name;
     int value;      /* takes a value */
@@ -136,7 +141,14 @@ static const struct {
                  "operators in an expression searched (synth lift: default 4; synth lower: 6)"},
     [O_NAME] = {"--name", 1, F(COMPILE_KERNEL),
         "N", "the entry point's name (default: the file's name up to its last '.')"},
-    [O_OUT] = {"-o", 1, F(COMPILE_KERNEL) | F(REPORT) | F(ISA) | F(SYNTH),
+    [O_FROM] = {"--from", 1, F(RETARGET), "T", "the target the source's intrinsics are for (arm-64, x86-64-sse2 ...)"},
+    [O_TO] = {"--to", 1, F(RETARGET), "T", "the target to rewrite it for"},
+    [O_SHOW_REPORT] = {"--report", 0, F(RETARGET), NULL, "per call site, what it became (on stderr)"},
+    [O_CHECK_RUN] = {"--check", 0, F(RETARGET), NULL,
+        "compile the source and the result, run both on the same inputs, report equal or the first difference"},
+    [O_EMIT_HEADER] = {"--emit-header", 0, F(RETARGET), NULL,
+        "write the emulation header: every intrinsic of --from as C for --to, from its semantics"},
+    [O_OUT] = {"-o", 1, F(COMPILE_KERNEL) | F(REPORT) | F(ISA) | F(SYNTH) | F(RETARGET),
         "OUT", "the file to write (default: the standard output; report: FILE's name with .html)"},
     [O_EXPR] = {"-e", 1, F(COMPILE_EXPR) | F(RUN_EXPR),
         "EXPR", "an expression instead of a kernel FILE"},
@@ -383,12 +395,33 @@ static int parse_param(char *text, options *o) {
 
 /* The words after the command: opt[i] is word i's option (O_*), -1 a positional argument
  * (the last in *positional), -2 an option's value; *has_expr: -e given. 0 or 2. */
-static int classify_words(int argc, char **argv, int *opt, const char **positional, bool *has_expr) {
+static int classify_words(int argc, char **argv, int form, int *opt, const char **positional, bool *has_expr,
+                          options *o) {
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         opt[i] = -1;
+        /* two options may share a name in different commands (--report, --check): the
+           one this command takes */
         for (int k = 0; k < O_COUNT; k++)
-            if (!strcmp(a, OPTIONS[k].name)) opt[i] = k;
+            if (!strcmp(a, OPTIONS[k].name) && (opt[i] < 0 || (OPTIONS[k].forms & (1u << form)))) opt[i] = k;
+        /* retarget passes the C compiler's own words through to its front end */
+        if (opt[i] < 0 && form == CLI_RETARGET && a[0] == '-' &&
+            (a[1] == 'I' || a[1] == 'D' || a[1] == 'U' || !strncmp(a, "-std=", 5) || !strcmp(a, "-include") ||
+             !strcmp(a, "-isystem"))) {
+            bool split = (a[2] == 0 && (a[1] == 'I' || a[1] == 'D' || a[1] == 'U')) || !strcmp(a, "-include") ||
+                         !strcmp(a, "-isystem");
+            o->cflags[o->ncflags++] = a;
+            opt[i] = -2;
+            if (split) {
+                if (i + 1 == argc) {
+                    fprintf(stderr, "tine: %s needs a value\n", a);
+                    return 2;
+                }
+                o->cflags[o->ncflags++] = argv[++i];
+                opt[i] = -2;
+            }
+            continue;
+        }
         if (opt[i] < 0 && a[0] == '-' && a[1] == '-') {
             const char *names[O_COUNT];
             for (int k = 0; k < O_COUNT; k++) names[k] = OPTIONS[k].name;
@@ -442,6 +475,14 @@ static int positional_form(char **argv, int *form, const char *positional, bool 
             fprintf(stderr, "tine isa: needs a subcommand (import, list, classes)\n");
             return 2;
         }
+    } else if (*form == CLI_RETARGET) {
+        o->file = positional;
+        bool header = false; /* --emit-header needs no FILE (argv ends in NULL, as main's) */
+        for (int i = 2; argv[i]; i++) header |= !strcmp(argv[i], "--emit-header");
+        if (!positional && !header) {
+            fprintf(stderr, "tine retarget: needs a C FILE (or --emit-header)\n");
+            return 2;
+        }
     } else if (*form == CLI_REPORT) {
         o->file = positional;
         if (!positional) {
@@ -492,6 +533,11 @@ static int take_option(int k, const char *word, char *v, options *o) {
     case O_INTEL: o->intel = v; break;
     case O_CPUID: o->cpuid = v; break;
     case O_REPORT: o->report = v; break;
+    case O_FROM: o->from = v; break;
+    case O_TO: o->to = v; break;
+    case O_SHOW_REPORT: o->show_report = 1; break;
+    case O_CHECK_RUN: o->check_run = 1; break;
+    case O_EMIT_HEADER: o->emit_header = 1; break;
     case O_TYPES: o->types = v; break;
     case O_FOCUS: o->focus = v; break;
     case O_RULES_EXTRA: o->rules_extra = v; break;
@@ -566,14 +612,15 @@ int cli_parse(int argc, char **argv, options *o) {
     int *opt = malloc(sizeof *opt * (size_t)argc);
     o->params = malloc(sizeof *o->params * (size_t)argc);
     o->input_sizes = malloc(sizeof *o->input_sizes * (size_t)argc);
-    if (!opt || !o->params || !o->input_sizes) {
+    o->cflags = malloc(sizeof *o->cflags * (size_t)argc);
+    if (!opt || !o->params || !o->input_sizes || !o->cflags) {
         free(opt);
         fprintf(stderr, "tine: out of memory\n");
         return 2;
     }
     const char *positional = NULL;
     bool has_expr = false;
-    int rc = classify_words(argc, argv, opt, &positional, &has_expr);
+    int rc = classify_words(argc, argv, form, opt, &positional, &has_expr, o);
     if (!rc) rc = positional_form(argv, &form, positional, has_expr, o);
     o->form = (cli_form)form;
     /* then each option: taken by this form, given once (--param once per name), a valid value */
@@ -604,6 +651,8 @@ int cli_parse(int argc, char **argv, options *o) {
 void cli_free(options *o) {
     free(o->params);
     free(o->input_sizes);
+    free(o->cflags);
+    o->cflags = NULL;
     o->params = NULL;
     o->input_sizes = NULL;
 }

@@ -12,7 +12,7 @@
 typedef enum {
     CLI_DEMO, CLI_PRINT, CLI_EXPAND, CLI_EVAL, CLI_LIFT, CLI_RULES, CLI_COMPILE_EXPR, CLI_RUN_EXPR,
     CLI_COMPILE_KERNEL, CLI_RUN_KERNEL, CLI_OPS, CLI_BENCH, CLI_BENCH_IR, CLI_BENCH_LIFT, CLI_VERIFY, CLI_REPORT, CLI_ISA,
-    CLI_SYNTH, CLI_HELP, CLI_VERSION, CLI_FORMS
+    CLI_SYNTH, CLI_RETARGET, CLI_HELP, CLI_VERSION, CLI_FORMS
 } cli_form;
 
 /* --param NAME=VALUE: the value's text, checked against the parameter's type by
@@ -51,6 +51,10 @@ typedef struct {
     const char *help; /* tine help COMMAND, tine COMMAND --help: the command (NULL: all) */
     const char *sub;  /* tine isa SUBCOMMAND */
     const char *intel, *cpuid, *report; /* isa import --intel FILE --cpuid LIST --report FILE */
+    const char *from, *to;              /* retarget --from T --to T */
+    int show_report, check_run, emit_header; /* retarget --report, --check, --emit-header */
+    const char **cflags;                /* retarget: the C compiler's -I/-D/-U/-std= words (malloc'd) */
+    int ncflags;
 } options;
 
 /* The version tine prints (project(VERSION) of CMakeLists.txt). */
@@ -129,5 +133,7 @@ int cli_cmd_report(const options *o);
 /* tine isa SUBCOMMAND (tools/isa.c; list: tools/isa_list.c). */
 int cli_cmd_isa(const options *o);
 int cli_isa_list(const options *o);
+/* tine retarget FILE (tools/retarget.c). */
+int cli_cmd_retarget(const options *o);
 
 #endif

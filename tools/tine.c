@@ -656,6 +656,7 @@ static int dispatch(const options *o) {
     case CLI_EVAL: return cmd_eval(o);
     case CLI_LIFT: return cmd_lift(o);
     case CLI_SYNTH: return cli_cmd_synth(o);
+    case CLI_RETARGET: return cli_cmd_retarget(o);
     case CLI_PRINT: return cmd_print(o, 0);
     case CLI_EXPAND: return cmd_print(o, 1);
     case CLI_HELP: return cli_help(o);

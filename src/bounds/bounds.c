@@ -140,6 +140,26 @@ static tine_expr_t *buffer_key(tine_ctx_t *ctx, const char *buffer, tine_type_t 
     return tine_var(ctx, key, tine_type_with_lanes(t, 1));
 }
 
+/* A reinterpret from lanes of type s in a to lanes of t of other bits (repacked
+ * little-endian). A value not negative is its own bits. Joining k = bits(t) / bits(s)
+ * lanes, each in [lo, hi], weighs them by 2^(j * bits(s)): [lo * M, hi * M] with
+ * M = sum of those weights; for a signed t that fits when the top lane's top bit is clear
+ * (hi < 2^(bits(s) - 1)), and where it is not, hi * M passes t's max (fit gives t's
+ * range). Splitting a value below 2^bits(t) (2^(bits(t) - 1) for a signed t) leaves it
+ * whole in lane 0 and 0 in the others: [0, hi]. Otherwise a lane may hold any bits: t's
+ * range. */
+static interval repacked(tine_type_t t, tine_type_t s, interval a) {
+    if (!a.known || a.lo < 0 || !tine_type_is_int(s) || t.bits > 64) return type_range(t);
+    int sb = s.bits, tb = t.bits;
+    if (tb > sb) {
+        tine_i128 m = 0; /* below 2^64; hi below 2^32: the products are exact */
+        for (int j = 0; j < tb / sb; j++) m += (tine_i128)1 << (j * sb);
+        return fit(t, a.lo * m, a.hi * m);
+    }
+    if (a.hi >> (t.kind == TINE_INT ? tb - 1 : tb)) return type_range(t);
+    return (interval){0, a.hi, true};
+}
+
 static interval bound_of(tine_ctx_t *ctx, const tine_expr_t *e, const interval *o) {
     tine_type_t t = e->type;
     interval a = e->nops > 0 ? o[0] : unknown(), b = e->nops > 1 ? o[1] : unknown(),
@@ -252,7 +272,9 @@ static interval bound_of(tine_ctx_t *ctx, const tine_expr_t *e, const interval *
                                         : (a.known && a.lo == 0 && a.hi == 0) ? (interval){0, 0, true}
                                                                               : (interval){0, 1, true};
         return a.known ? fit(t, a.lo, a.hi) : type_range(t);
-    case TINE_OP_REINTERPRET: return a.known ? fit(t, a.lo, a.hi) : type_range(t);
+    case TINE_OP_REINTERPRET:
+        if (e->ops[0]->type.lanes != t.lanes) return repacked(t, e->ops[0]->type, a);
+        return a.known ? fit(t, a.lo, a.hi) : type_range(t);
     case TINE_OP_BROADCAST:
     case TINE_OP_SLICE:
     case TINE_OP_DEINTERLEAVE: return a;

@@ -59,8 +59,11 @@ tine_cemit *tine_cemit_new(tine_ctx_t *ctx, const char *target, const char *inde
         tine_set_error(ctx, "unknown target '%s'", target);
         return NULL;
     }
-    uint32_t features = tine_target_features(ctx, target, NULL);
-    if (tine_error(ctx)) return NULL;
+    /* the target is known (its isa is): the features cannot fail, and an error the
+       context holds from an earlier call is no failure of this one */
+    const tine_isa *desc = NULL;
+    uint32_t features = tine_target_features(ctx, target, &desc);
+    if (!desc) return NULL;
     tine_cemit *c = tine_xcalloc(1, sizeof *c);
     c->ctx = ctx;
     c->target = target;
@@ -111,16 +114,28 @@ static const char *scalar_type(tine_type_t t) {
     static const char *u[] = {"uint8_t", "uint16_t", "uint32_t", "uint64_t"}, *s[] = {"int8_t", "int16_t", "int32_t", "int64_t"};
     int k = t.bits == 8 ? 0 : t.bits == 16 ? 1 : t.bits == 32 ? 2 : 3;
     if (t.kind == TINE_BOOL) return "int";
+    if (t.bits > 64) return t.kind == TINE_INT ? "__int128" : "unsigned __int128";
     if (t.kind == TINE_FLOAT) return t.bits == 32 ? "float" : "double";
     return t.kind == TINE_INT ? s[k] : u[k];
 }
 
 static bool pow2(int x) { return x > 0 && (x & (x - 1)) == 0; }
 
+/* The unsigned type a scalar's +, -, * and << are computed in: C's signed overflow (and
+ * int promotion's: u16 * u16 is an int product) is undefined, tine's wraps. */
+static const char *wrap_type(tine_type_t t) { return t.bits > 64 ? "unsigned __int128" : "uint64_t"; }
+
+/* A type's short name for helpers' names: u8, i16, u128. */
+static const char *type_tag(tine_type_t t, char *buf, size_t n) {
+    snprintf(buf, n, "%c%d", t.kind == TINE_INT ? 'i' : t.kind == TINE_BOOL ? 'b' : 'u', t.bits);
+    return buf;
+}
+
 /* A bool vector is held as a mask of lanes of `mbits` bits (-1 or 0), signed. */
 static tine_type_t mask_type(tine_type_t t, int mbits) { return tine_type(TINE_INT, mbits, t.lanes); }
 
 const char *tine_cemit_type(tine_cemit *c, tine_type_t t, char *buf, size_t n) {
+    if (t.kind == TINE_BOOL && t.lanes > 1) t = mask_type(t, 8); /* as bool variables are held */
     if (t.lanes == 1) {
         snprintf(buf, n, "%s", scalar_type(t));
         return buf;
@@ -151,7 +166,8 @@ const char *tine_cemit_reg_type(tine_cemit *c, tine_type_t t, char *buf, size_t 
  * more gives 0 or the sign (docs/SEMANTICS.md); C's is undefined there. */
 static const char *shift_helper(tine_cemit *c, tine_type_t t, tine_type_t ts, bool left) {
     static char name[64];
-    snprintf(name, sizeof name, "tine_%s_%s_%s", left ? "shl" : "shr", scalar_type(t), scalar_type(ts));
+    char t1[16], t2[16];
+    snprintf(name, sizeof name, "tine_%s_%s_%s", left ? "shl" : "shr", type_tag(t, t1, sizeof t1), type_tag(ts, t2, sizeof t2));
     if (once(c, name)) {
         const char *T = scalar_type(t), *S = scalar_type(ts);
         tine_type_t ut = tine_type_with_kind(t, TINE_UINT);
@@ -170,15 +186,21 @@ static const char *shift_helper(tine_cemit *c, tine_type_t t, tine_type_t ts, bo
 /* Division rounding toward -inf, x / 0 = 0 (and its modulo). */
 static const char *divmod_helper(tine_cemit *c, tine_type_t t, bool div) {
     static char name[64];
-    snprintf(name, sizeof name, "tine_%s_%s", div ? "div" : "mod", scalar_type(t));
+    char t1[16];
+    snprintf(name, sizeof name, "tine_%s_%s", div ? "div" : "mod", type_tag(t, t1, sizeof t1));
     if (once(c, name)) {
         const char *T = scalar_type(t);
         tine_buf *b = &c->helpers;
         tine_buf_printf(b, "static inline %s %s(%s a, %s b) {\n    if (b == 0) return 0;\n", T, name, T, T);
         if (t.kind == TINE_INT) {
             tine_buf_printf(b, "    if (b == -1) return %s;\n", div ? "(__typeof__(a))(0u - (uint64_t)a)" : "0");
-            tine_buf_printf(b, "    %s q = a / b, r = a %% b;\n    if (r != 0 && ((r < 0) != (b < 0))) { q -= 1; r += b; }\n", T);
-            tine_buf_printf(b, "    return %s;\n}\n", div ? "q" : "r");
+            /* C's quotient rounds toward 0: one less where the remainder's sign is not the
+               divisor's (each helper computes only what it returns: no variable set unused) */
+            if (div)
+                tine_buf_printf(b, "    %s q = a / b, r = a %% b;\n    if (r != 0 && ((r < 0) != (b < 0))) q -= 1;\n"
+                                   "    return q;\n}\n", T);
+            else
+                tine_buf_printf(b, "    %s r = a %% b;\n    if (r != 0 && ((r < 0) != (b < 0))) r += b;\n    return r;\n}\n", T);
         } else {
             tine_buf_printf(b, "    return a %s b;\n}\n", div ? "/" : "%");
         }
@@ -197,11 +219,18 @@ static const char *remember(tine_cemit *c, const tine_expr_t *e, char *name) {
     return name;
 }
 
+static tine_type_t ctype_of(const tine_expr_t *e);
+
+/* Whether a vector has lanes C's vector types cannot hold (the 128-bit lanes a 64-bit
+ * saturating add computes in): it is an array, computed lane by lane. */
+static bool wide(const tine_expr_t *e) { return e->type.lanes > 1 && e->type.bits > 64 && e->type.kind != TINE_BOOL; }
+
+
 /* A new temporary of e's type holding `expr` (consumed). */
 static const char *define(tine_cemit *c, const tine_expr_t *e, char *expr, tine_buf *out) {
     char ty[48], *name = tine_xmalloc(24);
     snprintf(name, 24, "t%d", c->tmp++);
-    tine_buf_printf(out, "%sconst %s %s = %s;\n", c->indent, tine_cemit_type(c, e->type, ty, sizeof ty), name, expr);
+    tine_buf_printf(out, "%sconst %s %s = %s;\n", c->indent, tine_cemit_type(c, ctype_of(e), ty, sizeof ty), name, expr);
     free(expr);
     return remember(c, e, name);
 }
@@ -210,19 +239,24 @@ static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
 static char *fmt(const char *f, ...) {
     va_list ap;
     va_start(ap, f);
-    tine_buf b = {0};
-    tine_buf_puts(&b, "");
-    char tmp[4096];
-    vsnprintf(tmp, sizeof tmp, f, ap);
+    int n = vsnprintf(NULL, 0, f, ap); /* whatever its length (a constant of 64 lanes, written thrice) */
     va_end(ap);
-    tine_buf_puts(&b, tmp);
-    return b.p;
+    char *s = tine_xmalloc((size_t)n + 1);
+    va_start(ap, f);
+    vsnprintf(s, (size_t)n + 1, f, ap);
+    va_end(ap);
+    return s;
 }
 
 /* A lane's value as a C literal of its type. */
 static void literal(tine_buf *b, tine_type_t t, tine_u128 v) {
-    if (t.kind == TINE_BOOL) {
-        tine_buf_printf(b, "%d", v ? -1 : 0);
+    if (t.bits > 64) { /* no literal of 128 bits in C: the halves */
+        tine_buf_printf(b, "((%s)(((unsigned __int128)%" PRIu64 "ull << 64) | %" PRIu64 "ull))", scalar_type(t),
+                        (uint64_t)(v >> 64), (uint64_t)v);
+        return;
+    }
+    if (t.kind == TINE_BOOL) { /* a scalar bool is 0 or 1 (a vector's lanes are masks: const_expr) */
+        tine_buf_printf(b, "%d", v ? 1 : 0);
         return;
     }
     if (t.kind == TINE_INT) {
@@ -248,7 +282,8 @@ static char *const_expr(tine_cemit *c, const tine_expr_t *e) {
     tine_buf_printf(&b, "(%s){", tine_cemit_type(c, t, ty, sizeof ty));
     for (int i = 0; i < t.lanes; i++) {
         if (i) tine_buf_puts(&b, ", ");
-        literal(&b, t, tine_const_value(e, i));
+        if (e->type.kind == TINE_BOOL) tine_buf_printf(&b, "%d", tine_const_value(e, i) ? -1 : 0); /* a mask lane */
+        else literal(&b, t, tine_const_value(e, i));
     }
     tine_buf_puts(&b, "}");
     return b.p;
@@ -314,15 +349,45 @@ static const char *gather(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
         src[i] = s;
         lane[i] = l;
     }
+    const char *result = NULL;
+    bool any_wide = wide(e);
+    for (int i = 0; i < n; i++) any_wide |= wide(src[i]);
+    if (any_wide) { /* lanes C's vectors cannot hold: one assignment per lane */
+        char *name = tine_xmalloc(24), tyw[48];
+        snprintf(name, 24, "t%d", c->tmp++);
+        if (wide(e)) tine_buf_printf(out, "%s%s %s[%d];\n", c->indent, scalar_type(e->type), name, n);
+        else tine_buf_printf(out, "%s%s %s;\n", c->indent, tine_cemit_type(c, ctype_of(e), tyw, sizeof tyw), name);
+        bool ok = true;
+        for (int i = 0; i < n && ok; i++) {
+            const char *v = value(c, src[i], out);
+            ok = v != NULL;
+            if (ok && src[i]->type.lanes == 1) tine_buf_printf(out, "%s%s[%d] = %s;\n", c->indent, name, i, v);
+            else if (ok) tine_buf_printf(out, "%s%s[%d] = %s[%d];\n", c->indent, name, i, v, lane[i]);
+        }
+        free(src);
+        free(lane);
+        if (!ok) { free(name); return NULL; }
+        if (n == 1 && e->type.lanes == 1) { /* a scalar: its one lane */
+            char *s1 = fmt("%s[0]", name);
+            free(name);
+            name = s1;
+        }
+        return remember(c, e, name);
+    }
     tine_type_t ct = ctype_of(e);
     char ty[48], *acc = NULL;
     tine_cemit_type(c, ct, ty, sizeof ty);
-    const char *result = NULL;
     bool all_scalar = true;
     for (int i = 0; i < n; i++) all_scalar &= src[i]->type.lanes == 1;
+    /* a bool vector's lanes are masks (-1), a scalar bool is 1: converted where they meet */
+    bool bmask = e->type.kind == TINE_BOOL;
     if (n == 1) {
         const char *v = value(c, src[0], out);
-        if (v) result = define(c, e, src[0]->type.lanes == 1 ? tine_strdup(v) : fmt("%s[%d]", v, lane[0]), out);
+        if (v)
+            result = define(c, e, src[0]->type.lanes == 1 ? tine_strdup(v)
+                                  : bmask                 ? fmt("(%s[%d] != 0)", v, lane[0])
+                                                          : fmt("%s[%d]", v, lane[0]),
+                            out);
     } else if (all_scalar) {
         tine_buf b = {0};
         tine_buf_printf(&b, "(%s){", ty);
@@ -330,7 +395,7 @@ static const char *gather(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
         for (int i = 0; i < n && ok; i++) {
             const char *v = value(c, src[i], out);
             ok = v != NULL;
-            if (ok) tine_buf_printf(&b, "%s%s", i ? ", " : "", v);
+            if (ok) tine_buf_printf(&b, "%s%s%s", i ? ", " : "", bmask ? "-" : "", v);
         }
         tine_buf_puts(&b, "}");
         if (ok) result = define(c, e, b.p, out);
@@ -344,7 +409,9 @@ static const char *gather(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
         for (int i = 0; i < n && ok; i++) {
             if (done[i] || src[i]->type.lanes == 1) continue;
             const tine_expr_t *s = src[i];
-            const char *sv = value(c, s, out);
+            /* a bool source's mask at the result's width */
+            char *sv = bmask ? mask_as(c, s, mask_bits(e), out) : NULL;
+            if (!bmask && value(c, s, out)) sv = tine_strdup(value(c, s, out));
             if (!sv) { ok = false; break; }
             tine_buf pos = {0}, take = {0};
             tine_buf_puts(&pos, "");
@@ -356,6 +423,7 @@ static const char *gather(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
                 if (mine) done[k] = true;
             }
             char *moved = fmt("__builtin_shufflevector(%s, %s%s)", sv, sv, pos.p);
+            free(sv);
             char *next = acc ? fmt("__builtin_shufflevector(%s, (%s)%s%s)", acc, ty, moved, take.p) : fmt("(%s)%s", ty, moved);
             free(moved);
             free(pos.p);
@@ -371,7 +439,7 @@ static const char *gather(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
             if (src[k]->type.lanes != 1) continue;
             const char *v = value(c, src[k], out);
             if (!v) { ok = false; break; }
-            tine_buf_printf(out, "%s%s[%d] = %s;\n", c->indent, acc, k, v);
+            tine_buf_printf(out, "%s%s[%d] = %s%s;\n", c->indent, acc, k, bmask ? "-" : "", v);
         }
         free(done);
         if (ok) result = remember(c, e, acc);
@@ -402,7 +470,8 @@ static const char *reduce_add(tine_cemit *c, const tine_expr_t *e, tine_buf *out
         char *name = tine_xmalloc(24);
         snprintf(name, 24, "t%d", c->tmp++);
         if (lanes / 2 == 1)
-            tine_buf_printf(out, "%s%s %s = (%s)(%s[0] + %s[1]);\n", c->indent, scalar_type(ht), name, scalar_type(ht), acc, acc);
+            tine_buf_printf(out, "%s%s %s = (%s)((%s)%s[0] + %s[1]);\n", c->indent, scalar_type(ht), name, scalar_type(ht),
+                            wrap_type(ht), acc, acc);
         else
             tine_buf_printf(out, "%s%s %s = __builtin_shufflevector(%s, %s%s) + __builtin_shufflevector(%s, %s%s);\n",
                             c->indent, tine_cemit_type(c, ht, ty, sizeof ty), name, acc, acc, ev.p, acc, acc, od.p);
@@ -451,9 +520,11 @@ static const char *insn(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
     if (!tine_insn_operand_lanes(in, rl, ol)) {
         return value(c, tine_expand(c->ctx, (tine_expr_t *)e), out);
     } else {
-        int widest = 0;
-        for (int j = 0; j < e->nops; j++)
-            if (j != in->imm && ol[j] * e->ops[j]->type.bits > widest) widest = ol[j] * e->ops[j]->type.bits;
+        int widest = 0; /* the widest register an operand fills (a pack operand's is half its lanes) */
+        for (int j = 0; j < e->nops; j++) {
+            int bits = ol[j] * e->ops[j]->type.bits / (in->pack ? 2 : 1);
+            if (j != in->imm && bits > widest) widest = bits;
+        }
         int maxreg = c->x86 ? 512 : 128;
         if (widest > maxreg) { /* a sum across lanes: one result lane per source register */
             rl = rl * maxreg / widest;
@@ -484,11 +555,20 @@ static const char *insn(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
             for (int k = 0; k < pieces; k++) {
                 if (k) tine_buf_puts(&call, ", ");
                 int pbits = per * ot.bits, rbits = pbits < (c->x86 ? 128 : 64) ? (c->x86 ? 128 : 64) : pbits;
-                if (ot.lanes == 1 || per == 1) { /* a scalar operand (an imported entry's count, set1) */
-                    tine_buf_puts(&call, ov[j]);
+                char rt[48];
+                if (ot.lanes == 1) { /* a scalar in a register's lanes (a one-lane expression selected) */
+                    int lanes = rbits / ot.bits;
+                    char vt[48];
+                    tine_cemit_type(c, tine_type_with_lanes(ot, lanes), vt, sizeof vt);
+                    if (!tine_cemit_reg_type(c, tine_type_with_lanes(ot, lanes), rt, sizeof rt)) {
+                        free(call.p);
+                        for (int q = 0; q < r; q++) free(parts[q]);
+                        free(parts);
+                        return value(c, tine_expand(c->ctx, (tine_expr_t *)e), out);
+                    }
+                    tine_buf_printf(&call, "(%s)((%s){0} + %s)", rt, vt, ov[j]);
                     continue;
                 }
-                char rt[48];
                 if (!tine_cemit_reg_type(c, tine_type_with_lanes(ot, rbits / ot.bits), rt, sizeof rt)) {
                     free(call.p);
                     for (int q = 0; q < r; q++) free(parts[q]);
@@ -525,7 +605,10 @@ static const char *insn(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
     }
     /* the registers joined, cut to the result's lanes */
     const char *res;
-    if (nreg == 1 && rl == t.lanes) {
+    if (t.lanes == 1 && rl > 1) { /* a one-lane result: lane 0 of the register */
+        res = define(c, e, fmt("%s[0]", parts[0]), out);
+        free(parts[0]);
+    } else if (nreg == 1 && rl == t.lanes) {
         res = remember(c, e, parts[0]);
     } else {
         tine_buf b = {0};
@@ -604,11 +687,79 @@ static bool plain_count(const tine_expr_t *n, int bits) {
     return true;
 }
 
+/* Lane i of a value as a scalar C expression (a vector's or an array's element, a
+ * scalar itself). */
+static char *lane_of(const char *v, const tine_expr_t *e, const char *i) {
+    return e->type.lanes == 1 ? fmt("%s", v) : fmt("%s[%s]", v, i);
+}
+
+/* An elementwise node computed lane by lane in scalar C (the array of a wide vector, or
+ * a vector whose operands are wide). */
+static const char *lanewise(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
+    const char *ov[3] = {0};
+    for (int j = 0; j < e->nops; j++)
+        if (!(ov[j] = value(c, e->ops[j], out))) return NULL;
+    tine_type_t t = e->type;
+    char ty[48], *name = tine_xmalloc(24);
+    snprintf(name, 24, "t%d", c->tmp++);
+    tine_type_t ct = ctype_of(e);
+    if (wide(e)) tine_buf_printf(out, "%s%s %s[%d];\n", c->indent, scalar_type(t), name, t.lanes);
+    else tine_buf_printf(out, "%s%s %s;\n", c->indent, tine_cemit_type(c, ct, ty, sizeof ty), name);
+    const char *T = scalar_type(ct);
+    char *a = e->nops > 0 ? lane_of(ov[0], e->ops[0], "i") : NULL, *b = e->nops > 1 ? lane_of(ov[1], e->ops[1], "i") : NULL;
+    char *x = NULL;
+    const char *tok = binop_token((tine_op_t)e->op);
+    switch (e->op) {
+    case TINE_OP_ADD: case TINE_OP_SUB: case TINE_OP_MUL:
+        x = fmt("(%s)((%s)%s %s (%s)%s)", T, wrap_type(ct), a, tok, wrap_type(ct), b);
+        break;
+    case TINE_OP_AND: case TINE_OP_OR: case TINE_OP_XOR:
+        x = fmt("(%s)(%s %s %s)", T, a, tok, b);
+        break;
+    case TINE_OP_EQ: case TINE_OP_NE: case TINE_OP_LT: case TINE_OP_LE: case TINE_OP_GT: case TINE_OP_GE:
+        x = fmt("(%s)(%s %s %s ? -1 : 0)", T, a, tok, b);
+        break;
+    case TINE_OP_NEG: x = fmt("(%s)(0 - (%s)%s)", T, wrap_type(ct), a); break;
+    case TINE_OP_NOT: x = fmt("(%s)~%s", T, a); break;
+    case TINE_OP_MIN: x = fmt("%s < %s ? %s : %s", a, b, a, b); break;
+    case TINE_OP_MAX: x = fmt("%s > %s ? %s : %s", a, b, a, b); break;
+    case TINE_OP_SELECT: {
+        char *f = lane_of(value(c, e->ops[2], out), e->ops[2], "i");
+        x = fmt("%s ? %s : %s", a, b, f);
+        free(f);
+        break;
+    }
+    case TINE_OP_SHL: case TINE_OP_SHR:
+        x = fmt("%s(%s, %s)", shift_helper(c, tine_type_with_lanes(t, 1), tine_type_with_lanes(e->ops[1]->type, 1), e->op == TINE_OP_SHL), a, b);
+        break;
+    case TINE_OP_DIV: case TINE_OP_MOD:
+        x = fmt("%s(%s, %s)", divmod_helper(c, tine_type_with_lanes(t, 1), e->op == TINE_OP_DIV), a, b);
+        break;
+    case TINE_OP_CAST:
+        if (t.kind == TINE_BOOL) x = fmt("(%s)(%s != 0 ? -1 : 0)", T, a);
+        else if (e->ops[0]->type.kind == TINE_BOOL) x = fmt("(%s)(%s != 0)", T, a);
+        else x = fmt("(%s)%s", T, a);
+        break;
+    case TINE_OP_REINTERPRET: x = fmt("(%s)%s", T, a); break; /* same bits per lane: the value wraps */
+    default: break;
+    }
+    free(a);
+    free(b);
+    if (!x) {
+        free(name);
+        tine_set_error(c->ctx, "the C emitter cannot write '%s' lane by lane", tine_op_name((tine_op_t)e->op));
+        return NULL;
+    }
+    tine_buf_printf(out, "%sfor (int i = 0; i < %d; i++) %s[i] = %s;\n", c->indent, t.lanes, name, x);
+    free(x);
+    return remember(c, e, name);
+}
+
 static const char *node(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
     tine_type_t t = e->type;
     char ty[48];
     bool vec = t.lanes > 1;
-    if (vec && !pow2(t.lanes * (t.kind == TINE_BOOL ? 8 : t.bits) / 8) && e->op != TINE_OP_CONCAT) {
+    if (vec && !wide(e) && !pow2(t.lanes * (t.kind == TINE_BOOL ? 8 : t.bits) / 8) && e->op != TINE_OP_CONCAT) {
         tine_set_error(c->ctx, "the C emitter holds vectors of a power of two of bytes, not %d lanes of %d bits", t.lanes,
                        t.bits);
         return NULL;
@@ -619,7 +770,19 @@ static const char *node(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
             if (c->binds[i].e == e) return c->binds[i].name;
         tine_set_error(c->ctx, "the C emitter has no name for variable '%s'", tine_expr_name(e));
         return NULL;
-    case TINE_OP_CONST: return define(c, e, const_expr(c, e), out);
+    case TINE_OP_CONST:
+        if (wide(e)) {
+            char *name = tine_xmalloc(24);
+            snprintf(name, 24, "t%d", c->tmp++);
+            tine_buf_printf(out, "%sconst %s %s[%d] = {", c->indent, scalar_type(t), name, t.lanes);
+            for (int i = 0; i < t.lanes; i++) {
+                if (i) tine_buf_puts(out, ", ");
+                literal(out, t, tine_const_value(e, i));
+            }
+            tine_buf_puts(out, "};\n");
+            return remember(c, e, name);
+        }
+        return remember(c, e, const_expr(c, e)); /* written where used: no temporary to leave unused */
     case TINE_OP_CONCAT:
     case TINE_OP_SLICE:
     case TINE_OP_INTERLEAVE:
@@ -631,6 +794,28 @@ static const char *node(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
     default: break;
     }
     if (tine_op_is_fpir((tine_op_t)e->op)) return value(c, tine_fpir_expand_node(c->ctx, e), out);
+    if (e->nops == 2 && e->ops[0] == e->ops[1] && e->ops[0]->type.kind != TINE_FLOAT) {
+        /* one integer operand twice: C compilers warn of `x < x` and `x < x ? x : x`
+           (-Wtautological-compare), whose values are known */
+        if (e->op == TINE_OP_MIN || e->op == TINE_OP_MAX) {
+            const char *a = value(c, e->ops[0], out);
+            return a ? remember(c, e, tine_strdup(a)) : NULL;
+        }
+        if (e->op >= TINE_OP_EQ && e->op <= TINE_OP_GE) {
+            bool truth = e->op == TINE_OP_EQ || e->op == TINE_OP_LE || e->op == TINE_OP_GE;
+            if (!vec) return define(c, e, fmt("%d", truth), out);
+            tine_buf r = {0};
+            tine_buf_printf(&r, "(%s){", tine_cemit_type(c, ctype_of(e), ty, sizeof ty));
+            for (int i = 0; i < t.lanes; i++) tine_buf_printf(&r, "%s%d", i ? ", " : "", truth ? -1 : 0);
+            tine_buf_puts(&r, "}");
+            return define(c, e, r.p, out);
+        }
+    }
+    if (vec) {
+        bool any = wide(e);
+        for (int j = 0; j < e->nops; j++) any |= wide(e->ops[j]);
+        if (any && !(e->op == TINE_OP_REINTERPRET && e->ops[0]->type.bits != t.bits)) return lanewise(c, e, out);
+    }
     const char *a = e->nops > 0 ? value(c, e->ops[0], out) : NULL;
     const char *b = e->nops > 1 ? value(c, e->ops[1], out) : NULL;
     if ((e->nops > 0 && !a) || (e->nops > 1 && !b)) return NULL;
@@ -650,6 +835,15 @@ static const char *node(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
             free(bb);
             return define(c, e, r, out);
         }
+        if (e->op == TINE_OP_ADD || e->op == TINE_OP_SUB || e->op == TINE_OP_MUL) { /* wrapping */
+            const char *tok = binop_token((tine_op_t)e->op);
+            if (!vec) return define(c, e, fmt("(%s)((%s)%s %s (%s)%s)", ty, wrap_type(t), a, tok, wrap_type(t), b), out);
+            if (t.kind == TINE_INT) {
+                char ut[48];
+                tine_cemit_type(c, tine_type_with_kind(t, TINE_UINT), ut, sizeof ut);
+                return define(c, e, fmt("(%s)((%s)%s %s (%s)%s)", ty, ut, a, tok, ut, b), out);
+            }
+        }
         if (!vec) return define(c, e, fmt("(%s)(%s %s %s)", ty, a, binop_token((tine_op_t)e->op), b), out);
         return define(c, e, fmt("%s %s %s", a, binop_token((tine_op_t)e->op), b), out);
     case TINE_OP_EQ:
@@ -663,7 +857,13 @@ static const char *node(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
             return NULL;
         }
         return define(c, e, fmt("%s %s %s", a, binop_token((tine_op_t)e->op), b), out);
-    case TINE_OP_NEG: return define(c, e, vec ? fmt("-%s", a) : fmt("(%s)-%s", ty, a), out);
+    case TINE_OP_NEG: {
+        if (!vec) return define(c, e, fmt("(%s)(0 - (%s)%s)", ty, wrap_type(t), a), out);
+        if (t.kind != TINE_INT) return define(c, e, fmt("-%s", a), out);
+        char ut[48]; /* -INT_MIN wraps */
+        tine_cemit_type(c, tine_type_with_kind(t, TINE_UINT), ut, sizeof ut);
+        return define(c, e, fmt("(%s)-(%s)%s", ty, ut, a), out);
+    }
     case TINE_OP_NOT:
         if (t.kind == TINE_BOOL && !vec) return define(c, e, fmt("!%s", a), out);
         return define(c, e, vec ? fmt("~%s", a) : fmt("(%s)~%s", ty, a), out);
@@ -686,17 +886,30 @@ static const char *node(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
     case TINE_OP_SHR:
         if (plain_count(e->ops[1], t.bits)) {
             const char *tok = e->op == TINE_OP_SHL ? "<<" : ">>";
-            if (!vec) return define(c, e, fmt("(%s)(%s %s %s)", ty, a, tok, b), out);
+            bool left = e->op == TINE_OP_SHL;
+            /* a left shift of a negative value is undefined in C: in the unsigned type */
+            if (!vec) return define(c, e, left ? fmt("(%s)((%s)%s << %s)", ty, wrap_type(t), a, b)
+                                                : fmt("(%s)(%s >> %s)", ty, a, b), out);
+            char ut[48];
+            tine_cemit_type(c, tine_type_with_kind(t, TINE_UINT), ut, sizeof ut);
+            char *x = left && t.kind == TINE_INT ? fmt("(%s)%s", ut, a) : fmt("%s", a), *r;
             if (e->ops[1]->flags & TINE_F_UNIFORM) {
                 tine_buf lit = {0};
                 literal(&lit, tine_type(TINE_INT, 32, 1), tine_const_value(e->ops[1], 0));
-                char *r = fmt("%s %s %s", a, tok, lit.p);
+                r = fmt("%s %s %s", x, tok, lit.p);
                 free(lit.p);
-                return define(c, e, r, out);
+            } else {
+                char st[48];
+                tine_cemit_type(c, left ? tine_type_with_kind(t, TINE_UINT) : t, st, sizeof st);
+                r = fmt("%s %s (%s)%s", x, tok, st, b);
             }
-            char st[48];
-            tine_cemit_type(c, t, st, sizeof st);
-            return define(c, e, fmt("%s %s (%s)%s", a, tok, st, b), out);
+            free(x);
+            if (left && t.kind == TINE_INT) {
+                char *r2 = fmt("(%s)(%s)", ty, r);
+                free(r);
+                r = r2;
+            }
+            return define(c, e, r, out);
         }
         return lane_loop(c, e, shift_helper(c, t, tine_type_with_lanes(e->ops[1]->type, 1), e->op == TINE_OP_SHL), a, b, out);
     case TINE_OP_DIV:
@@ -720,7 +933,9 @@ static const char *node(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
     case TINE_OP_RAMP: {
         tine_buf r = {0};
         tine_buf_printf(&r, "(%s){", ty);
-        for (int i = 0; i < t.lanes; i++) tine_buf_printf(&r, "%s(%s)(%s + %d * %s)", i ? ", " : "", scalar_type(t), a, i, b);
+        for (int i = 0; i < t.lanes; i++) /* wrapping */
+            tine_buf_printf(&r, "%s(%s)((%s)%s + %du * (%s)%s)", i ? ", " : "", scalar_type(t), wrap_type(t), a, i,
+                            wrap_type(t), b);
         tine_buf_puts(&r, "}");
         return define(c, e, r.p, out);
     }
@@ -736,7 +951,20 @@ static const char *value(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
     return node(c, e, out);
 }
 
-const char *tine_cemit_value(tine_cemit *c, const tine_expr_t *e, tine_buf *out) { return value(c, e, out); }
+const char *tine_cemit_value(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
+    const char *v = value(c, e, out);
+    if (!v || e->type.kind != TINE_BOOL || e->type.lanes == 1 || mask_bits(e) == 8) return v;
+    /* a bool vector computed as a mask of wider lanes (a comparison of u32 lanes): the
+       caller gets the type tine_cemit_type gives, a mask of 8-bit lanes (not memoized as
+       e's value, which stays the wide mask the nodes above it use) */
+    char ty[48], *name = tine_xmalloc(24);
+    snprintf(name, 24, "t%d", c->tmp++);
+    tine_cemit_type(c, e->type, ty, sizeof ty);
+    tine_buf_printf(out, "%sconst %s %s = __builtin_convertvector(%s, %s);\n", c->indent, ty, name, v, ty);
+    TINE_GROW(c->vals, c->nvals + 1, c->capvals);
+    c->vals[c->nvals++] = name;
+    return name;
+}
 
 void tine_cemit_prelude(tine_cemit *c, tine_buf *out) {
     tine_buf_puts(out, c->types.p);

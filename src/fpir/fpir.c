@@ -14,7 +14,7 @@
 typedef struct tine_fpir_tmpl {
     uint16_t op;
     tine_type_t types[3], rt;
-    tine_expr_t *ph[4];     /* placeholders (4: instruction templates share substitute) */
+    tine_expr_t *ph[TINE_INSN_MAX_OPS]; /* placeholders (instruction templates share substitute: up to 6) */
     tine_expr_t *expansion; /* fully expanded; NULL if the definition does not apply */
     char *error;            /* why not (malloc'd), when expansion is NULL */
 } tine_fpir_tmpl;
@@ -231,7 +231,7 @@ static tine_expr_t *substitute(tine_ctx_t *ctx, const tine_fpir_tmpl *m, tine_ex
 
 tine_expr_t *tine_substitute(tine_ctx_t *ctx, const tine_expr_t *root, const tine_expr_t *const *from,
                              tine_expr_t *const *to, int n) {
-    TINE_ASSERT(n >= 0 && n <= 4);
+    TINE_ASSERT(n >= 0 && n <= TINE_INSN_MAX_OPS);
     tine_fpir_tmpl m = {.expansion = (tine_expr_t *)root};
     for (int i = 0; i < n; i++) m.ph[i] = (tine_expr_t *)from[i];
     return substitute(ctx, &m, to, n);
@@ -273,4 +273,43 @@ tine_expr_t *tine_expand(tine_ctx_t *ctx, tine_expr_t *root) {
     tine_expr_t *r = st->expanded[root->id];
     free(order);
     return r;
+}
+
+/* Every subexpression whose operands are constants, evaluated once: a semantics applied
+ * to constants (an intrinsic's immediate, a shift count) becomes the constant it computes,
+ * and a select on a constant condition its chosen operand, so what the rules see is what
+ * the source meant (a rounding shift by 8, not by min(i32(8), 17)). */
+tine_expr_t *tine_fold_constants(tine_ctx_t *ctx, tine_expr_t *root) {
+    if (!root) return NULL;
+    uint32_t n;
+    tine_expr_t **order = tine_topo(ctx, root, &n);
+    tine_u64map memo = {0};
+    tine_env_t *env = tine_env_new(ctx);
+    tine_expr_t *result = root;
+    for (uint32_t k = 0; k < n; k++) {
+        tine_expr_t *e = order[k], *ops[256];
+        bool changed = false, all_const = e->nops > 0;
+        for (int i = 0; i < e->nops; i++) {
+            uint64_t v;
+            ops[i] = tine_u64map_get(&memo, e->ops[i]->id, &v) ? (tine_expr_t *)(uintptr_t)v : e->ops[i];
+            changed |= ops[i] != e->ops[i];
+            all_const &= ops[i]->op == TINE_OP_CONST;
+        }
+        tine_expr_t *r = changed ? tine_rebuild(ctx, e, ops) : e;
+        if (!r) break;
+        if (r->op == TINE_OP_SELECT && ops[0]->op == TINE_OP_CONST && (ops[0]->flags & TINE_F_UNIFORM))
+            r = tine_const_value(ops[0], 0) ? ops[1] : ops[2];
+        else if (all_const && r->op != TINE_OP_LOAD && r->op != TINE_OP_VAR) {
+            tine_u128 *vals = tine_xmalloc(sizeof *vals * (size_t)r->type.lanes);
+            if (tine_eval128(ctx, r, env, vals) == 0) r = tine_const_u128(ctx, r->type, vals);
+            else tine_clear_error(ctx);
+            free(vals);
+        }
+        tine_u64map_put(&memo, e->id, (uint64_t)(uintptr_t)r);
+        if (k + 1 == n) result = r;
+    }
+    free(order);
+    tine_u64map_free(&memo);
+    tine_env_free(env);
+    return result;
 }

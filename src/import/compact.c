@@ -169,7 +169,7 @@ static tine_expr_t *tidy_node(tine_ctx_t *ctx, tine_expr_t *e) {
         tine_expr_const_lane(e->ops[1], 0) == 1)
         return a;
     if (op == TINE_OP_REINTERPRET && a->op == TINE_OP_REINTERPRET)
-        return tine_reinterpret(ctx, e->type, a->ops[0]);
+        return tine_bitcast(ctx, e->type, a->ops[0]);
     if (op == TINE_OP_CAST && a->op == TINE_OP_CAST && a->type.bits > e->type.bits && same_elem(a->ops[0]->type, e->type))
         return a->ops[0];
     /* the low bits of a wide add, sub, mul or bitwise op are the narrow op's */

@@ -12,14 +12,45 @@
 typedef tine_elab_val val;
 typedef tine_elab elab;
 
-/* T(x), cast<T>(x), reinterpret<T>(x), widen(x), narrow(x); t is T for T(x). */
+/* A type with lanes, u16x8 (as a variable's suffix writes them), in a type position: 1
+ * with *t, 0 when the name is no such type, -1 after an error (too many lanes). */
+static int lanes_type(elab *el, const tine_ast *ty, tine_type_t *t) {
+    const char *x = ty->kind == A_TYPE && ty->nargs == 0 ? strchr(ty->name, 'x') : NULL;
+    if (!x || !tine_parse_type_name(ty->name, (size_t)(x - ty->name), t) || !x[1] || x[1] == '0') return 0;
+    long l = 0;
+    for (const char *d = x + 1; *d; d++) {
+        if (*d < '0' || *d > '9') return 0;
+        if (l <= TINE_MAX_LANES) l = l * 10 + (*d - '0'); /* past the limit it stays past it */
+    }
+    if (l > TINE_MAX_LANES) {
+        tine_elab_fail(el, ty, "%s: a vector has at most %d lanes", ty->name, TINE_MAX_LANES);
+        return -1;
+    }
+    *t = tine_type_with_lanes(*t, (int)l);
+    return 1;
+}
+
+/* T(x), cast<T>(x), reinterpret<T>(x), widen(x), narrow(x); t is T for T(x). The type of
+ * reinterpret may have lanes (reinterpret<u16x8>(a_u8x16)): the operand's bits as that
+ * vector, its lanes repacked (tine_bitcast); the operand is elaborated at the lanes of the
+ * call's position, as every cast's. */
 static val elab_cast(elab *el, const tine_ast *a, int lanes, bool is_cast, tine_type_t t) {
     const char *n = a->name;
     if (!tine_elab_ok(el, tine_elab_arity(el, a, 1))) return (val){0};
-    bool re = !strcmp(n, "reinterpret");
+    bool re = !strcmp(n, "reinterpret"), whole = false;
     if (!is_cast && (!strcmp(n, "cast") || re)) {
         if (!a->targ) return tine_elab_fail(el, a, "%s needs a type, as in %s<u8>(x)", n, n);
-        t = tine_elab_type_of(el, a->targ);
+        int k = lanes_type(el, a->targ, &t);
+        if (k < 0) return (val){0};
+        if (k && !re)
+            return tine_elab_fail(el, a->targ, "cast<%s>: a cast keeps its operand's lanes, its type has none (only "
+                                  "reinterpret<%s> repacks them)", a->targ->name, a->targ->name);
+        /* a rule holds at every lane count its terms have: a type of fixed lanes has none */
+        if (k && tine_elab_env_of(el)->mode != TINE_ELAB_EXPR)
+            return tine_elab_fail(el, a->targ, "reinterpret<%s>: a rule's types have no lanes (a rule matches any)",
+                                  a->targ->name);
+        whole = k == 1;
+        if (!whole) t = tine_elab_type_of(el, a->targ);
         if (!tine_type_valid(t)) return (val){0};
     }
     val v = tine_elab_expr(el, a->args[0], lanes);
@@ -36,6 +67,7 @@ static val elab_cast(elab *el, const tine_ast *a, int lanes, bool is_cast, tine_
         if (re) return tine_elab_need_typed(el, a->args[0], v);
         return tine_elab_lit_to(el, a->args[0], v, tine_type_with_lanes(t, lanes));
     }
+    if (whole) return tine_elab_typed(el, a, tine_bitcast(ctx, t, v.e));
     return tine_elab_typed(el, a, re ? tine_reinterpret(ctx, t, v.e) : tine_cast(ctx, t, v.e));
 }
 

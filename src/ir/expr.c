@@ -557,6 +557,16 @@ tine_expr_t *tine_cast(tine_ctx_t *ctx, tine_type_t elem, tine_expr_t *a) {
     return tine_make(ctx, TINE_OP_CAST, t, 1, &a, 0, 0, NULL, 0);
 }
 
+/* The REINTERPRET node of a's bits as t, whose lanes × bits the caller checked equal to
+ * a's. A reinterpret's operand is never a reinterpret: the bits are what matters, and
+ * little-endian repacking composes (u8x16 -> u16x8 -> u32x4 is u8x16 -> u32x4), so a
+ * chain is one node whatever lanes its links have. */
+static tine_expr_t *reinterpret_node(tine_ctx_t *ctx, tine_type_t t, tine_expr_t *a) {
+    if (a->op == TINE_OP_REINTERPRET) a = a->ops[0];
+    if (tine_type_eq(t, a->type)) return a;
+    return tine_make(ctx, TINE_OP_REINTERPRET, t, 1, &a, 0, 0, NULL, 0);
+}
+
 tine_expr_t *tine_reinterpret(tine_ctx_t *ctx, tine_type_t elem, tine_expr_t *a) {
     if (!a) return NULL;
     tine_type_t t = tine_type_with_lanes(elem, a->type.lanes);
@@ -567,9 +577,21 @@ tine_expr_t *tine_reinterpret(tine_ctx_t *ctx, tine_type_t elem, tine_expr_t *a)
                        tine_type_str(a->type, x, sizeof x), tine_type_str(t, y, sizeof y));
         return NULL;
     }
-    if (a->op == TINE_OP_REINTERPRET) a = a->ops[0]; /* the bits, once: reinterpret<i8>(reinterpret<u8>(x)) */
-    if (tine_type_eq(t, a->type)) return a;
-    return tine_make(ctx, TINE_OP_REINTERPRET, t, 1, &a, 0, 0, NULL, 0);
+    return reinterpret_node(ctx, t, a);
+}
+
+tine_expr_t *tine_bitcast(tine_ctx_t *ctx, tine_type_t t, tine_expr_t *a) {
+    if (!a) return NULL;
+    if (!check_type(ctx, t, "reinterpret")) return NULL;
+    if ((int)t.lanes * t.bits != (int)a->type.lanes * a->type.bits || t.kind == TINE_BOOL ||
+        a->type.kind == TINE_BOOL) {
+        char x[32], y[32];
+        tine_set_error(ctx, "reinterpret needs non-bool types of the same total bits: %s (%d bits) to %s (%d bits)",
+                       tine_type_str(a->type, x, sizeof x), a->type.lanes * a->type.bits,
+                       tine_type_str(t, y, sizeof y), t.lanes * t.bits);
+        return NULL;
+    }
+    return reinterpret_node(ctx, t, a); /* at a's lanes: a's bits per lane, tine_reinterpret's node */
 }
 
 tine_expr_t *tine_broadcast(tine_ctx_t *ctx, tine_expr_t *s, int lanes) {

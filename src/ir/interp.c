@@ -172,6 +172,9 @@ static tine_u128 putf(tine_type_t t, double d) {
 
 static bool is_signed(tine_type_t t) { return t.kind == TINE_INT; }
 
+/* The low n bits of v (n <= 128): a lane's bit pattern without its sign extension. */
+static tine_u128 low_bits(tine_u128 v, int n) { return n >= 128 ? v : v & (((tine_u128)1 << n) - 1); }
+
 static int cmp(tine_type_t t, tine_u128 a, tine_u128 b) {
     if (t.kind == TINE_FLOAT) {
         double x = getf(t, a), y = getf(t, b);
@@ -365,13 +368,22 @@ static int eval_node(interp *in, const tine_expr_t *e, tine_u128 *const *ov, tin
     case TINE_OP_CAST:
         for (int i = 0; i < L; i++) r[i] = cast(t, e->ops[0]->type, ov[0][i]);
         return 0;
-    case TINE_OP_REINTERPRET:
+    case TINE_OP_REINTERPRET: {
+        /* little-endian: lane i holds bits i*tb ... i*tb + tb - 1 of the vector, from the
+           k = tb / sb operand lanes it joins or the part of one lane it splits (bits are
+           powers of two, so one divides the other) */
+        int sb = e->ops[0]->type.bits, tb = t.bits;
         for (int i = 0; i < L; i++) {
-            tine_u128 bits = ov[0][i];
-            if (t.bits < 128) bits &= ((tine_u128)1 << t.bits) - 1;
+            tine_u128 bits = 0;
+            if (tb >= sb)
+                for (int j = 0; j < tb / sb; j++) bits |= low_bits(ov[0][i * (tb / sb) + j], sb) << (j * sb);
+            else
+                bits = ov[0][i / (sb / tb)] >> (i % (sb / tb) * tb);
+            bits = low_bits(bits, tb);
             r[i] = t.kind == TINE_FLOAT ? bits : tine_canon(t, bits);
         }
         return 0;
+    }
     case TINE_OP_RAMP:
         for (int i = 0; i < L; i++) r[i] = tine_canon(t, ov[0][0] + (tine_u128)i * ov[1][0]);
         return 0;
@@ -445,3 +457,4 @@ int tine_eval(tine_ctx_t *ctx, const tine_expr_t *e, tine_env_t *env, uint64_t *
     for (int i = 0; i < e->type.lanes; i++) out[i] = (uint64_t)v[i];
     return 0;
 }
+

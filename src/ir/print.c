@@ -168,7 +168,11 @@ static void print_expr(printer *p, const tine_expr_t *e, int lanes) {
         tine_buf_putc(b, ')');
         return;
     case TINE_OP_REINTERPRET:
-        tine_buf_printf(b, "reinterpret<%s>(", tine_type_name(e->type, tn));
+        /* to other lane sizes: the lanes in the type (u16x8, u64x1), the operand at this
+           position's lanes, as the elaborator reads it back */
+        tine_buf_printf(b, "reinterpret<%s", tine_type_name(e->type, tn));
+        if (e->type.lanes != e->ops[0]->type.lanes) tine_buf_printf(b, "x%d", e->type.lanes);
+        tine_buf_puts(b, ">(");
         print_expr(p, e->ops[0], lanes);
         tine_buf_putc(b, ')');
         return;

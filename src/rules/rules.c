@@ -36,6 +36,9 @@ static bool bind(bindings *b, const tine_expr_t *w, tine_expr_t *v) {
     return true;
 }
 
+/* Lanes are not compared: a pattern holds at any. A reinterpret in a pattern keeps its
+ * operand's bits (a rule's types have no lanes, elab_builtins.c), so a term's reinterpret
+ * to lanes of other bits (u8x16 to u16x8) never matches one: its operand's element differs. */
 static bool match(const tine_expr_t *p, tine_expr_t *s, bindings *b) {
     if (!same_elem(p->type, s->type)) return false;
     if (is_wild(p)) {

@@ -43,8 +43,10 @@ static tine_expr_t *fold_casts(search *S, tine_expr_t *e) {
         uint32_t n;
         tine_expr_t **order = tine_topo(S->ctx, e, &n), *x = NULL;
         for (uint32_t k = 0; k < n && !x; k++)
+            /* (one lane's value stands for all: not a reinterpret to other lanes, whose
+               lanes from a uniform constant may differ) */
             if ((order[k]->op == TINE_OP_CAST || order[k]->op == TINE_OP_REINTERPRET) &&
-                order[k]->ops[0]->op == TINE_OP_CONST)
+                order[k]->type.lanes == order[k]->ops[0]->type.lanes && order[k]->ops[0]->op == TINE_OP_CONST)
                 x = order[k];
         free(order);
         if (!x) {

@@ -172,7 +172,9 @@ static tine_expr_t *relane(search *S, const tine_expr_t *e, int from, int to) {
     switch ((tine_op_t)e->op) {
     case TINE_OP_INSN: return tine_insn_make(ctx, e->imm, e->nops, a);
     case TINE_OP_CAST: return tine_cast(ctx, e->type, a[0]);
-    case TINE_OP_REINTERPRET: return tine_reinterpret(ctx, e->type, a[0]);
+    case TINE_OP_REINTERPRET: /* its lanes scaled as its operand's were (to other lane sizes too) */
+        return tine_bitcast(ctx, tine_type_with_lanes(e->type, a[0]->type.lanes * e->type.lanes / e->ops[0]->type.lanes),
+                            a[0]);
     case TINE_OP_NEG: case TINE_OP_NOT: return tine_unary(ctx, (tine_op_t)e->op, a[0]);
     case TINE_OP_SELECT: return tine_select(ctx, a[0], a[1], a[2]);
     case TINE_OP_INTERLEAVE: return tine_interleave(ctx, e->nops, a);

@@ -166,6 +166,11 @@ static void put(printer *p, const tine_expr_t *e, bool lhs) {
         return;
     case TINE_OP_CAST:
     case TINE_OP_REINTERPRET:
+        /* a rule's types have no lanes: a reinterpret to lanes of other bits is no rule */
+        if (e->type.lanes != e->ops[0]->type.lanes) {
+            p->ok = false;
+            return;
+        }
         tine_buf_puts(p->b, e->op == TINE_OP_CAST ? "cast<" : "reinterpret<");
         put_type(p, e->type);
         tine_buf_puts(p->b, ">(");

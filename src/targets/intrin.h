@@ -22,6 +22,7 @@ typedef struct {
     tine_iparam_kind kind;
     tine_type_t type; /* VEC, SCALAR, TUPLE: each value's type; IMM: i32; PTR: the element */
     int n;            /* TUPLE: its vectors */
+    int lo, hi;       /* IMM: the values the C intrinsic accepts, lo..hi (lo > hi: not known) */
     const char *name;
 } tine_iparam;
 
@@ -38,9 +39,11 @@ typedef struct tine_intrin {
     tine_type_t result[TINE_INTRIN_MAX_RESULTS];
     /* private to intrin.c */
     int src_kind; /* 0: an instruction (isa entry), 1: an .intrin line */
+    bool pack;    /* the instruction's one operand is the first two parameters */
     uint32_t code;
     int line;
     tine_type_t T, U;
+    int ti, ui, q, w; /* what the line's {T} {U} {q} {W} stood for in the name */
 } tine_intrin;
 
 /* The intrinsic called `name` in the C intrinsics of `family` ("arm": arm_neon.h; "x86":
@@ -51,14 +54,22 @@ const tine_intrin *tine_intrin_find(tine_ctx_t *ctx, const char *family, const c
  * in order (of the parameters' types); imms: the value of each IMM parameter, in order;
  * mem: for a LOAD, the elements read (mem_lanes of mem_elem). results[0..nresults): the
  * values, primitive ops only; for a STORE, results[0] is what is written. false with an
- * error (an immediate out of range, an operand of another type). */
+ * error (an immediate outside the range its parameter gives, an operand of another
+ * type). */
 bool tine_intrin_apply(tine_ctx_t *ctx, const tine_intrin *in, tine_expr_t *const *args, const int64_t *imms,
                        tine_expr_t *mem, tine_expr_t **results);
 
 /* Calls fn for every intrinsic of a family's .intrin description and every form with a
  * C name of its instruction descriptions (tests, the emulation header); stops at fn's
- * false. */
+ * false. A name that does not resolve is skipped; then the result is false, with the
+ * first such error. */
 typedef bool (*tine_intrin_each_fn)(void *user, const tine_intrin *in);
 bool tine_intrin_each(tine_ctx_t *ctx, const char *family, tine_intrin_each_fn fn, void *user);
+
+/* For tests: reads `text` as the family's .intrin description instead of the built-in one
+ * (errors then name `file`), forgetting every intrinsic found so far. false with the
+ * error of the first line that does not read (a line's semantics is read when its
+ * intrinsic is first found). */
+bool tine_intrin_read_text(tine_ctx_t *ctx, const char *family, const char *text, const char *file);
 
 #endif

@@ -27,14 +27,18 @@ static const tine_type_t ITYPES[8] = {
 };
 static const tine_type_t BOOLT = {TINE_BOOL, 1, 1};
 
-typedef enum { F_BINARY, F_UNARY, F_SELECT, F_CAST, F_REINTERPRET, F_FPIR } form;
+/* F_REPACK: a reinterpret to lanes of other bits (tine_bitcast), the operand and the
+   result as few lanes as make their bits equal (u8x2 to u16x1, u64x1 to u8x8) */
+typedef enum { F_BINARY, F_UNARY, F_SELECT, F_CAST, F_REINTERPRET, F_REPACK, F_FPIR } form;
+
+enum { MAX_CASE_LANES = 8 };
 
 typedef struct {
     form f;
     tine_op_t op;
     int n;
-    tine_type_t ot[3];  /* operand types */
-    tine_type_t tparam; /* of casts, reinterprets and saturating_cast */
+    tine_type_t ot[3];  /* operand types (one lane, except a repack's) */
+    tine_type_t tparam; /* of casts, reinterprets and saturating_cast (a repack's with lanes) */
     char name[64];
 } bcase;
 
@@ -60,6 +64,7 @@ static tine_expr_t *build(tine_ctx_t *ctx, const bcase *c, tine_expr_t *const *v
     case F_SELECT: return tine_select(ctx, v[0], v[1], v[2]);
     case F_CAST: return tine_cast(ctx, c->tparam, v[0]);
     case F_REINTERPRET: return tine_reinterpret(ctx, c->tparam, v[0]);
+    case F_REPACK: return tine_bitcast(ctx, c->tparam, v[0]);
     case F_FPIR: return tine_fpir(ctx, c->op, c->n, v, c->tparam);
     }
     return NULL;
@@ -173,6 +178,14 @@ static Z3_ast inside(tine_smt *s, tine_type_t t, Z3_ast x, tine_i128 lo, tine_i1
     return Z3_mk_and(z, 2, (Z3_ast[]){Z3_mk_not(z, lt(s, sgn, x, num(s, t, lo))), Z3_mk_not(z, lt(s, sgn, num(s, t, hi), x))});
 }
 
+/* every lane of x (t's lanes) in [lo, hi] */
+static Z3_ast all_inside(tine_smt *s, tine_type_t t, const Z3_ast *x, tine_i128 lo, tine_i128 hi) {
+    if (t.lanes == 1) return inside(s, t, x[0], lo, hi);
+    Z3_ast c[MAX_CASE_LANES];
+    for (int l = 0; l < t.lanes; l++) c[l] = inside(s, t, x[l], lo, hi);
+    return Z3_mk_and(tine_smt_z3(s), t.lanes, c);
+}
+
 /* r below lo (side 0) or above hi (side 1), r of type t; an end beyond t's range is no
    constraint, or, beyond the other end, an empty interval: every value is outside */
 static Z3_ast outside(tine_smt *s, tine_type_t t, Z3_ast r, tine_i128 lo, tine_i128 hi, int side) {
@@ -186,6 +199,14 @@ static const char *val_str(tine_smt *s, tine_type_t t, Z3_ast v, char buf[48]) {
     tine_u128 x;
     if (!tine_smt_model_value(s, v, &x)) return "?";
     return tine_i128_str(t.kind == TINE_BOOL ? (tine_i128)(x & 1) : (tine_i128)tine_canon(t, x), buf);
+}
+
+/* the lanes of v in the model: one value, or [v0 v1 ...] */
+static void put_vals(FILE *out, tine_smt *s, tine_type_t t, const Z3_ast *v) {
+    char b[48];
+    for (int l = 0; l < t.lanes; l++)
+        fprintf(out, "%s%s", t.lanes == 1 ? "" : l ? " " : "[", val_str(s, t, v[l], b));
+    if (t.lanes > 1) fputc(']', out);
 }
 
 /* ---- one case -------------------------------------------------------------------- */
@@ -257,32 +278,39 @@ static int check_interval(run *R, const bcase *c, tine_smt *s, tine_expr_t *cons
     }
     if (R->o->shrink & 1) lo++;
     if (R->o->shrink & 2) hi--;
-    Z3_ast x[3], r, conj[4];
-    if (tine_smt_encode(s, e, &r)) return -1;
+    Z3_ast x[3][MAX_CASE_LANES], r[MAX_CASE_LANES], conj[4];
+    if (tine_smt_encode(s, e, r)) return -1;
     int rc = 0;
     for (int i = 0; i < c->n; i++) {
-        if (tine_smt_encode(s, ops[i], &x[i])) rc = -1;
-        else conj[i] = inside(s, c->ot[i], x[i], olo[i], ohi[i]);
+        if (tine_smt_encode(s, ops[i], x[i])) rc = -1;
+        else conj[i] = all_inside(s, c->ot[i], x[i], olo[i], ohi[i]);
     }
     if (rc) return -1;
-    /* below the interval, then above it: two smaller queries than their union */
+    /* below the interval, then above it: two smaller queries than their union; a lane
+       outside is a hit (every lane must lie in the interval) */
     int sat = 0;
+    Z3_context z = tine_smt_z3(s);
     for (int side = 0; side < 2 && sat <= 0; side++) {
-        conj[c->n] = outside(s, e->type, r, lo, hi, side);
-        int q = tine_smt_sat(s, Z3_mk_and(tine_smt_z3(s), (unsigned)c->n + 1, conj));
+        Z3_ast out[MAX_CASE_LANES];
+        for (int l = 0; l < e->type.lanes; l++) out[l] = outside(s, e->type, r[l], lo, hi, side);
+        conj[c->n] = e->type.lanes == 1 ? out[0] : Z3_mk_or(z, e->type.lanes, out);
+        int q = tine_smt_sat(s, Z3_mk_and(z, (unsigned)c->n + 1, conj));
         sat = q != 0 ? q : sat; /* a hit on either side, else unknown if either was */
     }
     t->checked++;
     if (sat < 0) t->unknown++;
     if (sat <= 0) return 0;
     if (t->hits++ < max_print && R->out) {
-        char b0[48], b1[48], b2[48];
+        char b0[48], b1[48];
         fprintf(R->out, "HIT %s: ", c->name);
-        for (int i = 0; i < c->n; i++)
-            fprintf(R->out, "%c in [%s, %s] = %s; ", "abc"[i], tine_i128_str(olo[i], b0), tine_i128_str(ohi[i], b1),
-                    val_str(s, c->ot[i], x[i], b2));
-        fprintf(R->out, "result %s outside [%s, %s]\n", val_str(s, e->type, r, b2), tine_i128_str(lo, b0),
-                tine_i128_str(hi, b1));
+        for (int i = 0; i < c->n; i++) {
+            fprintf(R->out, "%c in [%s, %s] = ", "abc"[i], tine_i128_str(olo[i], b0), tine_i128_str(ohi[i], b1));
+            put_vals(R->out, s, c->ot[i], x[i]);
+            fputs("; ", R->out);
+        }
+        fputs("result ", R->out);
+        put_vals(R->out, s, e->type, r);
+        fprintf(R->out, " outside [%s, %s]\n", tine_i128_str(lo, b0), tine_i128_str(hi, b1));
     }
     return 0;
 }
@@ -384,6 +412,14 @@ static int run_case(run *R, const bcase *c) {
 
 /* ---- the cases --------------------------------------------------------------------- */
 
+/* A type in a case's name: its element, or with its lanes for a repack (reinterpret<u16x1>(u8x2)). */
+static const char *case_type(const bcase *c, tine_type_t t, char b[16]) {
+    char e[16];
+    if (c->f != F_REPACK) return tine_type_name(t, b);
+    snprintf(b, 16, "%sx%d", tine_type_name(t, e), t.lanes);
+    return b;
+}
+
 /* Runs c if its constructor takes those operand types (probed on plain variables). */
 static int try_case(run *R, bcase *c) {
     tine_expr_t *v[3];
@@ -392,13 +428,14 @@ static int try_case(run *R, bcase *c) {
     tine_clear_error(R->ctx);
     if (!e) return 0;
     char tn[3][16], pn[16];
-    const char *on = c->f == F_CAST ? "cast" : c->f == F_REINTERPRET ? "reinterpret" : tine_op_name(c->op);
+    bool re = c->f == F_REINTERPRET || c->f == F_REPACK;
+    const char *on = c->f == F_CAST ? "cast" : re ? "reinterpret" : tine_op_name(c->op);
     int k = snprintf(c->name, sizeof c->name, "%s", on);
-    if (c->f == F_CAST || c->f == F_REINTERPRET || c->op == TINE_OP_SATURATING_CAST)
-        k += snprintf(c->name + k, sizeof c->name - (size_t)k, "<%s>", tine_type_name(c->tparam, pn));
+    if (c->f == F_CAST || re || c->op == TINE_OP_SATURATING_CAST)
+        k += snprintf(c->name + k, sizeof c->name - (size_t)k, "<%s>", case_type(c, c->tparam, pn));
     k += snprintf(c->name + k, sizeof c->name - (size_t)k, "(");
     for (int i = 0; i < c->n; i++)
-        k += snprintf(c->name + k, sizeof c->name - (size_t)k, "%s%s", i ? ", " : "", tine_type_name(c->ot[i], tn[i]));
+        k += snprintf(c->name + k, sizeof c->name - (size_t)k, "%s%s", i ? ", " : "", case_type(c, c->ot[i], tn[i]));
     snprintf(c->name + k, sizeof c->name - (size_t)k, ")");
     return run_case(R, c);
 }
@@ -416,11 +453,17 @@ static int cases_of_type(run *R, tine_type_t t) {
     for (int u = 0; u < 2 && !rc; u++)
         rc = try_case(R, &(bcase){F_UNARY, u ? TINE_OP_NOT : TINE_OP_NEG, 1, {t}, {0, 0, 0}, ""});
     if (!rc) rc = try_case(R, &(bcase){F_SELECT, TINE_OP_SELECT, 3, {BOOLT, t, t}, {0, 0, 0}, ""});
-    /* casts to and from every type and bool; reinterprets where they are taken */
+    /* casts to and from every type and bool; reinterprets where they are taken, and to
+       every integer type of other bits (its lanes repacked) */
     for (int j = 0; j <= 8 && !rc; j++) {
         tine_type_t u = j < 8 ? ITYPES[j] : BOOLT;
         rc = try_case(R, &(bcase){F_CAST, TINE_OP_CAST, 1, {t}, u, ""});
         if (!rc) rc = try_case(R, &(bcase){F_REINTERPRET, TINE_OP_REINTERPRET, 1, {t}, u, ""});
+        if (!rc && j < 8 && u.bits != t.bits) {
+            int bits = u.bits > t.bits ? u.bits : t.bits;
+            rc = try_case(R, &(bcase){F_REPACK, TINE_OP_REINTERPRET, 1, {tine_type_with_lanes(t, bits / t.bits)},
+                                      tine_type_with_lanes(u, bits / u.bits), ""});
+        }
     }
     if (!rc) rc = try_case(R, &(bcase){F_CAST, TINE_OP_CAST, 1, {BOOLT}, t, ""});
     /* FPIR ops: every arity and combination of operand types its constructor takes, the

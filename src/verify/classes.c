@@ -244,6 +244,12 @@ static void put_expr(writer *w, const tine_expr_t *e, bool bare) {
         return;
     case TINE_OP_CAST:
     case TINE_OP_REINTERPRET:
+        /* a reinterpret to lanes of other bits has its lanes in its type, a number no
+           parameter stands for: no template (the instruction is its own class) */
+        if (e->type.lanes != e->ops[0]->type.lanes) {
+            w->ok = false;
+            return;
+        }
         tine_buf_puts(&w->b, op == TINE_OP_CAST ? "cast<" : "reinterpret<");
         put_type(w, e->type);
         tine_buf_putc(&w->b, '>');

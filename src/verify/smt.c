@@ -430,12 +430,31 @@ static int encode_node(tine_smt *s, const tine_expr_t *e, Z3_ast *const *ov, Z3_
         for (int i = 0; i < L; i++) r[i] = Z3_mk_ite(s->z, is_true(s, ov[0][i]), ov[1][i], ov[2][i]);
         return 0;
     case TINE_OP_CAST: case TINE_OP_REINTERPRET: /* on integers: both keep the low bits of the extended value */
+        if (op == TINE_OP_REINTERPRET && e->ops[0]->type.lanes != L) break; /* other lane sizes: below */
         for (int i = 0; i < L; i++) r[i] = cast(s, t, e->ops[0]->type, ov[0][i]);
         return 0;
     default: break;
     }
     s->cross++; /* the rest move values between lanes (or go through a definition) */
     switch (op) {
+    case TINE_OP_REINTERPRET: {
+        /* the operand's lanes concatenated, lane 0 lowest (little-endian), cut into lanes of
+           the result's bits: lane i joins k operand lanes (the last one highest) or is the
+           (i % k)-th part of one */
+        int sb = e->ops[0]->type.bits, tb = t.bits;
+        for (int i = 0; i < L; i++) {
+            if (tb > sb) {
+                int k = tb / sb;
+                Z3_ast acc = ov[0][i * k + k - 1];
+                for (int j = k - 2; j >= 0; j--) acc = Z3_mk_concat(s->z, acc, ov[0][i * k + j]);
+                r[i] = acc;
+            } else {
+                int k = sb / tb, part = i % k;
+                r[i] = Z3_mk_extract(s->z, (unsigned)((part + 1) * tb - 1), (unsigned)(part * tb), ov[0][i / k]);
+            }
+        }
+        return 0;
+    }
     case TINE_OP_RAMP:
         for (int i = 0; i < L; i++)
             r[i] = Z3_mk_bvadd(s->z, ov[0][0], Z3_mk_bvmul(s->z, tine_smt_num(s, t.bits, (tine_u128)i), ov[1][0]));

@@ -49,7 +49,8 @@ void tine_smt_bind_narrow(tine_smt *s, const tine_expr_t *var, int bits, bool si
  * uninterpreted function of its buffer applied to the index. */
 int tine_smt_encode(tine_smt *s, const tine_expr_t *e, Z3_ast *lanes);
 /* How many cross-lane nodes (slices, concats, interleaves, reductions, broadcasts,
- * ramps) the encodings so far went through, templates included. */
+ * ramps, reinterprets to other lane sizes) the encodings so far went through, templates
+ * included. */
 long tine_smt_cross_lane(const tine_smt *s);
 
 /* A fact every later query assumes (a Z3 bool). */
