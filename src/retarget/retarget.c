@@ -151,15 +151,14 @@ static bool const_of(rt *r, const tine_cnode *e, int64_t *v) {
 }
 
 static bool is_vec(const tine_ctype *t) {
-    return t && (t->kind == TINE_CT_VECTOR || t->kind == TINE_CT_TUPLE ||
-                 (t->kind == TINE_CT_ARRAY && t->pointee && t->pointee->kind == TINE_CT_VECTOR));
+    return t && (t->kind == TINE_CT_VECTOR || t->kind == TINE_CT_TUPLE || (t->kind == TINE_CT_ARRAY && is_vec(t->pointee)));
 }
 
 /* The vectors a variable of type t holds, and their type. */
 static int vec_count(const tine_ctype *t, tine_type_t *elem) {
     if (t->kind == TINE_CT_ARRAY) {
-        *elem = t->pointee->elem;
-        return t->count;
+        int inner = vec_count(t->pointee, elem);
+        return t->count > 0 && inner > 0 ? t->count * inner : -1;
     }
     *elem = t->elem;
     return t->kind == TINE_CT_TUPLE ? t->count : 1;
@@ -285,6 +284,43 @@ static tine_expr_t *capture_load(rt *r, const tine_cnode *p, tine_type_t elem, i
     }
     free(s);
     return np == 1 ? parts[0] : tine_concat(r->ctx, np, parts);
+}
+
+/* ---- variables -------------------------------------------------------------------------- */
+
+/* The vectors an expression names: a variable (x), a tuple's member (x.val[i]), an
+ * array's element at any depth (ch[c][half]), through a helper's pointer (*p, p[i]): the
+ * variable, the first of its vectors named and how many. false if it names none (not an
+ * error: the caller says what it expected). */
+static bool place(rt *r, const tine_cnode *e, vvar **v, int *slot, int *count) {
+    int64_t idx;
+    switch (e->kind) {
+    case TINE_CE_PAREN: return place(r, e->kid[0], v, slot, count);
+    case TINE_CE_REF:
+        if (!e->decl || !(*v = var_of(r, e->decl)) || (*v)->scalar) return false;
+        *slot = 0;
+        *count = (*v)->n;
+        return true;
+    case TINE_CE_MEMBER: /* a tuple's val: its vectors */
+        return !e->arrow && !strcmp(e->name, "val") && place(r, e->kid[0], v, slot, count);
+    case TINE_CE_UNARY: /* *p: p's first vector */
+        if (strcmp(e->name, "*") || !place(r, e->kid[0], v, slot, count)) return false;
+        *count = 1;
+        return true;
+    case TINE_CE_SUBSCRIPT: {
+        const tine_ctype *bt = e->kid[0]->type;
+        if (!place(r, e->kid[0], v, slot, count) || !const_of(r, e->kid[1], &idx)) return false;
+        /* the element's vectors: an array of arrays divides its vectors by its count */
+        int dim = bt && bt->kind == TINE_CT_ARRAY && bt->count > 0 ? bt->count : *count;
+        if (dim <= 0 || *count % dim) return false;
+        int each = *count / dim;
+        if (idx < 0 || idx >= dim) return false;
+        *slot += (int)idx * each;
+        *count = each;
+        return true;
+    }
+    default: return false;
+    }
 }
 
 /* ---- expressions ------------------------------------------------------------------------ */
@@ -478,6 +514,15 @@ static int eval_inline(rt *r, const tine_cfunc *fn, const tine_cnode *call, tine
 static int eval(rt *r, const tine_cnode *e, tine_expr_t **vals, tine_buf *out) {
     switch (e->kind) {
     case TINE_CE_PAREN: return eval(r, e->kid[0], vals, out);
+    case TINE_CE_UNARY: /* *p, p a helper's pointer to the caller's vectors */
+        if (!strcmp(e->name, "*")) {
+            vvar *v;
+            int slot, count;
+            if (!place(r, e, &v, &slot, &count)) break;
+            for (int i = 0; i < count; i++) vals[i] = v->val[slot + i] ? v->val[slot + i] : v->leaf[slot + i];
+            return count;
+        }
+        break;
     case TINE_CE_COND: { /* c ? x : y: a constant c picks; else a select on it, both computed */
         int64_t cv;
         if (const_of(r, e->kid[0], &cv)) return eval(r, cv ? e->kid[1] : e->kid[2], vals, out);
@@ -511,26 +556,21 @@ static int eval(rt *r, const tine_cnode *e, tine_expr_t **vals, tine_buf *out) {
         }
         return n;
     }
-    case TINE_CE_REF: {
-        vvar *v = e->decl ? var_of(r, e->decl) : NULL;
-        if (!v) return fail_at(r, e->range.begin, "'%s' is not a vector variable of this function", e->name), -1;
-        for (int i = 0; i < v->n; i++) {
-            vals[i] = v->val[i] ? v->val[i] : v->leaf[i];
-            if (vals[i] == v->leaf[i] && !v->scalar && !r->inline_depth) r->declused[v->mark] = true;
+    case TINE_CE_REF:
+    case TINE_CE_SUBSCRIPT:
+    case TINE_CE_MEMBER: {
+        vvar *v;
+        int slot, count;
+        if (!place(r, e, &v, &slot, &count)) {
+            if (e->kind == TINE_CE_REF)
+                return fail_at(r, e->range.begin, "'%s' is not a vector variable of this function", e->name), -1;
+            return fail_at(r, e->range.begin, "%s", "an element of vectors whose index is not a constant, or out of range"), -1;
         }
-        return v->n;
-    }
-    case TINE_CE_SUBSCRIPT: { /* a tuple's member, x.val[i]; an array's element, x[i] */
-        const tine_cnode *m = e->kid[0];
-        int64_t idx;
-        bool tuple = m->kind == TINE_CE_MEMBER && !m->arrow && !strcmp(m->name, "val");
-        if ((!tuple && !(m->kind == TINE_CE_REF && is_vec(m->type))) || !const_of(r, e->kid[1], &idx)) break;
-        tine_expr_t *t[TINE_RT_MAXVEC];
-        int n = eval(r, tuple ? m->kid[0] : m, t, out);
-        if (n < 0) return -1;
-        if (idx < 0 || idx >= n) return fail_at(r, e->range.begin, "%s", "a tuple member out of range"), -1;
-        vals[0] = t[idx];
-        return 1;
+        for (int i = 0; i < count; i++) {
+            vals[i] = v->val[slot + i] ? v->val[slot + i] : v->leaf[slot + i];
+            if (vals[i] == v->leaf[slot + i] && !r->inline_depth) r->declused[v->mark] = true;
+        }
+        return count;
     }
     case TINE_CE_CAST:
         if (is_vec(e->type) && e->type->kind == TINE_CT_VECTOR) {
@@ -733,26 +773,17 @@ static void assign(rt *r, const tine_cnode *lhs, const tine_cnode *rhs, tine_buf
     tine_expr_t *vals[TINE_RT_MAXVEC];
     int n = eval(r, rhs, vals, out);
     if (n < 0) return;
-    const tine_cnode *base = lhs;
-    int member = -1;
-    int64_t mv;
-    if (lhs->kind == TINE_CE_SUBSCRIPT && lhs->kid[0]->kind == TINE_CE_MEMBER && const_of(r, lhs->kid[1], &mv)) {
-        member = (int)mv;
-        base = lhs->kid[0]->kid[0];
-    } else if (lhs->kind == TINE_CE_SUBSCRIPT && lhs->kid[0]->kind == TINE_CE_REF && const_of(r, lhs->kid[1], &mv)) {
-        member = (int)mv;
-        base = lhs->kid[0];
+    vvar *v;
+    int slot, count;
+    if (!place(r, lhs, &v, &slot, &count)) {
+        fail_at(r, lhs->range.begin, "%s", "an assignment to vectors that are not a local variable (or at an index that is not a constant)");
+        return;
     }
-    vvar *v = base->kind == TINE_CE_REF && base->decl ? var_of(r, base->decl) : NULL;
-    if (!v) { fail_at(r, lhs->range.begin, "%s", "an assignment to a vector that is not a local variable"); return; }
-    if (member >= 0 ? (n != 1 || member >= v->n) : n != v->n) { fail_at(r, rhs->range.begin, "%s", "a value of another shape"); return; }
-    for (int k = 0; k < n; k++) {
-        int slot = member >= 0 ? member : k;
-        if (!(v->val[slot] = as_type(r, vals[k], v->ir, rhs->range.begin))) return;
-        if (member >= 0 && v->n > 1) /* the other members: what they are now */
-            for (int j = 0; j < v->n; j++)
-                if (!v->val[j]) v->val[j] = v->leaf[j];
-    }
+    if (n != count) { fail_at(r, rhs->range.begin, "%s", "a value of another shape"); return; }
+    for (int j = 0; j < v->n; j++) /* the other vectors: what they are now */
+        if (!v->val[j]) v->val[j] = v->leaf[j];
+    for (int k = 0; k < n; k++)
+        if (!(v->val[slot + k] = as_type(r, vals[k], v->ir, rhs->range.begin))) return;
     v->dirty = true;
 }
 
@@ -837,6 +868,7 @@ static bool inlineable(rt *r, const tine_cnode *s) {
     case TINE_CS_EXPR: {
         const tine_cnode *e = s->kid[0];
         if (!e) return true;
+        if (!has_vector(r, e)) return false; /* scalar code in a loop: the loop stays */
         if (e->kind == TINE_CE_BINARY && !strcmp(e->name, "=") && is_vec(e->kid[0]->type)) return true;
         if (e->kind != TINE_CE_CALL) return false;
         const tine_intrin *in = tine_intrin_find(r->ctx, r->ffam, e->name);
@@ -871,6 +903,11 @@ static int run_inline(rt *r, const tine_cnode *s, tine_expr_t **vals, int *n, ti
     }
     case TINE_CS_RETURN:
         if (!s->nkids || !s->kid[0]) return fail_at(r, s->range.begin, "%s", "a helper that returns no value"), -1;
+        if (s->kid[0]->type && s->kid[0]->type->kind == TINE_CT_INT) { /* a helper's scalar result */
+            vals[0] = scalar_value(r, s->kid[0], s->kid[0]->type->elem, out);
+            *n = 1;
+            return vals[0] ? 1 : -1;
+        }
         *n = eval(r, s->kid[0], vals, out);
         return *n < 0 ? -1 : 1;
     case TINE_CS_DECL:
@@ -882,6 +919,34 @@ static int run_inline(rt *r, const tine_cnode *s, tine_expr_t **vals, int *n, ti
             v->dirty = false;
             return 0;
         }
+        if (s->type && (s->type->kind == TINE_CT_INT || s->type->kind == TINE_CT_PTR) && r->inline_depth &&
+            (s->type->kind == TINE_CT_INT || !(s->nkids && has_vector(r, s->kid[0])))) {
+            /* a helper's scalar local (int32_t w; memcpy(&w, p, 4)): declared at the call
+               under a name of its own, its statements written there */
+            TINE_GROW(r->vars, r->nvars + 1, r->capvars);
+            vvar *v = &r->vars[r->nvars++];
+            memset(v, 0, sizeof *v);
+            v->decl = s;
+            v->name = s->name;
+            v->n = 1;
+            v->scalar = true;
+            snprintf(v->cname, sizeof v->cname, "%s_%d", s->name, r->ntmp++);
+            char *init = NULL;
+            if (s->nkids && s->kid[0] && has_vector(r, s->kid[0])) { /* int32_t w = _mm_cvtsi128_si32(v) */
+                char name[32];
+                snprintf(name, sizeof name, "%s", v->cname);
+                tine_expr_t *x = scalar_value(r, s->kid[0], s->type->elem, out);
+                const char *c = x ? sink(r, x, out, s->range.begin) : NULL;
+                if (!c) return -1;
+                init = tine_strdup(c);
+                v = var_of(r, s); /* the table may have grown */
+            } else if (s->nkids && s->kid[0]) {
+                init = node_text(r, s->kid[0]);
+            }
+            tine_buf_printf(out, "%s%s %s%s%s;\n", r->indent, s->type->spelling, v->cname, init ? " = " : "", init ? init : "");
+            free(init);
+            return 0;
+        }
         break;
     case TINE_CS_EXPR: {
         const tine_cnode *e = s->kid[0];
@@ -890,6 +955,12 @@ static int run_inline(rt *r, const tine_cnode *s, tine_expr_t **vals, int *n, ti
             assign(r, e->kid[0], e->kid[1], out);
             /* a variable of an enclosing run stays dirty: it is written where that run ends */
             return r->failed ? -1 : 0;
+        }
+        if (!has_vector(r, e) && r->inline_depth) { /* a helper's scalar statement, its names its copies' */
+            char *t = node_text(r, e);
+            tine_buf_printf(out, "%s%s;\n", r->indent, t);
+            free(t);
+            return 0;
         }
         if (e->kind == TINE_CE_CALL) {
             const tine_cfunc *fn = tine_intrin_find(r->ctx, r->ffam, e->name) ? NULL : local_func(r, e->name);
