@@ -297,6 +297,20 @@ tine_expr_t *tine_fold_constants(tine_ctx_t *ctx, tine_expr_t *root) {
         }
         tine_expr_t *r = changed ? tine_rebuild(ctx, e, ops) : e;
         if (!r) break;
+        /* a constant shift count within the width, in the shifted value's own type: the
+           same shift, in the form the rules are written for (x >> 1, not x >> i32(1)) */
+        if ((r->op == TINE_OP_SHL || r->op == TINE_OP_SHR) && r->ops[1]->op == TINE_OP_CONST &&
+            !tine_type_eq(r->ops[1]->type, r->type) && tine_type_is_int(r->type)) {
+            bool in_range = true;
+            tine_u128 *cv = tine_xmalloc(sizeof *cv * (size_t)r->type.lanes);
+            for (int i = 0; i < r->type.lanes; i++) {
+                cv[i] = tine_const_value(r->ops[1], i);
+                bool neg = r->ops[1]->type.kind == TINE_INT && (cv[i] >> (r->ops[1]->type.bits - 1)) & 1;
+                in_range &= !neg && cv[i] < (tine_u128)r->type.bits;
+            }
+            if (in_range) r = tine_binary(ctx, (tine_op_t)r->op, r->ops[0], tine_const_u128(ctx, r->type, cv));
+            free(cv);
+        }
         if (r->op == TINE_OP_SELECT && ops[0]->op == TINE_OP_CONST && (ops[0]->flags & TINE_F_UNIFORM))
             r = tine_const_value(ops[0], 0) ? ops[1] : ops[2];
         else if (all_const && r->op != TINE_OP_LOAD && r->op != TINE_OP_VAR) {

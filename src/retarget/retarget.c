@@ -599,7 +599,14 @@ static int eval(rt *r, const tine_cnode *e, tine_expr_t **vals, tine_buf *out) {
 /* e lowered for the target and written; its C name. */
 static const char *sink(rt *r, tine_expr_t *e, tine_buf *out, tine_cpos at) {
     e = tine_fold_constants(r->ctx, e);
+    if (e) e = tine_retarget_join(r->ctx, e);
     tine_expr_t *s = e && e->type.lanes > 1 ? tine_select_expr(r->ctx, e, TINE_SELECT_TINE, r->to) : e;
+    if (getenv("TINE_RETARGET_TRACE") && e && s) { /* what each value was, and what it became */
+        char *a = tine_print(r->ctx, e), *b = tine_print(r->ctx, s);
+        fprintf(stderr, "sink %d:%d\n  %s\n  => %s\n", at.line, at.col, a, b);
+        free(a);
+        free(b);
+    }
     if (!s) return fail_at(r, at, "%s", tine_error(r->ctx)), NULL;
     tine_cemit_set_indent(r->em, r->indent);
     const char *v = tine_cemit_value(r->em, s, out);

@@ -1,0 +1,119 @@
+/* join.c — the halves of one computation joined back into it.
+ *
+ * Intrinsic code works in the source's registers: Neon widens a 16-byte vector as two
+ * 8-lane halves (vget_low, vget_high, vmovl), computes on each, and puts them back
+ * together (vcombine); so the graph of a retargeted region is full of
+ * concat(f(slice(x, 0, 8)), f(slice(x, 8, 8))). On a target with other registers, or
+ * with an instruction that does the whole (pavgb on 16 bytes), f should apply once to x:
+ * a concat of one lane-wise op is that op of the concats of its operands, and a concat of
+ * the adjacent pieces of one vector is that vector. Everything is rebuilt through the
+ * IR's constructors, so each node means what it meant.
+ */
+#include "retarget.h"
+
+/* Whether op works lane by lane (lane i of the result reads lane i of each operand). */
+static bool lanewise(const tine_expr_t *e) {
+    switch (e->op) {
+    case TINE_OP_ADD: case TINE_OP_SUB: case TINE_OP_MUL: case TINE_OP_DIV: case TINE_OP_MOD:
+    case TINE_OP_MIN: case TINE_OP_MAX: case TINE_OP_AND: case TINE_OP_OR: case TINE_OP_XOR:
+    case TINE_OP_SHL: case TINE_OP_SHR: case TINE_OP_EQ: case TINE_OP_NE: case TINE_OP_LT:
+    case TINE_OP_LE: case TINE_OP_GT: case TINE_OP_GE: case TINE_OP_NEG: case TINE_OP_NOT:
+    case TINE_OP_SELECT: case TINE_OP_CAST: return true;
+    case TINE_OP_REINTERPRET: return e->type.lanes == e->ops[0]->type.lanes;
+    default: return false;
+    }
+}
+
+/* The parts concatenated, simplified: adjacent slices of one vector are the vector (or
+ * one slice of it), constants one constant, one lane-wise op of them that op of the
+ * concatenated operands; otherwise a concat. */
+static tine_expr_t *cat(tine_ctx_t *ctx, int n, tine_expr_t *const *parts, int depth) {
+    if (n == 1) return parts[0];
+    int total = 0;
+    for (int i = 0; i < n; i++) total += parts[i]->type.lanes;
+    /* adjacent slices of one vector */
+    bool slices = true;
+    int b0 = 0, next = 0;
+    for (int i = 0; i < n && slices; i++) {
+        int b, st, c;
+        if (parts[i]->op != TINE_OP_SLICE || parts[i]->ops[0] != parts[0]->ops[0]) { slices = false; break; }
+        tine_slice_params(parts[i], &b, &st, &c);
+        if (st != 1 || (i && b != next)) slices = false;
+        if (!i) b0 = b;
+        next = b + c;
+    }
+    if (slices) {
+        tine_expr_t *x = parts[0]->ops[0];
+        return b0 == 0 && total == x->type.lanes ? x : tine_slice(ctx, x, b0, 1, total);
+    }
+    /* constants */
+    bool consts = true;
+    for (int i = 0; i < n; i++) consts &= parts[i]->op == TINE_OP_CONST;
+    if (consts) {
+        tine_u128 *v = tine_xmalloc(sizeof *v * (size_t)total);
+        int k = 0;
+        for (int i = 0; i < n; i++)
+            for (int l = 0; l < parts[i]->type.lanes; l++) v[k++] = tine_const_value(parts[i], l);
+        tine_expr_t *c = tine_const_u128(ctx, tine_type_with_lanes(parts[0]->type, total), v);
+        free(v);
+        return c;
+    }
+    /* one lane-wise op: of the concatenated operands (only where those simplify too, so
+       that nothing is rebuilt for nothing) */
+    bool same = depth < 32 && lanewise(parts[0]);
+    for (int i = 1; i < n && same; i++)
+        same = parts[i]->op == parts[0]->op && parts[i]->nops == parts[0]->nops &&
+               tine_type_eq(tine_type_with_lanes(parts[i]->type, 1), tine_type_with_lanes(parts[0]->type, 1));
+    for (int j = 0; same && j < parts[0]->nops; j++)
+        for (int i = 1; i < n && same; i++)
+            same = tine_type_eq(tine_type_with_lanes(parts[i]->ops[j]->type, 1), tine_type_with_lanes(parts[0]->ops[j]->type, 1)) &&
+                   parts[i]->ops[j]->type.lanes == parts[i]->type.lanes;
+    if (same) {
+        tine_expr_t *ops[3], *col[64];
+        bool joined = true;
+        for (int j = 0; j < parts[0]->nops && n <= 64; j++) {
+            for (int i = 0; i < n; i++) col[i] = parts[i]->ops[j];
+            ops[j] = cat(ctx, n, col, depth + 1);
+            if (!ops[j]) return NULL;
+            joined &= ops[j]->op != TINE_OP_CONCAT; /* it simplified */
+        }
+        if (joined && n <= 64) {
+            const tine_expr_t *p = parts[0];
+            tine_type_t et = tine_type_with_lanes(p->type, 1);
+            switch (p->op) {
+            case TINE_OP_NEG: case TINE_OP_NOT: return tine_unary(ctx, (tine_op_t)p->op, ops[0]);
+            case TINE_OP_SELECT: return tine_select(ctx, ops[0], ops[1], ops[2]);
+            case TINE_OP_CAST: return tine_cast(ctx, et, ops[0]);
+            case TINE_OP_REINTERPRET: return tine_reinterpret(ctx, et, ops[0]);
+            default: return tine_binary(ctx, (tine_op_t)p->op, ops[0], ops[1]);
+            }
+        }
+    }
+    return tine_concat(ctx, n, parts);
+}
+
+tine_expr_t *tine_retarget_join(tine_ctx_t *ctx, tine_expr_t *root) {
+    uint32_t n;
+    tine_expr_t **order = tine_topo(ctx, root, &n);
+    tine_u64map memo = {0};
+    tine_expr_t *result = root;
+    for (uint32_t k = 0; k < n; k++) {
+        tine_expr_t *e = order[k], *ops[256];
+        bool changed = false;
+        for (int i = 0; i < e->nops; i++) {
+            uint64_t v;
+            ops[i] = tine_u64map_get(&memo, e->ops[i]->id, &v) ? (tine_expr_t *)(uintptr_t)v : e->ops[i];
+            changed |= ops[i] != e->ops[i];
+        }
+        tine_expr_t *r = e->op == TINE_OP_CONCAT ? cat(ctx, e->nops, ops, 0) : changed ? tine_rebuild(ctx, e, ops) : e;
+        if (!r) {
+            result = NULL;
+            break;
+        }
+        tine_u64map_put(&memo, e->id, (uint64_t)(uintptr_t)r);
+        if (k + 1 == n) result = r;
+    }
+    free(order);
+    tine_u64map_free(&memo);
+    return result;
+}
