@@ -51,7 +51,7 @@ typedef struct {
     int nvars, capvars;
     int ntmp;
     char indent[64];
-    tine_buf *report;
+    tine_rt_report *report;
     bool failed;
     int inline_depth;       /* helpers being inlined */
     bool *declused;         /* per declaration written: whether its C variable is read or written */
@@ -413,7 +413,9 @@ static int eval_call(rt *r, const tine_cnode *e, tine_expr_t **vals, tine_buf *o
     tine_expr_t *res[TINE_INTRIN_MAX_RESULTS];
     if (!tine_intrin_apply(r->ctx, in, args, imms, mem, res))
         return fail_at(r, e->range.begin, "%s", tine_error(r->ctx)), -1;
-    if (r->report) tine_buf_printf(r->report, "%d:%d: %s (%s)\n", e->range.begin.line, e->range.begin.col, e->name, in->from);
+    if (r->report)
+        tine_rt_report_call(r->report, e->name, in->from, e->range.begin.line, e->range.begin.col,
+                            in->mem == TINE_INTRIN_STORE ? NULL : res[0]);
     if (in->mem == TINE_INTRIN_STORE) {
         *stored = res[0];
         *ptr = p;
@@ -598,6 +600,7 @@ static int eval(rt *r, const tine_cnode *e, tine_expr_t **vals, tine_buf *out) {
 
 /* e lowered for the target and written; its C name. */
 static const char *sink(rt *r, tine_expr_t *e, tine_buf *out, tine_cpos at) {
+    tine_expr_t *raw = e;
     e = tine_fold_constants(r->ctx, e);
     if (e) e = tine_retarget_join(r->ctx, e);
     tine_expr_t *s = e && e->type.lanes > 1 ? tine_select_expr(r->ctx, e, TINE_SELECT_TINE, r->to) : e;
@@ -608,6 +611,7 @@ static const char *sink(rt *r, tine_expr_t *e, tine_buf *out, tine_cpos at) {
         free(b);
     }
     if (!s) return fail_at(r, at, "%s", tine_error(r->ctx)), NULL;
+    if (r->report) tine_rt_report_sink(r->report, r->ctx, r->to, raw, e, s);
     tine_cemit_set_indent(r->em, r->indent);
     const char *v = tine_cemit_value(r->em, s, out);
     if (!v) fail_at(r, at, "%s", tine_error(r->ctx));
@@ -702,7 +706,13 @@ static void copy_stmt(rt *r, const tine_cnode *s, tine_buf *out) {
 /* Text of e with each outermost intrinsic call in it replaced by its value's C name (the
  * values computed before the statement). */
 static void collect_calls(rt *r, const tine_cnode *e, const tine_cnode **calls, int *n, int cap) {
-    if (!e) return;
+    if (!e || r->failed) return;
+    if (e->kind == TINE_CE_CALL && e->name && !tine_intrin_find(r->ctx, r->ffam, e->name) && !vector_helper(r, e->name))
+        for (int i = 0; i < e->nkids; i++)
+            if (is_vec(e->kid[i]->type)) { /* a vector escaping into code tine does not see */
+                fail_at(r, e->kid[i]->range.begin, "a vector passed to '%s', whose body this file does not hold (tine retargets the vectors of the code it sees)", e->name);
+                return;
+            }
     if (e->kind == TINE_CE_CALL && e->name && (tine_intrin_find(r->ctx, r->ffam, e->name) || vector_helper(r, e->name))) {
         if (*n < cap) calls[(*n)++] = e;
         return;
@@ -1016,6 +1026,7 @@ static void block(rt *r, const tine_cnode *b, tine_buf *out) {
     for (int i = 0; i < b->nkids && !r->failed; i++) {
         const tine_cnode *s = b->kid[i];
         int col = s->range.begin.col - 1;
+        if (b->range.begin.off == s->range.begin.off) col = (int)strlen(saved) + 4; /* a body made a block: one level in */
         if (col < 0) col = 0;
         if (col > 60) col = 60;
         memset(r->indent, ' ', (size_t)col);
@@ -1152,6 +1163,103 @@ static bool func_has_vector(rt *r, const tine_cfunc *fn) {
     return has_vector(r, fn->body);
 }
 
+/* The instruction-set macros a preprocessor condition may test, and whether the source's
+ * target defines each (to 1): the conditions of the output are decided as they were for
+ * the source (#ifdef __ARM_NEON keeps choosing the code that was retargeted). */
+static int source_macro(const char *from, const char *name, size_t n) {
+    static const struct { const char *name; const char *defined_for; } M[] = {
+        {"__ARM_NEON", "arm-64"}, {"__ARM_NEON__", "arm-64"}, {"__aarch64__", "arm-64"},
+        {"__ARM_FEATURE_DOTPROD", "arm-64-dotprod"},
+        {"__x86_64__", "x86-64"}, {"__SSE2__", "x86-64"}, {"__SSE3__", "x86-64-sse41 x86-64-avx2 x86-64-avx512"},
+        {"__SSSE3__", "x86-64-sse41 x86-64-avx2 x86-64-avx512"}, {"__SSE4_1__", "x86-64-sse41 x86-64-avx2 x86-64-avx512"},
+        {"__AVX__", "x86-64-avx2 x86-64-avx512"}, {"__AVX2__", "x86-64-avx2 x86-64-avx512"},
+        {"__AVX512F__", "x86-64-avx512"}, {"__AVX512BW__", "x86-64-avx512"},
+    };
+    for (size_t i = 0; i < sizeof M / sizeof *M; i++) {
+        if (strlen(M[i].name) != n || strncmp(M[i].name, name, n)) continue;
+        /* a target names its family's macros by prefix: x86-64 for every x86 level, arm-64 for both Arm targets */
+        const char *d = M[i].defined_for;
+        for (const char *w = d; *w;) {
+            size_t k = strcspn(w, " ");
+            if (!strncmp(from, w, k)) return 1;
+            w += k + (w[k] == ' ');
+        }
+        return 0;
+    }
+    return -1; /* not one of them */
+}
+
+/* Each #if/#ifdef/#ifndef/#elif line of text with the instruction-set macros replaced by
+ * what they were for the source. */
+static char *decide_conditions(const char *text, const char *from) {
+    tine_buf b = {0};
+    tine_buf_puts(&b, "");
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p + 1) : strlen(p);
+        const char *q = p;
+        while (q < p + len && (*q == ' ' || *q == '\t')) q++;
+        bool directive = *q == '#';
+        if (directive) {
+            q++;
+            while (*q == ' ' || *q == '\t') q++;
+            directive = !strncmp(q, "if", 2) || !strncmp(q, "elif", 4);
+        }
+        if (!directive) {
+            tine_buf_printf(&b, "%.*s", (int)len, p);
+            p += len;
+            continue;
+        }
+        bool ifdef = !strncmp(q, "ifdef", 5), ifndef = !strncmp(q, "ifndef", 6);
+        const char *w = q + (ifdef ? 5 : ifndef ? 6 : 0);
+        if (ifdef || ifndef) {
+            while (*w == ' ' || *w == '\t') w++;
+            size_t k = 0;
+            while (w[k] == '_' || (w[k] >= 'A' && w[k] <= 'Z') || (w[k] >= 'a' && w[k] <= 'z') || (w[k] >= '0' && w[k] <= '9')) k++;
+            int v = source_macro(from, w, k);
+            if (v >= 0) {
+                tine_buf_printf(&b, "%.*s#if %d /* %.*s%.*s, as for %s (tine retarget) */\n", (int)(strchr(p, '#') - p), p,
+                                ifdef ? v : !v, ifndef ? 1 : 0, "!", (int)k, w, from);
+                p += len;
+                continue;
+            }
+            tine_buf_printf(&b, "%.*s", (int)len, p);
+            p += len;
+            continue;
+        }
+        /* #if / #elif: each macro of the list, and defined(it), by its value */
+        const char *e = p + len;
+        for (const char *c = p; c < e;) {
+            if (*c == '_' || (*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z')) {
+                const char *s0 = c;
+                while (c < e && (*c == '_' || (*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9'))) c++;
+                size_t k = (size_t)(c - s0);
+                if (k == 7 && !strncmp(s0, "defined", 7)) { /* defined X, defined(X) */
+                    const char *t = c;
+                    while (t < e && (*t == ' ' || *t == '(')) t++;
+                    const char *m = t;
+                    while (t < e && (*t == '_' || (*t >= 'A' && *t <= 'Z') || (*t >= 'a' && *t <= 'z') || (*t >= '0' && *t <= '9'))) t++;
+                    int v = source_macro(from, m, (size_t)(t - m));
+                    if (v >= 0) {
+                        while (t < e && *t == ' ') t++;
+                        if (t < e && *t == ')' && memchr(c, '(', (size_t)(m - c))) t++;
+                        tine_buf_printf(&b, "%d", v);
+                        c = t;
+                        continue;
+                    }
+                }
+                int v = source_macro(from, s0, k);
+                if (v >= 0) tine_buf_printf(&b, "%d", v);
+                else tine_buf_printf(&b, "%.*s", (int)k, s0);
+                continue;
+            }
+            tine_buf_printf(&b, "%c", *c++);
+        }
+        p += len;
+    }
+    return b.p;
+}
+
 static const char *triple_of(const char *fam) { return !strcmp(fam, "arm") ? "aarch64-linux-gnu" : "x86_64-linux-gnu"; }
 
 char *tine_retarget(tine_ctx_t *ctx, const char *path, const char *text, const tine_retarget_opts *o, char **report) {
@@ -1173,22 +1281,14 @@ char *tine_retarget(tine_ctx_t *ctx, const char *path, const char *text, const t
     for (int i = 0; i < o->ncflags && na < 63; i++) args[na++] = o->cflags[i];
     tine_cfile *f = tine_cfront_parse(ctx, path, text, args, na, triple_of(ffam));
     if (!f) return NULL;
-    tine_buf rep = {0};
-    tine_buf_puts(&rep, "");
-    rt r = {.ctx = ctx, .f = f, .from = o->from, .to = o->to, .ffam = ffam, .report = &rep};
+    rt r = {.ctx = ctx, .f = f, .from = o->from, .to = o->to, .ffam = ffam, .report = report ? tine_rt_report_new() : NULL};
     size_t len;
     r.text = tine_cfile_text(f, &len);
     r.em = tine_cemit_new(ctx, o->to, "");
     tine_buf body = {0};
     tine_buf_puts(&body, "");
-    unsigned pos = 0;
+    unsigned pos = 0, first_fn = UINT32_MAX;
     bool ok = r.em != NULL;
-    /* the includes of the source's intrinsics become the target's */
-    int last_inc_end = 0;
-    for (int i = 0; ok && i < tine_cfile_nincludes(f); i++) {
-        const tine_cinclude *inc = tine_cfile_include(f, i);
-        if ((int)inc->range.end.off > last_inc_end) last_inc_end = (int)inc->range.end.off;
-    }
     for (int i = 0; ok && i < tine_cfile_nfuncs(f); i++) {
         const tine_cfunc *fn = tine_cfile_func(f, i);
         if (!func_has_vector(&r, fn)) continue;
@@ -1201,6 +1301,7 @@ char *tine_retarget(tine_ctx_t *ctx, const char *path, const char *text, const t
                 ok = false;
                 break;
             }
+            if (first_fn == UINT32_MAX) first_fn = (unsigned)body.n + (fn->range.begin.off - pos);
             tine_buf_printf(&body, "%.*s/* %s: inlined where it is called (tine retarget) */", (int)(fn->range.begin.off - pos),
                             r.text + pos, fn->name);
             pos = fn->range.end.off;
@@ -1219,6 +1320,7 @@ char *tine_retarget(tine_ctx_t *ctx, const char *path, const char *text, const t
             ok = false;
             break;
         }
+        if (first_fn == UINT32_MAX) first_fn = (unsigned)body.n + (fn->range.begin.off - pos);
         tine_buf_printf(&body, "%.*s", (int)(fn->body->range.begin.off - pos), r.text + pos);
         char *kept = drop_unused_decls(&r, fb.p);
         tine_buf_puts(&body, kept);
@@ -1243,14 +1345,17 @@ char *tine_retarget(tine_ctx_t *ctx, const char *path, const char *text, const t
             tine_buf_printf(&res, "#include <%s>", !strcmp(tfam, "arm") ? "arm_neon.h" : "immintrin.h");
             p = inc->range.end.off;
         }
-        (void)last_inc_end;
-        unsigned split = (unsigned)last_inc_end;
+        /* the declarations go before the first function rewritten, at the start of its line
+           (after every include it may need, and outside any condition the includes are in) */
+        unsigned split = first_fn == UINT32_MAX ? (unsigned)body.n : first_fn;
+        while (split > 0 && body.p[split - 1] != '\n') split--;
         if (split < p) split = p;
         tine_buf_printf(&res, "%.*s", (int)(split - p), body.p + p);
         tine_buf_puts(&res, "\n#include <stdint.h>\n#include <string.h>\n");
         tine_cemit_prelude(r.em, &res);
         tine_buf_puts(&res, body.p + split);
-        result = res.p;
+        result = decide_conditions(res.p, o->from);
+        free(res.p);
     }
     free(body.p);
     free(r.vars);
@@ -1258,7 +1363,7 @@ char *tine_retarget(tine_ctx_t *ctx, const char *path, const char *text, const t
     free(r.refs);
     tine_cemit_free(r.em);
     tine_cfile_free(f);
-    if (report && result) *report = rep.p;
-    else free(rep.p);
+    if (report && result) *report = tine_rt_report_text(r.report, path);
+    tine_rt_report_free(r.report);
     return result;
 }

@@ -10,4 +10,16 @@
 /* root with each concat of the halves of one computation joined back into it (join.c). */
 tine_expr_t *tine_retarget_join(tine_ctx_t *ctx, tine_expr_t *root);
 
+/* --report: what each call site became (report.c). A call's value is recorded where the
+ * call is lifted; each sink's value (raw: as the run built it; ready: folded and joined;
+ * selected: for the target) classifies the calls it reads. */
+typedef struct tine_rt_report tine_rt_report;
+tine_rt_report *tine_rt_report_new(void);
+void tine_rt_report_free(tine_rt_report *rep);
+void tine_rt_report_call(tine_rt_report *rep, const char *name, const char *from, int line, int col, tine_expr_t *value);
+void tine_rt_report_sink(tine_rt_report *rep, tine_ctx_t *ctx, const char *target, tine_expr_t *raw, tine_expr_t *ready,
+                         tine_expr_t *selected);
+/* The report's text: one line per call site (path:line:col), then the counts. */
+char *tine_rt_report_text(tine_rt_report *rep, const char *path);
+
 #endif

@@ -1,0 +1,132 @@
+/* report.c — `tine retarget --report`: what each intrinsic call site became.
+ *
+ * A call is lifted and selected together with the rest of its run, so what it became is
+ * read off the run's values when they are written (a sink): a call whose value, lifted on
+ * its own, is still a node of the lifted run kept its identity, and became what its own
+ * value selects to (one target instruction: mapped one-to-one; several: emulated); one
+ * whose lifted value is gone was fused across intrinsics into the run's FPIR ops. A call
+ * no sink reads was dropped (its value is never used).
+ */
+#include "retarget.h"
+
+typedef struct {
+    char *name, *from;
+    int line, col;
+    tine_expr_t *value; /* its (first) result, as the run's graph holds it */
+    char *what;         /* NULL until a sink reads it */
+} call;
+
+struct tine_rt_report {
+    call *calls;
+    int n, cap;
+};
+
+tine_rt_report *tine_rt_report_new(void) { return tine_xcalloc(1, sizeof(tine_rt_report)); }
+
+void tine_rt_report_free(tine_rt_report *rep) {
+    if (!rep) return;
+    for (int i = 0; i < rep->n; i++) free(rep->calls[i].name), free(rep->calls[i].from), free(rep->calls[i].what);
+    free(rep->calls);
+    free(rep);
+}
+
+void tine_rt_report_call(tine_rt_report *rep, const char *name, const char *from, int line, int col, tine_expr_t *value) {
+    TINE_GROW(rep->calls, rep->n + 1, rep->cap);
+    rep->calls[rep->n++] = (call){tine_strdup(name), tine_strdup(from), line, col, value, NULL};
+}
+
+static bool in_dag(tine_expr_t *const *order, uint32_t n, const tine_expr_t *x) {
+    for (uint32_t i = 0; i < n; i++)
+        if (order[i] == x) return true;
+    return false;
+}
+
+/* The names of the target instructions and FPIR ops of e, comma-separated (each once). */
+static void ops_of(tine_ctx_t *ctx, tine_expr_t *e, bool fpir, tine_buf *b) {
+    uint32_t n;
+    tine_expr_t **order = tine_topo(ctx, e, &n);
+    const char *seen[64];
+    int ns = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const char *name = NULL;
+        if (!fpir && order[i]->op == TINE_OP_INSN) name = tine_insn_name(ctx, order[i]->imm);
+        if (fpir && tine_op_is_fpir((tine_op_t)order[i]->op)) name = tine_op_name((tine_op_t)order[i]->op);
+        if (!name) continue;
+        bool dup = false;
+        for (int k = 0; k < ns && !dup; k++) dup = !strcmp(seen[k], name);
+        if (dup || ns == 64) continue;
+        seen[ns++] = name;
+        tine_buf_printf(b, "%s%s", b->n ? ", " : "", name);
+    }
+    free(order);
+}
+
+/* How many operations a selected value has (its nodes that are not leaves). */
+static int ops_count(tine_ctx_t *ctx, tine_expr_t *e) {
+    uint32_t n;
+    tine_expr_t **order = tine_topo(ctx, e, &n);
+    int k = 0;
+    for (uint32_t i = 0; i < n; i++) k += order[i]->op != TINE_OP_VAR && order[i]->op != TINE_OP_CONST;
+    free(order);
+    return k;
+}
+
+void tine_rt_report_sink(tine_rt_report *rep, tine_ctx_t *ctx, const char *target, tine_expr_t *raw, tine_expr_t *ready,
+                         tine_expr_t *selected) {
+    uint32_t nraw, nlift;
+    tine_expr_t **oraw = tine_topo(ctx, raw, &nraw);
+    tine_expr_t *lifted = ready->type.lanes > 1 ? tine_lift(ctx, ready) : ready;
+    tine_expr_t **olift = lifted ? tine_topo(ctx, lifted, &nlift) : NULL;
+    for (int i = 0; i < rep->n; i++) {
+        call *c = &rep->calls[i];
+        if (c->what || !c->value || !in_dag(oraw, nraw, c->value)) continue;
+        tine_buf b = {0};
+        tine_buf_puts(&b, "");
+        tine_expr_t *own = tine_fold_constants(ctx, c->value);
+        own = own ? tine_retarget_join(ctx, own) : NULL;
+        tine_expr_t *own_lift = own && own->type.lanes > 1 ? tine_lift(ctx, own) : own;
+        tine_expr_t *own_sel = own && own->type.lanes > 1 ? tine_select_expr(ctx, own, TINE_SELECT_TINE, target) : own;
+        if (!own_lift || !own_sel) {
+            tine_clear_error(ctx);
+            tine_buf_puts(&b, "selected with its run");
+        } else if (olift && in_dag(olift, nlift, own_lift)) {
+            int k = ops_count(ctx, own_sel);
+            tine_buf i_names = {0};
+            tine_buf_puts(&i_names, "");
+            ops_of(ctx, own_sel, false, &i_names);
+            if (own_sel->op == TINE_OP_INSN && k == 1) tine_buf_printf(&b, "one-to-one: %s", i_names.p);
+            else if (k <= 1) tine_buf_printf(&b, "one-to-one: %s", k ? tine_op_name((tine_op_t)own_sel->op) : "no operation (a lane move of registers, or a constant)");
+            else tine_buf_printf(&b, "emulated: %d operations%s%s", k, i_names.n ? " with " : "", i_names.p);
+            free(i_names.p);
+        } else {
+            tine_buf f = {0}, t = {0};
+            tine_buf_puts(&f, "");
+            tine_buf_puts(&t, "");
+            if (lifted) ops_of(ctx, lifted, true, &f);
+            ops_of(ctx, selected, false, &t);
+            tine_buf_printf(&b, "fused across intrinsics%s%s%s%s", f.n ? " into " : "", f.p, t.n ? " -> " : "", t.p);
+            free(f.p);
+            free(t.p);
+        }
+        c->what = b.p;
+    }
+    free(oraw);
+    free(olift);
+}
+
+char *tine_rt_report_text(tine_rt_report *rep, const char *path) {
+    tine_buf b = {0};
+    tine_buf_puts(&b, "");
+    int kinds[5] = {0};
+    for (int i = 0; i < rep->n; i++) {
+        call *c = &rep->calls[i];
+        const char *what = c->what ? c->what : !c->value ? "a store: the run's value written where the source writes it"
+                                                          : "dropped: its value is never used";
+        tine_buf_printf(&b, "%s:%d:%d: %s (%s): %s\n", path, c->line, c->col, c->name, c->from, what);
+        kinds[!strncmp(what, "one-to-one", 10) ? 0 : !strncmp(what, "fused", 5) ? 1 : !strncmp(what, "emulated", 8) ? 2
+              : !c->value ? 3 : 4]++;
+    }
+    tine_buf_printf(&b, "%d call sites: %d one-to-one, %d fused across intrinsics, %d emulated, %d stores, %d dropped\n",
+                    rep->n, kinds[0], kinds[1], kinds[2], kinds[3], kinds[4]);
+    return b.p;
+}

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# tine retarget on small cases (tests/retarget/cases): the instruction a multi-intrinsic
+# idiom becomes, pinned; preprocessor conditions decided as for the source; intrinsics
+# behind macros; hostile input (malformed C, an unknown intrinsic, inline assembly, a
+# vector escaping into a call, a very large file) gives a located error or correct code,
+# never a crash or a hang. Environment: TINE (default build/tine from the repository root).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+tine=${TINE:-$root/build/tine}
+cases=$here/cases
+out=$(mktemp -d "${TMPDIR:-/tmp}/retarget-cases.XXXXXX")
+trap 'rm -rf "$out"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+warn=(-O2 -Wall -Wextra -Werror)
+
+# retarget CASE FROM TO: the output in $out/CASE.TO.c, the report in .report; 0 if it worked
+retarget() {
+  timeout 60 "$tine" retarget "$cases/$1" --from "$2" --to "$3" --report -o "$out/$1.$3.c" 2>"$out/$1.$3.report"
+}
+compiles() { # FILE TARGET
+  case $2 in
+    arm-64*) clang-19 --target=aarch64-linux-gnu "${warn[@]}" -c "$1" -o /dev/null ;;
+    x86-64-sse2) gcc "${warn[@]}" -msse2 -c "$1" -o /dev/null && clang-19 "${warn[@]}" -msse2 -c "$1" -o /dev/null ;;
+    *) gcc "${warn[@]}" -march=x86-64-v3 -c "$1" -o /dev/null && clang-19 "${warn[@]}" -march=x86-64-v3 -c "$1" -o /dev/null ;;
+  esac
+}
+# pin CASE FROM TO INTRINSIC COUNT [REPORT-TEXT]: the output calls INTRINSIC COUNT times
+pin() {
+  local c=$1 from=$2 to=$3 want=$4 count=$5 text=${6:-}
+  if ! retarget "$c" "$from" "$to"; then fail "$c to $to: $(cat "$out/$c.$to.report")"; return; fi
+  local got
+  got=$(grep -o "\b$want(" "$out/$c.$to.c" | wc -l)
+  [ "$got" = "$count" ] || fail "$c to $to: $want called $got times, want $count"
+  if [ -n "$text" ] && ! grep -q -- "$text" "$out/$c.$to.report"; then fail "$c to $to: the report lacks '$text'"; cat "$out/$c.$to.report"; fi
+  compiles "$out/$c.$to.c" "$to" || fail "$c to $to: the output does not compile warning-free"
+}
+
+# ---- fusion: several intrinsics, one target instruction --------------------------------
+# vmovl_u8 + vaddq_u16 + vrshrn_n_u16(.., 1), twice (the halves) and vcombine: one pavgb
+pin avg_rshrn.neon.c arm-64 x86-64-sse2 _mm_avg_epu8 1 "fused across intrinsics into rounding_halving_add -> pavgb"
+pin avg_rshrn.neon.c arm-64 x86-64-avx2 _mm_avg_epu8 1
+pin qadd.neon.c arm-64 x86-64-sse2 _mm_adds_epu8 1 "one-to-one: paddusb"
+pin avg.sse2.c x86-64-sse2 arm-64 vrhaddq_u8 1 "one-to-one: urhadd_u8"
+pin macro.neon.c arm-64 x86-64-avx2 _mm_avg_epu8 1
+
+# _mm_mulhrs_epi16 on Neon: correct code (what it selects to is pinned by the corpus run)
+retarget mulhrs.sse41.c x86-64-sse41 arm-64 || fail "mulhrs: $(cat "$out/mulhrs.sse41.c.arm-64.report")"
+compiles "$out/mulhrs.sse41.c.arm-64.c" arm-64 || fail "mulhrs: the output does not compile"
+
+# ---- preprocessor conditions decided as for the source --------------------------------
+if retarget ifdef.neon.c arm-64 x86-64-avx2; then
+  cat >"$out/ifdef_main.c" <<'EOF'
+#include <stdint.h>
+#include <stdio.h>
+int which(void);
+void add1(uint8_t *d, const uint8_t *a, int n);
+int main(void) {
+    uint8_t a[32], d[32];
+    for (int i = 0; i < 32; i++) a[i] = (uint8_t)(i * 37);
+    add1(d, a, 32);
+    for (int i = 0; i < 32; i++) if (d[i] != (uint8_t)(a[i] + 1)) return 2;
+    return which() == 1 ? 0 : 3;
+}
+EOF
+  if gcc "${warn[@]}" -march=x86-64-v3 "$out/ifdef.neon.c.x86-64-avx2.c" "$out/ifdef_main.c" -o "$out/ifdef"; then
+    "$out/ifdef" || fail "ifdef: the output does not take the source's branch (exit $?)"
+  else
+    fail "ifdef: the output does not compile"
+  fi
+else
+  fail "ifdef: $(cat "$out/ifdef.neon.c.x86-64-avx2.report")"
+fi
+
+# ---- hostile input: a located error, exit 1 ----------------------------------------------
+# bad CASE WHAT: exit 1 within the time limit, a file:line:col message and a caret
+bad() {
+  local c=$1 what=$2 rc
+  timeout 60 "$tine" retarget "$cases/$c" --from arm-64 --to x86-64-avx2 -o "$out/$c.out" 2>"$out/$c.err"
+  rc=$?
+  [ $rc = 1 ] || fail "$c ($what): exit $rc, want 1"
+  grep -qE "$c:[0-9]+:[0-9]+: " "$out/$c.err" || fail "$c ($what): no file:line:col in: $(head -3 "$out/$c.err")"
+  grep -q '\^' "$out/$c.err" || fail "$c ($what): no caret under the column"
+}
+bad bad_syntax.neon.c "malformed C"
+bad bad_unknown.neon.c "an unknown intrinsic"
+bad bad_asm.neon.c "inline assembly"
+bad bad_escape.neon.c "a vector escaping into a call"
+timeout 60 "$tine" retarget "$cases/no-such-file.c" --from arm-64 --to x86-64-avx2 -o "$out/x" 2>"$out/nofile.err"
+[ $? = 1 ] || fail "a missing file: not exit 1"
+timeout 60 "$tine" retarget "$cases/qadd.neon.c" --from arm-64 --to x86-64-avx9 -o "$out/x" 2>/dev/null
+[ $? = 2 ] || fail "an unknown target: not exit 2"
+
+# ---- a very large file: linear, no crash ------------------------------------------------
+{
+  echo '#include <arm_neon.h>'
+  echo '#include <stdint.h>'
+  for i in $(seq 1 400); do
+    echo "void f$i(uint8_t *d, const uint8_t *a, const uint8_t *b, int n) {"
+    echo "  for (int i = 0; i + 16 <= n; i += 16) {"
+    echo "    uint8x16_t x = vld1q_u8(a + i), y = vld1q_u8(b + i);"
+    echo "    uint16x8_t lo = vaddl_u8(vget_low_u8(x), vget_low_u8(y));"
+    echo "    vst1q_u8(d + i, vcombine_u8(vrshrn_n_u16(lo, 1), vqmovn_u16(vmull_u8(vget_high_u8(x), vget_high_u8(y)))));"
+    echo "  }"
+    echo "}"
+  done
+} >"$out/large.neon.c"
+start=$(date +%s)
+if timeout 300 "$tine" retarget "$out/large.neon.c" --from arm-64 --to x86-64-avx2 -o "$out/large.c" 2>"$out/large.err"; then
+  compiles "$out/large.c" x86-64-avx2 || fail "the large file's output does not compile"
+else
+  fail "the large file: $(head -3 "$out/large.err")"
+fi
+echo "large file (400 functions, 2,800 lines): $(( $(date +%s) - start )) s"
+
+if [ $fails = 0 ]; then echo "check_cases: all cases as expected"; else echo "check_cases: $fails failures"; fi
+[ $fails = 0 ]
