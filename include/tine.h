@@ -648,6 +648,12 @@ char *tine_retarget(tine_ctx_t *ctx, const char *path, const char *text, const t
  * function for `to`, from its semantics (malloc'd; NULL with an error). *emitted and
  * *skipped (if not NULL): the intrinsics written, and those that could not be. */
 char *tine_retarget_header(tine_ctx_t *ctx, const char *from, const char *to, int *emitted, int *skipped);
+/* The functions of the file a test can call (`tine retarget --check`): not static, every
+ * parameter an integer or a pointer to integers, returning one or nothing. One line each:
+ * NAME, the return type, then per parameter "K BYTES NAME TYPE" (K: i a pointer to const
+ * data, o a pointer to writable data, s an integer; BYTES: the pointee's or the integer's
+ * size), separated by tabs. malloc'd; NULL with a located error. */
+char *tine_retarget_functions(tine_ctx_t *ctx, const char *path, const char *text, const tine_retarget_opts *o);
 
 #pragma GCC visibility pop
 

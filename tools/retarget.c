@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "retarget_check.h"
 #include "tine.h"
 
 int cli_cmd_retarget(const options *o) {
@@ -49,6 +50,7 @@ int cli_cmd_retarget(const options *o) {
     } else {
         rc = cli_write(o->out, out, strlen(out));
         if (!rc && report) fputs(report, stderr);
+        if (!rc && o->check_run) rc = retarget_check(o, text, out);
     }
     free(out);
     free(report);

@@ -1367,3 +1367,39 @@ char *tine_retarget(tine_ctx_t *ctx, const char *path, const char *text, const t
     tine_rt_report_free(r.report);
     return result;
 }
+
+/* ---- the functions --check can call ------------------------------------------------------ */
+
+char *tine_retarget_functions(tine_ctx_t *ctx, const char *path, const char *text, const tine_retarget_opts *o) {
+    const char *ffam = tine_target_isa(o->from);
+    if (!ffam) {
+        tine_set_error(ctx, "unknown target '%s'", o->from);
+        return NULL;
+    }
+    const char *args[64];
+    int na = 0;
+    for (int i = 0; i < o->ncflags && na < 64; i++) args[na++] = o->cflags[i];
+    tine_cfile *f = tine_cfront_parse(ctx, path, text, args, na, triple_of(ffam));
+    if (!f) return NULL;
+    tine_buf b = {0};
+    tine_buf_puts(&b, "");
+    for (int i = 0; i < tine_cfile_nfuncs(f); i++) {
+        const tine_cfunc *fn = tine_cfile_func(f, i);
+        bool ok = !fn->is_static && fn->ret && (fn->ret->kind == TINE_CT_VOID || fn->ret->kind == TINE_CT_INT);
+        for (int k = 0; k < fn->nparams && ok; k++) {
+            const tine_ctype *t = fn->param[k]->type;
+            ok = t && (t->kind == TINE_CT_INT || (t->kind == TINE_CT_PTR && t->pointee && t->pointee->kind == TINE_CT_INT));
+        }
+        if (!ok || fn->nparams > 12) continue;
+        tine_buf_printf(&b, "%s\t%s", fn->name, fn->ret->spelling);
+        for (int k = 0; k < fn->nparams; k++) {
+            const tine_ctype *t = fn->param[k]->type;
+            tine_buf_printf(&b, "\t%c %d %s %s", t->kind == TINE_CT_PTR ? (t->is_const ? 'i' : 'o') : 's',
+                            t->kind == TINE_CT_PTR ? t->pointee->elem.bits / 8 : t->elem.bits / 8, fn->param[k]->name,
+                            t->spelling);
+        }
+        tine_buf_puts(&b, "\n");
+    }
+    tine_cfile_free(f);
+    return b.p;
+}

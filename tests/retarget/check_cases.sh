@@ -73,6 +73,16 @@ else
   fail "ifdef: $(cat "$out/ifdef.neon.c.x86-64-avx2.report")"
 fi
 
+# ---- --check: equal results, and a difference found -------------------------------------
+timeout 300 "$tine" retarget "$cases/qadd.neon.c" --from arm-64 --to x86-64-sse2 -o "$out/c1.c" --check 2>"$out/c1.err" ||
+  fail "--check of qadd: $(cat "$out/c1.err")"
+grep -q "the same results" "$out/c1.err" || fail "--check of qadd says: $(cat "$out/c1.err")"
+timeout 300 "$tine" retarget "$cases/avg.sse2.c" --from x86-64-sse2 --to arm-64 -o "$out/c2.c" --check 2>"$out/c2.err" ||
+  fail "--check of avg to arm-64: $(cat "$out/c2.err")"
+timeout 300 "$tine" retarget "$cases/char_sign.neon.c" --from arm-64 --to x86-64-sse2 -o "$out/c3.c" --check 2>"$out/c3.err"
+rc=$?
+[ $rc = 1 ] && grep -q "differs" "$out/c3.err" || fail "--check did not find char's signedness (exit $rc): $(cat "$out/c3.err")"
+
 # ---- hostile input: a located error, exit 1 ----------------------------------------------
 # bad CASE WHAT: exit 1 within the time limit, a file:line:col message and a caret
 bad() {
