@@ -844,8 +844,10 @@ char *tine_retarget(tine_ctx_t *ctx, const char *path, const char *text, const t
         while (split > 0 && body.p[split - 1] != '\n') split--;
         if (split < p) split = p;
         tine_buf_printf(&res, "%.*s", (int)(split - p), body.p + p);
-        tine_buf_puts(&res, "\n#include <stdint.h>\n#include <string.h>\n");
-        tine_cemit_prelude(r.em, &res);
+        if (first_fn != UINT32_MAX) { /* nothing rewritten: nothing to declare */
+            tine_buf_puts(&res, "\n#include <stdint.h>\n#include <string.h>\n");
+            tine_cemit_prelude(r.em, &res);
+        }
         tine_buf_puts(&res, body.p + split);
         result = decide_conditions(res.p, o->from);
         free(res.p);

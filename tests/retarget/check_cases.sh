@@ -49,6 +49,10 @@ pin macro.neon.c arm-64 x86-64-avx2 _mm_avg_epu8 1
 retarget mulhrs.sse41.c x86-64-sse41 arm-64 || fail "mulhrs: $(cat "$out/mulhrs.sse41.c.arm-64.report")"
 compiles "$out/mulhrs.sse41.c.arm-64.c" arm-64 || fail "mulhrs: the output does not compile"
 
+# ---- a file without intrinsics comes back as it was, byte for byte -----------------------
+timeout 60 "$tine" retarget "$cases/plain.c" --from arm-64 --to x86-64-avx2 -o "$out/plain.c" &&
+  cmp -s "$cases/plain.c" "$out/plain.c" || fail "plain.c: not returned as it was"
+
 # ---- preprocessor conditions decided as for the source --------------------------------
 if retarget ifdef.neon.c arm-64 x86-64-avx2; then
   cat >"$out/ifdef_main.c" <<'EOF'

@@ -1,0 +1,2 @@
+#include <stdint.h>
+int add(int a, int b) { return a + b; }
