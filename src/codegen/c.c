@@ -755,6 +755,29 @@ static const char *lanewise(tine_cemit *c, const tine_expr_t *e, tine_buf *out) 
     return remember(c, e, name);
 }
 
+/* Whether k is an integer constant, one value in every lane, at its type's minimum (-1)
+ * or maximum (1); 0 otherwise. */
+static int at_limit(const tine_expr_t *k) {
+    if (k->op != TINE_OP_CONST || (k->type.kind != TINE_INT && k->type.kind != TINE_UINT)) return 0;
+    int bits = k->type.bits;
+    tine_u128 mask = bits >= 128 ? ~(tine_u128)0 : ((tine_u128)1 << bits) - 1, v = tine_const_value(k, 0) & mask;
+    for (int i = 1; i < k->type.lanes; i++)
+        if ((tine_const_value(k, i) & mask) != v) return 0;
+    tine_u128 mn = k->type.kind == TINE_INT ? (tine_u128)1 << (bits - 1) : 0, mx = k->type.kind == TINE_INT ? mn - 1 : mask;
+    return v == mn ? -1 : v == mx ? 1 : 0;
+}
+
+/* A comparison whose value is known: 1 (a scalar) or masks of -1 in every lane, or 0. */
+static const char *known_truth(tine_cemit *c, const tine_expr_t *e, bool truth, tine_buf *out) {
+    if (e->type.lanes == 1) return define(c, e, fmt("%d", truth), out);
+    char ty[48];
+    tine_buf r = {0};
+    tine_buf_printf(&r, "(%s){", tine_cemit_type(c, ctype_of(e), ty, sizeof ty));
+    for (int i = 0; i < e->type.lanes; i++) tine_buf_printf(&r, "%s%d", i ? ", " : "", truth ? -1 : 0);
+    tine_buf_puts(&r, "}");
+    return define(c, e, r.p, out);
+}
+
 static const char *node(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
     tine_type_t t = e->type;
     char ty[48];
@@ -794,6 +817,27 @@ static const char *node(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
     default: break;
     }
     if (tine_op_is_fpir((tine_op_t)e->op)) return value(c, tine_fpir_expand_node(c->ctx, e), out);
+    if (e->nops == 2 && (at_limit(e->ops[0]) || at_limit(e->ops[1]))) {
+        /* an integer operand against a constant at its type's end: gcc warns of `x < 0`
+           (unsigned) and `x <= 127` (i8) and `x < 0 ? x : 0` (-Wtype-limits) whose
+           values are known */
+        int l1 = at_limit(e->ops[1]), l0 = at_limit(e->ops[0]);
+        int k = l1 ? 1 : 0, lim = l1 ? l1 : l0; /* operand k is the constant, at min (-1) or max (1) */
+        tine_op_t op = (tine_op_t)e->op;
+        if (op == TINE_OP_MIN || op == TINE_OP_MAX) { /* min(x, min) = min, min(x, max) = x ... */
+            const tine_expr_t *r = (op == TINE_OP_MIN) == (lim < 0) ? e->ops[k] : e->ops[1 - k];
+            const char *a = value(c, r, out);
+            return a ? remember(c, e, tine_strdup(a)) : NULL;
+        }
+        if (k == 0) /* k OP x as x OP' k */
+            op = op == TINE_OP_LT ? TINE_OP_GT : op == TINE_OP_GT ? TINE_OP_LT : op == TINE_OP_LE ? TINE_OP_GE
+                 : op == TINE_OP_GE                                            ? TINE_OP_LE
+                                                                               : op;
+        int truth = -1; /* x < min, x > max: false; x >= min, x <= max: true */
+        if (lim < 0 && (op == TINE_OP_LT || op == TINE_OP_GE)) truth = op == TINE_OP_GE;
+        if (lim > 0 && (op == TINE_OP_GT || op == TINE_OP_LE)) truth = op == TINE_OP_LE;
+        if (truth >= 0) return known_truth(c, e, truth, out);
+    }
     if (e->nops == 2 && e->ops[0] == e->ops[1] && e->ops[0]->type.kind != TINE_FLOAT) {
         /* one integer operand twice: C compilers warn of `x < x` and `x < x ? x : x`
            (-Wtautological-compare), whose values are known */
@@ -801,15 +845,8 @@ static const char *node(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
             const char *a = value(c, e->ops[0], out);
             return a ? remember(c, e, tine_strdup(a)) : NULL;
         }
-        if (e->op >= TINE_OP_EQ && e->op <= TINE_OP_GE) {
-            bool truth = e->op == TINE_OP_EQ || e->op == TINE_OP_LE || e->op == TINE_OP_GE;
-            if (!vec) return define(c, e, fmt("%d", truth), out);
-            tine_buf r = {0};
-            tine_buf_printf(&r, "(%s){", tine_cemit_type(c, ctype_of(e), ty, sizeof ty));
-            for (int i = 0; i < t.lanes; i++) tine_buf_printf(&r, "%s%d", i ? ", " : "", truth ? -1 : 0);
-            tine_buf_puts(&r, "}");
-            return define(c, e, r.p, out);
-        }
+        if (e->op >= TINE_OP_EQ && e->op <= TINE_OP_GE)
+            return known_truth(c, e, e->op == TINE_OP_EQ || e->op == TINE_OP_LE || e->op == TINE_OP_GE, out);
     }
     if (vec) {
         bool any = wide(e);
@@ -877,9 +914,13 @@ static const char *node(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
         const char *f = value(c, e->ops[2], out);
         if (!f) return NULL;
         if (!vec) return define(c, e, fmt("%s ? %s : %s", a, b, f), out);
-        char *m = mask_as(c, e->ops[0], t.kind == TINE_BOOL ? mask_bits(e->ops[1]) : t.bits, out);
-        char *r = fmt("(%s & (%s)%s) | (%s & ~(%s)%s)", b, ty, m, f, ty, m);
+        int mb = t.kind == TINE_BOOL ? mask_bits(e->ops[1]) : t.bits;
+        char *m = mask_as(c, e->ops[0], mb, out);
+        /* bool values: the false one's mask at the true one's width (the result's) */
+        char *fv = t.kind == TINE_BOOL ? mask_as(c, e->ops[2], mb, out) : tine_strdup(f);
+        char *r = fmt("(%s & (%s)%s) | (%s & ~(%s)%s)", b, ty, m, fv, ty, m);
         free(m);
+        free(fv);
         return define(c, e, r, out);
     }
     case TINE_OP_SHL:

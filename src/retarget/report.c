@@ -66,7 +66,8 @@ static int ops_count(tine_ctx_t *ctx, tine_expr_t *e) {
     uint32_t n;
     tine_expr_t **order = tine_topo(ctx, e, &n);
     int k = 0;
-    for (uint32_t i = 0; i < n; i++) k += order[i]->op != TINE_OP_VAR && order[i]->op != TINE_OP_CONST;
+    for (uint32_t i = 0; i < n; i++) /* a reinterpret is no instruction */
+        k += order[i]->op != TINE_OP_VAR && order[i]->op != TINE_OP_CONST && order[i]->op != TINE_OP_REINTERPRET;
     free(order);
     return k;
 }
@@ -94,7 +95,7 @@ void tine_rt_report_sink(tine_rt_report *rep, tine_ctx_t *ctx, const char *targe
             tine_buf i_names = {0};
             tine_buf_puts(&i_names, "");
             ops_of(ctx, own_sel, false, &i_names);
-            if (own_sel->op == TINE_OP_INSN && k == 1) tine_buf_printf(&b, "one-to-one: %s", i_names.p);
+            if (i_names.n && k == 1) tine_buf_printf(&b, "one-to-one: %s", i_names.p);
             else if (k <= 1) tine_buf_printf(&b, "one-to-one: %s", k ? tine_op_name((tine_op_t)own_sel->op) : "no operation (a lane move of registers, or a constant)");
             else tine_buf_printf(&b, "emulated: %d operations%s%s", k, i_names.n ? " with " : "", i_names.p);
             free(i_names.p);
@@ -114,14 +115,24 @@ void tine_rt_report_sink(tine_rt_report *rep, tine_ctx_t *ctx, const char *targe
     free(olift);
 }
 
+/* Whether a value has no variable under it (its lanes are known: _mm_set1_epi16(23170)). */
+static bool constant(const tine_expr_t *e) {
+    if (e->op == TINE_OP_VAR || e->op == TINE_OP_LOAD) return false;
+    for (int i = 0; i < e->nops; i++)
+        if (!constant(e->ops[i])) return false;
+    return true;
+}
+
 char *tine_rt_report_text(tine_rt_report *rep, const char *path) {
     tine_buf b = {0};
     tine_buf_puts(&b, "");
     int kinds[5] = {0};
     for (int i = 0; i < rep->n; i++) {
         call *c = &rep->calls[i];
-        const char *what = c->what ? c->what : !c->value ? "a store: the run's value written where the source writes it"
-                                                          : "dropped: its value is never used";
+        const char *what = c->what ? c->what
+                           : !c->value ? "a store: the run's value written where the source writes it"
+                           : constant(c->value) ? "a constant, folded into its uses"
+                                                : "dropped: its value is never used";
         tine_buf_printf(&b, "%s:%d:%d: %s (%s): %s\n", path, c->line, c->col, c->name, c->from, what);
         kinds[!strncmp(what, "one-to-one", 10) ? 0 : !strncmp(what, "fused", 5) ? 1 : !strncmp(what, "emulated", 8) ? 2
               : !c->value ? 3 : 4]++;

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef VARIANT
@@ -362,6 +363,29 @@ static int64_t pick_size(const struct var *v, const char *extra) {
   return list[rng() % (uint64_t)cnt];
 }
 
+/* --bench: one fixed argument set per function (see ../bench.md).  n, w, h
+ * that take the default or a "sizes" spec get the bench sizes; a stride with a
+ * range gets w+16 (or LO+16) when that is in range; any other range its
+ * middle, a list its first value, an expression its value. */
+static int bench_mode;
+static int64_t bench_n = 4096, bench_w = 256, bench_h = 64;
+static int64_t bench_value(struct var *v, const char *spec) {
+  int dflt = !v->has_spec || !strncmp(spec, "sizes", 5);
+  if (dflt && !strcmp(v->name, "w")) return bench_w;
+  if (dflt && !strcmp(v->name, "h")) return bench_h;
+  if (!strncmp(spec, "sizes", 5)) return bench_n;
+  if (strchr(spec, '|')) return eval_n(spec, strcspn(spec, "|"));
+  const char *dots = strstr(spec, "..");
+  if (!dots) return eval(spec);
+  int64_t lo = eval_n(spec, (size_t)(dots - spec)), hi = eval(dots + 2);
+  if (strstr(v->name, "stride")) {
+    struct var *w = find_var("w", 1);
+    if (w && resolve(w) + 16 >= lo && resolve(w) + 16 <= hi) return resolve(w) + 16;
+    if (lo + 16 <= hi) return lo + 16;
+  }
+  return lo + (hi - lo) / 2;
+}
+
 static int64_t resolve(struct var *v) {
   if (v->state == 2) return v->val;
   if (v->state == 1) { manifest_error("cyclic definition of '%s'", v->name); return 0; }
@@ -374,6 +398,7 @@ static int64_t resolve(struct var *v) {
     else if (strstr(v->name, "stride") && find_var("w", 1)) spec = "w..w+19";
     else { manifest_error("no ARGS range for scalar '%s'", v->name); spec = "0"; }
   }
+  if (bench_mode) { v->val = bench_value(v, spec); v->state = 2; return v->val; }
   const char *dots = strstr(spec, "..");
   if (!strncmp(spec, "sizes", 5) && (spec[5] == 0 || spec[5] == ',')) {
     val = pick_size(v, spec + 5);
@@ -498,6 +523,12 @@ static const char *variant = VARIANT;
 static int default_iters = 300;
 
 static int listed(const char *variants, const char *v) {
+  const char *plus = strchr(v, '+'); /* "avx2+sse41+sse2": listed for any of them */
+  if (plus) {
+    char first[32];
+    snprintf(first, sizeof first, "%.*s", (int)(plus - v), v);
+    return listed(variants, first) || listed(variants, plus + 1);
+  }
   size_t len = strlen(v);
   for (const char *p = variants; (p = strstr(p, v)); p += len)
     if ((p == variants || p[-1] == ' ') && (p[len] == 0 || p[len] == ' ')) return 1;
@@ -611,6 +642,115 @@ static int run_entry(const struct entry *e, int iters) {
   return 0;
 }
 
+/* ------------------------------------------------------------------ --bench */
+
+/* Time the variant: one argument set per function (bench_value), inputs random
+ * in their ranges, filled once; batches of calls of about bench_ms each, timed
+ * with CLOCK_MONOTONIC (--bench-clock cpu: CLOCK_THREAD_CPUTIME_ID); prints "NAME<TAB>median ns/call<TAB>min<TAB>max<TAB>
+ * calls per batch<TAB>arguments" over bench_batches batches.  --bench-set
+ * 'NAME:ITEM;ITEM' overrides, for NAME only, a scalar's ARGS spec (VAR=SPEC) or
+ * an input buffer's value range (argK=LO..HI, K counted from 1). */
+static double bench_ms = 2.0;
+static int bench_batches = 9;
+static const char *bench_sets[32];
+static int nbench_sets;
+static volatile uint64_t bench_sink;
+
+static void bench_apply_sets(const struct entry *e, struct sig *sg) {
+  size_t len = strlen(e->name);
+  for (int k = 0; k < nbench_sets; k++) {
+    if (strncmp(bench_sets[k], e->name, len) || bench_sets[k][len] != ':') continue;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", bench_sets[k] + len + 1);
+    for (char *save = NULL, *item = strtok_r(buf, ";", &save); item; item = strtok_r(NULL, ";", &save)) {
+      char *it = trim(item), *eq = strchr(it, '=');
+      if (!*it) continue;
+      if (!eq) { manifest_error("--bench-set item without '=': '%s'", it); return; }
+      *eq = 0;
+      char *nm = trim(it), *spec = trim(eq + 1);
+      int argk;
+      if (sscanf(nm, "arg%d", &argk) == 1) {
+        struct param *p = argk >= 1 && argk <= sg->np ? &sg->p[argk - 1] : NULL;
+        if (!p || p->kind == K_SCALAR || p->kind == K_OUT || !parse_lit_range(spec, &p->lo, &p->hi))
+          { manifest_error("bad --bench-set range '%s=%s'", nm, spec); return; }
+        continue;
+      }
+      struct var *v = find_var(nm, strlen(nm));
+      if (!v) {
+        if (nvars == MAXVARS) { manifest_error("too many variables"); return; }
+        v = &vars[nvars];
+        memset(v, 0, sizeof *v);
+        snprintf(v->name, sizeof v->name, "%s", nm);
+        v->index = nvars++;
+      }
+      snprintf(v->spec, sizeof v->spec, "%s", spec);
+      v->has_spec = 1;
+    }
+  }
+}
+
+static clockid_t bench_clock = CLOCK_MONOTONIC; /* --bench-clock cpu: this thread's CPU time */
+static double now_ns(void) {
+  struct timespec ts;
+  clock_gettime(bench_clock, &ts);
+  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+static double time_batch(any_fn f, const uintptr_t *a, long reps) {
+  uint64_t acc = 0;
+  double t0 = now_ns();
+  for (long r = 0; r < reps; r++) acc += call(f, a);
+  double t = now_ns() - t0;
+  bench_sink += acc;
+  return t;
+}
+static int cmp_double(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return (a > b) - (a < b);
+}
+
+static int run_bench(const struct entry *e) {
+  struct sig sg;
+  bad = 0;
+  parse_sig(e->sig, &sg);
+  if (!bad) setup_vars(&sg, e->args);
+  if (!bad) bench_apply_sets(e, &sg);
+  for (int i = 0; i < nvars && !bad; i++) vars[i].state = 0;
+  for (int i = 0; i < nvars && !bad; i++) resolve(&vars[i]);
+  uintptr_t av[HARNESS_MAXP] = {0};
+  for (int i = 0; i < sg.np && !bad; i++) {
+    struct param *p = &sg.p[i];
+    if (p->kind == K_SCALAR) { av[i] = (uintptr_t)find_var(p->name, strlen(p->name))->val; continue; }
+    int64_t cnt = eval(p->expr);
+    size_t bytes = (size_t)cnt * (size_t)types[p->type].size;
+    if (cnt < 0 || bytes > MAXBYTES) { manifest_error("buffer %d size %" PRId64 " out of range", i + 1, cnt); break; }
+    uint8_t *b = p->kind == K_IN ? in_region[i] : out_region[0][i] + GUARD;
+    if (p->kind == K_OUT) for (size_t k = 0; k < bytes; k++) b[k] = (uint8_t)rng();
+    else fill(b, p->type, (size_t)cnt, p->lo, p->hi, 0);
+    av[i] = (uintptr_t)b;
+  }
+  if (bad) { printf("%s\tBAD MANIFEST: %s\n", e->name, bad_msg); return 1; }
+  if (!e->var) { printf("%s\tskipped\n", e->name); return 0; }
+  char desc[400] = "";
+  size_t o = 0;
+  for (int i = 0; i < nvars && o < sizeof desc; i++)
+    o += (size_t)snprintf(desc + o, sizeof desc - o, "%s%s=%" PRId64, i ? " " : "", vars[i].name, vars[i].val);
+  snprintf(fault_ctx, sizeof fault_ctx, "[bench %s] %s", variant ? variant : "?", desc);
+  double target = bench_ms * 1e6, t = time_batch(e->var, av, 1);
+  long reps = 1;
+  while (t < target && reps < (1L << 40)) {
+    reps = t < target / 10 ? reps * 10 : (long)((double)reps * 1.1 * target / t) + 1;
+    t = time_batch(e->var, av, reps);
+  }
+  double ns[256];
+  int nb = bench_batches < 1 ? 1 : bench_batches > 256 ? 256 : bench_batches;
+  for (int k = 0; k < nb; k++) ns[k] = time_batch(e->var, av, reps) / (double)reps;
+  qsort(ns, (size_t)nb, sizeof ns[0], cmp_double);
+  double med = nb & 1 ? ns[nb / 2] : (ns[nb / 2 - 1] + ns[nb / 2]) / 2;
+  printf("%s\t%.3f\t%.3f\t%.3f\t%ld\t%s\n", e->name, med, ns[0], ns[nb - 1], reps, desc);
+  fflush(stdout);
+  return 0;
+}
+
 static void print_protos(void) {
   printf("/* generated by harness --protos from corpus.def */\n"
          "#include <stddef.h>\n#include <stdint.h>\n");
@@ -652,10 +792,18 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[i], "--iters") && i + 1 < argc) { iters = atoi(argv[++i]); continue; }
     if (!strcmp(argv[i], "--variant") && i + 1 < argc) { variant = argv[++i]; continue; }
     if (!strcmp(argv[i], "--seed") && i + 1 < argc) { rng_state = strtoull(argv[++i], NULL, 0) | 1; continue; }
-    if (argv[i][0] == '-') { fprintf(stderr, "usage: %s [--variant V] [--iters N] [--seed S] [--protos] [--list] [NAME|THEME...]\n", argv[0]); return 2; }
+    if (!strcmp(argv[i], "--bench")) { bench_mode = 1; continue; }
+    if (!strcmp(argv[i], "--bench-n") && i + 1 < argc) { bench_n = atoll(argv[++i]); continue; }
+    if (!strcmp(argv[i], "--bench-w") && i + 1 < argc) { bench_w = atoll(argv[++i]); continue; }
+    if (!strcmp(argv[i], "--bench-h") && i + 1 < argc) { bench_h = atoll(argv[++i]); continue; }
+    if (!strcmp(argv[i], "--bench-ms") && i + 1 < argc) { bench_ms = atof(argv[++i]); continue; }
+    if (!strcmp(argv[i], "--bench-clock") && i + 1 < argc) { bench_clock = strcmp(argv[++i], "cpu") ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID; continue; }
+    if (!strcmp(argv[i], "--bench-batches") && i + 1 < argc) { bench_batches = atoi(argv[++i]); continue; }
+    if (!strcmp(argv[i], "--bench-set") && i + 1 < argc) { if (nbench_sets < 32) bench_sets[nbench_sets++] = argv[++i]; else ++i; continue; }
+    if (argv[i][0] == '-') { fprintf(stderr, "usage: %s [--variant V] [--iters N] [--seed S] [--protos] [--list] [--bench [--bench-n N] [--bench-w W] [--bench-h H] [--bench-ms MS] [--bench-batches B] [--bench-clock monotonic|cpu] [--bench-set 'NAME:VAR=SPEC;argK=LO..HI']] [NAME|THEME...]\n", argv[0]); return 2; }
     if (nsel < 64) sel[nsel++] = argv[i];
   }
-  if (!variant) { fprintf(stderr, "%s: no variant name (build with -DVARIANT or pass --variant)\n", argv[0]); return 2; }
+  if (!variant && !bench_mode) { fprintf(stderr, "%s: no variant name (build with -DVARIANT or pass --variant)\n", argv[0]); return 2; }
   init_regions();
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
@@ -671,11 +819,13 @@ int main(int argc, char **argv) {
     cur = &table[i];
     fault_ctx[0] = 0;
     int had_var = table[i].var != NULL;
+    if (bench_mode) { failed += run_bench(&table[i]); continue; }
     if (run_entry(&table[i], iters)) failed++;
     else if (had_var) ok++;
     else skipped++;
   }
   cur = NULL;
+  if (bench_mode) return failed != 0;
   printf("== %s: %d ok, %d skipped, %d failed\n", variant, ok, skipped, failed);
   return failed != 0;
 }
