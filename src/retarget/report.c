@@ -35,7 +35,11 @@ void tine_rt_report_call(tine_rt_report *rep, const char *name, const char *from
     rep->calls[rep->n++] = (call){tine_strdup(name), tine_strdup(from), line, col, value, NULL};
 }
 
+/* Whether x is a node of the graph, seen through reinterprets: a reinterpret of a
+ * reinterpret is one node (the value of _mm_set1_epi16, reinterpreted where a byte
+ * operation reads it, is its operand's reinterpret). */
 static bool in_dag(tine_expr_t *const *order, uint32_t n, const tine_expr_t *x) {
+    while (x->op == TINE_OP_REINTERPRET) x = x->ops[0];
     for (uint32_t i = 0; i < n; i++)
         if (order[i] == x) return true;
     return false;

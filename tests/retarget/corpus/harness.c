@@ -646,8 +646,9 @@ static int run_entry(const struct entry *e, int iters) {
 
 /* Time the variant: one argument set per function (bench_value), inputs random
  * in their ranges, filled once; batches of calls of about bench_ms each, timed
- * with CLOCK_MONOTONIC (--bench-clock cpu: CLOCK_THREAD_CPUTIME_ID); prints "NAME<TAB>median ns/call<TAB>min<TAB>max<TAB>
- * calls per batch<TAB>arguments" over bench_batches batches.  --bench-set
+ * with CLOCK_MONOTONIC (--bench-clock cpu: CLOCK_THREAD_CPUTIME_ID); prints
+ * "NAME<TAB>median ns/call<TAB>min<TAB>max<TAB>calls per batch<TAB>arguments"
+ * over bench_batches batches.  --bench-set
  * 'NAME:ITEM;ITEM' overrides, for NAME only, a scalar's ARGS spec (VAR=SPEC) or
  * an input buffer's value range (argK=LO..HI, K counted from 1). */
 static double bench_ms = 2.0;
