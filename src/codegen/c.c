@@ -566,7 +566,7 @@ static const char *insn(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
                         free(parts);
                         return value(c, tine_expand(c->ctx, (tine_expr_t *)e), out);
                     }
-                    tine_buf_printf(&call, "(%s)((%s){0} + %s)", rt, vt, ov[j]);
+                    tine_buf_printf(&call, "((%s)((%s){0} + %s))", rt, vt, ov[j]);
                     continue;
                 }
                 if (!tine_cemit_reg_type(c, tine_type_with_lanes(ot, rbits / ot.bits), rt, sizeof rt)) {
@@ -575,8 +575,10 @@ static const char *insn(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
                     free(parts);
                     return value(c, tine_expand(c->ctx, (tine_expr_t *)e), out);
                 }
+                /* in parentheses: an intrinsic may be a macro (arm_neon.h's vrshr_n_s8), whose
+                   arguments' commas in braces (a constant's lanes) would split them */
                 char *p = piece(c, ov[j], ot, r * ol[j] + k * per, per, rbits, rt);
-                tine_buf_puts(&call, p);
+                tine_buf_printf(&call, "(%s)", p);
                 free(p);
             }
         }
