@@ -43,6 +43,8 @@ typedef struct rt {
     int inline_depth;       /* helpers being inlined */
     bool *declused;         /* per declaration written: whether its C variable is read or written */
     struct { const tine_cnode *decl; unsigned off; } *refs; /* the function's reads of vector variables */
+    const tine_cnode **written; /* the vector variables written after their declaration */
+    int nwritten, capwritten;
     int nrefs, caprefs;
     tine_crange loops[32];  /* the loops being rewritten, outermost first */
     int nloops;

@@ -121,8 +121,31 @@ static int eval_inline(rt *r, const tine_cfunc *fn, const tine_cnode *call, tine
     return r->failed ? -1 : n;
 }
 
+/* The variable an lvalue names (x, x[i], x.val[i], *x), or NULL. */
+static const tine_cnode *lvalue_decl(const tine_cnode *e) {
+    while (e && (e->kind == TINE_CE_SUBSCRIPT || e->kind == TINE_CE_MEMBER || e->kind == TINE_CE_PAREN ||
+                 (e->kind == TINE_CE_UNARY && !strcmp(e->name, "*"))))
+        e = e->kid[0];
+    return e && e->kind == TINE_CE_REF ? e->decl : NULL;
+}
+
+static void mark_written(rt *r, const tine_cnode *decl) {
+    if (!decl) return;
+    TINE_GROW(r->written, r->nwritten + 1, r->capwritten);
+    r->written[r->nwritten++] = decl;
+}
+
 static void collect_refs(rt *r, const tine_cnode *e) {
     if (!e) return;
+    /* writes after the declaration: an assignment, its address taken, an array passed on */
+    if (e->kind == TINE_CE_BINARY && e->name[0] && e->name[strlen(e->name) - 1] == '=' && strcmp(e->name, "==") &&
+        strcmp(e->name, "<=") && strcmp(e->name, ">=") && strcmp(e->name, "!="))
+        mark_written(r, lvalue_decl(e->kid[0]));
+    if (e->kind == TINE_CE_UNARY && (!strcmp(e->name, "&") || !strcmp(e->name, "++") || !strcmp(e->name, "--")))
+        mark_written(r, lvalue_decl(e->kid[0]));
+    if (e->kind == TINE_CE_CALL)
+        for (int i = 0; i < e->nkids; i++)
+            if (e->kid[i]->type && e->kid[i]->type->kind == TINE_CT_ARRAY) mark_written(r, lvalue_decl(e->kid[i]));
     if (e->kind == TINE_CE_REF && e->decl && rt_is_vec(e->type)) {
         TINE_GROW(r->refs, r->nrefs + 1, r->caprefs);
         r->refs[r->nrefs].decl = e->decl;
@@ -146,11 +169,20 @@ static bool live_after(const rt *r, const tine_cnode *decl, unsigned at) {
     return false;
 }
 
+/* A variable never written after its declaration: its value in every run is the one it
+ * was declared with. */
+static bool fixed_var(const rt *r, const vvar *v) {
+    bool fixed = v->decl && v->decl->kind == TINE_CS_DECL && v->decl->nkids && !v->decl->is_param && !v->alias;
+    for (int w = 0; w < r->nwritten && fixed; w++) fixed = r->written[w] != v->decl;
+    return fixed;
+}
+
 static void flush(rt *r, tine_buf *out, tine_cpos at) {
     for (int i = 0; i < r->nvars && !r->failed; i++) {
         vvar *v = &r->vars[i];
         if (!v->dirty) continue;
-        if (!live_after(r, v->decl, at.off)) { /* nothing reads it again: its value need not be written */
+        if (!live_after(r, v->decl, at.off) || fixed_var(r, v)) { /* nothing reads its C variable again: its
+                                                                         value need not be written */
             v->dirty = false;
             continue;
         }
@@ -169,9 +201,15 @@ static void flush(rt *r, tine_buf *out, tine_cpos at) {
 }
 
 /* After a branch or a loop: every variable is what its C variable holds. */
+/* After a branch or a loop: every variable is what its C variable holds, but one never
+ * written after its declaration, which keeps the value it was declared with (so a
+ * broadcast stays a broadcast inside the loop: its leaves were read where it was
+ * declared, in a scope around every use of it). */
 static void reread(rt *r) {
-    for (int i = 0; i < r->nvars; i++)
+    for (int i = 0; i < r->nvars; i++) {
+        if (fixed_var(r, &r->vars[i]) && r->vars[i].val[0]) continue;
         for (int k = 0; k < r->vars[i].n; k++) r->vars[i].val[k] = NULL;
+    }
     tine_cemit_forget(r->em);
 }
 
@@ -804,6 +842,7 @@ char *tine_retarget(tine_ctx_t *ctx, const char *path, const char *text, const t
         tine_buf_puts(&fb, "");
         r.nvars = 0;
         r.nrefs = 0;
+        r.nwritten = 0;
         r.nloops = 0;
         collect_refs(&r, fn->body);
         memset(r.indent, 0, sizeof r.indent);
@@ -856,6 +895,7 @@ char *tine_retarget(tine_ctx_t *ctx, const char *path, const char *text, const t
     free(r.vars);
     free(r.declused);
     free(r.refs);
+    free(r.written);
     tine_cemit_free(r.em);
     tine_cfile_free(f);
     if (report && result) *report = tine_rt_report_text(r.report, path);
