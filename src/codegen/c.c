@@ -125,9 +125,9 @@ static bool pow2(int x) { return x > 0 && (x & (x - 1)) == 0; }
  * int promotion's: u16 * u16 is an int product) is undefined, tine's wraps. */
 static const char *wrap_type(tine_type_t t) { return t.bits > 64 ? "unsigned __int128" : "uint64_t"; }
 
-/* A type's short name for helpers' names: u8, i16, u128. */
+/* A type's short name for helpers' names: u8, i16, u128, f32 (f32's helper is not u32's). */
 static const char *type_tag(tine_type_t t, char *buf, size_t n) {
-    snprintf(buf, n, "%c%d", t.kind == TINE_INT ? 'i' : t.kind == TINE_BOOL ? 'b' : 'u', t.bits);
+    snprintf(buf, n, "%c%d", t.kind == TINE_INT ? 'i' : t.kind == TINE_BOOL ? 'b' : t.kind == TINE_FLOAT ? 'f' : 'u', t.bits);
     return buf;
 }
 
@@ -840,15 +840,23 @@ static const char *node(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
         if (lim > 0 && (op == TINE_OP_GT || op == TINE_OP_LE)) truth = op == TINE_OP_LE;
         if (truth >= 0) return known_truth(c, e, truth, out);
     }
-    if (e->nops == 2 && e->ops[0] == e->ops[1] && e->ops[0]->type.kind != TINE_FLOAT) {
-        /* one integer operand twice: C compilers warn of `x < x` and `x < x ? x : x`
-           (-Wtautological-compare), whose values are known */
-        if (e->op == TINE_OP_MIN || e->op == TINE_OP_MAX) {
+    if ((e->op == TINE_OP_MIN || e->op == TINE_OP_MAX || (e->op >= TINE_OP_EQ && e->op <= TINE_OP_GE)) &&
+        e->ops[0]->type.kind != TINE_FLOAT) {
+        /* one integer value twice (one node, or two whose C value is one name: min(x, x)
+           is x): C compilers warn of `x < x` and `x < x ? x : x` (-Wtautological-compare),
+           whose values are known */
+        bool same = e->ops[0] == e->ops[1];
+        if (!same) {
+            const char *a = value(c, e->ops[0], out), *b = a ? value(c, e->ops[1], out) : NULL;
+            if (!a || !b) return NULL;
+            same = !strcmp(a, b);
+            if (same) tine_buf_printf(out, "%s(void)%s;\n", c->indent, a); /* computed for this use alone, maybe */
+        }
+        if (same && (e->op == TINE_OP_MIN || e->op == TINE_OP_MAX)) {
             const char *a = value(c, e->ops[0], out);
             return a ? remember(c, e, tine_strdup(a)) : NULL;
         }
-        if (e->op >= TINE_OP_EQ && e->op <= TINE_OP_GE)
-            return known_truth(c, e, e->op == TINE_OP_EQ || e->op == TINE_OP_LE || e->op == TINE_OP_GE, out);
+        if (same) return known_truth(c, e, e->op == TINE_OP_EQ || e->op == TINE_OP_LE || e->op == TINE_OP_GE, out);
     }
     if (vec) {
         bool any = wide(e);
