@@ -69,6 +69,8 @@
 #define MAX_REPORT 30
 #endif
 #include "testutil.h"
+#include "isa_imm.h"
+#include "fpir_typings.h"
 
 #include <errno.h>
 #include <sys/stat.h>
@@ -401,54 +403,15 @@ static void fpir_case(int L, tine_op_t op, int n, const tine_type_t *ts, tine_ty
     add_case('b', e, "%s", lb);
 }
 
+/* One typing of part b at `L` lanes (rounding_mul_shr on 64 bits excepted: not defined). */
+static void part_b_case(void *user, tine_op_t op, int n, const tine_type_t *ts, tine_type_t tparam) {
+    int L = *(const int *)user;
+    if (op == TINE_OP_ROUNDING_MUL_SHR && ts[0].bits == 64) return;
+    fpir_case(L, op, n, ts, tparam);
+}
+
 static void part_b(void) {
-    tine_type_t none = {0, 0, 0};
-    for (int L = 8; L <= 32; L *= 2)
-        for (int op = TINE_FPIR_FIRST; op < TINE_OP_COUNT; op++) {
-            tine_fpir_sig sig = tine_fpir_table[op - TINE_FPIR_FIRST].sig;
-            int n = tine_fpir_table[op - TINE_FPIR_FIRST].arity;
-            for (int bits = 8; bits <= 64; bits *= 2)
-                for (int sx = 0; sx < 2; sx++) {
-                    tine_type_t x = ity(bits, sx, 1);
-                    switch (sig) {
-                    case TINE_SIG_SAME2_WIDE:
-                    case TINE_SIG_SAME2_WIDE_SGN:
-                    case TINE_SIG_SAME2_UNSIGNED:
-                    case TINE_SIG_SAME2: {
-                        tine_type_t ts[2] = {x, x};
-                        fpir_case(L, (tine_op_t)op, n, ts, none);
-                        break;
-                    }
-                    case TINE_SIG_MIXED2_WIDE:
-                    case TINE_SIG_SHIFT_WIDE:
-                    case TINE_SIG_SHIFT:
-                        for (int sy = 0; sy < 2; sy++) {
-                            tine_type_t ts[2] = {x, ity(bits, sy, 1)};
-                            fpir_case(L, (tine_op_t)op, n, ts, none);
-                        }
-                        break;
-                    case TINE_SIG_EXTEND:
-                        for (int sy = 0; sy < 2 && bits > 8; sy++) {
-                            tine_type_t ts[2] = {x, ity(bits / 2, sy, 1)};
-                            fpir_case(L, (tine_op_t)op, n, ts, none);
-                        }
-                        break;
-                    case TINE_SIG_UNARY_UNSIGNED: fpir_case(L, (tine_op_t)op, n, &x, none); break;
-                    case TINE_SIG_NARROW:
-                        if (bits > 8) fpir_case(L, (tine_op_t)op, n, &x, none);
-                        break;
-                    case TINE_SIG_CAST_PARAM:
-                        for (int ub = 8; ub <= 64; ub *= 2)
-                            for (int su = 0; su < 2; su++) fpir_case(L, (tine_op_t)op, n, &x, ity(ub, su, 1));
-                        break;
-                    case TINE_SIG_MULSHR: {
-                        tine_type_t ts[3] = {x, x, ity(bits, 0, 1)};
-                        if (op != TINE_OP_ROUNDING_MUL_SHR || bits < 64) fpir_case(L, (tine_op_t)op, n, ts, none);
-                        break;
-                    }
-                    }
-                }
-        }
+    for (int L = 8; L <= 32; L *= 2) fpir_typings(8, 64, part_b_case, &L);
 }
 
 /* ---- part c: random expressions ----------------------------------------------------------- */
@@ -690,29 +653,6 @@ static target g_tg[] = {
 enum { NTG = sizeof g_tg / sizeof g_tg[0] };
 
 /* ---- part d: instruction forms -------------------------------------------------------------- */
-
-static void mnemonic(const char *name, char *out, size_t n) {
-    snprintf(out, n, "%s", name);
-    char *u = strrchr(out, '_');
-    if (u) *u = 0;
-}
-
-/* The immediates of an instruction: its range's ends, 2 and the middle (as test_isa_arm). */
-static int imm_values(const tine_insn *in, int64_t *v) {
-    char m[32];
-    mnemonic(in->name, m, sizeof m);
-    int ob = in->optype[0].bits, rb = in->result.bits;
-    bool left = strstr(m, "shl") != NULL || strstr(m, "sli") != NULL;
-    int lo = left ? 0 : 1, hi = left ? ob - 1 : (rb < ob ? rb : ob);
-    int64_t cand[] = {lo, lo + 1, 2, (lo + hi) / 2, hi - 1, hi};
-    int n = 0;
-    for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++) {
-        bool dup = cand[i] < lo || cand[i] > hi;
-        for (int k = 0; k < n && !dup; k++) dup = v[k] == cand[i];
-        if (!dup) v[n++] = cand[i];
-    }
-    return n;
-}
 
 static void part_d(const char *isaname) {
     const tine_isa *isa = tine_isa_get(g_ctx, isaname);

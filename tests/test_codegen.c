@@ -97,6 +97,7 @@
 
 #define MAX_REPORT 40
 #include "testutil.h"
+#include "fpir_typings.h"
 
 #define BUF_ELEMS 1031
 #define CANARY 64
@@ -899,62 +900,22 @@ static void fpir_case(int L, tine_op_t op, int n, const tine_type_t *ts, tine_ty
     add(lb, e, 0);
 }
 
-/* Every op and type combination at `L` lanes with operands of bits_lo..bits_hi bits. */
-static void fpir_some(int L, int bits_lo, int bits_hi) {
-    tine_type_t none = {0, 0, 0};
-    for (int op = TINE_FPIR_FIRST; op < TINE_OP_COUNT; op++) {
-        tine_fpir_sig sig = tine_fpir_table[op - TINE_FPIR_FIRST].sig;
-        int n = tine_fpir_table[op - TINE_FPIR_FIRST].arity;
-        for (int bits = bits_lo; bits <= bits_hi; bits *= 2)
-            for (int sx = 0; sx < 2; sx++) {
-                tine_type_t x = ity(bits, sx, 1);
-                switch (sig) {
-                case TINE_SIG_SAME2_WIDE:
-                case TINE_SIG_SAME2_WIDE_SGN:
-                case TINE_SIG_SAME2_UNSIGNED:
-                case TINE_SIG_SAME2: {
-                    tine_type_t ts[2] = {x, x};
-                    fpir_case(L, (tine_op_t)op, n, ts, none);
-                    break;
-                }
-                case TINE_SIG_MIXED2_WIDE:
-                case TINE_SIG_SHIFT_WIDE:
-                case TINE_SIG_SHIFT:
-                    for (int sy = 0; sy < 2; sy++) {
-                        tine_type_t ts[2] = {x, ity(bits, sy, 1)};
-                        fpir_case(L, (tine_op_t)op, n, ts, none);
-                    }
-                    break;
-                case TINE_SIG_EXTEND:
-                    for (int sy = 0; sy < 2 && bits > 8; sy++) {
-                        tine_type_t ts[2] = {x, ity(bits / 2, sy, 1)};
-                        fpir_case(L, (tine_op_t)op, n, ts, none);
-                    }
-                    break;
-                case TINE_SIG_UNARY_UNSIGNED: fpir_case(L, (tine_op_t)op, n, &x, none); break;
-                case TINE_SIG_NARROW:
-                    if (bits > 8) fpir_case(L, (tine_op_t)op, n, &x, none);
-                    break;
-                case TINE_SIG_CAST_PARAM:
-                    for (int ub = 8; ub <= 64; ub *= 2)
-                        for (int su = 0; su < 2; su++) fpir_case(L, (tine_op_t)op, n, &x, ity(ub, su, 1));
-                    break;
-                case TINE_SIG_MULSHR: {
-                    tine_type_t ts[3] = {x, x, ity(bits, 0, 1)};
-                    if (op != TINE_OP_ROUNDING_MUL_SHR || bits < 64) {
-                        fpir_case(L, (tine_op_t)op, n, ts, none);
-                    } else if (L == 16) { /* not defined on 64 bits: refused */
-                        tine_expr_t *a[3] = {var("x", x, L), var("y", x, L), var("s", ts[2], L)};
-                        tine_expr_t *e = tine_fpir(g_ctx, TINE_OP_ROUNDING_MUL_SHR, 3, a, none);
-                        CHECK(!e && tine_error(g_ctx), "rounding_mul_shr on %s is not refused", sx ? "i64" : "u64");
-                        tine_clear_error(g_ctx);
-                    }
-                    break;
-                }
-                }
-            }
+/* One typing at `L` lanes: built, or, for rounding_mul_shr on 64 bits (its definition
+ * cannot compute it), checked to be refused (once, at 16 lanes). */
+static void fpir_typing(void *user, tine_op_t op, int n, const tine_type_t *ts, tine_type_t tparam) {
+    int L = *(const int *)user;
+    if (op != TINE_OP_ROUNDING_MUL_SHR || ts[0].bits < 64) {
+        fpir_case(L, op, n, ts, tparam);
+    } else if (L == 16) { /* not defined on 64 bits: refused */
+        tine_expr_t *a[3] = {var("x", ts[0], L), var("y", ts[0], L), var("s", ts[2], L)};
+        tine_expr_t *e = tine_fpir(g_ctx, TINE_OP_ROUNDING_MUL_SHR, 3, a, tparam);
+        CHECK(!e && tine_error(g_ctx), "rounding_mul_shr on %s is not refused", ts[0].kind == TINE_INT ? "i64" : "u64");
+        tine_clear_error(g_ctx);
     }
 }
+
+/* Every op and type combination at `L` lanes with operands of bits_lo..bits_hi bits. */
+static void fpir_some(int L, int bits_lo, int bits_hi) { fpir_typings(bits_lo, bits_hi, fpir_typing, &L); }
 
 /* Every op and type combination at `L` lanes: about 1000 lanes per member and selection at
  * every width. Bundles as measured best (see "bundles"): compile time grows faster than

@@ -29,6 +29,7 @@
 #include "ir/ast.h"
 
 #include "testutil.h"
+#include "isa_imm.h"
 #include "edges.h"
 
 #include <sys/stat.h>
@@ -126,33 +127,6 @@ typedef struct {
     int argop[TINE_INSN_MAX_OPS], nargs;
     gspec s;
 } acase;
-
-/* The mnemonic: the name up to its last '_' (uhadd_u8: uhadd). */
-static void mnemonic(const char *name, char *out, size_t n) {
-    snprintf(out, n, "%s", name);
-    char *u = strrchr(out, '_');
-    if (u) *u = 0;
-}
-
-/* The immediates to test: right shifts (and narrowing ones) take 1..n, where n is the
- * width of the result's element for a narrowing shift and the operand's otherwise; left
- * shifts take 0..n-1 of the operand's width. Each range is sampled at its ends, 2, and
- * the middle. */
-static int imm_values(const tine_insn *in, int64_t *v) {
-    char m[32];
-    mnemonic(in->name, m, sizeof m);
-    int ob = in->optype[0].bits, rb = in->result.bits;
-    bool left = strstr(m, "shl") != NULL || strstr(m, "sli") != NULL;
-    int lo = left ? 0 : 1, hi = left ? ob - 1 : (rb < ob ? rb : ob);
-    int64_t cand[] = {lo, lo + 1, 2, (lo + hi) / 2, hi - 1, hi};
-    int n = 0;
-    for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++) {
-        bool dup = cand[i] < lo || cand[i] > hi;
-        for (int k = 0; k < n && !dup; k++) dup = v[k] == cand[i];
-        if (!dup) v[n++] = cand[i];
-    }
-    return n;
-}
 
 /* The C type of `lanes` lanes of t (a scalar for one lane that is not a whole register). */
 static void ctype(tine_type_t t, int lanes, char *out, size_t n) {
