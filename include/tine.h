@@ -636,6 +636,7 @@ typedef struct {
     const char *from, *to;     /* targets: arm-64, x86-64-sse2, -sse41, -avx2, -avx512 */
     const char *const *cflags; /* the user's -I/-D flags, passed to the C front end */
     int ncflags;
+    int no_widen;              /* nonzero: keep 128-bit loops at 128 bits on a wider target */
 } tine_retarget_opts;
 
 /* The C file at `path` (its text, or `text` if not NULL) rewritten for o->to: every

@@ -52,7 +52,7 @@ typedef struct {
     const char *sub;  /* tine isa SUBCOMMAND */
     const char *intel, *cpuid, *report; /* isa import --intel FILE --cpuid LIST --report FILE */
     const char *from, *to;              /* retarget --from T --to T */
-    int show_report, check_run, emit_header; /* retarget --report, --check, --emit-header */
+    int show_report, check_run, emit_header, no_widen; /* retarget --report, --check, --emit-header, --no-widen */
     const char **cflags;                /* retarget: the C compiler's -I/-D/-U/-std= words (malloc'd) */
     int ncflags;
 } options;

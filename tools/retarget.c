@@ -40,7 +40,8 @@ int cli_cmd_retarget(const options *o) {
     char *text = tine_cli_read_file(o->file);
     if (!text) return 1;
     tine_ctx_t *ctx = tine_ctx_new();
-    tine_retarget_opts ro = {.from = o->from, .to = o->to, .cflags = o->cflags, .ncflags = o->ncflags};
+    tine_retarget_opts ro = {.from = o->from, .to = o->to, .cflags = o->cflags, .ncflags = o->ncflags,
+                             .no_widen = o->no_widen};
     char *report = NULL;
     char *out = tine_retarget(ctx, o->file, text, &ro, o->show_report ? &report : NULL);
     int rc = 0;

@@ -190,7 +190,8 @@ static int build_run(const char *dir, const char *tag, const char *src, const ch
 
 int retarget_check(const options *o, const char *src_text, const char *out_text) {
     tine_ctx_t *ctx = tine_ctx_new();
-    tine_retarget_opts ro = {.from = o->from, .to = o->to, .cflags = o->cflags, .ncflags = o->ncflags};
+    tine_retarget_opts ro = {.from = o->from, .to = o->to, .cflags = o->cflags, .ncflags = o->ncflags,
+                             .no_widen = o->no_widen};
     char *list = tine_retarget_functions(ctx, o->file, src_text, &ro);
     if (!list) {
         fprintf(stderr, "%s\n", tine_error(ctx));

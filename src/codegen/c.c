@@ -35,6 +35,7 @@ struct tine_cemit {
     char **vals;
     int nvals, capvals;
     int tmp;
+    int lane_loops;          /* lane loops written (tine_cemit_lane_loops) */
     tine_buf types, helpers; /* the prelude */
     tine_u64map declared;    /* hashes of what the prelude holds */
 };
@@ -324,7 +325,7 @@ static const char *lane_loop(tine_cemit *c, const tine_expr_t *e, const char *fn
     if (e->type.lanes == 1) tine_buf_printf(out, "%s%s = %s(%s, %s);\n", c->indent, name, fn, a, b);
     else
         tine_buf_printf(out, "%sfor (int i = 0; i < %d; i++) %s[i] = %s(%s[i], %s[i]);\n", c->indent, e->type.lanes,
-                        name, fn, a, b);
+                        name, fn, a, b), c->lane_loops++;
     return remember(c, e, name);
 }
 
@@ -504,6 +505,12 @@ static char *piece(tine_cemit *c, const char *v, tine_type_t t, int first, int c
     return r;
 }
 
+/* An op written as what it means: its definition, with the constants it builds (a
+ * widening shift's count widened) folded, so they stay C constants. */
+static const char *expanded(tine_cemit *c, tine_expr_t *def, tine_buf *out) {
+    return value(c, def ? tine_fold_constants(c->ctx, def) : NULL, out);
+}
+
 static const char *insn(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
     const tine_insn *in = tine_insn_info(c->ctx, e->imm, NULL);
     tine_type_t t = e->type;
@@ -512,13 +519,13 @@ static const char *insn(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
     bool imm_ok = !imm || (imm->op == TINE_OP_CONST && (imm->flags & TINE_F_UNIFORM));
     /* not on this target (an imported entry's forms are another description's): what it means */
     if (f < 0 || !in->form[f].c || !imm_ok)
-        return value(c, tine_expand(c->ctx, (tine_expr_t *)e), out);
+        return expanded(c, tine_expand(c->ctx, (tine_expr_t *)e), out);
     const tine_insn_form *fm = &in->form[f];
     int W = fm->bits;
     /* the result's lanes per register, and the operands' */
     int rl = W / t.bits, ol[TINE_INSN_MAX_OPS];
     if (!tine_insn_operand_lanes(in, rl, ol)) {
-        return value(c, tine_expand(c->ctx, (tine_expr_t *)e), out);
+        return expanded(c, tine_expand(c->ctx, (tine_expr_t *)e), out);
     } else {
         int widest = 0; /* the widest register an operand fills (a pack operand's is half its lanes) */
         for (int j = 0; j < e->nops; j++) {
@@ -528,7 +535,7 @@ static const char *insn(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
         int maxreg = c->x86 ? 512 : 128;
         if (widest > maxreg) { /* a sum across lanes: one result lane per source register */
             rl = rl * maxreg / widest;
-            if (rl < 1 || !tine_insn_operand_lanes(in, rl, ol)) return value(c, tine_expand(c->ctx, (tine_expr_t *)e), out);
+            if (rl < 1 || !tine_insn_operand_lanes(in, rl, ol)) return expanded(c, tine_expand(c->ctx, (tine_expr_t *)e), out);
         }
     }
     int nreg = (t.lanes + rl - 1) / rl;
@@ -564,7 +571,7 @@ static const char *insn(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
                         free(call.p);
                         for (int q = 0; q < r; q++) free(parts[q]);
                         free(parts);
-                        return value(c, tine_expand(c->ctx, (tine_expr_t *)e), out);
+                        return expanded(c, tine_expand(c->ctx, (tine_expr_t *)e), out);
                     }
                     tine_buf_printf(&call, "((%s)((%s){0} + %s))", rt, vt, ov[j]);
                     continue;
@@ -573,7 +580,7 @@ static const char *insn(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
                     free(call.p);
                     for (int q = 0; q < r; q++) free(parts[q]);
                     free(parts);
-                    return value(c, tine_expand(c->ctx, (tine_expr_t *)e), out);
+                    return expanded(c, tine_expand(c->ctx, (tine_expr_t *)e), out);
                 }
                 /* in parentheses: an intrinsic may be a macro (arm_neon.h's vrshr_n_s8), whose
                    arguments' commas in braces (a constant's lanes) would split them */
@@ -753,6 +760,7 @@ static const char *lanewise(tine_cemit *c, const tine_expr_t *e, tine_buf *out) 
         return NULL;
     }
     tine_buf_printf(out, "%sfor (int i = 0; i < %d; i++) %s[i] = %s;\n", c->indent, t.lanes, name, x);
+    c->lane_loops++;
     free(x);
     return remember(c, e, name);
 }
@@ -818,7 +826,7 @@ static const char *node(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
     case TINE_OP_LOAD: tine_set_error(c->ctx, "the C emitter writes no buffer loads"); return NULL;
     default: break;
     }
-    if (tine_op_is_fpir((tine_op_t)e->op)) return value(c, tine_fpir_expand_node(c->ctx, e), out);
+    if (tine_op_is_fpir((tine_op_t)e->op)) return expanded(c, tine_fpir_expand_node(c->ctx, e), out);
     if (e->nops == 2 && (at_limit(e->ops[0]) || at_limit(e->ops[1]))) {
         /* an integer operand against a constant at its type's end: gcc warns of `x < 0`
            (unsigned) and `x <= 127` (i8) and `x < 0 ? x : 0` (-Wtype-limits) whose
@@ -1001,6 +1009,8 @@ static const char *value(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
     if (tine_u64map_get(&c->memo, e->id, &v)) return c->vals[v - 1];
     return node(c, e, out);
 }
+
+int tine_cemit_lane_loops(const tine_cemit *c) { return c->lane_loops; }
 
 const char *tine_cemit_value(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
     const char *v = value(c, e, out);

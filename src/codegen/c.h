@@ -25,6 +25,9 @@ const char *tine_cemit_value(tine_cemit *c, const tine_expr_t *e, tine_buf *out)
 
 /* Forgets the values computed so far (the code after a point that leaves their scope). */
 void tine_cemit_forget(tine_cemit *c);
+/* How many lane loops (a C loop over a vector's lanes, for an op no instruction and no C
+ * operator does) the emitter has written so far. */
+int tine_cemit_lane_loops(const tine_cemit *c);
 
 /* The C type the emitter gives values of type t: a scalar's (uint8_t, int32_t), or its
  * vector-extension type (tine_u8x16: typedef'd by the prelude). */

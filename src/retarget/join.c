@@ -29,6 +29,26 @@ static bool lanewise(const tine_expr_t *e) {
  * concatenated operands; otherwise a concat. */
 static tine_expr_t *cat(tine_ctx_t *ctx, int n, tine_expr_t *const *parts, int depth) {
     if (n == 1) return parts[0];
+    /* a concat of concats is one concat of all their parts (a loop's copies, widened, of
+       a value that is itself two halves joined): the halves may join across copies */
+    bool nested = false;
+    for (int i = 0; i < n; i++) nested |= parts[i]->op == TINE_OP_CONCAT;
+    if (nested) {
+        int m = 0;
+        for (int i = 0; i < n; i++) m += parts[i]->op == TINE_OP_CONCAT ? parts[i]->nops : 1;
+        if (m <= 256) {
+            tine_expr_t **flat = tine_xmalloc(sizeof *flat * (size_t)m);
+            m = 0;
+            for (int i = 0; i < n; i++)
+                if (parts[i]->op == TINE_OP_CONCAT)
+                    for (int k = 0; k < parts[i]->nops; k++) flat[m++] = parts[i]->ops[k];
+                else
+                    flat[m++] = parts[i];
+            tine_expr_t *r = cat(ctx, m, flat, depth + 1);
+            free(flat);
+            return r;
+        }
+    }
     int total = 0;
     for (int i = 0; i < n; i++) total += parts[i]->type.lanes;
     /* adjacent slices of one vector */
@@ -46,6 +66,10 @@ static tine_expr_t *cat(tine_ctx_t *ctx, int n, tine_expr_t *const *parts, int d
         tine_expr_t *x = parts[0]->ops[0];
         return b0 == 0 && total == x->type.lanes ? x : tine_slice(ctx, x, b0, 1, total);
     }
+    /* broadcasts of one scalar (a loop's copies of x4(k)): one broadcast */
+    bool bcast = true;
+    for (int i = 0; i < n && bcast; i++) bcast = parts[i]->op == TINE_OP_BROADCAST && parts[i]->ops[0] == parts[0]->ops[0];
+    if (bcast) return tine_broadcast(ctx, parts[0]->ops[0], total);
     /* constants */
     bool consts = true;
     for (int i = 0; i < n; i++) consts &= parts[i]->op == TINE_OP_CONST;
@@ -58,6 +82,25 @@ static tine_expr_t *cat(tine_ctx_t *ctx, int n, tine_expr_t *const *parts, int d
         free(v);
         return c;
     }
+    /* one blockwise op, each part of whole blocks: a pairwise sum (vpaddlq: groups of
+       adjacent lanes added) or a deinterleave (every n-th lane) of each part is that op of
+       the parts concatenated */
+    bool blocks = depth < 32 && (parts[0]->op == TINE_OP_VECTOR_REDUCE_ADD || parts[0]->op == TINE_OP_DEINTERLEAVE);
+    for (int i = 0; i < n && blocks; i++)
+        blocks = parts[i]->op == parts[0]->op && parts[i]->imm == parts[0]->imm &&
+                 parts[i]->ops[0]->type.lanes / parts[i]->type.lanes == parts[0]->ops[0]->type.lanes / parts[0]->type.lanes &&
+                 tine_type_eq(tine_type_with_lanes(parts[i]->ops[0]->type, 1), tine_type_with_lanes(parts[0]->ops[0]->type, 1));
+    if (blocks && n <= 256) {
+        tine_expr_t *col[256];
+        for (int i = 0; i < n; i++) col[i] = parts[i]->ops[0];
+        tine_expr_t *x = cat(ctx, n, col, depth + 1);
+        bool same_col = x && x->op == TINE_OP_CONCAT && x->nops == n;
+        for (int i = 0; i < n && same_col; i++) same_col = x->ops[i] == col[i];
+        if (x && !same_col)
+            return parts[0]->op == TINE_OP_VECTOR_REDUCE_ADD
+                       ? tine_vector_reduce_add(ctx, x, total)
+                       : tine_deinterleave(ctx, x, (int)(parts[0]->imm & 1023), (int)(parts[0]->imm >> 10));
+    }
     /* one lane-wise op: of the concatenated operands (only where those simplify too, so
        that nothing is rebuilt for nothing) */
     bool same = depth < 32 && lanewise(parts[0]);
@@ -69,15 +112,19 @@ static tine_expr_t *cat(tine_ctx_t *ctx, int n, tine_expr_t *const *parts, int d
             same = tine_type_eq(tine_type_with_lanes(parts[i]->ops[j]->type, 1), tine_type_with_lanes(parts[0]->ops[j]->type, 1)) &&
                    parts[i]->ops[j]->type.lanes == parts[i]->type.lanes;
     if (same) {
-        tine_expr_t *ops[3], *col[64];
+        tine_expr_t *ops[3], *col[256];
         bool joined = true;
-        for (int j = 0; j < parts[0]->nops && n <= 64; j++) {
+        for (int j = 0; j < parts[0]->nops && n <= 256; j++) {
             for (int i = 0; i < n; i++) col[i] = parts[i]->ops[j];
             ops[j] = cat(ctx, n, col, depth + 1);
             if (!ops[j]) return NULL;
-            joined &= ops[j]->op != TINE_OP_CONCAT; /* it simplified */
+            /* it simplified: not the concat of the column as it was (a concat that was
+               already there, a load in pieces, is a vector like any other) */
+            bool same_col = ops[j]->op == TINE_OP_CONCAT && ops[j]->nops == n;
+            for (int i = 0; i < n && same_col; i++) same_col = ops[j]->ops[i] == col[i];
+            joined &= !same_col;
         }
-        if (joined && n <= 64) {
+        if (joined && n <= 256) {
             const tine_expr_t *p = parts[0];
             tine_type_t et = tine_type_with_lanes(p->type, 1);
             switch (p->op) {

@@ -28,6 +28,41 @@ typedef struct {
     int64_t cval;
 } vvar;
 
+/* A loop being widened (widen.c): one memory access of its body, the same in each copy,
+ * and the windows of memory its copies read or write at once. */
+typedef struct {
+    char *base;            /* its address less a constant, as C (a byte address) */
+    int64_t off;           /* the constant, in bytes */
+    int64_t delta;         /* bytes it moves from one copy to the next */
+    int64_t bytes;         /* bytes it reads or writes in one copy */
+    tine_type_t elem;      /* its elements' type */
+    bool store;
+    int win;               /* its window, or -1 */
+} rt_access;
+
+typedef struct {
+    int64_t lo, hi;        /* bytes from the base, the copies' accesses tiling them */
+    int first, last;       /* its first and last access in a copy */
+    tine_expr_t *wide;     /* a load window's value, read with copy 0's first access */
+    tine_expr_t **part;    /* a store window's values (each copy's), by offset */
+    int64_t *part_off;
+    int nparts;
+} rt_window;
+
+typedef struct {
+    const tine_cnode *var; /* the loop's counter */
+    int64_t step;          /* what the loop adds to it */
+    int f, copy;           /* copies; the one being evaluated */
+    bool planning;         /* copy 0 evaluated only to find the accesses */
+    int seq;               /* accesses seen in this copy */
+    const char *why;       /* why the loop cannot be widened (the attempt stops) */
+    bool unjoined;         /* a value the copies did not join into one computation */
+    rt_access *acc;
+    int nacc, capacc;
+    rt_window *win;
+    int nwin;
+} rt_wide;
+
 typedef struct rt {
     tine_ctx_t *ctx;
     const tine_cfile *f;
@@ -52,6 +87,12 @@ typedef struct rt {
     /* a call of a helper of this file, inlined (retarget.c: the statements' rewriting,
        which the values' evaluation reaches through this) */
     int (*inline_call)(struct rt *r, const tine_cfunc *fn, const tine_cnode *call, tine_expr_t **vals, tine_buf *out);
+    /* a straight body run in place (retarget.c's run_inline), for widen.c */
+    int (*run_body)(struct rt *r, const tine_cnode *s, tine_expr_t **vals, int *n, tine_buf *out);
+    rt_wide *wide;          /* the loop being widened, or NULL */
+    bool no_widen;          /* --no-widen */
+    /* a load in a loop being widened (widen.c, which values.c reaches through this) */
+    tine_expr_t *(*wide_load)(struct rt *r, const tine_cnode *p, tine_type_t elem, int lanes, tine_buf *out);
 } rt;
 
 /* ---- values.c ---- */
@@ -70,6 +111,8 @@ char *rt_node_text(rt *r, const tine_cnode *e);
 tine_expr_t *rt_capture_scalar(rt *r, const tine_cnode *a, tine_type_t t, tine_buf *out, char *cname);
 char *rt_ptr_text(rt *r, const tine_cnode *p);
 tine_expr_t *rt_capture_load(rt *r, const tine_cnode *p, tine_type_t elem, int lanes, tine_buf *out);
+tine_expr_t *rt_load_at(rt *r, const char *addr, int64_t off, tine_type_t elem, int lanes, tine_buf *out);
+bool rt_store_at(rt *r, const char *addr, int64_t off, tine_expr_t *v, tine_cpos at, tine_buf *out);
 bool rt_place(rt *r, const tine_cnode *e, vvar **v, int *slot, int *count);
 tine_expr_t *rt_scalar_value(rt *r, const tine_cnode *a, tine_type_t t, tine_buf *out);
 int rt_eval_call(rt *r, const tine_cnode *e, tine_expr_t **vals, tine_buf *out, tine_expr_t **stored, const tine_cnode **ptr);
@@ -78,5 +121,16 @@ bool rt_vector_helper(const rt *r, const char *name);
 int rt_eval(rt *r, const tine_cnode *e, tine_expr_t **vals, tine_buf *out);
 const char *rt_sink(rt *r, tine_expr_t *e, tine_buf *out, tine_cpos at);
 bool rt_has_vector(rt *r, const tine_cnode *e);
+
+/* ---- widen.c ---- */
+
+/* A loop of 128-bit code written at the target's width, when it can be: true if it was
+ * (the loop as written must follow, for the iterations that remain: *rest is the header
+ * to write it with, *close whether a brace opened before the widened loop closes after
+ * it). false with nothing written if not. */
+bool rt_widen_loop(rt *r, const tine_cnode *s, tine_buf *out, char **rest, bool *close);
+/* A store in a loop being widened: written at once, or at the last copy with the others'. */
+bool rt_wide_store(rt *r, tine_expr_t *v, const tine_cnode *p, tine_cpos at, tine_buf *out);
+tine_expr_t *rt_wide_load(rt *r, const tine_cnode *p, tine_type_t elem, int lanes, tine_buf *out);
 
 #endif

@@ -14,6 +14,7 @@ typedef struct {
     int line, col;
     tine_expr_t *value; /* its (first) result, as the run's graph holds it */
     char *what;         /* NULL until a sink reads it */
+    int widened, bits;  /* in a loop widened to this many copies, of registers of bits */
 } call;
 
 struct tine_rt_report {
@@ -32,7 +33,19 @@ void tine_rt_report_free(tine_rt_report *rep) {
 
 void tine_rt_report_call(tine_rt_report *rep, const char *name, const char *from, int line, int col, tine_expr_t *value) {
     TINE_GROW(rep->calls, rep->n + 1, rep->cap);
-    rep->calls[rep->n++] = (call){tine_strdup(name), tine_strdup(from), line, col, value, NULL};
+    rep->calls[rep->n++] = (call){tine_strdup(name), tine_strdup(from), line, col, value, NULL, 0, 0};
+}
+
+int tine_rt_report_count(const tine_rt_report *rep) { return rep->n; }
+
+void tine_rt_report_cut(tine_rt_report *rep, int from, int to) {
+    for (int i = from; i < to; i++) free(rep->calls[i].name), free(rep->calls[i].from), free(rep->calls[i].what);
+    memmove(rep->calls + from, rep->calls + to, sizeof *rep->calls * (size_t)(rep->n - to));
+    rep->n -= to - from;
+}
+
+void tine_rt_report_widen(tine_rt_report *rep, int from, int to, int copies, int bits) {
+    for (int i = from; i < to; i++) rep->calls[i].widened = copies, rep->calls[i].bits = bits;
 }
 
 /* Whether x is a node of the graph, seen through reinterprets: a reinterpret of a
@@ -130,18 +143,21 @@ static bool constant(const tine_expr_t *e) {
 char *tine_rt_report_text(tine_rt_report *rep, const char *path) {
     tine_buf b = {0};
     tine_buf_puts(&b, "");
-    int kinds[5] = {0};
+    int kinds[5] = {0}, nwide = 0;
     for (int i = 0; i < rep->n; i++) {
         call *c = &rep->calls[i];
         const char *what = c->what ? c->what
                            : !c->value ? "a store: the run's value written where the source writes it"
                            : constant(c->value) ? "a constant, folded into its uses"
                                                 : "dropped: its value is never used";
-        tine_buf_printf(&b, "%s:%d:%d: %s (%s): %s\n", path, c->line, c->col, c->name, c->from, what);
+        tine_buf_printf(&b, "%s:%d:%d: %s (%s): ", path, c->line, c->col, c->name, c->from);
+        if (c->widened) tine_buf_printf(&b, "widened (%d copies in %d-bit registers), ", c->widened, c->bits);
+        tine_buf_printf(&b, "%s\n", what);
+        nwide += c->widened > 0;
         kinds[!strncmp(what, "one-to-one", 10) ? 0 : !strncmp(what, "fused", 5) ? 1 : !strncmp(what, "emulated", 8) ? 2
               : !c->value ? 3 : 4]++;
     }
-    tine_buf_printf(&b, "%d call sites: %d one-to-one, %d fused across intrinsics, %d emulated, %d stores, %d dropped\n",
-                    rep->n, kinds[0], kinds[1], kinds[2], kinds[3], kinds[4]);
+    tine_buf_printf(&b, "%d call sites: %d one-to-one, %d fused across intrinsics, %d emulated, %d stores, %d dropped; %d widened\n",
+                    rep->n, kinds[0], kinds[1], kinds[2], kinds[3], kinds[4], nwide);
     return b.p;
 }

@@ -361,21 +361,13 @@ static void store_stmt(rt *r, const tine_cnode *e, tine_buf *out) {
     tine_expr_t *stored = NULL, *vals[TINE_RT_MAXVEC];
     const tine_cnode *p = NULL;
     if (rt_eval_call(r, e, vals, out, &stored, &p) < 0) return;
-    /* written in pieces of a power of two of bytes (vst3q_u8's 48 bytes: three of 16) */
-    tine_type_t t = stored->type;
-    int piece = t.lanes;
-    while ((piece & (piece - 1)) || piece * t.bits / 8 > 64) piece = (piece & (piece - 1)) ? piece & -piece : piece / 2;
+    if (r->wide) {
+        rt_wide_store(r, stored, p, e->range.begin, out);
+        return;
+    }
     char *ptr = rt_ptr_text(r, p);
     if (!ptr) return;
-    for (int k = 0; k < t.lanes / piece && !r->failed; k++) {
-        tine_expr_t *part = piece == t.lanes ? stored : tine_slice(r->ctx, stored, k * piece, 1, piece);
-        const char *c = part ? rt_sink(r, part, out, e->range.begin) : NULL;
-        if (!c) break;
-        char ty[48];
-        tine_buf_printf(out, "%s{\n%s    %s st = %s;\n%s    memcpy((char *)(%s) + %d, &st, sizeof st);\n%s}\n", r->indent,
-                        r->indent, tine_cemit_type(r->em, part->type, ty, sizeof ty), c, r->indent, ptr,
-                        k * piece * t.bits / 8, r->indent);
-    }
+    rt_store_at(r, ptr, 0, stored, e->range.begin, out);
     free(ptr);
 }
 
@@ -547,6 +539,36 @@ static int run_inline(rt *r, const tine_cnode *s, tine_expr_t **vals, int *n, ti
     return rt_fail_at(r, s->range.begin, "%s", "a statement tine cannot run as part of straight vector code"), -1;
 }
 
+/* Whether a statement writes a vector variable declared before `from` (an assignment to
+ * it, or its address given to a helper). */
+static bool writes_outer(rt *r, const tine_cnode *e, unsigned from) {
+    if (!e) return false;
+    if (e->kind == TINE_CE_BINARY && !strcmp(e->name, "=")) {
+        const tine_cnode *d = lvalue_decl(e->kid[0]);
+        if (d && d->range.begin.off < from) return true;
+    }
+    if (e->kind == TINE_CE_CALL && e->name && rt_local_func(r, e->name))
+        for (int i = 0; i < e->nkids; i++) {
+            const tine_ctype *t = e->kid[i]->type;
+            if (t && (t->kind == TINE_CT_PTR || t->kind == TINE_CT_ARRAY) && t->pointee && t->pointee->kind == TINE_CT_VECTOR)
+                return true;
+        }
+    for (int i = 0; i < e->nkids; i++)
+        if (writes_outer(r, e->kid[i], from)) return true;
+    return false;
+}
+
+/* Whether a loop may be widened (widen.c decides the rest): its body is straight vector
+ * code, with no vector carried from one iteration to the next. */
+static bool widen_candidate(rt *r, const tine_cnode *s) {
+    const tine_cnode *bd = s->kid[3];
+    if (getenv("TINE_RETARGET_TRACE") && bd && rt_has_vector(r, bd))
+        fprintf(stderr, "widen %d:%d: candidate: straight %d, writes outer vectors %d\n", s->range.begin.line,
+                s->range.begin.col, inlineable(r, bd), writes_outer(r, bd, bd->range.begin.off));
+    return !r->no_widen && r->nloops < 31 && !r->inline_depth && bd && rt_has_vector(r, bd) && inlineable(r, bd) &&
+           !writes_outer(r, bd, bd->range.begin.off);
+}
+
 /* A block: its statements between the braces, the text between them kept. */
 static void block(rt *r, const tine_cnode *b, tine_buf *out) {
     int nv0 = r->nvars;
@@ -617,6 +639,34 @@ static void stmt(rt *r, const tine_cnode *s, tine_buf *out) {
             return;
         }
         const tine_cnode *bd = s->kind == TINE_CS_DO ? s->kid[0] : s->kind == TINE_CS_FOR ? s->kid[3] : s->kid[1];
+        char *rest = NULL;
+        bool close = false;
+        if (s->kind == TINE_CS_FOR && widen_candidate(r, s)) {
+            flush(r, out, s->range.begin);
+            reread(r);
+            if (r->failed || !rt_widen_loop(r, s, out, &rest, &close)) rest = NULL;
+        }
+        if (rest) { /* the loop as written, for the iterations that remain, not reported again */
+            char saved[64];
+            memcpy(saved, r->indent, sizeof saved);
+            tine_rt_report *rep = r->report;
+            r->report = NULL;
+            tine_buf_printf(out, "%s%s", r->indent, rest);
+            free(rest);
+            r->loops[r->nloops++] = s->range;
+            body(r, bd, out);
+            r->nloops--;
+            r->report = rep;
+            tine_buf_puts(out, "\n");
+            memcpy(r->indent, saved, sizeof saved);
+            if (close) { /* widen.c's block, one level out */
+                size_t il = strlen(r->indent);
+                r->indent[il >= 4 ? il - 4 : 0] = 0;
+                tine_buf_printf(out, "%s}\n", r->indent);
+            }
+            reread(r);
+            return;
+        }
         for (int i = 0; i < s->nkids; i++)
             if (s->kid[i] && s->kid[i] != bd && rt_has_vector(r, s->kid[i])) {
                 rt_fail_at(r, s->kid[i]->range.begin, "%s", "a loop whose header uses intrinsics");
@@ -812,7 +862,7 @@ char *tine_retarget(tine_ctx_t *ctx, const char *path, const char *text, const t
     tine_cfile *f = tine_cfront_parse(ctx, path, text, args, na, triple_of(ffam));
     if (!f) return NULL;
     rt r = {.ctx = ctx, .f = f, .from = o->from, .to = o->to, .ffam = ffam, .report = report ? tine_rt_report_new() : NULL,
-            .inline_call = eval_inline};
+            .inline_call = eval_inline, .run_body = run_inline, .wide_load = rt_wide_load, .no_widen = o->no_widen};
     size_t len;
     r.text = tine_cfile_text(f, &len);
     r.em = tine_cemit_new(ctx, o->to, "");

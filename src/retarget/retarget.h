@@ -19,6 +19,11 @@ void tine_rt_report_free(tine_rt_report *rep);
 void tine_rt_report_call(tine_rt_report *rep, const char *name, const char *from, int line, int col, tine_expr_t *value);
 void tine_rt_report_sink(tine_rt_report *rep, tine_ctx_t *ctx, const char *target, tine_expr_t *raw, tine_expr_t *ready,
                          tine_expr_t *selected);
+/* The calls recorded so far; those recorded from `from` to `to` forgotten (a loop
+ * rewritten again), or marked as widened (widen.c). */
+int tine_rt_report_count(const tine_rt_report *rep);
+void tine_rt_report_cut(tine_rt_report *rep, int from, int to);
+void tine_rt_report_widen(tine_rt_report *rep, int from, int to, int copies, int bits);
 /* The report's text: one line per call site (path:line:col), then the counts. */
 char *tine_rt_report_text(tine_rt_report *rep, const char *path);
 

@@ -176,27 +176,52 @@ char *rt_ptr_text(rt *r, const tine_cnode *p){
     return NULL;
 }
 
-/* A load where the source does it: `lanes` elements of `elem` at the pointer, read in
- * pieces of a power of two of bytes (vld3q_u8's 48 bytes are three of 16, concatenated). */
-tine_expr_t *rt_capture_load(rt *r, const tine_cnode *p, tine_type_t elem, int lanes, tine_buf *out){
+/* `lanes` elements of `elem` at addr + off bytes, read in pieces of a power of two of
+ * bytes (vld3q_u8's 48 bytes are three of 16, concatenated). */
+tine_expr_t *rt_load_at(rt *r, const char *addr, int64_t off, tine_type_t elem, int lanes, tine_buf *out){
     int piece = lanes;
     while ((piece & (piece - 1)) || piece * elem.bits / 8 > 64) piece = (piece & (piece - 1)) ? piece & -piece : piece / 2;
     int np = lanes / piece;
     tine_type_t pt = tine_type_with_lanes(elem, piece);
-    char *s = rt_ptr_text(r, p);
-    if (!s) return NULL;
     char ty[48];
     tine_cemit_type(r->em, pt, ty, sizeof ty);
     tine_expr_t *parts[64];
     for (int i = 0; i < np && i < 64; i++) {
         char name[32];
         snprintf(name, sizeof name, "ld%d", r->ntmp);
-        tine_buf_printf(out, "%s%s %s;\n%smemcpy(&%s, (const char *)(%s) + %d, sizeof %s);\n", r->indent, ty, name,
-                        r->indent, name, s, i * piece * elem.bits / 8, name);
+        tine_buf_printf(out, "%s%s %s;\n%smemcpy(&%s, (const char *)(%s) + %lld, sizeof %s);\n", r->indent, ty, name,
+                        r->indent, name, addr, (long long)(off + i * piece * elem.bits / 8), name);
         parts[i] = rt_leaf(r, name, pt);
     }
-    free(s);
     return np == 1 ? parts[0] : tine_concat(r->ctx, np, parts);
+}
+
+/* v written at addr + off bytes where the source writes it, in pieces of a power of two
+ * of bytes (vst3q_u8's 48 bytes: three of 16). */
+bool rt_store_at(rt *r, const char *addr, int64_t off, tine_expr_t *v, tine_cpos at, tine_buf *out){
+    tine_type_t t = v->type;
+    int piece = t.lanes;
+    while ((piece & (piece - 1)) || piece * t.bits / 8 > 64) piece = (piece & (piece - 1)) ? piece & -piece : piece / 2;
+    for (int k = 0; k < t.lanes / piece && !r->failed; k++) {
+        tine_expr_t *part = piece == t.lanes ? v : tine_slice(r->ctx, v, k * piece, 1, piece);
+        const char *c = part ? rt_sink(r, part, out, at) : NULL;
+        if (!c) return false;
+        char ty[48];
+        tine_buf_printf(out, "%s{\n%s    %s st = %s;\n%s    memcpy((char *)(%s) + %lld, &st, sizeof st);\n%s}\n", r->indent,
+                        r->indent, tine_cemit_type(r->em, part->type, ty, sizeof ty), c, r->indent, addr,
+                        (long long)(off + k * piece * t.bits / 8), r->indent);
+    }
+    return !r->failed;
+}
+
+/* A load where the source does it (in a loop being widened: widen.c's). */
+tine_expr_t *rt_capture_load(rt *r, const tine_cnode *p, tine_type_t elem, int lanes, tine_buf *out){
+    if (r->wide) return r->wide_load(r, p, elem, lanes, out);
+    char *s = rt_ptr_text(r, p);
+    if (!s) return NULL;
+    tine_expr_t *v = rt_load_at(r, s, 0, elem, lanes, out);
+    free(s);
+    return v;
 }
 
 /* ---- variables -------------------------------------------------------------------------- */
@@ -440,10 +465,16 @@ const char *rt_sink(rt *r, tine_expr_t *e, tine_buf *out, tine_cpos at){
     tine_expr_t *raw = e;
     e = tine_fold_constants(r->ctx, e);
     if (e) e = tine_retarget_join(r->ctx, e);
+    if (e) e = tine_fold_constants(r->ctx, e); /* the joined constants */
+    if (e && r->wide && e->op == TINE_OP_CONCAT) r->wide->unjoined = true;
     tine_expr_t *s = e && e->type.lanes > 1 ? tine_select_expr(r->ctx, e, TINE_SELECT_TINE, r->to) : e;
+    if (s && s != e) s = tine_fold_constants(r->ctx, s); /* constants the lowering built */
     if (getenv("TINE_RETARGET_TRACE") && e && s) { /* what each value was, and what it became */
         char *a = tine_print(r->ctx, e), *b = tine_print(r->ctx, s);
         fprintf(stderr, "sink %d:%d\n  %s\n  => %s\n", at.line, at.col, a, b);
+        free(a);
+        a = tine_print(r->ctx, raw);
+        fprintf(stderr, "  raw: %s\n", a);
         free(a);
         free(b);
     }

@@ -29,6 +29,7 @@
 #   --clock C           monotonic (CLOCK_MONOTONIC, default) or cpu (the thread's CPU time)
 #   --no-gcc            skip the gcc -O3 column
 #   --no-simde-shim     do not time SIMDe for functions that need an intrinsic SIMDe lacks
+#   --rt128             also time the retargeted code with --no-widen (column "rt --no-widen")
 #   NAME|THEME ...      only these functions
 #
 # Environment: TINE (default build/tine), CC_CLANG (clang-19), CC_GCC (gcc), PYTHON
@@ -53,7 +54,7 @@ else
   rounds=21 batches=7 ms=2 n=4096 w=256 h=64 check_iters=30
 fi
 levels=(avx2) csv=$PWD/retarget-bench.csv build=$root/build/retarget-bench
-use_gcc=1 simde_shim=1 sel=() clock=monotonic
+use_gcc=1 use_rt128=0 simde_shim=1 sel=() clock=monotonic
 # find_byte: a byte that never occurs, so that every call scans all n bytes (bench.md)
 bench_sets=(--bench-set 'find_byte:c=0;arg1=1..255')
 usage() { sed -n '2,/^# Environment/p' "$0" | sed 's/^# \{0,1\}//'; }
@@ -75,6 +76,7 @@ while [ $# -gt 0 ]; do
     --clock) need "$@"; clock=$2; shift ;;
     --no-gcc) use_gcc=0 ;;
     --no-simde-shim) simde_shim=0 ;;
+    --rt128) use_rt128=1 ;;
     -h|--help) usage; exit 0 ;;
     -*) echo "bench.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
     *) sel+=("$1") ;;
@@ -91,7 +93,8 @@ declare -A lvl_isa=([avx2]="-march=x86-64-v3" [sse41]="-msse4.1")
 declare -A lvl_hand=([avx2]="avx2 sse41 sse2" [sse41]="sse41 sse2")
 ways=(rt hand simde c)
 [ $use_gcc = 1 ] && ways+=(gcc)
-declare -A way_variant=([rt]=neon [simde]=neon [c]=ref [gcc]=ref)
+[ $use_rt128 = 1 ] && ways+=(rt128)
+declare -A way_variant=([rt]=neon [rt128]=neon [simde]=neon [c]=ref [gcc]=ref)
 # the harness's --variant for LEVEL WAY: hand code is "avx2+sse41+sse2" (any of them)
 variant_of() { if [ "$2" = hand ]; then echo "${lvl_hand[$1]// /+}"; else echo "${way_variant[$2]}"; fi; }
 
@@ -226,6 +229,11 @@ for L in "${levels[@]}"; do
   for f in "$corpus"/*.neon.c; do
     t=$(basename "$f" .neon.c) out="$build/$L/rt/src/$t.c"
     cmds+=("'$tine' retarget '$f' --from arm-64 --to ${lvl_target[$L]} -o '$out' && $clang -O2 $isa $cflags $inc -c '$out' -o '$build/$L/rt/$t.o'")
+    if [ $use_rt128 = 1 ]; then
+      mkdir -p "$build/$L/rt128/src"
+      o128="$build/$L/rt128/src/$t.c"
+      cmds+=("'$tine' retarget '$f' --from arm-64 --to ${lvl_target[$L]} --no-widen -o '$o128' && $clang -O2 $isa $cflags $inc -c '$o128' -o '$build/$L/rt128/$t.o'")
+    fi
   done
   for f in "$build"/simde-src/*.c; do
     cmds+=("$clang -O2 $isa $cflags $inc -c '$f' -o '$build/$L/simde/$(basename "$f" .c).o'")
@@ -368,8 +376,8 @@ done
 import sys, os, math, statistics
 build, csv_path, rounds, levels, ways, params = sys.argv[1:7]
 rounds, levels, ways = int(rounds), levels.split(), ways.split()
-title = {"rt": "retargeted", "hand": "hand", "simde": "SIMDe", "c": "C clang", "gcc": "C gcc"}
-short = {"hand": "hand/rt", "simde": "SIMDe/rt", "c": "clang/rt", "gcc": "gcc/rt"}
+title = {"rt": "retargeted", "hand": "hand", "simde": "SIMDe", "c": "C clang", "gcc": "C gcc", "rt128": "rt --no-widen"}
+short = {"hand": "hand/rt", "simde": "SIMDe/rt", "c": "clang/rt", "gcc": "gcc/rt", "rt128": "128/rt"}
 target = {"avx2": ("x86-64-avx2", "-march=x86-64-v3"), "sse41": ("x86-64-sse41", "-msse4.1")}
 sel = open(os.path.join(build, "selected.txt")).read().split()
 theme = {l.split("\t")[0]: l.split("\t")[1] for l in open(os.path.join(build, "list.tsv"))}

@@ -23,6 +23,7 @@ compiles() { # FILE TARGET
   case $2 in
     arm-64*) clang-19 --target=aarch64-linux-gnu "${warn[@]}" -c "$1" -o /dev/null ;;
     x86-64-sse2) gcc "${warn[@]}" -msse2 -c "$1" -o /dev/null && clang-19 "${warn[@]}" -msse2 -c "$1" -o /dev/null ;;
+    x86-64-avx512) gcc "${warn[@]}" -march=x86-64-v4 -c "$1" -o /dev/null && clang-19 "${warn[@]}" -march=x86-64-v4 -c "$1" -o /dev/null ;;
     *) gcc "${warn[@]}" -march=x86-64-v3 -c "$1" -o /dev/null && clang-19 "${warn[@]}" -march=x86-64-v3 -c "$1" -o /dev/null ;;
   esac
 }
@@ -44,6 +45,72 @@ pin avg_rshrn.neon.c arm-64 x86-64-avx2 _mm_avg_epu8 1
 pin qadd.neon.c arm-64 x86-64-sse2 _mm_adds_epu8 1 "one-to-one: paddusb"
 pin avg.sse2.c x86-64-sse2 arm-64 vrhaddq_u8 1 "one-to-one: urhadd_u8"
 pin macro.neon.c arm-64 x86-64-avx2 _mm_avg_epu8 1
+
+# ---- widening: a loop of 128-bit vectors at the target's width ---------------------------
+pin avg_rshrn.neon.c arm-64 x86-64-avx2 _mm256_avg_epu8 1 "widened (2 copies in 256-bit registers), fused across intrinsics into rounding_halving_add -> pavgb"
+pin avg_rshrn.neon.c arm-64 x86-64-avx512 _mm512_avg_epu8 1 "widened (4 copies in 512-bit registers)"
+# scale_s32_u8's four loads a copy are one window; carry_add1 is not widened (each
+# iteration reads what the one before wrote); add1 is, checked at run time
+pin widen.neon.c arm-64 x86-64-avx2 _mm256_packus_epi16 1
+grep -q "widen.neon.c:27:.*widened" "$out/widen.neon.c.x86-64-avx2.report" && fail "widen.neon.c: carry_add1 widened"
+grep -q "widen.neon.c:33:.*widened" "$out/widen.neon.c.x86-64-avx2.report" || fail "widen.neon.c: add1 not widened"
+cat >"$out/widen_main.c" <<'EOF'
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+void scale_s32_u8(uint8_t *dst, const int32_t *src, int n);
+void carry_add1(uint8_t *p, int n);
+void add1(uint8_t *dst, const uint8_t *src, int n);
+int main(void) {
+    enum { N = 203 };
+    int32_t s[N];
+    uint8_t d[N], buf[N + 64], want[N + 64];
+    uint32_t x = 12345;
+    for (int i = 0; i < N; i++) x = x * 1103515245u + 12345u, s[i] = (int32_t)x >> (x % 20);
+    scale_s32_u8(d, s, N);
+    for (int i = 0; i < N; i++) {
+        int32_t v = s[i] >> 4;
+        if (d[i] != (v < 0 ? 0 : v > 255 ? 255 : v)) return printf("scale_s32_u8 at %d\n", i), 2;
+    }
+    for (int i = 0; i < N + 64; i++) buf[i] = want[i] = (uint8_t)(i * 7);
+    carry_add1(buf, N);
+    for (int i = 0; i + 24 <= N; i += 16) { /* a vector's 16 bytes read, then written */
+        uint8_t v[16];
+        for (int k = 0; k < 16; k++) v[k] = (uint8_t)(want[i + k] + 1);
+        memcpy(want + i + 8, v, 16);
+    }
+    if (memcmp(buf, want, sizeof buf)) return printf("carry_add1\n"), 3;
+    for (int shift = -20; shift <= 20; shift++) { /* dst over src, both ways */
+        for (int i = 0; i < N + 64; i++) buf[i] = want[i] = (uint8_t)(i * 13);
+        uint8_t *dst = buf + 32 + shift, *wd = want + 32 + shift, *ws = want + 32;
+        add1(dst, buf + 32, N);
+        int i = 0; /* as the source does it: 16 bytes read, then written */
+        for (; i + 16 <= N; i += 16) {
+            uint8_t v[16];
+            for (int k = 0; k < 16; k++) v[k] = (uint8_t)(ws[i + k] + 1);
+            memcpy(wd + i, v, 16);
+        }
+        for (; i < N; i++) wd[i] = (uint8_t)(ws[i] + 1);
+        if (memcmp(buf, want, sizeof buf)) return printf("add1 with dst = src %+d\n", shift), 4;
+    }
+    return 0;
+}
+EOF
+for to in x86-64-avx2 x86-64-avx512; do
+  if retarget widen.neon.c arm-64 $to; then
+    isa=-march=x86-64-v3
+    [ $to = x86-64-avx512 ] && isa=-march=x86-64-v4
+    if [ $to = x86-64-avx2 ] || grep -q avx512bw /proc/cpuinfo; then
+      if gcc "${warn[@]}" $isa "$out/widen.neon.c.$to.c" "$out/widen_main.c" -o "$out/widen.$to"; then
+        "$out/widen.$to" || fail "widen.neon.c to $to: wrong results (exit $?)"
+      else
+        fail "widen.neon.c to $to: the output does not compile"
+      fi
+    fi
+  else
+    fail "widen.neon.c to $to: $(cat "$out/widen.neon.c.$to.report")"
+  fi
+done
 
 # _mm_mulhrs_epi16 (the rounded Q15 product, truncated: i16.min^2 gives i16.min) on Neon: by a
 # constant above i16.min, one SQRDMULH and nothing to fix; in general SMULL and RSHRN #15 (4

@@ -1,0 +1,512 @@
+/* widen.c — a loop written for 128-bit registers, run at the target's width.
+ *
+ * Neon and SSE code does 16 bytes per iteration; on AVX2 (32-byte registers) or AVX-512
+ * (64) that leaves half or three quarters of each register empty. As Free Rider does, a
+ * loop whose body is straight vector code, and whose counter moves each of its memory
+ * accesses by a fixed number of bytes, is unrolled f times (the target's register over
+ * the source's widest vector). The copies are one run, so what each stores is the
+ * concat of f copies of one computation, which join.c makes one computation on the wide
+ * vectors: a load whose copies read adjacent bytes is one wide load (each copy a slice
+ * of it), a store likewise one wide store, written at the last copy. The loop as written
+ * follows, for the iterations that remain.
+ *
+ * Merging moves every copy's loads before the first copy's stores and those stores after
+ * the later copies' loads. That is right only where they do not overlap: accesses through
+ * the same address expression are checked here, exactly; the others by the widened
+ * loop's condition at run time (the byte ranges one iteration touches must be disjoint,
+ * else the loop as written does the rest). A loop is not widened where nothing would join
+ * (a value of the copies that stays a concat): it would only add work.
+ */
+#include "region.h"
+#include "../targets/targets.h"
+
+/* ---- how the counter moves an address --------------------------------------------------- */
+
+/* How far an integer expression moves when the loop's counter moves by one. */
+static bool int_delta(rt *r, const tine_cnode *e, int64_t *d) {
+    int64_t a, b, c;
+    if (rt_const_of(r, e, &a)) {
+        *d = 0;
+        return true;
+    }
+    switch (e->kind) {
+    case TINE_CE_PAREN: return int_delta(r, e->kid[0], d);
+    case TINE_CE_CAST: return e->type && e->type->kind == TINE_CT_INT && int_delta(r, e->kid[0], d);
+    case TINE_CE_REF:
+        if (!e->decl || !e->type || e->type->kind != TINE_CT_INT) return false;
+        if (e->decl == r->wide->var) {
+            *d = 1;
+            return true;
+        }
+        /* a helper's copy of an argument: not followed (a constant one is one above);
+           any other variable: the body, straight vector code, does not write it */
+        if (rt_var_of(r, e->decl)) return false;
+        *d = 0;
+        return true;
+    case TINE_CE_UNARY:
+        if (!int_delta(r, e->kid[0], &a)) return false;
+        if (!strcmp(e->name, "-")) *d = -a;
+        else if (!strcmp(e->name, "+")) *d = a;
+        else if (a == 0) *d = 0;
+        else return false;
+        return true;
+    case TINE_CE_BINARY:
+        if (!int_delta(r, e->kid[0], &a) || !int_delta(r, e->kid[1], &b)) return false;
+        if (!strcmp(e->name, "+")) *d = a + b;
+        else if (!strcmp(e->name, "-")) *d = a - b;
+        else if (!strcmp(e->name, "*") && rt_const_of(r, e->kid[0], &c)) *d = c * b;
+        else if (!strcmp(e->name, "*") && rt_const_of(r, e->kid[1], &c)) *d = a * c;
+        else if (!strcmp(e->name, "<<") && rt_const_of(r, e->kid[1], &c) && c >= 0 && c < 32) *d = a * ((int64_t)1 << c);
+        else if (a == 0 && b == 0) *d = 0;
+        else return false;
+        return true;
+    default: return false;
+    }
+}
+
+/* The size of what a pointer or an array points to, in bytes (0: unknown). */
+static int64_t pointee_bytes(const tine_ctype *t) {
+    if (!t || (t->kind != TINE_CT_PTR && t->kind != TINE_CT_ARRAY) || !t->pointee) return 0;
+    const tine_ctype *p = t->pointee;
+    if (p->kind == TINE_CT_INT) return p->elem.bits / 8;
+    if (p->kind == TINE_CT_VECTOR) return (int64_t)p->elem.bits * p->elem.lanes / 8;
+    return 0;
+}
+
+/* How many bytes an address moves when the loop's counter moves by one. */
+static bool ptr_delta(rt *r, const tine_cnode *e, int64_t *d) {
+    int64_t a, b, size;
+    const tine_ctype *t = e->type;
+    switch (e->kind) {
+    case TINE_CE_PAREN: return ptr_delta(r, e->kid[0], d);
+    case TINE_CE_CAST: /* (const __m128i *)(p + i): the same address */
+        return e->kid[0]->type && (e->kid[0]->type->kind == TINE_CT_PTR || e->kid[0]->type->kind == TINE_CT_ARRAY) &&
+               ptr_delta(r, e->kid[0], d);
+    case TINE_CE_REF:
+        if (!e->decl || !t || (t->kind != TINE_CT_PTR && t->kind != TINE_CT_ARRAY) || rt_var_of(r, e->decl)) return false;
+        *d = 0;
+        return true;
+    case TINE_CE_BINARY: {
+        if (strcmp(e->name, "+") && strcmp(e->name, "-")) return false;
+        const tine_cnode *p = e->kid[0], *k = e->kid[1];
+        if (!strcmp(e->name, "+") && k->type && k->type->kind != TINE_CT_INT) p = e->kid[1], k = e->kid[0];
+        if (!(size = pointee_bytes(p->type)) || !ptr_delta(r, p, &a) || !int_delta(r, k, &b)) return false;
+        *d = !strcmp(e->name, "+") ? a + b * size : a - b * size;
+        return true;
+    }
+    case TINE_CE_UNARY: /* &p[k] */
+        if (strcmp(e->name, "&") || e->kid[0]->kind != TINE_CE_SUBSCRIPT) return false;
+        e = e->kid[0];
+        if (!(size = pointee_bytes(e->kid[0]->type)) || !ptr_delta(r, e->kid[0], &a) || !int_delta(r, e->kid[1], &b)) return false;
+        *d = a + b * size;
+        return true;
+    default: return false;
+    }
+}
+
+/* ---- the accesses --------------------------------------------------------------------------- */
+
+static bool refuse(rt *r, const char *why) {
+    if (!r->wide->why) r->wide->why = why;
+    r->failed = true;
+    return false;
+}
+
+/* An address as a base and a constant number of bytes: src + i + 4 is (src + i) + 16 for
+ * an int32_t pointer, so that the accesses of a copy find their neighbours. */
+static char *split_addr(rt *r, const tine_cnode *p, int64_t *off) {
+    int64_t c, size;
+    while (p->kind == TINE_CE_PAREN) p = p->kid[0];
+    if (p->kind == TINE_CE_BINARY && (!strcmp(p->name, "+") || !strcmp(p->name, "-")) && p->kid[1]->type &&
+        p->kid[1]->type->kind == TINE_CT_INT && rt_const_of(r, p->kid[1], &c) && (size = pointee_bytes(p->kid[0]->type))) {
+        *off += (p->name[0] == '+' ? c : -c) * size;
+        return split_addr(r, p->kid[0], off);
+    }
+    return rt_ptr_text(r, p);
+}
+
+/* The access the copy being evaluated is at: recorded while planning, else the plan's,
+ * which it must be (the copies run the same statements). */
+static rt_access *next_access(rt *r, const tine_cnode *p, tine_type_t elem, int64_t bytes, bool store) {
+    rt_wide *w = r->wide;
+    int64_t delta, off = 0;
+    if (!ptr_delta(r, p, &delta)) return refuse(r, "an address the loop's counter moves in a way tine does not follow"), NULL;
+    delta *= w->step; /* from one copy to the next */
+    char *base = split_addr(r, p, &off);
+    if (!base) return NULL;
+    if (w->planning) {
+        TINE_GROW(w->acc, w->nacc + 1, w->capacc);
+        rt_access *a = &w->acc[w->nacc++];
+        *a = (rt_access){base, off, delta, bytes, elem, store, -1};
+        w->seq++;
+        return a;
+    }
+    rt_access *a = w->seq < w->nacc ? &w->acc[w->seq++] : NULL;
+    bool same = a && !strcmp(a->base, base) && a->off == off && a->delta == delta && a->bytes == bytes && a->store == store;
+    free(base);
+    return same ? a : (refuse(r, "copies of the body that differ"), NULL);
+}
+
+tine_expr_t *rt_wide_load(rt *r, const tine_cnode *p, tine_type_t elem, int lanes, tine_buf *out) {
+    rt_wide *w = r->wide;
+    rt_access *a = next_access(r, p, elem, (int64_t)lanes * elem.bits / 8, false);
+    if (!a) return NULL;
+    int k = (int)(a - w->acc);
+    if (a->win < 0) return rt_load_at(r, a->base, a->off + w->copy * a->delta, elem, lanes, out);
+    rt_window *g = &w->win[a->win];
+    int64_t esize = elem.bits / 8;
+    if (w->copy == 0 && k == g->first && !(g->wide = rt_load_at(r, a->base, g->lo, elem, (int)((g->hi - g->lo) / esize), out)))
+        return NULL;
+    return tine_slice(r->ctx, g->wide, (int)((a->off + w->copy * a->delta - g->lo) / esize), 1, lanes);
+}
+
+bool rt_wide_store(rt *r, tine_expr_t *v, const tine_cnode *p, tine_cpos at, tine_buf *out) {
+    rt_wide *w = r->wide;
+    rt_access *a = next_access(r, p, tine_type_with_lanes(v->type, 1), (int64_t)v->type.lanes * v->type.bits / 8, true);
+    if (!a || w->planning) return a != NULL;
+    if (a->win < 0) return rt_store_at(r, a->base, a->off + w->copy * a->delta, v, at, out);
+    rt_window *g = &w->win[a->win];
+    g->part[g->nparts] = v;
+    g->part_off[g->nparts++] = a->off + w->copy * a->delta;
+    if (w->copy < w->f - 1 || (int)(a - w->acc) != g->last) return true;
+    /* the last: every copy's values, by address (they tile the window) */
+    for (int i = 1; i < g->nparts; i++)
+        for (int j = i; j > 0 && g->part_off[j - 1] > g->part_off[j]; j--) {
+            int64_t t = g->part_off[j]; g->part_off[j] = g->part_off[j - 1]; g->part_off[j - 1] = t;
+            tine_expr_t *e = g->part[j]; g->part[j] = g->part[j - 1]; g->part[j - 1] = e;
+        }
+    tine_expr_t *all = tine_concat(r->ctx, g->nparts, g->part);
+    return all && rt_store_at(r, a->base, g->lo, all, at, out);
+}
+
+/* The windows: the accesses of one base, one element type, one direction and one step
+ * whose copies tile a range of bytes without a gap or an overlap (a load or a store per
+ * copy at the next bytes; vld1q_s32 at i, i+4, i+8, i+12 in each copy of 16) are one
+ * access of that range: a load with copy 0's first, a store with the last copy's last. */
+/* Whether members (accesses of one base, kind and step) tile their range in every copy;
+ * a window of them if so. */
+static bool window(rt_wide *w, const int *members, int nm) {
+    int n = nm * w->f;
+    int64_t (*iv)[2] = tine_xmalloc(sizeof *iv * (size_t)n);
+    for (int m = 0; m < nm; m++)
+        for (int j = 0; j < w->f; j++) {
+            const rt_access *b = &w->acc[members[m]];
+            iv[m * w->f + j][0] = b->off + j * b->delta;
+            iv[m * w->f + j][1] = b->off + j * b->delta + b->bytes;
+        }
+    for (int x = 1; x < n; x++) /* sorted: each must start where the one before ends */
+        for (int y = x; y > 0 && iv[y - 1][0] > iv[y][0]; y--) {
+            int64_t t0 = iv[y][0], t1 = iv[y][1];
+            iv[y][0] = iv[y - 1][0], iv[y][1] = iv[y - 1][1];
+            iv[y - 1][0] = t0, iv[y - 1][1] = t1;
+        }
+    int64_t esize = w->acc[members[0]].elem.bits / 8;
+    bool tiles = iv[n - 1][1] - iv[0][0] <= 512 && esize > 0 && w->acc[members[0]].delta % esize == 0;
+    for (int m = 0; m < nm && tiles; m++) tiles = (w->acc[members[m]].off - iv[0][0]) % esize == 0;
+    for (int x = 1; x < n && tiles; x++) tiles = iv[x][0] == iv[x - 1][1];
+    if (tiles) {
+        rt_window *g = &w->win[w->nwin];
+        int id = w->nwin++;
+        *g = (rt_window){iv[0][0], iv[n - 1][1], members[0], members[nm - 1], NULL, NULL, NULL, 0};
+        if (w->acc[members[0]].store) {
+            g->part = tine_xmalloc(sizeof *g->part * (size_t)n);
+            g->part_off = tine_xmalloc(sizeof *g->part_off * (size_t)n);
+        }
+        for (int m = 0; m < nm; m++) w->acc[members[m]].win = id;
+    }
+    free(iv);
+    return tiles;
+}
+
+static void plan_windows(rt_wide *w) {
+    for (int i = 0; i < w->nacc; i++) {
+        rt_access *a = &w->acc[i];
+        if (a->win >= 0 || a->delta <= 0) continue;
+        int members[64], nm = 0;
+        for (int k = i; k < w->nacc && nm < 64; k++) {
+            rt_access *b = &w->acc[k];
+            if (b->win < 0 && b->store == a->store && b->delta == a->delta && !strcmp(b->base, a->base) &&
+                tine_type_eq(b->elem, a->elem))
+                members[nm++] = k;
+        }
+        /* all of them, else each alone (src + i + 1 and src + i + 2, each its own window) */
+        if (!window(w, members, nm))
+            for (int m = 0; m < nm; m++) window(w, &members[m], 1);
+    }
+}
+
+/* ---- the loop -------------------------------------------------------------------------------- */
+
+/* The bytes of the widest vector a statement names (0 if none). */
+static int widest(const tine_cnode *s) {
+    int m = 0;
+    if (!s) return 0;
+    const tine_ctype *t = s->type;
+    while (t && (t->kind == TINE_CT_ARRAY || t->kind == TINE_CT_TUPLE || t->kind == TINE_CT_PTR) && t->pointee) t = t->pointee;
+    if (t && t->kind == TINE_CT_VECTOR) m = t->elem.bits * t->elem.lanes / 8;
+    for (int i = 0; i < s->nkids; i++) {
+        int k = widest(s->kid[i]);
+        if (k > m) m = k;
+    }
+    return m;
+}
+
+/* Whether an expression only reads integers (a loop condition: no call, no assignment, no
+ * memory). */
+static bool pure(const tine_cnode *e) {
+    switch (e->kind) {
+    case TINE_CE_PAREN: case TINE_CE_CAST: case TINE_CE_INT: break;
+    case TINE_CE_REF: return e->type && e->type->kind == TINE_CT_INT;
+    case TINE_CE_UNARY: if (strcmp(e->name, "-") && strcmp(e->name, "!") && strcmp(e->name, "~")) return false; break;
+    case TINE_CE_BINARY:
+        if (strchr("=", e->name[strlen(e->name) - 1]) && strcmp(e->name, "==") && strcmp(e->name, "<=") &&
+            strcmp(e->name, ">=") && strcmp(e->name, "!="))
+            return false; /* an assignment */
+        break;
+    default: return false;
+    }
+    for (int i = 0; i < e->nkids; i++)
+        if (e->kid[i] && !pure(e->kid[i])) return false;
+    return true;
+}
+
+/* The text of e with the counter read as (counter + add). */
+static void shifted_text(rt *r, const tine_cnode *e, const tine_cnode *var, int64_t add, unsigned *pos, tine_buf *b, bool *ok) {
+    if (e->kind == TINE_CE_REF && e->decl == var) {
+        if (e->from_macro) *ok = false;
+        tine_buf_printf(b, "%.*s(%s + %lld)", (int)(e->range.begin.off - *pos), r->text + *pos, var->name, (long long)add);
+        *pos = e->range.end.off;
+        return;
+    }
+    for (int i = 0; i < e->nkids; i++)
+        if (e->kid[i] && e->kid[i]->range.begin.off >= *pos) shifted_text(r, e->kid[i], var, add, pos, b, ok);
+}
+
+/* The loop's counter and step: i += K, i++ or ++i. */
+static bool counter(const tine_cnode *inc, const tine_cnode **var, int64_t *step) {
+    if (inc->kind == TINE_CE_UNARY && (!strcmp(inc->name, "++") || !strcmp(inc->name, "post++")) &&
+        inc->kid[0]->kind == TINE_CE_REF) {
+        *var = inc->kid[0]->decl;
+        *step = 1;
+        return *var != NULL;
+    }
+    if (inc->kind == TINE_CE_BINARY && !strcmp(inc->name, "+=") && inc->kid[0]->kind == TINE_CE_REF && inc->kid[1]->is_const &&
+        inc->kid[1]->value > 0 && inc->kid[1]->value < 1 << 20) {
+        *var = inc->kid[0]->decl;
+        *step = inc->kid[1]->value;
+        return *var != NULL && inc->kid[0]->type && inc->kid[0]->type->kind == TINE_CT_INT;
+    }
+    return false;
+}
+
+/* Where the widened loop does copy j's access k: a load of a window with copy 0's first
+ * access of it, a store of a window with the last copy's last; else where it was. */
+static void moved_to(const rt_wide *w, int k, int j, int *nj, int *nk) {
+    const rt_access *a = &w->acc[k];
+    *nj = j, *nk = k;
+    if (a->win >= 0) *nj = a->store ? w->f - 1 : 0, *nk = a->store ? w->win[a->win].last : w->win[a->win].first;
+}
+
+static bool before(int j1, int k1, int j2, int k2) { return j1 < j2 || (j1 == j2 && k1 < k2); }
+
+/* The byte range [lo, hi) of a base that an iteration of the widened loop touches, and
+ * whether its accesses move alike (*delta, or INT64_MIN if not). */
+static void base_span(const rt_wide *w, const char *base, int64_t *lo, int64_t *hi, int64_t *delta) {
+    *lo = INT64_MAX, *hi = INT64_MIN;
+    bool first = true;
+    for (int i = 0; i < w->nacc; i++) {
+        const rt_access *a = &w->acc[i];
+        if (strcmp(a->base, base)) continue;
+        int64_t last = (w->f - 1) * a->delta, l = a->off + (last < 0 ? last : 0), h = a->off + (last > 0 ? last : 0) + a->bytes;
+        if (l < *lo) *lo = l;
+        if (h > *hi) *hi = h;
+        if (first) *delta = a->delta;
+        else if (*delta != a->delta) *delta = INT64_MIN;
+        first = false;
+    }
+}
+
+/* The run-time condition under which the widened loop does what the loop as written
+ * does. Every pair of access instances, one of them a store, that the widened loop does
+ * in another order must not overlap: at one base that is known here (the loop is not
+ * widened if they do); at two bases, the ranges each base's accesses touch in an
+ * iteration must be disjoint. Two bases that move alike keep their distance, so they are
+ * checked once, before the loop (*pre); others in every iteration (*in). */
+static bool alias_checks(rt *r, tine_buf *pre, tine_buf *in) {
+    rt_wide *w = r->wide;
+    int nb = 0;
+    const char **bases = tine_xmalloc(sizeof *bases * (size_t)(w->nacc + 1));
+    for (int i = 0; i < w->nacc; i++) {
+        int k = 0;
+        while (k < nb && strcmp(bases[k], w->acc[i].base)) k++;
+        if (k == nb) bases[nb++] = w->acc[i].base;
+    }
+    bool *pair = tine_xcalloc((size_t)(nb * nb) + 1, 1);
+    for (int ka = 0; ka < w->nacc; ka++)
+        for (int kb = ka; kb < w->nacc; kb++) {
+            const rt_access *a = &w->acc[ka], *b = &w->acc[kb];
+            if (!a->store && !b->store) continue;
+            for (int ja = 0; ja < w->f; ja++)
+                for (int jb = 0; jb < w->f; jb++) {
+                    int na, ma, nb2, mb;
+                    if (ka == kb && ja == jb) continue;
+                    moved_to(w, ka, ja, &na, &ma);
+                    moved_to(w, kb, jb, &nb2, &mb);
+                    bool was = before(ja, ka, jb, kb), tie = na == nb2 && ma == mb;
+                    if (tie || was == before(na, ma, nb2, mb)) continue;
+                    if (!strcmp(a->base, b->base)) {
+                        int64_t a0 = a->off + ja * a->delta, b0 = b->off + jb * b->delta;
+                        if (a0 < b0 + b->bytes && b0 < a0 + a->bytes) {
+                            free(bases), free(pair);
+                            return refuse(r, "its copies write memory another copy reads or writes");
+                        }
+                        continue;
+                    }
+                    int x = 0, y = 0;
+                    while (strcmp(bases[x], a->base)) x++;
+                    while (strcmp(bases[y], b->base)) y++;
+                    pair[x < y ? x * nb + y : y * nb + x] = true;
+                }
+        }
+    for (int x = 0; x < nb; x++)
+        for (int y = x + 1; y < nb; y++) {
+            if (!pair[x * nb + y]) continue;
+            int64_t alo, ahi, ad, clo, chi, cd;
+            base_span(w, bases[x], &alo, &ahi, &ad);
+            base_span(w, bases[y], &clo, &chi, &cd);
+            tine_buf *b = ad == cd && ad != INT64_MIN ? pre : in;
+            tine_buf_printf(b, "%s%s    ((uintptr_t)(const char *)(%s) + %lld <= (uintptr_t)(const char *)(%s) + %lld ||\n"
+                               "%s     (uintptr_t)(const char *)(%s) + %lld <= (uintptr_t)(const char *)(%s) + %lld)",
+                            b->n ? " &&\n" : "", r->indent, bases[x], (long long)ahi, bases[y], (long long)clo, r->indent,
+                            bases[y], (long long)chi, bases[x], (long long)alo);
+        }
+    free(bases), free(pair);
+    return true;
+}
+
+/* The target's vector register, in bytes. */
+static int target_bytes(const char *to) {
+    const tine_target_info *t = tine_target_find(to);
+    const char *f = t ? t->features : NULL;
+    return !f ? 16 : strstr(f, "avx512bw") ? 64 : strstr(f, "avx2") ? 32 : 16;
+}
+
+static void drop_state(rt_wide *w) {
+    for (int i = 0; i < w->nacc; i++) free(w->acc[i].base);
+    for (int i = 0; i < w->nwin; i++) free(w->win[i].part), free(w->win[i].part_off);
+    free(w->acc);
+    free(w->win);
+}
+
+bool rt_widen_loop(rt *r, const tine_cnode *s, tine_buf *out, char **rest, bool *close) {
+    const tine_cnode *init = s->kid[0], *cond = s->kid[1], *inc = s->kid[2], *bd = s->kid[3];
+    rt_wide w = {0};
+    int src = widest(bd), tb = target_bytes(r->to);
+    /* a loop of 128-bit (or wider) vectors: a loop of 64-bit ones is most often what
+       remains after one, a few iterations at most */
+    if (!cond || !inc || src < 16 || tb <= src || tb % src || !pure(cond) || !counter(inc, &w.var, &w.step)) return false;
+    w.f = tb / src;
+    /* the condition with the last copy's counter */
+    tine_buf c2 = {0};
+    tine_buf_puts(&c2, "");
+    unsigned pos = cond->range.begin.off;
+    bool ok = true;
+    shifted_text(r, cond, w.var, (w.f - 1) * w.step, &pos, &c2, &ok);
+    tine_buf_printf(&c2, "%.*s", (int)(cond->range.end.off - pos), r->text + pos);
+    if (!ok || cond->from_macro) {
+        free(c2.p);
+        return false;
+    }
+    /* a counter declared by the loop is declared before both loops, in a block */
+    *close = init && init->kind == TINE_CS_DECL;
+    /* the copies, one run, written one level in (two in the block) */
+    char saved[64];
+    memcpy(saved, r->indent, sizeof saved);
+    size_t il = strlen(r->indent), in = *close ? 8 : 4;
+    if (il + in >= sizeof r->indent) return free(c2.p), false;
+    memset(r->indent + il, ' ', in);
+    r->indent[il + in] = 0;
+    tine_buf body = {0};
+    tine_buf_puts(&body, "");
+    int nv0 = r->nvars, rep0 = r->report ? tine_rt_report_count(r->report) : 0, rep1 = rep0;
+    r->wide = &w;
+    /* copy 0 once, to find the accesses and plan the windows (nothing it writes is kept) */
+    tine_buf scratch = {0};
+    tine_buf_puts(&scratch, "");
+    w.planning = true;
+    tine_expr_t *pv[TINE_RT_MAXVEC];
+    int pn = 0;
+    if (r->run_body(r, bd, pv, &pn, &scratch) != 0 && !r->failed) refuse(r, "a return in the loop");
+    free(scratch.p);
+    w.planning = false;
+    r->nvars = nv0;
+    tine_cemit_forget(r->em);
+    if (r->report) tine_rt_report_cut(r->report, rep0, tine_rt_report_count(r->report));
+    /* a body that already stores a register of the target's width a copy (vst1q_u8_x2's
+       32 bytes, vst4q_u8's 64) fills it as written */
+    for (int i = 0; i < w.nacc && !r->failed; i++)
+        if (w.acc[i].store && w.acc[i].bytes >= tb) refuse(r, "it stores a whole register of the target's at once");
+    w.win = tine_xcalloc((size_t)w.nacc + 1, sizeof *w.win);
+    plan_windows(&w);
+    int loops0 = tine_cemit_lane_loops(r->em);
+    for (w.copy = 0; w.copy < w.f && !r->failed; w.copy++) {
+        w.seq = 0;
+        tine_expr_t *vals[TINE_RT_MAXVEC];
+        int n = 0;
+        if (r->run_body(r, bd, vals, &n, &body) != 0 && !r->failed) refuse(r, "a return in the loop");
+        if (!r->failed && w.seq != w.nacc) refuse(r, "copies of the body that differ");
+        if (w.copy == 0 && r->report) rep1 = tine_rt_report_count(r->report);
+    }
+    r->nvars = nv0;
+    tine_buf checks = {0}, pre = {0};
+    tine_buf_puts(&checks, "");
+    tine_buf_puts(&pre, "");
+    if (!r->failed && w.unjoined) refuse(r, "values its copies do not join into one computation");
+    /* an op done lane by lane is as slow at any width, and a longer loop of it slower */
+    if (!r->failed && tine_cemit_lane_loops(r->em) > loops0) refuse(r, "values computed lane by lane");
+    if (!r->failed) alias_checks(r, &pre, &checks);
+    r->wide = NULL;
+    memcpy(r->indent, saved, sizeof saved);
+    tine_cemit_forget(r->em);
+    if (getenv("TINE_RETARGET_TRACE"))
+        fprintf(stderr, "widen %d:%d: %d copies: %s\n", s->range.begin.line, s->range.begin.col, w.f,
+                !r->failed ? "widened" : w.why ? w.why : tine_error(r->ctx) ? tine_error(r->ctx) : "?");
+    if (r->failed) { /* the loop is rewritten as written */
+        r->failed = false;
+        tine_clear_error(r->ctx);
+        if (r->report) tine_rt_report_cut(r->report, rep0, tine_rt_report_count(r->report));
+        drop_state(&w);
+        free(c2.p), free(body.p), free(checks.p), free(pre.p);
+        return false;
+    }
+    if (r->report) {
+        tine_rt_report_cut(r->report, rep1, tine_rt_report_count(r->report));
+        tine_rt_report_widen(r->report, rep0, rep1, w.f, tb * 8);
+    }
+    char *ctext = rt_dup_range(r, cond->range), *itext = rt_dup_range(r, inc->range);
+    if (*close) {
+        size_t len;
+        tine_cfile_text(r->f, &len);
+        unsigned e = init->range.begin.off; /* to its ';' (the declaration's range may include it) */
+        while (e < len && r->text[e] != ';') e++;
+        tine_buf_printf(out, "%s{\n%s    %.*s;\n", r->indent, r->indent, (int)(e - init->range.begin.off), r->text + init->range.begin.off);
+        memcpy(r->indent + il, "    ", 5); /* both loops in the block (the caller closes it) */
+    }
+    char *itext0 = init && !*close ? rt_dup_range(r, init->range) : tine_strdup("");
+    for (size_t k = strlen(itext0); k > 0 && (itext0[k - 1] == ';' || itext0[k - 1] == ' '); k--) itext0[k - 1] = 0;
+    if (*itext0) { /* the counter's first value, before the checks read it */
+        tine_buf_printf(out, "%s%s;\n", r->indent, itext0);
+        itext0[0] = 0;
+    }
+    if (pre.n) tine_buf_printf(out, "%sif (\n%s)\n", r->indent, pre.p);
+    tine_buf_printf(out, "%sfor (; (%s) && (%s)%s%s; %s += %lld) {\n", r->indent, ctext, c2.p, checks.n ? " &&\n" : "", checks.p,
+                    w.var->name, (long long)(w.step * w.f));
+    tine_buf_puts(out, body.p);
+    tine_buf_printf(out, "%s}\n", r->indent);
+    *rest = tine_xmalloc(strlen(ctext) + strlen(itext) + 16);
+    sprintf(*rest, "for (; %s; %s) ", ctext, itext);
+    free(ctext), free(itext), free(itext0);
+    drop_state(&w);
+    free(c2.p), free(body.p), free(checks.p), free(pre.p);
+    return true;
+}
