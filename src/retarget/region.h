@@ -61,6 +61,8 @@ typedef struct {
     int nacc, capacc;
     rt_window *win;
     int nwin;
+    tine_expr_t *plan[8];  /* while planning, the accumulators' values before the body */
+    int nplan;
 } rt_wide;
 
 typedef struct rt {
@@ -124,11 +126,13 @@ bool rt_has_vector(rt *r, const tine_cnode *e);
 
 /* ---- widen.c ---- */
 
-/* A loop of 128-bit code written at the target's width, when it can be: true if it was
+/* A loop of 128-bit code written at the target's width, when it can be (accs: the vector
+ * variables of the function its body assigns whole, accumulators): true if it was
  * (the loop as written must follow, for the iterations that remain: *rest is the header
  * to write it with, *close whether a brace opened before the widened loop closes after
  * it). false with nothing written if not. */
-bool rt_widen_loop(rt *r, const tine_cnode *s, tine_buf *out, char **rest, bool *close);
+bool rt_widen_loop(rt *r, const tine_cnode *s, const tine_cnode *const *accs, int nacc, tine_buf *out, char **rest,
+                   bool *close);
 /* A store in a loop being widened: written at once, or at the last copy with the others'. */
 bool rt_wide_store(rt *r, tine_expr_t *v, const tine_cnode *p, tine_cpos at, tine_buf *out);
 tine_expr_t *rt_wide_load(rt *r, const tine_cnode *p, tine_type_t elem, int lanes, tine_buf *out);

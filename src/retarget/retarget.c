@@ -539,34 +539,48 @@ static int run_inline(rt *r, const tine_cnode *s, tine_expr_t **vals, int *n, ti
     return rt_fail_at(r, s->range.begin, "%s", "a statement tine cannot run as part of straight vector code"), -1;
 }
 
-/* Whether a statement writes a vector variable declared before `from` (an assignment to
- * it, or its address given to a helper). */
-static bool writes_outer(rt *r, const tine_cnode *e, unsigned from) {
-    if (!e) return false;
+/* The vector variables declared before `from` that a statement assigns whole (acc = ...:
+ * accumulators, into accs, each once); false if it writes one otherwise (a member, an
+ * element, its address given to a helper). */
+static bool outer_writes(rt *r, const tine_cnode *e, unsigned from, const tine_cnode **accs, int *nacc) {
+    if (!e) return true;
     if (e->kind == TINE_CE_BINARY && !strcmp(e->name, "=")) {
         const tine_cnode *d = lvalue_decl(e->kid[0]);
-        if (d && d->range.begin.off < from) return true;
+        if (d && d->range.begin.off < from) {
+            const tine_cnode *l = e->kid[0];
+            while (l->kind == TINE_CE_PAREN) l = l->kid[0];
+            if (l->kind != TINE_CE_REF || !rt_is_vec(l->type) || l->type->kind != TINE_CT_VECTOR) return false;
+            int k = 0;
+            while (k < *nacc && accs[k] != d) k++;
+            if (k == *nacc) {
+                if (*nacc == 8) return false;
+                accs[(*nacc)++] = d;
+            }
+        }
     }
     if (e->kind == TINE_CE_CALL && e->name && rt_local_func(r, e->name))
         for (int i = 0; i < e->nkids; i++) {
             const tine_ctype *t = e->kid[i]->type;
             if (t && (t->kind == TINE_CT_PTR || t->kind == TINE_CT_ARRAY) && t->pointee && t->pointee->kind == TINE_CT_VECTOR)
-                return true;
+                return false;
         }
     for (int i = 0; i < e->nkids; i++)
-        if (writes_outer(r, e->kid[i], from)) return true;
-    return false;
+        if (!outer_writes(r, e->kid[i], from, accs, nacc)) return false;
+    return true;
 }
 
 /* Whether a loop may be widened (widen.c decides the rest): its body is straight vector
- * code, with no vector carried from one iteration to the next. */
-static bool widen_candidate(rt *r, const tine_cnode *s) {
+ * code, and a vector it carries from one iteration to the next is a variable assigned
+ * whole (an accumulator). */
+static bool widen_candidate(rt *r, const tine_cnode *s, const tine_cnode **accs, int *nacc) {
     const tine_cnode *bd = s->kid[3];
-    if (getenv("TINE_RETARGET_TRACE") && bd && rt_has_vector(r, bd))
-        fprintf(stderr, "widen %d:%d: candidate: straight %d, writes outer vectors %d\n", s->range.begin.line,
-                s->range.begin.col, inlineable(r, bd), writes_outer(r, bd, bd->range.begin.off));
-    return !r->no_widen && r->nloops < 31 && !r->inline_depth && bd && rt_has_vector(r, bd) && inlineable(r, bd) &&
-           !writes_outer(r, bd, bd->range.begin.off);
+    *nacc = 0;
+    if (r->no_widen || r->nloops >= 31 || r->inline_depth || !bd || !rt_has_vector(r, bd)) return false;
+    bool straight = inlineable(r, bd), writes = outer_writes(r, bd, bd->range.begin.off, accs, nacc);
+    if (getenv("TINE_RETARGET_TRACE"))
+        fprintf(stderr, "widen %d:%d: candidate: straight %d, writes outer vectors only whole %d\n", s->range.begin.line,
+                s->range.begin.col, straight, writes);
+    return straight && writes;
 }
 
 /* A block: its statements between the braces, the text between them kept. */
@@ -641,10 +655,12 @@ static void stmt(rt *r, const tine_cnode *s, tine_buf *out) {
         const tine_cnode *bd = s->kind == TINE_CS_DO ? s->kid[0] : s->kind == TINE_CS_FOR ? s->kid[3] : s->kid[1];
         char *rest = NULL;
         bool close = false;
-        if (s->kind == TINE_CS_FOR && widen_candidate(r, s)) {
+        const tine_cnode *accs[8];
+        int nacc = 0;
+        if (s->kind == TINE_CS_FOR && widen_candidate(r, s, accs, &nacc)) {
             flush(r, out, s->range.begin);
             reread(r);
-            if (r->failed || !rt_widen_loop(r, s, out, &rest, &close)) rest = NULL;
+            if (r->failed || !rt_widen_loop(r, s, accs, nacc, out, &rest, &close)) rest = NULL;
         }
         if (rest) { /* the loop as written, for the iterations that remain, not reported again */
             char saved[64];

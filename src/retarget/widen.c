@@ -20,6 +20,8 @@
 #include "region.h"
 #include "../targets/targets.h"
 
+static bool contains(tine_ctx_t *ctx, tine_expr_t *e, const tine_expr_t *x);
+
 /* ---- how the counter moves an address --------------------------------------------------- */
 
 /* How far an integer expression moves when the loop's counter moves by one. */
@@ -163,7 +165,12 @@ tine_expr_t *rt_wide_load(rt *r, const tine_cnode *p, tine_type_t elem, int lane
 bool rt_wide_store(rt *r, tine_expr_t *v, const tine_cnode *p, tine_cpos at, tine_buf *out) {
     rt_wide *w = r->wide;
     rt_access *a = next_access(r, p, tine_type_with_lanes(v->type, 1), (int64_t)v->type.lanes * v->type.bits / 8, true);
-    if (!a || w->planning) return a != NULL;
+    if (!a) return false;
+    if (w->planning) { /* an accumulator's value stored is a partial one once widened */
+        for (int i = 0; i < w->nplan; i++)
+            if (contains(r->ctx, v, w->plan[i])) return refuse(r, "it stores a vector it carries from one iteration to the next");
+        return true;
+    }
     if (a->win < 0) return rt_store_at(r, a->base, a->off + w->copy * a->delta, v, at, out);
     rt_window *g = &w->win[a->win];
     g->part[g->nparts] = v;
@@ -398,7 +405,63 @@ static void drop_state(rt_wide *w) {
     free(w->win);
 }
 
-bool rt_widen_loop(rt *r, const tine_cnode *s, tine_buf *out, char **rest, bool *close) {
+/* ---- accumulators ---------------------------------------------------------------------- */
+
+/* A vector the loop carries from one iteration to the next, assigned whole (acc =
+ * vpadalq_u8(acc, x)). Widened, each copy adds into its own slice of a variable f times as
+ * wide (copy j's acc is slice j of it), so the copies' updates join into one wide update;
+ * the slices are combined after the loop. That is the loop's result only if the update is
+ * acc OP t with OP associative and commutative (wrapping add, min, max, and, or, xor) and
+ * t free of acc: checked on copy 0's value while planning, and on every copy's. */
+typedef struct {
+    int vi;                /* its variable (an index: the table may grow) */
+    tine_expr_t *was;      /* its value before the loop (a leaf of its C variable, or known) */
+    tine_op_t op;
+    int grp, k;            /* its group, and its place in it */
+    tine_expr_t *plan, *slice[16], *part[16];
+} acc_state;
+
+/* The accumulators of one op and type share one wide variable, copy by copy (copy 0's
+ * acc0, acc1, then copy 1's ...): a loop that already splits its sum in two (acc0 over
+ * the low half of what it reads, acc1 over the high) then reads memory in that order. */
+typedef struct {
+    int m;                 /* members */
+    tine_type_t wt;
+    char wname[48];
+    tine_expr_t *wleaf;
+} acc_group;
+
+static bool contains(tine_ctx_t *ctx, tine_expr_t *e, const tine_expr_t *x) {
+    uint32_t n;
+    tine_expr_t **order = tine_topo(ctx, e, &n);
+    bool found = false;
+    for (uint32_t i = 0; i < n && !found; i++) found = order[i] == x;
+    free(order);
+    return found;
+}
+
+/* Counts x among the operands of a tree of op (false if x is inside another operand). */
+static bool op_tree(tine_ctx_t *ctx, tine_expr_t *e, tine_op_t op, const tine_expr_t *x, int *count) {
+    if (e == x) return ++*count, true;
+    if (e->op != op) return !contains(ctx, e, x);
+    for (int i = 0; i < e->nops; i++)
+        if (!op_tree(ctx, e->ops[i], op, x, count)) return false;
+    return true;
+}
+
+/* Whether v is acc OP t with t free of acc, for an OP the copies may split. */
+static bool acc_update(tine_ctx_t *ctx, tine_expr_t *v, const tine_expr_t *acc, tine_op_t *op) {
+    int count = 0;
+    switch (v->op) {
+    case TINE_OP_ADD: case TINE_OP_MIN: case TINE_OP_MAX: case TINE_OP_AND: case TINE_OP_OR: case TINE_OP_XOR: break;
+    default: return false;
+    }
+    *op = (tine_op_t)v->op;
+    return op_tree(ctx, v, *op, acc, &count) && count == 1;
+}
+
+bool rt_widen_loop(rt *r, const tine_cnode *s, const tine_cnode *const *accs, int nacc, tine_buf *out, char **rest,
+                   bool *close) {
     const tine_cnode *init = s->kid[0], *cond = s->kid[1], *inc = s->kid[2], *bd = s->kid[3];
     rt_wide w = {0};
     int src = widest(bd), tb = target_bytes(r->to);
@@ -430,16 +493,87 @@ bool rt_widen_loop(rt *r, const tine_cnode *s, tine_buf *out, char **rest, bool 
     tine_buf_puts(&body, "");
     int nv0 = r->nvars, rep0 = r->report ? tine_rt_report_count(r->report) : 0, rep1 = rep0;
     r->wide = &w;
+    /* the accumulators: their values before the loop, and a leaf for copy 0's while planning */
+    acc_state as[8];
+    int nas = 0; /* those set up */
+    for (int a = 0; a < nacc && !r->failed; a++, nas++) {
+        vvar *v = rt_var_of(r, accs[a]);
+        if (!v || v->n != 1 || v->scalar || v->is_constant) {
+            refuse(r, "a vector it carries that is not a local variable");
+            break;
+        }
+        as[a].vi = (int)(v - r->vars);
+        as[a].was = v->val[0] ? v->val[0] : v->leaf[0];
+        as[a].plan = rt_leaf(r, "tine_acc_plan", v->ir);
+        v->val[0] = as[a].plan;
+        w.plan[w.nplan++] = as[a].plan;
+    }
     /* copy 0 once, to find the accesses and plan the windows (nothing it writes is kept) */
     tine_buf scratch = {0};
     tine_buf_puts(&scratch, "");
     w.planning = true;
     tine_expr_t *pv[TINE_RT_MAXVEC];
     int pn = 0;
-    if (r->run_body(r, bd, pv, &pn, &scratch) != 0 && !r->failed) refuse(r, "a return in the loop");
+    if (!r->failed && r->run_body(r, bd, pv, &pn, &scratch) != 0 && !r->failed) refuse(r, "a return in the loop");
+    for (int a = 0; a < nacc && !r->failed; a++)
+        if (!acc_update(r->ctx, r->vars[as[a].vi].val[0], as[a].plan, &as[a].op))
+            refuse(r, "a vector it carries from one iteration to the next, updated otherwise than by acc + t (or min, max, and, or, xor)");
+        else
+            for (int b = 0; b < nacc && !r->failed; b++) /* nor from another's */
+                if (b != a && contains(r->ctx, r->vars[as[a].vi].val[0], as[b].plan))
+                    refuse(r, "a vector it carries from one iteration to the next, updated from another");
     free(scratch.p);
     w.planning = false;
     r->nvars = nv0;
+    /* the groups' wide variables, declared before the loop: each accumulator's value in
+       copy 0's slot, the op's identity in the others' (its value again for min and max) */
+    tine_buf accinit = {0}, accpost = {0};
+    tine_buf_puts(&accinit, "");
+    tine_buf_puts(&accpost, "");
+    char lvl[64];
+    snprintf(lvl, sizeof lvl, "%s%s", saved, *close ? "    " : "");
+    acc_group gs[8];
+    int ng = 0;
+    for (int a = 0; a < nacc && !r->failed; a++) {
+        tine_type_t t = r->vars[as[a].vi].ir;
+        int g = 0;
+        for (; g < ng; g++) {
+            int b = 0;
+            while (b < a && as[b].grp != g) b++;
+            if (as[b].op == as[a].op && tine_type_eq(r->vars[as[b].vi].ir, t)) break;
+        }
+        if (g == ng) gs[ng++] = (acc_group){0};
+        as[a].grp = g;
+        as[a].k = gs[g].m++;
+    }
+    for (int g = 0; g < ng && !r->failed; g++) {
+        int first = 0;
+        while (as[first].grp != g) first++;
+        tine_type_t t = r->vars[as[first].vi].ir;
+        int L = t.lanes, m = gs[g].m;
+        gs[g].wt = tine_type_with_lanes(t, L * m * w.f);
+        snprintf(gs[g].wname, sizeof gs[g].wname, "%s_w%d", r->vars[as[first].vi].name, r->ntmp++);
+        tine_expr_t *parts[128];
+        for (int a = 0; a < nacc; a++) {
+            if (as[a].grp != g) continue;
+            for (int j = 0; j < w.f; j++)
+                parts[j * m + as[a].k] = j == 0 || as[a].op == TINE_OP_MIN || as[a].op == TINE_OP_MAX
+                                             ? as[a].was
+                                             : tine_const_int(r->ctx, t, as[a].op == TINE_OP_AND ? -1 : 0);
+        }
+        memcpy(r->indent, lvl, sizeof lvl);
+        r->wide = NULL; /* outside the copies: a concat by nature */
+        const char *c = rt_sink(r, tine_concat(r->ctx, m * w.f, parts), &accinit, s->range.begin);
+        r->wide = &w;
+        char ty[48];
+        if (c) tine_buf_printf(&accinit, "%s%s %s = %s;\n", r->indent, tine_cemit_type(r->em, gs[g].wt, ty, sizeof ty), gs[g].wname, c);
+        gs[g].wleaf = rt_leaf(r, gs[g].wname, gs[g].wt);
+        for (int a = 0; a < nacc; a++)
+            if (as[a].grp == g)
+                for (int j = 0; j < w.f; j++) as[a].slice[j] = tine_slice(r->ctx, gs[g].wleaf, (j * m + as[a].k) * L, 1, L);
+    }
+    memset(r->indent + il, ' ', in);
+    r->indent[il + in] = 0;
     tine_cemit_forget(r->em);
     if (r->report) tine_rt_report_cut(r->report, rep0, tine_rt_report_count(r->report));
     /* a body that already stores a register of the target's width a copy (vst1q_u8_x2's
@@ -453,10 +587,40 @@ bool rt_widen_loop(rt *r, const tine_cnode *s, tine_buf *out, char **rest, bool 
         w.seq = 0;
         tine_expr_t *vals[TINE_RT_MAXVEC];
         int n = 0;
+        for (int a = 0; a < nas; a++) r->vars[as[a].vi].val[0] = as[a].slice[w.copy];
         if (r->run_body(r, bd, vals, &n, &body) != 0 && !r->failed) refuse(r, "a return in the loop");
+        for (int a = 0; a < nacc && !r->failed; a++) {
+            tine_op_t op;
+            as[a].part[w.copy] = r->vars[as[a].vi].val[0];
+            if (!acc_update(r->ctx, as[a].part[w.copy], as[a].slice[w.copy], &op) || op != as[a].op)
+                refuse(r, "copies of the body that differ");
+        }
         if (!r->failed && w.seq != w.nacc) refuse(r, "copies of the body that differ");
         if (w.copy == 0 && r->report) rep1 = tine_rt_report_count(r->report);
     }
+    /* the groups' wide updates, at the end of the body (while the copies' values must
+       join), and each accumulator's slots combined after the loop */
+    for (int g = 0; g < ng && !r->failed; g++) {
+        tine_expr_t *parts[128];
+        for (int a = 0; a < nacc; a++)
+            if (as[a].grp == g)
+                for (int j = 0; j < w.f; j++) parts[j * gs[g].m + as[a].k] = as[a].part[j];
+        const char *c = rt_sink(r, tine_concat(r->ctx, gs[g].m * w.f, parts), &body, s->range.begin);
+        if (c) tine_buf_printf(&body, "%s%s = %s;\n", r->indent, gs[g].wname, c);
+    }
+    tine_cemit_forget(r->em);
+    memcpy(r->indent, lvl, sizeof lvl);
+    for (int a = 0; a < nacc && !r->failed; a++) {
+        vvar *v = &r->vars[as[a].vi];
+        tine_expr_t *red = as[a].slice[0];
+        for (int j = 1; j < w.f; j++) red = tine_binary(r->ctx, as[a].op, red, as[a].slice[j]);
+        r->wide = NULL;
+        const char *c = red ? rt_sink(r, red, &accpost, s->range.begin) : NULL;
+        r->wide = &w;
+        if (c) tine_buf_printf(&accpost, "%s%s = %s;\n", r->indent, v->name, c);
+        r->declused[v->mark] = true;
+    }
+    for (int a = 0; a < nas; a++) r->vars[as[a].vi].val[0] = NULL, r->vars[as[a].vi].dirty = false;
     r->nvars = nv0;
     tine_buf checks = {0}, pre = {0};
     tine_buf_puts(&checks, "");
@@ -476,7 +640,7 @@ bool rt_widen_loop(rt *r, const tine_cnode *s, tine_buf *out, char **rest, bool 
         tine_clear_error(r->ctx);
         if (r->report) tine_rt_report_cut(r->report, rep0, tine_rt_report_count(r->report));
         drop_state(&w);
-        free(c2.p), free(body.p), free(checks.p), free(pre.p);
+        free(c2.p), free(body.p), free(checks.p), free(pre.p), free(accinit.p), free(accpost.p);
         return false;
     }
     if (r->report) {
@@ -498,15 +662,17 @@ bool rt_widen_loop(rt *r, const tine_cnode *s, tine_buf *out, char **rest, bool 
         tine_buf_printf(out, "%s%s;\n", r->indent, itext0);
         itext0[0] = 0;
     }
+    tine_buf_puts(out, accinit.p);
     if (pre.n) tine_buf_printf(out, "%sif (\n%s)\n", r->indent, pre.p);
     tine_buf_printf(out, "%sfor (; (%s) && (%s)%s%s; %s += %lld) {\n", r->indent, ctext, c2.p, checks.n ? " &&\n" : "", checks.p,
                     w.var->name, (long long)(w.step * w.f));
     tine_buf_puts(out, body.p);
     tine_buf_printf(out, "%s}\n", r->indent);
+    tine_buf_puts(out, accpost.p);
     *rest = tine_xmalloc(strlen(ctext) + strlen(itext) + 16);
     sprintf(*rest, "for (; %s; %s) ", ctext, itext);
     free(ctext), free(itext), free(itext0);
     drop_state(&w);
-    free(c2.p), free(body.p), free(checks.p), free(pre.p);
+    free(c2.p), free(body.p), free(checks.p), free(pre.p), free(accinit.p), free(accpost.p);
     return true;
 }

@@ -54,6 +54,10 @@ pin avg_rshrn.neon.c arm-64 x86-64-avx512 _mm512_avg_epu8 1 "widened (4 copies i
 pin widen.neon.c arm-64 x86-64-avx2 _mm256_packus_epi16 1
 grep -q "widen.neon.c:27:.*widened" "$out/widen.neon.c.x86-64-avx2.report" && fail "widen.neon.c: carry_add1 widened"
 grep -q "widen.neon.c:33:.*widened" "$out/widen.neon.c.x86-64-avx2.report" || fail "widen.neon.c: add1 not widened"
+# accumulators: sum_u8 and range_s16 widened, running_u32 (which stores its sum) not
+grep -q "widen.neon.c:41:.*widened" "$out/widen.neon.c.x86-64-avx2.report" || fail "widen.neon.c: sum_u8 not widened"
+grep -q "widen.neon.c:53:.*widened" "$out/widen.neon.c.x86-64-avx2.report" || fail "widen.neon.c: range_s16 not widened"
+grep -q "widen.neon.c:67:.*widened" "$out/widen.neon.c.x86-64-avx2.report" && fail "widen.neon.c: running_u32 widened"
 cat >"$out/widen_main.c" <<'EOF'
 #include <stdint.h>
 #include <stdio.h>
@@ -61,6 +65,9 @@ cat >"$out/widen_main.c" <<'EOF'
 void scale_s32_u8(uint8_t *dst, const int32_t *src, int n);
 void carry_add1(uint8_t *p, int n);
 void add1(uint8_t *dst, const uint8_t *src, int n);
+uint32_t sum_u8(const uint8_t *p, int n);
+int32_t range_s16(const int16_t *p, int n);
+void running_u32(uint32_t *out, const uint32_t *p, int n);
 int main(void) {
     enum { N = 203 };
     int32_t s[N];
@@ -92,6 +99,22 @@ int main(void) {
         }
         for (; i < N; i++) wd[i] = (uint8_t)(ws[i] + 1);
         if (memcmp(buf, want, sizeof buf)) return printf("add1 with dst = src %+d\n", shift), 4;
+    }
+    for (int n = 0; n <= N; n += 7) { /* the accumulators, at lengths around the widths */
+        uint32_t want_sum = 0;
+        for (int i = 0; i < n; i++) want_sum += buf[i];
+        if (sum_u8(buf, n) != want_sum) return printf("sum_u8 n=%d\n", n), 5;
+        int16_t v[N];
+        for (int i = 0; i < N; i++) x = x * 1103515245u + 12345u, v[i] = (int16_t)(x >> 9);
+        int m0 = 32767, m1 = -32768;
+        for (int i = 0; i < n; i++) m0 = v[i] < m0 ? v[i] : m0, m1 = v[i] > m1 ? v[i] : m1;
+        if (n >= 8 && range_s16(v, n) != m1 - m0) return printf("range_s16 n=%d\n", n), 6;
+        uint32_t o[N], q[N], acc[4] = {0, 0, 0, 0};
+        for (int i = 0; i < N; i++) q[i] = x = x * 1103515245u + 12345u, o[i] = 0;
+        running_u32(o, q, n);
+        for (int i = 0; i + 4 <= n; i += 4)
+            for (int k = 0; k < 4; k++)
+                if (o[i + k] != (acc[k] += q[i + k])) return printf("running_u32 n=%d\n", n), 7;
     }
     return 0;
 }
