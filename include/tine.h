@@ -636,6 +636,8 @@ typedef struct {
     const char *from, *to;     /* targets: arm-64, x86-64-sse2, -sse41, -avx2, -avx512 */
     const char *const *cflags; /* the user's -I/-D flags, passed to the C front end */
     int ncflags;
+    char **kept;               /* if not NULL: *kept (malloc'd), per function kept as written
+                                  (one tine cannot rewrite; its intrinsics emulated), why */
     int no_widen;              /* nonzero: keep 128-bit loops at 128 bits on a wider target */
 } tine_retarget_opts;
 

@@ -42,19 +42,22 @@ int cli_cmd_retarget(const options *o) {
     tine_ctx_t *ctx = tine_ctx_new();
     tine_retarget_opts ro = {.from = o->from, .to = o->to, .cflags = o->cflags, .ncflags = o->ncflags,
                              .no_widen = o->no_widen};
-    char *report = NULL;
+    char *report = NULL, *kept = NULL;
+    ro.kept = &kept;
     char *out = tine_retarget(ctx, o->file, text, &ro, o->show_report ? &report : NULL);
     int rc = 0;
     if (!out) {
         fprintf(stderr, "%s\n", tine_error(ctx));
         rc = 1;
     } else {
+        if (kept) fputs(kept, stderr); /* functions kept as written, and why */
         rc = cli_write(o->out, out, strlen(out));
         if (!rc && report) fputs(report, stderr);
         if (!rc && o->check_run) rc = retarget_check(o, text, out);
     }
     free(out);
     free(report);
+    free(kept);
     free(text);
     tine_ctx_free(ctx);
     return rc;

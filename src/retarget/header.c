@@ -235,6 +235,48 @@ static bool one(void *user, const tine_intrin *in) {
     return true;
 }
 
+/* Every vector type of the source's C and its tuples (code kept as written may name one no
+ * intrinsic it calls does). */
+static void all_types(hdr *h) {
+    static const int bits[] = {8, 16, 32, 64};
+    char buf[64];
+    for (int b = 0; b < 4; b++)
+        for (int u = 0; u < 2; u++) {
+            if (!strcmp(h->ffam, "x86") && (b != 3 || u)) continue; /* __m128i: one type a size */
+            for (int w = !strcmp(h->ffam, "x86") ? 128 : 64; w <= (!strcmp(h->ffam, "x86") ? 512 : 128); w *= 2) {
+                tine_type_t t = {.kind = u ? TINE_UINT : TINE_INT, .bits = bits[b], .lanes = w / bits[b]};
+                for (int k = 1; k <= (strcmp(h->ffam, "x86") ? 4 : 1); k++) type_name(h, t, k, buf, sizeof buf);
+            }
+        }
+}
+
+bool tine_retarget_emulation(tine_ctx_t *ctx, const char *from, const char *to, tine_cemit *em, const char *const *names,
+                             int n, tine_buf *out) {
+    const char *ffam = tine_target_isa(from);
+    hdr h = {.ctx = ctx, .ffam = ffam, .to = to, .em = em};
+    tine_buf_puts(&h.types, "");
+    tine_buf_puts(&h.funcs, "");
+    all_types(&h);
+    bool ok = ffam != NULL;
+    for (int i = 0; i < n && ok; i++) {
+        const tine_intrin *in = tine_intrin_find(ctx, ffam, names[i]);
+        int before = h.emitted;
+        if (in) one(&h, in);
+        if (!in || h.emitted == before) {
+            if (!tine_error(ctx)) tine_set_error(ctx, "'%s' cannot be emulated for %s", names[i], to);
+            ok = false;
+        }
+    }
+    if (ok) {
+        tine_buf_puts(out, h.types.p);
+        tine_buf_puts(out, h.funcs.p);
+    }
+    free(h.types.p);
+    free(h.funcs.p);
+    tine_u64map_free(&h.declared);
+    return ok;
+}
+
 char *tine_retarget_header(tine_ctx_t *ctx, const char *from, const char *to, int *emitted, int *skipped) {
     const char *ffam = tine_target_isa(from), *tfam = tine_target_isa(to);
     if (!ffam || !tfam) {

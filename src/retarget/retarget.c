@@ -15,7 +15,7 @@
  * at its use, means what the source meant. A vector variable is written (to a variable of
  * the target's type) where the run ends, and read back as a leaf after it.
  */
-#include "region.h"
+#include "keep.h"
 
 /* A declaration is written with a mark before it ("\001N\001"), and dropped at the end of
  * the function when nothing wrote or read its C variable: a vector that only ever lived
@@ -882,26 +882,26 @@ char *tine_retarget(tine_ctx_t *ctx, const char *path, const char *text, const t
     size_t len;
     r.text = tine_cfile_text(f, &len);
     r.em = tine_cemit_new(ctx, o->to, "");
-    tine_buf body = {0};
-    tine_buf_puts(&body, "");
-    unsigned pos = 0, first_fn = UINT32_MAX;
+    /* each function rewritten (a helper on vectors is inlined where it is called, its
+       definition dropped); one tine cannot rewrite kept as written, its intrinsics
+       emulated, with the helpers it calls */
+    int nf = tine_cfile_nfuncs(f);
+    enum { PLAIN, REWRITTEN, HELPER, KEPT } *what = tine_xcalloc((size_t)nf + 1, sizeof *what);
+    char **rewritten = tine_xcalloc((size_t)nf + 1, sizeof *rewritten);
+    keep_state ks = {0};
     bool ok = r.em != NULL;
-    for (int i = 0; ok && i < tine_cfile_nfuncs(f); i++) {
+    for (int i = 0; ok && i < nf; i++) {
         const tine_cfunc *fn = tine_cfile_func(f, i);
         if (!func_has_vector(&r, fn)) continue;
         bool vec_sig = rt_is_vec(fn->ret);
         for (int k = 0; k < fn->nparams; k++) vec_sig |= rt_is_vec(fn->param[k]->type);
         if (vec_sig) {
-            /* a helper on vectors: inlined where it is called, its definition dropped */
             if (!fn->is_static) {
                 rt_fail_at(&r, fn->range.begin, "'%s' takes or returns vectors and is not static: tine inlines such helpers where they are called, and cannot drop one other files may call", fn->name);
                 ok = false;
                 break;
             }
-            if (first_fn == UINT32_MAX) first_fn = (unsigned)body.n + (fn->range.begin.off - pos);
-            tine_buf_printf(&body, "%.*s/* %s: inlined where it is called (tine retarget) */", (int)(fn->range.begin.off - pos),
-                            r.text + pos, fn->name);
-            pos = fn->range.end.off;
+            what[i] = HELPER;
             continue;
         }
         tine_buf fb = {0};
@@ -910,23 +910,54 @@ char *tine_retarget(tine_ctx_t *ctx, const char *path, const char *text, const t
         r.nrefs = 0;
         r.nwritten = 0;
         r.nloops = 0;
+        int rep0 = r.report ? tine_rt_report_count(r.report) : 0;
         collect_refs(&r, fn->body);
         memset(r.indent, 0, sizeof r.indent);
         block(&r, fn->body, &fb);
+        tine_cemit_forget(r.em);
         if (r.failed) {
             free(fb.p);
-            ok = false;
-            break;
+            if (!rt_keep(&r, fn, &ks)) {
+                ok = false;
+                break;
+            }
+            if (r.report) tine_rt_report_cut(r.report, rep0, tine_rt_report_count(r.report));
+            what[i] = KEPT;
+            continue;
+        }
+        what[i] = REWRITTEN;
+        rewritten[i] = drop_unused_decls(&r, fb.p);
+        free(fb.p);
+    }
+    tine_buf body = {0}, emul = {0};
+    tine_buf_puts(&body, "");
+    tine_buf_puts(&emul, "");
+    if (ok && ks.nnames && !tine_retarget_emulation(ctx, o->from, o->to, r.em, (const char *const *)ks.names, ks.nnames, &emul)) {
+        tine_cfile_error(ctx, f, ks.first, "a function kept as written calls an intrinsic that cannot be emulated: %s",
+                         tine_error(ctx));
+        ok = false;
+    }
+    unsigned pos = 0, first_fn = UINT32_MAX;
+    for (int i = 0; ok && i < nf; i++) {
+        const tine_cfunc *fn = tine_cfile_func(f, i);
+        if (what[i] == PLAIN || what[i] == KEPT || (what[i] == HELPER && rt_kept_helper(&ks, fn->name))) {
+            if (what[i] != PLAIN && first_fn == UINT32_MAX) first_fn = (unsigned)body.n + (fn->range.begin.off - pos);
+            continue; /* as written */
         }
         if (first_fn == UINT32_MAX) first_fn = (unsigned)body.n + (fn->range.begin.off - pos);
+        if (what[i] == HELPER) {
+            tine_buf_printf(&body, "%.*s/* %s: inlined where it is called (tine retarget) */", (int)(fn->range.begin.off - pos),
+                            r.text + pos, fn->name);
+            pos = fn->range.end.off;
+            continue;
+        }
         tine_buf_printf(&body, "%.*s", (int)(fn->body->range.begin.off - pos), r.text + pos);
-        char *kept = drop_unused_decls(&r, fb.p);
-        tine_buf_puts(&body, kept);
-        free(kept);
-        free(fb.p);
+        tine_buf_puts(&body, rewritten[i]);
         pos = fn->body->range.end.off;
-        tine_cemit_forget(r.em);
     }
+    for (int i = 0; i < nf; i++) free(rewritten[i]);
+    free(rewritten);
+    free(what);
     char *result = NULL;
     if (ok) {
         tine_buf_printf(&body, "%.*s", (int)(len - pos), r.text + pos);
@@ -948,16 +979,30 @@ char *tine_retarget(tine_ctx_t *ctx, const char *path, const char *text, const t
         unsigned split = first_fn == UINT32_MAX ? (unsigned)body.n : first_fn;
         while (split > 0 && body.p[split - 1] != '\n') split--;
         if (split < p) split = p;
+        if (emul.n) { /* the source's vector types, emulated, may be named by any declaration
+                         after its intrinsics' header: right after it */
+            split = p;
+            while (split < body.n && body.p[split - 1] != '\n') split++;
+        }
         tine_buf_printf(&res, "%.*s", (int)(split - p), body.p + p);
         if (first_fn != UINT32_MAX) { /* nothing rewritten: nothing to declare */
             tine_buf_puts(&res, "\n#include <stdint.h>\n#include <string.h>\n");
             tine_cemit_prelude(r.em, &res);
+            if (emul.n) { /* what the functions kept as written call */
+                tine_buf_printf(&res, "/* %s intrinsics for %s, for the code kept as written (tine retarget) */\n",
+                                ffam, o->to);
+                tine_buf_puts(&res, emul.p);
+            }
         }
         tine_buf_puts(&res, body.p + split);
         result = decide_conditions(res.p, o->from);
         free(res.p);
     }
     free(body.p);
+    free(emul.p);
+    if (o->kept && result) *o->kept = ks.notes.p ? ks.notes.p : tine_strdup("");
+    else free(ks.notes.p);
+    rt_keep_free(&ks);
     free(r.vars);
     free(r.declused);
     free(r.refs);

@@ -10,6 +10,14 @@
 /* root with each concat of the halves of one computation joined back into it (join.c). */
 tine_expr_t *tine_retarget_join(tine_ctx_t *ctx, tine_expr_t *root);
 
+/* The emulation of the named intrinsics of `from` for `to` (as the emulation header has
+ * them), written with em into out, after every vector type of from's C: for code kept as
+ * written in a file whose other functions em writes. false with an error naming one that
+ * cannot be written. */
+struct tine_cemit;
+bool tine_retarget_emulation(tine_ctx_t *ctx, const char *from, const char *to, struct tine_cemit *em,
+                             const char *const *names, int n, tine_buf *out);
+
 /* --report: what each call site became (report.c). A call's value is recorded where the
  * call is lifted; each sink's value (raw: as the run built it; ready: folded and joined;
  * selected: for the target) classifies the calls it reads. */

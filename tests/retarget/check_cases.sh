@@ -192,7 +192,22 @@ bad() {
 bad bad_syntax.neon.c "malformed C"
 bad bad_unknown.neon.c "an unknown intrinsic"
 bad bad_asm.neon.c "inline assembly"
-bad bad_escape.neon.c "a vector escaping into a call"
+# kept CASE WHAT: a construct tine does not rewrite keeps its function as written, with a
+# located note; exit 0, and the output (the function's intrinsics emulated) compiles
+kept() {
+  local c=$1 what=$2 rc
+  timeout 60 "$tine" retarget "$cases/$c" --from arm-64 --to x86-64-avx2 -o "$out/$c.x86.c" 2>"$out/$c.err"
+  rc=$?
+  [ $rc = 0 ] || fail "$c ($what): exit $rc, want 0: $(cat "$out/$c.err")"
+  grep -qE "$c:[0-9]+:[0-9]+: " "$out/$c.err" || fail "$c ($what): no file:line:col in: $(head -3 "$out/$c.err")"
+  grep -q "is kept as written" "$out/$c.err" || fail "$c ($what): no note that the function is kept"
+  compiles "$out/$c.x86.c" x86-64-avx2 || fail "$c ($what): the output does not compile warning-free"
+}
+kept kept_escape.neon.c "a vector escaping into a call"
+kept keep.neon.c "vectors in a struct"
+# and it computes what the source does (pair_add through the emulation, add1 rewritten)
+timeout 300 "$tine" retarget "$cases/keep.neon.c" --from arm-64 --to x86-64-avx2 -o "$out/k.c" --check 2>"$out/k.err" &&
+  grep -q "2 functions, .* the same results" "$out/k.err" || fail "--check of keep.neon.c: $(tail -2 "$out/k.err")"
 timeout 60 "$tine" retarget "$cases/no-such-file.c" --from arm-64 --to x86-64-avx2 -o "$out/x" 2>"$out/nofile.err"
 [ $? = 1 ] || fail "a missing file: not exit 1"
 timeout 60 "$tine" retarget "$cases/qadd.neon.c" --from arm-64 --to x86-64-avx9 -o "$out/x" 2>/dev/null
