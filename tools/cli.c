@@ -54,6 +54,7 @@ static const struct {
                     "                    [--rules hand|synthesized]"},
     {F(OPS), "ops"},
     {F(BENCH), "bench [--filter NAME] [--target T] [--peers halide,opencv,xnnpack,c,clang,gcc] [--rules synthesized] [--quick]"},
+    {F(BENCH), "bench --retarget [--quick] [--target x86-64-avx2|x86-64-sse41] [--filter NAME]"},
     {F(BENCH_IR), "bench-ir [--nodes N]"},
     {F(BENCH_LIFT), "bench-lift [--nodes N]"},
     {F(VERIFY), "verify --rules lift|x86|arm|synthesized|FILE [--isa x86|arm] [--rule NAME] [--timeout MS] [--quiet]"},
@@ -102,7 +103,7 @@ enum { O_LANES, O_SEED, O_NODES, O_TRACE, O_LIST, O_CHECK, O_QUICK, O_FILTER, O_
        O_PARAM, O_SIZE, O_NAME, O_OUT, O_EXPR, O_RULES, O_ISA, O_RULE, O_TIMEOUT, O_BOUNDS, O_QUIET, O_DUMP_AFTER,
        O_INPUT_SIZE, O_BENCH, O_INTEL, O_CPUID, O_REPORT,
        O_TYPES, O_TIME_LIMIT, O_FROM_SCRATCH, O_FOCUS, O_RULES_EXTRA, O_GENERAL, O_HAND_ONLY, O_OP,
-       O_FROM, O_TO, O_SHOW_REPORT, O_CHECK_RUN, O_EMIT_HEADER, O_NO_WIDEN, O_COUNT };
+       O_FROM, O_TO, O_SHOW_REPORT, O_CHECK_RUN, O_EMIT_HEADER, O_NO_WIDEN, O_BENCH_RETARGET, O_COUNT };
 static const struct {
     const char *name;
     int value;      /* takes a value */
@@ -146,6 +147,9 @@ static const struct {
     [O_SHOW_REPORT] = {"--report", 0, F(RETARGET), NULL, "per call site, what it became (on stderr)"},
     [O_CHECK_RUN] = {"--check", 0, F(RETARGET), NULL,
         "compile the source and the result, run both on the same inputs, report equal or the first difference"},
+    [O_BENCH_RETARGET] = {"--retarget", 0, F(BENCH), NULL,
+        "time tine retarget's corpus instead: each function's Neon code retargeted against the hand port, SIMDe and "
+        "plain C (tests/retarget/bench.sh; --target x86-64-sse41 for that level, --filter for a theme or a function)"},
     [O_NO_WIDEN] = {"--no-widen", 0, F(RETARGET), NULL,
         "keep loops of 128-bit vectors at 128 bits on a target with wider registers (AVX2, AVX-512)"},
     [O_EMIT_HEADER] = {"--emit-header", 0, F(RETARGET), NULL,
@@ -541,6 +545,7 @@ static int take_option(int k, const char *word, char *v, options *o) {
     case O_CHECK_RUN: o->check_run = 1; break;
     case O_EMIT_HEADER: o->emit_header = 1; break;
     case O_NO_WIDEN: o->no_widen = 1; break;
+    case O_BENCH_RETARGET: o->bench_retarget = 1; break;
     case O_TYPES: o->types = v; break;
     case O_FOCUS: o->focus = v; break;
     case O_RULES_EXTRA: o->rules_extra = v; break;

@@ -53,6 +53,7 @@ typedef struct {
     const char *intel, *cpuid, *report; /* isa import --intel FILE --cpuid LIST --report FILE */
     const char *from, *to;              /* retarget --from T --to T */
     int show_report, check_run, emit_header, no_widen; /* retarget --report, --check, --emit-header, --no-widen */
+    int bench_retarget;                                /* bench --retarget */
     const char **cflags;                /* retarget: the C compiler's -I/-D/-U/-std= words (malloc'd) */
     int ncflags;
 } options;
@@ -135,5 +136,7 @@ int cli_cmd_isa(const options *o);
 int cli_isa_list(const options *o);
 /* tine retarget FILE (tools/retarget.c). */
 int cli_cmd_retarget(const options *o);
+/* tine bench --retarget: the retarget corpus timed against its peers (tests/retarget/bench.sh). */
+int cli_bench_retarget(const options *o);
 
 #endif

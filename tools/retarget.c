@@ -1,9 +1,12 @@
+#define _POSIX_C_SOURCE 200809L
 /* retarget.c — `tine retarget FILE --from T --to T`: intrinsic C rewritten for another
  * instruction set (the library's tine_retarget, src/retarget). */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "retarget_check.h"
@@ -61,4 +64,55 @@ int cli_cmd_retarget(const options *o) {
     free(text);
     tine_ctx_free(ctx);
     return rc;
+}
+
+#ifndef TINE_SOURCE_DIR
+#define TINE_SOURCE_DIR "."
+#endif
+
+/* The corpus's bench script does the work (building each way with clang and gcc, checking
+ * them against the reference, timing them interleaved): this runs it with this binary as
+ * the tine it times, and the columns a user of `tine bench` expects (the 128-bit column
+ * too, so the table shows what widening gains). */
+int cli_bench_retarget(const options *o) {
+    char script[4096], self[4096];
+    snprintf(script, sizeof script, "%s/tests/retarget/bench.sh", TINE_SOURCE_DIR);
+    if (access(script, R_OK)) {
+        fprintf(stderr, "tine bench --retarget: no %s (the corpus is in the source tree)\n", script);
+        return 1;
+    }
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+        fprintf(stderr, "tine bench --retarget: cannot find this binary (/proc/self/exe)\n");
+        return 1;
+    }
+    self[n] = 0;
+    const char *argv[16];
+    int k = 0;
+    argv[k++] = "bash";
+    argv[k++] = script;
+    argv[k++] = "--rt128";
+    if (o->quick) argv[k++] = "--quick";
+    if (o->target && !strcmp(o->target, "x86-64-sse41")) argv[k++] = "--only-sse41";
+    else if (o->target && strcmp(o->target, "x86-64-avx2") && strcmp(o->target, "host")) {
+        fprintf(stderr, "tine bench --retarget: times x86-64-avx2 (the default) or x86-64-sse41, not '%s'\n", o->target);
+        return 2;
+    }
+    if (o->filter) argv[k++] = o->filter;
+    argv[k] = NULL;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        perror("tine bench --retarget: fork");
+        return 1;
+    }
+    if (pid == 0) {
+        setenv("TINE", self, 1);
+        execvp("bash", (char *const *)argv);
+        perror("tine bench --retarget: bash");
+        _exit(127);
+    }
+    int status = 0;
+    if (waitpid(pid, &status, 0) < 0) return 1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
