@@ -33,6 +33,8 @@
 #include "internal.h"
 #include "ir/ast.h"
 #include "targets/intrin.h"
+#include "retarget/retarget.h"
+#include "verify/smt.h"
 
 #include "testutil.h"
 
@@ -853,6 +855,38 @@ static void test_errors(void) {
     tine_ctx_free(ctx);
 }
 
+/* tine retarget's table lookups (src/retarget/tables.c): vqtbl1q_u8 and vqtbl1_u8, as
+ * their semantics give them, made x86's pshufb, proven equal with Z3: any index (with the
+ * saturating fix-up) and a nibble (used as it is). */
+static void test_tables(tine_ctx_t *ctx) {
+    static const struct { const char *name; int lanes; bool nibble; } cases[] = {
+        {"vqtbl1q_u8", 16, false}, {"vqtbl1q_u8", 16, true}, {"vqtbl1_u8", 8, false}, {"vqtbl1q_s8", 16, false}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        const tine_intrin *in = tine_intrin_find(ctx, "arm", cases[c].name);
+        tine_type_t t8 = in ? in->param[0].type : (tine_type_t){0};
+        tine_type_t i8 = {.kind = TINE_UINT, .bits = 8, .lanes = cases[c].lanes};
+        tine_expr_t *t = tine_var(ctx, "table", t8), *idx = tine_var(ctx, "idx", i8);
+        if (cases[c].nibble) idx = tine_binary(ctx, TINE_OP_AND, idx, tine_const_int(ctx, i8, 15));
+        tine_expr_t *args[2] = {t, idx}, *res[TINE_INTRIN_MAX_RESULTS];
+        bool ok = in && tine_intrin_apply(ctx, in, args, NULL, NULL, res);
+        tine_expr_t *sel = ok ? tine_select_expr(ctx, res[0], TINE_SELECT_TINE, "x86-64-sse41") : NULL;
+        tine_expr_t *l = sel ? tine_retarget_tables(ctx, sel, "x86-64-sse41") : NULL;
+        char *p = l ? tine_print(ctx, l) : NULL;
+        bool made = p && strstr(p, "mm_shuffle_epi8") && (!cases[c].nibble || !strstr(p, "saturating_add"));
+        check(made, "%s%s: not made pshufb (%s)", cases[c].name, cases[c].nibble ? " of a nibble" : "",
+              p ? p : tine_error(ctx));
+        if (made) {
+            tine_smt *smt = tine_smt_new(ctx, 60000);
+            char why[512] = "";
+            tine_smt_result r = tine_smt_equal(smt, res[0], l, why, sizeof why, NULL);
+            check(r == TINE_SMT_PROVEN, "%s%s as pshufb: not proven equal (%s)", cases[c].name,
+                  cases[c].nibble ? " of a nibble" : "", why);
+            tine_smt_free(smt);
+        }
+        free(p);
+    }
+}
+
 int main(int argc, char **argv) {
     const char *family = NULL;
     for (int i = 1; i < argc; i++) {
@@ -878,6 +912,7 @@ int main(int argc, char **argv) {
         test_silicon(ctx, fams[f][0], fams[f][1]);
     }
     if (!only) test_errors();
+    if (!only && (!family || !strcmp(family, "arm"))) test_tables(ctx);
     tine_ctx_free(ctx);
     printf("test_intrin: %.1f s\n", now() - t0);
     printf("test_intrin: %lld checks passed, %lld failed\n", g_pass, g_fail);

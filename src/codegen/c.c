@@ -15,6 +15,7 @@
  * never a value, only what lane moves take lanes from (tine_lane_source through it).
  */
 #include "c.h"
+#include "../targets/targets.h"
 
 #include <inttypes.h>
 
@@ -512,9 +513,15 @@ static const char *expanded(tine_cemit *c, tine_expr_t *def, tine_buf *out) {
 }
 
 static const char *insn(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
-    const tine_insn *in = tine_insn_info(c->ctx, e->imm, NULL);
+    const tine_isa *idesc = NULL;
+    const tine_insn *in = tine_insn_info(c->ctx, e->imm, &idesc);
     tine_type_t t = e->type;
-    int f = in->fixed ? -1 : tine_insn_pick_form(in, c->features, t.bits * t.lanes);
+    /* an imported entry (x86gen: Intel's intrinsics, fixed lanes) has its own description's
+       features, and only its one width */
+    const tine_target_info *ti = in->fixed ? tine_target_find(c->target) : NULL;
+    uint32_t feats = in->fixed ? (ti && idesc ? tine_target_mask(idesc, ti) : 0) : c->features;
+    int f = tine_insn_pick_form(in, feats, t.bits * t.lanes);
+    if (in->fixed && f >= 0 && in->form[f].bits != t.bits * t.lanes) f = -1;
     const tine_expr_t *imm = in->imm >= 0 ? e->ops[in->imm] : NULL;
     bool imm_ok = !imm || (imm->op == TINE_OP_CONST && (imm->flags & TINE_F_UNIFORM));
     /* not on this target (an imported entry's forms are another description's): what it means */

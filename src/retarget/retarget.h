@@ -10,6 +10,10 @@
 /* root with each concat of the halves of one computation joined back into it (join.c). */
 tine_expr_t *tine_retarget_join(tine_ctx_t *ctx, tine_expr_t *root);
 
+/* root (selected for `to`) with each table lookup written as a chain of selects (Neon's
+ * vqtbl1q) made the target's lookup instruction (tables.c); root if the target has none. */
+tine_expr_t *tine_retarget_tables(tine_ctx_t *ctx, tine_expr_t *root, const char *to);
+
 /* The emulation of the named intrinsics of `from` for `to` (as the emulation header has
  * them), written with em into out, after every vector type of from's C: for code kept as
  * written in a file whose other functions em writes. false with an error naming one that

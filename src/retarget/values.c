@@ -469,6 +469,7 @@ const char *rt_sink(rt *r, tine_expr_t *e, tine_buf *out, tine_cpos at){
     if (e && r->wide && e->op == TINE_OP_CONCAT) r->wide->unjoined = true;
     tine_expr_t *s = e && e->type.lanes > 1 ? tine_select_expr(r->ctx, e, TINE_SELECT_TINE, r->to) : e;
     if (s && s != e) s = tine_fold_constants(r->ctx, s); /* constants the lowering built */
+    if (s && s->type.lanes > 1) s = tine_retarget_tables(r->ctx, s, r->to);
     if (getenv("TINE_RETARGET_TRACE") && e && s) { /* what each value was, and what it became */
         char *a = tine_print(r->ctx, e), *b = tine_print(r->ctx, s);
         fprintf(stderr, "sink %d:%d\n  %s\n  => %s\n", at.line, at.col, a, b);

@@ -530,8 +530,9 @@ bool rt_widen_loop(rt *r, const tine_cnode *s, const tine_cnode *const *accs, in
     tine_buf accinit = {0}, accpost = {0};
     tine_buf_puts(&accinit, "");
     tine_buf_puts(&accpost, "");
-    char lvl[64];
-    snprintf(lvl, sizeof lvl, "%s%s", saved, *close ? "    " : "");
+    char lvl[64]; /* the loops' own indent (in the block, one level in) */
+    memcpy(lvl, saved, sizeof lvl);
+    if (*close) memcpy(lvl + il, "    ", 5); /* il + 8 < 64: checked above */
     acc_group gs[8];
     int ng = 0;
     for (int a = 0; a < nacc && !r->failed; a++) {

@@ -1,0 +1,115 @@
+/* tables.c — table lookups as the target's lookup instruction.
+ *
+ * Neon's vqtbl1q_u8(t, idx) means lane i = t[idx[i]], 0 past the table's end; its
+ * definition (src/targets/neon.intrin) says so as sixteen selects, OR-ed:
+ * select(idx == k, x(slice(t, k, 1, 1)), 0) for k = 0 … 15. No FPIR op or rule takes a
+ * lane from an index that is data, so the selection keeps that chain, which the C
+ * emitter writes as sixteen compares and blends. Here, after selection, such a chain is
+ * x86's pshufb, which takes the same lane for an index below 16 and 0 for an index with
+ * bit 7 set: the index is used as it is where its bounds are below 16 (idx & 15, a
+ * nibble), else first saturating-added to 112 (below 16 it keeps its low bits and bit 7
+ * clear; from 16 up it reaches 128 or more, bit 7 set, so the lane is 0, as tbl's).
+ * test_intrin proves both forms equal to the chain with Z3.
+ */
+#include "retarget.h"
+#include "../targets/targets.h"
+
+/* Whether e is select(idx == k, broadcast(slice(t, k, 1, 1)), 0): its k, idx and t. */
+static bool table_lane(const tine_expr_t *e, int *k, const tine_expr_t **idx, const tine_expr_t **t) {
+    if (e->op != TINE_OP_SELECT || e->ops[2]->op != TINE_OP_CONST || !(e->ops[2]->flags & TINE_F_UNIFORM) ||
+        tine_const_value(e->ops[2], 0) != 0)
+        return false;
+    const tine_expr_t *c = e->ops[0], *v = e->ops[1];
+    if (c->op != TINE_OP_EQ || v->op != TINE_OP_BROADCAST || v->ops[0]->op != TINE_OP_SLICE) return false;
+    const tine_expr_t *i = c->ops[0], *kc = c->ops[1];
+    if (i->op == TINE_OP_CONST) i = c->ops[1], kc = c->ops[0];
+    if (kc->op != TINE_OP_CONST || !(kc->flags & TINE_F_UNIFORM)) return false;
+    int b, st, cnt;
+    tine_slice_params(v->ops[0], &b, &st, &cnt);
+    if (cnt != 1 || (tine_u128)b != tine_const_value(kc, 0)) return false;
+    *k = b;
+    *idx = i;
+    *t = v->ops[0]->ops[0];
+    return true;
+}
+
+/* The leaves of an OR tree, into out (at most 16; false past that). */
+static bool or_leaves(const tine_expr_t *e, const tine_expr_t **out, int *n) {
+    if (e->op == TINE_OP_OR) return or_leaves(e->ops[0], out, n) && or_leaves(e->ops[1], out, n);
+    if (*n == 16) return false;
+    out[(*n)++] = e;
+    return true;
+}
+
+/* The lookup of table t (16 bytes) at idx, in pshufb's 16-lane pieces. */
+static tine_expr_t *pshufb(tine_ctx_t *ctx, const char *to, tine_expr_t *t, tine_expr_t *idx, int code) {
+    tine_type_t u8 = {.kind = TINE_UINT, .bits = 8, .lanes = 1};
+    tine_expr_t *tu = tine_reinterpret(ctx, u8, t), *iu = tine_reinterpret(ctx, u8, idx);
+    tine_i128 lo, hi;
+    if (!tine_bounds(ctx, iu, &lo, &hi) || hi > 15) { /* an index from 16 up: bit 7 set */
+        tine_clear_error(ctx);
+        tine_expr_t *args[2] = {iu, tine_const_int(ctx, iu->type, 112)};
+        tine_expr_t *fix = tine_fpir(ctx, TINE_OP_SATURATING_ADD, 2, args, iu->type);
+        iu = fix ? tine_select_expr(ctx, fix, TINE_SELECT_TINE, to) : NULL;
+        if (!iu) return NULL;
+    }
+    int n = iu->type.lanes;
+    tine_expr_t *parts[8];
+    int np = 0;
+    for (int at = 0; at < n; at += 16) {
+        int m = n - at < 16 ? n - at : 16;
+        tine_expr_t *piece = m == n ? iu : tine_slice(ctx, iu, at, 1, m);
+        if (m < 16) piece = tine_concat(ctx, 2, (tine_expr_t *[]){piece, tine_const_int(ctx, tine_type_with_lanes(u8, 16 - m), 0)});
+        tine_expr_t *ops[2] = {tu, piece};
+        tine_expr_t *r = piece ? tine_insn_make(ctx, (uint32_t)code, 2, ops) : NULL;
+        if (r && m < 16) r = tine_slice(ctx, r, 0, 1, m);
+        if (!r || np == 8) return NULL;
+        parts[np++] = r;
+    }
+    tine_expr_t *r = np == 1 ? parts[0] : tine_concat(ctx, np, parts);
+    return r ? tine_reinterpret(ctx, tine_type_with_lanes(t->type, 1), r) : NULL;
+}
+
+tine_expr_t *tine_retarget_tables(tine_ctx_t *ctx, tine_expr_t *root, const char *to) {
+    int code = tine_isa_get(ctx, "x86gen") ? tine_isa_lookup(ctx, "mm_shuffle_epi8") : -1; /* Intel's, imported */
+    const tine_target_info *ti = tine_target_find(to);
+    if (code < 0 || !ti || !ti->features || !strstr(ti->features, "ssse3")) return root;
+    uint32_t n;
+    tine_expr_t **order = tine_topo(ctx, root, &n);
+    tine_u64map memo = {0};
+    tine_expr_t *result = root;
+    for (uint32_t k = 0; k < n; k++) {
+        tine_expr_t *e = order[k], *ops[256];
+        bool changed = false;
+        for (int i = 0; i < e->nops; i++) {
+            uint64_t v;
+            ops[i] = tine_u64map_get(&memo, e->ops[i]->id, &v) ? (tine_expr_t *)(uintptr_t)v : e->ops[i];
+            changed |= ops[i] != e->ops[i];
+        }
+        tine_expr_t *r = changed ? tine_rebuild(ctx, e, ops) : e;
+        const tine_expr_t *leaves[16], *idx = NULL, *t = NULL;
+        int nl = 0;
+        if (r && e->op == TINE_OP_OR && e->type.bits == 8 && or_leaves(e, leaves, &nl) && nl == 16) {
+            bool seen[16] = {false}, ok = true;
+            for (int i = 0; i < 16 && ok; i++) {
+                int kk;
+                const tine_expr_t *ii, *tt;
+                ok = table_lane(leaves[i], &kk, &ii, &tt) && (!idx || (ii == idx && tt == t)) && tt->type.lanes == 16 &&
+                     kk < 16 && !seen[kk];
+                if (ok) seen[kk] = true, idx = ii, t = tt;
+            }
+            tine_expr_t *l = ok ? pshufb(ctx, to, (tine_expr_t *)t, (tine_expr_t *)idx, code) : NULL;
+            if (l) r = l;
+            else tine_clear_error(ctx);
+        }
+        if (!r) {
+            result = NULL;
+            break;
+        }
+        tine_u64map_put(&memo, e->id, (uint64_t)(uintptr_t)r);
+        if (k + 1 == n) result = r;
+    }
+    free(order);
+    tine_u64map_free(&memo);
+    return result;
+}
