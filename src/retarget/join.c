@@ -139,7 +139,7 @@ static tine_expr_t *cat(tine_ctx_t *ctx, int n, tine_expr_t *const *parts, int d
     return tine_concat(ctx, n, parts);
 }
 
-tine_expr_t *tine_retarget_join(tine_ctx_t *ctx, tine_expr_t *root) {
+tine_expr_t *tine_retarget_rewrite(tine_ctx_t *ctx, tine_expr_t *root, rt_rewrite_fn fn, void *user) {
     uint32_t n;
     tine_expr_t **order = tine_topo(ctx, root, &n);
     tine_u64map memo = {0};
@@ -152,7 +152,8 @@ tine_expr_t *tine_retarget_join(tine_ctx_t *ctx, tine_expr_t *root) {
             ops[i] = tine_u64map_get(&memo, e->ops[i]->id, &v) ? (tine_expr_t *)(uintptr_t)v : e->ops[i];
             changed |= ops[i] != e->ops[i];
         }
-        tine_expr_t *r = e->op == TINE_OP_CONCAT ? cat(ctx, e->nops, ops, 0) : changed ? tine_rebuild(ctx, e, ops) : e;
+        tine_expr_t *r = changed ? tine_rebuild(ctx, e, ops) : e;
+        if (r) r = fn(ctx, e, r, ops, user);
         if (!r) {
             result = NULL;
             break;
@@ -164,3 +165,10 @@ tine_expr_t *tine_retarget_join(tine_ctx_t *ctx, tine_expr_t *root) {
     tine_u64map_free(&memo);
     return result;
 }
+
+static tine_expr_t *join_node(tine_ctx_t *ctx, const tine_expr_t *e, tine_expr_t *rebuilt, tine_expr_t *const *ops, void *user) {
+    (void)user;
+    return e->op == TINE_OP_CONCAT ? cat(ctx, e->nops, ops, 0) : rebuilt;
+}
+
+tine_expr_t *tine_retarget_join(tine_ctx_t *ctx, tine_expr_t *root) { return tine_retarget_rewrite(ctx, root, join_node, NULL); }

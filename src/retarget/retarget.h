@@ -7,6 +7,12 @@
 
 /* tine_retarget (tine.h) is this module's entry point. */
 
+/* root rebuilt bottom-up (join.c): each node, its operands rebuilt (ops), given to fn as it
+ * was (e) and as rebuilt; fn's result replaces it. NULL if fn (or a rebuild) gives NULL. */
+typedef tine_expr_t *(*rt_rewrite_fn)(tine_ctx_t *ctx, const tine_expr_t *e, tine_expr_t *rebuilt,
+                                      tine_expr_t *const *ops, void *user);
+tine_expr_t *tine_retarget_rewrite(tine_ctx_t *ctx, tine_expr_t *root, rt_rewrite_fn fn, void *user);
+
 /* root with each concat of the halves of one computation joined back into it (join.c). */
 tine_expr_t *tine_retarget_join(tine_ctx_t *ctx, tine_expr_t *root);
 

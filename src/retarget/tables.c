@@ -70,46 +70,36 @@ static tine_expr_t *pshufb(tine_ctx_t *ctx, const char *to, tine_expr_t *t, tine
     return r ? tine_reinterpret(ctx, tine_type_with_lanes(t->type, 1), r) : NULL;
 }
 
-tine_expr_t *tine_retarget_tables(tine_ctx_t *ctx, tine_expr_t *root, const char *to) {
-    int code = tine_isa_get(ctx, "x86gen") ? tine_isa_lookup(ctx, "mm_shuffle_epi8") : -1; /* Intel's, imported */
-    const tine_target_info *ti = tine_target_find(to);
-    if (code < 0 || !ti || !ti->features || !strstr(ti->features, "ssse3")) return root;
-    uint32_t n;
-    tine_expr_t **order = tine_topo(ctx, root, &n);
-    tine_u64map memo = {0};
-    tine_expr_t *result = root;
-    for (uint32_t k = 0; k < n; k++) {
-        tine_expr_t *e = order[k], *ops[256];
-        bool changed = false;
-        for (int i = 0; i < e->nops; i++) {
-            uint64_t v;
-            ops[i] = tine_u64map_get(&memo, e->ops[i]->id, &v) ? (tine_expr_t *)(uintptr_t)v : e->ops[i];
-            changed |= ops[i] != e->ops[i];
-        }
-        tine_expr_t *r = changed ? tine_rebuild(ctx, e, ops) : e;
-        const tine_expr_t *leaves[16], *idx = NULL, *t = NULL;
-        int nl = 0;
-        if (r && e->op == TINE_OP_OR && e->type.bits == 8 && or_leaves(e, leaves, &nl) && nl == 16) {
-            bool seen[16] = {false}, ok = true;
-            for (int i = 0; i < 16 && ok; i++) {
-                int kk;
-                const tine_expr_t *ii, *tt;
-                ok = table_lane(leaves[i], &kk, &ii, &tt) && (!idx || (ii == idx && tt == t)) && tt->type.lanes == 16 &&
-                     kk < 16 && !seen[kk];
-                if (ok) seen[kk] = true, idx = ii, t = tt;
-            }
-            tine_expr_t *l = ok ? pshufb(ctx, to, (tine_expr_t *)t, (tine_expr_t *)idx, code) : NULL;
-            if (l) r = l;
-            else tine_clear_error(ctx);
-        }
-        if (!r) {
-            result = NULL;
-            break;
-        }
-        tine_u64map_put(&memo, e->id, (uint64_t)(uintptr_t)r);
-        if (k + 1 == n) result = r;
+typedef struct {
+    const char *to;
+    int code;
+} tables_ctx;
+
+/* An OR node that is a whole 16-lane lookup: the lookup; else the node as rebuilt. */
+static tine_expr_t *table_node(tine_ctx_t *ctx, const tine_expr_t *e, tine_expr_t *rebuilt, tine_expr_t *const *ops,
+                               void *user) {
+    (void)ops;
+    const tables_ctx *tc = user;
+    const tine_expr_t *leaves[16], *idx = NULL, *t = NULL;
+    int nl = 0;
+    if (e->op != TINE_OP_OR || e->type.bits != 8 || !or_leaves(e, leaves, &nl) || nl != 16) return rebuilt;
+    bool seen[16] = {false};
+    for (int i = 0; i < 16; i++) {
+        int k;
+        const tine_expr_t *ii, *tt;
+        if (!table_lane(leaves[i], &k, &ii, &tt) || (idx && (ii != idx || tt != t)) || tt->type.lanes != 16 || k >= 16 ||
+            seen[k])
+            return rebuilt;
+        seen[k] = true, idx = ii, t = tt;
     }
-    free(order);
-    tine_u64map_free(&memo);
-    return result;
+    tine_expr_t *l = pshufb(ctx, tc->to, (tine_expr_t *)t, (tine_expr_t *)idx, tc->code);
+    if (!l) tine_clear_error(ctx);
+    return l ? l : rebuilt;
+}
+
+tine_expr_t *tine_retarget_tables(tine_ctx_t *ctx, tine_expr_t *root, const char *to) {
+    tables_ctx tc = {to, tine_isa_get(ctx, "x86gen") ? tine_isa_lookup(ctx, "mm_shuffle_epi8") : -1}; /* Intel's, imported */
+    const tine_target_info *ti = tine_target_find(to);
+    if (tc.code < 0 || !ti || !ti->features || !strstr(ti->features, "ssse3")) return root;
+    return tine_retarget_rewrite(ctx, root, table_node, &tc);
 }
