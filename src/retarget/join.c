@@ -24,11 +24,35 @@ static bool lanewise(const tine_expr_t *e) {
     }
 }
 
+/* Whether a concat's parts are all slices of one vector (the low halves of two copies'
+ * bytes: a shuffle of that vector, one instruction, rather than a join of several). */
+static bool one_source(const tine_expr_t *c) {
+    for (int i = 0; i < c->nops; i++)
+        if (c->ops[i]->op != TINE_OP_SLICE || c->ops[i]->ops[0] != c->ops[0]->ops[0]) return false;
+    return c->nops > 0 && c->ops[0]->op == TINE_OP_SLICE;
+}
+
 /* The parts concatenated, simplified: adjacent slices of one vector are the vector (or
  * one slice of it), constants one constant, one lane-wise op of them that op of the
  * concatenated operands; otherwise a concat. */
-static tine_expr_t *cat(tine_ctx_t *ctx, int n, tine_expr_t *const *parts, int depth) {
-    if (n == 1) return parts[0];
+/* A slice of a slice (of lanes in a row) as one slice of the vector below. */
+static tine_expr_t *flat_slice(tine_ctx_t *ctx, tine_expr_t *e) {
+    int b1, s1, c1, b2, s2, c2;
+    if (e->op != TINE_OP_SLICE || e->ops[0]->op != TINE_OP_SLICE) return e;
+    tine_slice_params(e, &b2, &s2, &c2);
+    tine_slice_params(e->ops[0], &b1, &s1, &c1);
+    if (s1 != 1 || s2 != 1) return e;
+    tine_expr_t *r = tine_slice(ctx, e->ops[0]->ops[0], b1 + b2, 1, c2);
+    return r ? flat_slice(ctx, r) : e;
+}
+
+static tine_expr_t *cat(tine_ctx_t *ctx, int n, tine_expr_t *const *given, int depth) {
+    if (n == 1) return given[0];
+    tine_expr_t *flatp[256], *const *parts = given;
+    if (n <= 256) {
+        for (int i = 0; i < n; i++) flatp[i] = flat_slice(ctx, given[i]);
+        parts = flatp;
+    }
     /* a concat of concats is one concat of all their parts (a loop's copies, widened, of
        a value that is itself two halves joined): the halves may join across copies */
     bool nested = false;
@@ -122,7 +146,7 @@ static tine_expr_t *cat(tine_ctx_t *ctx, int n, tine_expr_t *const *parts, int d
                already there, a load in pieces, is a vector like any other) */
             bool same_col = ops[j]->op == TINE_OP_CONCAT && ops[j]->nops == n;
             for (int i = 0; i < n && same_col; i++) same_col = ops[j]->ops[i] == col[i];
-            joined &= !same_col;
+            joined &= !same_col || one_source(ops[j]);
         }
         if (joined && n <= 256) {
             const tine_expr_t *p = parts[0];

@@ -50,8 +50,9 @@ typedef struct {
 } rt_window;
 
 typedef struct {
-    const tine_cnode *var; /* the loop's counter */
-    int64_t step;          /* what the loop adds to it */
+    const tine_cnode *var[4]; /* the loop's counters (k++, i += 16: two) */
+    int64_t step[4];       /* what the loop adds to each */
+    int nvar;
     int f, copy;           /* copies; the one being evaluated */
     bool planning;         /* copy 0 evaluated only to find the accesses */
     int seq;               /* accesses seen in this copy */

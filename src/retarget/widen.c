@@ -36,10 +36,11 @@ static bool int_delta(rt *r, const tine_cnode *e, int64_t *d) {
     case TINE_CE_CAST: return e->type && e->type->kind == TINE_CT_INT && int_delta(r, e->kid[0], d);
     case TINE_CE_REF:
         if (!e->decl || !e->type || e->type->kind != TINE_CT_INT) return false;
-        if (e->decl == r->wide->var) {
-            *d = 1;
-            return true;
-        }
+        for (int c = 0; c < r->wide->nvar; c++)
+            if (e->decl == r->wide->var[c]) {
+                *d = r->wide->step[c]; /* from one copy to the next */
+                return true;
+            }
         /* a helper's copy of an argument: not followed (a constant one is one above);
            any other variable: the body, straight vector code, does not write it */
         if (rt_var_of(r, e->decl)) return false;
@@ -133,7 +134,6 @@ static rt_access *next_access(rt *r, const tine_cnode *p, tine_type_t elem, int6
     rt_wide *w = r->wide;
     int64_t delta, off = 0;
     if (!ptr_delta(r, p, &delta)) return refuse(r, "an address the loop's counter moves in a way tine does not follow"), NULL;
-    delta *= w->step; /* from one copy to the next */
     char *base = split_addr(r, p, &off);
     if (!base) return NULL;
     if (w->planning) {
@@ -277,31 +277,36 @@ static bool pure(const tine_cnode *e) {
     return true;
 }
 
-/* The text of e with the counter read as (counter + add). */
-static void shifted_text(rt *r, const tine_cnode *e, const tine_cnode *var, int64_t add, unsigned *pos, tine_buf *b, bool *ok) {
-    if (e->kind == TINE_CE_REF && e->decl == var) {
-        if (e->from_macro) *ok = false;
-        tine_buf_printf(b, "%.*s(%s + %lld)", (int)(e->range.begin.off - *pos), r->text + *pos, var->name, (long long)add);
-        *pos = e->range.end.off;
-        return;
-    }
+/* The text of e with each counter read as it is in the last copy (i + (f-1)*K). */
+static void shifted_text(rt *r, const tine_cnode *e, const rt_wide *w, unsigned *pos, tine_buf *b, bool *ok) {
+    for (int c = 0; e->kind == TINE_CE_REF && c < w->nvar; c++)
+        if (e->decl == w->var[c]) {
+            if (e->from_macro) *ok = false;
+            tine_buf_printf(b, "%.*s(%s + %lld)", (int)(e->range.begin.off - *pos), r->text + *pos, w->var[c]->name,
+                            (long long)((w->f - 1) * w->step[c]));
+            *pos = e->range.end.off;
+            return;
+        }
     for (int i = 0; i < e->nkids; i++)
-        if (e->kid[i] && e->kid[i]->range.begin.off >= *pos) shifted_text(r, e->kid[i], var, add, pos, b, ok);
+        if (e->kid[i] && e->kid[i]->range.begin.off >= *pos) shifted_text(r, e->kid[i], w, pos, b, ok);
 }
 
-/* The loop's counter and step: i += K, i++ or ++i. */
-static bool counter(const tine_cnode *inc, const tine_cnode **var, int64_t *step) {
+/* The loop's counters and steps: i += K, i++ or ++i, or several of them joined by commas
+ * (k++, i += 16). */
+static bool counters(const tine_cnode *inc, rt_wide *w) {
+    if (inc->kind == TINE_CE_BINARY && !strcmp(inc->name, ",")) return counters(inc->kid[0], w) && counters(inc->kid[1], w);
+    if (w->nvar == 4) return false;
     if (inc->kind == TINE_CE_UNARY && (!strcmp(inc->name, "++") || !strcmp(inc->name, "post++")) &&
-        inc->kid[0]->kind == TINE_CE_REF) {
-        *var = inc->kid[0]->decl;
-        *step = 1;
-        return *var != NULL;
+        inc->kid[0]->kind == TINE_CE_REF && inc->kid[0]->decl) {
+        w->var[w->nvar] = inc->kid[0]->decl;
+        w->step[w->nvar++] = 1;
+        return inc->kid[0]->type && inc->kid[0]->type->kind == TINE_CT_INT;
     }
-    if (inc->kind == TINE_CE_BINARY && !strcmp(inc->name, "+=") && inc->kid[0]->kind == TINE_CE_REF && inc->kid[1]->is_const &&
-        inc->kid[1]->value > 0 && inc->kid[1]->value < 1 << 20) {
-        *var = inc->kid[0]->decl;
-        *step = inc->kid[1]->value;
-        return *var != NULL && inc->kid[0]->type && inc->kid[0]->type->kind == TINE_CT_INT;
+    if (inc->kind == TINE_CE_BINARY && !strcmp(inc->name, "+=") && inc->kid[0]->kind == TINE_CE_REF && inc->kid[0]->decl &&
+        inc->kid[1]->is_const && inc->kid[1]->value > 0 && inc->kid[1]->value < 1 << 20) {
+        w->var[w->nvar] = inc->kid[0]->decl;
+        w->step[w->nvar++] = inc->kid[1]->value;
+        return inc->kid[0]->type && inc->kid[0]->type->kind == TINE_CT_INT;
     }
     return false;
 }
@@ -467,14 +472,14 @@ bool rt_widen_loop(rt *r, const tine_cnode *s, const tine_cnode *const *accs, in
     int src = widest(bd), tb = target_bytes(r->to);
     /* a loop of 128-bit (or wider) vectors: a loop of 64-bit ones is most often what
        remains after one, a few iterations at most */
-    if (!cond || !inc || src < 16 || tb <= src || tb % src || !pure(cond) || !counter(inc, &w.var, &w.step)) return false;
+    if (!cond || !inc || src < 16 || tb <= src || tb % src || !pure(cond) || !counters(inc, &w)) return false;
     w.f = tb / src;
     /* the condition with the last copy's counter */
     tine_buf c2 = {0};
     tine_buf_puts(&c2, "");
     unsigned pos = cond->range.begin.off;
     bool ok = true;
-    shifted_text(r, cond, w.var, (w.f - 1) * w.step, &pos, &c2, &ok);
+    shifted_text(r, cond, &w, &pos, &c2, &ok);
     tine_buf_printf(&c2, "%.*s", (int)(cond->range.end.off - pos), r->text + pos);
     if (!ok || cond->from_macro) {
         free(c2.p);
@@ -665,8 +670,12 @@ bool rt_widen_loop(rt *r, const tine_cnode *s, const tine_cnode *const *accs, in
     }
     tine_buf_puts(out, accinit.p);
     if (pre.n) tine_buf_printf(out, "%sif (\n%s)\n", r->indent, pre.p);
-    tine_buf_printf(out, "%sfor (; (%s) && (%s)%s%s; %s += %lld) {\n", r->indent, ctext, c2.p, checks.n ? " &&\n" : "", checks.p,
-                    w.var->name, (long long)(w.step * w.f));
+    tine_buf incs = {0};
+    for (int c = 0; c < w.nvar; c++)
+        tine_buf_printf(&incs, "%s%s += %lld", c ? ", " : "", w.var[c]->name, (long long)(w.step[c] * w.f));
+    tine_buf_printf(out, "%sfor (; (%s) && (%s)%s%s; %s) {\n", r->indent, ctext, c2.p, checks.n ? " &&\n" : "", checks.p,
+                    incs.p);
+    free(incs.p);
     tine_buf_puts(out, body.p);
     tine_buf_printf(out, "%s}\n", r->indent);
     tine_buf_puts(out, accpost.p);
