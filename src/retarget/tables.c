@@ -1,4 +1,5 @@
-/* tables.c — table lookups as the target's lookup instruction.
+/* tables.c — table lookups as the target's lookup instruction (and byte bit counts as
+ * lookups).
  *
  * Neon's vqtbl1q_u8(t, idx) means lane i = t[idx[i]], 0 past the table's end; its
  * definition (src/targets/neon.intrin) says so as sixteen selects, OR-ed:
@@ -70,18 +71,77 @@ static tine_expr_t *pshufb(tine_ctx_t *ctx, const char *to, tine_expr_t *t, tine
     return r ? tine_reinterpret(ctx, tine_type_with_lanes(t->type, 1), r) : NULL;
 }
 
+/* ---- bit counts ----------------------------------------------------------------------------
+
+   Neon's vcnt (ones per byte) is defined as the bit-parallel count
+   p = u - ((u >> 1) & 85); n = (p & 51) + ((p >> 2) & 51); (n + (n >> 4)) & 15,
+   ten byte operations, and x86 has no byte shift. A lookup of each nibble's count in a
+   16-byte table is two pshufb and an add. */
+
+/* Whether e is op(x, k) (either order for and, add): x. */
+static const tine_expr_t *with_const(const tine_expr_t *e, tine_op_t op, tine_u128 k) {
+    if (e->op != op || e->nops != 2) return NULL;
+    bool comm = op == TINE_OP_AND || op == TINE_OP_ADD; /* else the constant is the second */
+    for (int i = comm ? 0 : 1; i < 2; i++) {
+        const tine_expr_t *c = e->ops[i];
+        if (c->op == TINE_OP_CONST && (c->flags & TINE_F_UNIFORM) && tine_const_value(c, 0) == k) return e->ops[1 - i];
+    }
+    return NULL;
+}
+
+/* u if e is the bit-parallel count of u's bytes (unsigned 8-bit lanes). */
+static const tine_expr_t *popcount_of(const tine_expr_t *e) {
+    const tine_expr_t *s = with_const(e, TINE_OP_AND, 15), *n, *p, *u;
+    if (!s || s->op != TINE_OP_ADD || e->type.kind != TINE_UINT || e->type.bits != 8) return NULL;
+    n = s->ops[0];
+    if (with_const(s->ops[1], TINE_OP_SHR, 4) != n && with_const(s->ops[0], TINE_OP_SHR, 4) == s->ops[1]) n = s->ops[1];
+    else if (with_const(s->ops[1], TINE_OP_SHR, 4) != n) return NULL;
+    /* n = (p & 51) + ((p >> 2) & 51) */
+    if (n->op != TINE_OP_ADD) return NULL;
+    const tine_expr_t *a = with_const(n->ops[0], TINE_OP_AND, 51), *b = with_const(n->ops[1], TINE_OP_AND, 51);
+    if (!a || !b) return NULL;
+    if (with_const(b, TINE_OP_SHR, 2) == a) p = a;
+    else if (with_const(a, TINE_OP_SHR, 2) == b) p = b;
+    else return NULL;
+    /* p = u - ((u >> 1) & 85) */
+    if (p->op != TINE_OP_SUB) return NULL;
+    u = p->ops[0];
+    const tine_expr_t *h = with_const(p->ops[1], TINE_OP_AND, 85);
+    return h && with_const(h, TINE_OP_SHR, 1) == u ? u : NULL;
+}
+
 typedef struct {
     const char *to;
     int code;
 } tables_ctx;
+
+/* The count of ones of each byte of u (u8 lanes) by nibbles: two lookups in a table of
+ * the counts of 0 … 15. */
+static tine_expr_t *popcount(tine_ctx_t *ctx, const tables_ctx *tc, tine_expr_t *u) {
+    static const uint8_t ones[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+    tine_u128 v[16];
+    for (int i = 0; i < 16; i++) v[i] = ones[i];
+    tine_type_t t16 = tine_type_with_lanes(u->type, 16);
+    tine_expr_t *table = tine_const_u128(ctx, t16, v);
+    tine_expr_t *lo = tine_binary(ctx, TINE_OP_AND, u, tine_const_int(ctx, u->type, 15));
+    tine_expr_t *hi = tine_binary(ctx, TINE_OP_SHR, u, tine_const_int(ctx, u->type, 4));
+    tine_expr_t *a = lo ? pshufb(ctx, tc->to, table, lo, tc->code) : NULL, *b = hi ? pshufb(ctx, tc->to, table, hi, tc->code) : NULL;
+    return a && b ? tine_binary(ctx, TINE_OP_ADD, a, b) : NULL;
+}
 
 /* An OR node that is a whole 16-lane lookup: the lookup; else the node as rebuilt. */
 static tine_expr_t *table_node(tine_ctx_t *ctx, const tine_expr_t *e, tine_expr_t *rebuilt, tine_expr_t *const *ops,
                                void *user) {
     (void)ops;
     const tables_ctx *tc = user;
-    const tine_expr_t *leaves[16], *idx = NULL, *t = NULL;
+    const tine_expr_t *leaves[16], *idx = NULL, *t = NULL, *u;
     int nl = 0;
+    if (e->op == TINE_OP_AND && (u = popcount_of(e))) { /* rebuilt below it: u is e's operand's, as rebuilt */
+        tine_expr_t *uu = (tine_expr_t *)u;
+        tine_expr_t *l = popcount(ctx, tc, uu);
+        if (!l) tine_clear_error(ctx);
+        return l ? l : rebuilt;
+    }
     if (e->op != TINE_OP_OR || e->type.bits != 8 || !or_leaves(e, leaves, &nl) || nl != 16) return rebuilt;
     bool seen[16] = {false};
     for (int i = 0; i < 16; i++) {
