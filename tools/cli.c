@@ -54,7 +54,7 @@ static const struct {
                     "                    [--rules hand|synthesized]"},
     {F(OPS), "ops"},
     {F(BENCH), "bench [--filter NAME] [--target T] [--peers halide,opencv,xnnpack,c,clang,gcc] [--rules synthesized] [--quick]"},
-    {F(BENCH), "bench --retarget [--quick] [--target x86-64-avx2|x86-64-sse41] [--filter NAME]"},
+    {F(BENCH), "bench --retarget [--quick] [--target x86-64-avx2|x86-64-sse41|arm-64] [--filter NAME]"},
     {F(BENCH_IR), "bench-ir [--nodes N]"},
     {F(BENCH_LIFT), "bench-lift [--nodes N]"},
     {F(VERIFY), "verify --rules lift|x86|arm|synthesized|FILE [--isa x86|arm] [--rule NAME] [--timeout MS] [--quiet]"},
@@ -149,7 +149,8 @@ static const struct {
         "compile the source and the result, run both on the same inputs, report equal or the first difference"},
     [O_BENCH_RETARGET] = {"--retarget", 0, F(BENCH), NULL,
         "time tine retarget's corpus instead: each function's Neon code retargeted against the hand port, SIMDe and "
-        "plain C (tests/retarget/bench.sh; --target x86-64-sse41 for that level, --filter for a theme or a function)"},
+        "plain C (tests/retarget/bench.sh; --target x86-64-sse41 for that level, --target arm-64 for SSE2 code retargeted "
+        "to Neon by llvm-mca: tests/retarget/bench_arm.sh; --filter for a theme or a function)"},
     [O_NO_WIDEN] = {"--no-widen", 0, F(RETARGET), NULL,
         "keep loops of 128-bit vectors at 128 bits on a target with wider registers (AVX2, AVX-512)"},
     [O_EMIT_HEADER] = {"--emit-header", 0, F(RETARGET), NULL,

@@ -76,7 +76,8 @@ int cli_cmd_retarget(const options *o) {
  * too, so the table shows what widening gains). */
 int cli_bench_retarget(const options *o) {
     char script[4096], self[4096];
-    snprintf(script, sizeof script, "%s/tests/retarget/bench.sh", TINE_SOURCE_DIR);
+    bool arm = o->target && !strncmp(o->target, "arm-64", 6); /* x86 code retargeted to Neon: llvm-mca */
+    snprintf(script, sizeof script, "%s/tests/retarget/%s", TINE_SOURCE_DIR, arm ? "bench_arm.sh" : "bench.sh");
     if (access(script, R_OK)) {
         fprintf(stderr, "tine bench --retarget: no %s (the corpus is in the source tree)\n", script);
         return 1;
@@ -91,11 +92,12 @@ int cli_bench_retarget(const options *o) {
     int k = 0;
     argv[k++] = "bash";
     argv[k++] = script;
-    argv[k++] = "--rt128";
-    if (o->quick) argv[k++] = "--quick";
+    if (!arm) argv[k++] = "--rt128";
+    if (o->quick && !arm) argv[k++] = "--quick";
     if (o->target && !strcmp(o->target, "x86-64-sse41")) argv[k++] = "--only-sse41";
-    else if (o->target && strcmp(o->target, "x86-64-avx2") && strcmp(o->target, "host")) {
-        fprintf(stderr, "tine bench --retarget: times x86-64-avx2 (the default) or x86-64-sse41, not '%s'\n", o->target);
+    else if (o->target && !arm && strcmp(o->target, "x86-64-avx2") && strcmp(o->target, "host")) {
+        fprintf(stderr, "tine bench --retarget: times x86-64-avx2 (the default), x86-64-sse41 or arm-64 (x86 code "
+                        "retargeted to Neon, by llvm-mca), not '%s'\n", o->target);
         return 2;
     }
     if (o->filter) argv[k++] = o->filter;
