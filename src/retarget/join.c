@@ -190,9 +190,83 @@ tine_expr_t *tine_retarget_rewrite(tine_ctx_t *ctx, tine_expr_t *root, rt_rewrit
     return result;
 }
 
+static bool zero(const tine_expr_t *e) {
+    return e->op == TINE_OP_CONST && (e->flags & TINE_F_UNIFORM) && tine_const_value(e, 0) == 0;
+}
+
+/* Lanes interleaved with zeros and read as lanes twice as wide (x86's _mm_unpacklo_epi8(x,
+ * zero), little-endian): x zero-extended, or shifted up by its bits when the zeros come
+ * first. */
+/* The lanes of concat(x0, z, x1, z, …) (single lanes, as x86's imported semantics build
+ * an unpack): x's lanes in a row, as interleave(x, z) would have them; NULL if not. */
+static tine_expr_t *pairs(tine_ctx_t *ctx, const tine_expr_t *c, int first, const tine_expr_t **z) {
+    int n = c->nops / 2, b0 = 0;
+    const tine_expr_t *src = NULL;
+    for (int i = 0; i < n; i++) {
+        const tine_expr_t *p = c->ops[2 * i + first], *q = c->ops[2 * i + 1 - first];
+        int b, st, cnt;
+        if (p->op != TINE_OP_SLICE || p->type.lanes != 1 || q->type.lanes != 1 || (i && p->ops[0] != src)) return NULL;
+        tine_slice_params(p, &b, &st, &cnt);
+        if (!i) src = p->ops[0], b0 = b;
+        else if (b != b0 + i) return NULL;
+        if (!zero(q)) return NULL;
+        *z = q;
+    }
+    return src ? tine_slice(ctx, (tine_expr_t *)src, b0, 1, n) : NULL;
+}
+
+static tine_expr_t *unpacked(tine_ctx_t *ctx, tine_expr_t *r) {
+    if (r->op != TINE_OP_REINTERPRET) return r;
+    const tine_expr_t *il = r->ops[0];
+    tine_expr_t *x = NULL, *z = NULL;
+    bool high = false;
+    if (il->op == TINE_OP_INTERLEAVE && il->nops == 2) {
+        x = il->ops[0], z = il->ops[1];
+        high = zero(x);
+        if (high) x = il->ops[1], z = il->ops[0];
+    } else if (il->op == TINE_OP_CONCAT && il->nops % 2 == 0 && il->nops >= 2) {
+        const tine_expr_t *zz = NULL;
+        if ((x = pairs(ctx, il, 0, &zz))) z = (tine_expr_t *)zz;
+        else if ((x = pairs(ctx, il, 1, &zz))) z = (tine_expr_t *)zz, high = true;
+        else tine_clear_error(ctx);
+    }
+    if (!x || !z) return r;
+    int b = x->type.bits;
+    if (!zero(z) || r->type.bits != 2 * b || r->type.lanes != x->type.lanes || b > 32 || !tine_type_is_int(x->type)) return r;
+    tine_type_t ub = {.kind = TINE_UINT, .bits = b, .lanes = 1}, u2b = {.kind = TINE_UINT, .bits = 2 * b, .lanes = 1};
+    tine_expr_t *w = tine_cast(ctx, u2b, tine_reinterpret(ctx, ub, x));
+    if (w && high) w = tine_binary(ctx, TINE_OP_SHL, w, tine_const_int(ctx, w->type, b));
+    w = w ? tine_reinterpret(ctx, tine_type_with_lanes(r->type, 1), w) : NULL;
+    if (!w) tine_clear_error(ctx);
+    return w ? w : r;
+}
+
+/* The low bits of a wrapping op on extended values are the op on the values: i16(i32(a) -
+ * i32(b)) is a - b in 16 bits (x86's imported semantics compute at a wider type). */
+static tine_expr_t *narrowed(tine_ctx_t *ctx, tine_expr_t *r) {
+    if (r->op != TINE_OP_CAST || !tine_type_is_int(r->type)) return r;
+    const tine_expr_t *w = r->ops[0];
+    int b = r->type.bits;
+    switch (w->op) {
+    case TINE_OP_ADD: case TINE_OP_SUB: case TINE_OP_MUL: case TINE_OP_AND: case TINE_OP_OR: case TINE_OP_XOR: break;
+    default: return r;
+    }
+    if (w->type.bits <= b) return r;
+    tine_expr_t *v[2];
+    tine_type_t t = tine_type_with_lanes(r->type, 1);
+    for (int i = 0; i < 2; i++) {
+        const tine_expr_t *x = w->ops[i];
+        if (x->op != TINE_OP_CAST || x->ops[0]->type.bits != b || !tine_type_is_int(x->ops[0]->type)) return r;
+        v[i] = tine_reinterpret(ctx, t, x->ops[0]);
+    }
+    tine_expr_t *n = v[0] && v[1] ? tine_binary(ctx, (tine_op_t)w->op, v[0], v[1]) : NULL;
+    if (!n) tine_clear_error(ctx);
+    return n ? n : r;
+}
+
 static tine_expr_t *join_node(tine_ctx_t *ctx, const tine_expr_t *e, tine_expr_t *rebuilt, tine_expr_t *const *ops, void *user) {
     (void)user;
-    return e->op == TINE_OP_CONCAT ? cat(ctx, e->nops, ops, 0) : rebuilt;
+    return e->op == TINE_OP_CONCAT ? cat(ctx, e->nops, ops, 0) : narrowed(ctx, unpacked(ctx, rebuilt));
 }
 
 tine_expr_t *tine_retarget_join(tine_ctx_t *ctx, tine_expr_t *root) { return tine_retarget_rewrite(ctx, root, join_node, NULL); }
