@@ -474,6 +474,9 @@ bool rt_widen_loop(rt *r, const tine_cnode *s, const tine_cnode *const *accs, in
        remains after one, a few iterations at most */
     if (!cond || !inc || src < 16 || tb <= src || tb % src || !pure(cond) || !counters(inc, &w)) return false;
     w.f = tb / src;
+    /* a loop that carries accumulators runs at the latency of their updates, one per
+       iteration: twice the copies are two registers' worth of independent chains */
+    if (nacc && w.f * 2 <= 16) w.f *= 2;
     /* the condition with the last copy's counter */
     tine_buf c2 = {0};
     tine_buf_puts(&c2, "");
