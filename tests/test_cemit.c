@@ -317,9 +317,13 @@ static void part_a(void) {
             for (int left = 0; left < 2; left++) {
                 tine_op_t op = left ? TINE_OP_SHL : TINE_OP_SHR;
                 const char *on = tine_op_name(op);
-                for (int sg = 0; sg < 2; sg++)
+                for (int sg = 0; sg < 2; sg++) {
                     add_case('a', bin(op, a, var("s", ity(bits, sg, 1), L)), "%s %sx%d by %s", on, b1, L,
                              tn(ity(bits, sg, 1), b2));
+                    if (L > 1) /* one count for every lane: x86's shifts by a count in a register */
+                        add_case('a', bin(op, a, tine_broadcast(g_ctx, var("sn", ity(bits, sg, 1), 1), L)),
+                                 "%s %sx%d by a broadcast %s", on, b1, L, tn(ity(bits, sg, 1), b2));
+                }
                 tine_type_t ct = WL(ity(bits, (int)rnd(2), 1), L);
                 add_case('a', bin(op, a, cuni(ct, 1 + rnd((uint64_t)bits - 1))), "%s %sx%d by a constant in range", on, b1, L);
                 add_case('a', bin(op, a, cper(ct, 0, (uint64_t)bits)), "%s %sx%d by per-lane constants in range", on, b1, L);

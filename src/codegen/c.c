@@ -709,6 +709,67 @@ static char *lane_of(const char *v, const tine_expr_t *e, const char *i) {
     return e->type.lanes == 1 ? fmt("%s", v) : fmt("%s[%s]", v, i);
 }
 
+/* Whether every lane of e is the same (a broadcast, a uniform constant, lane-wise ops of
+ * such). */
+static bool uniform(const tine_expr_t *e) {
+    switch (e->op) {
+    case TINE_OP_CONST: return (e->flags & TINE_F_UNIFORM) != 0;
+    case TINE_OP_BROADCAST: return true;
+    case TINE_OP_ADD: case TINE_OP_SUB: case TINE_OP_MUL: case TINE_OP_AND: case TINE_OP_OR: case TINE_OP_XOR:
+    case TINE_OP_MIN: case TINE_OP_MAX: case TINE_OP_NEG: case TINE_OP_NOT: case TINE_OP_CAST: case TINE_OP_SELECT:
+    case TINE_OP_SHL: case TINE_OP_SHR: case TINE_OP_EQ: case TINE_OP_NE: case TINE_OP_LT: case TINE_OP_LE:
+    case TINE_OP_GT: case TINE_OP_GE: break;
+    case TINE_OP_REINTERPRET: if (e->type.lanes != e->ops[0]->type.lanes) return false; break;
+    default: return false;
+    }
+    for (int i = 0; i < e->nops; i++)
+        if (!uniform(e->ops[i])) return false;
+    return true;
+}
+
+/* A shift of x86 lanes of 16, 32 or 64 bits by a count every lane has (vshlq_s32 by
+ * vdupq_n_s32(-shift)): the instructions that take one count in a register, which give 0
+ * (or the sign, shifting right arithmetically) for a count of the width or more, as
+ * tine's shift does; a negative signed count shifts the other way. NULL if the target
+ * has none. */
+static const char *uniform_shift(tine_cemit *c, const tine_expr_t *e, const char *a, const char *b, tine_buf *out) {
+    tine_type_t t = e->type, ts = e->ops[1]->type;
+    int bits = t.bits * t.lanes;
+    const tine_target_info *ti = c->x86 ? tine_target_find(c->target) : NULL;
+    const char *f = ti && ti->features ? ti->features : "";
+    if (!c->x86 || (t.bits != 16 && t.bits != 32 && t.bits != 64) || !uniform(e->ops[1])) return NULL;
+    bool left = e->op == TINE_OP_SHL, arith = t.kind == TINE_INT;
+    /* the widest register the target shifts these lanes in; a longer vector, piece by piece */
+    int reg = strstr(f, t.bits == 16 ? "avx512bw" : "avx512f") ? 512 : strstr(f, "avx2") ? 256 : 128;
+    if (arith && t.bits == 64 && !strstr(f, "avx512f")) return NULL; /* psraq is AVX-512's */
+    while (reg > 128 && reg > bits) reg /= 2;
+    if (bits < 128 || bits % reg || bits / reg > 8) return NULL;
+    const char *pre = reg == 128 ? "_mm" : reg == 256 ? "_mm256" : "_mm512";
+    char ty[48], *name = tine_xmalloc(24);
+    snprintf(name, 24, "t%d", c->tmp++);
+    tine_cemit_type(c, t, ty, sizeof ty);
+    char *n0 = lane_of(b, e->ops[1], "0"), right[32], lft[32];
+    snprintf(right, sizeof right, "%s_sr%c_epi%d", pre, arith ? 'a' : 'l', t.bits);
+    snprintf(lft, sizeof lft, "%s_sll_epi%d", pre, t.bits);
+    const char *I = c->indent;
+    if (wide(e)) tine_buf_printf(out, "%s%s %s[%d];\n%s{\n", I, scalar_type(t), name, t.lanes, I);
+    else tine_buf_printf(out, "%s%s %s;\n%s{\n", I, ty, name, I);
+    if (ts.kind == TINE_INT) /* the magnitude of a negative count, and the other way */
+        tine_buf_printf(out, "%s    int64_t m = (int64_t)%s;\n%s    int back = m < 0;\n"
+                             "%s    __m128i k = _mm_cvtsi64_si128((long long)(back ? (uint64_t)0 - (uint64_t)m : (uint64_t)m));\n",
+                        I, n0, I, I);
+    else
+        tine_buf_printf(out, "%s    int back = 0;\n%s    __m128i k = _mm_cvtsi64_si128((long long)(uint64_t)%s);\n", I, I, n0);
+    int np = bits / reg;
+    if (wide(e)) tine_buf_printf(out, "%s    __m%di p[%d];\n%s    memcpy(p, %s, sizeof p);\n", I, reg, np, I, a);
+    else tine_buf_printf(out, "%s    __m%di p[%d];\n%s    %s x = %s;\n%s    memcpy(p, &x, sizeof p);\n", I, reg, np, I, ty, a, I);
+    tine_buf_printf(out, "%s    for (int i = 0; i < %d; i++) p[i] = back ? %s(p[i], k) : %s(p[i], k);\n", I, np,
+                    left ? right : lft, left ? lft : right);
+    tine_buf_printf(out, "%s    memcpy(%s%s, p, sizeof p);\n%s}\n", I, wide(e) ? "" : "&", name, I);
+    free(n0);
+    return remember(c, e, name);
+}
+
 /* An elementwise node computed lane by lane in scalar C (the array of a wide vector, or
  * a vector whose operands are wide). */
 static const char *lanewise(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
@@ -976,6 +1037,10 @@ static const char *node(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
                 r = r2;
             }
             return define(c, e, r, out);
+        }
+        if (vec) {
+            const char *u = uniform_shift(c, e, a, b, out);
+            if (u) return u;
         }
         return lane_loop(c, e, shift_helper(c, t, tine_type_with_lanes(e->ops[1]->type, 1), e->op == TINE_OP_SHL), a, b, out);
     case TINE_OP_DIV:
