@@ -741,7 +741,9 @@ static const char *uniform_shift(tine_cemit *c, const tine_expr_t *e, const char
     bool left = e->op == TINE_OP_SHL, arith = t.kind == TINE_INT;
     /* the widest register the target shifts these lanes in; a longer vector, piece by piece */
     int reg = strstr(f, t.bits == 16 ? "avx512bw" : "avx512f") ? 512 : strstr(f, "avx2") ? 256 : 128;
-    if (arith && t.bits == 64 && !strstr(f, "avx512f")) return NULL; /* psraq is AVX-512's */
+    /* psraq is AVX-512's: before it, x >> n is ((x ^ s) >>> n) ^ s with s the sign in every
+       bit, a logical shift of the magnitude's complement (right for any n: past 63 it is s) */
+    bool sra64 = arith && t.bits == 64 && !strstr(f, "avx512f");
     while (reg > 128 && reg > bits) reg /= 2;
     if (bits < 128 || bits % reg || bits / reg > 8) return NULL;
     const char *pre = reg == 128 ? "_mm" : reg == 256 ? "_mm256" : "_mm512";
@@ -749,7 +751,7 @@ static const char *uniform_shift(tine_cemit *c, const tine_expr_t *e, const char
     snprintf(name, 24, "t%d", c->tmp++);
     tine_cemit_type(c, t, ty, sizeof ty);
     char *n0 = lane_of(b, e->ops[1], "0"), right[32], lft[32];
-    snprintf(right, sizeof right, "%s_sr%c_epi%d", pre, arith ? 'a' : 'l', t.bits);
+    snprintf(right, sizeof right, "%s_sr%c_epi%d", pre, arith && !sra64 ? 'a' : 'l', t.bits);
     snprintf(lft, sizeof lft, "%s_sll_epi%d", pre, t.bits);
     const char *I = c->indent;
     if (wide(e)) tine_buf_printf(out, "%s%s %s[%d];\n%s{\n", I, scalar_type(t), name, t.lanes, I);
@@ -763,8 +765,15 @@ static const char *uniform_shift(tine_cemit *c, const tine_expr_t *e, const char
     int np = bits / reg;
     if (wide(e)) tine_buf_printf(out, "%s    __m%di p[%d];\n%s    memcpy(p, %s, sizeof p);\n", I, reg, np, I, a);
     else tine_buf_printf(out, "%s    __m%di p[%d];\n%s    %s x = %s;\n%s    memcpy(p, &x, sizeof p);\n", I, reg, np, I, ty, a, I);
-    tine_buf_printf(out, "%s    for (int i = 0; i < %d; i++) p[i] = back ? %s(p[i], k) : %s(p[i], k);\n", I, np,
-                    left ? right : lft, left ? lft : right);
+    if (sra64) {
+        tine_buf_printf(out, "%s    for (int i = 0; i < %d; i++) {\n", I, np);
+        tine_buf_printf(out, "%s        __m%di s = %s_shuffle_epi32(%s_srai_epi32(p[i], 31), 0xF5);\n", I, reg, pre, pre);
+        tine_buf_printf(out, "%s        __m%di r = %s_xor_si%d(%s(%s_xor_si%d(p[i], s), k), s);\n", I, reg, pre, reg, right, pre, reg);
+        tine_buf_printf(out, "%s        p[i] = %sback ? %s(p[i], k) : r;\n%s    }\n", I, left ? "!" : "", lft, I);
+    } else {
+        tine_buf_printf(out, "%s    for (int i = 0; i < %d; i++) p[i] = back ? %s(p[i], k) : %s(p[i], k);\n", I, np,
+                        left ? right : lft, left ? lft : right);
+    }
     tine_buf_printf(out, "%s    memcpy(%s%s, p, sizeof p);\n%s}\n", I, wide(e) ? "" : "&", name, I);
     free(n0);
     return remember(c, e, name);
