@@ -90,6 +90,19 @@ static tine_expr_t *cat(tine_ctx_t *ctx, int n, tine_expr_t *const *given, int d
         tine_expr_t *x = parts[0]->ops[0];
         return b0 == 0 && total == x->type.lanes ? x : tine_slice(ctx, x, b0, 1, total);
     }
+    /* bitcasts of one lane type (vreinterpretq_u16_u32 of each of two vectors): the bitcast
+       of their concat (a bitcast keeps the bytes in order) */
+    bool casts = depth < 32;
+    for (int i = 0; i < n && casts; i++)
+        casts = parts[i]->op == TINE_OP_REINTERPRET && parts[i]->type.lanes != parts[i]->ops[0]->type.lanes &&
+                tine_type_eq(tine_type_with_lanes(parts[i]->ops[0]->type, 1), tine_type_with_lanes(parts[0]->ops[0]->type, 1)) &&
+                tine_type_eq(tine_type_with_lanes(parts[i]->type, 1), tine_type_with_lanes(parts[0]->type, 1));
+    if (casts && n <= 256) {
+        tine_expr_t *col[256];
+        for (int i = 0; i < n; i++) col[i] = parts[i]->ops[0];
+        tine_expr_t *x = cat(ctx, n, col, depth + 1);
+        if (x) return tine_bitcast(ctx, tine_type_with_lanes(parts[0]->type, total), x);
+    }
     /* broadcasts of one scalar (a loop's copies of x4(k)): one broadcast */
     bool bcast = true;
     for (int i = 0; i < n && bcast; i++) bcast = parts[i]->op == TINE_OP_BROADCAST && parts[i]->ops[0] == parts[0]->ops[0];
@@ -264,9 +277,27 @@ static tine_expr_t *narrowed(tine_ctx_t *ctx, tine_expr_t *r) {
     return n ? n : r;
 }
 
+/* Every other lane of lanes twice as wide, read as halves (vuzp2q_u16 of u32 products:
+ * their high halves, little-endian): the wide lanes shifted down and truncated. */
+static tine_expr_t *halves_of(tine_ctx_t *ctx, tine_expr_t *r) {
+    if (r->op != TINE_OP_DEINTERLEAVE || (r->imm & 1023) != 2 || r->ops[0]->op != TINE_OP_REINTERPRET) return r;
+    const tine_expr_t *bc = r->ops[0];
+    tine_expr_t *x = bc->ops[0];
+    int b = r->type.bits, k = (int)(r->imm >> 10);
+    if (x->type.bits != 2 * b || x->type.lanes * 2 != bc->type.lanes || !tine_type_is_int(x->type) || !tine_type_is_int(r->type))
+        return r;
+    tine_type_t ux = tine_type_with_kind(tine_type_with_lanes(x->type, 1), TINE_UINT);
+    tine_expr_t *w = tine_reinterpret(ctx, ux, x);
+    if (w && k) w = tine_binary(ctx, TINE_OP_SHR, w, tine_const_int(ctx, w->type, b));
+    if (w) w = tine_cast(ctx, tine_type_with_kind(tine_type_with_lanes(r->type, 1), TINE_UINT), w);
+    if (w) w = tine_reinterpret(ctx, tine_type_with_lanes(r->type, 1), w);
+    if (!w) tine_clear_error(ctx);
+    return w ? w : r;
+}
+
 static tine_expr_t *join_node(tine_ctx_t *ctx, const tine_expr_t *e, tine_expr_t *rebuilt, tine_expr_t *const *ops, void *user) {
     (void)user;
-    return e->op == TINE_OP_CONCAT ? cat(ctx, e->nops, ops, 0) : narrowed(ctx, unpacked(ctx, rebuilt));
+    return e->op == TINE_OP_CONCAT ? cat(ctx, e->nops, ops, 0) : halves_of(ctx, narrowed(ctx, unpacked(ctx, rebuilt)));
 }
 
 tine_expr_t *tine_retarget_join(tine_ctx_t *ctx, tine_expr_t *root) { return tine_retarget_rewrite(ctx, root, join_node, NULL); }

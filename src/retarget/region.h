@@ -93,6 +93,12 @@ typedef struct rt {
     /* a straight body run in place (retarget.c's run_inline), for widen.c */
     int (*run_body)(struct rt *r, const tine_cnode *s, tine_expr_t **vals, int *n, tine_buf *out);
     rt_wide *wide;          /* the loop being widened, or NULL */
+    /* scalar operands copied, for another read of the same text to share (values.c) */
+    struct rt_capture { char *text; tine_type_t t; tine_expr_t *leaf; int block; } *caps;
+    int ncaps, capcaps;
+    int blocks[64], nblocks, nextblock; /* the blocks being rewritten (ids), innermost last */
+    const tine_cnode **swritten;        /* the scalar variables the function writes */
+    int nswritten, capswritten;
     bool no_widen;          /* --no-widen */
     /* a load in a loop being widened (widen.c, which values.c reaches through this) */
     tine_expr_t *(*wide_load)(struct rt *r, const tine_cnode *p, tine_type_t elem, int lanes, tine_buf *out);

@@ -539,6 +539,23 @@ static int run_inline(rt *r, const tine_cnode *s, tine_expr_t **vals, int *n, ti
     return rt_fail_at(r, s->range.begin, "%s", "a statement tine cannot run as part of straight vector code"), -1;
 }
 
+/* The scalar variables a function writes (assigns, increments, or gives the address of):
+ * a copy of an expression of the others may be shared by two reads (values.c). */
+static void scalar_writes(rt *r, const tine_cnode *e) {
+    if (!e) return;
+    const tine_cnode *d = NULL;
+    if (e->kind == TINE_CE_BINARY && e->name[0] && e->name[strlen(e->name) - 1] == '=' && strcmp(e->name, "==") &&
+        strcmp(e->name, "<=") && strcmp(e->name, ">=") && strcmp(e->name, "!="))
+        d = lvalue_decl(e->kid[0]);
+    if (e->kind == TINE_CE_UNARY && (strstr(e->name, "++") || strstr(e->name, "--") || !strcmp(e->name, "&")))
+        d = lvalue_decl(e->kid[0]);
+    if (d) {
+        TINE_GROW(r->swritten, r->nswritten + 1, r->capswritten);
+        r->swritten[r->nswritten++] = d;
+    }
+    for (int i = 0; i < e->nkids; i++) scalar_writes(r, e->kid[i]);
+}
+
 /* The vector variables declared before `from` that a statement assigns whole (acc = ...:
  * accumulators, into accs, each once); false if it writes one otherwise (a member, an
  * element, its address given to a helper). */
@@ -586,6 +603,8 @@ static bool widen_candidate(rt *r, const tine_cnode *s, const tine_cnode **accs,
 /* A block: its statements between the braces, the text between them kept. */
 static void block(rt *r, const tine_cnode *b, tine_buf *out) {
     int nv0 = r->nvars;
+    if (r->nblocks < 64) r->blocks[r->nblocks] = ++r->nextblock;
+    r->nblocks++;
     char saved[64];
     memcpy(saved, r->indent, sizeof saved);
     tine_buf_puts(out, "{\n");
@@ -620,6 +639,7 @@ static void block(rt *r, const tine_cnode *b, tine_buf *out) {
     r->nvars = n;
     r->nvars = nv0;
     memcpy(r->indent, saved, sizeof saved);
+    r->nblocks--;
     tine_buf_printf(out, "%s}", r->indent);
     reread(r);
 }
@@ -912,6 +932,9 @@ char *tine_retarget(tine_ctx_t *ctx, const char *path, const char *text, const t
         r.nloops = 0;
         int rep0 = r.report ? tine_rt_report_count(r.report) : 0;
         collect_refs(&r, fn->body);
+        for (int k = 0; k < r.ncaps; k++) free(r.caps[k].text);
+        r.ncaps = 0, r.nblocks = 0, r.nswritten = 0;
+        scalar_writes(&r, fn->body);
         memset(r.indent, 0, sizeof r.indent);
         block(&r, fn->body, &fb);
         tine_cemit_forget(r.em);
@@ -1007,6 +1030,9 @@ char *tine_retarget(tine_ctx_t *ctx, const char *path, const char *text, const t
     free(r.declused);
     free(r.refs);
     free(r.written);
+    for (int k = 0; k < r.ncaps; k++) free(r.caps[k].text);
+    free(r.caps);
+    free(r.swritten);
     tine_cemit_free(r.em);
     tine_cfile_free(f);
     if (report && result) *report = tine_rt_report_text(r.report, path);

@@ -133,17 +133,60 @@ char *rt_node_text(rt *r, const tine_cnode *e){
     return b.p;
 }
 
-/* A scalar operand copied where the source reads it. */
+/* Whether an expression reads only variables the function never writes and calls
+ * nothing: its value is the same wherever it is read. */
+static bool unchanging(const rt *r, const tine_cnode *e) {
+    static const char *const ops[] = {"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "~", "!", "==", "!=", "<", ">",
+                                      "<=", ">=", "&&", "||"};
+    switch (e->kind) {
+    case TINE_CE_INT: return true;
+    case TINE_CE_REF:
+        for (int i = 0; i < r->nswritten; i++)
+            if (r->swritten[i] == e->decl) return false;
+        return e->decl && e->type && e->type->kind == TINE_CT_INT;
+    case TINE_CE_PAREN: case TINE_CE_CAST: break;
+    case TINE_CE_UNARY: case TINE_CE_BINARY: { /* no assignment, no ++, no address or memory */
+        bool ok = false;
+        for (size_t i = 0; i < sizeof ops / sizeof *ops && !ok; i++) ok = !strcmp(e->name, ops[i]);
+        if (!ok || (e->kind == TINE_CE_UNARY && (!strcmp(e->name, "&") || !strcmp(e->name, "*")))) return false;
+        break;
+    }
+    default: return false;
+    }
+    for (int i = 0; i < e->nkids; i++)
+        if (e->kid[i] && !unchanging(r, e->kid[i])) return false;
+    return true;
+}
+
+/* A scalar operand copied where the source reads it; the same unchanging text read again
+ * where the first copy is in scope is that copy (vdup_n_u16((uint16_t)mul) and
+ * vmull_high_n_u16(x, (uint16_t)mul): one value, so the halves of one product join). */
 tine_expr_t *rt_capture_scalar(rt *r, const tine_cnode *a, tine_type_t t, tine_buf *out, char *cname){
     int64_t cv;
     if (rt_const_of(r, a, &cv)) return tine_const_int(r->ctx, t, cv);
     char *s = rt_node_text(r, a);
+    bool share = !cname && !r->inline_depth && unchanging(r, a);
+    for (int i = 0; share && i < r->ncaps; i++) {
+        bool open = false;
+        for (int k = 0; k < r->nblocks && k < 64 && !open; k++) open = r->blocks[k] == r->caps[i].block;
+        if (open && tine_type_eq(r->caps[i].t, t) && !strcmp(r->caps[i].text, s)) {
+            free(s);
+            return r->caps[i].leaf;
+        }
+    }
     char name[32], ty[48];
     snprintf(name, sizeof name, "s%d", r->ntmp);
     tine_buf_printf(out, "%sconst %s %s = (%s)(%s);\n", r->indent, tine_cemit_type(r->em, t, ty, sizeof ty), name, ty, s);
-    free(s);
     if (cname) snprintf(cname, 32, "%s", name);
-    return rt_leaf(r, name, t);
+    tine_expr_t *leaf = rt_leaf(r, name, t);
+    /* not in a widened loop's copies: planned (their text dropped), or inside a loop of
+       their own, out of the block's scope */
+    if (share && !r->wide && r->nblocks > 0 && r->nblocks <= 64) {
+        TINE_GROW(r->caps, r->ncaps + 1, r->capcaps);
+        r->caps[r->ncaps++] = (struct rt_capture){tine_strdup(s), t, leaf, r->blocks[r->nblocks - 1]};
+    }
+    free(s);
+    return leaf;
 }
 
 /* The address a load or a store intrinsic is given, as C the target compiles: a pointer to
