@@ -1,0 +1,65 @@
+/* egraph.h — an e-graph: terms hash-consed into equivalence classes, kept closed under
+ * congruence (tine vectorize's search, issue 35; egg's design: deferred rebuilding).
+ *
+ * A node is an operator (op, an integer the user gives meaning to), a datum (a constant,
+ * an array index: part of the node's identity) and child classes. Adding a node that is
+ * already there (its children taken canonically) returns its class. eg_union merges two
+ * classes; the graph is closed under congruence again (f(a) and f(b) in one class once
+ * a and b are) only after eg_rebuild, which repairs the parents of the merged classes as
+ * one batch, as egg does, so that a round of unions costs what it changes. An analysis
+ * (make: a node's datum from its children's, merge: two classes' into one) rides along.
+ */
+#ifndef TINE_EGRAPH_H
+#define TINE_EGRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef uint32_t eg_id;
+typedef struct eg_graph eg_graph;
+
+typedef struct {
+    uint32_t op;
+    int64_t data;
+    uint32_t n;          /* children */
+    const eg_id *kids;   /* canonical after eg_rebuild */
+} eg_node;
+
+/* An analysis: make gives a new node's class its data (children's data by eg_data);
+ * merge folds b's data into a's (the class that stays) and says whether a's changed. */
+typedef struct {
+    void *(*make)(eg_graph *g, const eg_node *n, void *user);
+    bool (*merge)(eg_graph *g, void *a, void *b, void *user);
+    void (*free_data)(void *data, void *user);
+    void *user;
+} eg_analysis;
+
+eg_graph *eg_new(const eg_analysis *analysis); /* analysis may be NULL */
+void eg_free(eg_graph *g);
+
+/* The class of the node (added if it is not there). */
+eg_id eg_add(eg_graph *g, uint32_t op, int64_t data, uint32_t n, const eg_id *kids);
+/* The canonical id of a class. */
+eg_id eg_find(const eg_graph *g, eg_id a);
+/* Merges two classes; false if they were one. Congruence waits for eg_rebuild. */
+bool eg_union(eg_graph *g, eg_id a, eg_id b);
+/* Restores the invariants after unions: every node's children canonical, one node per
+ * canonical form, congruent nodes in one class. Returns how many classes it merged. */
+int eg_rebuild(eg_graph *g);
+
+/* Counts: nodes (distinct canonical forms after a rebuild) and classes. */
+size_t eg_node_count(const eg_graph *g);
+size_t eg_class_count(const eg_graph *g);
+/* The nodes of a class (after eg_rebuild: canonical, each once), by index. */
+size_t eg_class_size(const eg_graph *g, eg_id c);
+eg_node eg_class_node(const eg_graph *g, eg_id c, size_t i);
+/* A class's analysis data. */
+void *eg_data(const eg_graph *g, eg_id c);
+/* Every canonical class id, in order, into out (at most max); how many there are. */
+size_t eg_classes(const eg_graph *g, eg_id *out, size_t max);
+
+/* Checks the invariants (tests): NULL, or what is broken. */
+const char *eg_check(const eg_graph *g);
+
+#endif

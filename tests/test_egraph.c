@@ -1,0 +1,167 @@
+/* test_egraph.c — the e-graph's core (src/egraph): hash-consing, congruence after unions
+ * and a rebuild, the invariants (eg_check), an analysis carried through merges, and
+ * random terms and unions against a naive congruence closure computed independently.
+ */
+#include "egraph/egraph.h"
+#include "internal.h"
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void invariants(eg_graph *g, const char *when) {
+    const char *why = eg_check(g);
+    check(!why, "%s: %s", when, why ? why : "");
+}
+
+static void test_basics(void) {
+    eg_graph *g = eg_new(NULL);
+    enum { A = 1, B, F, G };
+    eg_id a = eg_add(g, A, 0, 0, NULL), b = eg_add(g, B, 0, 0, NULL);
+    eg_id fa = eg_add(g, F, 0, 1, &a), fb = eg_add(g, F, 0, 1, &b);
+    eg_id gfa = eg_add(g, G, 0, 1, &fa), gfb = eg_add(g, G, 0, 1, &fb);
+    check(eg_add(g, F, 0, 1, &a) == fa, "adding f(a) again gives another class");
+    check(eg_add(g, F, 7, 1, &a) != fa, "the datum is not part of a node's identity");
+    check(eg_node_count(g) == 7 && eg_class_count(g) == 7, "7 nodes in 7 classes: %zu in %zu", eg_node_count(g),
+          eg_class_count(g));
+    invariants(g, "after adding");
+    check(eg_union(g, a, b), "a and b were already one");
+    check(!eg_union(g, b, a), "a union of one class twice");
+    int merged = eg_rebuild(g);
+    check(eg_find(g, fa) == eg_find(g, fb), "f(a) and f(b) not congruent after a = b");
+    check(eg_find(g, gfa) == eg_find(g, gfb), "g(f(a)) and g(f(b)) not congruent (upward)");
+    check(merged == 2, "the rebuild merged %d classes, want 2", merged);
+    check(eg_node_count(g) == 5 && eg_class_count(g) == 4, "5 nodes in 4 classes after: %zu in %zu", eg_node_count(g),
+          eg_class_count(g));
+    check(eg_class_size(g, fa) == 1, "f(a) and f(b) are one node: class of %zu", eg_class_size(g, fa));
+    check(eg_class_size(g, a) == 2, "a and b stay two nodes of one class: %zu", eg_class_size(g, a));
+    check(eg_add(g, F, 0, 1, &b) == eg_find(g, fa), "f(b) added after the rebuild is not f(a)'s class");
+    invariants(g, "after the rebuild");
+    eg_free(g);
+}
+
+/* an analysis: the smallest constant a class is known to equal (or none) */
+typedef struct {
+    bool known;
+    int64_t v;
+} konst;
+
+static void *k_make(eg_graph *g, const eg_node *n, void *user) {
+    (void)user;
+    konst *k = malloc(sizeof *k);
+    k->known = n->op == 100; /* a constant leaf */
+    k->v = n->data;
+    if (n->op == 101 && n->n == 2) { /* add */
+        const konst *x = eg_data(g, n->kids[0]), *y = eg_data(g, n->kids[1]);
+        k->known = x && y && x->known && y->known;
+        k->v = k->known ? x->v + y->v : 0;
+    }
+    return k;
+}
+
+static bool k_merge(eg_graph *g, void *a, void *b, void *user) {
+    (void)g, (void)user;
+    konst *x = a;
+    const konst *y = b;
+    if (!y->known || (x->known && x->v <= y->v)) return false;
+    *x = *y;
+    return true;
+}
+
+static void k_free(void *d, void *user) {
+    (void)user;
+    free(d);
+}
+
+static void test_analysis(void) {
+    eg_analysis an = {k_make, k_merge, k_free, NULL};
+    eg_graph *g = eg_new(&an);
+    eg_id x = eg_add(g, 1, 0, 0, NULL), two = eg_add(g, 100, 2, 0, NULL), three = eg_add(g, 100, 3, 0, NULL);
+    eg_id kids[2] = {x, three};
+    eg_id s = eg_add(g, 101, 0, 2, kids);
+    const konst *ks = eg_data(g, s);
+    check(ks && !ks->known, "x + 3 known before x is");
+    eg_union(g, x, two);
+    eg_rebuild(g);
+    ks = eg_data(g, s);
+    check(ks && ks->known && ks->v == 5, "x = 2 does not make x + 3 known as 5 (%d, %lld)", ks ? ks->known : -1,
+          ks ? (long long)ks->v : 0);
+    invariants(g, "with an analysis");
+    eg_free(g);
+}
+
+/* Random terms over a few leaves and binary operators, random unions of leaves, then a
+ * rebuild: two terms are in one class exactly when a naive closure (terms equal if their
+ * leaves were unioned, or if they have one operator and equal children) says so. */
+enum { NT = 400 };
+static int op_of[NT], l_of[NT], r_of[NT], leaf_of[NT];
+static int naive[NT]; /* a representative term per term */
+
+static int nfind(int a) { return naive[a] == a ? a : (naive[a] = nfind(naive[a])); }
+
+static void test_random(uint64_t seed) {
+    uint64_t s = seed;
+    eg_graph *g = eg_new(NULL);
+    eg_id id[NT];
+    int nleaves = 6;
+    for (int i = 0; i < NT; i++) {
+        if (i < nleaves) {
+            op_of[i] = -1, leaf_of[i] = i;
+            id[i] = eg_add(g, 1000 + (uint32_t)i, 0, 0, NULL);
+        } else {
+            op_of[i] = (int)(tine_rand64(&s) % 2);
+            l_of[i] = (int)(tine_rand64(&s) % (uint64_t)i);
+            r_of[i] = (int)(tine_rand64(&s) % (uint64_t)i);
+            eg_id k[2] = {id[l_of[i]], id[r_of[i]]};
+            id[i] = eg_add(g, (uint32_t)op_of[i], 0, 2, k);
+        }
+        naive[i] = i;
+    }
+    /* hash-consing: terms of one form at the start are one class */
+    for (int i = 0; i < NT; i++) {
+        for (int j = 0; j < i; j++)
+            if (op_of[i] >= 0 && op_of[i] == op_of[j] && eg_find(g, id[l_of[i]]) == eg_find(g, id[l_of[j]]) &&
+                eg_find(g, id[r_of[i]]) == eg_find(g, id[r_of[j]]) && nfind(i) != nfind(j))
+                naive[nfind(i)] = nfind(j);
+    }
+    int nunions = 1 + (int)(tine_rand64(&s) % 3);
+    for (int u = 0; u < nunions; u++) {
+        int a = (int)(tine_rand64(&s) % (uint64_t)nleaves), b = (int)(tine_rand64(&s) % (uint64_t)nleaves);
+        eg_union(g, id[a], id[b]);
+        if (nfind(a) != nfind(b)) naive[nfind(a)] = nfind(b);
+    }
+    eg_rebuild(g);
+    /* the naive closure: merge congruent terms until nothing changes */
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int i = nleaves; i < NT; i++)
+            for (int j = nleaves; j < i; j++)
+                if (op_of[i] == op_of[j] && nfind(l_of[i]) == nfind(l_of[j]) && nfind(r_of[i]) == nfind(r_of[j]) &&
+                    nfind(i) != nfind(j)) {
+                    naive[nfind(i)] = nfind(j);
+                    changed = true;
+                }
+    }
+    int wrong = 0;
+    for (int i = 0; i < NT && wrong < 3; i++)
+        for (int j = 0; j < i && wrong < 3; j++) {
+            bool e = eg_find(g, id[i]) == eg_find(g, id[j]), n = nfind(i) == nfind(j);
+            if (e != n) {
+                check(false, "seed %llu: terms %d and %d are %s by the e-graph, %s by the closure",
+                      (unsigned long long)seed, i, j, e ? "equal" : "apart", n ? "equal" : "apart");
+                wrong++;
+            }
+        }
+    if (!wrong) pass();
+    invariants(g, "random terms");
+    eg_free(g);
+}
+
+int main(void) {
+    test_basics();
+    test_analysis();
+    for (uint64_t seed = 1; seed <= 40; seed++) test_random(seed);
+    printf("test_egraph: %lld checks passed, %lld failed\n", g_pass, g_fail);
+    return g_fail != 0;
+}
