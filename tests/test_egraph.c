@@ -1,6 +1,7 @@
 /* test_egraph.c — the e-graph's core (src/egraph): hash-consing, congruence after unions
- * and a rebuild, the invariants (eg_check), an analysis carried through merges, and
- * random terms and unions against a naive congruence closure computed independently.
+ * and a rebuild, the invariants (eg_check), an analysis carried through merges, random
+ * terms and unions against a naive congruence closure computed independently; e-matching
+ * of nested patterns with repeated variables and data, against counts from the classes.
  */
 #include "egraph/egraph.h"
 #include "internal.h"
@@ -158,10 +159,94 @@ static void test_random(uint64_t seed) {
     eg_free(g);
 }
 
+/* ---- e-matching ---- */
+
+typedef struct {
+    eg_id roots[64], x[64], y[64];
+    int n;
+} found;
+
+static void collect(eg_id root, const eg_id *subst, void *user) {
+    found *f = user;
+    if (f->n < 64) f->roots[f->n] = root, f->x[f->n] = subst[0], f->y[f->n] = subst[1], f->n++;
+}
+
+static void test_match(void) {
+    eg_graph *g = eg_new(NULL);
+    enum { A = 1, B, F, G };
+    eg_id a = eg_add(g, A, 0, 0, NULL), b = eg_add(g, B, 0, 0, NULL);
+    eg_id ga = eg_add(g, G, 0, 1, &a), gb = eg_add(g, G, 0, 1, &b);
+    eg_id k1[2] = {ga, a}, k2[2] = {gb, a};
+    eg_id f1 = eg_add(g, F, 0, 2, k1), f2 = eg_add(g, F, 0, 2, k2);
+    /* f(g(?x), ?x) */
+    eg_pat_node pn[3] = {{.var = -1, .op = F, .n = 2, .kids = {1, 2}}, {.var = -1, .op = G, .n = 1, .kids = {2}}, {.var = 0}};
+    eg_pattern p = {pn, 0, 1};
+    found f = {0};
+    size_t n = eg_match(g, &p, collect, &f);
+    check(n == 1 && f.roots[0] == eg_find(g, f1) && f.x[0] == eg_find(g, a), "f(g(?x), ?x): %zu matches, want f(g(a), a)", n);
+    (void)f2;
+    eg_union(g, a, b);
+    eg_rebuild(g);
+    f.n = 0;
+    n = eg_match(g, &p, collect, &f);
+    check(n == 1 && f.roots[0] == eg_find(g, f1) && f.x[0] == eg_find(g, a),
+          "after a = b, f(g(?x), ?x) matches the one merged class once: %zu", n);
+    /* a datum: g with any datum, and with one */
+    eg_id c9 = eg_add(g, G, 9, 1, &a);
+    eg_pat_node q[2] = {{.var = -1, .op = G, .n = 1, .any_data = true, .kids = {1}}, {.var = 0}};
+    eg_pattern pq = {q, 0, 1};
+    check(eg_match(g, &pq, NULL, NULL) == 2, "g(?x) with any datum: %zu matches, want 2", eg_match(g, &pq, NULL, NULL));
+    q[0].any_data = false, q[0].data = 9;
+    f.n = 0;
+    check(eg_match(g, &pq, collect, &f) == 1 && f.roots[0] == eg_find(g, c9), "g[9](?x) does not match only g[9](a)");
+    eg_free(g);
+}
+
+/* Random graphs: matches of op0(?x, ?x) and op1(op0(?x, ?y), ?y) against a count from the
+ * classes' nodes. */
+static void test_match_random(uint64_t seed) {
+    uint64_t s = seed;
+    eg_graph *g = eg_new(NULL);
+    eg_id id[120];
+    for (int i = 0; i < 120; i++) {
+        if (i < 5) {
+            id[i] = eg_add(g, 1000 + (uint32_t)i, 0, 0, NULL);
+            continue;
+        }
+        eg_id k[2] = {id[tine_rand64(&s) % (uint64_t)i], id[tine_rand64(&s) % (uint64_t)i]};
+        id[i] = eg_add(g, (uint32_t)(tine_rand64(&s) % 2), 0, 2, k);
+    }
+    for (int u = 0; u < 3; u++) eg_union(g, id[tine_rand64(&s) % 120], id[tine_rand64(&s) % 120]);
+    eg_rebuild(g);
+    eg_id cls[256];
+    size_t nc = eg_classes(g, cls, 256);
+    size_t want1 = 0, want2 = 0;
+    for (size_t ci = 0; ci < nc && ci < 256; ci++)
+        for (size_t i = 0; i < eg_class_size(g, cls[ci]); i++) {
+            eg_node n = eg_class_node(g, cls[ci], i);
+            if (n.op == 0 && n.n == 2 && n.kids[0] == n.kids[1]) want1++;
+            if (n.op != 1 || n.n != 2) continue;
+            for (size_t j = 0; j < eg_class_size(g, n.kids[0]); j++) {
+                eg_node m = eg_class_node(g, n.kids[0], j);
+                if (m.op == 0 && m.n == 2 && m.kids[1] == n.kids[1]) want2++;
+            }
+        }
+    eg_pat_node p1[2] = {{.var = -1, .op = 0, .n = 2, .kids = {1, 1}}, {.var = 0}};
+    eg_pat_node p2[4] = {{.var = -1, .op = 1, .n = 2, .kids = {1, 3}}, {.var = -1, .op = 0, .n = 2, .kids = {2, 3}}, {.var = 0},
+                         {.var = 1}};
+    eg_pattern a = {p1, 0, 1}, b = {p2, 0, 2};
+    size_t got1 = eg_match(g, &a, NULL, NULL), got2 = eg_match(g, &b, NULL, NULL);
+    check(got1 == want1 && got2 == want2, "seed %llu: %zu and %zu matches, the classes' nodes give %zu and %zu",
+          (unsigned long long)seed, got1, got2, want1, want2);
+    eg_free(g);
+}
+
 int main(void) {
     test_basics();
     test_analysis();
     for (uint64_t seed = 1; seed <= 40; seed++) test_random(seed);
+    test_match();
+    for (uint64_t seed = 1; seed <= 40; seed++) test_match_random(seed);
     printf("test_egraph: %lld checks passed, %lld failed\n", g_pass, g_fail);
     return g_fail != 0;
 }

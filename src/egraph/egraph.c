@@ -297,6 +297,74 @@ size_t eg_classes(const eg_graph *g, eg_id *out, size_t max) {
     return k;
 }
 
+/* ---- e-matching ------------------------------------------------------------------------- */
+
+typedef struct {
+    const eg_graph *g;
+    const eg_pattern *p;
+    eg_match_fn fn;
+    void *user;
+    eg_id root;
+    size_t count;
+} matcher;
+
+/* Pattern node pn against class c under subst (bound[v] says which are set); for each
+ * way it matches, k(next) continues with the extended substitution. Written as an
+ * explicit continuation over a stack of pending (pattern node, class) pairs. */
+typedef struct {
+    int pn;
+    eg_id c;
+} goal;
+
+static void solve(matcher *m, goal *goals, int ngoals, eg_id *subst, bool *bound) {
+    if (!ngoals) {
+        m->count++;
+        if (m->fn) m->fn(m->root, subst, m->user);
+        return;
+    }
+    goal gl = goals[ngoals - 1];
+    const eg_pat_node *pn = &m->p->nodes[gl.pn];
+    const eg_graph *g = m->g;
+    if (pn->var >= 0) {
+        if (bound[pn->var]) {
+            if (subst[pn->var] == gl.c) solve(m, goals, ngoals - 1, subst, bound);
+            return;
+        }
+        bound[pn->var] = true, subst[pn->var] = gl.c;
+        solve(m, goals, ngoals - 1, subst, bound);
+        bound[pn->var] = false;
+        return;
+    }
+    const class_t *k = &g->cls[gl.c];
+    goal *next = tine_xmalloc(sizeof *next * (size_t)(ngoals - 1 + (int)pn->n + 1));
+    for (uint32_t i = 0; i < k->n; i++) {
+        const node_t *x = &g->nodes[k->nodes[i]];
+        if (x->dead || x->op != pn->op || x->n != pn->n || (!pn->any_data && x->data != pn->data)) continue;
+        memcpy(next, goals, sizeof *goals * (size_t)(ngoals - 1));
+        for (uint32_t j = 0; j < x->n; j++) next[ngoals - 1 + (int)j] = (goal){pn->kids[j], g->kids[x->first + j]};
+        eg_id saved[EG_MAX_VARS];
+        bool sb[EG_MAX_VARS];
+        memcpy(saved, subst, sizeof saved), memcpy(sb, bound, sizeof sb);
+        solve(m, next, ngoals - 1 + (int)x->n, subst, bound);
+        memcpy(subst, saved, sizeof saved), memcpy(bound, sb, sizeof sb);
+    }
+    free(next);
+}
+
+size_t eg_match(const eg_graph *g, const eg_pattern *p, eg_match_fn fn, void *user) {
+    matcher m = {g, p, fn, user, 0, 0};
+    if (p->nvars > EG_MAX_VARS) return 0;
+    for (eg_id c = 0; c < g->nc; c++) {
+        if (g->uf[c] != c) continue;
+        eg_id subst[EG_MAX_VARS] = {0};
+        bool bound[EG_MAX_VARS] = {false};
+        goal gl = {p->root, c};
+        m.root = c;
+        solve(&m, &gl, 1, subst, bound);
+    }
+    return m.count;
+}
+
 const char *eg_check(const eg_graph *g) {
     if (g->npend) return "unions not rebuilt";
     size_t live = 0;

@@ -59,6 +59,31 @@ void *eg_data(const eg_graph *g, eg_id c);
 /* Every canonical class id, in order, into out (at most max); how many there are. */
 size_t eg_classes(const eg_graph *g, eg_id *out, size_t max);
 
+/* ---- e-matching ----------------------------------------------------------------------- */
+
+/* A pattern: a tree of nodes, each an operator with children (patterns) or a variable
+ * (?x: any class; a variable that occurs twice matches one class twice). */
+enum { EG_MAX_VARS = 16, EG_MAX_KIDS = 8 };
+typedef struct {
+    int var;             /* >= 0: the variable ?var (the rest is unused) */
+    uint32_t op;
+    bool any_data;       /* match any datum, else exactly `data` */
+    int64_t data;
+    uint32_t n;
+    int kids[EG_MAX_KIDS]; /* indexes of the children in the pattern's nodes */
+} eg_pat_node;
+
+typedef struct {
+    const eg_pat_node *nodes;
+    int root, nvars;
+} eg_pattern;
+
+/* One match: the class the pattern's root is in, and each variable's class. */
+typedef void (*eg_match_fn)(eg_id root, const eg_id *subst, void *user);
+/* Every match of p in the graph (after eg_rebuild), each (root, substitution) once; their
+ * count. */
+size_t eg_match(const eg_graph *g, const eg_pattern *p, eg_match_fn fn, void *user);
+
 /* Checks the invariants (tests): NULL, or what is broken. */
 const char *eg_check(const eg_graph *g);
 
