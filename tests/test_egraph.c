@@ -1,12 +1,14 @@
 /* test_egraph.c — the e-graph's core (src/egraph): hash-consing, congruence after unions
  * and a rebuild, the invariants (eg_check), an analysis carried through merges, random
  * terms and unions against a naive congruence closure computed independently; e-matching
- * of nested patterns with repeated variables and data, against counts from the classes.
+ * of nested patterns with repeated variables and data, against counts from the classes;
+ * tree-cost extraction against every choice of one node per class on small graphs.
  */
 #include "egraph/egraph.h"
 #include "internal.h"
 #include "testutil.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -241,12 +243,82 @@ static void test_match_random(uint64_t seed) {
     eg_free(g);
 }
 
+/* ---- extraction ---- */
+
+static double node_cost(const eg_node *n, void *user) {
+    (void)user;
+    return n->n == 0 ? 1 + (double)(n->op % 4) : 2 + (double)n->op;
+}
+
+/* the tree cost of class c under a choice of one node per class (INFINITY on a cycle) */
+static double tree_cost(eg_graph *g, const eg_id *cls, size_t nc, const size_t *choice, eg_id c, int depth) {
+    if (depth > 64) return INFINITY;
+    size_t ci = 0;
+    while (ci < nc && cls[ci] != c) ci++;
+    eg_node n = eg_class_node(g, c, choice[ci]);
+    double t = node_cost(&n, NULL);
+    for (uint32_t j = 0; j < n.n && t < INFINITY; j++) t += tree_cost(g, cls, nc, choice, eg_find(g, n.kids[j]), depth + 1);
+    return t;
+}
+
+static void test_extract_random(uint64_t seed) {
+    uint64_t s = seed;
+    eg_graph *g = eg_new(NULL);
+    eg_id id[12];
+    for (int i = 0; i < 12; i++) {
+        if (i < 4) {
+            id[i] = eg_add(g, 10 + (uint32_t)i, 0, 0, NULL);
+            continue;
+        }
+        eg_id k[2] = {id[tine_rand64(&s) % (uint64_t)i], id[tine_rand64(&s) % (uint64_t)i]};
+        id[i] = eg_add(g, (uint32_t)(tine_rand64(&s) % 3), 0, 2, k);
+    }
+    int nu = 1 + (int)(tine_rand64(&s) % 3); /* unions may close cycles */
+    for (int u = 0; u < nu; u++) eg_union(g, id[tine_rand64(&s) % 12], id[tine_rand64(&s) % 12]);
+    eg_rebuild(g);
+    eg_id cls[16];
+    size_t nc = eg_classes(g, cls, 16);
+    double *cost = malloc(sizeof *cost * eg_id_limit(g));
+    uint32_t *best = malloc(sizeof *best * eg_id_limit(g));
+    eg_extract_tree(g, node_cost, NULL, cost, best);
+    /* every choice of one node per class, the cheapest tree per class */
+    double want[16];
+    for (size_t i = 0; i < nc; i++) want[i] = INFINITY;
+    size_t choice[16] = {0}, combos = 1;
+    for (size_t i = 0; i < nc; i++) combos *= eg_class_size(g, cls[i]);
+    for (size_t k = 0; k < combos && combos <= 200000; k++) {
+        size_t r = k;
+        for (size_t i = 0; i < nc; i++) choice[i] = r % eg_class_size(g, cls[i]), r /= eg_class_size(g, cls[i]);
+        for (size_t i = 0; i < nc; i++) {
+            double t = tree_cost(g, cls, nc, choice, cls[i], 0);
+            if (t < want[i]) want[i] = t;
+        }
+    }
+    bool ok = combos <= 200000;
+    for (size_t i = 0; i < nc && ok; i++) {
+        ok = cost[cls[i]] == want[i];
+        if (ok && want[i] < INFINITY) { /* the node chosen gives the cost */
+            eg_node n = eg_class_node(g, cls[i], best[cls[i]]);
+            double t = node_cost(&n, NULL);
+            for (uint32_t j = 0; j < n.n; j++) t += cost[eg_find(g, n.kids[j])];
+            ok = t == cost[cls[i]];
+        }
+        if (!ok) check(false, "seed %llu: class %u costs %g, the cheapest tree %g", (unsigned long long)seed, cls[i],
+                       cost[cls[i]], want[i]);
+    }
+    if (ok) pass();
+    free(cost);
+    free(best);
+    eg_free(g);
+}
+
 int main(void) {
     test_basics();
     test_analysis();
     for (uint64_t seed = 1; seed <= 40; seed++) test_random(seed);
     test_match();
     for (uint64_t seed = 1; seed <= 40; seed++) test_match_random(seed);
+    for (uint64_t seed = 1; seed <= 60; seed++) test_extract_random(seed);
     printf("test_egraph: %lld checks passed, %lld failed\n", g_pass, g_fail);
     return g_fail != 0;
 }

@@ -13,6 +13,8 @@
 
 #include "../internal.h"
 
+#include <math.h>
+
 typedef struct {
     uint32_t op, n, first;
     int64_t data;
@@ -363,6 +365,30 @@ size_t eg_match(const eg_graph *g, const eg_pattern *p, eg_match_fn fn, void *us
         solve(&m, &gl, 1, subst, bound);
     }
     return m.count;
+}
+
+/* ---- extraction ------------------------------------------------------------------------- */
+
+size_t eg_id_limit(const eg_graph *g) { return g->nc; }
+
+/* Costs only fall, and each class's is the cost of a finite term, so the rounds end (at
+ * most one per class on the longest chain of best choices). */
+void eg_extract_tree(const eg_graph *g, eg_cost_fn fn, void *user, double *cost, uint32_t *best) {
+    for (eg_id c = 0; c < g->nc; c++) cost[c] = INFINITY, best[c] = UINT32_MAX;
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (eg_id c = 0; c < g->nc; c++) {
+            if (g->uf[c] != c) continue;
+            const class_t *k = &g->cls[c];
+            for (uint32_t i = 0; i < k->n; i++) {
+                const node_t *x = &g->nodes[k->nodes[i]];
+                eg_node v = view(g, k->nodes[i]);
+                double t = fn(&v, user);
+                for (uint32_t j = 0; j < x->n && t < INFINITY; j++) t += cost[eg_find(g, g->kids[x->first + j])];
+                if (t < cost[c]) cost[c] = t, best[c] = i, changed = true;
+            }
+        }
+    }
 }
 
 const char *eg_check(const eg_graph *g) {

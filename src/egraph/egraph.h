@@ -84,6 +84,18 @@ typedef void (*eg_match_fn)(eg_id root, const eg_id *subst, void *user);
  * count. */
 size_t eg_match(const eg_graph *g, const eg_pattern *p, eg_match_fn fn, void *user);
 
+/* ---- extraction ---------------------------------------------------------------------- */
+
+/* A node's own cost (its children's are added by the extraction). */
+typedef double (*eg_cost_fn)(const eg_node *n, void *user);
+/* One past the largest class id (the size of per-class arrays). */
+size_t eg_id_limit(const eg_graph *g);
+/* The cheapest term of every class by tree cost (a node's cost plus each child's, a child
+ * used twice counted twice; Diospyros's cost): for each canonical class c, cost[c] and
+ * best[c], the index of the chosen node among eg_class_node(c, ·); INFINITY and
+ * UINT32_MAX for a class with no finite term (only cycles). After eg_rebuild. */
+void eg_extract_tree(const eg_graph *g, eg_cost_fn fn, void *user, double *cost, uint32_t *best);
+
 /* Checks the invariants (tests): NULL, or what is broken. */
 const char *eg_check(const eg_graph *g);
 
