@@ -204,20 +204,27 @@ static void test_match(void) {
     eg_free(g);
 }
 
+/* A random graph: `leaves` leaves (ops base, base + 1 ...), then binary nodes of ops 0 ..
+ * nops-1 over anything added before; ids in id[0 .. n). */
+static eg_graph *random_graph(uint64_t *s, eg_id *id, int n, int leaves, uint32_t base, uint32_t nops) {
+    eg_graph *g = eg_new(NULL);
+    for (int i = 0; i < n; i++) {
+        if (i < leaves) {
+            id[i] = eg_add(g, base + (uint32_t)i, 0, 0, NULL);
+            continue;
+        }
+        eg_id k[2] = {id[tine_rand64(s) % (uint64_t)i], id[tine_rand64(s) % (uint64_t)i]};
+        id[i] = eg_add(g, (uint32_t)(tine_rand64(s) % nops), 0, 2, k);
+    }
+    return g;
+}
+
 /* Random graphs: matches of op0(?x, ?x) and op1(op0(?x, ?y), ?y) against a count from the
  * classes' nodes. */
 static void test_match_random(uint64_t seed) {
     uint64_t s = seed;
-    eg_graph *g = eg_new(NULL);
     eg_id id[120];
-    for (int i = 0; i < 120; i++) {
-        if (i < 5) {
-            id[i] = eg_add(g, 1000 + (uint32_t)i, 0, 0, NULL);
-            continue;
-        }
-        eg_id k[2] = {id[tine_rand64(&s) % (uint64_t)i], id[tine_rand64(&s) % (uint64_t)i]};
-        id[i] = eg_add(g, (uint32_t)(tine_rand64(&s) % 2), 0, 2, k);
-    }
+    eg_graph *g = random_graph(&s, id, 120, 5, 1000, 2);
     for (int u = 0; u < 3; u++) eg_union(g, id[tine_rand64(&s) % 120], id[tine_rand64(&s) % 120]);
     eg_rebuild(g);
     eg_id cls[256];
@@ -263,16 +270,8 @@ static double tree_cost(eg_graph *g, const eg_id *cls, size_t nc, const size_t *
 
 static void test_extract_random(uint64_t seed) {
     uint64_t s = seed;
-    eg_graph *g = eg_new(NULL);
     eg_id id[12];
-    for (int i = 0; i < 12; i++) {
-        if (i < 4) {
-            id[i] = eg_add(g, 10 + (uint32_t)i, 0, 0, NULL);
-            continue;
-        }
-        eg_id k[2] = {id[tine_rand64(&s) % (uint64_t)i], id[tine_rand64(&s) % (uint64_t)i]};
-        id[i] = eg_add(g, (uint32_t)(tine_rand64(&s) % 3), 0, 2, k);
-    }
+    eg_graph *g = random_graph(&s, id, 12, 4, 10, 3);
     int nu = 1 + (int)(tine_rand64(&s) % 3); /* unions may close cycles */
     for (int u = 0; u < nu; u++) eg_union(g, id[tine_rand64(&s) % 12], id[tine_rand64(&s) % 12]);
     eg_rebuild(g);
