@@ -311,6 +311,84 @@ static void test_extract_random(uint64_t seed) {
     eg_free(g);
 }
 
+/* ---- rewriting to saturation ---- */
+
+enum { MUL = 1, DIV, SHL, CONST, VAR };
+
+static double op_cost(const eg_node *n, void *user) {
+    (void)user;
+    return n->op == MUL || n->op == DIV ? 4 : 1;
+}
+
+/* egg's own first example: (a * 2) / 2 is a, through x * 2 = x << 1 (the cheaper form),
+ * (x * y) / z = x * (y / z), x / x = 1, x * 1 = x; and a chain of products under
+ * commutativity and associativity grows until the node limit */
+static void test_run(size_t match_limit) {
+    eg_graph *g = eg_new(NULL);
+    eg_id a = eg_add(g, VAR, 0, 0, NULL), two = eg_add(g, CONST, 2, 0, NULL);
+    eg_id k1[2] = {a, two};
+    eg_id m = eg_add(g, MUL, 0, 2, k1);
+    eg_id k2[2] = {m, two};
+    eg_id root = eg_add(g, DIV, 0, 2, k2);
+    /* lhs and rhs patterns: ?0 ?1 ?2 are x y z */
+    static const eg_pat_node mul2[] = {{.var = -1, .op = MUL, .n = 2, .kids = {1, 2}}, {.var = 0}, {.var = -1, .op = CONST, .data = 2}};
+    static const eg_pat_node shl1[] = {{.var = -1, .op = SHL, .n = 2, .kids = {1, 2}}, {.var = 0}, {.var = -1, .op = CONST, .data = 1}};
+    static const eg_pat_node divmul[] = {{.var = -1, .op = DIV, .n = 2, .kids = {1, 4}}, {.var = -1, .op = MUL, .n = 2, .kids = {2, 3}},
+                                         {.var = 0}, {.var = 1}, {.var = 2}};
+    static const eg_pat_node muldiv[] = {{.var = -1, .op = MUL, .n = 2, .kids = {1, 2}}, {.var = 0},
+                                         {.var = -1, .op = DIV, .n = 2, .kids = {3, 4}}, {.var = 1}, {.var = 2}};
+    static const eg_pat_node divself[] = {{.var = -1, .op = DIV, .n = 2, .kids = {1, 1}}, {.var = 0}};
+    static const eg_pat_node one[] = {{.var = -1, .op = CONST, .data = 1}};
+    static const eg_pat_node mul1[] = {{.var = -1, .op = MUL, .n = 2, .kids = {1, 2}}, {.var = 0}, {.var = -1, .op = CONST, .data = 1}};
+    static const eg_pat_node x[] = {{.var = 0}};
+    eg_rule rules[] = {
+        {"mul2", {mul2, 0, 1}, {shl1, 0, 1}, NULL, NULL},
+        {"div_assoc", {divmul, 0, 3}, {muldiv, 0, 3}, NULL, NULL},
+        {"div_self", {divself, 0, 1}, {one, 0, 0}, NULL, NULL},
+        {"mul1", {mul1, 0, 1}, {x, 0, 1}, NULL, NULL},
+    };
+    eg_limits lim = {.match_limit = match_limit};
+    eg_report rep = eg_run(g, rules, 4, &lim);
+    check(rep.stop == EG_SATURATED, "(a * 2) / 2 (match limit %zu): stopped by %d, not saturated", match_limit, rep.stop);
+    check(eg_find(g, root) == eg_find(g, a), "(a * 2) / 2 (match limit %zu) is not a", match_limit);
+    check(eg_find(g, m) != eg_find(g, a), "a * 2 became a");
+    double *cost = malloc(sizeof *cost * eg_id_limit(g));
+    uint32_t *best = malloc(sizeof *best * eg_id_limit(g));
+    eg_extract_tree(g, op_cost, NULL, cost, best);
+    eg_node bm = eg_class_node(g, m, best[eg_find(g, m)]);
+    check(cost[eg_find(g, root)] == 1 && bm.op == SHL, "the cheapest forms: (a * 2) / 2 costs %g, a * 2 is op %u",
+          cost[eg_find(g, root)], bm.op);
+    invariants(g, "after the run");
+    free(cost), free(best);
+    eg_free(g);
+
+    /* growth: x0 * (x1 * (x2 * ...)) under commutativity and associativity */
+    g = eg_new(NULL);
+    eg_id t = eg_add(g, VAR, 0, 0, NULL);
+    for (int i = 1; i < 9; i++) {
+        eg_id k[2] = {eg_add(g, VAR, i, 0, NULL), t};
+        t = eg_add(g, MUL, 0, 2, k);
+    }
+    static const eg_pat_node mxy[] = {{.var = -1, .op = MUL, .n = 2, .kids = {1, 2}}, {.var = 0}, {.var = 1}};
+    static const eg_pat_node myx[] = {{.var = -1, .op = MUL, .n = 2, .kids = {2, 1}}, {.var = 0}, {.var = 1}};
+    static const eg_pat_node assoc_l[] = {{.var = -1, .op = MUL, .n = 2, .kids = {1, 2}}, {.var = 0},
+                                          {.var = -1, .op = MUL, .n = 2, .kids = {3, 4}}, {.var = 1}, {.var = 2}};
+    static const eg_pat_node assoc_r[] = {{.var = -1, .op = MUL, .n = 2, .kids = {1, 4}}, {.var = -1, .op = MUL, .n = 2, .kids = {2, 3}},
+                                          {.var = 0}, {.var = 1}, {.var = 2}};
+    eg_rule ac[] = {{"comm", {mxy, 0, 2}, {myx, 0, 2}, NULL, NULL}, {"assoc", {assoc_l, 0, 3}, {assoc_r, 0, 3}, NULL, NULL}};
+    eg_limits small = {.max_nodes = 2000, .match_limit = match_limit};
+    rep = eg_run(g, ac, 2, &small);
+    if (match_limit >= 1000)
+        check(rep.stop == EG_NODE_LIMIT && rep.nodes >= 2000 && rep.nodes < 2000 + 2000,
+              "a product of 9 under AC: stopped by %d at %zu nodes, want the node limit", rep.stop, rep.nodes);
+    else /* the rules banned, then let through with doubled limits: held back for all 30 rounds */
+        check(rep.stop == EG_ITER_LIMIT && rep.nodes < 2000,
+              "a product of 9 under AC, match limit 1: stopped by %d at %zu nodes, want the rounds' limit", rep.stop,
+              rep.nodes);
+    invariants(g, "after the node limit");
+    eg_free(g);
+}
+
 int main(void) {
     test_basics();
     test_analysis();
@@ -318,6 +396,8 @@ int main(void) {
     test_match();
     for (uint64_t seed = 1; seed <= 40; seed++) test_match_random(seed);
     for (uint64_t seed = 1; seed <= 60; seed++) test_extract_random(seed);
+    test_run(1000);
+    test_run(1); /* every rule banned at first: the backoff lets it through later */
     printf("test_egraph: %lld checks passed, %lld failed\n", g_pass, g_fail);
     return g_fail != 0;
 }

@@ -367,6 +367,89 @@ size_t eg_match(const eg_graph *g, const eg_pattern *p, eg_match_fn fn, void *us
     return m.count;
 }
 
+/* ---- rewriting to saturation ---------------------------------------------------------- */
+
+static eg_id inst(eg_graph *g, const eg_pattern *p, int pn, const eg_id *subst) {
+    const eg_pat_node *n = &p->nodes[pn];
+    if (n->var >= 0) return subst[n->var];
+    eg_id kids[EG_MAX_KIDS];
+    for (uint32_t i = 0; i < n->n && i < EG_MAX_KIDS; i++) kids[i] = inst(g, p, n->kids[i], subst);
+    return eg_add(g, n->op, n->data, n->n, kids);
+}
+
+eg_id eg_instantiate(eg_graph *g, const eg_pattern *p, const eg_id *subst) { return inst(g, p, p->root, subst); }
+
+typedef struct {
+    eg_id *roots, *substs;
+    size_t n, cap, nvars;
+} match_list;
+
+static void keep_match(eg_id root, const eg_id *subst, void *user) {
+    match_list *l = user;
+    TINE_GROW(l->roots, l->n + 1, l->cap);
+    l->substs = tine_xrealloc_array(l->substs, l->cap * (l->nvars ? l->nvars : 1), sizeof *l->substs);
+    l->roots[l->n] = root;
+    for (size_t v = 0; v < l->nvars; v++) l->substs[l->n * l->nvars + v] = subst[v];
+    l->n++;
+}
+
+eg_report eg_run(eg_graph *g, const eg_rule *rules, int nrules, const eg_limits *limits) {
+    eg_limits lim = limits ? *limits : (eg_limits){0};
+    if (!lim.max_iters) lim.max_iters = 30;
+    if (!lim.max_nodes) lim.max_nodes = 100000;
+    if (lim.max_seconds <= 0) lim.max_seconds = 10;
+    if (!lim.match_limit) lim.match_limit = 1000;
+    if (!lim.ban_iters) lim.ban_iters = 5;
+    size_t *limit = tine_xmalloc(sizeof *limit * (size_t)(nrules + 1));
+    int *ban_len = tine_xmalloc(sizeof *ban_len * (size_t)(nrules + 1)), *banned_until = tine_xcalloc((size_t)nrules + 1, sizeof(int));
+    for (int r = 0; r < nrules; r++) limit[r] = lim.match_limit, ban_len[r] = lim.ban_iters;
+    eg_report rep = {EG_ITER_LIMIT, 0, 0, 0, 0, 0};
+    double t0 = tine_now();
+    eg_rebuild(g);
+    for (int it = 0; it < lim.max_iters; it++) {
+        rep.iters = it + 1;
+        size_t before_nodes = eg_node_count(g), before_classes = eg_class_count(g);
+        bool any_banned = false;
+        match_list *ml = tine_xcalloc((size_t)nrules + 1, sizeof *ml);
+        for (int r = 0; r < nrules; r++) { /* every rule's matches in this graph, before any is applied */
+            if (banned_until[r] > it) {
+                any_banned = true;
+                continue;
+            }
+            ml[r].nvars = (size_t)rules[r].lhs.nvars;
+            eg_match(g, &rules[r].lhs, keep_match, &ml[r]);
+            if (ml[r].n > limit[r]) { /* egg's backoff: this rule waits, and may match more later */
+                banned_until[r] = it + 1 + ban_len[r];
+                limit[r] *= 2, ban_len[r] *= 2;
+                ml[r].n = 0;
+                any_banned = true;
+            }
+        }
+        for (int r = 0; r < nrules; r++) {
+            for (size_t k = 0; k < ml[r].n && eg_node_count(g) < lim.max_nodes; k++) {
+                const eg_id *sub = ml[r].substs + k * ml[r].nvars;
+                eg_id root = eg_find(g, ml[r].roots[k]);
+                eg_id to = rules[r].apply ? rules[r].apply(g, root, sub, rules[r].user) : eg_instantiate(g, &rules[r].rhs, sub);
+                rep.applied += eg_union(g, root, to);
+            }
+            free(ml[r].roots), free(ml[r].substs);
+        }
+        free(ml);
+        eg_rebuild(g);
+        rep.seconds = tine_now() - t0;
+        if (eg_node_count(g) >= lim.max_nodes) { rep.stop = EG_NODE_LIMIT; break; }
+        if (rep.seconds > lim.max_seconds) { rep.stop = EG_TIME_LIMIT; break; }
+        if (!any_banned && eg_node_count(g) == before_nodes && eg_class_count(g) == before_classes) {
+            rep.stop = EG_SATURATED;
+            break;
+        }
+    }
+    rep.nodes = eg_node_count(g), rep.classes = eg_class_count(g);
+    rep.seconds = tine_now() - t0;
+    free(limit), free(ban_len), free(banned_until);
+    return rep;
+}
+
 /* ---- extraction ------------------------------------------------------------------------- */
 
 size_t eg_id_limit(const eg_graph *g) { return g->nc; }

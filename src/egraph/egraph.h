@@ -84,6 +84,43 @@ typedef void (*eg_match_fn)(eg_id root, const eg_id *subst, void *user);
  * count. */
 size_t eg_match(const eg_graph *g, const eg_pattern *p, eg_match_fn fn, void *user);
 
+/* ---- rewriting to saturation --------------------------------------------------------- */
+
+/* A rule: where lhs matches, the class also holds rhs (a pattern over lhs's variables),
+ * or, with apply set, whatever apply adds (a custom rule: it returns the class to merge
+ * with the match's root, or the root itself for none). */
+typedef struct {
+    const char *name;
+    eg_pattern lhs, rhs;
+    eg_id (*apply)(eg_graph *g, eg_id root, const eg_id *subst, void *user);
+    void *user;
+} eg_rule;
+
+typedef struct {
+    int max_iters;          /* 0: 30 */
+    size_t max_nodes;       /* 0: 100000 */
+    double max_seconds;     /* 0: 10 */
+    size_t match_limit;     /* egg's backoff scheduler: a rule with more matches than its limit
+                               (0: 1000) is banned for ban_iters (0: 5) iterations, and both
+                               double each time */
+    int ban_iters;
+} eg_limits;
+
+typedef enum { EG_SATURATED, EG_ITER_LIMIT, EG_NODE_LIMIT, EG_TIME_LIMIT } eg_stop;
+
+typedef struct {
+    eg_stop stop;
+    int iters;
+    size_t applied, nodes, classes;
+    double seconds;
+} eg_report;
+
+/* Applies the rules in rounds (every rule's matches found, then applied, then one
+ * rebuild) until a round changes nothing or a limit is reached. */
+eg_report eg_run(eg_graph *g, const eg_rule *rules, int nrules, const eg_limits *limits);
+/* The class of a pattern instantiated with a substitution (added as needed). */
+eg_id eg_instantiate(eg_graph *g, const eg_pattern *p, const eg_id *subst);
+
 /* ---- extraction ---------------------------------------------------------------------- */
 
 /* A node's own cost (its children's are added by the extraction). */
