@@ -205,8 +205,9 @@ static void test_match(void) {
 }
 
 /* A random graph: `leaves` leaves (ops base, base + 1 ...), then binary nodes of ops 0 ..
- * nops-1 over anything added before; ids in id[0 .. n). */
-static eg_graph *random_graph(uint64_t *s, eg_id *id, int n, int leaves, uint32_t base, uint32_t nops) {
+ * nops-1 over anything added before (ids in id[0 .. n)), then `unions` random unions
+ * (which may close cycles) and a rebuild. */
+static eg_graph *random_graph(uint64_t *s, eg_id *id, int n, int leaves, uint32_t base, uint32_t nops, int unions) {
     eg_graph *g = eg_new(NULL);
     for (int i = 0; i < n; i++) {
         if (i < leaves) {
@@ -216,6 +217,8 @@ static eg_graph *random_graph(uint64_t *s, eg_id *id, int n, int leaves, uint32_
         eg_id k[2] = {id[tine_rand64(s) % (uint64_t)i], id[tine_rand64(s) % (uint64_t)i]};
         id[i] = eg_add(g, (uint32_t)(tine_rand64(s) % nops), 0, 2, k);
     }
+    for (int u = 0; u < unions; u++) eg_union(g, id[tine_rand64(s) % (uint64_t)n], id[tine_rand64(s) % (uint64_t)n]);
+    eg_rebuild(g);
     return g;
 }
 
@@ -224,9 +227,7 @@ static eg_graph *random_graph(uint64_t *s, eg_id *id, int n, int leaves, uint32_
 static void test_match_random(uint64_t seed) {
     uint64_t s = seed;
     eg_id id[120];
-    eg_graph *g = random_graph(&s, id, 120, 5, 1000, 2);
-    for (int u = 0; u < 3; u++) eg_union(g, id[tine_rand64(&s) % 120], id[tine_rand64(&s) % 120]);
-    eg_rebuild(g);
+    eg_graph *g = random_graph(&s, id, 120, 5, 1000, 2, 3);
     eg_id cls[256];
     size_t nc = eg_classes(g, cls, 256);
     size_t want1 = 0, want2 = 0;
@@ -271,10 +272,7 @@ static double tree_cost(eg_graph *g, const eg_id *cls, size_t nc, const size_t *
 static void test_extract_random(uint64_t seed) {
     uint64_t s = seed;
     eg_id id[12];
-    eg_graph *g = random_graph(&s, id, 12, 4, 10, 3);
-    int nu = 1 + (int)(tine_rand64(&s) % 3); /* unions may close cycles */
-    for (int u = 0; u < nu; u++) eg_union(g, id[tine_rand64(&s) % 12], id[tine_rand64(&s) % 12]);
-    eg_rebuild(g);
+    eg_graph *g = random_graph(&s, id, 12, 4, 10, 3, 1 + (int)(seed % 3));
     eg_id cls[16];
     size_t nc = eg_classes(g, cls, 16);
     double *cost = malloc(sizeof *cost * eg_id_limit(g));
@@ -308,6 +306,61 @@ static void test_extract_random(uint64_t seed) {
     if (ok) pass();
     free(cost);
     free(best);
+    eg_free(g);
+}
+
+/* DAG-aware extraction: a subterm the DAG computes anyway makes a choice that uses it
+ * cheaper than the tree cost says */
+enum { DG = 50, DH, DH2, DC, DP2 };
+static double dag_op_cost(const eg_node *n, void *user) {
+    (void)user;
+    return n->op == DC ? 10 : n->op == DP2 ? 9 : 1;
+}
+
+static void test_dag(void) {
+    eg_graph *g = eg_new(NULL);
+    eg_id c = eg_add(g, DC, 0, 0, NULL);
+    eg_id hc = eg_add(g, DH, 0, 1, &c), p2 = eg_add(g, DP2, 0, 0, NULL), q = eg_add(g, DH2, 0, 1, &c);
+    eg_union(g, hc, p2);
+    eg_rebuild(g);
+    eg_id k[2] = {hc, q};
+    eg_id root = eg_add(g, DG, 0, 2, k);
+    double *cost = malloc(sizeof *cost * eg_id_limit(g));
+    uint32_t *best = malloc(sizeof *best * eg_id_limit(g));
+    eg_extract_tree(g, dag_op_cost, NULL, cost, best);
+    double tree = eg_dag_cost(g, dag_op_cost, NULL, root, best);
+    double dag = eg_extract_dag(g, dag_op_cost, NULL, root, best);
+    check(tree == 21 && dag == 13, "g(h(c) = p2, h2(c)): the tree choice costs %g as a DAG (want 21), the DAG choice %g (want 13)",
+          tree, dag);
+    check(eg_class_node(g, hc, best[eg_find(g, hc)]).op == DH, "the DAG choice does not share c");
+    free(cost), free(best);
+    eg_free(g);
+}
+
+/* on small random graphs: never worse than the tree choice, never better than the best of
+ * every choice of one node per class */
+static void test_dag_random(uint64_t seed) {
+    uint64_t s = seed;
+    eg_id id[12];
+    eg_graph *g = random_graph(&s, id, 12, 4, 10, 3, 2);
+    eg_id cls[16], root = eg_find(g, id[11]);
+    size_t nc = eg_classes(g, cls, 16), lim = eg_id_limit(g);
+    double *cost = malloc(sizeof *cost * lim);
+    uint32_t *best = malloc(sizeof *best * lim), *ch = malloc(sizeof *ch * lim);
+    eg_extract_tree(g, node_cost, NULL, cost, best);
+    double tree = eg_dag_cost(g, node_cost, NULL, root, best), dag = eg_extract_dag(g, node_cost, NULL, root, best);
+    double opt = INFINITY;
+    size_t combos = 1;
+    for (size_t i = 0; i < nc; i++) combos *= eg_class_size(g, cls[i]);
+    for (size_t k = 0; k < combos && combos <= 200000; k++) {
+        size_t r = k;
+        for (size_t i = 0; i < nc; i++) ch[cls[i]] = (uint32_t)(r % eg_class_size(g, cls[i])), r /= eg_class_size(g, cls[i]);
+        double t = eg_dag_cost(g, node_cost, NULL, root, ch);
+        if (t < opt) opt = t;
+    }
+    check(combos > 200000 || (dag <= tree && dag >= opt && dag == eg_dag_cost(g, node_cost, NULL, root, best)),
+          "seed %llu: DAG extraction %g, tree choice %g, best of all %g", (unsigned long long)seed, dag, tree, opt);
+    free(cost), free(best), free(ch);
     eg_free(g);
 }
 
@@ -396,6 +449,8 @@ int main(void) {
     test_match();
     for (uint64_t seed = 1; seed <= 40; seed++) test_match_random(seed);
     for (uint64_t seed = 1; seed <= 60; seed++) test_extract_random(seed);
+    test_dag();
+    for (uint64_t seed = 1; seed <= 60; seed++) test_dag_random(seed);
     test_run(1000);
     test_run(1); /* every rule banned at first: the backoff lets it through later */
     printf("test_egraph: %lld checks passed, %lld failed\n", g_pass, g_fail);

@@ -474,6 +474,59 @@ void eg_extract_tree(const eg_graph *g, eg_cost_fn fn, void *user, double *cost,
     }
 }
 
+/* state 0 unvisited, 1 on the path, 2 done */
+static double dag_visit(const eg_graph *g, eg_cost_fn fn, void *user, eg_id c, const uint32_t *best, uint8_t *state) {
+    c = eg_find(g, c);
+    if (state[c] == 2) return 0;
+    if (state[c] == 1 || best[c] == UINT32_MAX) return INFINITY;
+    state[c] = 1;
+    const class_t *k = &g->cls[c];
+    eg_node v = view(g, k->nodes[best[c]]);
+    double t = fn(&v, user);
+    for (uint32_t j = 0; j < v.n && t < INFINITY; j++) t += dag_visit(g, fn, user, v.kids[j], best, state);
+    state[c] = 2;
+    return t;
+}
+
+double eg_dag_cost(const eg_graph *g, eg_cost_fn fn, void *user, eg_id root, const uint32_t *best) {
+    uint8_t *state = tine_xcalloc(g->nc + 1, 1);
+    double t = dag_visit(g, fn, user, root, best, state);
+    free(state);
+    return t;
+}
+
+double eg_extract_dag(const eg_graph *g, eg_cost_fn fn, void *user, eg_id root, uint32_t *best) {
+    double cur = eg_dag_cost(g, fn, user, root, best);
+    uint8_t *in = tine_xcalloc(g->nc + 1, 1);
+    for (int pass = 0; pass < 50; pass++) {
+        bool better = false;
+        /* the classes the current choice uses */
+        memset(in, 0, g->nc + 1);
+        uint8_t *state = tine_xcalloc(g->nc + 1, 1);
+        dag_visit(g, fn, user, root, best, state);
+        for (eg_id c = 0; c < g->nc; c++) in[c] = state[c] == 2;
+        free(state);
+        for (eg_id c = 0; c < g->nc; c++) {
+            if (!in[c] || g->uf[c] != c) continue;
+            uint32_t was = best[c];
+            for (uint32_t i = 0; i < g->cls[c].n; i++) {
+                if (i == was) continue;
+                best[c] = i;
+                double t = eg_dag_cost(g, fn, user, root, best);
+                if (t < cur) {
+                    cur = t, was = i, better = true;
+                } else {
+                    best[c] = was;
+                }
+            }
+            best[c] = was;
+        }
+        if (!better) break;
+    }
+    free(in);
+    return cur;
+}
+
 const char *eg_check(const eg_graph *g) {
     if (g->npend) return "unions not rebuilt";
     size_t live = 0;

@@ -133,6 +133,16 @@ size_t eg_id_limit(const eg_graph *g);
  * UINT32_MAX for a class with no finite term (only cycles). After eg_rebuild. */
 void eg_extract_tree(const eg_graph *g, eg_cost_fn fn, void *user, double *cost, uint32_t *best);
 
+/* The cost of the term rooted at root under a choice of node per class (best, indexes as
+ * eg_extract_tree gives them), each class counted once however often it is used (a DAG's
+ * cost: a shared subterm is computed once); INFINITY if the choice has a cycle. */
+double eg_dag_cost(const eg_graph *g, eg_cost_fn fn, void *user, eg_id root, const uint32_t *best);
+/* DAG-aware extraction: from the tree extraction's choice (best, as eg_extract_tree left
+ * it), single changes of one class's node in the context of the whole DAG, kept while
+ * they lower eg_dag_cost (a node whose children the DAG already computes costs only
+ * itself). Never worse than the tree choice; not always optimal. Returns the DAG cost. */
+double eg_extract_dag(const eg_graph *g, eg_cost_fn fn, void *user, eg_id root, uint32_t *best);
+
 /* Checks the invariants (tests): NULL, or what is broken. */
 const char *eg_check(const eg_graph *g);
 
