@@ -136,6 +136,8 @@ void tine_buf_putc(tine_buf *b, char c);
 void tine_buf_puts(tine_buf *b, const char *s);
 void tine_buf_printf(tine_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tine_buf_vprintf(tine_buf *b, const char *fmt, va_list ap);
+/* A malloc'd string, printf-formatted (whatever its length). */
+char *tine_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Decimal text of an exact integer; returns out. */
 char *tine_i128_str(tine_i128 v, char out[48]);
 
@@ -438,6 +440,8 @@ void tine_print_named(tine_ctx_t *ctx, const tine_expr_t *e, int lanes, bool bar
 
 /* Nodes reachable from root, children first (sorted by id); malloc'd. */
 tine_expr_t **tine_topo(tine_ctx_t *ctx, const tine_expr_t *root, uint32_t *count);
+/* Whether x is a node of root's DAG (root itself included). */
+bool tine_dag_contains(tine_ctx_t *ctx, const tine_expr_t *root, const tine_expr_t *x);
 /* Position of e in a tine_topo() array. */
 uint32_t tine_topo_index(tine_expr_t *const *order, uint32_t count, const tine_expr_t *e);
 /* For an op that only moves lanes (broadcast, concat, interleave, slice, deinterleave):

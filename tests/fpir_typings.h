@@ -59,4 +59,18 @@ static inline void fpir_typings(int bits_lo, int bits_hi, fpir_typing_fn fn, voi
     }
 }
 
+/* A typing's label: op<U>(T1, T2) xL, and a note when a 128-bit result is tested as its
+ * halves. */
+static inline void fpir_typing_label(char *lb, size_t size, tine_op_t op, int n, const tine_type_t *ts,
+                                     tine_type_t tparam, int lanes, bool halves) {
+    char t[32];
+    int len = snprintf(lb, size, "%s", tine_op_name(op));
+    if (tine_fpir_table[op - TINE_FPIR_FIRST].sig == TINE_SIG_CAST_PARAM)
+        len += snprintf(lb + len, size - (size_t)len, "<%s>", tine_type_str(tparam, t, sizeof t));
+    len += snprintf(lb + len, size - (size_t)len, "(");
+    for (int i = 0; i < n; i++)
+        len += snprintf(lb + len, size - (size_t)len, "%s%s", i ? ", " : "", tine_type_str(ts[i], t, sizeof t));
+    snprintf(lb + len, size - (size_t)len, ") x%d%s", lanes, halves ? " (the 128-bit result as its halves)" : "");
+}
+
 #endif

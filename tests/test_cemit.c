@@ -84,18 +84,7 @@ static bool g_verbose, g_keep;
 static char g_dir[64];
 
 static uint64_t rng(void) { return tine_rand64(&g_rng); }
-static char *fmt_str(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt_str(const char *f, ...) {
-    va_list ap;
-    va_start(ap, f);
-    int n = vsnprintf(NULL, 0, f, ap);
-    va_end(ap);
-    char *s = tine_xmalloc((size_t)n + 1);
-    va_start(ap, f);
-    vsnprintf(s, (size_t)n + 1, f, ap);
-    va_end(ap);
-    return s;
-}
+#define fmt_str tine_xasprintf
 static uint64_t rnd(uint64_t n) { return n ? rng() % n : 0; }
 
 /* ---- types and values ------------------------------------------------------------------ */
@@ -390,7 +379,7 @@ static tine_expr_t *halves(tine_expr_t *r) {
 
 static void fpir_case(int L, tine_op_t op, int n, const tine_type_t *ts, tine_type_t tparam) {
     tine_fpir_sig sig = tine_fpir_table[op - TINE_FPIR_FIRST].sig;
-    char lb[200], b[3][32], tp[32];
+    char lb[200];
     tine_expr_t *args[3];
     for (int i = 0; i < n; i++) {
         const char *name = i == 0 ? "x" : (i == 2 || sig == TINE_SIG_SHIFT || sig == TINE_SIG_SHIFT_WIDE) ? "s" : "y";
@@ -399,11 +388,7 @@ static void fpir_case(int L, tine_op_t op, int n, const tine_type_t *ts, tine_ty
     tine_expr_t *e = tine_fpir(g_ctx, op, n, args, tparam);
     bool w = e && e->type.bits > 64;
     if (w) e = halves(e);
-    int len = snprintf(lb, sizeof lb, "%s", tine_op_name(op));
-    if (sig == TINE_SIG_CAST_PARAM) len += snprintf(lb + len, sizeof lb - (size_t)len, "<%s>", tn(tparam, tp));
-    len += snprintf(lb + len, sizeof lb - (size_t)len, "(");
-    for (int i = 0; i < n; i++) len += snprintf(lb + len, sizeof lb - (size_t)len, "%s%s", i ? ", " : "", tn(ts[i], b[i]));
-    snprintf(lb + len, sizeof lb - (size_t)len, ") x%d%s", L, w ? " (the 128-bit result as its halves)" : "");
+    fpir_typing_label(lb, sizeof lb, op, n, ts, tparam, L, w);
     add_case('b', e, "%s", lb);
 }
 

@@ -881,7 +881,7 @@ static long long g_fpir_combos;
 
 static void fpir_case(int L, tine_op_t op, int n, const tine_type_t *ts, tine_type_t tparam) {
     tine_fpir_sig sig = tine_fpir_table[op - TINE_FPIR_FIRST].sig;
-    char lb[160], b[3][32], tp[32];
+    char lb[160];
     g_fpir_combos += L == 16;
     tine_expr_t *args[3];
     for (int i = 0; i < n; i++) {
@@ -892,11 +892,7 @@ static void fpir_case(int L, tine_op_t op, int n, const tine_type_t *ts, tine_ty
     tine_expr_t *e = tine_fpir(g_ctx, op, n, args, tparam);
     int wide = e && tine_expr_type(e).bits > 64;
     if (wide) e = halves(e);
-    int len = snprintf(lb, sizeof lb, "%s", tine_op_name(op));
-    if (sig == TINE_SIG_CAST_PARAM) len += snprintf(lb + len, sizeof lb - (size_t)len, "<%s>", tn(tparam, tp));
-    len += snprintf(lb + len, sizeof lb - (size_t)len, "(");
-    for (int i = 0; i < n; i++) len += snprintf(lb + len, sizeof lb - (size_t)len, "%s%s", i ? ", " : "", tn(ts[i], b[i]));
-    snprintf(lb + len, sizeof lb - (size_t)len, ") x%d%s", L, wide ? " (128-bit result as its halves)" : "");
+    fpir_typing_label(lb, sizeof lb, op, n, ts, tparam, L, wide);
     add(lb, e, 0);
 }
 

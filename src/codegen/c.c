@@ -237,18 +237,8 @@ static const char *define(tine_cemit *c, const tine_expr_t *e, char *expr, tine_
     return remember(c, e, name);
 }
 
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...) {
-    va_list ap;
-    va_start(ap, f);
-    int n = vsnprintf(NULL, 0, f, ap); /* whatever its length (a constant of 64 lanes, written thrice) */
-    va_end(ap);
-    char *s = tine_xmalloc((size_t)n + 1);
-    va_start(ap, f);
-    vsnprintf(s, (size_t)n + 1, f, ap);
-    va_end(ap);
-    return s;
-}
+/* C text, formatted (a constant of 64 lanes, written thrice, is long: any length). */
+#define fmt tine_xasprintf
 
 /* A lane's value as a C literal of its type. */
 static void literal(tine_buf *b, tine_type_t t, tine_u128 v) {

@@ -62,6 +62,18 @@ tine_expr_t **tine_topo(tine_ctx_t *ctx, const tine_expr_t *root, uint32_t *coun
     return out;
 }
 
+bool tine_dag_contains(tine_ctx_t *ctx, const tine_expr_t *root, const tine_expr_t *x) {
+    if (!root) return false;
+    if (root == x) return true;
+    if (root->nops == 0) return false;
+    uint32_t n;
+    tine_expr_t **order = tine_topo(ctx, root, &n);
+    bool found = false;
+    for (uint32_t i = 0; i < n && !found; i++) found = order[i] == x;
+    free(order);
+    return found;
+}
+
 uint32_t tine_topo_index(tine_expr_t *const *order, uint32_t count, const tine_expr_t *e) {
     uint32_t lo = 0, hi = count;
     while (lo < hi) {

@@ -20,8 +20,6 @@
 #include "region.h"
 #include "../targets/targets.h"
 
-static bool contains(tine_ctx_t *ctx, tine_expr_t *e, const tine_expr_t *x);
-
 /* ---- how the counter moves an address --------------------------------------------------- */
 
 /* How far an integer expression moves when the loop's counter moves by one. */
@@ -168,7 +166,7 @@ bool rt_wide_store(rt *r, tine_expr_t *v, const tine_cnode *p, tine_cpos at, tin
     if (!a) return false;
     if (w->planning) { /* an accumulator's value stored is a partial one once widened */
         for (int i = 0; i < w->nplan; i++)
-            if (contains(r->ctx, v, w->plan[i])) return refuse(r, "it stores a vector it carries from one iteration to the next");
+            if (tine_dag_contains(r->ctx, v, w->plan[i])) return refuse(r, "it stores a vector it carries from one iteration to the next");
         return true;
     }
     if (a->win < 0) return rt_store_at(r, a->base, a->off + w->copy * a->delta, v, at, out);
@@ -436,19 +434,11 @@ typedef struct {
     tine_expr_t *wleaf;
 } acc_group;
 
-static bool contains(tine_ctx_t *ctx, tine_expr_t *e, const tine_expr_t *x) {
-    uint32_t n;
-    tine_expr_t **order = tine_topo(ctx, e, &n);
-    bool found = false;
-    for (uint32_t i = 0; i < n && !found; i++) found = order[i] == x;
-    free(order);
-    return found;
-}
 
 /* Counts x among the operands of a tree of op (false if x is inside another operand). */
 static bool op_tree(tine_ctx_t *ctx, tine_expr_t *e, tine_op_t op, const tine_expr_t *x, int *count) {
     if (e == x) return ++*count, true;
-    if (e->op != op) return !contains(ctx, e, x);
+    if (e->op != op) return !tine_dag_contains(ctx, e, x);
     for (int i = 0; i < e->nops; i++)
         if (!op_tree(ctx, e->ops[i], op, x, count)) return false;
     return true;
@@ -528,7 +518,7 @@ bool rt_widen_loop(rt *r, const tine_cnode *s, const tine_cnode *const *accs, in
             refuse(r, "a vector it carries from one iteration to the next, updated otherwise than by acc + t (or min, max, and, or, xor)");
         else
             for (int b = 0; b < nacc && !r->failed; b++) /* nor from another's */
-                if (b != a && contains(r->ctx, r->vars[as[a].vi].val[0], as[b].plan))
+                if (b != a && tine_dag_contains(r->ctx, r->vars[as[a].vi].val[0], as[b].plan))
                     refuse(r, "a vector it carries from one iteration to the next, updated from another");
     free(scratch.p);
     w.planning = false;

@@ -339,17 +339,6 @@ static bool const_bool(const tine_expr_t *e, bool *v) {
     return true;
 }
 
-static bool mentions(tine_ctx_t *ctx, const tine_expr_t *e, const tine_expr_t *var) {
-    if (!e) return false;
-    if (e == var) return true;
-    if (e->nops == 0) return false;
-    uint32_t n;
-    tine_expr_t **order = tine_topo(ctx, e, &n);
-    bool f = false;
-    for (uint32_t i = 0; i < n && !f; i++) f = order[i] == var;
-    free(order);
-    return f;
-}
 
 typedef struct {
     tine_ctx_t *ctx;
@@ -362,13 +351,13 @@ static void use_visit(void *user, const tine_stmt *s) {
     if (u->found) return;
     tine_ctx_t *c = u->ctx;
     switch (s->kind) {
-    case TINE_S_FOR: u->found = mentions(c, s->loop.min, u->var) || mentions(c, s->loop.extent, u->var); break;
-    case TINE_S_LET: u->found = mentions(c, s->let.value, u->var); break;
-    case TINE_S_STORE: u->found = mentions(c, s->store.index, u->var) || mentions(c, s->store.value, u->var); break;
-    case TINE_S_ALLOCATE: u->found = mentions(c, s->alloc.size, u->var); break;
-    case TINE_S_IF: u->found = mentions(c, s->if_.cond, u->var); break;
-    case TINE_S_ASSERT: u->found = mentions(c, s->assert_.cond, u->var); break;
-    case TINE_S_EVALUATE: u->found = mentions(c, s->eval.value, u->var); break;
+    case TINE_S_FOR: u->found = tine_dag_contains(c, s->loop.min, u->var) || tine_dag_contains(c, s->loop.extent, u->var); break;
+    case TINE_S_LET: u->found = tine_dag_contains(c, s->let.value, u->var); break;
+    case TINE_S_STORE: u->found = tine_dag_contains(c, s->store.index, u->var) || tine_dag_contains(c, s->store.value, u->var); break;
+    case TINE_S_ALLOCATE: u->found = tine_dag_contains(c, s->alloc.size, u->var); break;
+    case TINE_S_IF: u->found = tine_dag_contains(c, s->if_.cond, u->var); break;
+    case TINE_S_ASSERT: u->found = tine_dag_contains(c, s->assert_.cond, u->var); break;
+    case TINE_S_EVALUATE: u->found = tine_dag_contains(c, s->eval.value, u->var); break;
     default: break;
     }
 }

@@ -119,6 +119,15 @@ void tine_buf_printf(tine_buf *b, const char *fmt, ...) {
     va_end(ap);
 }
 
+char *tine_xasprintf(const char *fmt, ...) {
+    tine_buf b = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    tine_buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    return b.p;
+}
+
 char *tine_i128_str(tine_i128 v, char out[48]) {
     char tmp[48];
     int n = 0, k = 0;
