@@ -658,6 +658,31 @@ char *tine_retarget_header(tine_ctx_t *ctx, const char *from, const char *to, in
  * size), separated by tabs. malloc'd; NULL with a located error. */
 char *tine_retarget_functions(tine_ctx_t *ctx, const char *path, const char *text, const tine_retarget_opts *o);
 
+/* ---- small float kernels vectorized (tine vectorize) --------------------------------- */
+
+typedef struct {
+    const char *function;      /* the kernel: a function of the file */
+    const char *target;        /* x86-64-sse41, x86-64-avx2, x86-64-avx512, arm-64 */
+    const char *emit;          /* obj (default), h, c, asm, llvm, spec, egraph-stats */
+    const char *const *cflags; /* the C compiler's -I/-D/-U/-std= words */
+    int ncflags;
+    int reassociate;           /* AC rules on: equal over the reals, not bit for bit */
+    int contract;              /* a*b + c may become one fma */
+    int no_vectorize;          /* the spec as scalar code (the ablation) */
+    int no_validate;           /* skip translation validation */
+    double max_seconds;        /* the search's time limit (0: 8 s) */
+    size_t max_nodes;          /* the e-graph's node limit (0: 2,000,000) */
+} tine_vectorize_opts;
+
+/* The kernel o->function of the C file at `path` (its text, or `text` if not NULL),
+ * symbolically evaluated into its specification, vectorized by equality saturation for
+ * o->target, validated against the specification, and written as o->emit asks (the
+ * function keeps the C function's name and signature). malloc'd, *size its bytes; NULL with
+ * a located error. *stats (if not NULL, malloc'd): the search's statistics, compile time
+ * and peak memory, as text. */
+char *tine_vectorize(tine_ctx_t *ctx, const char *path, const char *text, const tine_vectorize_opts *o, size_t *size,
+                     char **stats);
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

@@ -125,6 +125,9 @@ size_t tine_grow_cap(size_t cap, size_t need);
 
 /* Seconds on the monotonic clock (for deadlines and timings). */
 double tine_now(void);
+/* A float of type t (f32, f64): its value from its bits, and d rounded to t as bits (interp.c). */
+double tine_float_value(tine_type_t t, tine_u128 v);
+tine_u128 tine_float_bits(tine_type_t t, double d);
 
 /* ---- growable byte buffer (strings) ------------------------------------------- */
 

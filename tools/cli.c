@@ -32,7 +32,7 @@ static const char *const COMMANDS[CLI_FORMS] = {
     [CLI_LIFT] = "lift", [CLI_RULES] = "rules", [CLI_COMPILE_EXPR] = "compile", [CLI_RUN_EXPR] = "run",
     [CLI_OPS] = "ops", [CLI_BENCH] = "bench", [CLI_BENCH_IR] = "bench-ir", [CLI_BENCH_LIFT] = "bench-lift",
     [CLI_VERIFY] = "verify", [CLI_REPORT] = "report", [CLI_ISA] = "isa", [CLI_HELP] = "help",
-    [CLI_SYNTH] = "synth", [CLI_RETARGET] = "retarget",
+    [CLI_SYNTH] = "synth", [CLI_RETARGET] = "retarget", [CLI_VECTORIZE] = "vectorize",
 };
 /* Each form's command lines, in the order usage lists them (`tine help COMMAND`: its own). */
 static const struct {
@@ -55,6 +55,7 @@ static const struct {
     {F(OPS), "ops"},
     {F(BENCH), "bench [--filter NAME] [--target T] [--peers halide,opencv,xnnpack,c,clang,gcc] [--rules synthesized] [--quick]"},
     {F(BENCH), "bench --retarget [--quick] [--target x86-64-avx2|x86-64-sse41|arm-64] [--filter NAME]"},
+    {F(BENCH), "bench --vectorize [--quick] [--target x86-64-avx2|x86-64-avx512|arm-64] [--filter NAME]"},
     {F(BENCH_IR), "bench-ir [--nodes N]"},
     {F(BENCH_LIFT), "bench-lift [--nodes N]"},
     {F(VERIFY), "verify --rules lift|x86|arm|synthesized|FILE [--isa x86|arm] [--rule NAME] [--timeout MS] [--quiet]"},
@@ -69,6 +70,8 @@ static const struct {
                  "                    [--hand-only] [--focus OP] [--general] [-o FILE]"},
     {F(RETARGET), "retarget FILE --from T --to T [-o OUT.c] [--report] [--check] [-I DIR] [-D NAME[=V]]..."},
     {F(RETARGET), "retarget --emit-header --from T --to T [-o OUT.h]"},
+    {F(VECTORIZE), "vectorize FILE.c --function NAME --target T [--emit obj|h|c|asm|llvm|spec|egraph-stats] [-o OUT]\n"
+                   "                    [--reassociate] [--contract] [--no-vectorize] [--no-validate] [-I DIR] [-D NAME[=V]]..."},
     {F(HELP), "help [COMMAND]"},
 };
 /* What each command does, in one line (`tine help COMMAND`). */
@@ -93,6 +96,9 @@ static const char *const COMMAND_WHAT[CLI_FORMS] = {
     [CLI_HELP] = "the usage of tine, or of one command",
     [CLI_RETARGET] = "C written with one instruction set's intrinsics rewritten for another: lifted through each "
                      "intrinsic's semantics, selected for the target, written with its intrinsics",
+    [CLI_VECTORIZE] = "a small fixed-size float kernel in C vectorized by equality saturation (Diospyros's "
+                       "search: symbolic evaluation, lane-wise rewrite rules, shuffles priced per target) and validated "
+                       "against the C, written with the function's own name and signature",
     [CLI_SYNTH] = "rules found by search and proven with Z3: lowering rules over a target's instructions (lower), or "
                   "lifting rules that load beside lift.rules (lift)",
 };
@@ -103,7 +109,8 @@ enum { O_LANES, O_SEED, O_NODES, O_TRACE, O_LIST, O_CHECK, O_QUICK, O_FILTER, O_
        O_PARAM, O_SIZE, O_NAME, O_OUT, O_EXPR, O_RULES, O_ISA, O_RULE, O_TIMEOUT, O_BOUNDS, O_QUIET, O_DUMP_AFTER,
        O_INPUT_SIZE, O_BENCH, O_INTEL, O_CPUID, O_REPORT,
        O_TYPES, O_TIME_LIMIT, O_FROM_SCRATCH, O_FOCUS, O_RULES_EXTRA, O_GENERAL, O_HAND_ONLY, O_OP,
-       O_FROM, O_TO, O_SHOW_REPORT, O_CHECK_RUN, O_EMIT_HEADER, O_NO_WIDEN, O_BENCH_RETARGET, O_COUNT };
+       O_FROM, O_TO, O_SHOW_REPORT, O_CHECK_RUN, O_EMIT_HEADER, O_NO_WIDEN, O_BENCH_RETARGET,
+       O_FUNCTION, O_REASSOCIATE, O_CONTRACT, O_NO_VECTORIZE, O_NO_VALIDATE, O_BENCH_VECTORIZE, O_COUNT };
 static const struct {
     const char *name;
     int value;      /* takes a value */
@@ -128,10 +135,10 @@ static const struct {
         "NAME", "only the kernels whose name contains NAME"},
     [O_PEERS] = {"--peers", 1, F(BENCH),
         "LIST", "the peers to time, comma-separated (halide,opencv,xnnpack,c,clang,gcc)"},
-    [O_TARGET] = {"--target", 1, F(COMPILE_EXPR) | F(RUN_EXPR) | F(COMPILE_KERNEL) | F(RUN_KERNEL) | F(BENCH) | F(VERIFY) | F(REPORT) | F(SYNTH),
+    [O_TARGET] = {"--target", 1, F(VECTORIZE) | F(COMPILE_EXPR) | F(RUN_EXPR) | F(COMPILE_KERNEL) | F(RUN_KERNEL) | F(BENCH) | F(VERIFY) | F(REPORT) | F(SYNTH),
         "T", "the target: host (this machine, the default) or a name such as x86-64-avx2 (an unknown one lists them); "
              "synth lower: the x86 levels to search, comma-separated"},
-    [O_EMIT] = {"--emit", 1, F(COMPILE_EXPR) | F(COMPILE_KERNEL),
+    [O_EMIT] = {"--emit", 1, F(COMPILE_EXPR) | F(COMPILE_KERNEL) | F(VECTORIZE),
         "KIND", "what to write (the kinds the command line above lists; default asm for -e, obj for FILE)"},
     [O_SELECT] = {"--select", 1, F(COMPILE_EXPR) | F(RUN_EXPR) | F(COMPILE_KERNEL) | F(REPORT),
         "S", "instruction selection: tine (lifting and lowering rules, default) or llvm (LLVM alone)"},
@@ -153,9 +160,18 @@ static const struct {
         "to Neon by llvm-mca: tests/retarget/bench_arm.sh; --filter for a theme or a function)"},
     [O_NO_WIDEN] = {"--no-widen", 0, F(RETARGET), NULL,
         "keep loops of 128-bit vectors at 128 bits on a target with wider registers (AVX2, AVX-512)"},
+    [O_FUNCTION] = {"--function", 1, F(VECTORIZE), "NAME", "the kernel: a function of FILE"},
+    [O_REASSOCIATE] = {"--reassociate", 0, F(VECTORIZE), NULL,
+        "let + and * reassociate and commute (equal to the C over the reals, not bit for bit)"},
+    [O_CONTRACT] = {"--contract", 0, F(VECTORIZE), NULL, "let a*b + c become one fused multiply-add"},
+    [O_NO_VECTORIZE] = {"--no-vectorize", 0, F(VECTORIZE), NULL, "the specification as scalar code (no vector rules)"},
+    [O_NO_VALIDATE] = {"--no-validate", 0, F(VECTORIZE), NULL, "skip translation validation"},
+    [O_BENCH_VECTORIZE] = {"--vectorize", 0, F(BENCH), NULL,
+        "time tine vectorize's kernels (bench/vectorize) against naive fixed-size C and Eigen (tests/vectorize/bench.sh; "
+        "--target arm-64 by llvm-mca: tests/vectorize/bench_arm.sh)"},
     [O_EMIT_HEADER] = {"--emit-header", 0, F(RETARGET), NULL,
         "write the emulation header: every intrinsic of --from as C for --to, from its semantics"},
-    [O_OUT] = {"-o", 1, F(COMPILE_KERNEL) | F(REPORT) | F(ISA) | F(SYNTH) | F(RETARGET),
+    [O_OUT] = {"-o", 1, F(COMPILE_KERNEL) | F(REPORT) | F(ISA) | F(SYNTH) | F(RETARGET) | F(VECTORIZE),
         "OUT", "the file to write (default: the standard output; report: FILE's name with .html)"},
     [O_EXPR] = {"-e", 1, F(COMPILE_EXPR) | F(RUN_EXPR),
         "EXPR", "an expression instead of a kernel FILE"},
@@ -412,7 +428,7 @@ static int classify_words(int argc, char **argv, int form, int *opt, const char 
         for (int k = 0; k < O_COUNT; k++)
             if (!strcmp(a, OPTIONS[k].name) && (opt[i] < 0 || (OPTIONS[k].forms & (1u << form)))) opt[i] = k;
         /* retarget passes the C compiler's own words through to its front end */
-        if (opt[i] < 0 && form == CLI_RETARGET && a[0] == '-' &&
+        if (opt[i] < 0 && (form == CLI_RETARGET || form == CLI_VECTORIZE) && a[0] == '-' &&
             (a[1] == 'I' || a[1] == 'D' || a[1] == 'U' || !strncmp(a, "-std=", 5) || !strcmp(a, "-include") ||
              !strcmp(a, "-isystem"))) {
             bool split = (a[2] == 0 && (a[1] == 'I' || a[1] == 'D' || a[1] == 'U')) || !strcmp(a, "-include") ||
@@ -490,6 +506,12 @@ static int positional_form(char **argv, int *form, const char *positional, bool 
             fprintf(stderr, "tine retarget: needs a C FILE (or --emit-header)\n");
             return 2;
         }
+    } else if (*form == CLI_VECTORIZE) {
+        o->file = positional;
+        if (!positional) {
+            fprintf(stderr, "tine vectorize: needs a C FILE\n");
+            return 2;
+        }
     } else if (*form == CLI_REPORT) {
         o->file = positional;
         if (!positional) {
@@ -547,6 +569,12 @@ static int take_option(int k, const char *word, char *v, options *o) {
     case O_EMIT_HEADER: o->emit_header = 1; break;
     case O_NO_WIDEN: o->no_widen = 1; break;
     case O_BENCH_RETARGET: o->bench_retarget = 1; break;
+    case O_BENCH_VECTORIZE: o->bench_vectorize = 1; break;
+    case O_FUNCTION: o->function = v; break;
+    case O_REASSOCIATE: o->reassociate = 1; break;
+    case O_CONTRACT: o->contract = 1; break;
+    case O_NO_VECTORIZE: o->no_vectorize = 1; break;
+    case O_NO_VALIDATE: o->no_validate = 1; break;
     case O_TYPES: o->types = v; break;
     case O_FOCUS: o->focus = v; break;
     case O_RULES_EXTRA: o->rules_extra = v; break;

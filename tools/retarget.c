@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 /* retarget.c — `tine retarget FILE --from T --to T`: intrinsic C rewritten for another
  * instruction set (the library's tine_retarget, src/retarget). */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,16 +103,21 @@ int cli_bench_retarget(const options *o) {
     }
     if (o->filter) argv[k++] = o->filter;
     argv[k] = NULL;
+    return cli_run_script("tine bench --retarget", self, argv);
+}
+
+/* Runs a bench script: bash argv..., with TINE set to this binary (self). Its exit status. */
+int cli_run_script(const char *what, const char *self, const char *const *argv) {
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
-        perror("tine bench --retarget: fork");
+        fprintf(stderr, "%s: fork: %s\n", what, strerror(errno));
         return 1;
     }
     if (pid == 0) {
         setenv("TINE", self, 1);
         execvp("bash", (char *const *)argv);
-        perror("tine bench --retarget: bash");
+        fprintf(stderr, "%s: bash: %s\n", what, strerror(errno));
         _exit(127);
     }
     int status = 0;

@@ -63,7 +63,7 @@ size_t eg_classes(const eg_graph *g, eg_id *out, size_t max);
 
 /* A pattern: a tree of nodes, each an operator with children (patterns) or a variable
  * (?x: any class; a variable that occurs twice matches one class twice). */
-enum { EG_MAX_VARS = 16, EG_MAX_KIDS = 8 };
+enum { EG_MAX_VARS = 16, EG_MAX_KIDS = 16 };
 typedef struct {
     int var;             /* >= 0: the variable ?var (the rest is unused) */
     uint32_t op;

@@ -1,0 +1,424 @@
+/* search.c — the vectorizing search: the spec's outputs in chunks of the target's width,
+ * Diospyros's rewrite rules run to saturation on the e-graph, the cheapest program by a
+ * cost model that prices data movement per target, extracted DAG-aware.
+ *
+ * The rules:
+ *  - lane-wise lifting: a VEC whose lanes are mostly one op (op, datum) becomes the vector
+ *    op on VECs of the lanes' operands. A lane no output needs (DC) lifts to DC operands;
+ *    a lane of another op joins through an identity exact in IEEE arithmetic, so strict
+ *    mode stays bit-exact: x = x + -0 (not + 0: -0 + 0 is +0), x = x - 0, x = x * 1,
+ *    x = x / 1, x = fma(x, 1, -0), p + q = fma(q, 1, p), a * b = fma(a, b, -0). Ops with no
+ *    identity (neg, sqrt, comparisons, select) lift only when every lane has them. An op
+ *    lifts only where it covers at least half of the needed lanes, which keeps the graph
+ *    from doubling at every level of mixed lanes.
+ *  - with contraction (--contract): a + b * c = fma(b, c, a), either order of the add.
+ *  - with --reassociate: commutativity of + and *, associativity of + both ways (bounded
+ *    by the scheduler's limits), so that lanes line up (Diospyros's AC rules).
+ * A VEC of leaves (input elements, constants, DC) is not rewritten: the cost model prices
+ * how the target builds it (loads, broadcasts, permutes), and the emitter builds it so.
+ */
+#include "vectorize.h"
+
+#include <math.h>
+
+static const vz_target targets[] = {
+    {"x86-64-sse41", 128, false, false}, {"x86-64-avx2", 256, false, false}, {"x86-64-avx512", 512, false, true},
+    {"arm-64", 128, true, true},
+};
+
+const vz_target *vz_target_find(const char *name) {
+    for (size_t i = 0; name && i < sizeof targets / sizeof *targets; i++)
+        if (!strcmp(targets[i].name, name)) return &targets[i];
+    return NULL;
+}
+
+const char *vz_target_names(void) { return "x86-64-sse41, x86-64-avx2, x86-64-avx512, arm-64"; }
+
+typedef struct {
+    const vz_spec *s;
+    const vz_target *t;
+    int width;
+    int64_t neg_zero, zero, one;
+    eg_id c_neg_zero, c_zero, c_one, dc;
+    const eg_graph *g;
+} search;
+
+/* ---- classes ---------------------------------------------------------------------------- */
+
+static eg_node first(const eg_graph *g, eg_id c) { return eg_class_node(g, eg_find(g, c), 0); }
+
+/* A class that is one leaf (an input element, a constant, DC): leaves never merge with
+ * computations (no rule puts x + -0 in x's class), so the class is that node alone. */
+static bool leaf_class(const eg_graph *g, eg_id c, eg_node *n) {
+    c = eg_find(g, c);
+    if (eg_class_size(g, c) != 1) return false;
+    *n = eg_class_node(g, c, 0);
+    return n->op == VZ_GET || n->op == VZ_CONST || n->op == VZ_DC;
+}
+
+bool vz_is_vector(const vz_program *p, eg_id c) {
+    eg_node n = first(p->g, c);
+    return n.op == VZ_VEC || n.op == VZ_LIST || VZ_IS_V(n.op);
+}
+
+/* A node of class c with (op, data), or NULL. */
+static bool node_with(const eg_graph *g, eg_id c, uint32_t op, int64_t data, eg_node *out) {
+    c = eg_find(g, c);
+    for (size_t i = 0, n = eg_class_size(g, c); i < n; i++) {
+        eg_node x = eg_class_node(g, c, i);
+        if (x.op == op && (op != VZ_CMP || x.data == data)) {
+            *out = x;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* ---- lane-wise lifting -------------------------------------------------------------------- */
+
+/* The operands that make lane x (a class with no node of op) equal op(...), exactly; false
+ * when op has no identity. */
+static bool identity(search *S, eg_graph *g, uint32_t op, eg_id x, eg_id *k) {
+    eg_node n;
+    switch (op) {
+    case VZ_ADD: k[0] = x, k[1] = S->c_neg_zero; return true;
+    case VZ_SUB: k[0] = x, k[1] = S->c_zero; return true;
+    case VZ_MUL: case VZ_DIV: k[0] = x, k[1] = S->c_one; return true;
+    case VZ_FMA:
+        if (node_with(g, x, VZ_ADD, 0, &n)) {
+            k[0] = n.kids[1], k[1] = S->c_one, k[2] = n.kids[0];
+            return true;
+        }
+        if (node_with(g, x, VZ_MUL, 0, &n)) {
+            k[0] = n.kids[0], k[1] = n.kids[1], k[2] = S->c_neg_zero;
+            return true;
+        }
+        k[0] = x, k[1] = S->c_one, k[2] = S->c_neg_zero;
+        return true;
+    default: return false;
+    }
+}
+
+typedef struct {
+    uint32_t op;
+    int64_t data;
+    int count;
+} op_count;
+
+static eg_id lift_apply(eg_graph *g, eg_id root, const eg_id *lane, void *user) {
+    search *S = user;
+    int W = S->width, need = 0;
+    /* the ops present, each counted once per lane */
+    op_count ops[32];
+    int nops = 0;
+    for (int l = 0; l < W; l++) {
+        eg_node n;
+        if (leaf_class(g, lane[l], &n) && n.op == VZ_DC) continue;
+        need++;
+        eg_id c = eg_find(g, lane[l]);
+        bool counted[32] = {false};
+        for (size_t i = 0, m = eg_class_size(g, c); i < m; i++) {
+            eg_node x = eg_class_node(g, c, i);
+            if (x.op == VZ_GET || x.op == VZ_CONST || x.op >= VZ_NSCALAR) continue;
+            int j = 0;
+            while (j < nops && !(ops[j].op == x.op && ops[j].data == x.data)) j++;
+            if (j == nops) {
+                if (nops == 32) continue;
+                ops[nops++] = (op_count){x.op, x.data, 0};
+            }
+            if (!counted[j]) ops[j].count++, counted[j] = true;
+        }
+    }
+    for (int j = 0; j < nops; j++) {
+        uint32_t op = ops[j].op;
+        int ar = vz_op_arity((int)op);
+        if (ops[j].count < 2 && ops[j].count < need) continue;
+        if (2 * ops[j].count < need) continue;
+        eg_id k[3][16];
+        bool ok = true;
+        for (int l = 0; l < W && ok; l++) {
+            eg_node n, x;
+            eg_id kk[3];
+            if (leaf_class(g, lane[l], &n) && n.op == VZ_DC) {
+                for (int a = 0; a < ar; a++) k[a][l] = S->dc;
+                continue;
+            }
+            if (node_with(g, lane[l], op, ops[j].data, &x)) {
+                for (int a = 0; a < ar; a++) k[a][l] = x.kids[a];
+                continue;
+            }
+            ok = identity(S, g, op, lane[l], kk);
+            for (int a = 0; a < ar && ok; a++) k[a][l] = kk[a];
+        }
+        if (!ok) continue;
+        eg_id v[3];
+        for (int a = 0; a < ar; a++) v[a] = eg_add(g, VZ_VEC, 0, (uint32_t)W, k[a]);
+        eg_union(g, root, eg_add(g, VZ_V(op), ops[j].data, (uint32_t)ar, v));
+    }
+    return root;
+}
+
+/* ---- the cost model ----------------------------------------------------------------------- */
+
+static double op_cost(uint32_t op) {
+    switch (op) {
+    case VZ_DIV: return 4;
+    case VZ_SQRT: return 6;
+    default: return 1;
+    }
+}
+
+/* What building a vector of these leaves costs on the target: a run of one array in lane
+ * order is one load, one element everywhere a broadcast, lanes of one array within one
+ * register's span a load and a permute, within two a two-register permute (one
+ * instruction where the target has it), constants a load from the constant pool; else a
+ * lane at a time. */
+static double leaves_cost(const search *S, const eg_graph *g, const eg_id *kids, int W) {
+    int arrays[16], na = 0, lanes = 0;
+    bool consts = false;
+    for (int l = 0; l < W; l++) {
+        eg_node n;
+        leaf_class(g, kids[l], &n);
+        if (n.op == VZ_DC) continue;
+        lanes++;
+        if (n.op == VZ_CONST) {
+            consts = true;
+            continue;
+        }
+        int a = (int)(n.data >> 32), i = 0;
+        while (i < na && arrays[i] != a) i++;
+        if (i == na) arrays[na++] = a;
+    }
+    if (!lanes) return 0;
+    double total = consts ? 1 : 0;
+    for (int i = 0; i < na; i++) {
+        int lo = INT32_MAX, hi = -1, base = INT32_MIN;
+        bool same = true, run = true;
+        for (int l = 0; l < W; l++) {
+            eg_node n;
+            leaf_class(g, kids[l], &n);
+            if (n.op != VZ_GET || (int)(n.data >> 32) != arrays[i]) continue;
+            int idx = (int)(uint32_t)n.data;
+            if (lo != INT32_MAX && idx != lo && hi != -1) same = same && idx == hi && idx == lo;
+            if (base == INT32_MIN) base = idx - l;
+            run = run && idx == base + l;
+            lo = idx < lo ? idx : lo;
+            hi = idx > hi ? idx : hi;
+        }
+        same = lo == hi;
+        int span = hi - lo + 1;
+        if (same) total += 1;
+        else if (run) total += 1;
+        else if (span <= W) total += 2;
+        else if (span <= 2 * W) total += S->t->two_source ? 3 : 5;
+        else total += 1 + lanes;
+    }
+    total += (na + (consts ? 1 : 0) - 1) * (S->t->two_source ? 1 : 2);
+    return total < 1.0 + lanes ? total : 1.0 + lanes;
+}
+
+static double cost(const eg_node *n, void *user) {
+    search *S = user;
+    const eg_graph *g = S->g;
+    switch (n->op) {
+    case VZ_GET: case VZ_CONST: return 0.01;
+    case VZ_DC: case VZ_LIST: return 0;
+    case VZ_VEC: {
+        bool leaves = true, uniform = true;
+        int computed = 0;
+        for (uint32_t l = 0; l < n->n; l++) {
+            eg_node x;
+            if (!leaf_class(g, n->kids[l], &x)) leaves = false, computed++;
+            uniform = uniform && eg_find(g, n->kids[l]) == eg_find(g, n->kids[0]);
+        }
+        if (leaves) return leaves_cost(S, g, n->kids, (int)n->n);
+        if (uniform) return 1; /* a broadcast of one scalar */
+        return computed + 1;   /* a lane at a time */
+    }
+    default: return VZ_IS_V(n->op) ? op_cost(n->op - VZ_VBASE) + 0.01 : op_cost(n->op);
+    }
+}
+
+/* ---- the rules ---------------------------------------------------------------------------- */
+
+enum { MAX_RULES = 8 };
+
+typedef struct {
+    eg_pat_node nodes[MAX_RULES][2][20];
+    eg_rule rules[MAX_RULES];
+    int n;
+} rule_set;
+
+static eg_pat_node pvar(int v) { return (eg_pat_node){.var = v}; }
+static eg_pat_node pop2(uint32_t op, int a, int b) { return (eg_pat_node){.var = -1, .op = op, .n = 2, .kids = {a, b}}; }
+static eg_pat_node pop3(uint32_t op, int a, int b, int c) {
+    return (eg_pat_node){.var = -1, .op = op, .n = 3, .kids = {a, b, c}};
+}
+
+/* A rule lhs => rhs from node lists (the last node of each the root). */
+static void add_rule(rule_set *R, const char *name, const eg_pat_node *l, int nl, int lv, const eg_pat_node *r, int nr) {
+    int i = R->n++;
+    memcpy(R->nodes[i][0], l, sizeof *l * (size_t)nl);
+    memcpy(R->nodes[i][1], r, sizeof *r * (size_t)nr);
+    R->rules[i] = (eg_rule){.name = name, .lhs = {R->nodes[i][0], nl - 1, lv}, .rhs = {R->nodes[i][1], nr - 1, lv}};
+}
+
+static void rules_of(rule_set *R, search *S, const vz_options *o) {
+    int W = S->width;
+    /* lifting: a VEC of W lanes, any lanes */
+    int i = R->n++;
+    for (int l = 0; l < W; l++) R->nodes[i][0][l] = pvar(l);
+    R->nodes[i][0][W] = (eg_pat_node){.var = -1, .op = VZ_VEC, .n = (uint32_t)W};
+    for (int l = 0; l < W; l++) R->nodes[i][0][W].kids[l] = l;
+    R->rules[i] = (eg_rule){.name = "lift", .lhs = {R->nodes[i][0], W, W}, .apply = lift_apply, .user = S};
+    if (o->contract) {
+        eg_pat_node l1[] = {pvar(0), pvar(1), pvar(2), pop2(VZ_MUL, 1, 2), pop2(VZ_ADD, 0, 3)};
+        eg_pat_node r1[] = {pvar(0), pvar(1), pvar(2), pop3(VZ_FMA, 1, 2, 0)};
+        add_rule(R, "contract", l1, 5, 3, r1, 4);
+        eg_pat_node l2[] = {pvar(0), pvar(1), pvar(2), pop2(VZ_MUL, 1, 2), pop2(VZ_ADD, 3, 0)};
+        add_rule(R, "contract-left", l2, 5, 3, r1, 4);
+    }
+    if (o->reassociate) {
+        eg_pat_node ca[] = {pvar(0), pvar(1), pop2(VZ_ADD, 0, 1)}, cb[] = {pvar(0), pvar(1), pop2(VZ_ADD, 1, 0)};
+        add_rule(R, "comm-add", ca, 3, 2, cb, 3);
+        eg_pat_node ma[] = {pvar(0), pvar(1), pop2(VZ_MUL, 0, 1)}, mb[] = {pvar(0), pvar(1), pop2(VZ_MUL, 1, 0)};
+        add_rule(R, "comm-mul", ma, 3, 2, mb, 3);
+        eg_pat_node al[] = {pvar(0), pvar(1), pvar(2), pop2(VZ_ADD, 0, 1), pop2(VZ_ADD, 3, 2)};
+        eg_pat_node ar[] = {pvar(0), pvar(1), pvar(2), pop2(VZ_ADD, 1, 2), pop2(VZ_ADD, 0, 3)};
+        add_rule(R, "assoc-add", al, 5, 3, ar, 5);
+        add_rule(R, "assoc-add-back", ar, 5, 3, al, 5);
+    }
+}
+
+/* ---- the search --------------------------------------------------------------------------- */
+
+vz_program *vz_search(tine_ctx_t *ctx, const vz_spec *s, const vz_target *t, const vz_options *o) {
+    double t0 = tine_now();
+    vz_program *p = tine_xcalloc(1, sizeof *p);
+    search *S = tine_xcalloc(1, sizeof *S);
+    p->spec = s;
+    p->target = t;
+    p->width = t->bits / s->elem.bits;
+    *S = (search){.s = s, .t = t, .width = p->width};
+    S->neg_zero = vz_bits(s->elem, -0.0), S->zero = 0, S->one = vz_bits(s->elem, 1.0);
+    eg_graph *g = p->g = eg_new(NULL);
+    S->g = g;
+    S->c_neg_zero = eg_add(g, VZ_CONST, S->neg_zero, 0, NULL);
+    S->c_zero = eg_add(g, VZ_CONST, 0, 0, NULL);
+    S->c_one = eg_add(g, VZ_CONST, S->one, 0, NULL);
+    S->dc = eg_add(g, VZ_DC, 0, 0, NULL);
+    /* the spec, node for node (children come first) */
+    eg_id *cls = tine_xmalloc(sizeof *cls * (size_t)(s->nnodes + 1));
+    for (int i = 0; i < s->nnodes; i++) {
+        const vz_node *n = &s->node[i];
+        eg_id k[3];
+        for (int j = 0; j < n->n; j++) k[j] = cls[n->kid[j]];
+        cls[i] = eg_add(g, n->op, n->data, n->n, k);
+    }
+    p->spec_nodes = (size_t)s->nnodes;
+    /* the outputs in chunks of the width: a lane no output needs is DC */
+    int W = p->width, cap = 0;
+    eg_id *chunk_cls = NULL;
+    for (int a = 0; a < s->narrays; a++) {
+        if (!s->array[a].output) continue;
+        for (int f = 0; f < s->array[a].count; f += W) {
+            eg_id lanes[16];
+            bool any = false;
+            for (int l = 0; l < W; l++) {
+                int e = f + l;
+                int32_t v = e < s->array[a].count ? s->out[a][e] : -1;
+                lanes[l] = v >= 0 ? cls[v] : S->dc;
+                any |= v >= 0;
+            }
+            if (!any) continue;
+            TINE_GROW(p->chunk, (size_t)p->nchunks + 1, cap);
+            p->chunk[p->nchunks++] = (vz_chunk){a, f, eg_add(g, VZ_VEC, 0, (uint32_t)W, lanes)};
+        }
+    }
+    free(cls);
+    chunk_cls = tine_xmalloc(sizeof *chunk_cls * (size_t)(p->nchunks + 1));
+    for (int i = 0; i < p->nchunks; i++) chunk_cls[i] = p->chunk[i].cls;
+    p->root = eg_add(g, VZ_LIST, 0, (uint32_t)p->nchunks, chunk_cls);
+    free(chunk_cls);
+    if (!o->no_vectorize) {
+        rule_set R = {0};
+        rules_of(&R, S, o);
+        eg_limits lim = o->limits;
+        if (!lim.max_iters) lim.max_iters = 1000;
+        if (!lim.max_nodes) lim.max_nodes = 2000000;
+        if (lim.max_seconds <= 0) lim.max_seconds = 8;
+        if (!lim.match_limit) lim.match_limit = 1u << 30; /* the lifting rule is not banned: it is the search */
+        p->report = eg_run(g, R.rules, R.n, &lim);
+    } else {
+        eg_rebuild(g);
+        p->report = (eg_report){.stop = EG_SATURATED, .nodes = eg_node_count(g), .classes = eg_class_count(g)};
+    }
+    size_t nid = eg_id_limit(g);
+    double *c = tine_xmalloc(sizeof *c * nid);
+    p->best = tine_xmalloc(sizeof *p->best * nid);
+    eg_extract_tree(g, cost, S, c, p->best);
+    p->tree_cost = c[eg_find(g, p->root)];
+    free(c);
+    if (!isfinite(p->tree_cost)) {
+        tine_set_error(ctx, "tine vectorize: no program was extracted for '%s' (an internal error)", s->func);
+        free(S);
+        vz_program_free(p);
+        return NULL;
+    }
+    p->dag_cost = eg_extract_dag(g, cost, S, p->root, p->best);
+    p->seconds = tine_now() - t0;
+    free(S);
+    return p;
+}
+
+void vz_program_free(vz_program *p) {
+    if (!p) return;
+    eg_free(p->g);
+    free(p->best);
+    free(p->chunk);
+    free(p);
+}
+
+eg_node vz_chosen(const vz_program *p, eg_id c) {
+    c = eg_find(p->g, c);
+    return eg_class_node(p->g, c, p->best[c]);
+}
+
+static const char *stop_name(eg_stop s) {
+    switch (s) {
+    case EG_SATURATED: return "saturated";
+    case EG_ITER_LIMIT: return "iteration limit";
+    case EG_NODE_LIMIT: return "node limit";
+    default: return "time limit";
+    }
+}
+
+static void count_ops(const vz_program *p, eg_id c, bool *seen, int *vec, int *scal, int *leafvec) {
+    c = eg_find(p->g, c);
+    if (seen[c]) return;
+    seen[c] = true;
+    eg_node n = vz_chosen(p, c);
+    if (VZ_IS_V(n.op)) (*vec)++;
+    else if (n.op == VZ_VEC) {
+        eg_node x;
+        bool leaves = true;
+        for (uint32_t i = 0; i < n.n; i++) leaves = leaves && leaf_class(p->g, n.kids[i], &x);
+        if (leaves) (*leafvec)++;
+    } else if (n.op != VZ_LIST && n.op != VZ_GET && n.op != VZ_CONST && n.op != VZ_DC) (*scal)++;
+    for (uint32_t i = 0; i < n.n; i++) count_ops(p, n.kids[i], seen, vec, scal, leafvec);
+}
+
+void vz_stats(const vz_program *p, tine_buf *b) {
+    bool *seen = tine_xcalloc(eg_id_limit(p->g), 1);
+    int vec = 0, scal = 0, leafvec = 0;
+    count_ops(p, p->root, seen, &vec, &scal, &leafvec);
+    free(seen);
+    tine_buf_printf(b, "function: %s\ntarget: %s (%d lanes of f%d)\n", p->spec->func, p->target->name, p->width,
+                    p->spec->elem.bits);
+    tine_buf_printf(b, "spec nodes: %zu\noutput chunks: %d\n", p->spec_nodes, p->nchunks);
+    tine_buf_printf(b, "e-graph: %zu nodes, %zu classes after %d iterations (%s), %zu rewrites\n", p->report.nodes,
+                    p->report.classes, p->report.iters, stop_name(p->report.stop), p->report.applied);
+    tine_buf_printf(b, "cost: tree %.2f, dag %.2f\n", p->tree_cost, p->dag_cost);
+    tine_buf_printf(b, "chosen: %d vector ops, %d vectors of leaves, %d scalar ops\n", vec, leafvec, scal);
+    tine_buf_printf(b, "search seconds: %.3f\n", p->seconds);
+}

@@ -1,0 +1,88 @@
+/* vectorize.c — tine vectorize's driver, the whole pipeline in one function: C read by the
+ * one C front end (src/cfront), run symbolically into a spec (front.c), vectorized by
+ * equality saturation (search.c), validated against the spec (validate.c), emitted
+ * (emit_llvm.c, emit_c.c). */
+#define _POSIX_C_SOURCE 200809L
+#include "vectorize.h"
+
+#include <sys/resource.h>
+
+static bool emit_kind(const char *emit, tine_emit_kind_t *k) {
+    if (!strcmp(emit, "obj")) *k = TINE_EMIT_OBJ;
+    else if (!strcmp(emit, "asm")) *k = TINE_EMIT_ASM;
+    else if (!strcmp(emit, "llvm")) *k = TINE_EMIT_LLVM;
+    else return false;
+    return true;
+}
+
+static double peak_mb(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss / 1024.0; /* Linux: kilobytes */
+}
+
+char *tine_vectorize(tine_ctx_t *ctx, const char *path, const char *text, const tine_vectorize_opts *o, size_t *size,
+                     char **stats) {
+    double t0 = tine_now();
+    const char *emit = o->emit ? o->emit : "obj";
+    static const char *const kinds[] = {"obj", "h", "c", "asm", "llvm", "spec", "egraph-stats"};
+    bool known = false;
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) known |= !strcmp(emit, kinds[i]);
+    if (!known) {
+        tine_set_error(ctx, "tine vectorize: --emit takes obj, h, c, asm, llvm, spec or egraph-stats, not '%s'", emit);
+        return NULL;
+    }
+    const vz_target *t = vz_target_find(o->target);
+    if (!t && strcmp(emit, "spec")) {
+        tine_set_error(ctx, "tine vectorize: unknown target '%s' (it knows %s)", o->target ? o->target : "",
+                       vz_target_names());
+        return NULL;
+    }
+    if (!o->function) {
+        tine_set_error(ctx, "tine vectorize: which function? (--function NAME)");
+        return NULL;
+    }
+    tine_cfile *f = tine_cfront_parse(ctx, path, text, o->cflags, o->ncflags, NULL);
+    if (!f) return NULL;
+    vz_spec *s = vz_front(ctx, f, o->function, NULL);
+    tine_cfile_free(f);
+    if (!s) return NULL;
+    char *out = NULL;
+    tine_buf b = {0};
+    if (!strcmp(emit, "spec")) {
+        vz_spec_print(s, &b);
+        out = b.p;
+        *size = b.n;
+        vz_spec_free(s);
+        return out;
+    }
+    vz_options vo = {.reassociate = o->reassociate, .contract = o->contract, .no_vectorize = o->no_vectorize};
+    vo.limits.max_seconds = o->max_seconds;
+    vo.limits.max_nodes = o->max_nodes;
+    vz_program *p = vz_search(ctx, s, t, &vo);
+    tine_emit_kind_t k;
+    if (p && !o->no_validate && vz_validate(ctx, p, &vo) != 0) {
+        vz_program_free(p);
+        p = NULL;
+    }
+    if (!p) out = NULL;
+    else if (!strcmp(emit, "h")) out = vz_emit_header(p), *size = strlen(out);
+    else if (!strcmp(emit, "c")) out = vz_emit_c(ctx, p, size);
+    else if (emit_kind(emit, &k)) out = vz_emit_llvm(ctx, p, k, size);
+    if (p && (stats || !strcmp(emit, "egraph-stats"))) {
+        vz_stats(p, &b);
+        tine_buf_printf(&b, "compile seconds: %.3f\npeak memory MB: %.1f\n", tine_now() - t0, peak_mb());
+        if (!strcmp(emit, "egraph-stats")) {
+            out = b.p;
+            *size = b.n;
+            b.p = NULL;
+        } else if (stats) {
+            *stats = b.p;
+            b.p = NULL;
+        }
+    }
+    free(b.p);
+    vz_program_free(p);
+    vz_spec_free(s);
+    return out;
+}

@@ -1,0 +1,84 @@
+/* vectorize.h — tine vectorize: a spec (spec.h) vectorized by equality saturation
+ * (search.c), the chosen program emitted through LLVM (emit_llvm.c) or as C with the
+ * target's intrinsics (emit_c.c).
+ *
+ * The language of the e-graph (Diospyros's vector DSL): the scalar ops of spec.h with the
+ * same numbers; DC, a lane no output needs; VEC, a vector of `width` scalar classes (a lane
+ * each); a vector op per scalar op (VZ_V(op)), lane i of which is the scalar op on lane i
+ * of its operands; LIST, the root, the output chunks in order.
+ */
+#ifndef TINE_VECTORIZE_H
+#define TINE_VECTORIZE_H
+
+#include "../egraph/egraph.h"
+#include "spec.h"
+
+enum { VZ_DC = 16, VZ_VEC = 17, VZ_LIST = 18, VZ_VBASE = 32 };
+#define VZ_V(op) (VZ_VBASE + (op))
+#define VZ_IS_V(op) ((op) >= VZ_VBASE)
+
+/* The targets tine vectorize emits for, and their f32 lanes. */
+typedef struct {
+    const char *name;   /* tine's target name */
+    int bits;           /* vector register */
+    bool arm;           /* Neon (else x86) */
+    bool two_source;    /* a one-instruction two-register permute (vpermt2ps, tbl2) */
+} vz_target;
+const vz_target *vz_target_find(const char *name);
+const char *vz_target_names(void); /* "x86-64-sse41, ..." for messages */
+
+typedef struct {
+    bool reassociate;   /* AC rules on (equal over the reals, not bit for bit) */
+    bool contract;      /* a*b + c may become one fma */
+    bool no_vectorize;  /* the spec as scalar code (the ablation) */
+    eg_limits limits;
+} vz_options;
+
+/* A chunk of outputs: `width` consecutive elements of one output array. */
+typedef struct {
+    int array, first;
+    eg_id cls;
+} vz_chunk;
+
+typedef struct {
+    const vz_spec *spec;
+    const vz_target *target;
+    int width;          /* lanes */
+    eg_graph *g;
+    eg_id root;
+    uint32_t *best;     /* per class, the chosen node */
+    vz_chunk *chunk;
+    int nchunks;
+    eg_report report;
+    double tree_cost, dag_cost, seconds;
+    size_t spec_nodes;
+} vz_program;
+
+/* Saturates and extracts; NULL with an error (a limit that leaves no program). */
+vz_program *vz_search(tine_ctx_t *ctx, const vz_spec *s, const vz_target *t, const vz_options *o);
+void vz_program_free(vz_program *p);
+/* The chosen node of class c. */
+eg_node vz_chosen(const vz_program *p, eg_id c);
+/* Whether class c holds a vector (else a scalar). */
+bool vz_is_vector(const vz_program *p, eg_id c);
+/* Statistics as text (--emit egraph-stats). */
+void vz_stats(const vz_program *p, tine_buf *b);
+
+/* validate.c: the program against the spec, output by output: 0, or -1 with an error. In
+ * strict mode each stored lane must be the spec's own computation (up to identities exact
+ * in IEEE arithmetic); otherwise equal over the reals (prove.c). */
+int vz_validate(tine_ctx_t *ctx, const vz_program *p, const vz_options *o);
+/* prove.c: got[i] == want[i] for every i over the reals (nodes of t; sqrt uninterpreted),
+ * proven by Z3: 0, or -1 with the first pair not proven. */
+int vz_prove_reals(tine_ctx_t *ctx, const vz_spec *t, const int32_t *got, const int32_t *want, int n);
+
+/* emit_c.c: the program as C with the target's intrinsics (malloc'd; NULL with an error). */
+char *vz_emit_c(tine_ctx_t *ctx, const vz_program *p, size_t *size);
+
+/* emit_llvm.c: the program as an object, assembly or LLVM text (kind TINE_EMIT_*), the
+ * function named and typed as the C kernel. */
+char *vz_emit_llvm(tine_ctx_t *ctx, const vz_program *p, tine_emit_kind_t kind, size_t *size);
+/* The header declaring the function. */
+char *vz_emit_header(const vz_program *p);
+
+#endif
