@@ -75,14 +75,6 @@ static LLVMValueRef scalar_load(em *e, int array, int idx) {
     return v;
 }
 
-/* acc with the lanes `take` replaced by lanes src_lane[l] of v (a shufflevector). */
-static LLVMValueRef merge(em *e, LLVMValueRef acc, LLVMValueRef v, const bool *take, const int *src_lane) {
-    LLVMValueRef mask[16];
-    for (int l = 0; l < e->W; l++)
-        mask[l] = take[l] ? i32c(e, e->W + src_lane[l]) : acc ? i32c(e, l) : LLVMGetUndef(e->i32);
-    return LLVMBuildShuffleVector(e->b, acc ? acc : LLVMGetPoison(LLVMTypeOf(v)), v, LLVMConstVector(mask, (unsigned)e->W), "");
-}
-
 static bool leaf(const vz_program *p, eg_id c, eg_node *n) {
     c = eg_find(p->g, c);
     if (eg_class_size(p->g, c) != 1) return false;
@@ -90,51 +82,34 @@ static bool leaf(const vz_program *p, eg_id c, eg_node *n) {
     return n->op == VZ_GET || n->op == VZ_CONST || n->op == VZ_DC;
 }
 
-/* The leaf lanes of a VEC (the others undefined). */
+/* The leaf lanes of a VEC as vz_plan_leaves plans them (the others undefined): each
+ * source built, then merged into one vector a shufflevector at a time. */
 static LLVMValueRef leaf_vector(em *e, const eg_node *vec, bool *is_leaf) {
     int W = e->W;
-    eg_node n[16];
-    bool any_const = false;
-    LLVMValueRef cv[16];
-    for (int l = 0; l < W; l++) {
-        is_leaf[l] = leaf(e->p, vec->kids[l], &n[l]);
-        cv[l] = is_leaf[l] && n[l].op == VZ_CONST ? const_of(e, n[l].data) : LLVMGetUndef(e->ft);
-        any_const |= is_leaf[l] && n[l].op == VZ_CONST;
+    vz_leaf_plan plan;
+    vz_plan_leaves(e->p->g, e->s, W, vec->kids, &plan);
+    LLVMValueRef acc = NULL;
+    for (int k = 0; k < plan.nsrc; k++) {
+        const vz_source *src = &plan.src[k];
+        LLVMValueRef v, lanes[16];
+        eg_node n;
+        if (src->kind == VZ_SRC_CONST) {
+            for (int l = 0; l < W; l++)
+                lanes[l] = plan.lane_src[l] == k && leaf(e->p, vec->kids[l], &n) ? const_of(e, n.data) : LLVMGetUndef(e->ft);
+            v = LLVMConstVector(lanes, (unsigned)W);
+        } else if (src->kind == VZ_SRC_BROADCAST)
+            v = LLVMBuildInsertElement(e->b, LLVMGetPoison(e->vt), scalar_load(e, src->array, src->start), i32c(e, 0), "");
+        else v = load_window(e, src->array, src->start);
+        LLVMValueRef mask[16];
+        for (int l = 0; l < W; l++)
+            mask[l] = plan.lane_src[l] == k ? i32c(e, W + plan.lane_at[l])
+                      : acc && plan.lane_src[l] >= 0 && plan.lane_src[l] < k ? i32c(e, l)
+                                                                              : LLVMGetUndef(e->i32);
+        acc = LLVMBuildShuffleVector(e->b, acc ? acc : LLVMGetPoison(e->vt), v, LLVMConstVector(mask, (unsigned)W), "");
     }
-    LLVMValueRef acc = any_const ? LLVMConstVector(cv, (unsigned)W) : NULL;
-    bool done[16];
-    for (int l = 0; l < W; l++) done[l] = !is_leaf[l] || n[l].op != VZ_GET;
-    for (int l0 = 0; l0 < W; l0++) {
-        if (done[l0]) continue;
-        int a = (int)(n[l0].data >> 32);
-        /* this array's lanes: one element everywhere is a broadcast */
-        bool same = true;
-        for (int l = l0; l < W; l++)
-            if (!done[l] && (int)(n[l].data >> 32) == a) same = same && n[l].data == n[l0].data;
-        bool take[16] = {false};
-        int src[16] = {0};
-        if (same) {
-            LLVMValueRef x = scalar_load(e, a, (int)(uint32_t)n[l0].data);
-            LLVMValueRef v = LLVMBuildInsertElement(e->b, LLVMGetPoison(e->vt), x, i32c(e, 0), "");
-            for (int l = l0; l < W; l++)
-                if (!done[l] && (int)(n[l].data >> 32) == a) take[l] = true, src[l] = 0, done[l] = true;
-            acc = merge(e, acc, v, take, src);
-            continue;
-        }
-        /* a window of the array from the lowest index not yet placed */
-        int lo = INT32_MAX;
-        for (int l = l0; l < W; l++)
-            if (!done[l] && (int)(n[l].data >> 32) == a && (int)(uint32_t)n[l].data < lo) lo = (int)(uint32_t)n[l].data;
-        int count = e->s->array[a].count, start = count >= W && lo + W > count ? count - W : lo;
-        if (count < W) start = 0;
-        LLVMValueRef v = load_window(e, a, start);
-        for (int l = l0; l < W; l++) {
-            int idx = (int)(uint32_t)n[l].data;
-            if (!done[l] && (int)(n[l].data >> 32) == a && idx >= start && idx < start + W)
-                take[l] = true, src[l] = idx - start, done[l] = true;
-        }
-        acc = merge(e, acc, v, take, src);
-        l0--; /* lanes of this array the window missed: another window */
+    for (int l = 0; l < W; l++) {
+        eg_node n;
+        is_leaf[l] = leaf(e->p, vec->kids[l], &n);
     }
     return acc ? acc : LLVMGetUndef(e->vt);
 }

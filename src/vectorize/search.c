@@ -9,8 +9,8 @@
  *    mode stays bit-exact: x = x + -0 (not + 0: -0 + 0 is +0), x = x - 0, x = x * 1,
  *    x = x / 1, x = fma(x, 1, -0), p + q = fma(q, 1, p), a * b = fma(a, b, -0). Ops with no
  *    identity (neg, sqrt, comparisons, select) lift only when every lane has them. An op
- *    lifts only where it covers at least half of the needed lanes, which keeps the graph
- *    from doubling at every level of mixed lanes.
+ *    lifts only where it covers at least half of the computed lanes (leaves join any op),
+ *    which keeps the graph from doubling at every level of mixed lanes.
  *  - with contraction (--contract): a + b * c = fma(b, c, a), either order of the add.
  *  - with --reassociate: commutativity of + and *, associativity of + both ways (bounded
  *    by the scheduler's limits), so that lanes line up (Diospyros's AC rules).
@@ -107,7 +107,7 @@ typedef struct {
 
 static eg_id lift_apply(eg_graph *g, eg_id root, const eg_id *lane, void *user) {
     search *S = user;
-    int W = S->width, need = 0;
+    int W = S->width, need = 0, computed = 0;
     /* the ops present, each counted once per lane */
     op_count ops[32];
     int nops = 0;
@@ -115,6 +115,7 @@ static eg_id lift_apply(eg_graph *g, eg_id root, const eg_id *lane, void *user) 
         eg_node n;
         if (leaf_class(g, lane[l], &n) && n.op == VZ_DC) continue;
         need++;
+        computed += !leaf_class(g, lane[l], &n);
         eg_id c = eg_find(g, lane[l]);
         bool counted[32] = {false};
         for (size_t i = 0, m = eg_class_size(g, c); i < m; i++) {
@@ -132,8 +133,10 @@ static eg_id lift_apply(eg_graph *g, eg_id root, const eg_id *lane, void *user) 
     for (int j = 0; j < nops; j++) {
         uint32_t op = ops[j].op;
         int ar = vz_op_arity((int)op);
+        /* an op lifts where it is at least half of the computed lanes (leaves join any op
+           through its identity) and more than one lane, unless it is all there is */
         if (ops[j].count < 2 && ops[j].count < need) continue;
-        if (2 * ops[j].count < need) continue;
+        if (2 * ops[j].count < computed) continue;
         eg_id k[3][16];
         bool ok = true;
         for (int l = 0; l < W && ok; l++) {
@@ -168,60 +171,72 @@ static double op_cost(uint32_t op) {
     }
 }
 
-/* What building a vector of these leaves costs on the target: a run of one array in lane
- * order is one load, one element everywhere a broadcast, lanes of one array within one
- * register's span a load and a permute, within two a two-register permute (one
- * instruction where the target has it), constants a load from the constant pool; else a
- * lane at a time. */
-static double leaves_cost(const search *S, const eg_graph *g, const eg_id *kids, int W) {
-    int arrays[16], na = 0, lanes = 0;
-    bool consts = false;
+void vz_plan_leaves(const eg_graph *g, const vz_spec *s, int W, const eg_id *kids, vz_leaf_plan *plan) {
+    eg_node n[16];
+    bool done[16];
+    plan->nsrc = 0;
     for (int l = 0; l < W; l++) {
-        eg_node n;
-        leaf_class(g, kids[l], &n);
-        if (n.op == VZ_DC) continue;
-        lanes++;
-        if (n.op == VZ_CONST) {
-            consts = true;
-            continue;
+        plan->lane_src[l] = -1;
+        plan->lane_at[l] = 0;
+        bool is_leaf = leaf_class(g, kids[l], &n[l]);
+        done[l] = !is_leaf || n[l].op == VZ_DC;
+        if (is_leaf && n[l].op == VZ_CONST) {
+            if (plan->nsrc == 0) plan->src[plan->nsrc++] = (vz_source){VZ_SRC_CONST, 0, 0};
+            plan->lane_src[l] = 0;
+            plan->lane_at[l] = (int8_t)l;
+            done[l] = true;
         }
-        int a = (int)(n.data >> 32), i = 0;
-        while (i < na && arrays[i] != a) i++;
-        if (i == na) arrays[na++] = a;
     }
-    if (!lanes) return 0;
-    double total = consts ? 1 : 0;
-    for (int i = 0; i < na; i++) {
-        int lo = INT32_MAX, hi = -1, base = INT32_MIN;
-        bool same = true, run = true;
-        for (int l = 0; l < W; l++) {
-            eg_node n;
-            leaf_class(g, kids[l], &n);
-            if (n.op != VZ_GET || (int)(n.data >> 32) != arrays[i]) continue;
-            int idx = (int)(uint32_t)n.data;
-            if (lo != INT32_MAX && idx != lo && hi != -1) same = same && idx == hi && idx == lo;
-            if (base == INT32_MIN) base = idx - l;
-            run = run && idx == base + l;
-            lo = idx < lo ? idx : lo;
-            hi = idx > hi ? idx : hi;
+    for (int l0 = 0; l0 < W; l0++) {
+        if (done[l0]) continue;
+        int a = (int)(n[l0].data >> 32), lo = INT32_MAX;
+        bool same = true;
+        for (int l = l0; l < W; l++)
+            if (!done[l] && (int)(n[l].data >> 32) == a) {
+                same = same && n[l].data == n[l0].data;
+                int idx = (int)(uint32_t)n[l].data;
+                lo = idx < lo ? idx : lo;
+            }
+        int count = s->array[a].count, start = lo;
+        if (same) plan->src[plan->nsrc] = (vz_source){VZ_SRC_BROADCAST, a, lo};
+        else {
+            /* a window from the lowest element not placed, kept inside the array */
+            if (count < W) start = 0;
+            else if (lo + W > count) start = count - W;
+            plan->src[plan->nsrc] = (vz_source){VZ_SRC_WINDOW, a, start};
         }
-        same = lo == hi;
-        int span = hi - lo + 1;
-        if (same) total += 1;
-        else if (run) total += 1;
-        else if (span <= W) total += 2;
-        else if (span <= 2 * W) total += S->t->two_source ? 3 : 5;
-        else total += 1 + lanes;
+        for (int l = l0; l < W; l++) {
+            int idx = (int)(uint32_t)n[l].data;
+            if (done[l] || (int)(n[l].data >> 32) != a || idx < start || idx >= start + (same ? 1 : W)) continue;
+            plan->lane_src[l] = (int8_t)plan->nsrc;
+            plan->lane_at[l] = (int8_t)(same ? 0 : idx - start);
+            done[l] = true;
+        }
+        plan->nsrc++;
+        l0--; /* lanes of this array the window missed: another window */
     }
-    total += (na + (consts ? 1 : 0) - 1) * (S->t->two_source ? 1 : 2);
-    return total < 1.0 + lanes ? total : 1.0 + lanes;
+}
+
+/* What the plan of a vector of leaves costs: a load, broadcast or constant per source; one
+ * source used out of lane order a permute; each further source a merge (a two-register
+ * permute: one instruction where the target has one, a permute and a blend where not). */
+static double leaves_cost(const search *S, const eg_graph *g, const eg_id *kids, int W) {
+    vz_leaf_plan plan;
+    vz_plan_leaves(g, S->s, W, kids, &plan);
+    if (plan.nsrc == 0) return 0;
+    bool in_order = true;
+    for (int l = 0; l < W; l++)
+        in_order = in_order && (plan.lane_src[l] < 0 || plan.src[plan.lane_src[l]].kind != VZ_SRC_WINDOW ||
+                                plan.lane_at[l] == l);
+    if (plan.nsrc == 1) return in_order ? 1 : 2;
+    return plan.nsrc + (plan.nsrc - 1) * (S->t->two_source ? 1 : 2);
 }
 
 static double cost(const eg_node *n, void *user) {
     search *S = user;
     const eg_graph *g = S->g;
     switch (n->op) {
-    case VZ_GET: case VZ_CONST: return 0.01;
+    case VZ_GET: case VZ_CONST: return 0; /* priced where used: a scalar op's load, a vector's plan */
     case VZ_DC: case VZ_LIST: return 0;
     case VZ_VEC: {
         bool leaves = true, uniform = true;
@@ -235,7 +250,15 @@ static double cost(const eg_node *n, void *user) {
         if (uniform) return 1; /* a broadcast of one scalar */
         return computed + 1;   /* a lane at a time */
     }
-    default: return VZ_IS_V(n->op) ? op_cost(n->op - VZ_VBASE) + 0.01 : op_cost(n->op);
+    default: {
+        if (VZ_IS_V(n->op)) return op_cost(n->op - VZ_VBASE) + 0.01;
+        double c = op_cost(n->op); /* a scalar op: its leaf operands loaded or materialized */
+        for (uint32_t i = 0; i < n->n; i++) {
+            eg_node x;
+            if (leaf_class(g, n->kids[i], &x)) c += 0.5;
+        }
+        return c;
+    }
     }
 }
 
@@ -404,6 +427,11 @@ static void count_ops(const vz_program *p, eg_id c, bool *seen, int *vec, int *s
         bool leaves = true;
         for (uint32_t i = 0; i < n.n; i++) leaves = leaves && leaf_class(p->g, n.kids[i], &x);
         if (leaves) (*leafvec)++;
+        if (!leaves && getenv("VZ_TRACE")) {
+            fprintf(stderr, "unlifted vec %u:", c);
+            for (uint32_t i = 0; i < n.n; i++) { eg_node k = vz_chosen(p, n.kids[i]); fprintf(stderr, " %s", k.op < VZ_NSCALAR ? vz_op_name(k.op) : "dc"); }
+            fprintf(stderr, "\n");
+        }
     } else if (n.op != VZ_LIST && n.op != VZ_GET && n.op != VZ_CONST && n.op != VZ_DC) (*scal)++;
     for (uint32_t i = 0; i < n.n; i++) count_ops(p, n.kids[i], seen, vec, scal, leafvec);
 }

@@ -54,6 +54,21 @@ typedef struct {
     size_t spec_nodes;
 } vz_program;
 
+/* How a vector of leaves (kids: W classes of input elements, constants, DC) is built, the
+ * one plan the cost model prices and the emitters follow: sources (the constants as one
+ * vector; an element broadcast; a register-wide window of an array, kept inside it) and
+ * per lane its source (-1: DC or not a leaf) and the lane of the source it takes. */
+enum { VZ_SRC_CONST, VZ_SRC_BROADCAST, VZ_SRC_WINDOW };
+typedef struct {
+    int kind, array, start; /* BROADCAST: the element; WINDOW: the first element */
+} vz_source;
+typedef struct {
+    int nsrc;
+    vz_source src[17];
+    int8_t lane_src[16], lane_at[16];
+} vz_leaf_plan;
+void vz_plan_leaves(const eg_graph *g, const vz_spec *s, int W, const eg_id *kids, vz_leaf_plan *plan);
+
 /* Saturates and extracts; NULL with an error (a limit that leaves no program). */
 vz_program *vz_search(tine_ctx_t *ctx, const vz_spec *s, const vz_target *t, const vz_options *o);
 void vz_program_free(vz_program *p);
