@@ -53,7 +53,27 @@ static LLVMValueRef lane_mask(em *e, const bool *on) {
     return LLVMConstVector(m, (unsigned)e->W);
 }
 
-/* Elements [start, start + W) of an array, the ones past its end not read. */
+static LLVMValueRef scalar_load(em *e, int array, int idx);
+
+/* n lanes of v from lane `first` (n a power of two, or 1: a scalar). */
+static LLVMValueRef lanes_of(em *e, LLVMValueRef v, int first, int n) {
+    if (n == 1) return LLVMBuildExtractElement(e->b, v, i32c(e, first), "");
+    LLVMValueRef m[16];
+    for (int i = 0; i < n; i++) m[i] = i32c(e, first + i);
+    return LLVMBuildShuffleVector(e->b, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(m, (unsigned)n), "");
+}
+
+/* A part of a vector register, widened back to W lanes (the rest undefined). */
+static LLVMValueRef widen(em *e, LLVMValueRef part, int n) {
+    if (n == 1) return LLVMBuildInsertElement(e->b, LLVMGetPoison(e->vt), part, i32c(e, 0), "");
+    LLVMValueRef m[16];
+    for (int i = 0; i < e->W; i++) m[i] = i < n ? i32c(e, i) : LLVMGetUndef(e->i32);
+    return LLVMBuildShuffleVector(e->b, part, LLVMGetPoison(LLVMTypeOf(part)), LLVMConstVector(m, (unsigned)e->W), "");
+}
+
+/* Elements [start, start + W) of an array, the ones past its end not read: AVX-512 loads
+ * them under a mask register; elsewhere (vmaskmovps is slow, SSE and Neon have none) the
+ * part inside is loaded in power-of-two pieces and joined. */
 static LLVMValueRef load_window(em *e, int array, int start) {
     int count = e->s->array[array].count;
     LLVMValueRef at = elem_ptr(e, array, start);
@@ -62,11 +82,30 @@ static LLVMValueRef load_window(em *e, int array, int start) {
         LLVMSetAlignment(v, elem_bytes(e));
         return v;
     }
-    bool on[16];
-    for (int l = 0; l < e->W; l++) on[l] = start + l < count;
-    LLVMTypeRef types[2] = {e->vt, e->ptr};
-    LLVMValueRef args[4] = {at, i32c(e, (int)elem_bytes(e)), lane_mask(e, on), LLVMGetPoison(e->vt)};
-    return intrinsic(e, "llvm.masked.load", types, 2, args, 4);
+    if (e->p->target->bits == 512) {
+        bool on[16];
+        for (int l = 0; l < e->W; l++) on[l] = start + l < count;
+        LLVMTypeRef types[2] = {e->vt, e->ptr};
+        LLVMValueRef args[4] = {at, i32c(e, (int)elem_bytes(e)), lane_mask(e, on), LLVMGetPoison(e->vt)};
+        return intrinsic(e, "llvm.masked.load", types, 2, args, 4);
+    }
+    LLVMValueRef acc = NULL;
+    for (int done = 0, left = count - start; left > 0;) {
+        int n = 1;
+        while (n * 2 <= left) n *= 2;
+        LLVMValueRef part;
+        if (n == 1) part = scalar_load(e, array, start + done);
+        else {
+            part = LLVMBuildLoad2(e->b, LLVMVectorType(e->ft, (unsigned)n), elem_ptr(e, array, start + done), "");
+            LLVMSetAlignment(part, elem_bytes(e));
+        }
+        LLVMValueRef w = widen(e, part, n), m[16];
+        for (int l = 0; l < e->W; l++)
+            m[l] = l < done ? i32c(e, l) : l < done + n ? i32c(e, e->W + l - done) : LLVMGetUndef(e->i32);
+        acc = LLVMBuildShuffleVector(e->b, acc ? acc : LLVMGetPoison(e->vt), w, LLVMConstVector(m, (unsigned)e->W), "");
+        done += n, left -= n;
+    }
+    return acc;
 }
 
 static LLVMValueRef scalar_load(em *e, int array, int idx) {
@@ -180,24 +219,43 @@ static LLVMValueRef emit(em *e, eg_id c) {
     return e->val[c] = r;
 }
 
+/* A chunk's lanes to their elements: a full chunk of one array in order is one store;
+ * else each run of lanes bound for consecutive elements of one array is stored in
+ * power-of-two pieces (AVX-512: under a mask where the run is the chunk's only one). */
 static void store_chunk(em *e, const vz_chunk *ch, LLVMValueRef v) {
-    const vz_spec *s = e->s;
-    int count = s->array[ch->array].count;
-    bool on[16], all = true;
-    for (int l = 0; l < e->W; l++) {
-        int idx = ch->first + l;
-        on[l] = idx < count && s->out[ch->array][idx] >= 0;
-        all = all && on[l];
+    int W = e->W;
+    bool on[16], one_run = true;
+    for (int l = 0; l < W; l++) {
+        on[l] = ch->array[l] >= 0;
+        if (on[l] && (ch->array[l] != ch->array[0] || ch->array[0] < 0 || ch->elem[l] != ch->elem[0] + l)) one_run = false;
     }
-    LLVMValueRef at = elem_ptr(e, ch->array, ch->first);
+    LLVMValueRef at = ch->array[0] >= 0 ? elem_ptr(e, ch->array[0], ch->elem[0]) : NULL;
+    bool all = one_run;
+    for (int l = 0; l < W; l++) all = all && on[l];
     if (all) {
         LLVMValueRef st = LLVMBuildStore(e->b, v, at);
         LLVMSetAlignment(st, elem_bytes(e));
         return;
     }
-    LLVMTypeRef types[2] = {e->vt, e->ptr};
-    LLVMValueRef args[4] = {v, at, i32c(e, (int)elem_bytes(e)), lane_mask(e, on)};
-    intrinsic(e, "llvm.masked.store", types, 2, args, 4);
+    if (one_run && e->p->target->bits == 512) {
+        LLVMTypeRef types[2] = {e->vt, e->ptr};
+        LLVMValueRef args[4] = {v, at, i32c(e, (int)elem_bytes(e)), lane_mask(e, on)};
+        intrinsic(e, "llvm.masked.store", types, 2, args, 4);
+        return;
+    }
+    for (int l = 0; l < W;) {
+        if (!on[l]) {
+            l++;
+            continue;
+        }
+        int run = 1;
+        while (l + run < W && ch->array[l + run] == ch->array[l] && ch->elem[l + run] == ch->elem[l] + run) run++;
+        int n = 1;
+        while (n * 2 <= run) n *= 2;
+        LLVMValueRef st = LLVMBuildStore(e->b, lanes_of(e, v, l, n), elem_ptr(e, ch->array[l], ch->elem[l]));
+        LLVMSetAlignment(st, elem_bytes(e));
+        l += n;
+    }
 }
 
 static void add_attr(em *e, unsigned idx, const char *name) {

@@ -7,7 +7,8 @@
  *    op on VECs of the lanes' operands. A lane no output needs (DC) lifts to DC operands;
  *    a lane of another op joins through an identity exact in IEEE arithmetic, so strict
  *    mode stays bit-exact: x = x + -0 (not + 0: -0 + 0 is +0), x = x - 0, x = x * 1,
- *    x = x / 1, x = fma(x, 1, -0), p + q = fma(q, 1, p), a * b = fma(a, b, -0). Ops with no
+ *    x = x / 1, x = fma(x, 1, -0), p + q = fma(q, 1, p), a * b = fma(a, b, -0),
+ *    p - q = p + -q, p + q = p - -q, -y = y * -1. Ops with no
  *    identity (neg, sqrt, comparisons, select) lift only when every lane has them. An op
  *    lifts only where it covers at least half of the computed lanes (leaves join any op),
  *    which keeps the graph from doubling at every level of mixed lanes.
@@ -39,7 +40,7 @@ typedef struct {
     const vz_target *t;
     int width;
     int64_t neg_zero, zero, one;
-    eg_id c_neg_zero, c_zero, c_one, dc;
+    eg_id c_neg_zero, c_zero, c_one, c_minus_one, dc;
     const eg_graph *g;
 } search;
 
@@ -81,9 +82,21 @@ static bool node_with(const eg_graph *g, eg_id c, uint32_t op, int64_t data, eg_
 static bool identity(search *S, eg_graph *g, uint32_t op, eg_id x, eg_id *k) {
     eg_node n;
     switch (op) {
-    case VZ_ADD: k[0] = x, k[1] = S->c_neg_zero; return true;
-    case VZ_SUB: k[0] = x, k[1] = S->c_zero; return true;
-    case VZ_MUL: case VZ_DIV: k[0] = x, k[1] = S->c_one; return true;
+    case VZ_ADD: case VZ_SUB:
+        if (node_with(g, x, op == VZ_ADD ? VZ_SUB : VZ_ADD, 0, &n)) { /* p - q = p + -q, p + q = p - -q */
+            k[0] = n.kids[0], k[1] = eg_add(g, VZ_NEG, 0, 1, &n.kids[1]);
+            return true;
+        }
+        k[0] = x, k[1] = op == VZ_ADD ? S->c_neg_zero : S->c_zero;
+        return true;
+    case VZ_MUL:
+        if (node_with(g, x, VZ_NEG, 0, &n)) { /* -y = y * -1 */
+            k[0] = n.kids[0], k[1] = S->c_minus_one;
+            return true;
+        }
+        k[0] = x, k[1] = S->c_one;
+        return true;
+    case VZ_DIV: k[0] = x, k[1] = S->c_one; return true;
     case VZ_FMA:
         if (node_with(g, x, VZ_ADD, 0, &n)) {
             k[0] = n.kids[1], k[1] = S->c_one, k[2] = n.kids[0];
@@ -329,6 +342,7 @@ vz_program *vz_search(tine_ctx_t *ctx, const vz_spec *s, const vz_target *t, con
     S->c_neg_zero = eg_add(g, VZ_CONST, S->neg_zero, 0, NULL);
     S->c_zero = eg_add(g, VZ_CONST, 0, 0, NULL);
     S->c_one = eg_add(g, VZ_CONST, S->one, 0, NULL);
+    S->c_minus_one = eg_add(g, VZ_CONST, vz_bits(s->elem, -1.0), 0, NULL);
     S->dc = eg_add(g, VZ_DC, 0, 0, NULL);
     /* the spec, node for node (children come first) */
     eg_id *cls = tine_xmalloc(sizeof *cls * (size_t)(s->nnodes + 1));
@@ -339,23 +353,28 @@ vz_program *vz_search(tine_ctx_t *ctx, const vz_spec *s, const vz_target *t, con
         cls[i] = eg_add(g, n->op, n->data, n->n, k);
     }
     p->spec_nodes = (size_t)s->nnodes;
-    /* the outputs in chunks of the width: a lane no output needs is DC */
-    int W = p->width, cap = 0;
-    eg_id *chunk_cls = NULL;
-    for (int a = 0; a < s->narrays; a++) {
-        if (!s->array[a].output) continue;
-        for (int f = 0; f < s->array[a].count; f += W) {
-            eg_id lanes[16];
-            bool any = false;
-            for (int l = 0; l < W; l++) {
-                int e = f + l;
-                int32_t v = e < s->array[a].count ? s->out[a][e] : -1;
-                lanes[l] = v >= 0 ? cls[v] : S->dc;
-                any |= v >= 0;
-            }
-            if (!any) continue;
+    /* the outputs end to end in chunks of the width: an element the kernel does not
+       write, and the lanes past the last, are DC */
+    int W = p->width, cap = 0, fill = 0;
+    eg_id *chunk_cls = NULL, lanes[16];
+    vz_chunk cur;
+    for (int a = 0; a <= s->narrays; a++) {
+        for (int e = 0; a < s->narrays && s->array[a].output && e < s->array[a].count; e++) {
+            int32_t v = s->out[a][e];
+            cur.array[fill] = v >= 0 ? a : -1;
+            cur.elem[fill] = e;
+            lanes[fill++] = v >= 0 ? cls[v] : S->dc;
+            if (fill < W) continue;
+            cur.cls = eg_add(g, VZ_VEC, 0, (uint32_t)W, lanes);
             TINE_GROW(p->chunk, (size_t)p->nchunks + 1, cap);
-            p->chunk[p->nchunks++] = (vz_chunk){a, f, eg_add(g, VZ_VEC, 0, (uint32_t)W, lanes)};
+            p->chunk[p->nchunks++] = cur;
+            fill = 0;
+        }
+        if (a == s->narrays && fill) { /* the last chunk's empty lanes */
+            for (; fill < W; fill++) cur.array[fill] = -1, lanes[fill] = S->dc;
+            cur.cls = eg_add(g, VZ_VEC, 0, (uint32_t)W, lanes);
+            TINE_GROW(p->chunk, (size_t)p->nchunks + 1, cap);
+            p->chunk[p->nchunks++] = cur;
         }
     }
     free(cls);

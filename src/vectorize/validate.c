@@ -5,8 +5,9 @@
  * the op on lane l of its operands; lane l of a VEC is its l-th scalar), built in a spec of
  * its own so that equal terms are one node. In strict mode that term, with the identities
  * the lifting rules use (x + -0, x - 0, x * 1, x / 1, fma(x, 1, -0) = x; fma(a, b, -0) =
- * a * b; fma(q, 1, p) = p + q: exact in IEEE arithmetic) taken out, must be the very node
- * the spec has for that output: the same operations in the same order, bit for bit.
+ * a * b; fma(q, 1, p) = p + q; p + -q = p - q; p - -q = p + q; x * -1 = -x: exact in IEEE
+ * arithmetic, up to NaN payloads) taken out of both, must be the very node the spec has
+ * for that output: the same operations in the same order, bit for bit.
  * With --reassociate or --contract the terms may differ from the spec's; they are then
  * compared by evaluation and proven over the reals with Z3 (vz_prove, prove.c).
  */
@@ -17,7 +18,7 @@ typedef struct {
     vz_spec *t;          /* the program's terms (its own nodes; leaves as the spec's) */
     int32_t **lane;      /* per class: per lane (vectors) or [0] (scalars); -2 not yet */
     bool strict;
-    int32_t neg_zero, zero, one;
+    int32_t neg_zero, zero, one, minus_one;
 } reader;
 
 static bool is_const(const reader *r, int32_t x, int32_t c) { return x == c && r->t->node[x].op == VZ_CONST; }
@@ -27,9 +28,17 @@ static int32_t make(reader *r, uint32_t op, int64_t data, int n, int32_t *k) {
     for (int i = 0; i < n; i++)
         if (k[i] < 0) return -1; /* a DC lane where a value is needed */
     switch (op) {
-    case VZ_ADD: if (is_const(r, k[1], r->neg_zero)) return k[0]; break;
-    case VZ_SUB: if (is_const(r, k[1], r->zero)) return k[0]; break;
-    case VZ_MUL: case VZ_DIV: if (is_const(r, k[1], r->one)) return k[0]; break;
+    case VZ_ADD: case VZ_SUB:
+        if (is_const(r, k[1], op == VZ_ADD ? r->neg_zero : r->zero)) return k[0];
+        if (r->t->node[k[1]].op == VZ_NEG) { /* p + -q = p - q, p - -q = p + q */
+            int32_t a[2] = {k[0], r->t->node[k[1]].kid[0]};
+            return vz_add(r->t, op == VZ_ADD ? VZ_SUB : VZ_ADD, 0, 2, a);
+        }
+        break;
+    case VZ_MUL:
+        if (is_const(r, k[1], r->minus_one)) return vz_add(r->t, VZ_NEG, 0, 1, k);
+        /* fall through */
+    case VZ_DIV: if (is_const(r, k[1], r->one)) return k[0]; break;
     case VZ_FMA:
         if (is_const(r, k[1], r->one) && is_const(r, k[2], r->neg_zero)) return k[0];
         if (is_const(r, k[2], r->neg_zero)) return vz_add(r->t, VZ_MUL, 0, 2, k);
@@ -72,12 +81,14 @@ static int32_t term(reader *r, eg_id c, int l) {
 }
 
 /* The spec's node x as a node of t (same leaves, same ops). */
-static int32_t copy(vz_spec *t, const vz_spec *s, int32_t x, int32_t *memo) {
+/* The spec's node x as a node of t, canonical as the program's terms are (the identities
+ * are exact, so canonicalizing both sides keeps the check sound). */
+static int32_t copy(reader *r, const vz_spec *s, int32_t x, int32_t *memo) {
     if (memo[x] >= 0) return memo[x];
     const vz_node *n = &s->node[x];
     int32_t k[3];
-    for (int i = 0; i < n->n; i++) k[i] = copy(t, s, n->kid[i], memo);
-    return memo[x] = vz_add(t, n->op, n->data, n->n, k);
+    for (int i = 0; i < n->n; i++) k[i] = copy(r, s, n->kid[i], memo);
+    return memo[x] = n->n ? make(r, n->op, n->data, n->n, k) : vz_add(r->t, n->op, n->data, 0, NULL);
 }
 
 int vz_validate(tine_ctx_t *ctx, const vz_program *p, const vz_options *o) {
@@ -85,7 +96,7 @@ int vz_validate(tine_ctx_t *ctx, const vz_program *p, const vz_options *o) {
     vz_spec *t = tine_xcalloc(1, sizeof *t);
     t->elem = s->elem;
     reader r = {.p = p, .t = t, .strict = !o->reassociate && !o->contract};
-    r.neg_zero = vz_const(t, -0.0), r.zero = vz_const(t, 0.0), r.one = vz_const(t, 1.0);
+    r.neg_zero = vz_const(t, -0.0), r.zero = vz_const(t, 0.0), r.one = vz_const(t, 1.0), r.minus_one = vz_const(t, -1.0);
     size_t nid = eg_id_limit(p->g);
     r.lane = tine_xcalloc(nid, sizeof *r.lane);
     int32_t *memo = tine_xmalloc(sizeof *memo * (size_t)(s->nnodes + 1));
@@ -96,17 +107,17 @@ int vz_validate(tine_ctx_t *ctx, const vz_program *p, const vz_options *o) {
     for (int i = 0; i < p->nchunks && rc == 0; i++) {
         const vz_chunk *ch = &p->chunk[i];
         for (int l = 0; l < p->width && rc == 0; l++) {
-            int e = ch->first + l;
-            if (e >= s->array[ch->array].count || s->out[ch->array][e] < 0) continue;
-            int32_t a = term(&r, ch->cls, l), b = copy(t, s, s->out[ch->array][e], memo);
+            int arr = ch->array[l], e = ch->elem[l];
+            if (arr < 0) continue;
+            int32_t a = term(&r, ch->cls, l), b = copy(&r, s, s->out[arr][e], memo);
             if (a < 0) {
                 tine_set_error(ctx, "tine vectorize: translation validation failed for %s[%d] of '%s': the program "
-                                    "leaves it undefined (an internal error)", s->array[ch->array].name, e, s->func);
+                                    "leaves it undefined (an internal error)", s->array[arr].name, e, s->func);
                 rc = -1;
             } else if (r.strict && a != b) {
                 tine_set_error(ctx, "tine vectorize: translation validation failed for %s[%d] of '%s': the program "
                                     "computes it with other operations than the C (an internal error)",
-                               s->array[ch->array].name, e, s->func);
+                               s->array[arr].name, e, s->func);
                 rc = -1;
             } else if (!r.strict) {
                 TINE_GROW(want, (size_t)npairs + 1, cap);

@@ -34,10 +34,12 @@ typedef struct {
     eg_limits limits;
 } vz_options;
 
-/* A chunk of outputs: `width` consecutive elements of one output array. */
+/* A chunk of outputs: `width` lanes of the outputs laid end to end (the output arrays'
+ * elements in order, one array after another, as Diospyros's list), each lane an element
+ * (array -1: a lane no output needs). */
 typedef struct {
-    int array, first;
     eg_id cls;
+    int array[16], elem[16];
 } vz_chunk;
 
 typedef struct {
