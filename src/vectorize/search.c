@@ -13,8 +13,9 @@
  *    lifts only where it covers at least half of the computed lanes (leaves join any op),
  *    which keeps the graph from doubling at every level of mixed lanes.
  *  - with contraction (--contract): a + b * c = fma(b, c, a), either order of the add.
- *  - with --reassociate: commutativity of + and *, associativity of + both ways (bounded
- *    by the scheduler's limits), so that lanes line up (Diospyros's AC rules).
+ *  - with --reassociate: each output's sum in one canonical order (sort_sums: AC rules
+ *    bounded to one rewrite per output, where Diospyros's free ones explode) and
+ *    commutativity of *, so that lanes line up; equal over the reals.
  * A VEC of leaves (input elements, constants, DC) is not rewritten: the cost model prices
  * how the target builds it (loads, broadcasts, permutes), and the emitter builds it so.
  */
@@ -314,16 +315,85 @@ static void rules_of(rule_set *R, search *S, const vz_options *o) {
         eg_pat_node l2[] = {pvar(0), pvar(1), pvar(2), pop2(VZ_MUL, 1, 2), pop2(VZ_ADD, 3, 0)};
         add_rule(R, "contract-left", l2, 5, 3, r1, 4);
     }
-    if (o->reassociate) {
-        eg_pat_node ca[] = {pvar(0), pvar(1), pop2(VZ_ADD, 0, 1)}, cb[] = {pvar(0), pvar(1), pop2(VZ_ADD, 1, 0)};
-        add_rule(R, "comm-add", ca, 3, 2, cb, 3);
+    if (o->reassociate) { /* multiplication commutes (a product's operands in either order) */
         eg_pat_node ma[] = {pvar(0), pvar(1), pop2(VZ_MUL, 0, 1)}, mb[] = {pvar(0), pvar(1), pop2(VZ_MUL, 1, 0)};
         add_rule(R, "comm-mul", ma, 3, 2, mb, 3);
-        eg_pat_node al[] = {pvar(0), pvar(1), pvar(2), pop2(VZ_ADD, 0, 1), pop2(VZ_ADD, 3, 2)};
-        eg_pat_node ar[] = {pvar(0), pvar(1), pvar(2), pop2(VZ_ADD, 1, 2), pop2(VZ_ADD, 0, 3)};
-        add_rule(R, "assoc-add", al, 5, 3, ar, 5);
-        add_rule(R, "assoc-add-back", ar, 5, 3, al, 5);
     }
+}
+
+/* ---- bounded reassociation: each output's sum in one canonical order ----------------------- */
+
+/* Sums are where reassociation pays (a convolution's terms in the order of the filter, so
+ * that lanes line up) and where free AC rules explode (every order of n terms). So the
+ * AC rule here is one rewrite per output: its sum flattened (through + and -, zero terms
+ * dropped: equal over the reals) and rebuilt left to right in the order of a key that is
+ * the same for corresponding terms of neighbouring outputs: the term's leaves, those of
+ * the smallest array first (a filter, a matrix row), by index. */
+typedef struct {
+    eg_id cls;
+    bool neg;
+    int64_t key[4];
+} sum_term;
+
+static void term_key(const search *S, const eg_graph *g, eg_id c, int64_t *key) {
+    /* up to two leaves under a product; keyed by (array size, array, index) */
+    int64_t k[2][3] = {{INT64_MAX, 0, 0}, {INT64_MAX, 0, 0}};
+    eg_id kids[2] = {c, c};
+    int nk = 1;
+    eg_node n = first(g, c);
+    if (n.op == VZ_MUL) kids[0] = n.kids[0], kids[1] = n.kids[1], nk = 2;
+    for (int i = 0; i < nk; i++) {
+        eg_node x;
+        if (leaf_class(g, kids[i], &x) && x.op == VZ_GET) {
+            int a = (int)(x.data >> 32);
+            k[i][0] = S->s->array[a].count, k[i][1] = a, k[i][2] = (uint32_t)x.data;
+        } else k[i][1] = eg_find(g, kids[i]);
+    }
+    int lo = nk == 2 && (k[1][0] < k[0][0] || (k[1][0] == k[0][0] && k[1][1] < k[0][1]));
+    key[0] = k[lo][1], key[1] = k[lo][2], key[2] = k[!lo][1], key[3] = k[!lo][2];
+}
+
+static int cmp_term(const void *a, const void *b) {
+    const sum_term *x = a, *y = b;
+    for (int i = 0; i < 4; i++)
+        if (x->key[i] != y->key[i]) return x->key[i] < y->key[i] ? -1 : 1;
+    return 0;
+}
+
+static void flatten(const search *S, const eg_graph *g, eg_id c, bool neg, sum_term **t, int *n, int *cap, int depth) {
+    eg_node x = first(g, c);
+    if ((x.op == VZ_ADD || x.op == VZ_SUB) && depth < 4096) {
+        flatten(S, g, x.kids[0], neg, t, n, cap, depth + 1);
+        flatten(S, g, x.kids[1], x.op == VZ_SUB ? !neg : neg, t, n, cap, depth + 1);
+        return;
+    }
+    eg_node l;
+    if (leaf_class(g, c, &l) && l.op == VZ_CONST && (l.data == 0 || l.data == S->neg_zero)) return;
+    TINE_GROW(*t, (size_t)*n + 1, *cap);
+    (*t)[*n] = (sum_term){.cls = c, .neg = neg};
+    term_key(S, g, c, (*t)[*n].key);
+    (*n)++;
+}
+
+/* The class of output c's sum in the canonical order (c itself when it is no sum). */
+static eg_id sorted_sum(search *S, eg_graph *g, eg_id c) {
+    eg_node top = first(g, c);
+    if (top.op != VZ_ADD && top.op != VZ_SUB) return c;
+    sum_term *t = NULL;
+    int n = 0, cap = 0;
+    flatten(S, g, c, false, &t, &n, &cap, 0);
+    if (n == 0) {
+        free(t);
+        return c;
+    }
+    qsort(t, (size_t)n, sizeof *t, cmp_term);
+    eg_id acc = t[0].neg ? eg_add(g, VZ_NEG, 0, 1, &t[0].cls) : t[0].cls;
+    for (int k = 1; k < n; k++) {
+        eg_id kids[2] = {acc, t[k].cls};
+        acc = eg_add(g, t[k].neg ? VZ_SUB : VZ_ADD, 0, 2, kids);
+    }
+    free(t);
+    return acc;
 }
 
 /* ---- the search --------------------------------------------------------------------------- */
@@ -363,7 +433,7 @@ vz_program *vz_search(tine_ctx_t *ctx, const vz_spec *s, const vz_target *t, con
             int32_t v = s->out[a][e];
             cur.array[fill] = v >= 0 ? a : -1;
             cur.elem[fill] = e;
-            lanes[fill++] = v >= 0 ? cls[v] : S->dc;
+            lanes[fill++] = v < 0 ? S->dc : o->reassociate ? sorted_sum(S, g, cls[v]) : cls[v];
             if (fill < W) continue;
             cur.cls = eg_add(g, VZ_VEC, 0, (uint32_t)W, lanes);
             TINE_GROW(p->chunk, (size_t)p->nchunks + 1, cap);
