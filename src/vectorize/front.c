@@ -718,6 +718,7 @@ static bool params(fe *e, const tine_cfunc *fn, tine_type_t *elem) {
         TINE_GROW(e->s->array, (size_t)e->s->narrays + 1, e->s->caparrays);
         e->s->array[e->s->narrays] = (vz_array){.name = tine_strdup(p->name), .declared = v.dim[0], .pos = i};
         for (int d = 1; d < v.ndims && v.dim[0]; d++) e->s->array[e->s->narrays].declared *= v.dim[d];
+        if (v.ndims > 1) e->s->array[e->s->narrays].row = v.dim[v.ndims - 1];
         v.store = new_store(e, e->s->narrays++, 0, true, is_const);
         bind(e, p, v);
     }

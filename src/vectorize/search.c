@@ -375,28 +375,132 @@ static void flatten(const search *S, const eg_graph *g, eg_id c, bool neg, sum_t
     (*n)++;
 }
 
-/* The class of output c's sum in the canonical order (c itself when it is no sum). */
-static eg_id sorted_sum(search *S, eg_graph *g, eg_id c) {
-    eg_node top = first(g, c);
-    if (top.op != VZ_ADD && top.op != VZ_SUB) return c;
-    sum_term *t = NULL;
-    int n = 0, cap = 0;
-    flatten(S, g, c, false, &t, &n, &cap, 0);
-    if (n == 0) {
-        free(t);
-        return c;
+/* The lanes of one chunk, each output's sum rebuilt in the canonical order and aligned:
+ * term slots are the leaves of the smallest array (a filter element, a matrix entry), in
+ * key order over the whole chunk; a lane with no term at a slot gets that leaf times 0
+ * (equal over the reals), so every lane multiplies the same element at the same step (a
+ * broadcast) by an element of its own (a window of the input). A lane whose terms share a
+ * slot, or that is no sum, keeps its own order. */
+static void align_chunk(search *S, eg_graph *g, eg_id *lanes, int W) {
+    sum_term *t[16] = {NULL};
+    int n[16] = {0}, cap[16] = {0};
+    for (int l = 0; l < W; l++) {
+        eg_node top = first(g, lanes[l]), d;
+        if (leaf_class(g, lanes[l], &d) && d.op == VZ_DC) continue;
+        if (top.op == VZ_ADD || top.op == VZ_SUB) flatten(S, g, lanes[l], false, &t[l], &n[l], &cap[l], 0);
+        if (n[l]) qsort(t[l], (size_t)n[l], sizeof *t[l], cmp_term);
     }
-    qsort(t, (size_t)n, sizeof *t, cmp_term);
-    eg_id acc = t[0].neg ? eg_add(g, VZ_NEG, 0, 1, &t[0].cls) : t[0].cls;
-    for (int k = 1; k < n; k++) {
-        eg_id kids[2] = {acc, t[k].cls};
-        acc = eg_add(g, t[k].neg ? VZ_SUB : VZ_ADD, 0, 2, kids);
+    /* the slots: the distinct (array, element) of the terms' first leaves, in order */
+    int64_t slot[2][256];
+    int ns = 0;
+    bool aligned = true;
+    for (int l = 0; l < W && aligned; l++)
+        for (int k = 0; k < n[l] && aligned; k++) {
+            if (k && t[l][k].key[0] == t[l][k - 1].key[0] && t[l][k].key[1] == t[l][k - 1].key[1]) aligned = false;
+            eg_node m = first(g, t[l][k].cls);
+            if (m.op != VZ_MUL || t[l][k].neg) aligned = false;
+            int j = 0;
+            while (j < ns && !(slot[0][j] == t[l][k].key[0] && slot[1][j] == t[l][k].key[1])) j++;
+            if (j == ns && ns < 256) slot[0][ns] = t[l][k].key[0], slot[1][ns++] = t[l][k].key[1];
+            else if (j == ns) aligned = false;
+        }
+    /* slots in key order */
+    for (int i = 1; i < ns; i++)
+        for (int j = i; j > 0 && (slot[0][j - 1] > slot[0][j] || (slot[0][j - 1] == slot[0][j] && slot[1][j - 1] > slot[1][j])); j--) {
+            int64_t a0 = slot[0][j], a1 = slot[1][j];
+            slot[0][j] = slot[0][j - 1], slot[1][j] = slot[1][j - 1];
+            slot[0][j - 1] = a0, slot[1][j - 1] = a1;
+        }
+    for (int l = 0; l < W; l++) {
+        if (!n[l]) continue;
+        eg_id acc = 0;
+        if (aligned) {
+            for (int j = 0, k = 0; j < ns; j++) {
+                eg_id term;
+                if (k < n[l] && t[l][k].key[0] == slot[0][j] && t[l][k].key[1] == slot[1][j]) term = t[l][k++].cls;
+                else { /* the slot's leaf times 0, its operands in the order the other lanes have */
+                    eg_id leafc = eg_add(g, VZ_GET, slot[0][j] << 32 | (uint32_t)slot[1][j], 0, NULL);
+                    if (slot[0][j] < 0 || slot[0][j] >= S->s->narrays) leafc = S->c_zero;
+                    bool second = false;
+                    for (int m = 0; m < W && !second; m++)
+                        for (int q = 0; q < n[m]; q++)
+                            if (t[m][q].key[0] == slot[0][j] && t[m][q].key[1] == slot[1][j]) {
+                                second = eg_find(g, first(g, t[m][q].cls).kids[1]) == eg_find(g, leafc);
+                                break;
+                            }
+                    eg_id kids[2] = {second ? S->c_zero : leafc, second ? leafc : S->c_zero};
+                    term = eg_add(g, VZ_MUL, 0, 2, kids);
+                }
+                eg_id kids[2] = {acc, term};
+                acc = j == 0 ? term : eg_add(g, VZ_ADD, 0, 2, kids);
+            }
+        } else {
+            acc = t[l][0].neg ? eg_add(g, VZ_NEG, 0, 1, &t[l][0].cls) : t[l][0].cls;
+            for (int k = 1; k < n[l]; k++) {
+                eg_id kids[2] = {acc, t[l][k].cls};
+                acc = eg_add(g, t[l][k].neg ? VZ_SUB : VZ_ADD, 0, 2, kids);
+            }
+        }
+        lanes[l] = acc;
     }
-    free(t);
-    return acc;
+    for (int l = 0; l < W; l++) free(t[l]);
 }
 
 /* ---- the search --------------------------------------------------------------------------- */
+
+typedef struct {
+    vz_chunk *chunk;
+    int n, cap;
+} vz_layout;
+
+static void add_chunk(search *S, eg_graph *g, vz_layout *L, vz_chunk *cur, eg_id *lanes, int fill, const vz_options *o) {
+    for (int l = fill; l < S->width; l++) cur->array[l] = -1, lanes[l] = S->dc;
+    if (o->reassociate) align_chunk(S, g, lanes, S->width);
+    cur->cls = eg_add(g, VZ_VEC, 0, (uint32_t)S->width, lanes);
+    TINE_GROW(L->chunk, (size_t)L->n + 1, L->cap);
+    L->chunk[L->n++] = *cur;
+}
+
+/* The outputs in chunks of the width. Flat: end to end (Diospyros's list; an element the
+ * kernel does not write is a DC lane). Rows: a 2-D output whose rows are longer than the
+ * width and no multiple of it in chunks within its rows, the last of a row overlapping
+ * the one before (stored twice, the same values), so that a chunk's lanes read along one
+ * row of the input instead of across two. */
+static vz_layout layout(search *S, eg_graph *g, const vz_spec *s, const eg_id *cls, const vz_options *o, bool rows) {
+    vz_layout L = {0};
+    int W = S->width, fill = 0;
+    eg_id lanes[16];
+    vz_chunk cur;
+    for (int a = 0; a < s->narrays; a++) {
+        const vz_array *A = &s->array[a];
+        if (!A->output) continue;
+        int row = rows && A->row > W && A->row % W ? A->row : 0;
+        for (int e = 0; e < A->count;) {
+            if (row && e % row == 0) { /* a row of its own: whole chunks, the last overlapping */
+                if (fill) add_chunk(S, g, &L, &cur, lanes, fill, o), fill = 0;
+                int len = e + row <= A->count ? row : A->count - e;
+                for (int c = 0; c < len; c += W) {
+                    int start = c + W <= len ? c : len - W;
+                    for (int l = 0; l < W; l++) {
+                        int32_t v = start + l >= 0 && start + l < len ? s->out[a][e + start + l] : -1;
+                        cur.array[l] = v >= 0 ? a : -1, cur.elem[l] = e + start + l;
+                        lanes[l] = v >= 0 ? cls[v] : S->dc;
+                    }
+                    add_chunk(S, g, &L, &cur, lanes, W, o);
+                }
+                e += len;
+                continue;
+            }
+            int32_t v = s->out[a][e];
+            cur.array[fill] = v >= 0 ? a : -1, cur.elem[fill] = e;
+            lanes[fill++] = v >= 0 ? cls[v] : S->dc;
+            if (fill == W) add_chunk(S, g, &L, &cur, lanes, fill, o), fill = 0;
+            e++;
+        }
+    }
+    if (fill) add_chunk(S, g, &L, &cur, lanes, fill, o);
+    return L;
+}
 
 vz_program *vz_search(tine_ctx_t *ctx, const vz_spec *s, const vz_target *t, const vz_options *o) {
     double t0 = tine_now();
@@ -423,35 +527,26 @@ vz_program *vz_search(tine_ctx_t *ctx, const vz_spec *s, const vz_target *t, con
         cls[i] = eg_add(g, n->op, n->data, n->n, k);
     }
     p->spec_nodes = (size_t)s->nnodes;
-    /* the outputs end to end in chunks of the width: an element the kernel does not
-       write, and the lanes past the last, are DC */
-    int W = p->width, cap = 0, fill = 0;
-    eg_id *chunk_cls = NULL, lanes[16];
-    vz_chunk cur;
-    for (int a = 0; a <= s->narrays; a++) {
-        for (int e = 0; a < s->narrays && s->array[a].output && e < s->array[a].count; e++) {
-            int32_t v = s->out[a][e];
-            cur.array[fill] = v >= 0 ? a : -1;
-            cur.elem[fill] = e;
-            lanes[fill++] = v < 0 ? S->dc : o->reassociate ? sorted_sum(S, g, cls[v]) : cls[v];
-            if (fill < W) continue;
-            cur.cls = eg_add(g, VZ_VEC, 0, (uint32_t)W, lanes);
-            TINE_GROW(p->chunk, (size_t)p->nchunks + 1, cap);
-            p->chunk[p->nchunks++] = cur;
-            fill = 0;
-        }
-        if (a == s->narrays && fill) { /* the last chunk's empty lanes */
-            for (; fill < W; fill++) cur.array[fill] = -1, lanes[fill] = S->dc;
-            cur.cls = eg_add(g, VZ_VEC, 0, (uint32_t)W, lanes);
-            TINE_GROW(p->chunk, (size_t)p->nchunks + 1, cap);
-            p->chunk[p->nchunks++] = cur;
-        }
-    }
+    /* the layouts of the outputs in chunks, each a LIST, all in the root's class: the
+       extraction picks the cheapest */
+    int W = p->width;
+    vz_layout lay[2];
+    int nlay = 0;
+    lay[nlay++] = layout(S, g, s, cls, o, false);
+    bool rows = false;
+    for (int a = 0; a < s->narrays; a++)
+        rows |= s->array[a].output && s->array[a].row > W && s->array[a].row % W;
+    if (rows && !o->no_vectorize) lay[nlay++] = layout(S, g, s, cls, o, true);
     free(cls);
-    chunk_cls = tine_xmalloc(sizeof *chunk_cls * (size_t)(p->nchunks + 1));
-    for (int i = 0; i < p->nchunks; i++) chunk_cls[i] = p->chunk[i].cls;
-    p->root = eg_add(g, VZ_LIST, 0, (uint32_t)p->nchunks, chunk_cls);
-    free(chunk_cls);
+    p->root = 0;
+    for (int i = 0; i < nlay; i++) {
+        eg_id *kids = tine_xmalloc(sizeof *kids * (size_t)(lay[i].n + 1));
+        for (int k = 0; k < lay[i].n; k++) kids[k] = lay[i].chunk[k].cls;
+        eg_id list = eg_add(g, VZ_LIST, i, (uint32_t)lay[i].n, kids);
+        free(kids);
+        if (i) eg_union(g, p->root, list);
+        else p->root = list;
+    }
     if (!o->no_vectorize) {
         rule_set R = {0};
         rules_of(&R, S, o);
@@ -472,12 +567,18 @@ vz_program *vz_search(tine_ctx_t *ctx, const vz_spec *s, const vz_target *t, con
     p->tree_cost = c[eg_find(g, p->root)];
     free(c);
     if (!isfinite(p->tree_cost)) {
+        for (int i = 0; i < nlay; i++) free(lay[i].chunk);
         tine_set_error(ctx, "tine vectorize: no program was extracted for '%s' (an internal error)", s->func);
         free(S);
         vz_program_free(p);
         return NULL;
     }
     p->dag_cost = eg_extract_dag(g, cost, S, p->root, p->best);
+    int chosen = (int)vz_chosen(p, p->root).data;
+    for (int i = 0; i < nlay; i++) {
+        if (i == chosen) p->chunk = lay[i].chunk, p->nchunks = lay[i].n, p->layout = i;
+        else free(lay[i].chunk);
+    }
     p->seconds = tine_now() - t0;
     free(S);
     return p;
@@ -532,7 +633,7 @@ void vz_stats(const vz_program *p, tine_buf *b) {
     free(seen);
     tine_buf_printf(b, "function: %s\ntarget: %s (%d lanes of f%d)\n", p->spec->func, p->target->name, p->width,
                     p->spec->elem.bits);
-    tine_buf_printf(b, "spec nodes: %zu\noutput chunks: %d\n", p->spec_nodes, p->nchunks);
+    tine_buf_printf(b, "spec nodes: %zu\noutput chunks: %d (%s)\n", p->spec_nodes, p->nchunks, p->layout ? "rows" : "flat");
     tine_buf_printf(b, "e-graph: %zu nodes, %zu classes after %d iterations (%s), %zu rewrites\n", p->report.nodes,
                     p->report.classes, p->report.iters, stop_name(p->report.stop), p->report.applied);
     tine_buf_printf(b, "cost: tree %.2f, dag %.2f\n", p->tree_cost, p->dag_cost);

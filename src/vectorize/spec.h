@@ -41,6 +41,7 @@ typedef struct {
     bool output;        /* a parameter the kernel writes (not const) */
     int count;          /* elements: one past the last the kernel touches */
     int declared;       /* elements its declaration gives (0: unknown, a pointer) */
+    int row;            /* elements of its last dimension (a 2-D array's row; 0: 1-D) */
     int pos;            /* its position among the function's parameters */
 } vz_array;
 
