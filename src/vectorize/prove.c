@@ -5,7 +5,8 @@
  * float constant its exact rational value, + - * / and negation the field's, fma(a, b, c)
  * a*b + c, sqrt one uninterpreted function (the same on both sides), comparisons and
  * select as such. This is the idealization the reassociating rules are sound for, not
- * IEEE arithmetic (strict mode's check is validate.c's).
+ * IEEE arithmetic (strict mode's check is validate.c's). Most pairs are decided before Z3
+ * is asked: equal polynomial normal forms (computed exactly) are equal over the reals.
  */
 #include "vectorize.h"
 
@@ -98,6 +99,143 @@ static Z3_ast term(enc *e, int32_t x) {
     return e->memo[x] = r;
 }
 
+/* ---- polynomial normal forms: most reassociated sums are decided without Z3 ------------ */
+
+/* A polynomial over atoms (input elements, and the nodes that are not ring operations:
+ * sqrt, division by a non-constant, comparisons, select) with double coefficients, kept
+ * only while every coefficient operation is exact (else the form is abandoned and Z3
+ * decides): two normal forms equal means the terms are equal over the reals. */
+enum { MAX_DEG = 8, MAX_MONO = 4096 };
+typedef struct {
+    double coef;
+    int deg;
+    int32_t atom[MAX_DEG];
+} mono;
+typedef struct {
+    mono *m;
+    int n;
+    bool bad; /* not computed exactly */
+} poly;
+
+static int cmp_mono(const mono *a, const mono *b) {
+    if (a->deg != b->deg) return a->deg < b->deg ? -1 : 1;
+    for (int i = 0; i < a->deg; i++)
+        if (a->atom[i] != b->atom[i]) return a->atom[i] < b->atom[i] ? -1 : 1;
+    return 0;
+}
+
+static bool exact_sum(double a, double b, double *s) {
+    *s = a + b;
+    double bb = *s - a, err = (a - (*s - bb)) + (b - bb);
+    return err == 0 && isfinite(*s);
+}
+
+static bool exact_prod(double a, double b, double *p) {
+    *p = a * b;
+    return fma(a, b, -*p) == 0 && isfinite(*p);
+}
+
+/* a + sign * b (both sorted) */
+static poly padd(const poly *a, const poly *b, double sign) {
+    poly r = {tine_xmalloc(sizeof(mono) * (size_t)(a->n + b->n + 1)), 0, a->bad || b->bad};
+    int i = 0, j = 0;
+    while (!r.bad && (i < a->n || j < b->n)) {
+        int c = i == a->n ? 1 : j == b->n ? -1 : cmp_mono(&a->m[i], &b->m[j]);
+        if (c < 0) r.m[r.n++] = a->m[i++];
+        else if (c > 0) r.m[r.n] = b->m[j++], r.m[r.n++].coef *= sign;
+        else {
+            double x;
+            if (!exact_sum(a->m[i].coef, sign * b->m[j].coef, &x)) r.bad = true;
+            if (x != 0) r.m[r.n] = a->m[i], r.m[r.n++].coef = x;
+            i++, j++;
+        }
+    }
+    return r;
+}
+
+static int cmp_mono_v(const void *a, const void *b) { return cmp_mono(a, b); }
+
+static poly pmul(const poly *a, const poly *b) {
+    poly r = {NULL, 0, a->bad || b->bad || (size_t)a->n * (size_t)b->n > MAX_MONO};
+    if (r.bad) return r;
+    r.m = tine_xmalloc(sizeof(mono) * (size_t)(a->n * b->n + 1));
+    for (int i = 0; i < a->n && !r.bad; i++)
+        for (int j = 0; j < b->n && !r.bad; j++) {
+            mono x;
+            if (a->m[i].deg + b->m[j].deg > MAX_DEG || !exact_prod(a->m[i].coef, b->m[j].coef, &x.coef)) {
+                r.bad = true;
+                break;
+            }
+            x.deg = 0; /* merge the sorted atom lists */
+            for (int p = 0, q = 0; p < a->m[i].deg || q < b->m[j].deg;)
+                x.atom[x.deg++] = q == b->m[j].deg || (p < a->m[i].deg && a->m[i].atom[p] <= b->m[j].atom[q])
+                                      ? a->m[i].atom[p++] : b->m[j].atom[q++];
+            r.m[r.n++] = x;
+        }
+    if (r.bad) return r;
+    qsort(r.m, (size_t)r.n, sizeof *r.m, cmp_mono_v);
+    int k = 0; /* like monomials summed */
+    for (int i = 0; i < r.n && !r.bad; i++) {
+        if (k && cmp_mono(&r.m[k - 1], &r.m[i]) == 0) {
+            double x;
+            if (!exact_sum(r.m[k - 1].coef, r.m[i].coef, &x)) r.bad = true;
+            r.m[k - 1].coef = x;
+            if (x == 0) k--;
+        } else r.m[k++] = r.m[i];
+    }
+    r.n = k;
+    return r;
+}
+
+static poly patom(int32_t x) {
+    poly r = {tine_xmalloc(sizeof(mono)), 1, false};
+    r.m[0] = (mono){.coef = 1, .deg = 1, .atom = {x}};
+    return r;
+}
+
+static poly pconst(double c) {
+    poly r = {tine_xmalloc(sizeof(mono)), 0, !isfinite(c)};
+    if (c != 0) r.m[r.n++] = (mono){.coef = c};
+    return r;
+}
+
+static const poly *normal(const vz_spec *t, int32_t x, poly *memo, bool *done) {
+    if (done[x]) return &memo[x];
+    const vz_node *n = &t->node[x];
+    const poly *k[3] = {NULL};
+    bool ring = n->op == VZ_ADD || n->op == VZ_SUB || n->op == VZ_MUL || n->op == VZ_NEG || n->op == VZ_FMA;
+    for (int i = 0; ring && i < n->n; i++) k[i] = normal(t, n->kid[i], memo, done);
+    poly r;
+    switch (n->op) {
+    case VZ_CONST: r = pconst(vz_const_value(t, n)); break;
+    case VZ_ADD: r = padd(k[0], k[1], 1); break;
+    case VZ_SUB: r = padd(k[0], k[1], -1); break;
+    case VZ_NEG: {
+        poly z = {NULL, 0, false};
+        r = padd(&z, k[0], -1);
+        break;
+    }
+    case VZ_MUL: r = pmul(k[0], k[1]); break;
+    case VZ_FMA: {
+        poly p = pmul(k[0], k[1]);
+        r = padd(&p, k[2], 1);
+        free(p.m);
+        break;
+    }
+    default: r = patom(x); break; /* an input element, or a node that is no ring operation */
+    }
+    done[x] = true;
+    memo[x] = r;
+    return &memo[x];
+}
+
+static bool same_poly(const poly *a, const poly *b) {
+    if (a->bad || b->bad || a->n != b->n) return false;
+    for (int i = 0; i < a->n; i++)
+        if (cmp_mono(&a->m[i], &b->m[i]) || a->m[i].coef != b->m[i].coef) return false;
+    return true;
+}
+
 int vz_prove_reals(tine_ctx_t *ctx, const vz_spec *t, const int32_t *got, const int32_t *want, int n) {
     Z3_config cfg = Z3_mk_config();
     Z3_set_param_value(cfg, "timeout", "10000");
@@ -107,8 +245,11 @@ int vz_prove_reals(tine_ctx_t *ctx, const vz_spec *t, const int32_t *got, const 
     e.sqrt_fn = Z3_mk_func_decl(e.z, Z3_mk_string_symbol(e.z, "sqrt"), 1, &e.real, e.real);
     e.memo = tine_xcalloc((size_t)t->nnodes + 1, sizeof *e.memo);
     int rc = 0;
+    poly *memo = tine_xcalloc((size_t)t->nnodes + 1, sizeof *memo);
+    bool *done = tine_xcalloc((size_t)t->nnodes + 1, 1);
     for (int i = 0; i < n && rc == 0; i++) {
         if (got[i] == want[i]) continue; /* one node: equal */
+        if (same_poly(normal(t, got[i], memo, done), normal(t, want[i], memo, done))) continue;
         Z3_solver s = Z3_mk_solver(e.z);
         Z3_solver_inc_ref(e.z, s);
         Z3_ast ne = Z3_mk_not(e.z, Z3_mk_eq(e.z, term(&e, got[i]), term(&e, want[i])));
@@ -121,8 +262,12 @@ int vz_prove_reals(tine_ctx_t *ctx, const vz_spec *t, const int32_t *got, const 
         }
         Z3_solver_dec_ref(e.z, s);
     }
-    for (int i = 0; i < t->nnodes; i++)
+    for (int i = 0; i < t->nnodes; i++) {
         if (e.memo[i]) Z3_dec_ref(e.z, e.memo[i]);
+        free(memo[i].m);
+    }
+    free(memo);
+    free(done);
     free(e.memo);
     Z3_del_context(e.z);
     return rc;
