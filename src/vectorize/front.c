@@ -379,6 +379,10 @@ static bool eval_raw(fe *e, const tine_cnode *n, value *out) {
     case TINE_CE_CAST: {
         value v = {0};
         if (!eval(e, n->kid[0], &v)) return false;
+        if (n->type && n->type->kind == TINE_CT_VOID) { /* (void)x: evaluated, dropped */
+            *out = vint(0);
+            return true;
+        }
         if (is_float(n->type) && v.k == V_INT) {
             *out = vflt(vz_const(e->s, (double)v.i));
             return true;

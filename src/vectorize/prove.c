@@ -242,7 +242,9 @@ int vz_prove_reals(tine_ctx_t *ctx, const vz_spec *t, const int32_t *got, const 
     enc e = {.z = Z3_mk_context_rc(cfg), .t = t};
     Z3_del_config(cfg);
     e.real = Z3_mk_real_sort(e.z);
+    Z3_inc_ref(e.z, Z3_sort_to_ast(e.z, e.real)); /* a reference-counted context: held while used */
     e.sqrt_fn = Z3_mk_func_decl(e.z, Z3_mk_string_symbol(e.z, "sqrt"), 1, &e.real, e.real);
+    Z3_inc_ref(e.z, Z3_func_decl_to_ast(e.z, e.sqrt_fn));
     e.memo = tine_xcalloc((size_t)t->nnodes + 1, sizeof *e.memo);
     int rc = 0;
     poly *memo = tine_xcalloc((size_t)t->nnodes + 1, sizeof *memo);

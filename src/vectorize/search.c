@@ -43,6 +43,7 @@ typedef struct {
     int64_t neg_zero, zero, one;
     eg_id c_neg_zero, c_zero, c_one, c_minus_one, dc;
     const eg_graph *g;
+    bool wrong_identity;
 } search;
 
 /* ---- classes ---------------------------------------------------------------------------- */
@@ -88,7 +89,7 @@ static bool identity(search *S, eg_graph *g, uint32_t op, eg_id x, eg_id *k) {
             k[0] = n.kids[0], k[1] = eg_add(g, VZ_NEG, 0, 1, &n.kids[1]);
             return true;
         }
-        k[0] = x, k[1] = op == VZ_ADD ? S->c_neg_zero : S->c_zero;
+        k[0] = x, k[1] = op == VZ_ADD && !S->wrong_identity ? S->c_neg_zero : S->c_zero;
         return true;
     case VZ_MUL:
         if (node_with(g, x, VZ_NEG, 0, &n)) { /* -y = y * -1 */
@@ -510,6 +511,7 @@ vz_program *vz_search(tine_ctx_t *ctx, const vz_spec *s, const vz_target *t, con
     p->target = t;
     p->width = t->bits / s->elem.bits;
     *S = (search){.s = s, .t = t, .width = p->width};
+    S->wrong_identity = o->wrong_identity;
     S->neg_zero = vz_bits(s->elem, -0.0), S->zero = 0, S->one = vz_bits(s->elem, 1.0);
     eg_graph *g = p->g = eg_new(NULL);
     S->g = g;

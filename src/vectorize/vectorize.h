@@ -31,6 +31,7 @@ typedef struct {
     bool reassociate;   /* AC rules on (equal over the reals, not bit for bit) */
     bool contract;      /* a*b + c may become one fma */
     bool no_vectorize;  /* the spec as scalar code (the ablation) */
+    bool wrong_identity; /* tests only: lift with x = x + 0, which -0 breaks (validation must catch it) */
     eg_limits limits;
 } vz_options;
 
