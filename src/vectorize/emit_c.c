@@ -309,9 +309,15 @@ char *vz_emit_c(tine_ctx_t *ctx, const vz_program *p, size_t *size) {
     for (int i = 0; i < s->narrays; i++)
         put(&e, "%s%s *%s_ = (%s%s *)%s;\n", s->array[i].output ? "" : "const ", e.ft, s->array[i].name,
             s->array[i].output ? "" : "const ", e.ft, s->array[i].name);
+    bool reads_output = false; /* as emit_llvm.c: stores last only when an output is also read */
+    for (int i = 0; i < s->nnodes; i++)
+        reads_output |= s->node[i].op == VZ_GET && s->array[s->node[i].data >> 32].output;
     int *v = tine_xmalloc(sizeof *v * (size_t)(p->nchunks + 1));
-    for (int i = 0; i < p->nchunks; i++) v[i] = emit(&e, p->chunk[i].cls);
-    for (int i = 0; i < p->nchunks; i++) store_chunk(&e, &p->chunk[i], v[i]);
+    for (int i = 0; i < p->nchunks; i++) {
+        v[i] = emit(&e, p->chunk[i].cls);
+        if (!reads_output) store_chunk(&e, &p->chunk[i], v[i]);
+    }
+    for (int i = 0; reads_output && i < p->nchunks; i++) store_chunk(&e, &p->chunk[i], v[i]);
     free(v);
     tine_buf_puts(&e.b, "}\n");
     free(e.name);

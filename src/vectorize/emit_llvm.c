@@ -1,6 +1,7 @@
 /* emit_llvm.c — the extracted program as LLVM IR: one function named and typed as the C
  * kernel (every parameter a pointer, noalias: a kernel's arrays do not overlap, as
- * Diospyros assumes), each chosen class computed once, the output chunks stored last.
+ * Diospyros assumes), each chosen class computed once, each output chunk stored once
+ * computed (last of all when the kernel reads an output's own elements).
  *
  * A vector of leaves is built as the cost model priced it: a contiguous run is one load,
  * one element a broadcast, other lanes come from loads of register-wide windows of their
@@ -286,10 +287,17 @@ static LLVMModuleRef build(em *e) {
     add_attr(e, LLVMAttributeFunctionIndex, "nounwind");
     LLVMPositionBuilderAtEnd(e->b, LLVMAppendBasicBlockInContext(e->lc, e->fn, "entry"));
     e->val = tine_xcalloc(eg_id_limit(e->p->g), sizeof *e->val);
+    /* each chunk stored once computed (its registers free again), unless the kernel reads
+       an output's own elements: then every store waits until all is computed */
+    bool reads_output = false;
+    for (int i = 0; i < s->nnodes; i++)
+        reads_output |= s->node[i].op == VZ_GET && s->array[s->node[i].data >> 32].output;
     LLVMValueRef *v = tine_xmalloc(sizeof *v * (size_t)(e->p->nchunks + 1));
-    for (int i = 0; i < e->p->nchunks; i++) v[i] = emit(e, e->p->chunk[i].cls);
-    /* the stores last: an output's own elements read as inputs are loaded before */
-    for (int i = 0; i < e->p->nchunks; i++) store_chunk(e, &e->p->chunk[i], v[i]);
+    for (int i = 0; i < e->p->nchunks; i++) {
+        v[i] = emit(e, e->p->chunk[i].cls);
+        if (!reads_output) store_chunk(e, &e->p->chunk[i], v[i]);
+    }
+    for (int i = 0; reads_output && i < e->p->nchunks; i++) store_chunk(e, &e->p->chunk[i], v[i]);
     free(v);
     LLVMBuildRetVoid(e->b);
     free(e->val);
