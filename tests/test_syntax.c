@@ -366,6 +366,12 @@ static tine_expr_t *gen(gen_t *g, tine_type_t t, int depth) {
         return OK(tine_binary(ctx, (tine_op_t)(TINE_OP_EQ + below(g, 6)), a, b));
     }
     case P_UNARY: {
+        if (t.kind == TINE_FLOAT && below(g, 3) == 0) { /* fma: the one ternary float op */
+            a = gen(g, t, d);
+            b = gen(g, t, d);
+            c = gen(g, t, d);
+            return OK(tine_fma(ctx, a, b, c));
+        }
         tine_op_t op = t.kind == TINE_BOOL ? TINE_OP_NOT
                        : t.kind == TINE_FLOAT ? (below(g, 2) ? TINE_OP_NEG : TINE_OP_SQRT)
                                               : (below(g, 2) ? TINE_OP_NEG : TINE_OP_NOT);

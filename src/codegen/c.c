@@ -320,6 +320,22 @@ static const char *lane_loop(tine_cemit *c, const tine_expr_t *e, const char *fn
     return remember(c, e, name);
 }
 
+/* fma lane by lane through C's fma/fmaf (one rounding; C has no vector fma). */
+static const char *fma_lanes(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
+    const char *v[3];
+    for (int i = 0; i < 3; i++)
+        if (!(v[i] = value(c, e->ops[i], out))) return NULL;
+    const char *fn = e->type.bits == 32 ? "__builtin_fmaf" : "__builtin_fma";
+    char ty[48], *name = tine_xmalloc(24);
+    snprintf(name, 24, "t%d", c->tmp++);
+    tine_buf_printf(out, "%s%s %s;\n", c->indent, tine_cemit_type(c, e->type, ty, sizeof ty), name);
+    if (e->type.lanes == 1) tine_buf_printf(out, "%s%s = %s(%s, %s, %s);\n", c->indent, name, fn, v[0], v[1], v[2]);
+    else
+        tine_buf_printf(out, "%sfor (int i = 0; i < %d; i++) %s[i] = %s(%s[i], %s[i], %s[i]);\n", c->indent,
+                        e->type.lanes, name, fn, v[0], v[1], v[2]), c->lane_loops++;
+    return remember(c, e, name);
+}
+
 /* Lanes gathered from sources through lane moves (concat, slice, interleave,
  * deinterleave, broadcast): each output lane traced to a value that is not a lane move
  * (or whose bytes are a power of two and which is used whole), then joined with
@@ -891,6 +907,7 @@ static const char *node(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
     case TINE_OP_VECTOR_REDUCE_ADD: return reduce_add(c, e, out);
     case TINE_OP_INSN: return insn(c, e, out);
     case TINE_OP_LOAD: tine_set_error(c->ctx, "the C emitter writes no buffer loads"); return NULL;
+    case TINE_OP_FMA: return fma_lanes(c, e, out);
     default: break;
     }
     if (tine_op_is_fpir((tine_op_t)e->op)) return expanded(c, tine_fpir_expand_node(c->ctx, e), out);

@@ -1089,6 +1089,10 @@ static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
         LLVMTypeRef ty = vec_type(g, t);
         return tine_cg_intrinsic(g, "llvm.sqrt", &ty, 1, ov, 1);
     }
+    case TINE_OP_FMA: { /* llvm.fma rounds once on every target (a library call where no instruction does) */
+        LLVMTypeRef ty = vec_type(g, t);
+        return tine_cg_intrinsic(g, "llvm.fma", &ty, 1, ov, 3);
+    }
     case TINE_OP_INSN: return emit_insn(g, e, ov);
     default: break;
     }

@@ -549,6 +549,27 @@ tine_expr_t *tine_select(tine_ctx_t *ctx, tine_expr_t *c, tine_expr_t *t, tine_e
     return tine_make(ctx, TINE_OP_SELECT, t->type, 3, ops, 0, 0, NULL, 0);
 }
 
+tine_expr_t *tine_fma(tine_ctx_t *ctx, tine_expr_t *a, tine_expr_t *b, tine_expr_t *c) {
+    if (!a || !b || !c) return NULL;
+    if (!tine_type_eq(a->type, b->type)) return type_mismatch(ctx, "fma", a->type, b->type), NULL;
+    if (!tine_type_eq(a->type, c->type)) return type_mismatch(ctx, "fma", a->type, c->type), NULL;
+    if (a->type.kind != TINE_FLOAT) {
+        char x[32];
+        tine_set_error(ctx, "fma is not defined on %s", tine_type_str(a->type, x, sizeof x));
+        return NULL;
+    }
+    tine_expr_t *ops[3] = {a, b, c};
+    return tine_make(ctx, TINE_OP_FMA, a->type, 3, ops, 0, 0, NULL, 0);
+}
+
+tine_expr_t *tine_abs(tine_ctx_t *ctx, tine_expr_t *a) {
+    if (!a) return NULL;
+    if (a->type.kind != TINE_FLOAT) return tine_fpir(ctx, TINE_OP_ABS, 1, &a, a->type);
+    tine_type_t u = tine_type(TINE_UINT, a->type.bits, a->type.lanes);
+    tine_expr_t *mask = tine_const_uint(ctx, u, ~(uint64_t)0 >> (65 - a->type.bits));
+    return tine_reinterpret(ctx, a->type, tine_binary(ctx, TINE_OP_AND, tine_reinterpret(ctx, u, a), mask));
+}
+
 tine_expr_t *tine_cast(tine_ctx_t *ctx, tine_type_t elem, tine_expr_t *a) {
     if (!a) return NULL;
     tine_type_t t = tine_type_with_lanes(elem, a->type.lanes);

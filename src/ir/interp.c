@@ -10,7 +10,8 @@
  *   a shift by a negative (signed) amount shifts the other way by its magnitude;
  *   shifts by the width or more give 0, or the sign for an arithmetic right shift;
  *   float -> int truncates toward zero and saturates, NaN -> 0; x -> bool is x != 0;
- *   float min/max are select(a < b, a, b) / select(a > b, a, b).
+ *   float min/max are select(a < b, a, b) / select(a > b, a, b);
+ *   fma rounds once (C's fma/fmaf).
  */
 #include "../internal.h"
 
@@ -355,6 +356,11 @@ static int eval_node(interp *in, const tine_expr_t *e, tine_u128 *const *ov, tin
     case TINE_OP_SQRT:
         for (int i = 0; i < L; i++)
             r[i] = t.bits == 32 ? putf(t, sqrtf((float)getf(t, ov[0][i]))) : putf(t, sqrt(getf(t, ov[0][i])));
+        return 0;
+    case TINE_OP_FMA: /* C's fma: one rounding, RNE (the float one for f32, not through double) */
+        for (int i = 0; i < L; i++)
+            r[i] = t.bits == 32 ? putf(t, fmaf((float)getf(t, ov[0][i]), (float)getf(t, ov[1][i]), (float)getf(t, ov[2][i])))
+                                : putf(t, fma(getf(t, ov[0][i]), getf(t, ov[1][i]), getf(t, ov[2][i])));
         return 0;
     case TINE_OP_SHL: case TINE_OP_SHR:
         for (int i = 0; i < L; i++) r[i] = shift(t, ov[0][i], e->ops[1]->type, ov[1][i], op == TINE_OP_SHL);
