@@ -372,16 +372,7 @@ tine_expr_t *tine_const_float(tine_ctx_t *ctx, tine_type_t t, double value) {
         tine_set_error(ctx, "a float constant needs a float type");
         return NULL;
     }
-    uint64_t bits;
-    if (t.bits == 32) {
-        float f = (float)value;
-        uint32_t b32;
-        memcpy(&b32, &f, 4);
-        bits = b32;
-    } else {
-        memcpy(&bits, &value, 8);
-    }
-    return tine_const_splat(ctx, t, bits);
+    return tine_const_splat(ctx, t, tine_bits_of_float(t, value));
 }
 
 tine_expr_t *tine_const_lanes(tine_ctx_t *ctx, tine_type_t t, const uint64_t *lanes) {

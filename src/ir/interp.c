@@ -146,30 +146,8 @@ bool tine_env_buffer(tine_env_t *env, const char *name, tine_type_t *elem, void 
 
 /* ---- scalar semantics ------------------------------------------------------------------ */
 
-static double getf(tine_type_t t, tine_u128 v) {
-    if (t.bits == 32) {
-        uint32_t w = (uint32_t)v;
-        float f;
-        memcpy(&f, &w, 4);
-        return f;
-    }
-    uint64_t w = (uint64_t)v;
-    double d;
-    memcpy(&d, &w, 8);
-    return d;
-}
-
-static tine_u128 putf(tine_type_t t, double d) {
-    if (t.bits == 32) {
-        float f = (float)d;
-        uint32_t w;
-        memcpy(&w, &f, 4);
-        return w;
-    }
-    uint64_t w;
-    memcpy(&w, &d, 8);
-    return w;
-}
+static double getf(tine_type_t t, tine_u128 v) { return tine_float_of_bits(t, v); }
+static tine_u128 putf(tine_type_t t, double d) { return tine_bits_of_float(t, d); }
 
 static bool is_signed(tine_type_t t) { return t.kind == TINE_INT; }
 
