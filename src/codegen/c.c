@@ -154,11 +154,13 @@ const char *tine_cemit_reg_type(tine_cemit *c, tine_type_t t, char *buf, size_t 
     int bits = t.bits * t.lanes;
     if (c->x86) {
         if (bits != 128 && bits != 256 && bits != 512) return NULL;
-        snprintf(buf, n, "__m%di", bits);
+        /* float lanes: __m128 (ps) and __m128d (pd), which the float intrinsics take */
+        snprintf(buf, n, "__m%d%s", bits, t.kind != TINE_FLOAT ? "i" : t.bits == 64 ? "d" : "");
         return buf;
     }
     if (bits != 64 && bits != 128) return NULL;
-    snprintf(buf, n, "%sint%dx%d_t", t.kind == TINE_INT ? "" : "u", t.bits, t.lanes);
+    if (t.kind == TINE_FLOAT) snprintf(buf, n, "float%dx%d_t", t.bits, t.lanes);
+    else snprintf(buf, n, "%sint%dx%d_t", t.kind == TINE_INT ? "" : "u", t.bits, t.lanes);
     return buf;
 }
 

@@ -553,14 +553,6 @@ tine_expr_t *tine_fma(tine_ctx_t *ctx, tine_expr_t *a, tine_expr_t *b, tine_expr
     return tine_make(ctx, TINE_OP_FMA, a->type, 3, ops, 0, 0, NULL, 0);
 }
 
-tine_expr_t *tine_abs(tine_ctx_t *ctx, tine_expr_t *a) {
-    if (!a) return NULL;
-    if (a->type.kind != TINE_FLOAT) return tine_fpir(ctx, TINE_OP_ABS, 1, &a, a->type);
-    tine_type_t u = tine_type(TINE_UINT, a->type.bits, a->type.lanes);
-    tine_expr_t *mask = tine_const_uint(ctx, u, ~(uint64_t)0 >> (65 - a->type.bits));
-    return tine_reinterpret(ctx, a->type, tine_binary(ctx, TINE_OP_AND, tine_reinterpret(ctx, u, a), mask));
-}
-
 tine_expr_t *tine_cast(tine_ctx_t *ctx, tine_type_t elem, tine_expr_t *a) {
     if (!a) return NULL;
     tine_type_t t = tine_type_with_lanes(elem, a->type.lanes);
