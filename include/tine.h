@@ -154,6 +154,13 @@ tine_expr_t *tine_const_lanes(tine_ctx_t *ctx, tine_type_t t, const uint64_t *la
 tine_expr_t *tine_binary(tine_ctx_t *ctx, tine_op_t op, tine_expr_t *a, tine_expr_t *b);
 tine_expr_t *tine_unary(tine_ctx_t *ctx, tine_op_t op, tine_expr_t *a); /* neg, not, sqrt */
 tine_expr_t *tine_select(tine_ctx_t *ctx, tine_expr_t *c, tine_expr_t *t, tine_expr_t *f);
+/* a * b + c rounded once (IEEE 754 fusedMultiplyAdd, round to nearest even): floats of
+ * one type. */
+tine_expr_t *tine_fma(tine_ctx_t *ctx, tine_expr_t *a, tine_expr_t *b, tine_expr_t *c);
+/* |a|: on integers the FPIR op abs (its result unsigned(T)); on floats a's sign bit
+ * cleared, written as the bit operation it is (reinterpret, &, reinterpret), so NaNs keep
+ * their payload and every layer knows it without an op of its own. */
+tine_expr_t *tine_abs(tine_ctx_t *ctx, tine_expr_t *a);
 /* Cast to elem's element kind and bits (its lanes are ignored). */
 tine_expr_t *tine_cast(tine_ctx_t *ctx, tine_type_t elem, tine_expr_t *a);
 /* The same bits as elem's element kind and bits (its lanes are ignored): bits(elem) ==

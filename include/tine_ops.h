@@ -60,6 +60,7 @@
     X(DEINTERLEAVE, "deinterleave", 1, NULL, 0, 0)         \
     X(VECTOR_REDUCE_ADD, "vector_reduce_add", 1, NULL, 0, 0) \
     X(SQRT, "sqrt", 1, NULL, 0, 0)                         \
+    X(FMA, "fma", 3, NULL, 0, 0)                           \
     X(INSN, "insn", -1, NULL, 0, 0)
 
 /* Signatures of FPIR ops (checked by tine_fpir(); each names the operand rules):

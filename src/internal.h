@@ -125,9 +125,6 @@ size_t tine_grow_cap(size_t cap, size_t need);
 
 /* Seconds on the monotonic clock (for deadlines and timings). */
 double tine_now(void);
-/* A float of type t (f32, f64): its value from its bits, and d rounded to t as bits (interp.c). */
-double tine_float_value(tine_type_t t, tine_u128 v);
-tine_u128 tine_float_bits(tine_type_t t, double d);
 
 /* ---- growable byte buffer (strings) ------------------------------------------- */
 
@@ -304,6 +301,10 @@ tine_expr_t *tine_const_u128(tine_ctx_t *ctx, tine_type_t t, const tine_u128 *va
 tine_expr_t *tine_const_splat(tine_ctx_t *ctx, tine_type_t t, tine_u128 v);
 /* Whether v (an exact integer) is representable in integer/bool type t. */
 bool tine_fits(tine_type_t t, tine_i128 v);
+/* A float lane's bits as its value (f32 widened exactly), and a value rounded to float
+ * type t's bits (binary32: through C's float conversion, round to nearest). */
+double tine_float_of_bits(tine_type_t t, tine_u128 bits);
+tine_u128 tine_bits_of_float(tine_type_t t, double d);
 /* Canonical form of a raw value in type t (truncate, then sign/zero-extend). */
 tine_u128 tine_canon(tine_type_t t, tine_u128 v);
 /* Integer limits as exact values (bits <= 128). */

@@ -15,7 +15,7 @@
  *   1. Every primitive op on every type it accepts, at 16 lanes, and the elementwise ops
  *      again at 7 and 1 lanes: add sub mul div mod min max neg and or xor not, shl and shr
  *      with both signednesses of the count, eq ne lt le gt ge (half the lanes compare equal
- *      operands), select, cast (all 121 ordered pairs of the 11 element types), sqrt; at 16
+ *      operands), select, cast (all 121 ordered pairs of the 11 element types), sqrt, fma, float abs; at 16
  *      lanes also reinterpret (all 16 same-width non-bool pairs), broadcast, ramp, concat
  *      (of 16 + 7 + 1 lanes), slice, interleave, deinterleave, vector_reduce_add (to 8
  *      groups and to 1), loads (in_T[ramp(x_i32, 3, 16) & 1023], a true gather
@@ -709,6 +709,10 @@ static void prim_elementwise(int lanes, int nvec) {
         if (is_float(t)) {
             snprintf(lb, sizeof lb, "sqrt %sx%d", tn(t, t1), lanes);
             add(lb, tine_unary(g_ctx, TINE_OP_SQRT, var("a", t, lanes)), 0);
+            snprintf(lb, sizeof lb, "fma %sx%d", tn(t, t1), lanes); /* llvm.fma: one rounding */
+            add(lb, tine_fma(g_ctx, var("a", t, lanes), var("b", t, lanes), var("c", t, lanes)), 0);
+            snprintf(lb, sizeof lb, "abs %sx%d", tn(t, t1), lanes); /* the sign bit: NaNs kept bit for bit */
+            add(lb, tine_abs(g_ctx, var("a", t, lanes)), 1);
         }
     }
     for (int i = 0; i < 8; i++) { /* shifts: both signednesses of the count */

@@ -1383,6 +1383,10 @@ static void test_float_ops(void) {
         {TINE_OP_MIN, NAN, 1.0, 1.0}, {TINE_OP_MIN, 1.0, NAN, NAN},  {TINE_OP_MAX, NAN, 1.0, 1.0},
         {TINE_OP_MAX, 1.0, NAN, NAN}, {TINE_OP_MIN, -0.0, 0.0, 0.0}, {TINE_OP_MIN, 0.0, -0.0, -0.0},
         {TINE_OP_MAX, 2.0, 3.0, 3.0}, {TINE_OP_MIN, -INFINITY, 3.0, -INFINITY},
+        /* NaN either side and both zeros, both orders: a < b false gives the second */
+        {TINE_OP_MIN, NAN, NAN, NAN},         {TINE_OP_MAX, -0.0, 0.0, 0.0},       {TINE_OP_MAX, 0.0, -0.0, -0.0},
+        {TINE_OP_MIN, INFINITY, NAN, NAN},    {TINE_OP_MAX, NAN, -INFINITY, -INFINITY},
+        {TINE_OP_MIN, 5e-324, 0.0, 0.0},      {TINE_OP_MAX, -5e-324, -0.0, -0.0},
     };
     for (size_t i = 0; i < COUNT(spot); i++)
         for (size_t ti = 0; ti < 2; ti++) {
@@ -1394,6 +1398,119 @@ static void test_float_ops(void) {
             CHECK(rc == 0 && got == fbits(t, spot[i].want), "%s(%g, %g) on %s = %g, want %g", tine_op_name(spot[i].op),
                   spot[i].a, spot[i].b, tn(t), fval(t, got), spot[i].want);
         }
+}
+
+/* abs of a float: the sign bit cleared, every other bit kept (a NaN keeps its payload). */
+static tine_expr_t *build_fabs(tine_ctx_t *ctx, const void *arg, tine_expr_t *x, tine_expr_t *y) {
+    (void)arg, (void)y;
+    return tine_abs(ctx, x);
+}
+
+static uint64_t ref_fabs(const void *arg, uint64_t a, uint64_t b) {
+    (void)b;
+    const tine_type_t *t = arg;
+    return a & (t->bits == 32 ? 0x7fffffffu : ~(UINT64_C(1) << 63));
+}
+
+/* fma(a, b, c) against C's fmaf/fma: every triple of a set of edge values (zeros, infinities,
+ * NaNs, denormals, the largest finite) and random triples, 256 lanes an evaluation; a NaN
+ * result only has to be a NaN (NAN_CLASS: C pins no payload). */
+static void fma_lanes_check(tine_type_t t) {
+    static const double edge_d[] = {0.0, -0.0, 1.0, -1.0, 0.5, 3.0, -7.25, 1e-30, 1e30, INFINITY, -INFINITY, NAN};
+    uint64_t edge[COUNT(edge_d) + 3];
+    size_t ne = 0;
+    for (size_t i = 0; i < COUNT(edge_d); i++) edge[ne++] = fbits(t, edge_d[i]);
+    edge[ne++] = t.bits == 32 ? 0x00000001u : 1;                                             /* the smallest denormal */
+    edge[ne++] = t.bits == 32 ? 0x807fffffu : 0x800fffffffffffffull;                         /* the largest, negative */
+    edge[ne++] = t.bits == 32 ? 0x7f7fffffu : 0x7fefffffffffffffull;                         /* the largest finite */
+    size_t n = ne * ne * ne + NRANDOM;
+    uint64_t *a = malloc(sizeof *a * n), *b = malloc(sizeof *b * n), *c = malloc(sizeof *c * n);
+    size_t k = 0;
+    for (size_t i = 0; i < ne; i++)
+        for (size_t j = 0; j < ne; j++)
+            for (size_t l = 0; l < ne; l++) a[k] = edge[i], b[k] = edge[j], c[k++] = edge[l];
+    for (; k < n; k++) a[k] = rand_float(t), b[k] = rand_float(t), c[k] = rand_float(t);
+    char what[64];
+    snprintf(what, sizeof what, "fma on %s", tn(t));
+    for (size_t start = 0; start < n; start += TINE_MAX_LANES) {
+        int L = (int)(n - start < TINE_MAX_LANES ? n - start : TINE_MAX_LANES);
+        tine_expr_t *v[3] = {var(g_ctx, "x", t, L), var(g_ctx, "y", t, L), var(g_ctx, "z", t, L)};
+        uint64_t *vals[3] = {a + start, b + start, c + start}, want[TINE_MAX_LANES];
+        for (int i = 0; i < L; i++)
+            want[i] = t.bits == 32 ? bits_f32(fmaf(f32_of(a[start + i]), f32_of(b[start + i]), f32_of(c[start + i])))
+                                   : bits_f64(fma(f64_of(a[start + i]), f64_of(b[start + i]), f64_of(c[start + i])));
+        eval_expect(g_ctx, what, tine_fma(g_ctx, v[0], v[1], v[2]), 3, v, vals, want, NAN_CLASS, __LINE__);
+    }
+    free(a);
+    free(b);
+    free(c);
+}
+
+/* The float ops beyond the arithmetic C's operators give: fma (one rounding), abs (the sign
+ * bit), conversions at their edges, and their text. */
+static void test_float_more(void) {
+    for (size_t ti = 0; ti < COUNT(FLOAT_TYPES); ti++) {
+        tine_type_t t = FLOAT_TYPES[ti];
+        fma_lanes_check(t);
+        uint64_t *a;
+        size_t n = unary_inputs(t, &a);
+        char what[64];
+        snprintf(what, sizeof what, "abs on %s (the sign bit cleared, NaNs kept)", tn(t));
+        run_elementwise(what, t, t, 1, a, NULL, n, build_fabs, ref_fabs, &t, EXACT, __LINE__);
+        free(a);
+    }
+    /* one rounding: (1 + e)(1 - e) - 1 is -e^2 exactly, which a*b+c rounds away to 0 */
+    {
+        tine_type_t t = F32;
+        float e = ldexpf(1.0f, -20);
+        tine_expr_t *x = tine_const_float(g_ctx, t, 1.0 + e), *y = tine_const_float(g_ctx, t, 1.0 - e),
+                    *z = tine_const_float(g_ctx, t, -1.0);
+        uint64_t fused = 0, split = 0;
+        int rc = tine_eval(g_ctx, tine_fma(g_ctx, x, y, z), g_env, &fused);
+        rc |= tine_eval(g_ctx, tine_binary(g_ctx, TINE_OP_ADD, tine_binary(g_ctx, TINE_OP_MUL, x, y), z), g_env, &split);
+        CHECK(rc == 0 && fused == bits_f32(-ldexpf(1.0f, -40)) && split == bits_f32(0.0f),
+              "fma(1+2^-20, 1-2^-20, -1) = %g (want -2^-40), a*b+c = %g (want 0)", fval(t, fused), fval(t, split));
+    }
+    /* the edges of conversions: NaN -> 0, saturation both ways, -0 -> 0, denormals -> 0,
+       rounding to nearest even of int -> float, f64 -> f32 overflow to inf and denormal */
+    static const struct { const char *text; uint64_t want; } conv[] = {
+        {"i32(f64(nan))", 0},
+        {"i32(-f64(nan))", 0},
+        {"i32(f32(inf))", 0x7fffffff},
+        {"i32(-f64(inf))", (uint64_t)(int64_t)INT32_MIN},
+        {"u8(f64(-0.75))", 0},
+        {"u8(f32(300.0))", 255},
+        {"i8(f32(-0.0))", 0},
+        {"i64(f32(5e-40))", 0},
+        {"reinterpret<u32>(f32(16777217))", 0x4b800000},           /* 2^24 + 1: even, down */
+        {"reinterpret<u32>(f32(16777219))", 0x4b800002},           /* 2^24 + 3: even, up */
+        {"reinterpret<u32>(f32(f64(1e300)))", 0x7f800000},
+        {"reinterpret<u32>(f32(-1e-50))", 0x80000000},
+        {"reinterpret<u32>(f32(1e-40))", 0x000116c2},              /* a denormal, rounded */
+        {"reinterpret<u64>(f64(u64(18446744073709551615)))", 0x43f0000000000000ull},
+        {"reinterpret<u32>(abs(reinterpret<f32>(u32(4290000000))))", 4290000000u & 0x7fffffffu},
+        {"reinterpret<u32>(fma(2.0, f32(3), -0.5))", 0x40b00000},   /* 5.5 */
+    };
+    for (size_t i = 0; i < COUNT(conv); i++) {
+        tine_expr_t *e = tine_parse(g_ctx, conv[i].text, NULL);
+        uint64_t lanes[TINE_MAX_LANES] = {0}, got; /* at the context's lanes, all alike */
+        int rc = e ? tine_eval(g_ctx, e, g_env, lanes) : -1;
+        got = lanes[0];
+        CHECK(rc == 0 && got == conv[i].want, "%s = 0x%llx, want 0x%llx (%s)", conv[i].text, (unsigned long long)got,
+              (unsigned long long)conv[i].want, rc ? err_or_none(g_ctx) : "");
+    }
+    /* fma prints and reads back; it takes floats of one type only */
+    {
+        tine_expr_t *e = tine_parse(g_ctx, "fma(a_f32x4, b_f32x4, c_f32x4 + 1.5)", NULL);
+        char *txt = e ? tine_print(g_ctx, e) : NULL;
+        tine_expr_t *back = txt ? tine_parse(g_ctx, txt, NULL) : NULL;
+        CHECK(e && back == e && tine_expr_type(e).lanes == 4, "fma round trip: %s", txt ? txt : err_or_none(g_ctx));
+        free(txt);
+        tine_type_t i32 = T(TINE_INT, 32, 1);
+        tine_expr_t *x = var(g_ctx, "x", F32, 1), *n = var(g_ctx, "n", i32, 1), *d = var(g_ctx, "d", F64, 1);
+        EXPECT_ERR(g_ctx, tine_fma(g_ctx, n, n, n), "fma is not defined on i32");
+        EXPECT_ERR(g_ctx, tine_fma(g_ctx, x, x, d), "fma: operand types differ");
+    }
 }
 
 /* Values wider than 64 bits in the middle of an expression: the high half of a 64x64
@@ -1825,6 +1942,7 @@ int main(void) {
         {"reinterpret", test_reinterpret},
         {"reinterpret to lane sizes", test_repack},
         {"float ops", test_float_ops},
+        {"fma, abs, float edges", test_float_more},
         {"double-width intermediates", test_double_width},
         {"vector ops", test_vector_ops},
         {"loads and bindings", test_loads},

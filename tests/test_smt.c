@@ -5,8 +5,13 @@
  *    operands are bound to numerals, each lane's term is simplified by Z3 to a numeral,
  *    and that must equal the interpreter's lane. This is what makes a proof about the
  *    encoding a proof about tine's semantics.
+ *    Floats (1f): every float op at f32 and f64 on edge values (zeros, infinities, NaNs,
+ *    denormals, past the integer ranges) and random ones; a NaN result of an arithmetic op
+ *    only has to be a NaN on both sides, every other lane bit for bit.
  * 2. Queries: identities that hold must be proven, and ones that do not must get a
- *    counterexample whose values, run through the interpreter, really differ.
+ *    counterexample whose values, run through the interpreter, really differ. Floats (2f):
+ *    bit-exact (x + -0.0 == x proven, x + 0.0 == x refuted at x = -0, reassociation and
+ *    fma contraction refuted) and over the reals (reassociation and contraction proven).
  *
  * `test_smt 'A' 'B'` proves or refutes one pair (tine expression syntax) and prints it.
  */
@@ -14,6 +19,8 @@
 #include "verify/smt.h"
 
 #include "testutil.h"
+
+#include <math.h>
 
 static tine_ctx_t *C;
 static uint64_t rng = 0x5eed5eedull;
@@ -23,7 +30,33 @@ static const tine_type_t ITYPES[8] = {
     {TINE_UINT, 32, 1}, {TINE_INT, 32, 1}, {TINE_UINT, 64, 1}, {TINE_INT, 64, 1},
 };
 
+/* Float inputs: zeros, ones, infinities, NaNs of both signs (one with a payload), the
+ * smallest and largest denormals, the largest finite, values past every integer type's
+ * range and near integers, then random bit patterns and random values. */
+static tine_u128 float_value(tine_type_t t, int k) {
+    static const uint32_t e32[] = {0x00000000, 0x80000000, 0x3f800000, 0xbf800000, 0x7f800000, 0xff800000,
+                                   0x7fc00000, 0xffc12345, 0x00000001, 0x807fffff, 0x7f7fffff, 0xff7fffff,
+                                   0x4f400000 /* 3.2e9 */, 0xcf400000, 0x3fc00000 /* 1.5 */, 0x4b800001};
+    static const uint64_t e64[] = {0, 0x8000000000000000ull, 0x3ff0000000000000ull, 0xbff0000000000000ull,
+                                   0x7ff0000000000000ull, 0xfff0000000000000ull, 0x7ff8000000000000ull,
+                                   0xfff8000000012345ull, 1, 0x800fffffffffffffull, 0x7fefffffffffffffull,
+                                   0xffefffffffffffffull, 0x41e7d78400000000ull /* 3.2e9 */, 0xc3e0000000000001ull,
+                                   0x3ff8000000000000ull, 0x4340000000000001ull};
+    if (k < 16) return t.bits == 32 ? e32[k] : e64[k];
+    uint64_t r = tine_rand64(&rng);
+    if (k % 2) return t.bits == 32 ? (r & 0xffffffffu) : r;
+    double d = (double)(int64_t)r / ldexp(1.0, (int)(tine_rand64(&rng) % 70)); /* a value, maybe near an integer */
+    if (k % 4 == 0) d = trunc(d * 2) / 2;
+    return tine_bits_of_float(t, d);
+}
+
+static bool nan_bits(tine_type_t t, tine_u128 v) {
+    return t.bits == 32 ? ((uint32_t)v & 0x7fffffffu) > 0x7f800000u
+                        : ((uint64_t)v & 0x7fffffffffffffffull) > 0x7ff0000000000000ull;
+}
+
 static tine_u128 value(tine_type_t t, int k) {
+    if (t.kind == TINE_FLOAT) return float_value(t, k);
     tine_i128 lo = tine_min_i128(t), hi = tine_max_i128(t);
     tine_i128 edges[] = {lo, hi, 0, 1, -1, 2, lo + 1, hi - 1, t.bits - 1, t.bits, t.bits + 1, -(tine_i128)t.bits};
     if (k < 12) return tine_canon(t, (tine_u128)edges[k]);
@@ -31,8 +64,10 @@ static tine_u128 value(tine_type_t t, int k) {
     return tine_canon(t, (tine_u128)(tine_i128)(int64_t)(k % 3 ? r : r % 40));
 }
 
-/* e on the given lanes of its variables, by Z3 and by the interpreter. */
-static void agree(tine_expr_t *e, int nv, tine_expr_t **vars, int tuples, const char *what) {
+/* e on the given lanes of its variables, by Z3 and by the interpreter. With nan_class, a
+ * NaN lane of a float result only has to be a NaN on both sides (which NaN an arithmetic
+ * op returns is not tine's semantics: the encoding writes the canonical one, C another). */
+static void agree_nan(tine_expr_t *e, int nv, tine_expr_t **vars, int tuples, const char *what, bool nan_class) {
     long bad = 0;
     char first[512] = "";
     tine_smt *s = tine_smt_new(C, 0); /* one context: each tuple binds the variables again */
@@ -67,7 +102,8 @@ static void agree(tine_expr_t *e, int nv, tine_expr_t **vars, int tuples, const 
                 for (; d && *d; d++) x = x * 10 + (tine_u128)(*d - '0');
                 tine_u128 w = e->type.kind == TINE_BOOL ? want[l] : tine_canon(tine_type_with_lanes(e->type, 1), want[l]);
                 if (e->type.bits < 128) w &= ((tine_u128)1 << e->type.bits) - 1;
-                if (!d || x != w) {
+                bool both_nan = nan_class && e->type.kind == TINE_FLOAT && nan_bits(e->type, x) && nan_bits(e->type, w);
+                if (!d || (x != w && !both_nan)) {
                     if (!bad++)
                         snprintf(first, sizeof first, "inputs%s: lane %d, Z3 %s, interpreter %lld", in, l,
                                  d ? Z3_get_numeral_string(tine_smt_z3(s), r) : "(no numeral)", (long long)(tine_i128)want[l]);
@@ -79,6 +115,66 @@ static void agree(tine_expr_t *e, int nv, tine_expr_t **vars, int tuples, const 
     }
     tine_smt_free(s);
     check(bad == 0, "%s: %ld of %d input tuples differ; first: %s", what, bad, tuples, first);
+}
+
+static void agree(tine_expr_t *e, int nv, tine_expr_t **vars, int tuples, const char *what) {
+    agree_nan(e, nv, vars, tuples, what, false);
+}
+
+/* Every float op at f32 and f64 (2 lanes; 60 tuples: the 16 edges in every lane position,
+ * then random): arithmetic NaN-class, the bit ops (neg, abs, min, max, select, reinterpret)
+ * bit for bit, comparisons, casts to and from every integer type and the other float. */
+static void part_float_agreement(void) {
+    static const tine_op_t arith[] = {TINE_OP_ADD, TINE_OP_SUB, TINE_OP_MUL, TINE_OP_DIV};
+    static const tine_op_t exact[] = {TINE_OP_MIN, TINE_OP_MAX, TINE_OP_EQ, TINE_OP_NE,
+                                      TINE_OP_LT,  TINE_OP_LE,  TINE_OP_GT, TINE_OP_GE};
+    enum { N = 60 };
+    int cases = 0;
+    for (int fb = 32; fb <= 64; fb += 32) {
+        tine_type_t t = {TINE_FLOAT, fb, 2};
+        char tn[16], what[96];
+        tine_type_name(t, tn);
+        tine_expr_t *v[3] = {tine_var(C, "a", t), tine_var(C, "b", t), tine_var(C, "c", t)};
+        for (size_t i = 0; i < sizeof arith / sizeof arith[0]; i++, cases++) {
+            snprintf(what, sizeof what, "%s %s", tine_op_name(arith[i]), tn);
+            agree_nan(tine_binary(C, arith[i], v[0], v[1]), 2, v, N, what, true);
+        }
+        for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++, cases++) {
+            snprintf(what, sizeof what, "%s %s", tine_op_name(exact[i]), tn);
+            agree(tine_binary(C, exact[i], v[0], v[1]), 2, v, N, what);
+        }
+        snprintf(what, sizeof what, "sqrt, fma %s", tn);
+        agree_nan(tine_unary(C, TINE_OP_SQRT, v[0]), 1, v, N, what, true);
+        agree_nan(tine_fma(C, v[0], v[1], v[2]), 3, v, N, what, true);
+        snprintf(what, sizeof what, "neg, abs, select %s", tn);
+        agree(tine_unary(C, TINE_OP_NEG, v[0]), 1, v, N, what);
+        agree(tine_abs(C, v[0]), 1, v, N, what);
+        agree(tine_select(C, tine_binary(C, TINE_OP_LE, v[0], v[1]), v[2], v[1]), 3, v, N, what);
+        cases += 5;
+        tine_expr_t *w = tine_var(C, "w", (tine_type_t){TINE_FLOAT, fb, 4});
+        snprintf(what, sizeof what, "vector_reduce_add %s", tn);
+        agree_nan(tine_vector_reduce_add(C, w, 2), 1, &w, N, what, true);
+        tine_type_t other = {TINE_FLOAT, 96 - fb, 2};
+        snprintf(what, sizeof what, "cast %s <-> %s", tn, tine_type_name(other, (char[16]){0}));
+        agree_nan(tine_cast(C, other, v[0]), 1, v, N, what, true);
+        agree(tine_cast(C, (tine_type_t){TINE_BOOL, 1, 2}, v[0]), 1, v, N, what);
+        cases += 3;
+        for (int ti = 0; ti < 8; ti++) {
+            tine_type_t u = tine_type_with_lanes(ITYPES[ti], 2);
+            tine_expr_t *x = tine_var(C, "x", u);
+            snprintf(what, sizeof what, "cast %s <-> %s", tn, tine_type_name(u, (char[16]){0}));
+            agree(tine_cast(C, u, v[0]), 1, v, N, what); /* saturating, NaN -> 0 */
+            agree(tine_cast(C, t, x), 1, &x, N, what);   /* rounded to nearest even */
+            cases += 2;
+            if (u.bits == fb) {
+                snprintf(what, sizeof what, "reinterpret %s <-> %s", tn, tine_type_name(u, (char[16]){0}));
+                agree(tine_reinterpret(C, u, v[0]), 1, v, N, what);
+                agree(tine_reinterpret(C, t, x), 1, &x, N, what);
+                cases += 2;
+            }
+        }
+    }
+    printf("part 1f: %d float (op, type) cases agree with the interpreter\n", cases);
 }
 
 static void part_agreement(void) {
@@ -166,18 +262,25 @@ static void part_agreement(void) {
 
 /* ---- queries ---- */
 
-static tine_smt_result prove_pair(const char *a, const char *b, char *why, size_t n, double *sec) {
+static tine_smt_result prove_pair_in(const char *a, const char *b, char *why, size_t n, double *sec, bool reals) {
     tine_expr_t *x = tine_parse(C, a, "<a>"), *y = tine_parse(C, b, "<b>");
     if (!x || !y) {
+        if (sec) *sec = 0;
         snprintf(why, n, "%s", tine_error(C));
         tine_clear_error(C);
         return TINE_SMT_ERROR;
     }
     tine_smt *s = tine_smt_new(C, 60000);
+    tine_smt_floats_as_reals(s, reals);
     tine_smt_result r = tine_smt_equal(s, x, y, why, n, sec);
     if (r == TINE_SMT_ERROR) snprintf(why, n, "%s", tine_error(C));
+    tine_clear_error(C);
     tine_smt_free(s);
     return r;
+}
+
+static tine_smt_result prove_pair(const char *a, const char *b, char *why, size_t n, double *sec) {
+    return prove_pair_in(a, b, why, n, sec, false);
 }
 
 static const struct {
@@ -292,17 +395,70 @@ static void part_queries(void) {
         check(tine_smt_equal(s, a, b, why, sizeof why, NULL) == TINE_SMT_PROVEN, "u64 x u64 by its range: %s", why);
         tine_smt_free(s);
     }
-    /* floats are refused with a message, not encoded */
-    {
-        tine_expr_t *f = tine_parse(C, "a_f32 + b_f32", "<f>");
-        char why[512];
-        tine_smt *s = tine_smt_new(C, 1000);
-        check(tine_smt_equal(s, f, f, why, sizeof why, NULL) == TINE_SMT_ERROR && strstr(tine_error(C), "float"),
-              "a float expression is refused");
-        tine_clear_error(C);
-        tine_smt_free(s);
-    }
     printf("part 2: %d identities proven or refuted as expected\n", n);
+}
+
+/* Float identities, bit-exact (IEEE, round to nearest even, all NaNs one) and over the
+ * reals: holds = 1 proven, 0 refuted, -1 refused (an error). `cex`: text the refutation's
+ * inputs must show. */
+static const struct {
+    const char *a, *b;
+    bool reals;
+    int holds;
+    const char *cex;
+} FPAIRS[] = {
+    {"x_f32x1 + (-0.0)", "x_f32x1", false, 1, NULL},
+    {"x_f32x1 + 0.0", "x_f32x1", false, 0, "x_f32 = -0;"}, /* -0 + +0 = +0 */
+    {"x_f64x1 + (-0.0)", "x_f64x1", false, 1, NULL},
+    {"x_f64x1 + 0.0", "x_f64x1", false, 0, "x_f64 = -0;"},
+    {"(a_f32x1 + b_f32x1) + c_f32x1", "a_f32x1 + (b_f32x1 + c_f32x1)", false, 0, NULL},
+    {"(a_f32x1 + b_f32x1) + c_f32x1", "a_f32x1 + (b_f32x1 + c_f32x1)", true, 1, NULL},
+    {"(a_f64x2 * b_f64x2) * c_f64x2", "a_f64x2 * (b_f64x2 * c_f64x2)", true, 1, NULL},
+    {"fma(a_f32x1, b_f32x1, c_f32x1)", "a_f32x1 * b_f32x1 + c_f32x1", false, 0, NULL},
+    {"fma(a_f32x1, b_f32x1, c_f32x1)", "a_f32x1 * b_f32x1 + c_f32x1", true, 1, NULL},
+    {"fma(a_f32x1, b_f32x1, c_f32x1)", "fma(b_f32x1, a_f32x1, c_f32x1)", false, 1, NULL},
+    {"a_f32x1 + b_f32x1", "b_f32x1 + a_f32x1", false, 1, NULL}, /* NaN operands: all NaNs are one */
+    {"x_f32x1 * 2.0", "x_f32x1 + x_f32x1", false, 1, NULL},
+    {"-(-x_f64x1)", "x_f64x1", false, 1, NULL},
+    {"min(a_f32x4, b_f32x4)", "select(a_f32x4 < b_f32x4, a_f32x4, b_f32x4)", false, 1, NULL},
+    {"min(a_f32x1, b_f32x1)", "min(b_f32x1, a_f32x1)", false, 0, NULL}, /* the second operand: -0, +0 or NaN */
+    /* the second operand on a tie of zeros (Z3's fp.min may give either) and on a NaN first */
+    {"select(x_f32x1 == 0.0, min(x_f32x1, -x_f32x1), -x_f32x1)", "-x_f32x1", false, 1, NULL},
+    {"select(x_f64x1 == 0.0, max(x_f64x1, -x_f64x1), -x_f64x1)", "-x_f64x1", false, 1, NULL},
+    {"select(x_f32x1 != x_f32x1, max(x_f32x1, y_f32x1), y_f32x1)", "y_f32x1", false, 1, NULL},
+    {"abs(x_f32x1)", "select(x_f32x1 < 0.0, -x_f32x1, x_f32x1)", false, 0, "x_f32 = -0;"},
+    {"abs(x_f32x1)", "select(x_f32x1 < 0.0, -x_f32x1, x_f32x1)", true, 1, NULL},
+    {"abs(a_f64x1 * b_f64x1)", "abs(a_f64x1) * abs(b_f64x1)", true, 1, NULL},
+    {"i32(f32(a_i16x1))", "i32(a_i16x1)", false, 1, NULL},                   /* exact, in range */
+    {"f32(a_i32x1)", "f32(f64(a_i32x1))", false, 1, NULL},                   /* f64 holds any i32 */
+    {"i64(f32(a_i64x1))", "a_i64x1", false, 0, NULL},                        /* 2^24 + 1 rounds */
+    {"i32(x_f32x1) == 0", "(x_f32x1 != x_f32x1) | ((x_f32x1 > -1.0) & (x_f32x1 < 1.0))", false, 1, NULL},
+    {"vector_reduce_add(w_f32x4, 1)", "slice(w_f32x4, 0, 1, 1) + slice(w_f32x4, 1, 1, 1) + slice(w_f32x4, 2, 1, 1) + slice(w_f32x4, 3, 1, 1)", false, 1, NULL},
+    {"sqrt(x_f32x1) * sqrt(x_f32x1)", "x_f32x1", true, 0, NULL}, /* sqrt is uninterpreted over the reals */
+    {"x_f32x1 + inf", "x_f32x1", true, -1, NULL},          /* no infinity among the reals */
+};
+
+static void part_float_queries(void) {
+    int n = (int)(sizeof FPAIRS / sizeof FPAIRS[0]);
+    for (int i = 0; i < n; i++) {
+        char why[2048];
+        double sec;
+        tine_smt_result r = prove_pair_in(FPAIRS[i].a, FPAIRS[i].b, why, sizeof why, &sec, FPAIRS[i].reals);
+        const char *mode = FPAIRS[i].reals ? "over the reals" : "bit-exact";
+        if (FPAIRS[i].holds == 1)
+            check(r == TINE_SMT_PROVEN, "%s == %s %s should be proven; got %d: %s", FPAIRS[i].a, FPAIRS[i].b, mode,
+                  (int)r, why);
+        else if (FPAIRS[i].holds == 0)
+            check(r == TINE_SMT_COUNTEREXAMPLE && strstr(why, "left ") &&
+                      (!FPAIRS[i].cex || strstr(why, FPAIRS[i].cex)),
+                  "%s == %s %s should be refuted%s%s; got %d: %s", FPAIRS[i].a, FPAIRS[i].b, mode,
+                  FPAIRS[i].cex ? " with " : "", FPAIRS[i].cex ? FPAIRS[i].cex : "", (int)r, why);
+        else
+            check(r == TINE_SMT_ERROR, "%s == %s %s should be refused; got %d: %s", FPAIRS[i].a, FPAIRS[i].b, mode,
+                  (int)r, why);
+        if (sec > 5) printf("  slow: %s == %s %s: %.1f s\n", FPAIRS[i].a, FPAIRS[i].b, mode, sec);
+    }
+    printf("part 2f: %d float identities proven, refuted or refused as expected\n", n);
 }
 
 int main(int argc, char **argv) {
@@ -318,7 +474,9 @@ int main(int argc, char **argv) {
     }
     double t0 = now();
     part_agreement();
+    part_float_agreement();
     part_queries();
+    part_float_queries();
     printf("test_smt: %lld checks passed, %lld failed (%.1f s)\n", g_pass, g_fail, now() - t0);
     tine_ctx_free(C);
     return g_fail != 0;

@@ -149,17 +149,7 @@ static double float_value(gen_t *g) {
 }
 
 /* The lane bit pattern tine_const_lanes expects for float value d in type t. */
-static uint64_t float_bits(tine_type_t t, double d) {
-    if (t.bits == 32) {
-        float f = (float)d;
-        uint32_t w;
-        memcpy(&w, &f, 4);
-        return w;
-    }
-    uint64_t w;
-    memcpy(&w, &d, 8);
-    return w;
-}
+static uint64_t float_bits(tine_type_t t, double d) { return (uint64_t)tine_bits_of_float(t, d); }
 
 static uint64_t lane_value(gen_t *g, tine_type_t t) {
     if (t.kind == TINE_BOOL) return (uint64_t)below(g, 2);
@@ -366,6 +356,12 @@ static tine_expr_t *gen(gen_t *g, tine_type_t t, int depth) {
         return OK(tine_binary(ctx, (tine_op_t)(TINE_OP_EQ + below(g, 6)), a, b));
     }
     case P_UNARY: {
+        if (t.kind == TINE_FLOAT && below(g, 3) == 0) { /* fma: the one ternary float op */
+            a = gen(g, t, d);
+            b = gen(g, t, d);
+            c = gen(g, t, d);
+            return OK(tine_fma(ctx, a, b, c));
+        }
         tine_op_t op = t.kind == TINE_BOOL ? TINE_OP_NOT
                        : t.kind == TINE_FLOAT ? (below(g, 2) ? TINE_OP_NEG : TINE_OP_SQRT)
                                               : (below(g, 2) ? TINE_OP_NEG : TINE_OP_NOT);

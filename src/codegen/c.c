@@ -154,11 +154,13 @@ const char *tine_cemit_reg_type(tine_cemit *c, tine_type_t t, char *buf, size_t 
     int bits = t.bits * t.lanes;
     if (c->x86) {
         if (bits != 128 && bits != 256 && bits != 512) return NULL;
-        snprintf(buf, n, "__m%di", bits);
+        /* float lanes: __m128 (ps) and __m128d (pd), which the float intrinsics take */
+        snprintf(buf, n, "__m%d%s", bits, t.kind != TINE_FLOAT ? "i" : t.bits == 64 ? "d" : "");
         return buf;
     }
     if (bits != 64 && bits != 128) return NULL;
-    snprintf(buf, n, "%sint%dx%d_t", t.kind == TINE_INT ? "" : "u", t.bits, t.lanes);
+    if (t.kind == TINE_FLOAT) snprintf(buf, n, "float%dx%d_t", t.bits, t.lanes);
+    else snprintf(buf, n, "%sint%dx%d_t", t.kind == TINE_INT ? "" : "u", t.bits, t.lanes);
     return buf;
 }
 
@@ -317,6 +319,22 @@ static const char *lane_loop(tine_cemit *c, const tine_expr_t *e, const char *fn
     else
         tine_buf_printf(out, "%sfor (int i = 0; i < %d; i++) %s[i] = %s(%s[i], %s[i]);\n", c->indent, e->type.lanes,
                         name, fn, a, b), c->lane_loops++;
+    return remember(c, e, name);
+}
+
+/* fma lane by lane through C's fma/fmaf (one rounding; C has no vector fma). */
+static const char *fma_lanes(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
+    const char *v[3];
+    for (int i = 0; i < 3; i++)
+        if (!(v[i] = value(c, e->ops[i], out))) return NULL;
+    const char *fn = e->type.bits == 32 ? "__builtin_fmaf" : "__builtin_fma";
+    char ty[48], *name = tine_xmalloc(24);
+    snprintf(name, 24, "t%d", c->tmp++);
+    tine_buf_printf(out, "%s%s %s;\n", c->indent, tine_cemit_type(c, e->type, ty, sizeof ty), name);
+    if (e->type.lanes == 1) tine_buf_printf(out, "%s%s = %s(%s, %s, %s);\n", c->indent, name, fn, v[0], v[1], v[2]);
+    else
+        tine_buf_printf(out, "%sfor (int i = 0; i < %d; i++) %s[i] = %s(%s[i], %s[i], %s[i]);\n", c->indent,
+                        e->type.lanes, name, fn, v[0], v[1], v[2]), c->lane_loops++;
     return remember(c, e, name);
 }
 
@@ -891,6 +909,7 @@ static const char *node(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
     case TINE_OP_VECTOR_REDUCE_ADD: return reduce_add(c, e, out);
     case TINE_OP_INSN: return insn(c, e, out);
     case TINE_OP_LOAD: tine_set_error(c->ctx, "the C emitter writes no buffer loads"); return NULL;
+    case TINE_OP_FMA: return fma_lanes(c, e, out);
     default: break;
     }
     if (tine_op_is_fpir((tine_op_t)e->op)) return expanded(c, tine_fpir_expand_node(c->ctx, e), out);

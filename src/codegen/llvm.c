@@ -47,21 +47,9 @@ static LLVMValueRef const_of(gen *g, const tine_expr_t *e) {
     LLVMValueRef *lanes = tine_xmalloc(sizeof *lanes * t.lanes);
     for (int i = 0; i < t.lanes; i++) {
         tine_u128 v = tine_const_value(e, i);
-        if (t.kind == TINE_FLOAT) {
-            double d;
-            if (t.bits == 32) {
-                uint32_t w = (uint32_t)v;
-                float f;
-                memcpy(&f, &w, 4);
-                d = f;
-                /* bit-exact: a float constant through its bits */
-                lanes[i] = LLVMConstBitCast(LLVMConstInt(LLVMInt32TypeInContext(g->lc), w, 0), et);
-            } else {
-                uint64_t w = (uint64_t)v;
-                memcpy(&d, &w, 8);
-                lanes[i] = LLVMConstBitCast(LLVMConstInt(LLVMInt64TypeInContext(g->lc), w, 0), et);
-            }
-            (void)d;
+        if (t.kind == TINE_FLOAT) { /* bit-exact: a float constant through its bits */
+            LLVMTypeRef it = t.bits == 32 ? LLVMInt32TypeInContext(g->lc) : LLVMInt64TypeInContext(g->lc);
+            lanes[i] = LLVMConstBitCast(LLVMConstInt(it, (uint64_t)v, 0), et);
         } else {
             uint64_t words[2] = {(uint64_t)v, (uint64_t)(v >> 64)};
             lanes[i] = t.bits > 64 ? LLVMConstIntOfArbitraryPrecision(et, 2, words) : LLVMConstInt(et, words[0], 0);
@@ -1088,6 +1076,10 @@ static LLVMValueRef emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) {
     case TINE_OP_SQRT: {
         LLVMTypeRef ty = vec_type(g, t);
         return tine_cg_intrinsic(g, "llvm.sqrt", &ty, 1, ov, 1);
+    }
+    case TINE_OP_FMA: { /* llvm.fma rounds once on every target (a library call where no instruction does) */
+        LLVMTypeRef ty = vec_type(g, t);
+        return tine_cg_intrinsic(g, "llvm.fma", &ty, 1, ov, 3);
     }
     case TINE_OP_INSN: return emit_insn(g, e, ov);
     default: break;

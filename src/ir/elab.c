@@ -494,6 +494,8 @@ static val elab_fpir(elab *el, const tine_ast *a, tine_op_t op, int lanes) {
         }
         args[i] = v[i].e;
     }
+    /* abs of a float is its sign bit cleared (tine_abs), not the integer op's definition */
+    if (op == TINE_OP_ABS) return typed(el, a, tine_abs(el->ctx, args[0]));
     return typed(el, a, tine_fpir(el->ctx, op, info->arity, args, tp));
 }
 

@@ -112,6 +112,22 @@ static val elab_sqrt(elab *el, const tine_ast *a, int lanes) {
     return tine_elab_typed(el, a, tine_unary(tine_elab_ctx(el), TINE_OP_SQRT, v.e));
 }
 
+/* fma(a, b, c): the operands typed together, as select's values (a literal takes the
+ * others' type). */
+static val elab_fma(elab *el, const tine_ast *a, int lanes) {
+    if (!tine_elab_ok(el, tine_elab_arity(el, a, 3))) return (val){0};
+    val v[3];
+    for (int i = 0; i < 3; i++) {
+        v[i] = tine_elab_expr(el, a->args[i], lanes);
+        if (!tine_elab_ok(el, v[i])) return (val){0};
+    }
+    if (!tine_elab_unify(el, a->args[0], &v[0], a->args[1], &v[1])) return (val){0};
+    if (!tine_elab_unify(el, a->args[0], &v[0], a->args[2], &v[2])) return (val){0};
+    if (!tine_elab_unify(el, a->args[0], &v[0], a->args[1], &v[1])) return (val){0};
+    if (v[0].lit) return tine_elab_need_typed(el, a->args[0], v[0]);
+    return tine_elab_typed(el, a, tine_fma(tine_elab_ctx(el), v[0].e, v[1].e, v[2].e));
+}
+
 /* ---- lanes ------------------------------------------------------------------------------ */
 
 /* x(s) (to the position's lanes) or xN(s): a scalar broadcast. */
@@ -276,6 +292,7 @@ static const struct {
     {"clamp", elab_clamp, 0},
     {"select", elab_select, 0},
     {"sqrt", elab_sqrt, 0},
+    {"fma", elab_fma, 0},
     {"ramp", elab_ramp, 0},
     {"concat", elab_join, 0},
     {"interleave", elab_join, 0},

@@ -372,16 +372,7 @@ tine_expr_t *tine_const_float(tine_ctx_t *ctx, tine_type_t t, double value) {
         tine_set_error(ctx, "a float constant needs a float type");
         return NULL;
     }
-    uint64_t bits;
-    if (t.bits == 32) {
-        float f = (float)value;
-        uint32_t b32;
-        memcpy(&b32, &f, 4);
-        bits = b32;
-    } else {
-        memcpy(&bits, &value, 8);
-    }
-    return tine_const_splat(ctx, t, bits);
+    return tine_const_splat(ctx, t, tine_bits_of_float(t, value));
 }
 
 tine_expr_t *tine_const_lanes(tine_ctx_t *ctx, tine_type_t t, const uint64_t *lanes) {
@@ -547,6 +538,19 @@ tine_expr_t *tine_select(tine_ctx_t *ctx, tine_expr_t *c, tine_expr_t *t, tine_e
     }
     tine_expr_t *ops[3] = {c, t, f};
     return tine_make(ctx, TINE_OP_SELECT, t->type, 3, ops, 0, 0, NULL, 0);
+}
+
+tine_expr_t *tine_fma(tine_ctx_t *ctx, tine_expr_t *a, tine_expr_t *b, tine_expr_t *c) {
+    if (!a || !b || !c) return NULL;
+    if (!tine_type_eq(a->type, b->type)) return type_mismatch(ctx, "fma", a->type, b->type), NULL;
+    if (!tine_type_eq(a->type, c->type)) return type_mismatch(ctx, "fma", a->type, c->type), NULL;
+    if (a->type.kind != TINE_FLOAT) {
+        char x[32];
+        tine_set_error(ctx, "fma is not defined on %s", tine_type_str(a->type, x, sizeof x));
+        return NULL;
+    }
+    tine_expr_t *ops[3] = {a, b, c};
+    return tine_make(ctx, TINE_OP_FMA, a->type, 3, ops, 0, 0, NULL, 0);
 }
 
 tine_expr_t *tine_cast(tine_ctx_t *ctx, tine_type_t elem, tine_expr_t *a) {

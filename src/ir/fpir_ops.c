@@ -134,6 +134,16 @@ tine_expr_t *tine_fpir(tine_ctx_t *ctx, tine_op_t op, int n, tine_expr_t *const 
     return tine_make(ctx, op, rt, n, args, 0, 0, NULL, 0);
 }
 
+/* abs: the FPIR op on integers; a float's sign bit cleared (beside the FPIR constructor it
+ * calls: the primitive ops' file does not reach up to FPIR). */
+tine_expr_t *tine_abs(tine_ctx_t *ctx, tine_expr_t *a) {
+    if (!a) return NULL;
+    if (a->type.kind != TINE_FLOAT) return tine_fpir(ctx, TINE_OP_ABS, 1, &a, a->type);
+    tine_type_t u = tine_type(TINE_UINT, a->type.bits, a->type.lanes);
+    tine_expr_t *mask = tine_const_uint(ctx, u, ~(uint64_t)0 >> (65 - a->type.bits));
+    return tine_reinterpret(ctx, a->type, tine_binary(ctx, TINE_OP_AND, tine_reinterpret(ctx, u, a), mask));
+}
+
 /* ---- the meaning of non-primitive nodes ------------------------------------------- */
 
 const tine_expr_t *tine_node_template(tine_ctx_t *ctx, const tine_expr_t *e, const tine_expr_t *const **ph,

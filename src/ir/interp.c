@@ -10,7 +10,8 @@
  *   a shift by a negative (signed) amount shifts the other way by its magnitude;
  *   shifts by the width or more give 0, or the sign for an arithmetic right shift;
  *   float -> int truncates toward zero and saturates, NaN -> 0; x -> bool is x != 0;
- *   float min/max are select(a < b, a, b) / select(a > b, a, b).
+ *   float min/max are select(a < b, a, b) / select(a > b, a, b);
+ *   fma rounds once (C's fma/fmaf).
  */
 #include "../internal.h"
 
@@ -145,30 +146,8 @@ bool tine_env_buffer(tine_env_t *env, const char *name, tine_type_t *elem, void 
 
 /* ---- scalar semantics ------------------------------------------------------------------ */
 
-double tine_float_value(tine_type_t t, tine_u128 v) {
-    if (t.bits == 32) {
-        uint32_t w = (uint32_t)v;
-        float f;
-        memcpy(&f, &w, 4);
-        return f;
-    }
-    uint64_t w = (uint64_t)v;
-    double d;
-    memcpy(&d, &w, 8);
-    return d;
-}
-
-tine_u128 tine_float_bits(tine_type_t t, double d) {
-    if (t.bits == 32) {
-        float f = (float)d;
-        uint32_t w;
-        memcpy(&w, &f, 4);
-        return w;
-    }
-    uint64_t w;
-    memcpy(&w, &d, 8);
-    return w;
-}
+static double getf(tine_type_t t, tine_u128 v) { return tine_float_of_bits(t, v); }
+static tine_u128 putf(tine_type_t t, double d) { return tine_bits_of_float(t, d); }
 
 static bool is_signed(tine_type_t t) { return t.kind == TINE_INT; }
 
@@ -177,7 +156,7 @@ static tine_u128 low_bits(tine_u128 v, int n) { return n >= 128 ? v : v & (((tin
 
 static int cmp(tine_type_t t, tine_u128 a, tine_u128 b) {
     if (t.kind == TINE_FLOAT) {
-        double x = tine_float_value(t, a), y = tine_float_value(t, b);
+        double x = getf(t, a), y = getf(t, b);
         return x < y ? -1 : x > y ? 1 : x == y ? 0 : 2; /* 2: unordered */
     }
     if (is_signed(t)) return (tine_i128)a < (tine_i128)b ? -1 : (tine_i128)a > (tine_i128)b;
@@ -210,10 +189,10 @@ static tine_u128 divmod(tine_type_t t, tine_u128 a, tine_u128 b, bool div) {
 }
 
 static tine_u128 cast(tine_type_t to, tine_type_t from, tine_u128 v) {
-    if (to.kind == TINE_BOOL) return from.kind == TINE_FLOAT ? tine_float_value(from, v) != 0.0 : v != 0;
+    if (to.kind == TINE_BOOL) return from.kind == TINE_FLOAT ? getf(from, v) != 0.0 : v != 0;
     if (from.kind == TINE_FLOAT) {
-        double d = tine_float_value(from, v);
-        if (to.kind == TINE_FLOAT) return tine_float_bits(to, d);
+        double d = getf(from, v);
+        if (to.kind == TINE_FLOAT) return putf(to, d);
         if (isnan(d)) return 0;
         d = trunc(d);
         /* saturate: limits as doubles; 2^bits-ish bounds are exact powers of two */
@@ -225,20 +204,20 @@ static tine_u128 cast(tine_type_t to, tine_type_t from, tine_u128 v) {
         return tine_canon(to, (tine_u128)d);
     }
     if (to.kind == TINE_FLOAT) {
-        if (to.bits == 32) return tine_float_bits(to, is_signed(from) ? (float)(tine_i128)v : (float)v);
-        return tine_float_bits(to, is_signed(from) ? (double)(tine_i128)v : (double)v);
+        if (to.bits == 32) return putf(to, is_signed(from) ? (float)(tine_i128)v : (float)v);
+        return putf(to, is_signed(from) ? (double)(tine_i128)v : (double)v);
     }
     return tine_canon(to, v);
 }
 
 static tine_u128 arith(tine_op_t op, tine_type_t t, tine_u128 a, tine_u128 b) {
     if (t.kind == TINE_FLOAT) {
-        double x = tine_float_value(t, a), y = tine_float_value(t, b);
+        double x = getf(t, a), y = getf(t, b);
         switch (op) {
-        case TINE_OP_ADD: return t.bits == 32 ? tine_float_bits(t, (float)x + (float)y) : tine_float_bits(t, x + y);
-        case TINE_OP_SUB: return t.bits == 32 ? tine_float_bits(t, (float)x - (float)y) : tine_float_bits(t, x - y);
-        case TINE_OP_MUL: return t.bits == 32 ? tine_float_bits(t, (float)x * (float)y) : tine_float_bits(t, x * y);
-        case TINE_OP_DIV: return t.bits == 32 ? tine_float_bits(t, (float)x / (float)y) : tine_float_bits(t, x / y);
+        case TINE_OP_ADD: return t.bits == 32 ? putf(t, (float)x + (float)y) : putf(t, x + y);
+        case TINE_OP_SUB: return t.bits == 32 ? putf(t, (float)x - (float)y) : putf(t, x - y);
+        case TINE_OP_MUL: return t.bits == 32 ? putf(t, (float)x * (float)y) : putf(t, x * y);
+        case TINE_OP_DIV: return t.bits == 32 ? putf(t, (float)x / (float)y) : putf(t, x / y);
         case TINE_OP_MIN: return x < y ? a : b;
         case TINE_OP_MAX: return x > y ? a : b;
         default: break;
@@ -354,7 +333,12 @@ static int eval_node(interp *in, const tine_expr_t *e, tine_u128 *const *ov, tin
         return 0;
     case TINE_OP_SQRT:
         for (int i = 0; i < L; i++)
-            r[i] = t.bits == 32 ? tine_float_bits(t, sqrtf((float)tine_float_value(t, ov[0][i]))) : tine_float_bits(t, sqrt(tine_float_value(t, ov[0][i])));
+            r[i] = t.bits == 32 ? putf(t, sqrtf((float)getf(t, ov[0][i]))) : putf(t, sqrt(getf(t, ov[0][i])));
+        return 0;
+    case TINE_OP_FMA: /* C's fma: one rounding, RNE (the float one for f32, not through double) */
+        for (int i = 0; i < L; i++)
+            r[i] = t.bits == 32 ? putf(t, fmaf((float)getf(t, ov[0][i]), (float)getf(t, ov[1][i]), (float)getf(t, ov[2][i])))
+                                : putf(t, fma(getf(t, ov[0][i]), getf(t, ov[1][i]), getf(t, ov[2][i])));
         return 0;
     case TINE_OP_SHL: case TINE_OP_SHR:
         for (int i = 0; i < L; i++) r[i] = shift(t, ov[0][i], e->ops[1]->type, ov[1][i], op == TINE_OP_SHL);

@@ -181,6 +181,14 @@ static void print_expr(printer *p, const tine_expr_t *e, int lanes) {
         print_expr(p, e->ops[0], lanes);
         tine_buf_putc(b, ')');
         return;
+    case TINE_OP_FMA:
+        tine_buf_puts(b, "fma(");
+        for (int i = 0; i < 3; i++) {
+            if (i) tine_buf_puts(b, ", ");
+            print_expr(p, e->ops[i], lanes);
+        }
+        tine_buf_putc(b, ')');
+        return;
     case TINE_OP_BROADCAST:
         if (e->type.lanes == lanes) tine_buf_puts(b, "x(");
         else tine_buf_printf(b, "x%d(", e->type.lanes);

@@ -79,6 +79,31 @@ bool tine_fits(tine_type_t t, tine_i128 v) {
     return v >= tine_min_i128(t) && v <= tine_max_i128(t);
 }
 
+double tine_float_of_bits(tine_type_t t, tine_u128 v) {
+    if (t.bits == 32) {
+        uint32_t w = (uint32_t)v;
+        float f;
+        memcpy(&f, &w, 4);
+        return f;
+    }
+    uint64_t w = (uint64_t)v;
+    double d;
+    memcpy(&d, &w, 8);
+    return d;
+}
+
+tine_u128 tine_bits_of_float(tine_type_t t, double d) {
+    if (t.bits == 32) {
+        float f = (float)d;
+        uint32_t w;
+        memcpy(&w, &f, 4);
+        return w;
+    }
+    uint64_t w;
+    memcpy(&w, &d, 8);
+    return w;
+}
+
 tine_u128 tine_canon(tine_type_t t, tine_u128 v) {
     int bits = t.bits;
     if (bits >= 128) return v;

@@ -10,7 +10,7 @@
  *
  * Checks, each with file:line:col: unknown features and register widths, form lists whose
  * LLVM and C names do not line up, duplicate names, operand types that are not concrete
- * integer types, and semantics that do not type.
+ * integer or float types, and semantics that do not type.
  *
  * Fixed entries (src/targets/x86.gen.isa, the description `x86gen` that `tine isa import`
  * writes from Intel's list: one C intrinsic each) differ from the lane-generic ones of
@@ -261,9 +261,8 @@ static bool load_insn_operands(tine_ctx_t *ctx, tine_isa *isa, int k) {
                 return false;
             }
         } else if (o->kind != A_NAME || !o->targ || o->targ->nargs ||
-                   !tine_parse_type_name(o->targ->name, strlen(o->targ->name), &t) || t.kind == TINE_FLOAT ||
-                   t.kind == TINE_BOOL) {
-            tine_diag(ctx, src, o->line, o->col, "an operand is written name:TYPE with an integer type (a:u8)");
+                   !tine_parse_type_name(o->targ->name, strlen(o->targ->name), &t) || t.kind == TINE_BOOL) {
+            tine_diag(ctx, src, o->line, o->col, "an operand is written name:TYPE with an integer or float type (a:u8)");
             return false;
         }
         in->opname[j] = o->name;

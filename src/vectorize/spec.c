@@ -64,11 +64,11 @@ int32_t vz_add(vz_spec *s, int op, int64_t data, int n, const int32_t *kids) {
 
 int32_t vz_get(vz_spec *s, int array, int elem) { return vz_add(s, VZ_GET, (int64_t)array << 32 | (uint32_t)elem, 0, NULL); }
 
-int64_t vz_bits(tine_type_t t, double v) { return (int64_t)(uint64_t)tine_float_bits(t, v); }
+int64_t vz_bits(tine_type_t t, double v) { return (int64_t)(uint64_t)tine_bits_of_float(t, v); }
 
 int32_t vz_const(vz_spec *s, double v) { return vz_add(s, VZ_CONST, vz_bits(s->elem, v), 0, NULL); }
 
-double vz_const_value(const vz_spec *s, const vz_node *n) { return tine_float_value(s->elem, (uint64_t)n->data); }
+double vz_const_value(const vz_spec *s, const vz_node *n) { return tine_float_of_bits(s->elem, (uint64_t)n->data); }
 
 void vz_spec_free(vz_spec *s) {
     if (!s) return;

@@ -10,10 +10,27 @@
  * modulo (the remainder takes the divisor's sign); a negative signed shift count shifts
  * the other way; counts of the width or more give 0 (or the sign, shifting a signed value
  * right); casts truncate or extend by the source's signedness.
+ *
+ * Floats (docs/SEMANTICS.md), two ways:
+ *   bit-exact (the default): a float lane is its IEEE bits, a bit-vector like any lane, so
+ *     lane moves, selects and reinterprets need nothing new; the ops that compute on floats
+ *     read their operands into Z3's floating-point theory (fp from the bits), compute with
+ *     round-to-nearest-even and give back bits. Z3 leaves the bits of a NaN open
+ *     (fp.to_ieee_bv), and tine does not pin which NaN an arithmetic op returns, so every
+ *     arithmetic NaN is written as one canonical quiet NaN (0x7fc00000, 0x7ff8...), and two
+ *     float results are equal when their bits are, or both are NaNs (tine_smt_equal): the
+ *     proofs treat all NaNs as one. The bit ops (neg, abs, min, max, select) keep their
+ *     operands' bits exactly, as the interpreter does.
+ *   over the reals (tine_smt_floats_as_reals): a float lane is a real; + - * / and neg are
+ *     exact, sqrt an uninterpreted function, fma a * b + c; what has no real meaning
+ *     (a float's bits, float -> integer casts) is an uninterpreted function, so a proof
+ *     still holds for any meaning they could have. Reassociated sums are equal here
+ *     (Diospyros's guarantee), never in the default mode.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "smt.h"
 
+#include <math.h>
 #include <time.h>
 
 typedef struct {
@@ -45,6 +62,8 @@ struct tine_smt {
     Z3_model model; /* of the last satisfiable query */
     long cross;
     bool abstract;    /* products of extensions as range-bounded variables */
+    bool reals;       /* float lanes as reals (tine_smt_floats_as_reals) */
+    bool floats;      /* a float was encoded: the solver is Z3's general one, not qfbv */
     struct product *products; /* abstracted products */
     int nproducts, capproducts;
     char z3_error[256];
@@ -89,6 +108,7 @@ void tine_smt_free(tine_smt *s) {
 Z3_context tine_smt_z3(tine_smt *s) { return s->z; }
 void tine_smt_set_timeout(tine_smt *s, unsigned timeout_ms) { s->timeout_ms = timeout_ms; }
 void tine_smt_abstract_products(tine_smt *s, bool on) { s->abstract = on; }
+void tine_smt_floats_as_reals(tine_smt *s, bool on) { s->reals = on; }
 long tine_smt_cross_lane(const tine_smt *s) { return s->cross; }
 
 Z3_sort tine_smt_sort(tine_smt *s, int bits) { return Z3_mk_bv_sort(s->z, (unsigned)bits); }
@@ -355,6 +375,11 @@ Z3_ast tine_smt_binop(tine_smt *s, tine_op_t op, tine_type_t t, Z3_ast a, Z3_ast
 static int encode_dag(tine_smt *s, const tine_expr_t *root, int npre, const tine_expr_t *const *pre,
                       Z3_ast *const *prevals, Z3_ast *out);
 
+/* The sort of a lane of type t: its bits, or a real for a float over the reals. */
+static Z3_sort lane_sort(tine_smt *s, tine_type_t t) {
+    return s->reals && t.kind == TINE_FLOAT ? Z3_mk_real_sort(s->z) : tine_smt_sort(s, t.bits);
+}
+
 static Z3_func_decl load_decl(tine_smt *s, const tine_expr_t *e) {
     const char *name = tine_expr_name(e);
     tine_type_t elem = tine_type_with_lanes(e->type, 1), ix = tine_type_with_lanes(e->ops[0]->type, 1);
@@ -364,7 +389,7 @@ static Z3_func_decl load_decl(tine_smt *s, const tine_expr_t *e) {
     char fn[96];
     snprintf(fn, sizeof fn, "%s[]", name);
     Z3_sort dom = tine_smt_sort(s, 64);
-    Z3_func_decl f = Z3_mk_func_decl(s->z, Z3_mk_string_symbol(s->z, fn), 1, &dom, tine_smt_sort(s, elem.bits));
+    Z3_func_decl f = Z3_mk_func_decl(s->z, Z3_mk_string_symbol(s->z, fn), 1, &dom, lane_sort(s, elem));
     s->loads[s->nloads++] = (load_fn){name, elem, ix, f};
     return f;
 }
@@ -374,13 +399,231 @@ static int refuse(tine_smt *s, const tine_expr_t *e, const char *what) {
     return -1;
 }
 
+/* ---- floats ---------------------------------------------------------------------------- */
+
+static bool touches_float(const tine_expr_t *e) {
+    if (e->type.kind == TINE_FLOAT) return true;
+    for (int i = 0; i < e->nops; i++)
+        if (e->ops[i]->type.kind == TINE_FLOAT) return true;
+    return false;
+}
+
+static Z3_sort fp_sort(tine_smt *s, tine_type_t t) { return t.bits == 32 ? Z3_mk_fpa_sort_32(s->z) : Z3_mk_fpa_sort_64(s->z); }
+static Z3_ast rne(tine_smt *s) { return Z3_mk_fpa_rne(s->z); }
+static Z3_ast fp_of(tine_smt *s, tine_type_t t, Z3_ast bits) { return Z3_mk_fpa_to_fp_bv(s->z, bits, fp_sort(s, t)); }
+static tine_u128 sign_bit(tine_type_t t) { return (tine_u128)1 << (t.bits - 1); }
+
+/* An fp result as bits: a NaN as the canonical quiet NaN (sign 0, the top fraction bit). */
+static Z3_ast bits_of(tine_smt *s, tine_type_t t, Z3_ast f) {
+    tine_u128 nan = t.bits == 32 ? 0x7fc00000u : 0x7ff8000000000000ull;
+    return Z3_mk_ite(s->z, Z3_mk_fpa_is_nan(s->z, f), tine_smt_num(s, t.bits, nan), Z3_mk_fpa_to_ieee_bv(s->z, f));
+}
+
+static Z3_ast fp_const(tine_smt *s, tine_type_t t, double d) { return Z3_mk_fpa_numeral_double(s->z, d, fp_sort(s, t)); }
+
+/* A function symbol applied to one argument: the reals mode's stand-in for what has no
+ * meaning over the reals (sqrt, a float's bits, float -> integer casts). */
+static Z3_ast apply_uf(tine_smt *s, const char *name, Z3_sort dom, Z3_sort range, Z3_ast arg) {
+    Z3_func_decl f = Z3_mk_func_decl(s->z, Z3_mk_string_symbol(s->z, name), 1, &dom, range);
+    return Z3_mk_app(s->z, f, 1, &arg);
+}
+
+/* float -> integer (bits mode): truncated toward zero, saturated to the type's range, NaN
+ * -> 0 (SMT-LIB leaves fp.to_sbv out of range and of NaN open: the ites make it tine's). */
+static Z3_ast float_to_int(tine_smt *s, tine_type_t to, tine_type_t from, Z3_ast bits) {
+    Z3_context z = s->z;
+    Z3_ast f = fp_of(s, from, bits);
+    Z3_ast tr = Z3_mk_fpa_round_to_integral(z, Z3_mk_fpa_round_toward_zero(z), f);
+    bool sg = is_signed(to);
+    /* the bounds are powers of two, exact in both float types (2^128 is f32's inf: every
+       finite f32 fits a u128) */
+    Z3_ast lo = fp_const(s, from, sg ? -ldexp(1.0, to.bits - 1) : 0.0);
+    Z3_ast hi = fp_const(s, from, sg ? ldexp(1.0, to.bits - 1) : ldexp(1.0, to.bits));
+    Z3_ast v = sg ? Z3_mk_fpa_to_sbv(z, Z3_mk_fpa_round_toward_zero(z), tr, (unsigned)to.bits)
+                  : Z3_mk_fpa_to_ubv(z, Z3_mk_fpa_round_toward_zero(z), tr, (unsigned)to.bits);
+    tine_u128 minv = sg ? sign_bit(to) : 0, maxv = sg ? sign_bit(to) - 1 : ~(tine_u128)0;
+    v = Z3_mk_ite(z, Z3_mk_fpa_geq(z, tr, hi), tine_smt_num(s, to.bits, maxv), v);
+    v = Z3_mk_ite(z, Z3_mk_fpa_lt(z, tr, lo), tine_smt_num(s, to.bits, minv), v);
+    return Z3_mk_ite(z, Z3_mk_fpa_is_nan(z, f), zero(s, to.bits), v);
+}
+
+/* A cast touching a float, one lane, bits mode. */
+static Z3_ast float_cast_bits(tine_smt *s, tine_type_t to, tine_type_t from, Z3_ast v) {
+    Z3_context z = s->z;
+    if (from.kind == TINE_FLOAT) {
+        if (to.kind == TINE_BOOL) return bit(s, Z3_mk_not(z, Z3_mk_fpa_is_zero(z, fp_of(s, from, v))));
+        if (to.kind == TINE_FLOAT) return bits_of(s, to, Z3_mk_fpa_to_fp_float(z, rne(s), fp_of(s, from, v), fp_sort(s, to)));
+        return float_to_int(s, to, from, v);
+    }
+    /* integer or bool (a 1-bit 0 or 1) -> float: rounded to nearest */
+    Z3_ast f = is_signed(from) ? Z3_mk_fpa_to_fp_signed(z, rne(s), v, fp_sort(s, to))
+                               : Z3_mk_fpa_to_fp_unsigned(z, rne(s), v, fp_sort(s, to));
+    return bits_of(s, to, f);
+}
+
+/* The comparisons of floats, as Z3 bools: IEEE's on fp values (unordered false, -0 == +0),
+ * the order's on reals; != is the negation of ==. */
+typedef Z3_ast (*z3_rel)(Z3_context, Z3_ast, Z3_ast);
+static Z3_ast float_rel(tine_smt *s, tine_op_t op, Z3_ast x, Z3_ast y) {
+    static const struct { tine_op_t op; z3_rel fp, real; } rel[] = {
+        {TINE_OP_EQ, Z3_mk_fpa_eq, Z3_mk_eq}, {TINE_OP_NE, Z3_mk_fpa_eq, Z3_mk_eq},
+        {TINE_OP_LT, Z3_mk_fpa_lt, Z3_mk_lt}, {TINE_OP_LE, Z3_mk_fpa_leq, Z3_mk_le},
+        {TINE_OP_GT, Z3_mk_fpa_gt, Z3_mk_gt}, {TINE_OP_GE, Z3_mk_fpa_geq, Z3_mk_ge},
+    };
+    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++)
+        if (rel[i].op == op) {
+            Z3_ast r = (s->reals ? rel[i].real : rel[i].fp)(s->z, x, y);
+            return op == TINE_OP_NE ? Z3_mk_not(s->z, r) : r;
+        }
+    TINE_ASSERT(!"not a comparison");
+    return NULL;
+}
+
+/* One lane of a binary float op (arithmetic, min, max, comparisons): on bits through fp
+ * values, or on reals. */
+static Z3_ast float_binop(tine_smt *s, tine_op_t op, tine_type_t t, Z3_ast a, Z3_ast b) {
+    Z3_context z = s->z;
+    if (!s->reals && (op == TINE_OP_ADD || op == TINE_OP_MUL) && Z3_get_ast_id(z, a) > Z3_get_ast_id(z, b)) {
+        /* IEEE + and * commute (their NaNs are all the canonical one here): one operand
+           order, so a + b and b + a are one term, not two adders the solver must compare */
+        Z3_ast c = a;
+        a = b;
+        b = c;
+    }
+    Z3_ast x = s->reals ? a : fp_of(s, t, a), y = s->reals ? b : fp_of(s, t, b), ab[2] = {a, b};
+    switch (op) {
+    case TINE_OP_ADD: return s->reals ? Z3_mk_add(z, 2, ab) : bits_of(s, t, Z3_mk_fpa_add(z, rne(s), x, y));
+    case TINE_OP_SUB: return s->reals ? Z3_mk_sub(z, 2, ab) : bits_of(s, t, Z3_mk_fpa_sub(z, rne(s), x, y));
+    case TINE_OP_MUL: return s->reals ? Z3_mk_mul(z, 2, ab) : bits_of(s, t, Z3_mk_fpa_mul(z, rne(s), x, y));
+    case TINE_OP_DIV: return s->reals ? Z3_mk_div(z, a, b) : bits_of(s, t, Z3_mk_fpa_div(z, rne(s), x, y));
+    /* tine's selects, on the operands' own bits (not fp.min, which leaves -0/+0 open) */
+    case TINE_OP_MIN: return Z3_mk_ite(z, float_rel(s, TINE_OP_LT, x, y), a, b);
+    case TINE_OP_MAX: return Z3_mk_ite(z, float_rel(s, TINE_OP_GT, x, y), a, b);
+    default: return bit(s, float_rel(s, op, x, y));
+    }
+}
+
+/* abs of a float as tine_abs builds it: reinterpret<F>(reinterpret<U>(y) & sign-clearing
+ * mask); y when e is that, else NULL. Over the reals it is |y|. */
+static const tine_expr_t *abs_operand(const tine_expr_t *e) {
+    if (e->op != TINE_OP_REINTERPRET || e->type.kind != TINE_FLOAT) return NULL;
+    const tine_expr_t *a = e->ops[0];
+    if (a->op != TINE_OP_AND || a->type.lanes != e->type.lanes) return NULL;
+    for (int k = 0; k < 2; k++) {
+        const tine_expr_t *m = a->ops[k], *x = a->ops[1 - k];
+        if (m->op != TINE_OP_CONST || !(m->flags & TINE_F_UNIFORM) ||
+            tine_const_value(m, 0) != sign_bit(e->type) - 1)
+            continue;
+        if (x->op == TINE_OP_REINTERPRET && tine_type_eq(x->ops[0]->type, e->type)) return x->ops[0];
+    }
+    return NULL;
+}
+
+/* A cast or same-lanes reinterpret touching a float, one lane, over the reals. */
+static Z3_ast float_convert_real(tine_smt *s, tine_op_t op, tine_type_t to, tine_type_t from, Z3_ast v) {
+    Z3_context z = s->z;
+    char name[48], tf[16], tt[16];
+    tine_type_name(tine_type_with_lanes(from, 1), tf);
+    tine_type_name(tine_type_with_lanes(to, 1), tt);
+    snprintf(name, sizeof name, "%s<%s>(%s)", op == TINE_OP_CAST ? "cast" : "reinterpret", tt, tf);
+    if (op == TINE_OP_REINTERPRET) /* bits have no real meaning: a function of the value */
+        return to.kind == TINE_FLOAT ? apply_uf(s, name, tine_smt_sort(s, from.bits), Z3_mk_real_sort(z), v)
+                                     : apply_uf(s, name, Z3_mk_real_sort(z), tine_smt_sort(s, to.bits), v);
+    if (from.kind == TINE_FLOAT) {
+        if (to.kind == TINE_FLOAT) return v; /* exact over the reals */
+        if (to.kind == TINE_BOOL) return bit(s, Z3_mk_not(z, Z3_mk_eq(z, v, Z3_mk_real(z, 0, 1))));
+        return apply_uf(s, name, Z3_mk_real_sort(z), tine_smt_sort(s, to.bits), v);
+    }
+    if (from.kind == TINE_BOOL) return Z3_mk_ite(z, is_true(s, v), Z3_mk_real(z, 1, 1), Z3_mk_real(z, 0, 1));
+    return Z3_mk_int2real(z, Z3_mk_bv2int(z, v, is_signed(from)));
+}
+
+/* A node touching a float: 0 encoded, -1 refused, 1 not a float op (the generic cases
+ * below do it: selects, lane moves, same-bits reinterprets in bits mode, definitions). */
+static int encode_float(tine_smt *s, const tine_expr_t *e, Z3_ast *const *ov, Z3_ast *r) {
+    Z3_context z = s->z;
+    tine_type_t t = e->type, ot = e->nops ? e->ops[0]->type : t;
+    int L = t.lanes;
+    tine_op_t op = (tine_op_t)e->op;
+    s->floats = true;
+    switch (op) {
+    case TINE_OP_CONST:
+        if (!s->reals) return 1;
+        for (int i = 0; i < L; i++) {
+            tine_u128 w = tine_const_value(e, i);
+            Z3_ast f = fp_of(s, t, tine_smt_num(s, t.bits, w));
+            Z3_ast fin = Z3_simplify(z, Z3_mk_or(z, 2, (Z3_ast[]){Z3_mk_fpa_is_nan(z, f), Z3_mk_fpa_is_infinite(z, f)}));
+            if (Z3_get_bool_value(z, fin) != Z3_L_FALSE) return refuse(s, e, "infinities or NaNs over the reals");
+            r[i] = Z3_simplify(z, Z3_mk_fpa_to_real(z, f));
+        }
+        return 0;
+    case TINE_OP_ADD: case TINE_OP_SUB: case TINE_OP_MUL: case TINE_OP_DIV: case TINE_OP_MIN: case TINE_OP_MAX:
+    case TINE_OP_EQ: case TINE_OP_NE: case TINE_OP_LT: case TINE_OP_LE: case TINE_OP_GT: case TINE_OP_GE:
+        for (int i = 0; i < L; i++) r[i] = float_binop(s, op, ot, ov[0][i], ov[1][i]);
+        return 0;
+    case TINE_OP_NEG: /* the sign bit flipped (NaNs too), or minus */
+        for (int i = 0; i < L; i++)
+            r[i] = s->reals ? Z3_mk_unary_minus(z, ov[0][i]) : Z3_mk_bvxor(z, ov[0][i], tine_smt_num(s, t.bits, sign_bit(t)));
+        return 0;
+    case TINE_OP_SQRT:
+        for (int i = 0; i < L; i++)
+            r[i] = s->reals ? apply_uf(s, "sqrt", Z3_mk_real_sort(z), Z3_mk_real_sort(z), ov[0][i])
+                            : bits_of(s, t, Z3_mk_fpa_sqrt(z, rne(s), fp_of(s, t, ov[0][i])));
+        return 0;
+    case TINE_OP_FMA:
+        for (int i = 0; i < L; i++) {
+            if (s->reals) {
+                Z3_ast p[2] = {ov[0][i], ov[1][i]}, q[2] = {Z3_mk_mul(z, 2, p), ov[2][i]};
+                r[i] = Z3_mk_add(z, 2, q);
+            } else { /* the factors in one order, as for a product */
+                bool swap = Z3_get_ast_id(z, ov[0][i]) > Z3_get_ast_id(z, ov[1][i]);
+                r[i] = bits_of(s, t, Z3_mk_fpa_fma(z, rne(s), fp_of(s, t, ov[swap][i]), fp_of(s, t, ov[!swap][i]),
+                                                   fp_of(s, t, ov[2][i])));
+            }
+        }
+        return 0;
+    case TINE_OP_VECTOR_REDUCE_ADD: { /* in lane order, as the interpreter adds */
+        int g = ot.lanes / L;
+        for (int i = 0; i < L; i++) {
+            Z3_ast acc = ov[0][i * g];
+            for (int j = 1; j < g; j++) acc = float_binop(s, TINE_OP_ADD, t, acc, ov[0][i * g + j]);
+            r[i] = acc;
+        }
+        return 0;
+    }
+    case TINE_OP_CAST:
+        for (int i = 0; i < L; i++)
+            r[i] = s->reals ? float_convert_real(s, op, t, ot, ov[0][i]) : float_cast_bits(s, t, ot, ov[0][i]);
+        return 0;
+    case TINE_OP_REINTERPRET: {
+        if (!s->reals) return 1; /* bits are bits */
+        if (ot.lanes != L) return refuse(s, e, "float reinterprets to other lane sizes over the reals");
+        const tine_expr_t *y = abs_operand(e);
+        if (y) { /* |y|, from y's own terms (encoded again: variables are the same terms) */
+            Z3_ast *v = lanes_alloc(s, L);
+            if (tine_smt_encode(s, y, v)) return -1;
+            for (int i = 0; i < L; i++)
+                r[i] = Z3_mk_ite(z, Z3_mk_lt(z, v[i], Z3_mk_real(z, 0, 1)), Z3_mk_unary_minus(z, v[i]), v[i]);
+            return 0;
+        }
+        for (int i = 0; i < L; i++) r[i] = float_convert_real(s, op, t, ot, ov[0][i]);
+        return 0;
+    }
+    case TINE_OP_INTERLEAVE: case TINE_OP_CONCAT: case TINE_OP_SLICE: case TINE_OP_DEINTERLEAVE:
+    case TINE_OP_BROADCAST: case TINE_OP_SELECT: case TINE_OP_LOAD: case TINE_OP_INSN: case TINE_OP_VAR:
+        return 1; /* a variable's and a load's sort is lane_sort's */
+    default: return s->reals ? refuse(s, e, "float op over the reals") : 1;
+    }
+}
+
 static int encode_node(tine_smt *s, const tine_expr_t *e, Z3_ast *const *ov, Z3_ast *r) {
     tine_type_t t = e->type;
     int L = t.lanes;
     tine_op_t op = (tine_op_t)e->op;
-    if (t.kind == TINE_FLOAT) return refuse(s, e, "floats");
-    for (int i = 0; i < e->nops; i++)
-        if (e->ops[i]->type.kind == TINE_FLOAT) return refuse(s, e, "floats");
+    if (touches_float(e)) {
+        int rc = encode_float(s, e, ov, r);
+        if (rc <= 0) return rc;
+    }
     switch (op) {
     case TINE_OP_CONST:
         for (int i = 0; i < L; i++) r[i] = tine_smt_num(s, t.bits, tine_const_value(e, i));
@@ -394,7 +637,7 @@ static int encode_node(tine_smt *s, const tine_expr_t *e, Z3_ast *const *ov, Z3_
                 char name[128];
                 if (L == 1) snprintf(name, sizeof name, "%s_%s", tine_expr_name(e), tine_type_name(t, tn));
                 else snprintf(name, sizeof name, "%s_%s[%d]", tine_expr_name(e), tine_type_name(t, tn), i);
-                b->lanes[i] = fresh(s, name, t.bits);
+                b->lanes[i] = Z3_mk_const(s->z, Z3_mk_string_symbol(s->z, name), lane_sort(s, t));
             }
         }
         memcpy(r, b->lanes, sizeof *r * (size_t)L);
@@ -419,7 +662,6 @@ static int encode_node(tine_smt *s, const tine_expr_t *e, Z3_ast *const *ov, Z3_
     case TINE_OP_NOT:
         for (int i = 0; i < L; i++) r[i] = Z3_mk_bvnot(s->z, ov[0][i]);
         return 0;
-    case TINE_OP_SQRT: return refuse(s, e, "square roots");
     case TINE_OP_SHL: case TINE_OP_SHR:
         for (int i = 0; i < L; i++) r[i] = shift(s, t, ov[0][i], e->ops[1]->type, ov[1][i], op == TINE_OP_SHL);
         return 0;
@@ -522,11 +764,17 @@ int tine_smt_encode(tine_smt *s, const tine_expr_t *e, Z3_ast *lanes) {
 /* ---- queries ----------------------------------------------------------------------------- */
 
 static Z3_solver solver(tine_smt *s) {
-    Z3_tactic tac = Z3_mk_tactic(s->z, "qfbv");
-    Z3_tactic_inc_ref(s->z, tac);
-    Z3_solver sv = Z3_mk_solver_from_tactic(s->z, tac);
-    Z3_solver_inc_ref(s->z, sv);
-    Z3_tactic_dec_ref(s->z, tac);
+    Z3_solver sv;
+    if (s->reals && s->floats) { /* reals, bv2int: Z3's general solver picks its logic */
+        sv = Z3_mk_solver(s->z);
+        Z3_solver_inc_ref(s->z, sv);
+    } else { /* floats bit-blasted with the bit-vectors (qffpbv: 2-4x faster here than the general solver) */
+        Z3_tactic tac = Z3_mk_tactic(s->z, s->floats ? "qffpbv" : "qfbv");
+        Z3_tactic_inc_ref(s->z, tac);
+        sv = Z3_mk_solver_from_tactic(s->z, tac);
+        Z3_solver_inc_ref(s->z, sv);
+        Z3_tactic_dec_ref(s->z, tac);
+    }
     if (s->timeout_ms) {
         Z3_params p = Z3_mk_params(s->z);
         Z3_params_inc_ref(s->z, p);
@@ -573,6 +821,16 @@ int tine_smt_sat(tine_smt *s, Z3_ast cond) { return check(s, cond, NULL, 0, NULL
 /* A lane's value in the model, as its type reads it. */
 static size_t put_value(tine_smt *s, char *out, size_t n, tine_type_t t, Z3_ast v) {
     tine_u128 x;
+    if (t.kind == TINE_FLOAT && s->reals) {
+        Z3_ast r;
+        if (!s->model || !Z3_model_eval(s->z, s->model, v, true, &r) || Z3_get_ast_kind(s->z, r) != Z3_NUMERAL_AST)
+            return (size_t)snprintf(out, n, "?");
+        return (size_t)snprintf(out, n, "%s", Z3_get_numeral_decimal_string(s->z, r, 12));
+    }
+    if (t.kind == TINE_FLOAT) { /* the value (-0, nan, inf as C prints them) */
+        if (!tine_smt_model_value(s, v, &x)) return (size_t)snprintf(out, n, "?");
+        return (size_t)snprintf(out, n, "%.*g", t.bits == 32 ? 9 : 17, tine_float_of_bits(t, x));
+    }
     if (!tine_smt_model_value(s, v, &x)) return (size_t)snprintf(out, n, "?");
     tine_i128 val = (tine_i128)tine_canon(t, x);
     char buf[48], *p = buf + sizeof buf;
@@ -634,7 +892,13 @@ tine_smt_result tine_smt_equal(tine_smt *s, const tine_expr_t *a, const tine_exp
     Z3_ast *va = lanes_alloc(s, L), *vb = lanes_alloc(s, L);
     if (tine_smt_encode(s, a, va) || tine_smt_encode(s, b, vb)) return TINE_SMT_ERROR;
     Z3_ast *eq = lanes_alloc(s, L);
-    for (int i = 0; i < L; i++) eq[i] = Z3_mk_eq(s->z, va[i], vb[i]);
+    for (int i = 0; i < L; i++) {
+        eq[i] = Z3_mk_eq(s->z, va[i], vb[i]);
+        if (a->type.kind == TINE_FLOAT && !s->reals) { /* all NaNs are one */
+            Z3_ast nans[2] = {Z3_mk_fpa_is_nan(s->z, fp_of(s, a->type, va[i])), Z3_mk_fpa_is_nan(s->z, fp_of(s, a->type, vb[i]))};
+            eq[i] = Z3_mk_or(s->z, 2, (Z3_ast[]){eq[i], Z3_mk_and(s->z, 2, nans)});
+        }
+    }
     tine_smt_result r = tine_smt_valid(s, Z3_mk_and(s->z, (unsigned)L, eq), why, n, seconds);
     if (r == TINE_SMT_COUNTEREXAMPLE && why) {
         size_t k = strlen(why);

@@ -3,7 +3,9 @@
  * Every lane of every value is one bit-vector of its element's width (a bool is one
  * bit). Primitive ops are encoded with tine's conventions (docs/SEMANTICS.md); an FPIR
  * op or a target instruction only through its definition (the template the interpreter
- * evaluates), so nothing here restates an op's meaning. Floats are refused.
+ * evaluates), so nothing here restates an op's meaning. A float lane is its IEEE bits,
+ * computed on through Z3's floating-point theory (round to nearest even), every arithmetic
+ * NaN written as the canonical quiet NaN; or, with tine_smt_floats_as_reals, a real.
  */
 #ifndef TINE_SMT_H
 #define TINE_SMT_H
@@ -27,6 +29,13 @@ void tine_smt_set_timeout(tine_smt *s, unsigned timeout_ms);
  * holds for the real products, while a counterexample may not. Multiplier equivalence is
  * what a bit-blasting solver finds hardest; most rules need only the product's range. */
 void tine_smt_abstract_products(tine_smt *s, bool on);
+/* Encodings made from now on (on) take float lanes as reals: + - * / and neg exact, fma
+ * as a * b + c, sqrt an uninterpreted function of one real, min/max/comparisons/select by
+ * the reals' order, int -> float exact; a float's bits and float -> integer casts
+ * uninterpreted functions. Float variables are real constants; float constants must be
+ * finite. Equal over the reals is what reassociation keeps (Diospyros's guarantee); the
+ * default (off) is IEEE bit-exactness, NaNs all equal. */
+void tine_smt_floats_as_reals(tine_smt *s, bool on);
 
 /* A bit-vector sort of `bits` bits, a numeral of it (v reduced modulo 2^bits). */
 Z3_sort tine_smt_sort(tine_smt *s, int bits);
