@@ -677,6 +677,7 @@ typedef struct {
     int contract;              /* a*b + c may become one fma */
     int no_vectorize;          /* the spec as scalar code (the ablation) */
     int no_validate;           /* skip translation validation */
+    int prove;                 /* also prove each output in Z3's floating-point theory (tine verify --vectorized) */
     double max_seconds;        /* the search's time limit (0: 8 s) */
     size_t max_nodes;          /* the e-graph's node limit (0: 2,000,000) */
 } tine_vectorize_opts;

@@ -59,6 +59,7 @@ static const struct {
     {F(BENCH_IR), "bench-ir [--nodes N]"},
     {F(BENCH_LIFT), "bench-lift [--nodes N]"},
     {F(VERIFY), "verify --rules lift|x86|arm|synthesized|FILE [--isa x86|arm] [--rule NAME] [--timeout MS] [--quiet]"},
+    {F(VERIFY), "verify --vectorized FILE.c --function NAME --target T [--reassociate] [--contract]"},
     {F(VERIFY), "verify FILE [--target T] [--timeout MS]"},
     {F(VERIFY), "verify --bounds [--quick] [--timeout MS]"},
     {F(REPORT), "report FILE [--target T] [--select tine|llvm] [-o OUT.html] [--bench] [--rules hand|synthesized]"},
@@ -110,7 +111,7 @@ enum { O_LANES, O_SEED, O_NODES, O_TRACE, O_LIST, O_CHECK, O_QUICK, O_FILTER, O_
        O_INPUT_SIZE, O_BENCH, O_INTEL, O_CPUID, O_REPORT,
        O_TYPES, O_TIME_LIMIT, O_FROM_SCRATCH, O_FOCUS, O_RULES_EXTRA, O_GENERAL, O_HAND_ONLY, O_OP,
        O_FROM, O_TO, O_SHOW_REPORT, O_CHECK_RUN, O_EMIT_HEADER, O_NO_WIDEN, O_BENCH_RETARGET,
-       O_FUNCTION, O_REASSOCIATE, O_CONTRACT, O_NO_VECTORIZE, O_NO_VALIDATE, O_BENCH_VECTORIZE, O_COUNT };
+       O_FUNCTION, O_REASSOCIATE, O_CONTRACT, O_NO_VECTORIZE, O_NO_VALIDATE, O_BENCH_VECTORIZE, O_VECTORIZED, O_COUNT };
 static const struct {
     const char *name;
     int value;      /* takes a value */
@@ -160,10 +161,13 @@ static const struct {
         "to Neon by llvm-mca: tests/retarget/bench_arm.sh; --filter for a theme or a function)"},
     [O_NO_WIDEN] = {"--no-widen", 0, F(RETARGET), NULL,
         "keep loops of 128-bit vectors at 128 bits on a target with wider registers (AVX2, AVX-512)"},
-    [O_FUNCTION] = {"--function", 1, F(VECTORIZE), "NAME", "the kernel: a function of FILE"},
-    [O_REASSOCIATE] = {"--reassociate", 0, F(VECTORIZE), NULL,
+    [O_FUNCTION] = {"--function", 1, F(VECTORIZE) | F(VERIFY), "NAME", "the kernel: a function of FILE"},
+    [O_VECTORIZED] = {"--vectorized", 0, F(VERIFY), NULL,
+        "FILE.c --function NAME --target T: tine vectorize's program for the kernel, every output proven equal to the "
+        "C's in Z3's floating-point theory (over the reals with --reassociate or --contract)"},
+    [O_REASSOCIATE] = {"--reassociate", 0, F(VECTORIZE) | F(VERIFY), NULL,
         "let + and * reassociate and commute (equal to the C over the reals, not bit for bit)"},
-    [O_CONTRACT] = {"--contract", 0, F(VECTORIZE), NULL, "let a*b + c become one fused multiply-add"},
+    [O_CONTRACT] = {"--contract", 0, F(VECTORIZE) | F(VERIFY), NULL, "let a*b + c become one fused multiply-add"},
     [O_NO_VECTORIZE] = {"--no-vectorize", 0, F(VECTORIZE), NULL, "the specification as scalar code (no vector rules)"},
     [O_NO_VALIDATE] = {"--no-validate", 0, F(VECTORIZE), NULL, "skip translation validation"},
     [O_BENCH_VECTORIZE] = {"--vectorize", 0, F(BENCH), NULL,
@@ -571,6 +575,7 @@ static int take_option(int k, const char *word, char *v, options *o) {
     case O_BENCH_RETARGET: o->bench_retarget = 1; break;
     case O_BENCH_VECTORIZE: o->bench_vectorize = 1; break;
     case O_FUNCTION: o->function = v; break;
+    case O_VECTORIZED: o->vectorized = 1; break;
     case O_REASSOCIATE: o->reassociate = 1; break;
     case O_CONTRACT: o->contract = 1; break;
     case O_NO_VECTORIZE: o->no_vectorize = 1; break;

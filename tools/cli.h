@@ -57,6 +57,7 @@ typedef struct {
     int bench_vectorize;                               /* bench --vectorize */
     const char *function;                              /* vectorize --function NAME */
     int reassociate, contract, no_vectorize, no_validate; /* vectorize's flags */
+    int vectorized;                                    /* verify --vectorized */
     const char **cflags;                /* retarget: the C compiler's -I/-D/-U/-std= words (malloc'd) */
     int ncflags;
 } options;

@@ -32,7 +32,34 @@ static int verify_rules(const options *o, unsigned timeout) {
     return n != 0;
 }
 
+/* tine verify --vectorized FILE.c --function NAME --target T: the kernel vectorized again,
+ * the identities of strict mode's rules and then every output proven in Z3's floating-point
+ * theory (over the reals with --reassociate or --contract). */
+static int verify_vectorized(const options *o) {
+    if (!o->file || !o->function || !o->target) {
+        fprintf(stderr, "tine verify --vectorized: needs a C FILE, --function NAME and --target T\n");
+        return 2;
+    }
+    char *text = tine_cli_read_file(o->file);
+    if (!text) return 1;
+    tine_ctx_t *ctx = tine_ctx_new();
+    tine_vectorize_opts vo = {.function = o->function, .target = o->target, .emit = "egraph-stats", .cflags = o->cflags,
+                              .ncflags = o->ncflags, .reassociate = o->reassociate, .contract = o->contract, .prove = 1};
+    size_t n = 0;
+    char *out = tine_vectorize(ctx, o->file, text, &vo, &n, NULL);
+    int rc = 0;
+    if (!out) {
+        fprintf(stderr, "%s\n", tine_error(ctx));
+        rc = 1;
+    } else fwrite(out, 1, n, stdout);
+    free(out);
+    free(text);
+    tine_ctx_free(ctx);
+    return rc;
+}
+
 int cli_verify(const options *o) {
+    if (o->vectorized) return verify_vectorized(o);
     int modes = (o->rules != NULL) + (o->bounds != 0) + (o->file != NULL);
     if (modes != 1) {
         fprintf(stderr, "tine verify: needs one of --rules lift|x86|arm|FILE, --bounds, or a kernel FILE\n");

@@ -9,6 +9,7 @@
  * is asked: equal polynomial normal forms (computed exactly) are equal over the reals.
  */
 #include "vectorize.h"
+#include "../verify/smt.h"
 
 #include <math.h>
 #include <z3.h>
@@ -273,4 +274,131 @@ int vz_prove_reals(tine_ctx_t *ctx, const vz_spec *t, const int32_t *got, const 
     free(e.memo);
     Z3_del_context(e.z);
     return rc;
+}
+
+/* ---- IEEE arithmetic: Z3's floating-point theory through the one SMT encoding ---------- */
+
+typedef struct {
+    tine_ctx_t *ctx;
+    const vz_spec *t, *names;
+    tine_expr_t **memo;
+    uint8_t *side;     /* per node: 1 under got, 2 under want, 3 under both */
+    int32_t *touched;
+    int ntouched;
+} fpa;
+
+/* Node x of t as a tine expression: an input element a variable "name_elem", the ops
+ * tine's own (their meaning and their SMT encoding are src/ir's and src/verify's). A
+ * computed node both sides share is one fresh variable "shared_x": equal for every value
+ * of it means equal for its own, and Z3 never bit-blasts what the two sides have in common. */
+static tine_expr_t *to_expr(fpa *f, int32_t x, bool top) {
+    if (f->memo[x]) return f->memo[x];
+    const vz_node *n = &f->t->node[x];
+    tine_ctx_t *ctx = f->ctx;
+    tine_type_t ft = tine_type_with_lanes(f->t->elem, 1);
+    f->touched[f->ntouched++] = x;
+    if (!top && f->side[x] == 3 && n->n && n->op != VZ_CMP) {
+        char name[40];
+        snprintf(name, sizeof name, "shared_%d", x);
+        return f->memo[x] = tine_var(ctx, name, ft);
+    }
+    tine_expr_t *k[3] = {NULL};
+    for (int i = 0; i < n->n; i++) k[i] = to_expr(f, n->kid[i], false);
+    static const tine_op_t cmp[] = {TINE_OP_LT, TINE_OP_LE, TINE_OP_GT, TINE_OP_GE, TINE_OP_EQ, TINE_OP_NE};
+    tine_expr_t *r = NULL;
+    switch (n->op) {
+    case VZ_GET: {
+        char name[160]; /* an identifier: a_3 for a[3] */
+        const vz_spec *nm = f->names;
+        snprintf(name, sizeof name, "%s_%u", nm && (n->data >> 32) < nm->narrays ? nm->array[n->data >> 32].name : "in",
+                 (unsigned)(uint32_t)n->data);
+        r = tine_var(ctx, name, ft);
+        break;
+    }
+    case VZ_CONST: {
+        uint64_t bits = (uint64_t)n->data;
+        r = tine_const_lanes(ctx, ft, &bits);
+        break;
+    }
+    case VZ_ADD: r = tine_binary(ctx, TINE_OP_ADD, k[0], k[1]); break;
+    case VZ_SUB: r = tine_binary(ctx, TINE_OP_SUB, k[0], k[1]); break;
+    case VZ_MUL: r = tine_binary(ctx, TINE_OP_MUL, k[0], k[1]); break;
+    case VZ_DIV: r = tine_binary(ctx, TINE_OP_DIV, k[0], k[1]); break;
+    case VZ_NEG: r = tine_unary(ctx, TINE_OP_NEG, k[0]); break;
+    case VZ_SQRT: r = tine_unary(ctx, TINE_OP_SQRT, k[0]); break;
+    case VZ_FMA: r = tine_fma(ctx, k[0], k[1], k[2]); break;
+    case VZ_CMP: r = tine_binary(ctx, cmp[n->data], k[0], k[1]); break;
+    case VZ_SEL: r = tine_select(ctx, k[0], k[1], k[2]); break;
+    }
+    return f->memo[x] = r;
+}
+
+static void mark(fpa *f, int32_t x, uint8_t bit) {
+    if (f->side[x] & bit) return;
+    if (!f->side[x]) f->touched[f->ntouched++] = x;
+    f->side[x] |= bit;
+    for (int i = 0; i < f->t->node[x].n; i++) mark(f, f->t->node[x].kid[i], bit);
+}
+
+int vz_prove_fpa(tine_ctx_t *ctx, const vz_spec *t, const vz_spec *names, const int32_t *got, const int32_t *want, int n,
+                 unsigned timeout_ms, const bool *fallback, int *proven, int *by_identities) {
+    fpa f = {.ctx = ctx, .t = t, .names = names};
+    f.memo = tine_xcalloc((size_t)t->nnodes + 1, sizeof *f.memo);
+    f.side = tine_xcalloc((size_t)t->nnodes + 1, 1);
+    f.touched = tine_xmalloc(sizeof *f.touched * (size_t)(3 * t->nnodes + 3));
+    tine_smt *smt = tine_smt_new(ctx, timeout_ms);
+    int rc = 0;
+    *proven = 0;
+    if (by_identities) *by_identities = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        if (got[i] == want[i]) { /* one node */
+            (*proven)++;
+            continue;
+        }
+        f.ntouched = 0;
+        mark(&f, got[i], 1);
+        mark(&f, want[i], 2);
+        tine_expr_t *a = to_expr(&f, got[i], true), *b = to_expr(&f, want[i], true);
+        for (int j = 0; j < f.ntouched; j++) f.memo[f.touched[j]] = NULL, f.side[f.touched[j]] = 0;
+        char why[512] = "";
+        tine_smt_result r = a && b ? tine_smt_equal(smt, a, b, why, sizeof why, NULL) : TINE_SMT_ERROR;
+        if (r == TINE_SMT_PROVEN) (*proven)++;
+        else if (r == TINE_SMT_UNKNOWN && fallback && fallback[i]) (*by_identities)++; /* Z3 gave up: the rewriting stands */
+        else {
+            if (r == TINE_SMT_ERROR && !*why) snprintf(why, sizeof why, "%s", tine_error(ctx) ? tine_error(ctx) : "");
+            tine_set_error(ctx, "tine vectorize: output %d is %s in IEEE arithmetic%s%s", i,
+                           r == TINE_SMT_COUNTEREXAMPLE ? "not equal to the C's" : r == TINE_SMT_UNKNOWN ? "not proven (Z3's time limit)" : "not encodable",
+                           *why ? ": " : "", why);
+            rc = r == TINE_SMT_UNKNOWN ? 1 : -1;
+        }
+    }
+    tine_smt_free(smt);
+    free(f.memo);
+    free(f.side);
+    free(f.touched);
+    return rc;
+}
+
+/* The identities strict mode's lifting relies on (search.c) and validate.c takes out,
+ * proven in Z3's floating-point theory: x + -0, x - 0, x * 1, x / 1, fma(x, 1, -0) = x;
+ * p + -q = p - q; p - -q = p + q; x * -1 = -x. Strict mode's per-output check is then
+ * rewriting with proven equalities (test_vectorize and tine verify --vectorized prove them,
+ * as tine verify proves the rule files). fma(a, b, -0) = a * b and fma(q, 1, p) = p + q
+ * hold too, but Z3 takes minutes on them: they are used only under --contract, whose
+ * programs are validated over the reals. */
+int vz_prove_identities(tine_ctx_t *ctx, tine_type_t elem) {
+    vz_spec *t = tine_xcalloc(1, sizeof *t);
+    t->elem = tine_type_with_lanes(elem, 1);
+    int32_t x = vz_get(t, 0, 0), y = vz_get(t, 0, 1), nz = vz_const(t, -0.0), z = vz_const(t, 0.0), one = vz_const(t, 1.0),
+            m1 = vz_const(t, -1.0);
+#define N2(op, a, b) vz_add(t, op, 0, 2, (int32_t[]){a, b})
+    int32_t ny = vz_add(t, VZ_NEG, 0, 1, &y), nx = vz_add(t, VZ_NEG, 0, 1, &x);
+    int32_t got[] = {N2(VZ_ADD, x, nz), N2(VZ_SUB, x, z), N2(VZ_MUL, x, one), N2(VZ_DIV, x, one),
+                     vz_add(t, VZ_FMA, 0, 3, (int32_t[]){x, one, nz}), N2(VZ_ADD, x, ny), N2(VZ_SUB, x, ny), N2(VZ_MUL, x, m1)};
+    int32_t want[] = {x, x, x, x, x, N2(VZ_SUB, x, y), N2(VZ_ADD, x, y), nx};
+#undef N2
+    int proven;
+    int rc = vz_prove_fpa(ctx, t, NULL, got, want, (int)(sizeof got / sizeof *got), 120000, NULL, &proven, NULL);
+    vz_spec_free(t);
+    return rc == 0 ? 0 : -1;
 }

@@ -7,8 +7,8 @@
  *    op on VECs of the lanes' operands. A lane no output needs (DC) lifts to DC operands;
  *    a lane of another op joins through an identity exact in IEEE arithmetic, so strict
  *    mode stays bit-exact: x = x + -0 (not + 0: -0 + 0 is +0), x = x - 0, x = x * 1,
- *    x = x / 1, x = fma(x, 1, -0), p + q = fma(q, 1, p), a * b = fma(a, b, -0),
- *    p - q = p + -q, p + q = p - -q, -y = y * -1. Ops with no
+ *    x = x / 1, x = fma(x, 1, -0), p - q = p + -q, p + q = p - -q, -y = y * -1 (and
+ *    under --contract p + q = fma(q, 1, p), a * b = fma(a, b, -0)). Ops with no
  *    identity (neg, sqrt, comparisons, select) lift only when every lane has them. An op
  *    lifts only where it covers at least half of the computed lanes (leaves join any op),
  *    which keeps the graph from doubling at every level of mixed lanes.
@@ -43,7 +43,7 @@ typedef struct {
     int64_t neg_zero, zero, one;
     eg_id c_neg_zero, c_zero, c_one, c_minus_one, dc;
     const eg_graph *g;
-    bool wrong_identity;
+    bool wrong_identity, contract;
 } search;
 
 /* ---- classes ---------------------------------------------------------------------------- */
@@ -100,11 +100,13 @@ static bool identity(search *S, eg_graph *g, uint32_t op, eg_id x, eg_id *k) {
         return true;
     case VZ_DIV: k[0] = x, k[1] = S->c_one; return true;
     case VZ_FMA:
-        if (node_with(g, x, VZ_ADD, 0, &n)) {
+        /* p + q and a * b as fmas only under --contract (validated over the reals): in IEEE
+           arithmetic they are exact too, but too costly for Z3 to prove bit for bit */
+        if (S->contract && node_with(g, x, VZ_ADD, 0, &n)) {
             k[0] = n.kids[1], k[1] = S->c_one, k[2] = n.kids[0];
             return true;
         }
-        if (node_with(g, x, VZ_MUL, 0, &n)) {
+        if (S->contract && node_with(g, x, VZ_MUL, 0, &n)) {
             k[0] = n.kids[0], k[1] = n.kids[1], k[2] = S->c_neg_zero;
             return true;
         }
@@ -512,6 +514,7 @@ vz_program *vz_search(tine_ctx_t *ctx, const vz_spec *s, const vz_target *t, con
     p->width = t->bits / s->elem.bits;
     *S = (search){.s = s, .t = t, .width = p->width};
     S->wrong_identity = o->wrong_identity;
+    S->contract = o->contract;
     S->neg_zero = vz_bits(s->elem, -0.0), S->zero = 0, S->one = vz_bits(s->elem, 1.0);
     eg_graph *g = p->g = eg_new(NULL);
     S->g = g;

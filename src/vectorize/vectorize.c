@@ -59,9 +59,15 @@ char *tine_vectorize(tine_ctx_t *ctx, const char *path, const char *text, const 
     vz_options vo = {.reassociate = o->reassociate, .contract = o->contract, .no_vectorize = o->no_vectorize};
     vo.limits.max_seconds = o->max_seconds;
     vo.limits.max_nodes = o->max_nodes;
+    vo.prove_fpa = o->prove;
     vz_program *p = vz_search(ctx, s, t, &vo);
     tine_emit_kind_t k;
-    if (p && !o->no_validate && vz_validate(ctx, p, &vo) != 0) {
+    vz_validation val = {0};
+    if (p && o->prove && !o->reassociate && !o->contract && vz_prove_identities(ctx, s->elem) != 0) {
+        vz_program_free(p);
+        p = NULL;
+    }
+    if (p && !o->no_validate && vz_validate(ctx, p, &vo, &val) != 0) {
         vz_program_free(p);
         p = NULL;
     }
@@ -71,6 +77,15 @@ char *tine_vectorize(tine_ctx_t *ctx, const char *path, const char *text, const 
     else if (emit_kind(emit, &k)) out = vz_emit_llvm(ctx, p, k, size);
     if (p && (stats || !strcmp(emit, "egraph-stats"))) {
         vz_stats(p, &b);
+        if (o->no_validate) tine_buf_puts(&b, "validation: skipped (--no-validate)\n");
+        else if (val.reals) tine_buf_printf(&b, "validation: %d outputs equal to the C's over the reals (Z3)\n", val.outputs);
+        else tine_buf_printf(&b, "validation: %d outputs computed with the C's operations in the C's order, up to "
+                                 "identities exact in IEEE arithmetic%s\n", val.outputs,
+                             o->prove ? " (proven in Z3's floating-point theory)" : "");
+        if (o->prove && !val.reals)
+            tine_buf_printf(&b, "proven: %d of %d outputs equal to the C's one by one in Z3's floating-point theory; "
+                                "%d more (Z3 out of time) by rewriting with the proven identities\n",
+                            val.proven_fpa, val.outputs, val.by_identities);
         tine_buf_printf(&b, "compile seconds: %.3f\npeak memory MB: %.1f\n", tine_now() - t0, peak_mb());
         if (!strcmp(emit, "egraph-stats")) {
             out = b.p;

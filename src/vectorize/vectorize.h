@@ -31,6 +31,8 @@ typedef struct {
     bool reassociate;   /* AC rules on (equal over the reals, not bit for bit) */
     bool contract;      /* a*b + c may become one fma */
     bool no_vectorize;  /* the spec as scalar code (the ablation) */
+    bool prove_fpa;     /* strict mode: also prove every output in Z3's FPA (tine verify --vectorized) */
+    unsigned fpa_timeout_ms;
     bool wrong_identity; /* tests only: lift with x = x + 0, which -0 breaks (validation must catch it) */
     eg_limits limits;
 } vz_options;
@@ -85,10 +87,27 @@ void vz_stats(const vz_program *p, tine_buf *b);
 /* validate.c: the program against the spec, output by output: 0, or -1 with an error. In
  * strict mode each stored lane must be the spec's own computation (up to identities exact
  * in IEEE arithmetic); otherwise equal over the reals (prove.c). */
-int vz_validate(tine_ctx_t *ctx, const vz_program *p, const vz_options *o);
+typedef struct {
+    int outputs;        /* stored lanes checked */
+    int proven_fpa;     /* of them, proven one by one in Z3's FPA (with prove_fpa) */
+    int by_identities;  /* with prove_fpa: Z3 gave up, equal by rewriting with the proven identities */
+    bool reals;         /* checked over the reals (--reassociate, --contract) */
+} vz_validation;
+int vz_validate(tine_ctx_t *ctx, const vz_program *p, const vz_options *o, vz_validation *out);
 /* prove.c: got[i] == want[i] for every i over the reals (nodes of t; sqrt uninterpreted),
  * proven by Z3: 0, or -1 with the first pair not proven. */
 int vz_prove_reals(tine_ctx_t *ctx, const vz_spec *t, const int32_t *got, const int32_t *want, int n);
+
+/* prove.c: got[i] == want[i] in IEEE arithmetic (RNE; NaNs one value), proven by Z3's
+ * floating-point theory through the SMT encoding of src/verify (names: the spec whose
+ * arrays name the inputs, or NULL). Where Z3 gives up (timeout_ms) on a pair whose
+ * fallback[i] is set (equal after rewriting with the proven identities), that stands
+ * (*by_identities). 0; 1 when Z3 gave up on another pair; -1 refuted. *proven counts the
+ * pairs proven directly. */
+int vz_prove_fpa(tine_ctx_t *ctx, const vz_spec *t, const vz_spec *names, const int32_t *got, const int32_t *want, int n,
+                 unsigned timeout_ms, const bool *fallback, int *proven, int *by_identities);
+/* The exact identities of the lifting rules, proven once per process for the type. */
+int vz_prove_identities(tine_ctx_t *ctx, tine_type_t elem);
 
 /* emit_c.c: the program as C with the target's intrinsics (malloc'd; NULL with an error). */
 char *vz_emit_c(tine_ctx_t *ctx, const vz_program *p, size_t *size);
