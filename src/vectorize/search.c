@@ -407,6 +407,12 @@ static void align_chunk(search *S, eg_graph *g, eg_id *lanes, int W) {
             if (j == ns && ns < 256) slot[0][ns] = t[l][k].key[0], slot[1][ns++] = t[l][k].key[1];
             else if (j == ns) aligned = false;
         }
+    /* aligning pays where lanes share their slots (a filter's elements), not where each lane
+       has slots of its own (a matrix row per lane): no more than half again the longest
+       lane's terms */
+    int longest = 0;
+    for (int l = 0; l < W; l++) longest = n[l] > longest ? n[l] : longest;
+    if (2 * ns > 3 * longest) aligned = false;
     /* slots in key order */
     for (int i = 1; i < ns; i++)
         for (int j = i; j > 0 && (slot[0][j - 1] > slot[0][j] || (slot[0][j - 1] == slot[0][j] && slot[1][j - 1] > slot[1][j])); j--) {
