@@ -607,6 +607,7 @@ static const char *insn(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
                 free(p);
             }
         }
+        if (fm->c_arg) tine_buf_printf(&call, ", %s", fm->c_arg); /* _mm256_cmp_ps's predicate */
         tine_buf_puts(&call, ")");
         char *name = tine_xmalloc(24);
         snprintf(name, 24, "t%d", c->tmp++);
