@@ -699,6 +699,8 @@ typedef struct {
     uint32_t features; /* the features it needs (all of them), a mask over the description's */
     const char *llvm;  /* LLVM target intrinsic; NULL: the semantics as generic IR */
     const char *c;     /* C intrinsic */
+    const char *c_arg; /* its fixed last argument, after the operands (_mm256_cmp_ps's
+                          predicate _CMP_LT_OQ), or NULL */
 } tine_insn_form;
 
 struct insn_tmpl;

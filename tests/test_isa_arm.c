@@ -13,9 +13,12 @@
  * through the description's semantics.
  *
  * Inputs per form (as test_isa): every combination of the operand types' edge values (a
- * thinned product for three operands), every pair of values where two operands are 8-bit,
+ * thinned product for three operands; a float type's are g_float_edges: ±0, ±inf, quiet
+ * and signalling NaNs, denormals ...), every pair of values where two operands are 8-bit,
  * every value of a lone operand of at most 16 bits, and at least 10,000 random lane
- * tuples (uniform and near the edges). The driver does not read them: it computes them
+ * tuples (uniform and near the edges; for floats also small halves and modest
+ * magnitudes). A float lane is compared bit for bit, except that where the model's lane
+ * is a NaN the machine's only has to be a NaN (docs/SEMANTICS.md). The driver does not read them: it computes them
  * with the same code as the host (the generator below is compiled here and pasted into
  * the driver as text), so the program stays small.
  *
@@ -48,7 +51,7 @@ static bool verbose, keep;
 enum { DRIVER_OPS = 4 };
 SHARED(
 typedef struct {
-    int nops, imm, bits[4], sgn[4], ne[4];
+    int nops, imm, bits[4], sgn[4], flt[4], ne[4];
     uint64_t e[4][96], immval;
     long nedge, step, npair, nall, nrand, total;
     int p0, p1;
@@ -69,7 +72,7 @@ static void g_init(gspec *s, long nrand) {
             s->e[j][0] = s->immval;
             continue;
         }
-        s->ne[j] = g_edges(s->bits[j], s->sgn[j], s->e[j]);
+        s->ne[j] = s->flt[j] ? g_float_edges(s->bits[j], s->e[j]) : g_edges(s->bits[j], s->sgn[j], s->e[j]);
         s->nedge *= s->ne[j];
         if (s->bits[j] == 8) {
             if (s->p0 < 0) s->p0 = j;
@@ -87,8 +90,36 @@ static void g_init(gspec *s, long nrand) {
     s->total = s->nedge + s->npair + s->nall + s->nrand;
 }
 
+/* A random float lane's bits (bits 32 or 64): any bits (NaNs, infinities, denormals), an
+ * edge's neighbours, a small integer or half (ties of rounding), or a value of modest
+ * magnitude (exponent within 40 of 1's), either sign. */
+static uint64_t g_frand(int bits, uint64_t r, uint64_t r2) {
+    int mb = bits == 32 ? 23 : 52, bias = bits == 32 ? 127 : 1023;
+    uint64_t m = g_mask(bits);
+    switch (r % 4) {
+    case 0: return r2 & m;
+    case 1: {
+        uint64_t e[30];
+        int n = g_float_edges(bits, e);
+        return (e[r2 % (uint64_t)n] + (r2 >> 32) % 5 - 2) & m;
+    }
+    case 2: {
+        double d = (double)((int64_t)(r2 % 4001) - 2000) / 2;
+        float f = (float)d;
+        uint64_t v = 0;
+        if (bits == 32) memcpy(&v, &f, 4);
+        else memcpy(&v, &d, 8);
+        return v;
+    }
+    default:
+        return (r2 >> 63) << (bits - 1) | (uint64_t)(bias - 40 + (int)((r2 >> 40) % 81)) << mb |
+               (r2 & (((uint64_t)1 << mb) - 1));
+    }
+}
+
 static uint64_t g_rand(const gspec *s, int j, uint64_t seed) {
     uint64_t r = g_mix(seed), r2 = g_mix(r), m = g_mask(s->bits[j]);
+    if (s->flt[j]) return g_frand(s->bits[j], r, r2);
     switch (r % 4) {
     case 0: return r2 & m;
     case 1: return (g_min(s->bits[j], s->sgn[j]) + r2 % 4) & m;
@@ -130,8 +161,10 @@ typedef struct {
 
 /* The C type of `lanes` lanes of t (a scalar for one lane that is not a whole register). */
 static void ctype(tine_type_t t, int lanes, char *out, size_t n) {
-    const char *u = t.kind == TINE_UINT ? "u" : "";
-    if (lanes * t.bits == 64 || lanes * t.bits == 128) snprintf(out, n, "%sint%dx%d_t", u, t.bits, lanes);
+    const char *u = t.kind == TINE_UINT ? "u" : "", *k = t.kind == TINE_FLOAT ? "float" : "int";
+    bool reg = lanes * t.bits == 64 || lanes * t.bits == 128;
+    if (reg) snprintf(out, n, "%s%s%dx%d_t", u, k, t.bits, lanes);
+    else if (t.kind == TINE_FLOAT) snprintf(out, n, "%s", t.bits == 32 ? "float" : "double");
     else snprintf(out, n, "%sint%d_t", u, t.bits);
 }
 
@@ -246,6 +279,7 @@ static bool build_case(tine_ctx_t *ctx, acase *c, int64_t immval, FILE *asmf) {
     for (int j = 0; j < in->nops; j++) {
         c->s.bits[j] = in->optype[j].bits;
         c->s.sgn[j] = in->optype[j].kind == TINE_INT;
+        c->s.flt[j] = in->optype[j].kind == TINE_FLOAT;
     }
     long nrand = c->L0 * 700 > 10240 ? c->L0 * 700 : 10240;
     g_init(&c->s, nrand);
@@ -293,6 +327,8 @@ static void write_row(FILE *f, const acase *c) {
     for (int j = 0; j < DRIVER_OPS; j++) fprintf(f, "%s%d", j ? ", " : "", j < in->nops ? c->s.bits[j] : 8);
     fprintf(f, "}, {");
     for (int j = 0; j < DRIVER_OPS; j++) fprintf(f, "%s%d", j ? ", " : "", j < in->nops ? c->s.sgn[j] : 0);
+    fprintf(f, "}, {");
+    for (int j = 0; j < DRIVER_OPS; j++) fprintf(f, "%s%d", j ? ", " : "", j < in->nops ? c->s.flt[j] : 0);
     fprintf(f, "}, {0}, {{0}}, %lluull, 0, 0, 0, 0, 0, 0, 0, 0}, %ld},\n", (unsigned long long)c->s.immval, c->s.nrand);
 }
 
@@ -362,6 +398,8 @@ static void compare(tine_ctx_t *ctx, acase *c, FILE *res) {
                 uint64_t g = 0;
                 memcpy(&g, got[w] + (size_t)l * (size_t)(rt.bits / 8), (size_t)(rt.bits / 8));
                 if ((g & mask) == (want[l] & mask)) continue;
+                /* which NaN an arithmetic instruction returns is not the semantics' (SEMANTICS.md) */
+                if (rt.kind == TINE_FLOAT && g_is_nan(rt.bits, g & mask) && g_is_nan(rt.bits, want[l] & mask)) continue;
                 if (bad[w]++ == 0) {
                     char ops[256] = "";
                     for (int j = 0; j < in->nops; j++) {

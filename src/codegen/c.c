@@ -588,7 +588,10 @@ static const char *insn(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
                         free(parts);
                         return expanded(c, tine_expand(c->ctx, (tine_expr_t *)e), out);
                     }
-                    tine_buf_printf(&call, "((%s)((%s){0} + %s))", rt, vt, ov[j]);
+                    /* a register of one lane is its compound literal (a float scalar cannot
+                       be cast to float64x1_t) */
+                    if (lanes == 1) tine_buf_printf(&call, "((%s){%s})", rt, ov[j]);
+                    else tine_buf_printf(&call, "((%s)((%s){0} + %s))", rt, vt, ov[j]);
                     continue;
                 }
                 if (!tine_cemit_reg_type(c, tine_type_with_lanes(ot, rbits / ot.bits), rt, sizeof rt)) {
@@ -604,10 +607,13 @@ static const char *insn(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
                 free(p);
             }
         }
+        if (fm->c_arg) tine_buf_printf(&call, ", %s", fm->c_arg); /* _mm256_cmp_ps's predicate */
         tine_buf_puts(&call, ")");
         char *name = tine_xmalloc(24);
         snprintf(name, 24, "t%d", c->tmp++);
-        if (rl == 1) {
+        if (rl == 1 && t.kind == TINE_FLOAT && fm->bits == t.bits) { /* float64x1_t: its lane, not a cast */
+            tine_buf_printf(out, "%s%s %s = (%s)[0];\n", c->indent, scalar_type(t), name, call.p);
+        } else if (rl == 1) {
             tine_buf_printf(out, "%s%s %s = (%s)%s;\n", c->indent, scalar_type(t), name, scalar_type(t), call.p);
         } else {
             (void)rty;

@@ -104,6 +104,7 @@ typedef struct {
     double lat, rtp;
     bool has_cost;
     tine_word llvm[4], c[4];
+    tine_word c_arg[4]; /* c NAME(ARG): the C intrinsic's fixed last argument (s NULL: none) */
     int nllvm, nc;
     bool generic, pack;
     tine_word imm; /* the operand that is an immediate (imm.s NULL: none) */

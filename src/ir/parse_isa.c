@@ -8,8 +8,8 @@
  *   width  := 'width' WORD INT
  *   byte_shift := 'byte_shift' NUMBER              a shift of 8-bit lanes, per register
  *   insn   := 'insn' NAME '(' NAME ':' TYPE (',' ...)* ')' '=' expr attr*
- *   attr   := 'forms' (WORD ':' WORD ('+' WORD)*)+ | 'cost' NUMBER NUMBER | 'llvm' WORD+ | 'c' WORD+
- *           | 'pack' | 'fixed' | 'imm' NAME [INT] ['neg']
+ *   attr   := 'forms' (WORD ':' WORD ('+' WORD)*)+ | 'cost' NUMBER NUMBER | 'llvm' WORD+
+ *           | 'c' (WORD ['(' WORD ')'])+ | 'pack' | 'fixed' | 'imm' NAME [INT] ['neg']
  *
  * A WORD is letters, digits and '_', '.', '-' (sse4.1, llvm.x86.sse2.pavg.b, x86-64-avx2);
  * word lists end at the end of their line.
@@ -127,8 +127,26 @@ static bool parse_insn(parser *ps, tine_insn_ast *in) {
             in->generic = n == 1 && !strcmp(in->llvm[0].s, "generic");
         } else if (tine_is_word(ps, "c")) {
             tine_lex_next(ps);
-            int n = isa_words(ps, in->c, 4, l, "a C intrinsic name per form");
-            if (n < 0) return false;
+            if (ps->tok == T_EOF || ps->line != l) {
+                tine_perr(ps, "expected a C intrinsic name per form, found %s",
+                          ps->tok == T_EOF ? "end of input" : "the end of the line");
+                return false;
+            }
+            int n = 0;
+            do { /* NAME or NAME(ARG), per form */
+                if (n == 4) {
+                    tine_perr(ps, "too many words here (at most 4)");
+                    return false;
+                }
+                if (!isa_word(ps, &in->c[n], "a C intrinsic name per form")) return false;
+                if (ps->tok == '(' && ps->line == l) {
+                    tine_lex_next(ps);
+                    if (!isa_word(ps, &in->c_arg[n], "the intrinsic's fixed argument (_CMP_LT_OQ)") ||
+                        !tine_expect(ps, ')', "after the intrinsic's fixed argument"))
+                        return false;
+                }
+                n++;
+            } while (ps->tok != T_EOF && ps->line == l);
             in->nc = n;
         } else if (tine_is_word(ps, "fixed")) {
             tine_lex_next(ps);

@@ -311,6 +311,7 @@ static bool load_insn_forms(tine_ctx_t *ctx, tine_isa *isa, const tine_insn_ast 
         in->form[f].reg = a->width_name[w].s;
         in->form[f].llvm = ia->generic || !ia->nllvm ? NULL : ia->llvm[ia->nllvm == 1 ? 0 : f].s;
         in->form[f].c = ia->c[f].s;
+        in->form[f].c_arg = ia->c_arg[f].s;
     }
     in->nforms = ia->nforms;
     return true;
