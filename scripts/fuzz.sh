@@ -4,7 +4,7 @@
 # the project's data, and runs each harness.
 #
 #   bash scripts/fuzz.sh                  30 s of each harness, JOBS at a time (what scripts/test.sh runs)
-#   bash scripts/fuzz.sh -t 600 kernel    10 minutes of one harness (expr kernel rules lower)
+#   bash scripts/fuzz.sh -t 600 kernel    10 minutes of one harness (expr kernel rules lower vectorize)
 #   bash scripts/fuzz.sh --corpus         only build and make the seed corpora
 #
 # Seeds go to build-fuzz/seeds/NAME (made again on every run, never committed); what a
@@ -22,11 +22,11 @@ while [ $# -gt 0 ]; do
     case "$1" in
     -t) secs="$2"; shift 2 ;;
     --corpus) only_corpus=1; shift ;;
-    expr|kernel|rules|lower) names+=("$1"); shift ;;
-    *) echo "usage: scripts/fuzz.sh [-t SECONDS] [--corpus] [expr|kernel|rules|lower]..." >&2; exit 2 ;;
+    expr|kernel|rules|lower|vectorize) names+=("$1"); shift ;;
+    *) echo "usage: scripts/fuzz.sh [-t SECONDS] [--corpus] [expr|kernel|rules|lower|vectorize]..." >&2; exit 2 ;;
     esac
 done
-[ ${#names[@]} -gt 0 ] || names=(expr kernel rules lower)
+[ ${#names[@]} -gt 0 ] || names=(expr kernel rules lower vectorize)
 
 cc=$(command -v clang-19 || command -v clang || true)
 if [ -z "$cc" ]; then
@@ -43,7 +43,7 @@ cmake --build build-fuzz -j"${JOBS:-2}" --target $(printf 'fuzz_%s ' "${names[@]
 # can go on side by side)
 seeds=build-fuzz/seeds
 for h in "${names[@]}"; do rm -rf "${seeds:?}/$h"; done
-mkdir -p "$seeds"/{expr,kernel,rules,lower}
+mkdir -p "$seeds"/{expr,kernel,rules,lower,vectorize}
 want() { case " ${names[*]} " in *" $1 "*) return 0 ;; esac; return 1; }
 # expressions: the lift corpus (both sides), simd_op_check, the inputs of parse_errors
 {
@@ -77,6 +77,8 @@ awk -v dir="$seeds/rules" '
     /^-- / { body = 0; next }
     body && out { print > out }' tests/data/bad_rules.txt
 fi
+# vectorize: the small C kernels of its regression corpus
+if want vectorize; then cp tests/fuzz/regress/vectorize/* "$seeds/vectorize/"; fi
 for h in "${names[@]}"; do echo "seeds: $h $(ls "$seeds/$h" | wc -l)"; done
 [ "$only_corpus" = 0 ] || exit 0
 
