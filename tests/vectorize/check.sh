@@ -28,6 +28,9 @@
 #   --targets T,...     only these targets
 #   TINE                the tine binary (a path; default $TINE, else build/tine)
 #   --keep              keep the build directory (printed)
+#   --emit-c            tine's C (--emit c) instead of its object: compiled warning-free
+#                       (-Wall -Wextra -Werror) by clang and by gcc at -ffp-contract=off; the
+#                       gcc build runs on x86, clang's on Arm
 #   [--filter] FILTER   the kernels whose name contains FILTER (a name, a family: conv2d
 #                       matmul qprod qr), or that match it with * ? [; several, or commas
 #
@@ -45,7 +48,7 @@ seed=${SEED:-20240601}
 trials=${TRIALS:-$([ "$quick" = 1 ] && echo 6 || echo 16)}
 kdir=$root/bench/vectorize
 sysroot=/usr/aarch64-linux-gnu
-stand_in="" targets_arg="" keep=0 filters=()
+stand_in="" targets_arg="" keep=0 emit_c=0 filters=()
 usage() { sed -n '2,/^set -u/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case $1 in
@@ -54,6 +57,7 @@ while [ $# -gt 0 ]; do
     --targets) targets_arg=$2; shift ;;
     --targets=*) targets_arg=${1#--targets=} ;;
     --keep) keep=1 ;;
+    --emit-c) emit_c=1 ;;
     --filter) filters+=("$2"); shift ;;
     -h|--help) usage; exit 0 ;;
     -*) echo "check.sh: unknown option $1" >&2; exit 2 ;;
@@ -151,6 +155,20 @@ one() { # TARGET NAME FILE
   local repro="$tine vectorize bench/vectorize/$f --function $n --target $t --emit obj -o $n.o"
   if [ -n "$stand_in" ]; then
     obj=$build/$t/standin_${f%.c}.o
+  elif [ $emit_c = 1 ]; then
+    obj=$d/tine.o
+    repro="$tine vectorize bench/vectorize/$f --function $n --target $t --emit c -o $n.c"
+    local gcc=gcc cflags_c="${tflags[$t]} -O2 -ffp-contract=off -std=c11 -Wall -Wextra -Werror"
+    is_arm "$t" && gcc=aarch64-linux-gnu-gcc
+    if ! "$tine" vectorize "$kdir/$f" --function "$n" --target "$t" --emit c -o "$d/tine.c" >"$d/tine.log" 2>&1 ||
+       ! $cc $cflags_c -c "$d/tine.c" -o "$d/tine_clang.o" >>"$d/tine.log" 2>&1 ||
+       ! $gcc $(is_arm "$t" && echo "-march=armv8-a" || echo "${tflags[$t]}") -O2 -ffp-contract=off -std=c11 -Wall -Wextra \
+           -Werror -c "$d/tine.c" -o "$d/tine_gcc.o" >>"$d/tine.log" 2>&1; then
+      { echo "FAIL $n $t: tine's C does not compile warning-free:"; sed 's/^/    /' "$d/tine.log" | head -20
+        echo "    reproduce: $repro"; } >"$d/result"
+      return
+    fi
+    if is_arm "$t"; then cp "$d/tine_clang.o" "$obj"; else cp "$d/tine_gcc.o" "$obj"; fi
   else
     obj=$d/tine.o
     "$tine" vectorize "$kdir/$f" --function "$n" --target "$t" --emit obj -o "$obj" >"$d/tine.log" 2>&1
