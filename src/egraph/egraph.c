@@ -456,7 +456,19 @@ size_t eg_id_limit(const eg_graph *g) { return g->nc; }
 
 /* Costs only fall, and each class's is the cost of a finite term, so the rounds end (at
  * most one per class on the longest chain of best choices). */
+/* Each live node's own cost, by node index: the cost function asked once per node. */
+static double *own_costs(const eg_graph *g, eg_cost_fn fn, void *user) {
+    double *own = tine_xmalloc(sizeof *own * (g->nn + 1));
+    for (size_t i = 0; i < g->nn; i++) {
+        if (g->nodes[i].dead) continue;
+        eg_node v = view(g, (uint32_t)i);
+        own[i] = fn(&v, user);
+    }
+    return own;
+}
+
 void eg_extract_tree(const eg_graph *g, eg_cost_fn fn, void *user, double *cost, uint32_t *best) {
+    double *own = own_costs(g, fn, user);
     for (eg_id c = 0; c < g->nc; c++) cost[c] = INFINITY, best[c] = UINT32_MAX;
     for (bool changed = true; changed;) {
         changed = false;
@@ -465,13 +477,13 @@ void eg_extract_tree(const eg_graph *g, eg_cost_fn fn, void *user, double *cost,
             const class_t *k = &g->cls[c];
             for (uint32_t i = 0; i < k->n; i++) {
                 const node_t *x = &g->nodes[k->nodes[i]];
-                eg_node v = view(g, k->nodes[i]);
-                double t = fn(&v, user);
+                double t = own[k->nodes[i]];
                 for (uint32_t j = 0; j < x->n && t < INFINITY; j++) t += cost[eg_find(g, g->kids[x->first + j])];
                 if (t < cost[c]) cost[c] = t, best[c] = i, changed = true;
             }
         }
     }
+    free(own);
 }
 
 /* state 0 unvisited, 1 on the path, 2 done */
@@ -495,24 +507,46 @@ double eg_dag_cost(const eg_graph *g, eg_cost_fn fn, void *user, eg_id root, con
     return t;
 }
 
+/* dag_visit with one mark array for many evaluations: class c is in progress when
+ * mark[c] == 2 gen - 1, done when 2 gen (no clearing between evaluations); *visits counts
+ * the classes it went through. */
+static double dag_stamp(const eg_graph *g, const double *own, eg_id c, const uint32_t *best, uint32_t *mark,
+                        uint32_t gen, size_t *visits) {
+    c = eg_find(g, c);
+    if (mark[c] == 2 * gen) return 0;
+    if (mark[c] == 2 * gen - 1 || best[c] == UINT32_MAX) return INFINITY;
+    mark[c] = 2 * gen - 1;
+    (*visits)++;
+    uint32_t ni = g->cls[c].nodes[best[c]];
+    eg_node v = view(g, ni);
+    double t = own[ni];
+    for (uint32_t j = 0; j < v.n && t < INFINITY; j++) t += dag_stamp(g, own, v.kids[j], best, mark, gen, visits);
+    mark[c] = 2 * gen;
+    return t;
+}
+
 double eg_extract_dag(const eg_graph *g, eg_cost_fn fn, void *user, eg_id root, uint32_t *best) {
-    double cur = eg_dag_cost(g, fn, user, root, best);
+    uint32_t *mark = tine_xcalloc(g->nc + 1, sizeof *mark), gen = 1;
+    double *own = own_costs(g, fn, user);
+    size_t visits = 0;
+    double cur = dag_stamp(g, own, root, best, mark, gen++, &visits);
+    /* each trial re-costs the whole DAG: a budget of class visits keeps a large graph's
+       improvement to a fraction of a second (the choice so far always stands) */
+    const size_t budget = 20u * 1000 * 1000;
     uint8_t *in = tine_xcalloc(g->nc + 1, 1);
-    for (int pass = 0; pass < 50; pass++) {
+    for (int pass = 0; pass < 50 && visits < budget; pass++) {
         bool better = false;
         /* the classes the current choice uses */
-        memset(in, 0, g->nc + 1);
-        uint8_t *state = tine_xcalloc(g->nc + 1, 1);
-        dag_visit(g, fn, user, root, best, state);
-        for (eg_id c = 0; c < g->nc; c++) in[c] = state[c] == 2;
-        free(state);
-        for (eg_id c = 0; c < g->nc; c++) {
+        uint32_t used = gen++;
+        dag_stamp(g, own, root, best, mark, used, &visits);
+        for (eg_id c = 0; c < g->nc; c++) in[c] = mark[c] == 2 * used;
+        for (eg_id c = 0; c < g->nc && visits < budget; c++) {
             if (!in[c] || g->uf[c] != c) continue;
             uint32_t was = best[c];
             for (uint32_t i = 0; i < g->cls[c].n; i++) {
                 if (i == was) continue;
                 best[c] = i;
-                double t = eg_dag_cost(g, fn, user, root, best);
+                double t = dag_stamp(g, own, root, best, mark, gen++, &visits);
                 if (t < cur) {
                     cur = t, was = i, better = true;
                 } else {
@@ -524,6 +558,8 @@ double eg_extract_dag(const eg_graph *g, eg_cost_fn fn, void *user, eg_id root, 
         if (!better) break;
     }
     free(in);
+    free(mark);
+    free(own);
     return cur;
 }
 

@@ -140,7 +140,8 @@ double eg_dag_cost(const eg_graph *g, eg_cost_fn fn, void *user, eg_id root, con
 /* DAG-aware extraction: from the tree extraction's choice (best, as eg_extract_tree left
  * it), single changes of one class's node in the context of the whole DAG, kept while
  * they lower eg_dag_cost (a node whose children the DAG already computes costs only
- * itself). Never worse than the tree choice; not always optimal. Returns the DAG cost. */
+ * itself), within a budget of work (20 M class visits: a large graph keeps the best found
+ * by then). Never worse than the tree choice; not always optimal. Returns the DAG cost. */
 double eg_extract_dag(const eg_graph *g, eg_cost_fn fn, void *user, eg_id root, uint32_t *best);
 
 /* Checks the invariants (tests): NULL, or what is broken. */
