@@ -141,6 +141,8 @@ int cli_isa_list(const options *o);
 /* tine retarget FILE (tools/retarget.c). */
 int cli_cmd_retarget(const options *o);
 int cli_cmd_vectorize(const options *o);
+/* tine_vectorize on o's FILE with o's flags and vo's emit/prove, the result to o's -o (verify: the standard output). */
+int cli_vectorize_run(const options *o, tine_vectorize_opts *vo);
 /* Runs `bash argv...` with TINE set to self (this binary); its exit status. what names it in errors. */
 int cli_run_script(const char *what, const char *self, const char *const *argv);
 int cli_bench_vectorize(const options *o);

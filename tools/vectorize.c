@@ -25,19 +25,24 @@ int cli_cmd_vectorize(const options *o) {
         fprintf(stderr, "tine vectorize: needs --target T (x86-64-sse41, x86-64-avx2, x86-64-avx512, arm-64)\n");
         return 2;
     }
+    tine_vectorize_opts vo = {.emit = o->emit};
+    return cli_vectorize_run(o, &vo);
+}
+
+int cli_vectorize_run(const options *o, tine_vectorize_opts *vo) {
     char *text = tine_cli_read_file(o->file);
     if (!text) return 1;
     tine_ctx_t *ctx = tine_ctx_new();
-    tine_vectorize_opts vo = {.function = o->function, .target = o->target, .emit = o->emit, .cflags = o->cflags,
-                              .ncflags = o->ncflags, .reassociate = o->reassociate, .contract = o->contract,
-                              .no_vectorize = o->no_vectorize, .no_validate = o->no_validate};
+    vo->function = o->function, vo->target = o->target, vo->cflags = o->cflags, vo->ncflags = o->ncflags;
+    vo->reassociate = o->reassociate, vo->contract = o->contract, vo->no_vectorize = o->no_vectorize;
+    vo->no_validate = o->no_validate;
     size_t n = 0;
-    char *out = tine_vectorize(ctx, o->file, text, &vo, &n, NULL);
+    char *out = tine_vectorize(ctx, o->file, text, vo, &n, NULL);
     int rc = 0;
     if (!out) {
         fprintf(stderr, "%s\n", tine_error(ctx));
         rc = 1;
-    } else rc = cli_write(o->out, out, n);
+    } else rc = cli_write(vo->emit && !strcmp(vo->emit, "egraph-stats") && vo->prove ? NULL : o->out, out, n);
     free(out);
     free(text);
     tine_ctx_free(ctx);

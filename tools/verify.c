@@ -40,22 +40,8 @@ static int verify_vectorized(const options *o) {
         fprintf(stderr, "tine verify --vectorized: needs a C FILE, --function NAME and --target T\n");
         return 2;
     }
-    char *text = tine_cli_read_file(o->file);
-    if (!text) return 1;
-    tine_ctx_t *ctx = tine_ctx_new();
-    tine_vectorize_opts vo = {.function = o->function, .target = o->target, .emit = "egraph-stats", .cflags = o->cflags,
-                              .ncflags = o->ncflags, .reassociate = o->reassociate, .contract = o->contract, .prove = 1};
-    size_t n = 0;
-    char *out = tine_vectorize(ctx, o->file, text, &vo, &n, NULL);
-    int rc = 0;
-    if (!out) {
-        fprintf(stderr, "%s\n", tine_error(ctx));
-        rc = 1;
-    } else fwrite(out, 1, n, stdout);
-    free(out);
-    free(text);
-    tine_ctx_free(ctx);
-    return rc;
+    tine_vectorize_opts vo = {.emit = "egraph-stats", .prove = 1};
+    return cli_vectorize_run(o, &vo);
 }
 
 int cli_verify(const options *o) {

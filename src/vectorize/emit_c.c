@@ -45,12 +45,6 @@ static void literal(cem *e, int64_t bits, char *out, size_t n) {
     else snprintf(out, n, "%a%s", v, e->f64 ? "" : "f");
 }
 
-static bool leaf(const vz_program *p, eg_id c, eg_node *n) {
-    c = eg_find(p->g, c);
-    if (eg_class_size(p->g, c) != 1) return false;
-    *n = eg_class_node(p->g, c, 0);
-    return n->op == VZ_GET || n->op == VZ_CONST || n->op == VZ_DC;
-}
 
 static int emit(cem *e, eg_id c);
 
@@ -117,7 +111,7 @@ static int leaf_vector(cem *e, const eg_node *vec) {
             for (int l = 0; l < W; l++) {
                 eg_node n;
                 char lit[64] = "0";
-                if (plan.lane_src[l] == k && leaf(e->p, vec->kids[l], &n)) literal(e, n.data, lit, sizeof lit);
+                if (plan.lane_src[l] == k && vz_leaf(e->p->g, vec->kids[l], &n)) literal(e, n.data, lit, sizeof lit);
                 tine_buf_printf(&e->b, "%s%s", lit, l < W - 1 ? ", " : "};\n");
             }
             put(e, "%s v%d = %s(c%d);\n", e->vt, v, e->load, v);
@@ -218,7 +212,7 @@ static int emit_vec(cem *e, const eg_node *n) {
     int v = leaf_vector(e, n);
     bool any = false;
     eg_node x;
-    for (uint32_t l = 0; l < n->n; l++) any |= !leaf(e->p, n->kids[l], &x);
+    for (uint32_t l = 0; l < n->n; l++) any |= !vz_leaf(e->p->g, n->kids[l], &x);
     if (!any) return v;
     /* computed lanes: through an array (a vector of conditions is built the same way, as
        all-ones / zero lanes) */
@@ -226,7 +220,7 @@ static int emit_vec(cem *e, const eg_node *n) {
     put(e, "%s a%d[%d];\n", e->ft, r, e->W);
     put(e, "%s(a%d, v%d);\n", e->store, r, v);
     for (uint32_t l = 0; l < n->n; l++)
-        if (!leaf(e->p, n->kids[l], &x)) put(e, "a%d[%u] = s%d;\n", r, l, emit(e, n->kids[l]));
+        if (!vz_leaf(e->p->g, n->kids[l], &x)) put(e, "a%d[%u] = s%d;\n", r, l, emit(e, n->kids[l]));
     put(e, "%s v%d = %s(a%d);\n", e->vt, r, e->load, r);
     return r;
 }
@@ -264,16 +258,10 @@ static void store_chunk(cem *e, const vz_chunk *ch, int v) {
     int W = e->W, r = ++e->next;
     put(e, "%s o%d[%d];\n", e->ft, r, W);
     put(e, "%s(o%d, v%d);\n", e->store, r, v);
-    for (int l = 0; l < W;) { /* each run of lanes bound for consecutive elements */
-        if (ch->array[l] < 0) {
-            l++;
-            continue;
-        }
-        int run = 1;
-        while (l + run < W && ch->array[l + run] == ch->array[l] && ch->elem[l + run] == ch->elem[l] + run) run++;
-        put(e, "memcpy(&%s_[%d], &o%d[%d], %d * sizeof(%s));\n", e->s->array[ch->array[l]].name, ch->elem[l], r, l, run, e->ft);
-        l += run;
-    }
+    vz_run runs[16];
+    for (int k = 0, nr = vz_store_runs(ch, W, runs); k < nr; k++)
+        put(e, "memcpy(&%s_[%d], &o%d[%d], %d * sizeof(%s));\n", e->s->array[runs[k].array].name, runs[k].elem, r,
+            runs[k].lane, runs[k].len, e->ft);
 }
 
 char *vz_emit_c(tine_ctx_t *ctx, const vz_program *p, size_t *size) {
@@ -309,9 +297,7 @@ char *vz_emit_c(tine_ctx_t *ctx, const vz_program *p, size_t *size) {
     for (int i = 0; i < s->narrays; i++)
         put(&e, "%s%s *%s_ = (%s%s *)%s;\n", s->array[i].output ? "" : "const ", e.ft, s->array[i].name,
             s->array[i].output ? "" : "const ", e.ft, s->array[i].name);
-    bool reads_output = false; /* as emit_llvm.c: stores last only when an output is also read */
-    for (int i = 0; i < s->nnodes; i++)
-        reads_output |= s->node[i].op == VZ_GET && s->array[s->node[i].data >> 32].output;
+    bool reads_output = vz_reads_output(s); /* as emit_llvm.c: stores last only when an output is also read */
     int *v = tine_xmalloc(sizeof *v * (size_t)(p->nchunks + 1));
     for (int i = 0; i < p->nchunks; i++) {
         v[i] = emit(&e, p->chunk[i].cls);

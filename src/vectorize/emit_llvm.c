@@ -115,12 +115,6 @@ static LLVMValueRef scalar_load(em *e, int array, int idx) {
     return v;
 }
 
-static bool leaf(const vz_program *p, eg_id c, eg_node *n) {
-    c = eg_find(p->g, c);
-    if (eg_class_size(p->g, c) != 1) return false;
-    *n = eg_class_node(p->g, c, 0);
-    return n->op == VZ_GET || n->op == VZ_CONST || n->op == VZ_DC;
-}
 
 /* The leaf lanes of a VEC as vz_plan_leaves plans them (the others undefined): each
  * source built, then merged into one vector a shufflevector at a time. */
@@ -135,7 +129,7 @@ static LLVMValueRef leaf_vector(em *e, const eg_node *vec, bool *is_leaf) {
         eg_node n;
         if (src->kind == VZ_SRC_CONST) {
             for (int l = 0; l < W; l++)
-                lanes[l] = plan.lane_src[l] == k && leaf(e->p, vec->kids[l], &n) ? const_of(e, n.data) : LLVMGetUndef(e->ft);
+                lanes[l] = plan.lane_src[l] == k && vz_leaf(e->p->g, vec->kids[l], &n) ? const_of(e, n.data) : LLVMGetUndef(e->ft);
             v = LLVMConstVector(lanes, (unsigned)W);
         } else if (src->kind == VZ_SRC_BROADCAST)
             v = LLVMBuildInsertElement(e->b, LLVMGetPoison(e->vt), scalar_load(e, src->array, src->start), i32c(e, 0), "");
@@ -149,7 +143,7 @@ static LLVMValueRef leaf_vector(em *e, const eg_node *vec, bool *is_leaf) {
     }
     for (int l = 0; l < W; l++) {
         eg_node n;
-        is_leaf[l] = leaf(e->p, vec->kids[l], &n);
+        is_leaf[l] = vz_leaf(e->p->g, vec->kids[l], &n);
     }
     return acc ? acc : LLVMGetUndef(e->vt);
 }
@@ -182,7 +176,7 @@ static LLVMValueRef emit_vec(em *e, const eg_node *n) {
     bool is_leaf[16], uniform = true;
     for (uint32_t l = 1; l < n->n; l++) uniform = uniform && eg_find(e->p->g, n->kids[l]) == eg_find(e->p->g, n->kids[0]);
     eg_node x;
-    if (uniform && !leaf(e->p, n->kids[0], &x)) { /* one computed scalar everywhere */
+    if (uniform && !vz_leaf(e->p->g, n->kids[0], &x)) { /* one computed scalar everywhere */
         LLVMValueRef s = emit(e, n->kids[0]);
         LLVMValueRef v = LLVMBuildInsertElement(e->b, LLVMGetPoison(LLVMVectorType(LLVMTypeOf(s), (unsigned)e->W)), s,
                                                 i32c(e, 0), "");
@@ -244,19 +238,16 @@ static void store_chunk(em *e, const vz_chunk *ch, LLVMValueRef v) {
         intrinsic(e, "llvm.masked.store", types, 2, args, 4);
         return;
     }
-    for (int l = 0; l < W;) {
-        if (!on[l]) {
-            l++;
-            continue;
+    vz_run runs[16];
+    for (int r = 0, nr = vz_store_runs(ch, W, runs); r < nr; r++) /* each in power-of-two pieces */
+        for (int done = 0; done < runs[r].len;) {
+            int n = 1;
+            while (n * 2 <= runs[r].len - done) n *= 2;
+            LLVMValueRef st = LLVMBuildStore(e->b, lanes_of(e, v, runs[r].lane + done, n),
+                                             elem_ptr(e, runs[r].array, runs[r].elem + done));
+            LLVMSetAlignment(st, elem_bytes(e));
+            done += n;
         }
-        int run = 1;
-        while (l + run < W && ch->array[l + run] == ch->array[l] && ch->elem[l + run] == ch->elem[l] + run) run++;
-        int n = 1;
-        while (n * 2 <= run) n *= 2;
-        LLVMValueRef st = LLVMBuildStore(e->b, lanes_of(e, v, l, n), elem_ptr(e, ch->array[l], ch->elem[l]));
-        LLVMSetAlignment(st, elem_bytes(e));
-        l += n;
-    }
 }
 
 static void add_attr(em *e, unsigned idx, const char *name) {
@@ -289,9 +280,7 @@ static LLVMModuleRef build(em *e) {
     e->val = tine_xcalloc(eg_id_limit(e->p->g), sizeof *e->val);
     /* each chunk stored once computed (its registers free again), unless the kernel reads
        an output's own elements: then every store waits until all is computed */
-    bool reads_output = false;
-    for (int i = 0; i < s->nnodes; i++)
-        reads_output |= s->node[i].op == VZ_GET && s->array[s->node[i].data >> 32].output;
+    bool reads_output = vz_reads_output(s);
     LLVMValueRef *v = tine_xmalloc(sizeof *v * (size_t)(e->p->nchunks + 1));
     for (int i = 0; i < e->p->nchunks; i++) {
         v[i] = emit(e, e->p->chunk[i].cls);

@@ -52,7 +52,7 @@ static eg_node first(const eg_graph *g, eg_id c) { return eg_class_node(g, eg_fi
 
 /* A class that is one leaf (an input element, a constant, DC): leaves never merge with
  * computations (no rule puts x + -0 in x's class), so the class is that node alone. */
-static bool leaf_class(const eg_graph *g, eg_id c, eg_node *n) {
+bool vz_leaf(const eg_graph *g, eg_id c, eg_node *n) {
     c = eg_find(g, c);
     if (eg_class_size(g, c) != 1) return false;
     *n = eg_class_node(g, c, 0);
@@ -130,9 +130,9 @@ static eg_id lift_apply(eg_graph *g, eg_id root, const eg_id *lane, void *user) 
     int nops = 0;
     for (int l = 0; l < W; l++) {
         eg_node n;
-        if (leaf_class(g, lane[l], &n) && n.op == VZ_DC) continue;
+        if (vz_leaf(g, lane[l], &n) && n.op == VZ_DC) continue;
         need++;
-        computed += !leaf_class(g, lane[l], &n);
+        computed += !vz_leaf(g, lane[l], &n);
         eg_id c = eg_find(g, lane[l]);
         bool counted[32] = {false};
         for (size_t i = 0, m = eg_class_size(g, c); i < m; i++) {
@@ -159,7 +159,7 @@ static eg_id lift_apply(eg_graph *g, eg_id root, const eg_id *lane, void *user) 
         for (int l = 0; l < W && ok; l++) {
             eg_node n, x;
             eg_id kk[3];
-            if (leaf_class(g, lane[l], &n) && n.op == VZ_DC) {
+            if (vz_leaf(g, lane[l], &n) && n.op == VZ_DC) {
                 for (int a = 0; a < ar; a++) k[a][l] = S->dc;
                 continue;
             }
@@ -195,7 +195,7 @@ void vz_plan_leaves(const eg_graph *g, const vz_spec *s, int W, const eg_id *kid
     for (int l = 0; l < W; l++) {
         plan->lane_src[l] = -1;
         plan->lane_at[l] = 0;
-        bool is_leaf = leaf_class(g, kids[l], &n[l]);
+        bool is_leaf = vz_leaf(g, kids[l], &n[l]);
         done[l] = !is_leaf || n[l].op == VZ_DC;
         if (is_leaf && n[l].op == VZ_CONST) {
             if (plan->nsrc == 0) plan->src[plan->nsrc++] = (vz_source){VZ_SRC_CONST, 0, 0};
@@ -260,7 +260,7 @@ static double cost(const eg_node *n, void *user) {
         int computed = 0;
         for (uint32_t l = 0; l < n->n; l++) {
             eg_node x;
-            if (!leaf_class(g, n->kids[l], &x)) leaves = false, computed++;
+            if (!vz_leaf(g, n->kids[l], &x)) leaves = false, computed++;
             uniform = uniform && eg_find(g, n->kids[l]) == eg_find(g, n->kids[0]);
         }
         if (leaves) return leaves_cost(S, g, n->kids, (int)n->n);
@@ -272,7 +272,7 @@ static double cost(const eg_node *n, void *user) {
         double c = op_cost(n->op); /* a scalar op: its leaf operands loaded or materialized */
         for (uint32_t i = 0; i < n->n; i++) {
             eg_node x;
-            if (leaf_class(g, n->kids[i], &x)) c += 0.5;
+            if (vz_leaf(g, n->kids[i], &x)) c += 0.5;
         }
         return c;
     }
@@ -347,7 +347,7 @@ static void term_key(const search *S, const eg_graph *g, eg_id c, int64_t *key) 
     if (n.op == VZ_MUL) kids[0] = n.kids[0], kids[1] = n.kids[1], nk = 2;
     for (int i = 0; i < nk; i++) {
         eg_node x;
-        if (leaf_class(g, kids[i], &x) && x.op == VZ_GET) {
+        if (vz_leaf(g, kids[i], &x) && x.op == VZ_GET) {
             int a = (int)(x.data >> 32);
             k[i][0] = S->s->array[a].count, k[i][1] = a, k[i][2] = (uint32_t)x.data;
         } else k[i][1] = eg_find(g, kids[i]);
@@ -371,7 +371,7 @@ static void flatten(const search *S, const eg_graph *g, eg_id c, bool neg, sum_t
         return;
     }
     eg_node l;
-    if (leaf_class(g, c, &l) && l.op == VZ_CONST && (l.data == 0 || l.data == S->neg_zero)) return;
+    if (vz_leaf(g, c, &l) && l.op == VZ_CONST && (l.data == 0 || l.data == S->neg_zero)) return;
     TINE_GROW(*t, (size_t)*n + 1, *cap);
     (*t)[*n] = (sum_term){.cls = c, .neg = neg};
     term_key(S, g, c, (*t)[*n].key);
@@ -389,7 +389,7 @@ static void align_chunk(search *S, eg_graph *g, eg_id *lanes, int W) {
     int n[16] = {0}, cap[16] = {0};
     for (int l = 0; l < W; l++) {
         eg_node top = first(g, lanes[l]), d;
-        if (leaf_class(g, lanes[l], &d) && d.op == VZ_DC) continue;
+        if (vz_leaf(g, lanes[l], &d) && d.op == VZ_DC) continue;
         if (top.op == VZ_ADD || top.op == VZ_SUB) flatten(S, g, lanes[l], false, &t[l], &n[l], &cap[l], 0);
         if (n[l]) qsort(t[l], (size_t)n[l], sizeof *t[l], cmp_term);
     }
@@ -626,7 +626,7 @@ static void count_ops(const vz_program *p, eg_id c, bool *seen, int *vec, int *s
     else if (n.op == VZ_VEC) {
         eg_node x;
         bool leaves = true;
-        for (uint32_t i = 0; i < n.n; i++) leaves = leaves && leaf_class(p->g, n.kids[i], &x);
+        for (uint32_t i = 0; i < n.n; i++) leaves = leaves && vz_leaf(p->g, n.kids[i], &x);
         if (leaves) (*leafvec)++;
         if (!leaves && getenv("VZ_TRACE")) {
             fprintf(stderr, "unlifted vec %u:", c);
@@ -650,4 +650,19 @@ void vz_stats(const vz_program *p, tine_buf *b) {
     tine_buf_printf(b, "cost: tree %.2f, dag %.2f\n", p->tree_cost, p->dag_cost);
     tine_buf_printf(b, "chosen: %d vector ops, %d vectors of leaves, %d scalar ops\n", vec, leafvec, scal);
     tine_buf_printf(b, "search seconds: %.3f\n", p->seconds);
+}
+
+int vz_store_runs(const vz_chunk *ch, int W, vz_run *runs) {
+    int n = 0;
+    for (int l = 0; l < W;) {
+        if (ch->array[l] < 0) {
+            l++;
+            continue;
+        }
+        int len = 1;
+        while (l + len < W && ch->array[l + len] == ch->array[l] && ch->elem[l + len] == ch->elem[l] + len) len++;
+        runs[n++] = (vz_run){l, ch->array[l], ch->elem[l], len};
+        l += len;
+    }
+    return n;
 }

@@ -114,3 +114,9 @@ void vz_spec_print(const vz_spec *s, tine_buf *b) {
     tine_buf_printf(b, "# %d nodes\n", count);
     free(live);
 }
+
+bool vz_reads_output(const vz_spec *s) {
+    for (int i = 0; i < s->nnodes; i++)
+        if (s->node[i].op == VZ_GET && s->array[s->node[i].data >> 32].output) return true;
+    return false;
+}

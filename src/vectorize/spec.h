@@ -66,6 +66,8 @@ int32_t vz_const(vz_spec *s, double v);   /* rounded to the kernel's type */
 int64_t vz_bits(tine_type_t t, double v); /* v rounded to t (f32, f64): its bits */
 double vz_const_value(const vz_spec *s, const vz_node *n);
 void vz_spec_free(vz_spec *s);
+/* Whether the kernel reads an output's own elements (its stores must then wait). */
+bool vz_reads_output(const vz_spec *s);
 /* The spec as text: one line per node reachable from an output, then the outputs. */
 void vz_spec_print(const vz_spec *s, tine_buf *b);
 

@@ -74,6 +74,16 @@ typedef struct {
 } vz_leaf_plan;
 void vz_plan_leaves(const eg_graph *g, const vz_spec *s, int W, const eg_id *kids, vz_leaf_plan *plan);
 
+/* Whether class c is one leaf (an input element, a constant, DC; leaves never merge with
+ * computations), and that node. */
+bool vz_leaf(const eg_graph *g, eg_id c, eg_node *n);
+
+/* The runs of a chunk's lanes bound for consecutive elements of one array. */
+typedef struct {
+    int lane, array, elem, len;
+} vz_run;
+int vz_store_runs(const vz_chunk *ch, int W, vz_run *runs); /* runs: W at most */
+
 /* Saturates and extracts; NULL with an error (a limit that leaves no program). */
 vz_program *vz_search(tine_ctx_t *ctx, const vz_spec *s, const vz_target *t, const vz_options *o);
 void vz_program_free(vz_program *p);
