@@ -269,7 +269,7 @@ char *vz_emit_c(tine_ctx_t *ctx, const vz_program *p, size_t *size) {
     cem e = {.ctx = ctx, .p = p, .s = s, .W = p->width, .arm = p->target->arm, .f64 = s->elem.bits == 64};
     e.ft = e.f64 ? "double" : "float";
     snprintf(e.sfx, sizeof e.sfx, "%s", e.arm ? (e.f64 ? "f64" : "f32") : (e.f64 ? "pd" : "ps"));
-    int bits = p->target->bits;
+    int bits = p->width * s->elem.bits; /* the lanes the search chose, at most the target's */
     if (e.arm) snprintf(e.vt, sizeof e.vt, "%s", e.f64 ? "float64x2_t" : "float32x4_t");
     else snprintf(e.vt, sizeof e.vt, "__m%d%s", bits, e.f64 ? "d" : "");
     snprintf(e.pre, sizeof e.pre, "%s", bits == 128 ? "_mm_" : bits == 256 ? "_mm256_" : "_mm512_");

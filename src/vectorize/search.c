@@ -459,7 +459,7 @@ static void align_chunk(search *S, eg_graph *g, eg_id *lanes, int W) {
 
 typedef struct {
     vz_chunk *chunk;
-    int n, cap;
+    int n, cap, kind; /* kind: 0 flat, 1 rows, 2 split */
 } vz_layout;
 
 static void add_chunk(search *S, eg_graph *g, vz_layout *L, vz_chunk *cur, eg_id *lanes, int fill, const vz_options *o) {
@@ -471,18 +471,21 @@ static void add_chunk(search *S, eg_graph *g, vz_layout *L, vz_chunk *cur, eg_id
 }
 
 /* The outputs in chunks of the width. Flat: end to end (Diospyros's list; an element the
- * kernel does not write is a DC lane). Rows: a 2-D output whose rows are longer than the
+ * kernel does not write is a DC lane). Split: each output array from a chunk of its own
+ * (arrays of unlike computations apart: a quaternion and a translation). Rows: a 2-D output whose rows are longer than the
  * width and no multiple of it in chunks within its rows, the last of a row overlapping
  * the one before (stored twice, the same values), so that a chunk's lanes read along one
  * row of the input instead of across two. */
-static vz_layout layout(search *S, eg_graph *g, const vz_spec *s, const eg_id *cls, const vz_options *o, bool rows) {
-    vz_layout L = {0};
+static vz_layout layout(search *S, eg_graph *g, const vz_spec *s, const eg_id *cls, const vz_options *o, bool rows,
+                        bool split) {
+    vz_layout L = {.kind = split ? 2 : rows};
     int W = S->width, fill = 0;
     eg_id lanes[16];
     vz_chunk cur;
     for (int a = 0; a < s->narrays; a++) {
         const vz_array *A = &s->array[a];
         if (!A->output) continue;
+        if (split && fill) add_chunk(S, g, &L, &cur, lanes, fill, o), fill = 0; /* each array its own chunks */
         int row = rows && A->row > W && A->row % W ? A->row : 0;
         for (int e = 0; e < A->count;) {
             if (row && e % row == 0) { /* a row of its own: whole chunks, the last overlapping */
@@ -517,7 +520,12 @@ vz_program *vz_search(tine_ctx_t *ctx, const vz_spec *s, const vz_target *t, con
     search *S = tine_xcalloc(1, sizeof *S);
     p->spec = s;
     p->target = t;
-    p->width = t->bits / s->elem.bits;
+    /* the register's lanes, or fewer for a kernel with few outputs (at least 128 bits): the
+       wider registers only cost there (AVX-512's are split in two on some cores) */
+    int outs = 0, w = 128 / s->elem.bits;
+    for (int a = 0; a < s->narrays; a++) outs += s->array[a].output ? s->array[a].count : 0;
+    while (w < outs && w < t->bits / s->elem.bits) w *= 2;
+    p->width = w;
     *S = (search){.s = s, .t = t, .width = p->width};
     S->wrong_identity = o->wrong_identity;
     S->contract = o->contract;
@@ -541,13 +549,18 @@ vz_program *vz_search(tine_ctx_t *ctx, const vz_spec *s, const vz_target *t, con
     /* the layouts of the outputs in chunks, each a LIST, all in the root's class: the
        extraction picks the cheapest */
     int W = p->width;
-    vz_layout lay[2];
+    vz_layout lay[3];
     int nlay = 0;
-    lay[nlay++] = layout(S, g, s, cls, o, false);
+    lay[nlay++] = layout(S, g, s, cls, o, false, false);
     bool rows = false;
     for (int a = 0; a < s->narrays; a++)
         rows |= s->array[a].output && s->array[a].row > W && s->array[a].row % W;
-    if (rows && !o->no_vectorize) lay[nlay++] = layout(S, g, s, cls, o, true);
+    if (rows && !o->no_vectorize) lay[nlay++] = layout(S, g, s, cls, o, true, false);
+    int outputs = 0;
+    bool ragged = false;
+    for (int a = 0; a < s->narrays; a++)
+        if (s->array[a].output) outputs++, ragged |= s->array[a].count % W != 0;
+    if (outputs > 1 && ragged && !o->no_vectorize) lay[nlay++] = layout(S, g, s, cls, o, rows, true);
     free(cls);
     p->root = 0;
     for (int i = 0; i < nlay; i++) {
@@ -587,7 +600,7 @@ vz_program *vz_search(tine_ctx_t *ctx, const vz_spec *s, const vz_target *t, con
     p->dag_cost = eg_extract_dag(g, cost, S, p->root, p->best);
     int chosen = (int)vz_chosen(p, p->root).data;
     for (int i = 0; i < nlay; i++) {
-        if (i == chosen) p->chunk = lay[i].chunk, p->nchunks = lay[i].n, p->layout = i;
+        if (i == chosen) p->chunk = lay[i].chunk, p->nchunks = lay[i].n, p->layout = lay[i].kind;
         else free(lay[i].chunk);
     }
     p->seconds = tine_now() - t0;
@@ -644,7 +657,8 @@ void vz_stats(const vz_program *p, tine_buf *b) {
     free(seen);
     tine_buf_printf(b, "function: %s\ntarget: %s (%d lanes of f%d)\n", p->spec->func, p->target->name, p->width,
                     p->spec->elem.bits);
-    tine_buf_printf(b, "spec nodes: %zu\noutput chunks: %d (%s)\n", p->spec_nodes, p->nchunks, p->layout ? "rows" : "flat");
+    static const char *const layouts[] = {"flat", "rows", "split"};
+    tine_buf_printf(b, "spec nodes: %zu\noutput chunks: %d (%s)\n", p->spec_nodes, p->nchunks, layouts[p->layout]);
     tine_buf_printf(b, "e-graph: %zu nodes, %zu classes after %d iterations (%s), %zu rewrites\n", p->report.nodes,
                     p->report.classes, p->report.iters, stop_name(p->report.stop), p->report.applied);
     tine_buf_printf(b, "cost: tree %.2f, dag %.2f\n", p->tree_cost, p->dag_cost);

@@ -53,7 +53,7 @@ typedef struct {
     eg_id root;
     uint32_t *best;     /* per class, the chosen node */
     vz_chunk *chunk;    /* the chosen layout's */
-    int nchunks, layout; /* layout: 0 flat, 1 rows (search.c) */
+    int nchunks, layout; /* layout: 0 flat, 1 rows, 2 split (search.c) */
     eg_report report;
     double tree_cost, dag_cost, seconds;
     size_t spec_nodes;
