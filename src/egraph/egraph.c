@@ -44,6 +44,7 @@ struct eg_graph {
     eg_analysis an;
     bool has_an;
     size_t live_nodes, live_classes;
+    size_t unions; /* unions that merged two classes, for eg_run's report */
 };
 
 static const uint32_t TOMB = UINT32_MAX;
@@ -192,6 +193,7 @@ eg_id eg_add(eg_graph *g, uint32_t op, int64_t data, uint32_t n, const eg_id *ki
 bool eg_union(eg_graph *g, eg_id a, eg_id b) {
     a = find_mut(g, a), b = find_mut(g, b);
     if (a == b) return false;
+    g->unions++;
     if (g->cls[a].n + g->cls[a].np < g->cls[b].n + g->cls[b].np) {
         eg_id t = a;
         a = b, b = t;
@@ -425,15 +427,20 @@ eg_report eg_run(eg_graph *g, const eg_rule *rules, int nrules, const eg_limits 
                 any_banned = true;
             }
         }
+        size_t unions = g->unions;
+        bool late = false;
         for (int r = 0; r < nrules; r++) {
-            for (size_t k = 0; k < ml[r].n && eg_node_count(g) < lim.max_nodes; k++) {
+            for (size_t k = 0; k < ml[r].n && eg_node_count(g) < lim.max_nodes && !late; k++) {
                 const eg_id *sub = ml[r].substs + k * ml[r].nvars;
                 eg_id root = eg_find(g, ml[r].roots[k]);
                 eg_id to = rules[r].apply ? rules[r].apply(g, root, sub, rules[r].user) : eg_instantiate(g, &rules[r].rhs, sub);
-                rep.applied += eg_union(g, root, to);
+                eg_union(g, root, to);
+                /* a round of many matches minds the clock too */
+                late = (k & 1023) == 1023 && tine_now() - t0 > lim.max_seconds;
             }
             free(ml[r].roots), free(ml[r].substs);
         }
+        rep.applied += g->unions - unions; /* a custom rule's own unions count too */
         free(ml);
         eg_rebuild(g);
         rep.seconds = tine_now() - t0;
