@@ -221,6 +221,9 @@ swizzles:
         bool have = false, ok = !in->fixed && in->nops <= 3;
         for (int f = 0; f < in->nforms; f++) have |= (in->form[f].features & ~S->features) == 0;
         for (int j = 0; ok && j < in->nops; j++) ok = related(S, in->optype[j]);
+        /* and a result of those types: an integer spec has no use for a float (cvtdq2ps)
+           that would take the place of an integer instruction among the best */
+        ok = ok && in->result.kind != TINE_FLOAT && related(S, in->result);
         if (!have || !ok) continue;
         gram g = {.kind = G_INSN, .op = tine_isa_lookup(S->ctx, in->name), .arity = in->nops};
         for (int j = 0; j < in->nops; j++) g.in[j] = in->optype[j];
