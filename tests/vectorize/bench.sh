@@ -4,7 +4,10 @@
 # vectorize`, against the peers a user would reach for, on this machine's x86 rows:
 #
 #   tine         tine vectorize FILE.c --function NAME --target T --emit obj (its header,
-#                --emit h, is included by the driver: its prototype must agree with the C)
+#                --emit h, is included by the driver: its prototype must agree with the C):
+#                strict mode, tine's default, the C's own operations in the C's order
+#   tine reassoc the same with --reassociate (+ and * reassociate and commute: equal to the
+#                C over the reals, not bit for bit), its symbol renamed reassoc_NAME
 #   naive        the same C file, clang-19 -O3 FLAGS: Diospyros's "Naive (fixed size)";
 #                clang's default -ffp-contract=on (a * b + c fused within one expression)
 #   naive nofma  the same at -ffp-contract=off: C's own order of operations, which is what
@@ -21,19 +24,24 @@
 # Per row and kernel, one driver (kernels.py + driver.h) holds every implementation and the
 # C at -O0 -ffp-contract=off (ref). First it checks each against ref on random inputs:
 # tine and nofma must be bit-exact (unless --tine-flags has --contract or --reassociate:
-# then tine's largest difference is reported), naive and Eigen within rounding (their
-# largest difference goes to the CSV); for QR every implementation must also give A = QR
-# with Q orthogonal (1e-4), which is all that is checked of Eigen's QR (its signs differ).
+# then tine's largest difference is reported), tine reassoc, naive and Eigen within
+# rounding (1e-3 of the largest output; tine reassoc's largest difference, absolute and
+# relative, is in the table, every one's in the CSV); for QR every implementation must
+# also give A = QR with Q orthogonal (1e-4), which is all that is checked of Eigen's QR
+# (its signs differ).
 # A failing implementation is reported and not timed. Then the implementations are timed
 # in the same process, interleaved: ROUNDS rounds, each visiting every implementation once
 # in a fresh seeded shuffled order, a visit being one untimed run and BATCHES batches of
 # back-to-back calls on the same inputs (each batch about MS ms; the visit's value is the
 # median ns per call of its batches). Per kernel the table gives the median over rounds
-# and IQR/median, the ratios peer / tine paired by round (median and IQR over rounds), and
-# tine's compile time and peak memory (wall seconds and peak RSS of the `--emit obj`
-# process); per row the geomeans and issue 35's goals. The CSV adds tine's own account of
-# each kernel (--emit egraph-stats: spec and e-graph sizes, vector and scalar ops chosen,
-# search and compile seconds, peak memory).
+# and IQR/median, the ratios peer / tine and naive / tine reassoc, Eigen / tine reassoc
+# paired by round (median and IQR over rounds), and tine's compile time in both modes and
+# peak memory (wall seconds and peak RSS of the `--emit obj` process); per row the
+# geomeans and issue 35's goals: naive judged against tine strict (both the C's order of
+# operations), Eigen against tine reassoc (Eigen reassociates too: the same freedom),
+# Eigen / tine strict printed for information. The CSV adds every ratio over both tine
+# modes and tine's own account of each kernel in both modes (--emit egraph-stats: spec
+# and e-graph sizes, vector and scalar ops chosen, search and compile seconds, peak memory).
 #
 #   bash tests/vectorize/bench.sh [--quick] [--target T] [options] [FILTER ...]
 #
@@ -42,10 +50,12 @@
 #                       this CPU runs)
 #   --rounds N          rounds (21)      --batches B   batches per visit (3)
 #   --ms MS             batch length in ms (2)
-#   --tine-flags "..."  more flags for tine vectorize (--contract, --reassociate ...)
+#   --tine-flags "..."  more flags for tine vectorize's strict column (--contract ...)
+#   --no-reassoc        skip the tine reassoc column (Eigen is then judged against tine)
 #   --stand-in          no tine: the C at clang-19 -O3 FLAGS -ffp-contract=off stands in
-#                       for tine's object (the harness's own test; "compile s" is then
-#                       clang's time for the whole file)
+#                       for tine's object, and with -fassociative-math -fno-signed-zeros
+#                       -fno-trapping-math for tine reassoc's (the harness's own test;
+#                       "compile s" is then clang's time for the whole file)
 #   --no-eigen          skip the Eigen column (no libeigen3-dev)
 #   --csv PATH          CSV output (default $PWD/vectorize-bench.csv)
 #   --build-dir DIR     build directory, wiped first (default vectorize-bench beside the tine
@@ -71,7 +81,7 @@ seed=${SEED:-20240601}
 quick=0
 for a in "$@"; do [ "$a" = --quick ] && quick=1; done
 if [ $quick = 1 ]; then rounds=5 batches=2 ms=0.5; else rounds=21 batches=3 ms=2; fi
-row_arg="" tine_flags="" stand_in=0 use_eigen=1 csv=$PWD/vectorize-bench.csv build=$(dirname "$tine")/vectorize-bench
+row_arg="" tine_flags="" stand_in=0 use_eigen=1 use_reassoc=1 csv=$PWD/vectorize-bench.csv build=$(dirname "$tine")/vectorize-bench
 filters=()
 usage() { sed -n '2,/^# Environment/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 need() { [ $# -ge 2 ] || { echo "bench.sh: $1 needs a value" >&2; exit 2; }; }
@@ -86,6 +96,7 @@ while [ $# -gt 0 ]; do
     --tine-flags) need "$@"; tine_flags=$2; shift ;;
     --stand-in) stand_in=1 ;;
     --no-eigen) use_eigen=0 ;;
+    --no-reassoc) use_reassoc=0 ;;
     --csv) need "$@"; csv=$2; shift ;;
     --build-dir) need "$@"; build=$2; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -136,7 +147,9 @@ quick_arg=()
 mapfile -t klist < <(py list "${quick_arg[@]}" "${filters[@]}")
 [ ${#klist[@]} -gt 0 ] || { echo "bench.sh: no kernel matches ${filters[*]}" >&2; exit 2; }
 
-tags=(tine naive nofma noalias)
+tags=(tine)
+[ $use_reassoc = 1 ] && tags+=(reassoc)
+tags+=(naive nofma noalias)
 [ $use_eigen = 1 ] && tags+=(eigen)
 exact=nofma
 [[ " $tine_flags " == *" --contract "* || " $tine_flags " == *" --reassociate "* ]] || exact=tine,nofma
@@ -150,6 +163,8 @@ mkdir -p "$build/ref"
     "$rounds" "$batches" "$ms" "$seed"
   if [ $stand_in = 1 ]; then printf 'tine\tSTAND-IN (the C at clang-19 -O3 -ffp-contract=off, not tine)\n'
   else printf 'tine\ttine vectorize%s\n' "${tine_flags:+ $tine_flags}"; fi
+  if [ $stand_in = 1 ]; then printf 'reassoc\tSTAND-IN (the C at clang-19 -O3 -ffp-contract=off -fassociative-math -fno-signed-zeros -fno-trapping-math, not tine)\n'
+  else printf 'reassoc\ttine vectorize --reassociate\n'; fi
 } >"$build/meta.tsv"
 
 pool() {
@@ -175,19 +190,21 @@ fi
 cmds=()
 files=(conv2d matmul qprod qr)
 for f in "${files[@]}"; do
-  for p in ref naive nofma noalias; do py renames "$kdir/$f.c" $p >"$build/$p-$f.syms"; done
+  for p in ref naive nofma noalias reassoc; do py renames "$kdir/$f.c" $p >"$build/$p-$f.syms"; done
   py restrict "$kdir/$f.c" >"$build/noalias-$f.c"
   cmds+=("$cc -O0 -ffp-contract=off -w -c '$kdir/$f.c' -o '$build/ref/$f.o' && $objcopy --redefine-syms='$build/ref-$f.syms' '$build/ref/$f.o'")
 done
 for r in "${rows[@]}"; do
   fl=${row_flags[$r]}
-  mkdir -p "$build/$r/naive" "$build/$r/nofma" "$build/$r/noalias" "$build/$r/standin"
+  mkdir -p "$build/$r/naive" "$build/$r/nofma" "$build/$r/noalias" "$build/$r/standin" "$build/$r/standin-reassoc"
   for f in "${files[@]}"; do
     cmds+=("$cc -O3 $fl -w -c '$kdir/$f.c' -o '$build/$r/naive/$f.o' && $objcopy --redefine-syms='$build/naive-$f.syms' '$build/$r/naive/$f.o'")
     cmds+=("$cc -O3 $fl -ffp-contract=off -w -c '$kdir/$f.c' -o '$build/$r/nofma/$f.o' && $objcopy --redefine-syms='$build/nofma-$f.syms' '$build/$r/nofma/$f.o'")
     cmds+=("$cc -O3 $fl -w -c '$build/noalias-$f.c' -o '$build/$r/noalias/$f.o' && $objcopy --redefine-syms='$build/noalias-$f.syms' '$build/$r/noalias/$f.o'")
     [ $stand_in = 1 ] &&
       cmds+=("python3 '$here/kernels.py' measure '$build/$r/standin/$f.measure' -- $cc -O3 $fl -ffp-contract=off -w -c '$kdir/$f.c' -o '$build/$r/standin/$f.o'")
+    [ $stand_in = 1 ] && [ $use_reassoc = 1 ] &&
+      cmds+=("python3 '$here/kernels.py' measure '$build/$r/standin-reassoc/$f.measure' -- $cc -O3 $fl -ffp-contract=off -fassociative-math -fno-signed-zeros -fno-trapping-math -w -c '$kdir/$f.c' -o '$build/$r/standin-reassoc/$f.o' && $objcopy --redefine-syms='$build/reassoc-$f.syms' '$build/$r/standin-reassoc/$f.o'")
   done
   [ $use_eigen = 1 ] && cmds+=("$cxx -std=c++17 -O3 $fl -isystem /usr/include/eigen3 -w -c '$eigen_src' -o '$build/$r/eigen.o'")
 done
@@ -202,6 +219,11 @@ for r in "${rows[@]}"; do
     cmds+=("python3 '$here/kernels.py' measure '$d/tine.measure' -- '$tine' vectorize '$kdir/$f' --function $n --target ${row_target[$r]} $tine_flags --emit obj -o '$d/tine.o' 2>'$d/tine.log' >/dev/null;
             '$tine' vectorize '$kdir/$f' --function $n --target ${row_target[$r]} $tine_flags --emit h -o '$d/tine.h' 2>>'$d/tine.log' >/dev/null || rm -f '$d/tine.h';
             '$tine' vectorize '$kdir/$f' --function $n --target ${row_target[$r]} $tine_flags --emit egraph-stats -o '$d/tine.stats' 2>/dev/null >/dev/null || rm -f '$d/tine.stats'; true")
+    # tine reassoc: --reassociate alone (not --tine-flags), its symbol renamed reassoc_NAME
+    [ $use_reassoc = 1 ] &&
+      cmds+=("{ python3 '$here/kernels.py' measure '$d/reassoc.measure' -- '$tine' vectorize '$kdir/$f' --function $n --target ${row_target[$r]} --reassociate --emit obj -o '$d/reassoc.o' 2>'$d/reassoc.log' >/dev/null &&
+              $objcopy --redefine-sym=$n=reassoc_$n '$d/reassoc.o' 2>>'$d/reassoc.log'; } || rm -f '$d/reassoc.o';
+            '$tine' vectorize '$kdir/$f' --function $n --target ${row_target[$r]} --reassociate --emit egraph-stats -o '$d/reassoc.stats' 2>/dev/null >/dev/null || rm -f '$d/reassoc.stats'; true")
   done
 done
 echo "bench.sh: building ${#cmds[@]} objects in $build (${#klist[@]} kernels, rows: ${rows[*]}) ..."
@@ -229,8 +251,24 @@ for r in "${rows[@]}"; do
         tobj=""
       fi
     fi
+    robj=""
+    if [ $use_reassoc = 1 ]; then
+      if [ $stand_in = 1 ]; then
+        robj=$build/$r/standin-reassoc/$b.o
+        cp "$build/$r/standin-reassoc/$b.measure" "$d/reassoc.measure" 2>/dev/null
+        [ -f "$robj" ] || robj=""
+      else
+        robj=$d/reassoc.o
+        read -r _ _ rrc <"$d/reassoc.measure" 2>/dev/null || rrc=1
+        if [ "${rrc:-1}" != 0 ] || [ ! -f "$robj" ]; then
+          printf 'tine reassoc failed (%s): %s\n' "$(py exit-text "${rrc:-1}")" "$(grep -m1 . "$d/reassoc.log" | cut -c1-160)" >>"$d/notes.tsv"
+          robj=""
+        fi
+      fi
+    fi
     impls=(ref naive nofma noalias) objs=("$build/ref/$b.o" "$build/$r/naive/$b.o" "$build/$r/nofma/$b.o" "$build/$r/noalias/$b.o")
     [ -n "$tobj" ] && { impls+=(tine); objs+=("$tobj"); }
+    [ -n "$robj" ] && { impls+=(reassoc); objs+=("$robj"); }
     [ $use_eigen = 1 ] && [ -f "$build/$r/eigen.o" ] && { impls+=(eigen); objs+=("$build/$r/eigen.o"); }
     hdr=()
     [ -n "$tobj" ] && [ $stand_in = 0 ] && [ -f "$d/tine.h" ] && hdr=(--header "$d/tine.h")

@@ -3,7 +3,10 @@
 # vectorized for AArch64 Neon by `tine vectorize`, against the same peers as bench.sh, by
 # llvm-mca's cycles (there is no Arm machine here):
 #
-#   tine         tine vectorize FILE.c --function NAME --target arm-64 --emit asm
+#   tine         tine vectorize FILE.c --function NAME --target arm-64 --emit asm (strict mode,
+#                tine's default: bit-exact with the C)
+#   tine reassoc the same with --reassociate (equal to the C over the reals; linked as
+#                reassoc_NAME, checked within rounding, its largest difference reported)
 #   naive        clang-19 --target=aarch64-linux-gnu -O3 -mcpu=CPU -S (-ffp-contract=on,
 #                clang's default)
 #   naive nofma  the same at -ffp-contract=off
@@ -17,14 +20,18 @@
 # over the instructions one call executes, traced under qemu-aarch64 -singlestep ('trace';
 # llvm-mca takes the branches as perfectly predicted). Each implementation is also
 # linked into a static AArch64 driver with the C at -O0 -ffp-contract=off and checked
-# under qemu as bench.sh checks (tine and nofma bit-exact, naive and Eigen within
-# rounding, QR by A = QR); one that fails is reported and not counted.
+# under qemu as bench.sh checks (tine and nofma bit-exact, tine reassoc, naive and Eigen
+# within rounding, QR by A = QR); one that fails is reported and not counted.
 #
-#   bash tests/vectorize/bench_arm.sh [--quick] [--mcpu CPU] [--tine-flags "..."] [--stand-in]
-#                                     [--no-eigen] [--csv PATH] [--build-dir DIR] [FILTER ...]
+#   bash tests/vectorize/bench_arm.sh [--quick] [--mcpu CPU] [--tine-flags "..."] [--no-reassoc]
+#                                     [--stand-in] [--no-eigen] [--csv PATH] [--build-dir DIR] [FILTER ...]
 #
 #   --quick           kernels.py's QUICK kernels      --mcpu CPU   llvm-mca's CPU (neoverse-n1)
+#   --tine-flags ".." more flags for the strict tine column (--contract ...)
+#   --no-reassoc      skip the tine reassoc column
 #   --stand-in        no tine: the C at -O3 -ffp-contract=off stands in for tine's assembly
+#                     (with -fassociative-math -fno-signed-zeros -fno-trapping-math for
+#                     tine reassoc's)
 #   --csv PATH        default $PWD/vectorize-bench-arm.csv
 #   --build-dir DIR   default a temporary directory, removed at the end
 #   [--filter] FILTER the kernels whose name contains FILTER (or match it with * ? [)
@@ -42,7 +49,7 @@ objcopy=${OBJCOPY:-llvm-objcopy-19}
 jobs=${BENCH_JOBS:-2}
 seed=${SEED:-20240601}
 sysroot=/usr/aarch64-linux-gnu
-mcpu=neoverse-n1 quick=0 stand_in=0 use_eigen=1 tine_flags="" csv=$PWD/vectorize-bench-arm.csv build="" filters=()
+mcpu=neoverse-n1 quick=0 stand_in=0 use_eigen=1 use_reassoc=1 tine_flags="" csv=$PWD/vectorize-bench-arm.csv build="" filters=()
 usage() { sed -n '2,/^# Environment/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case $1 in
@@ -52,6 +59,7 @@ while [ $# -gt 0 ]; do
     --tine-flags) tine_flags=$2; shift ;;
     --stand-in) stand_in=1 ;;
     --no-eigen) use_eigen=0 ;;
+    --no-reassoc) use_reassoc=0 ;;
     --csv) csv=$2; shift ;;
     --build-dir) build=$2; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -84,7 +92,9 @@ quick_arg=()
 mapfile -t klist < <(py list "${quick_arg[@]}" "${filters[@]}")
 [ ${#klist[@]} -gt 0 ] || { echo "bench_arm.sh: no kernel matches ${filters[*]}" >&2; exit 2; }
 
-tags=(tine naive nofma noalias)
+tags=(tine)
+[ $use_reassoc = 1 ] && tags+=(reassoc)
+tags+=(naive nofma noalias)
 eigen_note=""
 if [ $use_eigen = 1 ]; then
   if [ ! -f /usr/include/eigen3/Eigen/Dense ]; then
@@ -103,6 +113,8 @@ exact=nofma
   printf 'eigen_note\t%s\n' "$eigen_note"
   if [ $stand_in = 1 ]; then printf 'tine\tSTAND-IN (the C at clang-19 -O3 -ffp-contract=off, not tine)\n'
   else printf 'tine\ttine vectorize%s\n' "${tine_flags:+ $tine_flags}"; fi
+  if [ $stand_in = 1 ]; then printf 'reassoc\tSTAND-IN (the C at clang-19 -O3 -ffp-contract=off -fassociative-math -fno-signed-zeros -fno-trapping-math, not tine)\n'
+  else printf 'reassoc\ttine vectorize --reassociate\n'; fi
 } >"$build/meta.tsv"
 printf '%s\n' "${klist[@]}" | cut -f1 >"$build/kernels.tsv"
 
@@ -119,7 +131,7 @@ pool() {
 files=(conv2d matmul qprod qr)
 cmds=()
 for f in "${files[@]}"; do
-  for p in ref naive nofma noalias standin; do py renames "$kdir/$f.c" $p >"$build/$p-$f.syms"; done
+  for p in ref naive nofma noalias standin reassoc; do py renames "$kdir/$f.c" $p >"$build/$p-$f.syms"; done
   py restrict "$kdir/$f.c" >"$build/noalias-$f.c"
   cmds+=("$cc --target=aarch64-linux-gnu -O0 -ffp-contract=off -w -c '$kdir/$f.c' -o '$build/ref-$f.o' && $objcopy --redefine-syms='$build/ref-$f.syms' '$build/ref-$f.o'")
   for p in naive nofma noalias; do
@@ -130,6 +142,8 @@ for f in "${files[@]}"; do
   done
   [ $stand_in = 1 ] &&
     cmds+=("$cc ${arm[*]} -O3 -ffp-contract=off -w -S '$kdir/$f.c' -o '$build/standin-$f.s' && $cc --target=aarch64-linux-gnu -c '$build/standin-$f.s' -o '$build/standin-$f.o'")
+  [ $stand_in = 1 ] && [ $use_reassoc = 1 ] &&
+    cmds+=("$cc ${arm[*]} -O3 -ffp-contract=off -fassociative-math -fno-signed-zeros -fno-trapping-math -w -S '$kdir/$f.c' -o '$build/standin-reassoc-$f.s' && $cc --target=aarch64-linux-gnu -c '$build/standin-reassoc-$f.s' -o '$build/standin-reassoc-$f.o' && $objcopy --redefine-syms='$build/reassoc-$f.syms' '$build/standin-reassoc-$f.o'")
 done
 if [[ " ${tags[*]} " == *" eigen "* ]]; then
   eigen_src=$kdir/eigen.cpp
@@ -146,6 +160,11 @@ for line in "${klist[@]}"; do
   [ $stand_in = 1 ] && continue
   cmds+=("python3 '$here/kernels.py' measure '$build/$n/tine.measure' -- '$tine' vectorize '$kdir/$f' --function $n --target arm-64 $tine_flags --emit asm -o '$build/$n/tine.s' >/dev/null 2>'$build/$n/tine.log';
           $cc --target=aarch64-linux-gnu -c '$build/$n/tine.s' -o '$build/$n/tine.o' 2>>'$build/$n/tine.log' || true")
+  # tine reassoc: --reassociate alone (not --tine-flags); the object's symbol renamed reassoc_NAME
+  [ $use_reassoc = 1 ] &&
+    cmds+=("python3 '$here/kernels.py' measure '$build/$n/reassoc.measure' -- '$tine' vectorize '$kdir/$f' --function $n --target arm-64 --reassociate --emit asm -o '$build/$n/reassoc.s' >/dev/null 2>'$build/$n/reassoc.log' &&
+          $cc --target=aarch64-linux-gnu -c '$build/$n/reassoc.s' -o '$build/$n/reassoc.o' 2>>'$build/$n/reassoc.log' &&
+          $objcopy --redefine-sym=$n=reassoc_$n '$build/$n/reassoc.o' 2>>'$build/$n/reassoc.log' || rm -f '$build/$n/reassoc.o'")
 done
 echo "bench_arm.sh: building ${#cmds[@]} objects (${#klist[@]} kernels) ..."
 pool "${cmds[@]}"
@@ -184,6 +203,16 @@ for line in "${klist[@]}"; do
     printf '%s\ttine\t-\t-\ttine failed: %s\n' "$n" "$(grep -m1 . "$d/tine.log" | cut -c1-120)" >>"$build/cycles.tsv"
   fi
   [ -n "${asm[tine]-}" ] && { impls+=(tine); objs+=("$d/tine.o"); sym[tine]=$n; }
+  if [ $use_reassoc = 1 ]; then
+    if [ $stand_in = 1 ]; then
+      [ -f "$build/standin-reassoc-$b.o" ] && cp "$build/standin-reassoc-$b.o" "$d/reassoc.o" && asm[reassoc]=$build/standin-reassoc-$b.s
+    elif [ -f "$d/reassoc.o" ]; then
+      asm[reassoc]=$d/reassoc.s
+    else
+      printf '%s\treassoc\t-\t-\ttine reassoc failed: %s\n' "$n" "$(grep -m1 . "$d/reassoc.log" | cut -c1-120)" >>"$build/cycles.tsv"
+    fi
+    [ -n "${asm[reassoc]-}" ] && { impls+=(reassoc); objs+=("$d/reassoc.o"); sym[reassoc]=$n; }
+  fi
   for t in naive nofma noalias; do asm[$t]=$build/$t-$b.s; sym[$t]=$n; impls+=("$t"); objs+=("$build/$t-$b.o"); done
   if [[ " ${tags[*]} " == *" eigen "* ]] && [ -f "$build/eigen.o" ]; then
     asm[eigen]=$build/eigen.s sym[eigen]=eigen_$n; impls+=(eigen); objs+=("$build/eigen.o")
@@ -204,7 +233,7 @@ for line in "${klist[@]}"; do
       continue
     fi
     # the symbol in the assembly, and in the driver (where the C ways are renamed)
-    case $t in naive|nofma|noalias) lsym=${t}_$n ;; *) lsym=${sym[$t]} ;; esac
+    case $t in naive|nofma|noalias|reassoc) lsym=${t}_$n ;; *) lsym=${sym[$t]} ;; esac
     measure_one "$n" "$t" "${asm[$t]}" "${sym[$t]}" "$lsym"
   done
   unset asm sym

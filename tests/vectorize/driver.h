@@ -13,11 +13,15 @@
  *       and exits 1 when there is one.
  *   driver --check-bench REF [--exact TAG,...] [--trials N]
  *       bench.sh: every other implementation against REF on random inputs: a line
- *       "check TAG STATUS MAXDIFF RESIDUAL ORTHO" per implementation; STATUS is exact,
- *       close (within 1e-3 of the largest output: rounding), or FAIL (a TAG listed in
- *       --exact must be exact). For QR, RESIDUAL = max|A - QR| / max|A| and ORTHO =
+ *       "check TAG STATUS MAXDIFF RESIDUAL ORTHO DIFFER ABSDIFF RELDIFF" per
+ *       implementation; STATUS is exact, close (within 1e-3 of the largest output:
+ *       rounding), or FAIL (a TAG listed in --exact must be exact). MAXDIFF is the
+ *       largest |TEST - REF| over the largest |REF| of the same output array (what the
+ *       1e-3 bounds), ABSDIFF the largest |TEST - REF|, RELDIFF the largest
+ *       |TEST - REF| / |REF| over the elements where REF is not 0, DIFFER how many
+ *       values differ at all. For QR, RESIDUAL = max|A - QR| / max|A| and ORTHO =
  *       max|Q^T Q - I| (the Eigen peer's Q and R are only checked this way: its signs
- *       differ); elsewhere they are 0.
+ *       differ, and its differences are printed as nan); elsewhere they are 0.
  *   driver --bench ROUNDS MS BATCHES SEED TAG...
  *       times the TAGs: ROUNDS rounds, each visiting every TAG once in a fresh shuffled
  *       order (seeded); a visit runs the function untimed, then BATCHES batches of N
@@ -46,7 +50,7 @@ typedef struct {
 } vzd_param;
 
 typedef struct {
-    const char *tag;                       /* ref, tine, naive, nofma, eigen */
+    const char *tag;                       /* ref, tine, reassoc, naive, nofma, noalias, eigen */
     void (*call)(void *const *p);          /* one call on the buffers p[0 .. nparams-1] */
     void (*loop)(void *const *p, long n);  /* n calls back to back */
 } vzd_impl;
@@ -305,7 +309,7 @@ static int vzd_check_bench(const vzd_kernel *k, const vzd_impl *ref, const char 
     for (int ii = 0; ii < k->nimpls; ii++) {
         const vzd_impl *im = &k->impls[ii];
         if (im == ref) continue;
-        double maxdiff = 0, resid = 0, ortho = 0;
+        double maxdiff = 0, absdiff = 0, reldiff = 0, resid = 0, ortho = 0;
         long differ = 0;
         int guard = 0;
         for (int t = 0; t < trials; t++) {
@@ -324,8 +328,12 @@ static int vzd_check_bench(const vzd_kernel *k, const vzd_impl *ref, const char 
                 for (int j = 0; j < p->n; j++) {
                     if (!vzd_same(g[j], w[j])) differ++;
                     double d = fabs((double)g[j] - w[j]) / (scale > 0 ? scale : 1);
-                    if (isnan(d) && !vzd_same(g[j], w[j])) d = INFINITY;
+                    double a = fabs((double)g[j] - w[j]);
+                    if (isnan(d) && !vzd_same(g[j], w[j])) d = a = INFINITY;
+                    if (isnan(d)) d = a = 0; /* both NaN */
                     if (d > maxdiff) maxdiff = d;
+                    if (a > absdiff) absdiff = a;
+                    if (w[j] != 0 && a / fabs((double)w[j]) > reldiff) reldiff = a / fabs((double)w[j]);
                 }
                 for (int gi = 1; gi <= VZD_GUARD; gi++)
                     if (vzd_u32(g[-gi]) != VZD_CANARY || vzd_u32(g[p->n - 1 + gi]) != VZD_CANARY) guard = 1;
@@ -348,7 +356,8 @@ static int vzd_check_bench(const vzd_kernel *k, const vzd_impl *ref, const char 
         else if (eigen_qr || maxdiff <= 1e-3) status = "close";
         else status = "FAIL(differs)";
         if (!strncmp(status, "FAIL", 4)) failed = 1;
-        printf("check\t%s\t%s\t%.3g\t%.3g\t%.3g\t%ld\n", im->tag, status, eigen_qr ? NAN : maxdiff, resid, ortho, differ);
+        printf("check\t%s\t%s\t%.3g\t%.3g\t%.3g\t%ld\t%.3g\t%.3g\n", im->tag, status, eigen_qr ? NAN : maxdiff, resid, ortho,
+               differ, eigen_qr ? NAN : absdiff, eigen_qr ? NAN : reldiff);
     }
     return failed;
 }

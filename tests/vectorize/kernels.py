@@ -32,7 +32,7 @@ KDIR = os.path.join(ROOT, "bench", "vectorize")
 FILES = ["conv2d.c", "matmul.c", "qprod.c", "qr.c"]
 # --quick (and check.sh's QUICK=1): one or two of each family, the small ones
 QUICK = ["conv2d_3x3_2x2", "conv2d_4x4_3x3", "matmul_2x2_2x2", "matmul_4x4_4x4", "qprod", "qr_3x3"]
-TITLE = {"tine": "tine", "naive": "naive", "nofma": "naive nofma", "noalias": "naive restrict", "eigen": "Eigen"}
+TITLE = {"tine": "tine", "reassoc": "tine reassoc", "naive": "naive", "nofma": "naive nofma", "noalias": "naive restrict", "eigen": "Eigen"}
 
 
 def strip_comments(text):
@@ -256,12 +256,61 @@ ROWS = {  # row -> (tine target, the peers' flags)
     "avx2": ("x86-64-avx2", "-march=x86-64-v3"),
     "avx512": ("x86-64-avx512", "-march=native"),
 }
+TINES = ("tine", "reassoc")  # tine's two modes: strict (its default) and --reassociate
+SHORT = {"tine": "tine", "reassoc": "reassoc"}
+RPEERS = ("naive", "eigen")  # the peers whose ratio over tine reassoc is in the table (all are in the CSV)
+
+
+def paired(runs, a, b):
+    """a / b per round, the rounds both ran."""
+    x, y = runs.get(a, {}), runs.get(b, {})
+    return [x[r] / y[r] for r in x if r in y]
+
+
+def check_fields(c):
+    """A check line's fields: status, maxdiff (relative to the largest output), absdiff,
+    reldiff (element-wise), differ, QR residual, orthogonality."""
+    c = c + [""] * (9 - len(c))
+    return {"check": c[2], "maxdiff": c[3], "qr_residual": c[4], "qr_ortho": c[5], "differ": c[6],
+            "absdiff": c[7], "reldiff": c[8]}
+
+
+def diff_cell(c):
+    """tine reassoc's largest difference from the C: 'absolute / relative to the largest output'."""
+    if not c:
+        return "—"
+    f = check_fields(c)
+    if f["check"] == "exact":
+        return "0 (exact)"
+    return "%s / %s" % (f["absdiff"] or "?", f["maxdiff"])
+
+
+def read_measure(path):
+    """kernels.py measure's file: (seconds, peak MB, status), or None."""
+    m = read_tsv(path)
+    if not m:
+        return None
+    return float(m[0][0]), int(m[0][1]) / 1024, int(m[0][2])
+
+
+def fnum(s):
+    try:
+        return float(s)
+    except ValueError:
+        return float("nan")
 
 
 def report(build, csv_path, rows):
     meta = dict(l for l in read_tsv(os.path.join(build, "meta.tsv")) if len(l) == 2)
     tags = meta.get("tags", "tine naive nofma eigen").split()
-    peers = [t for t in tags if t != "tine"]
+    peers = [t for t in tags if t not in TINES]
+    has_r = "reassoc" in tags
+    rpeers = [t for t in RPEERS if t in peers] if has_r else []
+    eigen_vs = "reassoc" if has_r else "tine"  # Eigen's goal: against tine reassoc (the same freedom)
+    # (a, b): the ratio a / b. Shown in the table; all of them (and more) in the CSV.
+    shown = [(t, "tine") for t in peers] + [(t, "reassoc") for t in rpeers]
+    pairs = shown + ([(t, "reassoc") for t in peers if t not in rpeers] + [("tine", "reassoc")] if has_r else [])
+    listed = shown + ([("tine", "reassoc")] if has_r else [])
     csv_rows = []
     goals = []
     for row in rows:
@@ -269,22 +318,31 @@ def report(build, csv_path, rows):
         kdirs = [l[0] for l in read_tsv(os.path.join(build, row, "kernels.tsv"))]
         print()
         tine_what = meta.get("tine", "tine vectorize")
-        print("### %s: %s --target %s; the peers: clang-19/clang++-19 -O3 %s" % (target, tine_what, target, flags))
+        print("### %s: %s --target %s%s; the peers: clang-19/clang++-19 -O3 %s"
+              % (target, tine_what, target, "; tine reassoc: %s" % meta.get("reassoc", "") if has_r else "", flags))
         print()
-        print("ns per call: median over %s rounds (IQR/median); ratio = peer / tine, per round (the two timed "
-              "a few ms apart), median over rounds [IQR]; > 1: tine is faster. naive: clang's default "
+        print("ns per call: median over %s rounds (IQR/median); ratio = peer / tine (peer/reassoc: peer / tine "
+              "reassoc), per round (the two timed a few ms apart), median over rounds [IQR]; > 1: tine is faster. "
+              "tine: strict mode (tine's default: "
+              "the C's operations in the C's order, checked bit-exact); tine reassoc: --reassociate (+ and * "
+              "reassociate and commute: equal to the C over the reals, checked within 1e-3 of the largest "
+              "output; 'reassoc max diff' is its largest difference from the C over 20 random inputs, absolute / "
+              "relative to the largest output of the same array). naive: clang's default "
               "-ffp-contract=on (FMA within one expression); nofma: -ffp-contract=off (C's exact order of "
               "operations, what tine's strict mode computes); naive restrict: the C with `restrict` on its outputs (tine "
-              "assumes no output overlaps an input; the C does not say so). %s" % (meta.get("rounds", "?"),
-                                                                                    meta.get("params", "")))
+              "assumes no output overlaps an input; the C does not say so). compile s: wall seconds of "
+              "`--emit obj`, per mode; peak MB: the larger peak RSS of the two. %s"
+              % (meta.get("rounds", "?"), meta.get("params", "")))
         print()
-        hdr = ["kernel"] + ["%s ns" % TITLE[t] for t in tags] + ["%s/tine" % TITLE[t] for t in peers] + \
-              ["compile s", "peak MB", "check"]
+        hdr = ["kernel"] + ["%s ns" % TITLE[t] for t in tags] + ["%s/%s" % (TITLE[a], SHORT[b]) for a, b in shown] + \
+              ["compile s"] + (["reassoc compile s"] if has_r else []) + ["peak MB"] + \
+              (["reassoc max diff"] if has_r else []) + ["check"]
         print("| " + " | ".join(hdr) + " |")
         print("|" + "|".join("---" if i == 0 else "---:" for i in range(len(hdr))) + "|")
-        ratios = {t: [] for t in peers}
-        worst = {t: [] for t in peers}
-        compile_s, peak_mb = [], []
+        ratios = {p: [] for p in pairs}
+        worst = {p: [] for p in pairs}
+        compile_s = {t: [] for t in TINES}
+        peak_all, build_failed, rdiff = [], [], []
         for name in kdirs:
             kd = os.path.join(build, row, name)
             checks = {l[1]: l for l in read_tsv(os.path.join(kd, "check.tsv")) if l[0] == "check"}
@@ -293,20 +351,29 @@ def report(build, csv_path, rows):
             for l in read_tsv(os.path.join(kd, "time.tsv")):
                 if l[0] == "time":
                     runs.setdefault(l[2], {})[int(l[1])] = float(l[3])
-            csv_stats = egraph_stats(os.path.join(kd, "tine.stats"))
-            m = read_tsv(os.path.join(kd, "tine.measure"))
-            secs, kb, rc = (float(m[0][0]), int(m[0][1]), int(m[0][2])) if m else (float("nan"), 0, -1)
+            csvr = {"row": target, "kernel": name, "family": family(name)}
+            csvr.update(egraph_stats(os.path.join(kd, "tine.stats")))
+            meas = {}
+            for t in [t for t in TINES if t in tags]:
+                m = meas[t] = read_measure(os.path.join(kd, t + ".measure"))
+                pre = "" if t == "tine" else t + "_"
+                if m:
+                    csvr.update({pre + "compile_s": "%.3f" % m[0], pre + "peak_mb": "%.1f" % m[1]})
+                csvr[t + "_status"] = "built" if m and m[2] == 0 else "FAILED(%s)" % exit_text(m[2] if m else -1) \
+                    if m else "FAILED(no result)"
+                if m and m[2] == 0:
+                    compile_s[t].append(m[0])
+                    peak_all.append(m[1])
+                else:
+                    build_failed.append("%s%s" % (name, "" if t == "tine" else " (reassoc)"))
+                if t == "reassoc":
+                    csvr.update({"reassoc_" + k: v for k, v in egraph_stats(os.path.join(kd, "reassoc.stats")).items()})
             cells = [name]
-            csvr = {"row": target, "kernel": name, "family": family(name),
-                    "compile_s": "%.3f" % secs if m else "", "peak_mb": "%.1f" % (kb / 1024) if m else "",
-                    "tine_status": "built" if rc == 0 else "FAILED(%s)" % exit_text(rc)}
-            stat = {}
             for t in tags:
                 xs = list(runs.get(t, {}).values())
                 if xs:
                     med = statistics.median(xs)
                     q1, q3 = quartiles(xs)
-                    stat[t] = med
                     cells.append("%.2f (%.0f%%)" % (med, 100 * (q3 - q1) / med))
                     csvr.update({t + "_ns": "%.4f" % med, t + "_min": "%.4f" % min(xs), t + "_max": "%.4f" % max(xs),
                                  t + "_q1": "%.4f" % q1, t + "_q3": "%.4f" % q3, t + "_rounds": len(xs)})
@@ -314,67 +381,106 @@ def report(build, csv_path, rows):
                     cells.append("—")
                 c = checks.get(t)
                 if c:
-                    csvr.update({t + "_check": c[2], t + "_maxdiff": c[3], t + "_qr_residual": c[4],
-                                 t + "_qr_ortho": c[5]})
-            for t in peers:
-                a, b = runs.get(t, {}), runs.get("tine", {})
-                rr = [a[r] / b[r] for r in a if r in b]
+                    csvr.update({t + "_" + k: v for k, v in check_fields(c).items()})
+            for a, b in pairs:
+                rr = paired(runs, a, b)
+                cell = "—"
                 if rr:
                     med = statistics.median(rr)
                     q1, q3 = quartiles(rr)
-                    cells.append("%.2f [%.2f–%.2f]" % (med, q1, q3))
-                    ratios[t].append(med)
-                    worst[t].append((med, name))
-                    csvr.update({t + "_over_tine": "%.4f" % med, t + "_over_tine_q1": "%.4f" % q1,
-                                 t + "_over_tine_q3": "%.4f" % q3, t + "_over_tine_min": "%.4f" % min(rr),
-                                 t + "_over_tine_max": "%.4f" % max(rr)})
-                else:
-                    cells.append("—")
-            if m and rc == 0:
-                compile_s.append(secs)
-                peak_mb.append(kb / 1024)
-            cells += ["%.2f" % secs if m else "—", "%.0f" % (kb / 1024) if m else "—"]
+                    cell = "%.2f [%.2f–%.2f]" % (med, q1, q3)
+                    ratios[(a, b)].append(med)
+                    worst[(a, b)].append((med, name))
+                    k = "%s_over_%s" % (a, b)
+                    csvr.update({k: "%.4f" % med, k + "_q1": "%.4f" % q1, k + "_q3": "%.4f" % q3,
+                                 k + "_min": "%.4f" % min(rr), k + "_max": "%.4f" % max(rr)})
+                if (a, b) in shown:
+                    cells.append(cell)
+            for t in [t for t in TINES if t in tags]:
+                m = meas[t]
+                cells.append("%.2f" % m[0] if m else "—")
+            pk = [meas[t][1] for t in meas if meas[t]]
+            cells.append("%.0f" % max(pk) if pk else "—")
+            if has_r:
+                cells.append(diff_cell(checks.get("reassoc")))
+                c = checks.get("reassoc")
+                if c and check_fields(c)["check"] in ("exact", "close"):
+                    f = check_fields(c)
+                    rdiff.append((fnum(f["absdiff"]) if f["check"] == "close" else 0.0,
+                                  fnum(f["maxdiff"]) if f["check"] == "close" else 0.0))
             bad = ["%s %s" % (TITLE[t], c[2]) for t, c in sorted(checks.items()) if c[2] not in ("exact", "close")]
             inexact = ["tine %s (max diff %s)" % (checks["tine"][2], checks["tine"][3])
                        for _ in [0] if "tine" in checks and checks["tine"][2] == "close"]
             cells.append("; ".join(notes + bad + inexact) or "ok")
             print("| " + " | ".join(cells) + " |")
             csvr["notes"] = "; ".join(notes + bad)
-            csvr.update(csv_stats)
             csv_rows.append(csvr)
         gm = ["**geomean**"] + [""] * len(tags) + \
-             ["**%.2f** (%d)" % (gmean(ratios[t]), len(ratios[t])) if ratios[t] else "—" for t in peers] + \
-             ["max %.2f" % max(compile_s) if compile_s else "—", "max %.0f" % max(peak_mb) if peak_mb else "—", ""]
+             ["**%.2f** (%d)" % (gmean(ratios[p]), len(ratios[p])) if ratios[p] else "—" for p in shown] + \
+             ["max %.2f" % max(compile_s[t]) if compile_s[t] else "—" for t in TINES if t in tags] + \
+             ["max %.0f" % max(peak_all) if peak_all else "—"] + \
+             (["max %.3g / %.3g" % (max(a for a, _ in rdiff), max(r for _, r in rdiff)) if rdiff else "—"]
+              if has_r else []) + [""]
         print("| " + " | ".join(gm) + " |")
         csv_rows.append({"row": target, "kernel": "GEOMEAN",
-                         **{t + "_over_tine": "%.4f" % gmean(ratios[t]) for t in peers if ratios[t]}})
+                         **{"%s_over_%s" % p: "%.4f" % gmean(ratios[p]) for p in pairs if ratios[p]}})
         print()
-        for t in peers:
-            slower = sorted(x for x in worst[t] if x[0] < 1.0)
+        for a, b in listed:
+            slower = sorted(x for x in worst[(a, b)] if x[0] < 1.0)
             if slower:
-                print("- tine slower than %s: %s" % (TITLE[t], ", ".join("%s %.2f" % (n, r) for r, n in slower)))
-        if "naive" in ratios and ratios["naive"]:
-            g = gmean(ratios["naive"])
-            ge = gmean(ratios["eigen"]) if ratios.get("eigen") else float("nan")
-            slow = [n for t in ("naive", "eigen") if t in worst for r, n in worst[t] if r < 1.0]
-            goals.append("%s: naive/tine geomean %.2f (goal ≥ 2.5: %s), Eigen/tine %s (goal ≥ 1.5: %s), "
-                         "kernels slower than a peer: %d (goal 0), compile ≤ 10 s and ≤ 1 GiB: %s" % (
-                             target, g, "met" if g >= 2.5 else "not met",
-                             "%.2f" % ge if ge == ge else "—", "met" if ge == ge and ge >= 1.5 else "not met",
-                             len(set(slow)),
-                             "met" if compile_s and max(compile_s) <= 10 and max(peak_mb) <= 1024 else "not met"))
+                who = "tine reassoc" if b == "reassoc" else "tine"
+                than = "tine (strict)" if a == "tine" else TITLE[a]
+                print("- %s slower than %s: %s" % (who, than, ", ".join("%s %.2f" % (n, r) for r, n in slower)))
+        if ratios.get(("naive", "tine")):
+            g = gmean(ratios[("naive", "tine")])
+            pe = ("eigen", eigen_vs)
+            ge = gmean(ratios[pe]) if ratios.get(pe) else float("nan")
+            slow_n = [n for r, n in sorted(worst[("naive", "tine")]) if r < 1.0]
+            slow_e = [n for r, n in sorted(worst.get(pe, [])) if r < 1.0]
+            slow = sorted(set(slow_n) | set(slow_e))
+            nk = len(kdirs)
+            info = ""
+            if has_r and ratios.get(("eigen", "tine")):
+                info = " (Eigen/tine strict %.2f, for information)" % gmean(ratios[("eigen", "tine")])
+            all_c = [s for t in compile_s for s in compile_s[t]]
+            lim_ok = all_c and max(all_c) <= 10 and max(peak_all) <= 1024 and not build_failed
+            goals.append(
+                "%s: naive/tine geomean %.2f over %d of %d kernels (goal ≥ 2.5: %s); Eigen/%s %s over %d of %d "
+                "(goal ≥ 1.5: %s)%s; kernels slower than naive (against tine) or Eigen (against %s): %d (goal 0: "
+                "%s)%s; compile ≤ 10 s and ≤ 1 GiB%s: %s (max %s s, %s MB%s)" % (
+                    target, g, len(ratios[("naive", "tine")]), nk,
+                    "met" if g >= 2.5 and len(ratios[("naive", "tine")]) == nk else "not met",
+                    SHORT[eigen_vs], "%.2f" % ge if ge == ge else "—", len(ratios.get(pe, [])), nk,
+                    "met" if ge == ge and ge >= 1.5 and len(ratios.get(pe, [])) == nk else "not met", info,
+                    "tine reassoc" if eigen_vs == "reassoc" else "tine",
+                    len(slow), "met" if not slow else "not met",
+                    "" if not slow else " — naive: %s; Eigen: %s" % (", ".join(slow_n) or "none",
+                                                                    ", ".join(slow_e) or "none"),
+                    ", both modes" if has_r else "", "met" if lim_ok else "not met",
+                    "%.2f" % max(all_c) if all_c else "—", "%.0f" % max(peak_all) if peak_all else "—",
+                    "; failed: " + ", ".join(build_failed) if build_failed else ""))
     if goals:
         print()
-        print("Issue 35's goals:")
+        if has_r:
+            print("Issue 35's goals: naive is judged against tine in strict mode (both compute the C's own operations "
+                  "in the C's order; naive may also fuse a*b + c within an expression), Eigen against tine reassoc "
+                  "(Eigen's products reassociate their sums as --reassociate lets tine do: the same freedom); "
+                  "Eigen/tine strict is printed for information. The compile limits cover both modes.")
+        else:
+            print("Issue 35's goals (--no-reassoc: no tine reassoc column, so Eigen is judged against tine in strict "
+                  "mode, which keeps the C's order where Eigen reassociates):")
         for g in goals:
             print("- " + g)
     cols = ["row", "kernel", "family", "compile_s", "peak_mb", "tine_status"]
+    if has_r:
+        cols += ["reassoc_compile_s", "reassoc_peak_mb", "reassoc_status"]
     for t in tags:
-        cols += [t + s for s in ("_ns", "_min", "_max", "_q1", "_q3", "_rounds", "_check", "_maxdiff",
-                                 "_qr_residual", "_qr_ortho")]
-    for t in peers:
-        cols += [t + s for s in ("_over_tine", "_over_tine_q1", "_over_tine_q3", "_over_tine_min", "_over_tine_max")]
-    cols += STATS_COLS + ["notes"]
+        cols += [t + s for s in ("_ns", "_min", "_max", "_q1", "_q3", "_rounds", "_check", "_maxdiff", "_absdiff",
+                                 "_reldiff", "_differ", "_qr_residual", "_qr_ortho")]
+    for p in pairs:
+        k = "%s_over_%s" % p
+        cols += [k + s for s in ("", "_q1", "_q3", "_min", "_max")]
+    cols += STATS_COLS + (["reassoc_" + c for c in STATS_COLS] if has_r else []) + ["notes"]
     with open(csv_path, "w") as f:
         f.write(",".join(cols) + "\n")
         for r in csv_rows:
@@ -463,24 +569,36 @@ def trace_instructions(binary, objdump_txt, trace_log, func):
 def report_arm(build, csv_path):
     meta = dict(l for l in read_tsv(os.path.join(build, "meta.tsv")) if len(l) == 2)
     tags = meta.get("tags", "tine naive nofma eigen").split()
-    peers = [t for t in tags if t != "tine"]
+    peers = [t for t in tags if t not in TINES]
+    has_r = "reassoc" in tags
+    rpeers = [t for t in RPEERS if t in peers] if has_r else []
+    shown = [(t, "tine") for t in peers] + [(t, "reassoc") for t in rpeers]
+    pairs = shown + ([(t, "reassoc") for t in peers if t not in rpeers] + [("tine", "reassoc")] if has_r else [])
+    listed = shown + ([("tine", "reassoc")] if has_r else [])
     res = {(l[0], l[1]): l[2:] for l in read_tsv(os.path.join(build, "cycles.tsv"))}
     names = [l[0] for l in read_tsv(os.path.join(build, "kernels.tsv"))]
     print()
-    print("### arm-64 (Neon): %s --target arm-64 --emit asm; the peers: clang-19 --target=aarch64-linux-gnu -O3 "
+    print("### arm-64 (Neon): %s --target arm-64 --emit asm%s; the peers: clang-19 --target=aarch64-linux-gnu -O3 "
           "-mcpu=%s -S (naive: -ffp-contract=on, clang's default; nofma: off; restrict: the C with restrict outputs)"
-          % (meta.get("tine", "tine vectorize"), meta.get("mcpu")))
+          % (meta.get("tine", "tine vectorize"), "; tine reassoc: %s" % meta.get("reassoc", "") if has_r else "",
+             meta.get("mcpu")))
     print()
     print("cycles per call by llvm-mca-19 -mcpu=%s (back-to-back calls, 100 iterations): over the function's body "
           "when it has no loop ('body'), else over the instructions one call executes, traced under "
-          "qemu-aarch64 -singlestep ('trace'; branches as perfectly predicted). ratio = peer / tine (> 1: tine "
-          "is faster). %s" % (meta.get("mcpu"), meta.get("eigen_note", "")))
+          "qemu-aarch64 -singlestep ('trace'; branches as perfectly predicted). ratio = peer / tine (peer/reassoc: "
+          "peer / tine reassoc; > 1: tine is faster). tine: strict mode, checked bit-exact under qemu; tine "
+          "reassoc: --reassociate, checked within 1e-3 of the largest output, 'reassoc max diff' its largest "
+          "difference from the C over 20 random inputs, absolute / relative to the largest output of the same "
+          "array. compile s: wall seconds of `--emit asm`, per mode; peak MB: the larger peak RSS of the two. %s"
+          % (meta.get("mcpu"), meta.get("eigen_note", "")))
     print()
-    hdr = ["kernel"] + ["%s cyc" % TITLE[t] for t in tags] + ["%s/tine" % TITLE[t] for t in peers] + \
-          ["compile s", "peak MB", "notes"]
+    hdr = ["kernel"] + ["%s cyc" % TITLE[t] for t in tags] + ["%s/%s" % (TITLE[a], SHORT[b]) for a, b in shown] + \
+          ["compile s"] + (["reassoc compile s"] if has_r else []) + ["peak MB"] + \
+          (["reassoc max diff"] if has_r else []) + ["notes"]
     print("| " + " | ".join(hdr) + " |")
     print("|" + "|".join("---" if i == 0 else "---:" for i in range(len(hdr))) + "|")
-    gm = {t: [] for t in peers}
+    gm = {p: [] for p in pairs}
+    worst = {p: [] for p in pairs}
     rows = []
     for n in names:
         cells, row, notes = [n], {"kernel": n, "family": family(n)}, []
@@ -496,27 +614,49 @@ def report_arm(build, csv_path):
                 cells.append("—")
                 if r and len(r) > 2 and r[2]:
                     notes.append("%s: %s" % (TITLE[t], r[2]))
-        for t in peers:
-            if t in cyc and "tine" in cyc:
-                q = cyc[t] / cyc["tine"]
-                gm[t].append(q)
-                cells.append("%.2f" % q)
-                row[t + "_over_tine"] = "%.4f" % q
-            else:
-                cells.append("—")
-        m = read_tsv(os.path.join(build, n, "tine.measure"))
-        cells += ["%.2f" % float(m[0][0]) if m else "—", "%.0f" % (int(m[0][1]) / 1024) if m else "—",
-                  "; ".join(notes) or ""]
-        if m:
-            row["compile_s"], row["peak_mb"] = m[0][0], "%.1f" % (int(m[0][1]) / 1024)
+        for a, b in pairs:
+            cell = "—"
+            if a in cyc and b in cyc:
+                q = cyc[a] / cyc[b]
+                gm[(a, b)].append(q)
+                worst[(a, b)].append((q, n))
+                cell = "%.2f" % q
+                row["%s_over_%s" % (a, b)] = "%.4f" % q
+            if (a, b) in shown:
+                cells.append(cell)
+        pk = []
+        for t in [t for t in TINES if t in tags]:
+            m = read_measure(os.path.join(build, n, t + ".measure"))
+            cells.append("%.2f" % m[0] if m else "—")
+            pre = "" if t == "tine" else t + "_"
+            if m:
+                row[pre + "compile_s"], row[pre + "peak_mb"] = "%.3f" % m[0], "%.1f" % m[1]
+                pk.append(m[1])
+        cells.append("%.0f" % max(pk) if pk else "—")
+        checks = {l[1]: l for l in read_tsv(os.path.join(build, n, "check.tsv")) if l and l[0] == "check"}
+        for t in tags:
+            if t in checks:
+                row.update({t + "_" + k: v for k, v in check_fields(checks[t]).items()})
+        if has_r:
+            cells.append(diff_cell(checks.get("reassoc")))
+        cells.append("; ".join(notes) or "")
         row["notes"] = "; ".join(notes)
         print("| " + " | ".join(cells) + " |")
         rows.append(row)
     print("| " + " | ".join(["**geomean**"] + [""] * len(tags) +
-                            ["**%.2f** (%d)" % (gmean(gm[t]), len(gm[t])) if gm[t] else "—" for t in peers] +
-                            ["", "", ""]) + " |")
+                            ["**%.2f** (%d)" % (gmean(gm[p]), len(gm[p])) if gm[p] else "—" for p in shown] +
+                            [""] * (2 + has_r + has_r + 1)) + " |")
+    print()
+    for a, b in listed:
+        slower = sorted(x for x in worst[(a, b)] if x[0] < 1.0)
+        if slower:
+            print("- %s slower than %s: %s" % ("tine reassoc" if b == "reassoc" else "tine",
+                                               "tine (strict)" if a == "tine" else TITLE[a],
+                                               ", ".join("%s %.2f" % (k, r) for r, k in slower)))
     cols = ["kernel", "family"] + [t + s for t in tags for s in ("_cycles", "_how")] + \
-           [t + "_over_tine" for t in peers] + ["compile_s", "peak_mb", "notes"]
+           ["%s_over_%s" % p for p in pairs] + ["compile_s", "peak_mb"] + \
+           (["reassoc_compile_s", "reassoc_peak_mb"] if has_r else []) + \
+           [t + s for t in tags for s in ("_check", "_maxdiff", "_absdiff", "_reldiff", "_differ")] + ["notes"]
     with open(csv_path, "w") as f:
         f.write(",".join(cols) + "\n")
         for r in rows:
