@@ -44,6 +44,7 @@ typedef struct {
     eg_id c_neg_zero, c_zero, c_one, c_minus_one, dc;
     const eg_graph *g;
     bool wrong_identity, contract;
+    bool align; /* --reassociate: the layout being built aligns its chunks' sums */
 } search;
 
 /* ---- classes ---------------------------------------------------------------------------- */
@@ -462,9 +463,9 @@ typedef struct {
     int n, cap, kind; /* kind: 0 flat, 1 rows, 2 split */
 } vz_layout;
 
-static void add_chunk(search *S, eg_graph *g, vz_layout *L, vz_chunk *cur, eg_id *lanes, int fill, const vz_options *o) {
+static void add_chunk(search *S, eg_graph *g, vz_layout *L, vz_chunk *cur, eg_id *lanes, int fill) {
     for (int l = fill; l < S->width; l++) cur->array[l] = -1, lanes[l] = S->dc;
-    if (o->reassociate) align_chunk(S, g, lanes, S->width);
+    if (S->align) align_chunk(S, g, lanes, S->width);
     cur->cls = eg_add(g, VZ_VEC, 0, (uint32_t)S->width, lanes);
     TINE_GROW(L->chunk, (size_t)L->n + 1, L->cap);
     L->chunk[L->n++] = *cur;
@@ -476,8 +477,7 @@ static void add_chunk(search *S, eg_graph *g, vz_layout *L, vz_chunk *cur, eg_id
  * width and no multiple of it in chunks within its rows, the last of a row overlapping
  * the one before (stored twice, the same values), so that a chunk's lanes read along one
  * row of the input instead of across two. */
-static vz_layout layout(search *S, eg_graph *g, const vz_spec *s, const eg_id *cls, const vz_options *o, bool rows,
-                        bool split) {
+static vz_layout layout(search *S, eg_graph *g, const vz_spec *s, const eg_id *cls, bool rows, bool split) {
     vz_layout L = {.kind = split ? 2 : rows};
     int W = S->width, fill = 0;
     eg_id lanes[16];
@@ -485,11 +485,11 @@ static vz_layout layout(search *S, eg_graph *g, const vz_spec *s, const eg_id *c
     for (int a = 0; a < s->narrays; a++) {
         const vz_array *A = &s->array[a];
         if (!A->output) continue;
-        if (split && fill) add_chunk(S, g, &L, &cur, lanes, fill, o), fill = 0; /* each array its own chunks */
+        if (split && fill) add_chunk(S, g, &L, &cur, lanes, fill), fill = 0; /* each array its own chunks */
         int row = rows && A->row > W && A->row % W ? A->row : 0;
         for (int e = 0; e < A->count;) {
             if (row && e % row == 0) { /* a row of its own: whole chunks, the last overlapping */
-                if (fill) add_chunk(S, g, &L, &cur, lanes, fill, o), fill = 0;
+                if (fill) add_chunk(S, g, &L, &cur, lanes, fill), fill = 0;
                 int len = e + row <= A->count ? row : A->count - e;
                 for (int c = 0; c < len; c += W) {
                     int start = c + W <= len ? c : len - W;
@@ -498,7 +498,7 @@ static vz_layout layout(search *S, eg_graph *g, const vz_spec *s, const eg_id *c
                         cur.array[l] = v >= 0 ? a : -1, cur.elem[l] = e + start + l;
                         lanes[l] = v >= 0 ? cls[v] : S->dc;
                     }
-                    add_chunk(S, g, &L, &cur, lanes, W, o);
+                    add_chunk(S, g, &L, &cur, lanes, W);
                 }
                 e += len;
                 continue;
@@ -506,11 +506,11 @@ static vz_layout layout(search *S, eg_graph *g, const vz_spec *s, const eg_id *c
             int32_t v = s->out[a][e];
             cur.array[fill] = v >= 0 ? a : -1, cur.elem[fill] = e;
             lanes[fill++] = v >= 0 ? cls[v] : S->dc;
-            if (fill == W) add_chunk(S, g, &L, &cur, lanes, fill, o), fill = 0;
+            if (fill == W) add_chunk(S, g, &L, &cur, lanes, fill), fill = 0;
             e++;
         }
     }
-    if (fill) add_chunk(S, g, &L, &cur, lanes, fill, o);
+    if (fill) add_chunk(S, g, &L, &cur, lanes, fill);
     return L;
 }
 
@@ -549,18 +549,20 @@ vz_program *vz_search(tine_ctx_t *ctx, const vz_spec *s, const vz_target *t, con
     /* the layouts of the outputs in chunks, each a LIST, all in the root's class: the
        extraction picks the cheapest */
     int W = p->width;
-    vz_layout lay[3];
-    int nlay = 0;
-    lay[nlay++] = layout(S, g, s, cls, o, false, false);
-    bool rows = false;
-    for (int a = 0; a < s->narrays; a++)
+    vz_layout lay[6];
+    int nlay = 0, outputs = 0;
+    bool rows = false, ragged = false;
+    for (int a = 0; a < s->narrays; a++) {
         rows |= s->array[a].output && s->array[a].row > W && s->array[a].row % W;
-    if (rows && !o->no_vectorize) lay[nlay++] = layout(S, g, s, cls, o, true, false);
-    int outputs = 0;
-    bool ragged = false;
-    for (int a = 0; a < s->narrays; a++)
         if (s->array[a].output) outputs++, ragged |= s->array[a].count % W != 0;
-    if (outputs > 1 && ragged && !o->no_vectorize) lay[nlay++] = layout(S, g, s, cls, o, rows, true);
+    }
+    /* with --reassociate each layout twice: the sums as the C has them, and aligned */
+    for (int pass = 0; pass < (o->reassociate ? 2 : 1); pass++) {
+        S->align = pass == 1;
+        lay[nlay++] = layout(S, g, s, cls, false, false);
+        if (rows && !o->no_vectorize) lay[nlay++] = layout(S, g, s, cls, true, false);
+        if (outputs > 1 && ragged && !o->no_vectorize) lay[nlay++] = layout(S, g, s, cls, rows, true);
+    }
     free(cls);
     p->root = 0;
     for (int i = 0; i < nlay; i++) {
