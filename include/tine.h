@@ -147,6 +147,8 @@ tine_expr_t *tine_var(tine_ctx_t *ctx, const char *name, tine_type_t t);
 tine_expr_t *tine_const_int(tine_ctx_t *ctx, tine_type_t t, int64_t value);
 tine_expr_t *tine_const_uint(tine_ctx_t *ctx, tine_type_t t, uint64_t value);
 tine_expr_t *tine_const_float(tine_ctx_t *ctx, tine_type_t t, double value);
+/* value rounded to float type t (f32, f64; round to nearest even) as its bits. */
+uint64_t tine_float_to_bits(tine_type_t t, double value);
 /* Per-lane constant from t.lanes bit patterns (as tine_expr_const_lane returns). */
 tine_expr_t *tine_const_lanes(tine_ctx_t *ctx, tine_type_t t, const uint64_t *lanes);
 

@@ -926,16 +926,7 @@ uint64_t cli_random_lane(tine_type_t t, uint64_t *s) {
     uint64_t r = cli_rand(s);
     if (t.kind == TINE_BOOL) return r & 1;
     if (t.kind == TINE_FLOAT) {
-        double d = (double)(int64_t)(r >> 40) / 4096.0;
-        if (t.bits == 32) {
-            float f = (float)d;
-            uint32_t w;
-            memcpy(&w, &f, 4);
-            return w;
-        }
-        uint64_t w;
-        memcpy(&w, &d, 8);
-        return w;
+        return tine_float_to_bits(t, (double)(int64_t)(r >> 40) / 4096.0);
     }
     if ((r & 3) == 0) { /* an edge value a quarter of the time */
         uint64_t edges[5];

@@ -104,6 +104,8 @@ tine_u128 tine_bits_of_float(tine_type_t t, double d) {
     return w;
 }
 
+uint64_t tine_float_to_bits(tine_type_t t, double value) { return (uint64_t)tine_bits_of_float(t, value); }
+
 tine_u128 tine_canon(tine_type_t t, tine_u128 v) {
     int bits = t.bits;
     if (bits >= 128) return v;

@@ -126,18 +126,9 @@ printf '%s\n' "${fnames[@]}" >"$build/selected.txt"
 # ref_NAME -> NAME, to make the -O3 reference a "variant" of the harness
 while IFS=$'\t' read -r name _; do echo "ref_$name $name"; done <"$build/list.tsv" >"$build/rename.txt"
 
-# Run shell commands (one per argument) at most $jobs at a time; a failing command leaves
-# its output in $build/failed/.
-pool() {
-  local cmd i=0
-  mkdir -p "$build/failed"
-  for cmd in "$@"; do
-    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
-    i=$((i + 1))
-    ( out=$(eval "$cmd" 2>&1) || printf '%s\n%s\n' "$cmd" "$out" >"$build/failed/$BASHPID.$i" ) &
-  done
-  wait
-}
+# pool: tests/pool.sh (at most $jobs commands at a time)
+# shellcheck source=/dev/null
+source "$here/../pool.sh"
 
 # 2. SIMDe: the Neon files with <simde/arm/neon.h> instead of <arm_neon.h>, and a shim for
 #    the few intrinsics that this SIMDe lacks (each written with SIMDe's own intrinsics,

@@ -69,14 +69,8 @@
 # shellcheck disable=SC2086
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-kdir=$root/bench/vectorize
-tine=${TINE:-$root/build/tine}
-cc=${CC_CLANG:-clang-19}
-cxx=${CXX_CLANG:-clang++-19}
-objcopy=${OBJCOPY:-llvm-objcopy-19}
-jobs=${BENCH_JOBS:-2}
-seed=${SEED:-20240601}
+# shellcheck source=/dev/null
+source "$here/env.sh" # root, kdir, tine, cc, cxx, objcopy, jobs, seed; pool
 
 quick=0
 for a in "$@"; do [ "$a" = --quick ] && quick=1; done
@@ -167,16 +161,6 @@ mkdir -p "$build/ref"
   else printf 'reassoc\ttine vectorize --reassociate\n'; fi
 } >"$build/meta.tsv"
 
-pool() {
-  local cmd i=0
-  mkdir -p "$build/failed"
-  for cmd in "$@"; do
-    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
-    i=$((i + 1))
-    ( out=$(eval "$cmd" 2>&1) || printf '%s\n%s\n' "$cmd" "$out" >"$build/failed/$BASHPID.$i" ) &
-  done
-  wait
-}
 
 # 1. The C objects: ref once; per row naive, nofma, Eigen and (--stand-in) tine's stand-in.
 #    Eigen: the whole of eigen.cpp, or only the kernels timed (instantiating them all takes

@@ -40,14 +40,8 @@
 # shellcheck disable=SC2086
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-kdir=$root/bench/vectorize
-tine=${TINE:-$root/build/tine}
-cc=${CC_CLANG:-clang-19}
-cxx=${CXX_CLANG:-clang++-19}
-objcopy=${OBJCOPY:-llvm-objcopy-19}
-jobs=${BENCH_JOBS:-2}
-seed=${SEED:-20240601}
+# shellcheck source=/dev/null
+source "$here/env.sh" # root, kdir, tine, cc, cxx, objcopy, jobs, seed; pool
 sysroot=/usr/aarch64-linux-gnu
 mcpu=neoverse-n1 quick=0 stand_in=0 use_eigen=1 use_reassoc=1 tine_flags="" csv=$PWD/vectorize-bench-arm.csv build="" filters=()
 usage() { sed -n '2,/^# Environment/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
@@ -118,14 +112,6 @@ exact=nofma
 } >"$build/meta.tsv"
 printf '%s\n' "${klist[@]}" | cut -f1 >"$build/kernels.tsv"
 
-pool() {
-  local cmd
-  for cmd in "$@"; do
-    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
-    ( eval "$cmd" ) &
-  done
-  wait
-}
 
 # 1. Assembly and objects: the C ways per file, tine's per kernel.
 files=(conv2d matmul qprod qr)

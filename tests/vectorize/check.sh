@@ -120,14 +120,9 @@ if [ -z "$stand_in" ] && [[ " ${targets[*]} " == *" x86-64-sse41 "* ]]; then
   fi
 fi
 
-pool() {
-  local cmd
-  for cmd in "$@"; do
-    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
-    ( eval "$cmd" ) &
-  done
-  wait
-}
+# pool: tests/pool.sh (at most $jobs commands at a time)
+# shellcheck source=/dev/null
+source "$here/../pool.sh"
 
 # 1. The reference objects: each file once per target (x86 targets share one: -O0 has no
 #    target-specific code worth the name, and -ffp-contract=off keeps the order).

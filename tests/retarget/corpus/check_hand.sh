@@ -67,18 +67,9 @@ for v in "${variants[@]}"; do
   esac
 done
 
-# Run shell commands (one per argument) at most $jobs at a time; a failing
-# command leaves its output in $build/failed/.
-pool() {
-  local cmd i=0
-  mkdir -p "$build/failed"
-  for cmd in "$@"; do
-    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
-    i=$((i + 1))
-    ( out=$(eval "$cmd" 2>&1) || printf '%s\n%s\n' "$cmd" "$out" >"$build/failed/$BASHPID.$i" ) &
-  done
-  wait
-}
+# pool: tests/pool.sh (at most $jobs commands at a time)
+# shellcheck source=/dev/null
+source "$here/../../pool.sh"
 failed() { [ -n "$(ls -A "$build/failed" 2>/dev/null)" ]; }
 
 # 1. Prototypes from the SIG strings, force-included into every corpus file so
