@@ -100,7 +100,6 @@ while [ $# -gt 0 ]; do
   shift
 done
 case $csv in /*) ;; *) csv=$PWD/$csv ;; esac
-py() { python3 "$here/kernels.py" "$@"; }
 t_start=$(date +%s)
 
 if [ $stand_in = 0 ]; then
@@ -136,14 +135,7 @@ if [ -n "$row_arg" ] && [ ${#rows[@]} = 0 ]; then
 fi
 [ ${#rows[@]} -gt 0 ] || { echo "bench.sh: no row to time" >&2; exit 2; }
 
-quick_arg=()
-[ $quick = 1 ] && quick_arg=(--quick)
-mapfile -t klist < <(py list "${quick_arg[@]}" "${filters[@]}")
-[ ${#klist[@]} -gt 0 ] || { echo "bench.sh: no kernel matches ${filters[*]}" >&2; exit 2; }
-
-tags=(tine)
-[ $use_reassoc = 1 ] && tags+=(reassoc)
-tags+=(naive nofma noalias)
+select_kernels bench.sh
 [ $use_eigen = 1 ] && tags+=(eigen)
 exact=nofma
 [[ " $tine_flags " == *" --contract "* || " $tine_flags " == *" --reassociate "* ]] || exact=tine,nofma
@@ -228,12 +220,7 @@ for r in "${rows[@]}"; do
       tobj=$build/$r/standin/$b.o
       cp "$build/$r/standin/$b.measure" "$d/tine.measure" 2>/dev/null
     else
-      tobj=$d/tine.o
-      read -r _ _ trc <"$d/tine.measure" 2>/dev/null || trc=1
-      if [ "${trc:-1}" != 0 ] || [ ! -f "$tobj" ]; then
-        printf 'tine failed (%s): %s\n' "$(py exit-text "${trc:-1}")" "$(grep -m1 . "$d/tine.log" | cut -c1-160)" >>"$d/notes.tsv"
-        tobj=""
-      fi
+      tobj=$(built_obj "$d" tine tine)
     fi
     robj=""
     if [ $use_reassoc = 1 ]; then
@@ -242,12 +229,7 @@ for r in "${rows[@]}"; do
         cp "$build/$r/standin-reassoc/$b.measure" "$d/reassoc.measure" 2>/dev/null
         [ -f "$robj" ] || robj=""
       else
-        robj=$d/reassoc.o
-        read -r _ _ rrc <"$d/reassoc.measure" 2>/dev/null || rrc=1
-        if [ "${rrc:-1}" != 0 ] || [ ! -f "$robj" ]; then
-          printf 'tine reassoc failed (%s): %s\n' "$(py exit-text "${rrc:-1}")" "$(grep -m1 . "$d/reassoc.log" | cut -c1-160)" >>"$d/notes.tsv"
-          robj=""
-        fi
+        robj=$(built_obj "$d" reassoc "tine reassoc")
       fi
     fi
     impls=(ref naive nofma noalias) objs=("$build/ref/$b.o" "$build/$r/naive/$b.o" "$build/$r/nofma/$b.o" "$build/$r/noalias/$b.o")

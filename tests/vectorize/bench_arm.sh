@@ -63,7 +63,6 @@ while [ $# -gt 0 ]; do
   shift
 done
 case $csv in /*) ;; *) csv=$PWD/$csv ;; esac
-py() { python3 "$here/kernels.py" "$@"; }
 t_start=$(date +%s)
 for t in "$cc" llvm-mca-19 "$objcopy" python3 qemu-aarch64; do
   command -v "$t" >/dev/null || { echo "bench_arm.sh: needs $t" >&2; exit 2; }
@@ -81,14 +80,7 @@ else
 fi
 arm=(--target=aarch64-linux-gnu "-mcpu=$mcpu")
 
-quick_arg=()
-[ $quick = 1 ] && quick_arg=(--quick)
-mapfile -t klist < <(py list "${quick_arg[@]}" "${filters[@]}")
-[ ${#klist[@]} -gt 0 ] || { echo "bench_arm.sh: no kernel matches ${filters[*]}" >&2; exit 2; }
-
-tags=(tine)
-[ $use_reassoc = 1 ] && tags+=(reassoc)
-tags+=(naive nofma noalias)
+select_kernels bench_arm.sh
 eigen_note=""
 if [ $use_eigen = 1 ]; then
   if [ ! -f /usr/include/eigen3/Eigen/Dense ]; then
