@@ -6,7 +6,8 @@ set -euo pipefail
 
 PACKAGES=(build-essential cmake llvm-19-dev clang-19 libclang-rt-19-dev librsvg2-bin libhalide14-0-dev libz3-dev
           qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross chromium nodejs pkgconf
-          libopencv-imgproc-dev libxnnpack-dev libpthreadpool-dev libclang-19-dev libsimde-dev libeigen3-dev)
+          libopencv-imgproc-dev libxnnpack-dev libpthreadpool-dev libclang-19-dev libsimde-dev libeigen3-dev
+          libfftw3-dev libkissfft-dev)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
