@@ -693,6 +693,28 @@ typedef struct {
 char *tine_vectorize(tine_ctx_t *ctx, const char *path, const char *text, const tine_vectorize_opts *o, size_t *size,
                      char **stats);
 
+/* ---- DFT codelets (tine dft) ------------------------------------------------------- */
+
+typedef struct {
+    int n;              /* the transform's size, 2 to 64 */
+    int inverse;        /* sign +1 (FFTW_BACKWARD) instead of -1; unnormalized either way */
+    const char *type;   /* "f32" (default) or "f64" */
+    const char *target; /* x86-64-sse41, x86-64-avx2, x86-64-avx512, arm-64 ... */
+    const char *emit;   /* obj (default), h, c, asm, llvm, tprog (the target-level program) */
+    const char *name;   /* the function's name (default tine_dft_N) */
+    int no_peephole;    /* skip the peephole optimizer (the ablation) */
+    int no_schedule;    /* keep the selection's order (the ablation) */
+    int no_contract;    /* no fused multiply-adds (each product and sum rounded) */
+} tine_dft_opts;
+
+/* A straight-line codelet computing o->n-point complex DFTs over a batch, in FFTW's
+ * layout: void NAME(const T *in, T *out, ptrdiff_t howmany, ptrdiff_t istride, ptrdiff_t
+ * idist, ptrdiff_t ostride, ptrdiff_t odist), element j of transform t the complex number
+ * at in[2 * (t * idist + j * istride)] (strides and distances in complex elements), as
+ * fftw_plan_many_dft has it; in and out must not overlap. malloc'd, *size its bytes; NULL
+ * with an error. *report (if not NULL, malloc'd): what each step of the pipeline made. */
+char *tine_dft(tine_ctx_t *ctx, const tine_dft_opts *o, size_t *size, char **report);
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

@@ -33,6 +33,7 @@ static const char *const COMMANDS[CLI_FORMS] = {
     [CLI_OPS] = "ops", [CLI_BENCH] = "bench", [CLI_BENCH_IR] = "bench-ir", [CLI_BENCH_LIFT] = "bench-lift",
     [CLI_VERIFY] = "verify", [CLI_REPORT] = "report", [CLI_ISA] = "isa", [CLI_HELP] = "help",
     [CLI_SYNTH] = "synth", [CLI_RETARGET] = "retarget", [CLI_VECTORIZE] = "vectorize",
+    [CLI_DFT] = "dft",
 };
 /* Each form's command lines, in the order usage lists them (`tine help COMMAND`: its own). */
 static const struct {
@@ -58,7 +59,7 @@ static const struct {
     {F(BENCH), "bench --vectorize [--quick] [--target x86-64-avx2|x86-64-avx512|arm-64] [--filter NAME]"},
     {F(BENCH_IR), "bench-ir [--nodes N]"},
     {F(BENCH_LIFT), "bench-lift [--nodes N]"},
-    {F(VERIFY), "verify --rules lift|x86|arm|synthesized|FILE [--isa x86|arm] [--rule NAME] [--timeout MS] [--quiet]"},
+    {F(VERIFY), "verify --rules lift|x86|arm|synthesized|peephole-x86|peephole-arm|FILE [--isa x86|arm] [--rule NAME] [--timeout MS] [--quiet]"},
     {F(VERIFY), "verify --vectorized FILE.c --function NAME --target T [--reassociate] [--contract]"},
     {F(VERIFY), "verify FILE [--target T] [--timeout MS]"},
     {F(VERIFY), "verify --bounds [--quick] [--timeout MS]"},
@@ -71,6 +72,8 @@ static const struct {
                  "                    [--hand-only] [--focus OP] [--general] [-o FILE]"},
     {F(RETARGET), "retarget FILE --from T --to T [-o OUT.c] [--report] [--check] [-I DIR] [-D NAME[=V]]..."},
     {F(RETARGET), "retarget --emit-header --from T --to T [-o OUT.h]"},
+    {F(DFT), "dft --n N [--inverse] [--type f32|f64] --target T [--emit obj|h|c|asm|llvm|tprog] [--name NAME] [-o OUT]\n"
+             "                    [--no-peephole] [--no-schedule] [--no-contract] [--report]"},
     {F(VECTORIZE), "vectorize FILE.c --function NAME --target T [--emit obj|h|c|asm|llvm|spec|egraph-stats] [-o OUT]\n"
                    "                    [--reassociate] [--contract] [--no-vectorize] [--no-validate] [-I DIR] [-D NAME[=V]]..."},
     {F(HELP), "help [COMMAND]"},
@@ -100,6 +103,8 @@ static const char *const COMMAND_WHAT[CLI_FORMS] = {
     [CLI_VECTORIZE] = "a small fixed-size float kernel in C vectorized by equality saturation (Diospyros's "
                        "search: symbolic evaluation, lane-wise rewrite rules, shuffles priced per target) and validated "
                        "against the C, written with the function's own name and signature",
+    [CLI_DFT] = "a straight-line complex DFT codelet in FFTW's batch layout (FFTW's algebra, one lane per transform), "
+                "selected, peephole-optimized and scheduled for the target's registers",
     [CLI_SYNTH] = "rules found by search and proven with Z3: lowering rules over a target's instructions (lower), or "
                   "lifting rules that load beside lift.rules (lift)",
 };
@@ -111,7 +116,8 @@ enum { O_LANES, O_SEED, O_NODES, O_TRACE, O_LIST, O_CHECK, O_QUICK, O_FILTER, O_
        O_INPUT_SIZE, O_BENCH, O_INTEL, O_CPUID, O_REPORT,
        O_TYPES, O_TIME_LIMIT, O_FROM_SCRATCH, O_FOCUS, O_RULES_EXTRA, O_GENERAL, O_HAND_ONLY, O_OP,
        O_FROM, O_TO, O_SHOW_REPORT, O_CHECK_RUN, O_EMIT_HEADER, O_NO_WIDEN, O_BENCH_RETARGET,
-       O_FUNCTION, O_REASSOCIATE, O_CONTRACT, O_NO_VECTORIZE, O_NO_VALIDATE, O_BENCH_VECTORIZE, O_VECTORIZED, O_COUNT };
+       O_FUNCTION, O_REASSOCIATE, O_CONTRACT, O_NO_VECTORIZE, O_NO_VALIDATE, O_BENCH_VECTORIZE, O_VECTORIZED,
+       O_N, O_INVERSE, O_TYPE, O_NO_PEEPHOLE, O_NO_SCHEDULE, O_NO_CONTRACT, O_DFT_REPORT, O_COUNT };
 static const struct {
     const char *name;
     int value;      /* takes a value */
@@ -136,10 +142,17 @@ static const struct {
         "NAME", "only the kernels whose name contains NAME"},
     [O_PEERS] = {"--peers", 1, F(BENCH),
         "LIST", "the peers to time, comma-separated (halide,opencv,xnnpack,c,clang,gcc)"},
-    [O_TARGET] = {"--target", 1, F(VECTORIZE) | F(COMPILE_EXPR) | F(RUN_EXPR) | F(COMPILE_KERNEL) | F(RUN_KERNEL) | F(BENCH) | F(VERIFY) | F(REPORT) | F(SYNTH),
+    [O_N] = {"--n", 1, F(DFT), "N", "the transform's size (2 to 64)"},
+    [O_INVERSE] = {"--inverse", 0, F(DFT), NULL, "the inverse transform (sign +1, FFTW_BACKWARD; unnormalized)"},
+    [O_TYPE] = {"--type", 1, F(DFT), "T", "f32 (default) or f64"},
+    [O_NO_PEEPHOLE] = {"--no-peephole", 0, F(DFT), NULL, "skip the peephole optimizer (the ablation)"},
+    [O_NO_SCHEDULE] = {"--no-schedule", 0, F(DFT), NULL, "keep the selection's order (the scheduler's ablation)"},
+    [O_NO_CONTRACT] = {"--no-contract", 0, F(DFT), NULL, "no fused multiply-adds"},
+    [O_DFT_REPORT] = {"--report", 0, F(DFT), NULL, "what each step made, on the standard error"},
+    [O_TARGET] = {"--target", 1, F(DFT) | F(VECTORIZE) | F(COMPILE_EXPR) | F(RUN_EXPR) | F(COMPILE_KERNEL) | F(RUN_KERNEL) | F(BENCH) | F(VERIFY) | F(REPORT) | F(SYNTH),
         "T", "the target: host (this machine, the default) or a name such as x86-64-avx2 (an unknown one lists them); "
              "synth lower: the x86 levels to search, comma-separated"},
-    [O_EMIT] = {"--emit", 1, F(COMPILE_EXPR) | F(COMPILE_KERNEL) | F(VECTORIZE),
+    [O_EMIT] = {"--emit", 1, F(COMPILE_EXPR) | F(COMPILE_KERNEL) | F(VECTORIZE) | F(DFT),
         "KIND", "what to write (the kinds the command line above lists; default asm for -e, obj for FILE)"},
     [O_SELECT] = {"--select", 1, F(COMPILE_EXPR) | F(RUN_EXPR) | F(COMPILE_KERNEL) | F(REPORT),
         "S", "instruction selection: tine (lifting and lowering rules, default) or llvm (LLVM alone)"},
@@ -148,7 +161,7 @@ static const struct {
     [O_SIZE] = {"--size", 1, F(RUN_KERNEL) | F(SYNTH),
         "WxH..", "the output's extents, one per dimension (default 67x45x3x2, as many as it has); synth: the most "
                  "operators in an expression searched (synth lift: default 4; synth lower: 6)"},
-    [O_NAME] = {"--name", 1, F(COMPILE_KERNEL),
+    [O_NAME] = {"--name", 1, F(COMPILE_KERNEL) | F(DFT),
         "N", "the entry point's name (default: the file's name up to its last '.')"},
     [O_FROM] = {"--from", 1, F(RETARGET), "T", "the target the source's intrinsics are for (arm-64, x86-64-sse2 ...)"},
     [O_TO] = {"--to", 1, F(RETARGET), "T", "the target to rewrite it for"},
@@ -175,12 +188,12 @@ static const struct {
         "--target arm-64 by llvm-mca: tests/vectorize/bench_arm.sh)"},
     [O_EMIT_HEADER] = {"--emit-header", 0, F(RETARGET), NULL,
         "write the emulation header: every intrinsic of --from as C for --to, from its semantics"},
-    [O_OUT] = {"-o", 1, F(COMPILE_KERNEL) | F(REPORT) | F(ISA) | F(SYNTH) | F(RETARGET) | F(VECTORIZE),
+    [O_OUT] = {"-o", 1, F(COMPILE_KERNEL) | F(REPORT) | F(ISA) | F(SYNTH) | F(RETARGET) | F(VECTORIZE) | F(DFT),
         "OUT", "the file to write (default: the standard output; report: FILE's name with .html)"},
     [O_EXPR] = {"-e", 1, F(COMPILE_EXPR) | F(RUN_EXPR),
         "EXPR", "an expression instead of a kernel FILE"},
     [O_RULES] = {"--rules", 1, F(VERIFY) | F(COMPILE_EXPR) | F(RUN_EXPR) | F(COMPILE_KERNEL) | F(RUN_KERNEL) | F(BENCH) | F(REPORT),
-        "R", "verify: prove a rule set: lift, x86, arm, synthesized (x86's found by tine synth lower), or a rule FILE; "
+        "R", "verify: prove a rule set: lift, x86, arm, synthesized (x86's found by tine synth lower), peephole-x86, peephole-arm (the peephole optimizer's), or a rule FILE; "
              "compile, run, bench, report: the x86 lowering rules, hand (default) or synthesized"},
     [O_ISA] = {"--isa", 1, F(VERIFY) | F(ISA),
         "ISA", "verify: the instruction set of a rule file's lowering rules (x86 or arm); isa list: the one to list "
@@ -580,6 +593,16 @@ static int take_option(int k, const char *word, char *v, options *o) {
     case O_CONTRACT: o->contract = 1; break;
     case O_NO_VECTORIZE: o->no_vectorize = 1; break;
     case O_NO_VALIDATE: o->no_validate = 1; break;
+    case O_N:
+        if (parse_count(word, v, 1, 1 << 20, &n)) return 2;
+        o->dft_n = (int)n;
+        break;
+    case O_INVERSE: o->inverse = 1; break;
+    case O_TYPE: o->type = v; break;
+    case O_NO_PEEPHOLE: o->no_peephole = 1; break;
+    case O_NO_SCHEDULE: o->no_schedule = 1; break;
+    case O_NO_CONTRACT: o->no_contract = 1; break;
+    case O_DFT_REPORT: o->dft_report = 1; break;
     case O_TYPES: o->types = v; break;
     case O_FOCUS: o->focus = v; break;
     case O_RULES_EXTRA: o->rules_extra = v; break;

@@ -12,7 +12,7 @@
 typedef enum {
     CLI_DEMO, CLI_PRINT, CLI_EXPAND, CLI_EVAL, CLI_LIFT, CLI_RULES, CLI_COMPILE_EXPR, CLI_RUN_EXPR,
     CLI_COMPILE_KERNEL, CLI_RUN_KERNEL, CLI_OPS, CLI_BENCH, CLI_BENCH_IR, CLI_BENCH_LIFT, CLI_VERIFY, CLI_REPORT, CLI_ISA,
-    CLI_SYNTH, CLI_RETARGET, CLI_VECTORIZE, CLI_HELP, CLI_VERSION, CLI_FORMS
+    CLI_SYNTH, CLI_RETARGET, CLI_VECTORIZE, CLI_DFT, CLI_HELP, CLI_VERSION, CLI_FORMS
 } cli_form;
 
 /* --param NAME=VALUE: the value's text, checked against the parameter's type by
@@ -58,6 +58,8 @@ typedef struct {
     const char *function;                              /* vectorize --function NAME */
     int reassociate, contract, no_vectorize, no_validate; /* vectorize's flags */
     int vectorized;                                    /* verify --vectorized */
+    int dft_n, inverse, no_peephole, no_schedule, no_contract, dft_report; /* dft's */
+    const char *type;                                  /* dft --type */
     const char **cflags;                /* retarget: the C compiler's -I/-D/-U/-std= words (malloc'd) */
     int ncflags;
 } options;
@@ -146,6 +148,8 @@ int cli_vectorize_run(const options *o, tine_vectorize_opts *vo);
 /* Runs `bash argv...` with TINE set to self (this binary); its exit status. what names it in errors. */
 int cli_run_script(const char *what, const char *self, const char *const *argv);
 int cli_bench_vectorize(const options *o);
+/* tine dft: a DFT codelet (tools/dft.c). */
+int cli_cmd_dft(const options *o);
 /* tine bench --retarget: the retarget corpus timed against its peers (tests/retarget/bench.sh). */
 int cli_bench_retarget(const options *o);
 

@@ -658,6 +658,7 @@ static int dispatch(const options *o) {
     case CLI_SYNTH: return cli_cmd_synth(o);
     case CLI_RETARGET: return cli_cmd_retarget(o);
     case CLI_VECTORIZE: return cli_cmd_vectorize(o);
+    case CLI_DFT: return cli_cmd_dft(o);
     case CLI_PRINT: return cmd_print(o, 0);
     case CLI_EXPAND: return cmd_print(o, 1);
     case CLI_HELP: return cli_help(o);

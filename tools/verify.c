@@ -13,6 +13,7 @@ enum { DEFAULT_TIMEOUT_MS = 60000, KERNEL_TIMEOUT_MS = 10000, BOUNDS_TIMEOUT_MS 
 static int verify_rules(const options *o, unsigned timeout) {
     tine_ctx_t *ctx = tine_ctx_new();
     bool builtin = !strcmp(o->rules, "lift") || !strcmp(o->rules, "x86") || !strcmp(o->rules, "arm") ||
+                   !strcmp(o->rules, "peephole-x86") || !strcmp(o->rules, "peephole-arm") ||
                    !strcmp(o->rules, "synthesized");
     if (builtin && o->isa) {
         fprintf(stderr, "tine verify: --isa names the instruction set of a rule FILE; %s rules have their own\n", o->rules);

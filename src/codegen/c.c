@@ -18,6 +18,7 @@
 #include "../targets/targets.h"
 
 #include <inttypes.h>
+#include <math.h>
 
 typedef struct {
     const tine_expr_t *e;
@@ -258,6 +259,23 @@ static void literal(tine_buf *b, tine_type_t t, tine_u128 v) {
         if (t.bits < 64) s = (int64_t)((uint64_t)v << (64 - t.bits)) >> (64 - t.bits);
         if (s == INT64_MIN) tine_buf_printf(b, "(-9223372036854775807ll - 1)");
         else tine_buf_printf(b, "%" PRId64 "%s", s, t.bits == 64 ? "ll" : "");
+        return;
+    }
+    if (t.kind == TINE_FLOAT) { /* exact: a hexadecimal literal of the value the bits hold */
+        double d;
+        if (t.bits == 32) {
+            float f;
+            uint32_t w = (uint32_t)v;
+            memcpy(&f, &w, 4);
+            d = f;
+        } else {
+            uint64_t w = (uint64_t)v;
+            memcpy(&d, &w, 8);
+        }
+        const char *sfx = t.bits == 32 ? "f" : "";
+        if (d != d) tine_buf_printf(b, "%s__builtin_nan%s(\"\")", signbit(d) ? "-" : "", sfx);
+        else if (d == d + d && d != 0) tine_buf_printf(b, "%s__builtin_inf%s()", d < 0 ? "-" : "", sfx);
+        else tine_buf_printf(b, "%a%s", d, sfx);
         return;
     }
     tine_buf_printf(b, "%" PRIu64 "u%s", (uint64_t)v, t.bits == 64 ? "ll" : "");

@@ -78,6 +78,9 @@ LLVMTypeRef tine_cg_elem_type(gen *g, tine_type_t t);
 LLVMValueRef tine_cg_intrinsic(gen *g, const char *name, LLVMTypeRef *types, int ntypes, LLVMValueRef *args,
                                int nargs);
 LLVMValueRef tine_cg_emit_dag(gen *g, const tine_expr_t *root);
+/* One node on its operands' values (ov[i] for e->ops[i]): the emitters of programs in a
+ * fixed order (a target-level program, src/tprog) emit node by node. */
+LLVMValueRef tine_cg_emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov);
 /* Whether the nodes hold an instruction that cannot be emitted (a fixed entry without an
  * llvm line); sets the error. */
 bool tine_cg_unselectable(tine_ctx_t *ctx, tine_expr_t *const *order, uint32_t n);

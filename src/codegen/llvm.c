@@ -1108,6 +1108,8 @@ static int cmp_leaf(const void *a, const void *b) {
  * fixes. Node ids would not do: a node made earlier in the context's life (by another
  * kernel's run, another selection) has an older id, and the code would then depend on
  * what the context did before. */
+LLVMValueRef tine_cg_emit_node(gen *g, const tine_expr_t *e, LLVMValueRef *ov) { return emit_node(g, e, ov); }
+
 LLVMValueRef tine_cg_emit_dag(gen *g, const tine_expr_t *root) {
     uint32_t n;
     tine_expr_t **order = tine_topo(g->ctx, root, &n);

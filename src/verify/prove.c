@@ -30,6 +30,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "prove.h"
+#include "../peephole/peephole.h"
 
 #include "../ir/ast.h"
 #include "../rules/rules.h"
@@ -598,6 +599,7 @@ int tine_prove_rules(tine_ctx_t *ctx, const char *text, const char *file, bool l
             prover p = {.ctx = ctx, .rule = rule, .in = &rule->inst[i], .timeout_ms = o->timeout_ms};
             p.s = tine_smt_new(ctx, o->timeout_ms);
             p.z = tine_smt_z3(p.s);
+            if (o->reals) tine_smt_floats_as_reals(p.s, true);
             verdict v = {.r = TINE_SMT_ERROR};
             prove_inst(&p, &v);
             char scaled[96] = "";
@@ -681,8 +683,64 @@ int tine_verify_rules(tine_ctx_t *ctx, const char *which, const char *text, cons
     return verify_text(ctx, which, text, file, isa, timeout_ms, only, quiet, out);
 }
 
+static void print_totals(FILE *out, const tine_prove_totals *t) {
+    fprintf(out, "%ld rules, %ld instantiations: %ld proven, %ld counterexamples, %ld unknown, %ld never fire; "
+                 "%ld queries, %.1f s in the solver\n",
+            t->rules, t->insts, t->proven, t->counter, t->unknown, t->no_fire, t->queries, t->seconds);
+    fprintf(out, "slowest:");
+    for (int i = 0; i < TINE_PROVE_SLOWEST && t->slowest[i].seconds > 0; i++)
+        fprintf(out, "%s %s %.2f s", i ? "," : "", t->slowest[i].what, t->slowest[i].seconds);
+    fprintf(out, "\n");
+}
+
+/* "peephole-x86": the peephole optimizer's rules pass by pass, the contract pass over the
+ * reals (a fused multiply-add rounds once where the product and sum rounded twice). */
+static int verify_peephole(tine_ctx_t *ctx, const char *isa, unsigned timeout_ms, const char *only, int quiet,
+                           FILE *out) {
+    if (!tine_isa_get(ctx, isa)) {
+        tine_set_error(ctx, "no rule set 'peephole-%s' (peephole-x86 or peephole-arm)", isa);
+        return -1;
+    }
+    tine_prove_totals t = {0};
+    const char *file = NULL;
+    bool found = !only;
+    for (int pass = 0;; pass++) {
+        char name[32];
+        bool contract, lacking;
+        char *text = tine_peephole_pass(isa, pass, &file, name, sizeof name, &contract, &lacking);
+        if (!text) break;
+        tine_ruleset_t *rs = tine_rules_compile_kind(ctx, text, file, true);
+        if (!rs) {
+            free(text);
+            return -1;
+        }
+        for (int i = 0; i < rs->n && !found; i++) found = !strcmp(rs->rules[i].ast.name, only);
+        tine_rules_free(rs);
+        tine_prove_opts o = {.timeout_ms = timeout_ms, .only = only, .quiet = quiet != 0, .reals = contract};
+        fprintf(out, "proving the peephole rules of %s, pass %s, on %s%s (timeout %u ms per query)\n", file, name, isa,
+                contract ? ", over the reals" : "", timeout_ms);
+        int rc = tine_prove_rules(ctx, text, file, true, &o, out, &t);
+        free(text);
+        if (rc < 0) return -1;
+    }
+    if (!file) {
+        tine_set_error(ctx, "no peephole rules for %s", isa);
+        return -1;
+    }
+    if (!found) {
+        tine_set_error(ctx, "%s has no rule named '%s'", file, only);
+        return -1;
+    }
+    print_totals(out, &t);
+    if (t.counter + t.unknown)
+        tine_set_error(ctx, "%ld of %ld instantiations not proven (%ld counterexamples, %ld unknown): %s",
+                       t.counter + t.unknown, t.insts, t.counter, t.unknown, t.unproven);
+    return (int)(t.counter + t.unknown);
+}
+
 static int verify_text(tine_ctx_t *ctx, const char *which, const char *text, const char *file, const char *isa,
                        unsigned timeout_ms, const char *only, int quiet, FILE *out) {
+    if (which && !strncmp(which, "peephole-", 9)) return verify_peephole(ctx, which + 9, timeout_ms, only, quiet, out);
     if (which) {
         /* "synthesized": x86's rules found by tine synth lower */
         bool synth = !strcmp(which, "synthesized");
@@ -714,13 +772,7 @@ static int verify_text(tine_ctx_t *ctx, const char *which, const char *text, con
             isa ? " on " : "", isa ? isa : "", timeout_ms);
     int rc = tine_prove_rules(ctx, text, file, isa != NULL, &o, out, &t);
     if (rc < 0) return -1;
-    fprintf(out, "%ld rules, %ld instantiations: %ld proven, %ld counterexamples, %ld unknown, %ld never fire; "
-                 "%ld queries, %.1f s in the solver\n",
-            t.rules, t.insts, t.proven, t.counter, t.unknown, t.no_fire, t.queries, t.seconds);
-    fprintf(out, "slowest:");
-    for (int i = 0; i < TINE_PROVE_SLOWEST && t.slowest[i].seconds > 0; i++)
-        fprintf(out, "%s %s %.2f s", i ? "," : "", t.slowest[i].what, t.slowest[i].seconds);
-    fprintf(out, "\n");
+    print_totals(out, &t);
     /* unproven is not proven: an unknown fails the command as a counterexample does */
     if (t.counter + t.unknown)
         tine_set_error(ctx, "%ld of %ld instantiations not proven (%ld counterexamples, %ld unknown): %s",

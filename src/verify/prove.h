@@ -10,6 +10,7 @@ typedef struct {
     unsigned timeout_ms; /* per query; 0: none */
     const char *only;    /* one rule's name, or NULL */
     bool quiet;          /* no line per instantiation (totals and problems only) */
+    bool reals;          /* floats as reals: rules that change rounding (contraction) hold only there */
 } tine_prove_opts;
 
 enum { TINE_PROVE_SLOWEST = 10 };

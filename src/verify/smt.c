@@ -330,6 +330,22 @@ static Z3_ast product(tine_smt *s, Z3_ast a, Z3_ast b) {
     return tine_smt_resize(s, p, (int)k, sp, (int)w);
 }
 
+
+/* x ^ c as a term, with (y ^ c) ^ c written y: a float's sign flipped twice (a negation of
+ * a negation, xorps with -0.0 of one) is the value itself, and the proofs of the rules
+ * that fold such flips compare terms, not bit-blasted adders. */
+static Z3_ast xor_bits(tine_smt *s, Z3_ast x, Z3_ast c) {
+    Z3_context z = s->z;
+    if (Z3_get_ast_kind(z, x) == Z3_APP_AST) {
+        Z3_app app = Z3_to_app(z, x);
+        if (Z3_get_decl_kind(z, Z3_get_app_decl(z, app)) == Z3_OP_BXOR && Z3_get_app_num_args(z, app) == 2) {
+            if (Z3_is_eq_ast(z, Z3_get_app_arg(z, app, 1), c)) return Z3_get_app_arg(z, app, 0);
+            if (Z3_is_eq_ast(z, Z3_get_app_arg(z, app, 0), c)) return Z3_get_app_arg(z, app, 1);
+        }
+    }
+    return Z3_mk_bvxor(z, x, c);
+}
+
 static Z3_ast arith(tine_smt *s, tine_op_t op, tine_type_t t, Z3_ast a, Z3_ast b) {
     Z3_context z = s->z;
     Z3_ast p;
@@ -343,7 +359,7 @@ static Z3_ast arith(tine_smt *s, tine_op_t op, tine_type_t t, Z3_ast a, Z3_ast b
     case TINE_OP_MAX: return Z3_mk_ite(z, lt(s, t, b, a), a, b);
     case TINE_OP_AND: return Z3_mk_bvand(z, a, b);
     case TINE_OP_OR: return Z3_mk_bvor(z, a, b);
-    case TINE_OP_XOR: return Z3_mk_bvxor(z, a, b);
+    case TINE_OP_XOR: return xor_bits(s, a, b);
     default: TINE_ASSERT(!"not an arithmetic op"); return NULL;
     }
 }
@@ -481,9 +497,43 @@ static Z3_ast float_rel(tine_smt *s, tine_op_t op, Z3_ast x, Z3_ast y) {
 
 /* One lane of a binary float op (arithmetic, min, max, comparisons): on bits through fp
  * values, or on reals. */
+/* The factors of a product (or an FMA's) as one term whatever their order and signs: a
+ * flipped sign (xor_bits with the sign bit) is taken off each factor, the factors are
+ * ordered, and an odd number of flips goes back on the first. Exact in IEEE arithmetic:
+ * (-a) * b = a * (-b) = -(a * b), the rounding is symmetric, and every NaN here is one. */
+static void product_signs(tine_smt *s, tine_type_t t, Z3_ast f[2]) {
+    Z3_context z = s->z;
+    Z3_ast sb = tine_smt_num(s, t.bits, sign_bit(t));
+    int flips = 0;
+    for (int k = 0; k < 2; k++) {
+        if (Z3_get_ast_kind(z, f[k]) != Z3_APP_AST) continue;
+        Z3_app app = Z3_to_app(z, f[k]);
+        if (Z3_get_decl_kind(z, Z3_get_app_decl(z, app)) != Z3_OP_BXOR || Z3_get_app_num_args(z, app) != 2) continue;
+        if (!Z3_is_eq_ast(z, Z3_get_app_arg(z, app, 0), sb) && !Z3_is_eq_ast(z, Z3_get_app_arg(z, app, 1), sb)) continue;
+        f[k] = xor_bits(s, f[k], sb); /* the flip taken off */
+        flips++;
+    }
+    if (Z3_get_ast_id(z, f[0]) > Z3_get_ast_id(z, f[1])) {
+        Z3_ast c = f[0];
+        f[0] = f[1];
+        f[1] = c;
+    }
+    if (flips & 1) f[0] = xor_bits(s, f[0], sb);
+}
+
 static Z3_ast float_binop(tine_smt *s, tine_op_t op, tine_type_t t, Z3_ast a, Z3_ast b) {
     Z3_context z = s->z;
-    if (!s->reals && (op == TINE_OP_ADD || op == TINE_OP_MUL) && Z3_get_ast_id(z, a) > Z3_get_ast_id(z, b)) {
+    if (!s->reals && op == TINE_OP_SUB) {
+        /* IEEE 754 defines x - y as x + (-y): one adder term for both, so folding a
+           negation into an add or a sub is a comparison of terms */
+        b = xor_bits(s, b, tine_smt_num(s, t.bits, sign_bit(t)));
+        op = TINE_OP_ADD;
+    }
+    if (!s->reals && op == TINE_OP_MUL) {
+        Z3_ast f[2] = {a, b};
+        product_signs(s, t, f);
+        a = f[0], b = f[1];
+    } else if (!s->reals && op == TINE_OP_ADD && Z3_get_ast_id(z, a) > Z3_get_ast_id(z, b)) {
         /* IEEE + and * commute (their NaNs are all the canonical one here): one operand
            order, so a + b and b + a are one term, not two adders the solver must compare */
         Z3_ast c = a;
@@ -563,7 +613,7 @@ static int encode_float(tine_smt *s, const tine_expr_t *e, Z3_ast *const *ov, Z3
         return 0;
     case TINE_OP_NEG: /* the sign bit flipped (NaNs too), or minus */
         for (int i = 0; i < L; i++)
-            r[i] = s->reals ? Z3_mk_unary_minus(z, ov[0][i]) : Z3_mk_bvxor(z, ov[0][i], tine_smt_num(s, t.bits, sign_bit(t)));
+            r[i] = s->reals ? Z3_mk_unary_minus(z, ov[0][i]) : xor_bits(s, ov[0][i], tine_smt_num(s, t.bits, sign_bit(t)));
         return 0;
     case TINE_OP_SQRT:
         for (int i = 0; i < L; i++)
@@ -575,10 +625,10 @@ static int encode_float(tine_smt *s, const tine_expr_t *e, Z3_ast *const *ov, Z3
             if (s->reals) {
                 Z3_ast p[2] = {ov[0][i], ov[1][i]}, q[2] = {Z3_mk_mul(z, 2, p), ov[2][i]};
                 r[i] = Z3_mk_add(z, 2, q);
-            } else { /* the factors in one order, as for a product */
-                bool swap = Z3_get_ast_id(z, ov[0][i]) > Z3_get_ast_id(z, ov[1][i]);
-                r[i] = bits_of(s, t, Z3_mk_fpa_fma(z, rne(s), fp_of(s, t, ov[swap][i]), fp_of(s, t, ov[!swap][i]),
-                                                   fp_of(s, t, ov[2][i])));
+            } else { /* the factors in one order and their signs on the first, as for a product */
+                Z3_ast f[2] = {ov[0][i], ov[1][i]};
+                product_signs(s, t, f);
+                r[i] = bits_of(s, t, Z3_mk_fpa_fma(z, rne(s), fp_of(s, t, f[0]), fp_of(s, t, f[1]), fp_of(s, t, ov[2][i])));
             }
         }
         return 0;

@@ -1,0 +1,189 @@
+/* dft.c — tine dft: the driver. A codelet goes from its size to code through
+ * tine_dft, whose body is the pipeline in order:
+ *
+ *   gen        the DFT of size n as real operations, FFTW's algebra (gen.c), one lane per
+ *              transform of the batch: the values are vectors of v transforms
+ *   select     lowered to the target's instructions (src/tprog: the target-level program)
+ *   peephole   the peephole optimizer's passes (src/peephole)
+ *   schedule   the order that keeps the fewest values live (src/schedule)
+ *   emit       LLVM (object, assembly, LLVM text), C with intrinsics, or the header
+ */
+#include "dft.h"
+
+#include <ctype.h>
+
+#include "../peephole/peephole.h"
+#include "../targets/targets.h"
+
+/* The widest float vector the target has: its widest form of the add. */
+static int vector_bits(tine_ctx_t *ctx, const char *target, int elem_bits) {
+    const tine_target_info *ti = tine_target_find(target);
+    uint32_t features = tine_target_features(ctx, target, NULL);
+    if (!ti) return 0;
+    bool arm = ti->isa && !strcmp(ti->isa, "arm");
+    int code = tine_isa_lookup(ctx, arm ? (elem_bits == 64 ? "fadd_f64" : "fadd_f32") : (elem_bits == 64 ? "addpd" : "addps"));
+    const tine_insn *in = code >= 0 ? tine_insn_info(ctx, (uint32_t)code, NULL) : NULL;
+    int f = in ? tine_insn_pick_form(in, features, 4096) : -1;
+    return f < 0 ? 0 : in->form[f].bits;
+}
+
+static void free_codelet(dft_codelet *c) {
+    tine_tprog_free(c->prog);
+    free(c->in_elem);
+    free(c->in_part);
+    free(c->out_elem);
+    free(c->out_part);
+}
+
+/* The report's text: what each step made. */
+static void report_line(tine_buf *r, const char *step, const tine_tprog *p, double ms) {
+    tine_tprog_stats s = tine_tprog_stats_of(p);
+    tine_buf_printf(r, "%-9s %5d instructions, %4d other ops, %3d constants, max live %3d   %.1f ms\n", step, s.insns,
+                    s.generic, s.consts, s.max_live, ms);
+}
+
+static bool schedule(tine_tprog *p, tine_sched_method m) {
+    tine_tprog_dag d;
+    tine_tprog_dag_make(p, &d);
+    int *in = tine_xmalloc(sizeof *in * ((size_t)p->n + 1)), *out = tine_xmalloc(sizeof *out * ((size_t)p->n + 1));
+    for (int i = 0; i < p->n; i++) in[i] = i;
+    int rc = tine_sched_run(&d.dag, m, in, out, NULL);
+    if (rc == 0) tine_tprog_permute(p, out);
+    free(in);
+    free(out);
+    tine_tprog_dag_free(&d);
+    return rc == 0 && tine_tprog_check(p);
+}
+
+static bool build(tine_ctx_t *ctx, const tine_dft_opts *o, dft_codelet *c, tine_buf *rep) {
+    int bits = vector_bits(ctx, o->target, c->elem.bits);
+    if (!bits) {
+        if (!tine_error(ctx)) tine_set_error(ctx, "tine dft: target %s has no float vectors", o->target);
+        return false;
+    }
+    c->v = bits / c->elem.bits;
+    tine_type_t t = tine_type_with_lanes(c->elem, c->v);
+    int n = c->n;
+    tine_expr_t **in = tine_xmalloc(sizeof *in * 2 * (size_t)n), **out = tine_xmalloc(sizeof *out * 2 * (size_t)n);
+    c->prog = tine_tprog_new(ctx, o->target);
+    c->in_elem = tine_xmalloc(sizeof(int) * 2 * (size_t)n);
+    c->in_part = tine_xmalloc(sizeof(int) * 2 * (size_t)n);
+    c->out_elem = tine_xmalloc(sizeof(int) * 2 * (size_t)n);
+    c->out_part = tine_xmalloc(sizeof(int) * 2 * (size_t)n);
+    char nm[32];
+    for (int j = 0; j < 2 * n; j++) {
+        snprintf(nm, sizeof nm, "x%c%d", j % 2 ? 'i' : 'r', j / 2);
+        in[j] = tine_var(ctx, nm, t);
+        tine_tprog_input(c->prog, in[j]);
+        c->in_elem[j] = j / 2, c->in_part[j] = j % 2;
+    }
+    double t0 = tine_now();
+    tine_dft_counts counts;
+    bool ok = tine_dft_gen(ctx, n, o->inverse ? 1 : -1, t, in, out, &counts);
+    for (int k = 0; ok && k < 2 * n; k++) {
+        snprintf(nm, sizeof nm, "y%c%d", k % 2 ? 'i' : 'r', k / 2);
+        tine_tprog_output(c->prog, nm, out[k]);
+        c->out_elem[k] = k / 2, c->out_part[k] = k % 2;
+    }
+    free(in);
+    free(out);
+    if (!ok) return false;
+    tine_buf_printf(rep, "dft n=%d %s %s, %d transforms per vector: %d adds, %d multiplies, %d negations\n", n,
+                    c->elem.bits == 64 ? "f64" : "f32", o->target, c->v, counts.adds, counts.muls, counts.negs);
+    if (!tine_tprog_select(c->prog)) return false;
+    report_line(rep, "select", c->prog, (tine_now() - t0) * 1e3);
+    if (!o->no_peephole) {
+        t0 = tine_now();
+        tine_peep_opts po = {.contract = !o->no_contract};
+        tine_peep_stats st;
+        if (!tine_peephole(c->prog, &po, &st)) return false;
+        report_line(rep, "peephole", c->prog, (tine_now() - t0) * 1e3);
+        tine_buf_printf(rep, "          rewrites:");
+        for (int k = 0; k < st.passes; k++) tine_buf_printf(rep, " %s %d", st.pass_name[k], st.pass_rewrites[k]);
+        tine_buf_printf(rep, "; folded %d, copies %d, redundant %d, dropped %d\n", st.folded, st.copies, st.redundant,
+                        st.dead);
+    }
+    if (!o->no_schedule) {
+        t0 = tine_now();
+        if (!schedule(c->prog, TINE_SCHED_AUTO)) {
+            if (!tine_error(ctx)) tine_set_internal_error(ctx, "tine dft: the schedule is not a valid order");
+            return false;
+        }
+        report_line(rep, "schedule", c->prog, (tine_now() - t0) * 1e3);
+    }
+    return true;
+}
+
+char *dft_emit_header(const dft_codelet *c) {
+    const char *T = c->elem.bits == 64 ? "double" : "float";
+    return tine_xasprintf("/* %s: %d-point complex DFTs (tine dft), FFTW's layout: element j of transform t at\n"
+                          " * in[2 * (t * idist + j * istride)] (real, imaginary), unnormalized. in and out must not\n"
+                          " * overlap. */\n"
+                          "#ifndef %s_H\n#define %s_H\n#include <stddef.h>\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n"
+                          "void %s(const %s *in, %s *out, ptrdiff_t howmany, ptrdiff_t istride, ptrdiff_t idist,\n"
+                          "        ptrdiff_t ostride, ptrdiff_t odist);\n"
+                          "#ifdef __cplusplus\n}\n#endif\n#endif\n",
+                          c->name, c->n, c->name, c->name, c->name, T, T);
+}
+
+static bool name_ok(const char *s) {
+    if (!s || !*s || !(isalpha((unsigned char)*s) || *s == '_')) return false;
+    for (; *s; s++)
+        if (!(isalnum((unsigned char)*s) || *s == '_')) return false;
+    return true;
+}
+
+char *tine_dft(tine_ctx_t *ctx, const tine_dft_opts *o, size_t *size, char **report) {
+    if (report) *report = NULL;
+    if (!tine_dft_size_ok(o->n)) {
+        tine_set_error(ctx, "tine dft: --n %d: the sizes are 2 to 64", o->n);
+        return NULL;
+    }
+    const char *type = o->type ? o->type : "f32";
+    if (strcmp(type, "f32") && strcmp(type, "f64")) {
+        tine_set_error(ctx, "tine dft: --type %s: f32 or f64", type);
+        return NULL;
+    }
+    const char *emit = o->emit ? o->emit : "obj";
+    tine_emit_kind_t kind = !strcmp(emit, "obj") ? TINE_EMIT_OBJ : !strcmp(emit, "asm") ? TINE_EMIT_ASM
+                            : !strcmp(emit, "llvm")                      ? TINE_EMIT_LLVM
+                                                                          : TINE_EMIT_NKINDS;
+    bool c_out = !strcmp(emit, "c"), h_out = !strcmp(emit, "h"), listing = !strcmp(emit, "tprog");
+    if (kind == TINE_EMIT_NKINDS && !c_out && !h_out && !listing) {
+        tine_set_error(ctx, "tine dft: --emit %s: obj, h, c, asm, llvm or tprog", emit);
+        return NULL;
+    }
+    char defname[32];
+    snprintf(defname, sizeof defname, "tine_dft_%d", o->n);
+    dft_codelet c = {.n = o->n, .name = o->name ? o->name : defname};
+    if (!name_ok(c.name)) {
+        tine_set_error(ctx, "tine dft: --name %s: a C identifier", c.name);
+        return NULL;
+    }
+    c.elem = (tine_type_t){.kind = TINE_FLOAT, .bits = (uint8_t)(type[1] == '6' ? 64 : 32), .lanes = 1};
+    if (!o->target || !tine_target_find(o->target)) {
+        tine_set_error(ctx, "tine dft: --target %s: not a target tine knows", o->target ? o->target : "(none)");
+        return NULL;
+    }
+    tine_buf rep = {0};
+    char *out = NULL;
+    if (h_out) {
+        out = dft_emit_header(&c);
+        *size = strlen(out);
+    } else if (build(ctx, o, &c, &rep)) {
+        if (listing) {
+            tine_buf b = {0};
+            tine_tprog_print(c.prog, &b);
+            out = b.p ? b.p : tine_strdup("");
+            *size = b.n;
+        } else if (c_out) {
+            out = dft_emit_c(ctx, &c, size);
+        } else {
+            out = dft_emit_llvm(ctx, &c, kind, size);
+        }
+    }
+    free_codelet(&c);
+    if (report && out) *report = rep.p ? rep.p : tine_strdup("");
+    else free(rep.p);
+    return out;
+}

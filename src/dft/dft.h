@@ -1,0 +1,29 @@
+/* dft.h — DFT codelets (tine dft), private to src/dft: the program the driver builds and
+ * the emitters that write it. */
+#ifndef TINE_DFT_H
+#define TINE_DFT_H
+
+#include "../tprog/tprog.h"
+#include "gen.h"
+
+/* A codelet: n-point complex DFTs of `elem` (f32, f64), v transforms at a time (one per
+ * lane of the program's values), the program's inputs xr<j>, xi<j> (the real and imaginary
+ * parts of element j of the v transforms) and outputs yr<k>, yi<k>. */
+typedef struct {
+    int n, v;
+    tine_type_t elem;
+    const char *name;
+    tine_tprog *prog;
+    /* per input leaf and output of prog: its element and part (0 real, 1 imaginary) */
+    int *in_elem, *in_part, *out_elem, *out_part;
+} dft_codelet;
+
+/* The codelet as an object file, assembly or LLVM text (kind), malloc'd; NULL with an
+ * error. */
+char *dft_emit_llvm(tine_ctx_t *ctx, const dft_codelet *c, tine_emit_kind_t kind, size_t *size);
+/* The codelet as C with the target's intrinsics, in the program's order. */
+char *dft_emit_c(tine_ctx_t *ctx, const dft_codelet *c, size_t *size);
+/* The C header declaring it. */
+char *dft_emit_header(const dft_codelet *c);
+
+#endif

@@ -1,0 +1,107 @@
+/* emit_c.c — a DFT codelet as C with the target's intrinsics (src/codegen/c.c writes each
+ * value: the instruction's intrinsic, GCC/Clang vector extensions for the rest), in the
+ * program's order, inside the same block loop as the LLVM codelet (emit_llvm.c): lanes
+ * past the last transform repeat it. Inputs are gathered into vectors with initializer
+ * lists and outputs scattered through lane subscripts, both vector-extension C that gcc
+ * and clang compile alike. */
+#include "dft.h"
+
+#include "../codegen/c.h"
+#include "../targets/targets.h"
+
+static int input_index(const tine_tprog *p, const tine_expr_t *x) {
+    for (int i = 0; i < p->ninputs; i++)
+        if (p->inputs[i] == x) return i;
+    return -1;
+}
+
+char *dft_emit_c(tine_ctx_t *ctx, const dft_codelet *c, size_t *size) {
+    const tine_tprog *p = c->prog;
+    tine_cemit *ce = tine_cemit_new(ctx, p->target, "        ");
+    if (!ce) return NULL;
+    const char *T = c->elem.bits == 64 ? "double" : "float";
+    tine_type_t vt = tine_type_with_lanes(c->elem, c->v);
+    char tb[64];
+    const char *VT = tine_cemit_type(ce, vt, tb, sizeof tb);
+    char *vtype = tine_strdup(VT);
+    tine_buf body = {0};
+    int v = c->v;
+    bool *gathered = tine_xcalloc((size_t)c->n, sizeof *gathered);
+    char **re = tine_xcalloc((size_t)c->n, sizeof *re), **im = tine_xcalloc((size_t)c->n, sizeof *im);
+    bool ok = true;
+    for (int i = 0; i < p->n && ok; i++) {
+        const tine_tprog_item *it = &p->order[i];
+        const tine_expr_t *x = it->e;
+        if (it->store >= 0) {
+            int k = c->out_elem[it->store];
+            const char *nm = tine_cemit_value(ce, x, &body);
+            if (!nm) {
+                ok = false;
+                break;
+            }
+            char **slot = c->out_part[it->store] ? &im[k] : &re[k];
+            free(*slot);
+            *slot = tine_strdup(nm);
+            if (re[k] && im[k])
+                for (int l = 0; l < v; l++)
+                    tine_buf_printf(&body, "        ob[%d][2 * %d * os] = %s[%d], ob[%d][2 * %d * os + 1] = %s[%d];\n", l, k,
+                                    re[k], l, l, k, im[k], l);
+            continue;
+        }
+        if (x->op == TINE_OP_VAR) {
+            int q = input_index(p, x);
+            TINE_ASSERT(q >= 0);
+            int j = c->in_elem[q];
+            if (gathered[j]) continue;
+            gathered[j] = true;
+            for (int part = 0; part < 2; part++) {
+                tine_buf_printf(&body, "        %s x%c%d = {", vtype, part ? 'i' : 'r', j);
+                for (int l = 0; l < v; l++) tine_buf_printf(&body, "%sib[%d][2 * %d * is + %d]", l ? ", " : "", l, j, part);
+                tine_buf_puts(&body, "};\n");
+            }
+            for (int r = 0; r < p->ninputs; r++)
+                if (c->in_elem[r] == j) {
+                    char nm[32];
+                    snprintf(nm, sizeof nm, "x%c%d", c->in_part[r] ? 'i' : 'r', j);
+                    tine_cemit_bind(ce, p->inputs[r], nm);
+                }
+            continue;
+        }
+        ok = tine_cemit_value(ce, x, &body) != NULL;
+    }
+    char *out = NULL;
+    if (ok) {
+        tine_buf b = {0};
+        tine_buf_printf(&b, "/* %s: %d-point complex DFTs for %s, written by tine dft (FFTW's layout: element j of\n"
+                            " * transform t at in[2 * (t * idist + j * istride)]). Build with -ffp-contract=off: the\n"
+                            " * program says where a product and a sum round once. */\n",
+                        c->name, c->n, p->target);
+        const tine_target_info *ti = tine_target_find(p->target);
+        bool arm = ti && ti->isa && !strcmp(ti->isa, "arm");
+        tine_buf_printf(&b, "#include <stddef.h>\n#include <stdint.h>\n#include <%s>\n", arm ? "arm_neon.h" : "immintrin.h");
+        tine_cemit_prelude(ce, &b);
+        tine_buf_printf(&b,
+                        "\nvoid %s(const %s *in, %s *out, ptrdiff_t howmany, ptrdiff_t is, ptrdiff_t id, ptrdiff_t os,\n"
+                        "        ptrdiff_t od);\n"
+                        "void %s(const %s *in, %s *out, ptrdiff_t howmany, ptrdiff_t is, ptrdiff_t id, ptrdiff_t os,\n"
+                        "        ptrdiff_t od) {\n"
+                        "    for (ptrdiff_t b = 0; b < howmany; b += %d) {\n"
+                        "        const %s *ib[%d];\n        %s *ob[%d];\n"
+                        "        for (int l = 0; l < %d; l++) {\n"
+                        "            ptrdiff_t t = b + l < howmany ? b + l : howmany - 1;\n"
+                        "            ib[l] = in + 2 * t * id;\n            ob[l] = out + 2 * t * od;\n        }\n",
+                        c->name, T, T, c->name, T, T, v, T, v, T, v, v);
+        tine_buf_puts(&b, body.p ? body.p : "");
+        tine_buf_puts(&b, "    }\n}\n");
+        out = b.p;
+        *size = b.n;
+    }
+    for (int k = 0; k < c->n; k++) free(re[k]), free(im[k]);
+    free(re);
+    free(im);
+    free(gathered);
+    free(vtype);
+    free(body.p);
+    tine_cemit_free(ce);
+    return out;
+}

@@ -1,0 +1,212 @@
+/* emit_llvm.c — a DFT codelet as an LLVM function, FFTW's layout:
+ *
+ *   void NAME(const T *in, T *out, ptrdiff_t howmany, ptrdiff_t istride, ptrdiff_t idist,
+ *             ptrdiff_t ostride, ptrdiff_t odist)
+ *
+ * Element j of transform t is the complex number at in[2 * (t * idist + j * istride)]. The
+ * program computes v transforms at once, lane l holding transform b + l of the block that
+ * starts at b: an input is gathered when the program first reads it (the v complex numbers
+ * of element j loaded as pairs and split into a vector of real parts and one of imaginary
+ * parts), an output scattered when the program stores it. The last block, when howmany is
+ * not a multiple of v, repeats the last transform in the lanes past the end: they load
+ * and store that transform's own elements and values, so nothing outside the arrays is
+ * touched and every store writes what the transform's own lane writes. The values are
+ * emitted node by node in the program's order (tine_cg_emit_node), so LLVM receives the
+ * schedule; its own machine scheduler may still move instructions.
+ */
+#include "dft.h"
+
+#include "../codegen/codegen.h"
+
+typedef struct {
+    gen g;
+    const dft_codelet *c;
+    LLVMTypeRef T, i64, ptr, pairT;
+    LLVMValueRef in, out, howmany, is2, id2, os2, od2;
+    LLVMValueRef *inb, *outb; /* per lane: the block's transform's first element */
+    LLVMValueRef *val;        /* node id -> value */
+    uint32_t nval;
+    bool *gathered, *stored;  /* per element / per output element */
+    LLVMValueRef *re_out, *im_out;
+} em;
+
+static LLVMValueRef i64c(em *e, long long v) { return LLVMConstInt(e->i64, (unsigned long long)v, 1); }
+
+static LLVMValueRef shuffle(em *e, LLVMValueRef a, LLVMValueRef b, const int *idx, int n) {
+    LLVMValueRef *m = tine_xmalloc(sizeof *m * (size_t)n);
+    for (int i = 0; i < n; i++) m[i] = LLVMConstInt(LLVMInt32TypeInContext(e->g.lc), (unsigned)idx[i], 0);
+    LLVMValueRef r = LLVMBuildShuffleVector(e->g.b, a, b, LLVMConstVector(m, (unsigned)n), "");
+    free(m);
+    return r;
+}
+
+/* Element j of the block's v transforms: v loaded pairs joined, then split by part. */
+static void gather(em *e, int j, LLVMValueRef *re, LLVMValueRef *im) {
+    int v = e->c->v;
+    LLVMValueRef off = LLVMBuildMul(e->g.b, e->is2, i64c(e, j), "");
+    LLVMValueRef *w = tine_xmalloc(sizeof *w * (size_t)v);
+    for (int l = 0; l < v; l++) {
+        LLVMValueRef p = LLVMBuildGEP2(e->g.b, e->T, e->inb[l], &off, 1, "");
+        w[l] = LLVMBuildLoad2(e->g.b, e->pairT, p, "");
+        LLVMSetAlignment(w[l], (unsigned)(e->c->elem.bits / 8));
+    }
+    int idx[128];
+    for (int width = 2; width < 2 * v; width *= 2) { /* join neighbours: 2, 4, ... lanes */
+        for (int i = 0; i < 2 * width; i++) idx[i] = i;
+        for (int l = 0; l < v * 2 / (2 * width); l++) w[l] = shuffle(e, w[2 * l], w[2 * l + 1], idx, 2 * width);
+    }
+    for (int i = 0; i < v; i++) idx[i] = 2 * i;
+    *re = shuffle(e, w[0], w[0], idx, v);
+    for (int i = 0; i < v; i++) idx[i] = 2 * i + 1;
+    *im = shuffle(e, w[0], w[0], idx, v);
+    free(w);
+}
+
+static void scatter(em *e, int k, LLVMValueRef re, LLVMValueRef im) {
+    int v = e->c->v, idx[128];
+    for (int i = 0; i < v; i++) idx[2 * i] = i, idx[2 * i + 1] = v + i;
+    LLVMValueRef w = shuffle(e, re, im, idx, 2 * v);
+    LLVMValueRef off = LLVMBuildMul(e->g.b, e->os2, i64c(e, k), "");
+    for (int l = 0; l < v; l++) {
+        int two[2] = {2 * l, 2 * l + 1};
+        LLVMValueRef pair = shuffle(e, w, w, two, 2);
+        LLVMValueRef p = LLVMBuildGEP2(e->g.b, e->T, e->outb[l], &off, 1, "");
+        LLVMValueRef st = LLVMBuildStore(e->g.b, pair, p);
+        LLVMSetAlignment(st, (unsigned)(e->c->elem.bits / 8));
+    }
+}
+
+static int input_index(const tine_tprog *p, const tine_expr_t *x) {
+    for (int i = 0; i < p->ninputs; i++)
+        if (p->inputs[i] == x) return i;
+    return -1;
+}
+
+/* The program's items in order: inputs gathered at their first read, values emitted, each
+ * output element scattered once both its parts are stored. */
+static void body(em *e) {
+    const dft_codelet *c = e->c;
+    const tine_tprog *p = c->prog;
+    memset(e->gathered, 0, sizeof *e->gathered * (size_t)c->n);
+    memset(e->stored, 0, sizeof *e->stored * (size_t)c->n * 2);
+    memset(e->val, 0, sizeof *e->val * e->nval);
+    for (int i = 0; i < p->n; i++) {
+        const tine_tprog_item *it = &p->order[i];
+        const tine_expr_t *x = it->e;
+        if (it->store >= 0) {
+            int k = c->out_elem[it->store], part = c->out_part[it->store];
+            (part ? e->im_out : e->re_out)[k] = e->val[x->id];
+            e->stored[2 * k + part] = true;
+            if (e->stored[2 * k] && e->stored[2 * k + 1]) scatter(e, k, e->re_out[k], e->im_out[k]);
+            continue;
+        }
+        if (e->val[x->id]) continue;
+        if (x->op == TINE_OP_VAR) {
+            int q = input_index(p, x);
+            TINE_ASSERT(q >= 0);
+            int j = c->in_elem[q];
+            LLVMValueRef re, im;
+            TINE_ASSERT(!e->gathered[j]);
+            gather(e, j, &re, &im);
+            e->gathered[j] = true;
+            for (int r = 0; r < p->ninputs; r++)
+                if (c->in_elem[r] == j) e->val[p->inputs[r]->id] = c->in_part[r] ? im : re;
+            continue;
+        }
+        LLVMValueRef ov[TINE_INSN_MAX_OPS + 4];
+        TINE_ASSERT(x->nops <= TINE_INSN_MAX_OPS + 4);
+        for (int k = 0; k < x->nops; k++) {
+            ov[k] = e->val[x->ops[k]->id];
+            if (!ov[k]) ov[k] = e->val[x->ops[k]->id] = tine_cg_emit_node(&e->g, x->ops[k], NULL); /* a constant */
+        }
+        e->val[x->id] = tine_cg_emit_node(&e->g, x, ov);
+    }
+}
+
+static LLVMModuleRef build(em *e) {
+    const dft_codelet *c = e->c;
+    LLVMContextRef lc = e->g.lc;
+    e->g.m = LLVMModuleCreateWithNameInContext("tine_dft", lc);
+    e->T = c->elem.bits == 64 ? LLVMDoubleTypeInContext(lc) : LLVMFloatTypeInContext(lc);
+    e->i64 = LLVMInt64TypeInContext(lc);
+    e->ptr = LLVMPointerTypeInContext(lc, 0);
+    e->pairT = LLVMVectorType(e->T, 2);
+    LLVMTypeRef params[7] = {e->ptr, e->ptr, e->i64, e->i64, e->i64, e->i64, e->i64};
+    LLVMValueRef fn = LLVMAddFunction(e->g.m, c->name, LLVMFunctionType(LLVMVoidTypeInContext(lc), params, 7, 0));
+    unsigned noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
+    unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+    for (unsigned a = 1; a <= 2; a++) LLVMAddAttributeAtIndex(fn, a, LLVMCreateEnumAttribute(lc, noalias, 0));
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(lc, nounwind, 0));
+    e->g.b = LLVMCreateBuilderInContext(lc);
+    LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(lc, fn, "entry");
+    LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(lc, fn, "block");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(lc, fn, "done");
+    LLVMBuilderRef b = e->g.b;
+    LLVMPositionBuilderAtEnd(b, entry);
+    e->in = LLVMGetParam(fn, 0);
+    e->out = LLVMGetParam(fn, 1);
+    e->howmany = LLVMGetParam(fn, 2);
+    LLVMValueRef two = i64c(e, 2);
+    e->is2 = LLVMBuildMul(b, LLVMGetParam(fn, 3), two, "is2");
+    e->id2 = LLVMBuildMul(b, LLVMGetParam(fn, 4), two, "id2");
+    e->os2 = LLVMBuildMul(b, LLVMGetParam(fn, 5), two, "os2");
+    e->od2 = LLVMBuildMul(b, LLVMGetParam(fn, 6), two, "od2");
+    LLVMValueRef last = LLVMBuildSub(b, e->howmany, i64c(e, 1), "last");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSGT, e->howmany, i64c(e, 0), ""), loop, done);
+
+    LLVMPositionBuilderAtEnd(b, loop);
+    LLVMValueRef blk = LLVMBuildPhi(b, e->i64, "b");
+    int v = c->v;
+    for (int l = 0; l < v; l++) {
+        LLVMValueRef t = LLVMBuildAdd(b, blk, i64c(e, l), "");
+        t = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, t, e->howmany, ""), t, last, "");
+        LLVMValueRef oi = LLVMBuildMul(b, t, e->id2, ""), oo = LLVMBuildMul(b, t, e->od2, "");
+        e->inb[l] = LLVMBuildGEP2(b, e->T, e->in, &oi, 1, "");
+        e->outb[l] = LLVMBuildGEP2(b, e->T, e->out, &oo, 1, "");
+    }
+    body(e);
+    LLVMValueRef next = LLVMBuildAdd(b, blk, i64c(e, v), "next");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, next, e->howmany, ""), loop, done);
+    LLVMBasicBlockRef cur = LLVMGetInsertBlock(b);
+    LLVMValueRef zero = i64c(e, 0);
+    LLVMAddIncoming(blk, &zero, &entry, 1);
+    LLVMAddIncoming(blk, &next, &cur, 1);
+    LLVMPositionBuilderAtEnd(b, done);
+    LLVMBuildRetVoid(b);
+    LLVMDisposeBuilder(b);
+    return e->g.m;
+}
+
+char *dft_emit_llvm(tine_ctx_t *ctx, const dft_codelet *c, tine_emit_kind_t kind, size_t *size) {
+    char *triple = NULL;
+    LLVMTargetMachineRef tm = tine_cg_target_machine(ctx, c->prog->target, &triple);
+    if (!tm) return NULL;
+    em e = {.c = c};
+    e.g.ctx = ctx;
+    e.g.lc = LLVMContextCreate();
+    e.g.sel = TINE_SELECT_TINE;
+    e.g.features = tine_target_features(ctx, c->prog->target, NULL);
+    for (int i = 0; i < c->prog->n; i++)
+        if (c->prog->order[i].e->id >= e.nval) e.nval = c->prog->order[i].e->id + 1;
+    e.val = tine_xcalloc(e.nval ? e.nval : 1, sizeof *e.val);
+    e.inb = tine_xcalloc((size_t)c->v, sizeof *e.inb);
+    e.outb = tine_xcalloc((size_t)c->v, sizeof *e.outb);
+    e.gathered = tine_xcalloc((size_t)c->n, sizeof *e.gathered);
+    e.stored = tine_xcalloc((size_t)c->n * 2, sizeof *e.stored);
+    e.re_out = tine_xcalloc((size_t)c->n, sizeof *e.re_out);
+    e.im_out = tine_xcalloc((size_t)c->n, sizeof *e.im_out);
+    LLVMModuleRef m = build(&e);
+    char *out = tine_cg_verify_module(ctx, m) ? tine_cg_module_output(ctx, m, tm, triple, kind, size) : NULL;
+    LLVMDisposeModule(m);
+    LLVMContextDispose(e.g.lc);
+    LLVMDisposeTargetMachine(tm);
+    free(triple);
+    free(e.val);
+    free(e.inb);
+    free(e.outb);
+    free(e.gathered);
+    free(e.stored);
+    free(e.re_out);
+    free(e.im_out);
+    return out;
+}

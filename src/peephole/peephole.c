@@ -1,0 +1,292 @@
+/* peephole.c — the peephole optimizer's engine: the rule file split into passes, each
+ * pass run over the program's values to a fixpoint, and the sequence of passes repeated
+ * until none changes anything.
+ *
+ * A pass is committed choice, as FFTW-GEL's: at each node the first rule (in the file's
+ * order) whose pattern matches and whose right side the target has is applied, and the
+ * result is rewritten again; nothing is undone. Termination is the rules' property (each
+ * pass's rules only remove instructions or trade one for a cheaper one); a pass that
+ * keeps firing past its round limit is reported as the bug it is.
+ */
+#include "peephole.h"
+
+#include "../rules/rules.h"
+
+extern const char tine_x86_peep_text[], tine_x86_peep_file[], tine_arm_peep_text[], tine_arm_peep_file[];
+
+static const char *peep_source(const char *isa, const char **file) {
+    if (!strcmp(isa, "x86")) return *file = tine_x86_peep_file, tine_x86_peep_text;
+    if (!strcmp(isa, "arm")) return *file = tine_arm_peep_file, tine_arm_peep_text;
+    return NULL;
+}
+
+/* A line `pass NAME [contract|lacking]...`: the name's span, and its flags. */
+static bool pass_line(const char *s, const char *end, const char **name, int *nlen, bool *contract, bool *lacking) {
+    if (end - s < 5 || strncmp(s, "pass ", 5)) return false;
+    s += 5;
+    while (s < end && *s == ' ') s++;
+    *name = s;
+    while (s < end && *s != ' ' && *s != '#') s++;
+    *nlen = (int)(s - *name);
+    *contract = *lacking = false;
+    for (;;) {
+        while (s < end && *s == ' ') s++;
+        if (s >= end || *s == '#') break;
+        const char *w = s;
+        while (s < end && *s != ' ') s++;
+        if (s - w == 8 && !strncmp(w, "contract", 8)) *contract = true;
+        if (s - w == 7 && !strncmp(w, "lacking", 7)) *lacking = true;
+    }
+    return *nlen > 0;
+}
+
+/* The text with every line that is not pass k's rule (or, k < 0, every `pass` line)
+ * blanked, so that line numbers stay the file's. */
+static char *pass_text(const char *text, int k, char *name, size_t namecap, bool *contract, bool *lacking,
+                       int *npasses) {
+    size_t len = strlen(text);
+    char *out = tine_xmalloc(len + 1);
+    int cur = -1;
+    *npasses = 0;
+    for (size_t i = 0; i < len;) {
+        size_t j = i;
+        while (j < len && text[j] != '\n') j++;
+        const char *nm;
+        int nl;
+        bool c, l;
+        bool is_pass = pass_line(text + i, text + j, &nm, &nl, &c, &l);
+        if (is_pass) {
+            cur = (*npasses)++;
+            if (cur == k && name) {
+                snprintf(name, namecap, "%.*s", nl, nm);
+                *contract = c;
+                *lacking = l;
+            }
+        }
+        bool keep = !is_pass && (k < 0 || cur == k);
+        for (size_t q = i; q < j; q++) out[q] = keep ? text[q] : ' ';
+        if (j < len) out[j] = '\n';
+        i = j + 1;
+    }
+    out[len] = 0;
+    return out;
+}
+
+char *tine_peephole_pass(const char *isa, int k, const char **file, char *name, size_t namecap, bool *contract,
+                         bool *lacking) {
+    const char *src = peep_source(isa, file);
+    if (!src) return NULL;
+    int np;
+    char *t = pass_text(src, k, name, namecap, contract, lacking, &np);
+    if (k < np) return t;
+    free(t);
+    return NULL;
+}
+
+/* ---- one pass --------------------------------------------------------------------- */
+
+typedef struct {
+    tine_tprog *p;
+    const tine_ruleset_t *rs;
+    bool lacking;
+    tine_rewrite_memo memo;
+    uint8_t *had; /* node id -> a value of the program before this round */
+    uint32_t nhad;
+    int fired, depth;
+    bool runaway;
+    tine_peep_stats *st;
+} pass_run;
+
+static bool had(const pass_run *r, const tine_expr_t *e) { return e->id < r->nhad && r->had[e->id]; }
+
+/* Whether the target has every instruction r adds (the nodes above `below`: the matched
+ * values are the program's, and so are any older nodes). */
+static double avail_cost(void *user, const tine_expr_t *e, const tine_expr_t *r) {
+    pass_run *run = user;
+    tine_ctx_t *ctx = run->p->ctx;
+    if (run->lacking && !(e->op == TINE_OP_INSN && tine_lower_node_cost(ctx, run->p->target, e) < 0)) return -1;
+    const tine_expr_t *stack[64];
+    int sp = 0;
+    stack[sp++] = r;
+    while (sp) {
+        const tine_expr_t *x = stack[--sp];
+        if (x->id <= e->id) continue;
+        if (x->op == TINE_OP_INSN && tine_lower_node_cost(ctx, run->p->target, x) < 0) return -1;
+        for (int k = 0; k < x->nops && sp < 64; k++) stack[sp++] = x->ops[k];
+    }
+    return 0;
+}
+
+static bool is_operand_of(const tine_expr_t *r, const tine_expr_t *e) {
+    /* a rule's right side that is one of its wildcards is one of the matched subterms */
+    const tine_expr_t *stack[64];
+    int sp = 0;
+    stack[sp++] = e;
+    while (sp) {
+        const tine_expr_t *x = stack[--sp];
+        if (x == r) return true;
+        for (int k = 0; k < x->nops && sp < 64; k++)
+            if (x->ops[k]->id >= r->id) stack[sp++] = x->ops[k];
+    }
+    return false;
+}
+
+static void count_rule(tine_peep_stats *st, const tine_ruleset_t *rs, const tine_rule *used) {
+    int line = 0;
+    tine_rule_info(rs, used->index, NULL, NULL, &line, NULL);
+    for (int i = 0; i < st->nfired; i++)
+        if (st->fired_lines[i] == line) {
+            st->fired_counts[i]++;
+            return;
+        }
+    if (st->nfired < 64) {
+        st->fired_lines[st->nfired] = line;
+        st->fired_counts[st->nfired++] = 1;
+    }
+}
+
+static tine_expr_t *fold_const(tine_ctx_t *ctx, tine_expr_t *n) {
+    if (n->nops == 0 || n->op == TINE_OP_CONST) return NULL;
+    for (int k = 0; k < n->nops; k++)
+        if (n->ops[k]->op != TINE_OP_CONST) return NULL;
+    uint64_t lanes[TINE_MAX_LANES];
+    tine_env_t *env = tine_env_new(ctx);
+    int rc = tine_eval(ctx, n, env, lanes);
+    tine_env_free(env);
+    if (rc != 0) return NULL;
+    return tine_const_lanes(ctx, n->type, lanes);
+}
+
+static tine_expr_t *rewrite_root(void *user, tine_expr_t *n, tine_expr_t *orig) {
+    (void)orig;
+    pass_run *r = user;
+    tine_ctx_t *ctx = r->p->ctx;
+    tine_expr_t *c = fold_const(ctx, n);
+    if (c) {
+        if (r->st) r->st->folded++;
+        r->fired++;
+        return c;
+    }
+    const tine_rule *used = NULL;
+    tine_expr_t *x = tine_rules_try_cost(ctx, r->rs, n, avail_cost, r, &used);
+    if (!x || x == n) return n;
+    r->fired++;
+    if (r->st) {
+        count_rule(r->st, r->rs, used);
+        if (is_operand_of(x, n)) r->st->copies++;
+        else if (had(r, x)) r->st->redundant++;
+    }
+    if (++r->depth > 64) { /* a rule chain that does not end */
+        r->runaway = true;
+        r->depth--;
+        return x;
+    }
+    tine_expr_t *y = tine_rewrite_dag(ctx, &r->memo, x, rewrite_root, r);
+    r->depth--;
+    return y;
+}
+
+/* One round of a pass over every output; returns how many rewrites it made. */
+static int pass_round(tine_tprog *p, const tine_ruleset_t *rs, bool lacking, tine_peep_stats *st, bool *runaway) {
+    pass_run r = {.p = p, .rs = rs, .lacking = lacking, .st = st};
+    r.nhad = 0;
+    for (int i = 0; i < p->n; i++)
+        if (p->order[i].e->id >= r.nhad) r.nhad = p->order[i].e->id + 1;
+    r.had = tine_xcalloc(r.nhad ? r.nhad : 1, 1);
+    for (int i = 0; i < p->n; i++) r.had[p->order[i].e->id] = 1;
+    for (int i = 0; i < p->nouts; i++) p->outs[i].value = tine_rewrite_dag(p->ctx, &r.memo, p->outs[i].value, rewrite_root, &r);
+    free(r.memo.v);
+    free(r.had);
+    *runaway = r.runaway;
+    return r.fired;
+}
+
+/* How many of old's values (node ids) p no longer computes. */
+static int dropped(const tine_tprog *p, const uint32_t *old, int nold) {
+    uint32_t lim = 0;
+    for (int i = 0; i < p->n; i++)
+        if (p->order[i].e->id >= lim) lim = p->order[i].e->id + 1;
+    uint8_t *in = tine_xcalloc(lim ? lim : 1, 1);
+    for (int i = 0; i < p->n; i++) in[p->order[i].e->id] = 1;
+    int k = 0;
+    for (int i = 0; i < nold; i++) k += old[i] >= lim || !in[old[i]];
+    free(in);
+    return k;
+}
+
+static int values(const tine_tprog *p) {
+    int k = 0;
+    for (int i = 0; i < p->n; i++) k += p->order[i].store < 0 && p->order[i].e->nops > 0;
+    return k;
+}
+
+bool tine_peephole(tine_tprog *p, const tine_peep_opts *o, tine_peep_stats *st) {
+    tine_ctx_t *ctx = p->ctx;
+    const tine_isa *isa = NULL;
+    tine_target_features(ctx, p->target, &isa);
+    if (!isa) return false;
+    const char *file;
+    const char *src = peep_source(isa->name, &file);
+    tine_peep_stats local;
+    if (!st) st = &local;
+    memset(st, 0, sizeof *st);
+    st->before = values(p);
+    if (!src) {
+        st->after = st->before;
+        return true;
+    }
+    int np = 0;
+    free(pass_text(src, -1, NULL, 0, NULL, NULL, &np));
+    if (np > TINE_PEEP_MAX_PASSES) np = TINE_PEEP_MAX_PASSES;
+    tine_ruleset_t *rs[TINE_PEEP_MAX_PASSES] = {0};
+    bool contract[TINE_PEEP_MAX_PASSES], lacking[TINE_PEEP_MAX_PASSES];
+    static char names[TINE_PEEP_MAX_PASSES][32];
+    bool ok = true;
+    for (int k = 0; k < np && ok; k++) {
+        int n2;
+        char *t = pass_text(src, k, names[k], sizeof names[k], &contract[k], &lacking[k], &n2);
+        rs[k] = tine_rules_compile_kind(ctx, t, file, true);
+        free(t);
+        ok = rs[k] != NULL;
+        st->pass_name[k] = names[k];
+    }
+    st->passes = np;
+    int max_rounds = o && o->max_rounds > 0 ? o->max_rounds : 32;
+    for (int sweep = 0; ok && sweep < 8; sweep++) {
+        int sweep_fired = 0;
+        for (int k = 0; k < np && ok; k++) {
+            if (contract[k] && !(o && o->contract)) continue;
+            for (int round = 0;; round++) {
+                if (round == max_rounds) {
+                    tine_set_internal_error(ctx,
+                                   "%s: peephole pass `%s` still rewriting after %d rounds (its rules do not terminate)",
+                                   file, names[k], max_rounds);
+                    ok = false;
+                    break;
+                }
+                bool runaway = false;
+                uint32_t *old = tine_xmalloc(sizeof *old * ((size_t)p->n + 1));
+                int nold = 0;
+                for (int i = 0; i < p->n; i++)
+                    if (p->order[i].store < 0 && p->order[i].e->nops > 0) old[nold++] = p->order[i].e->id;
+                int fired = pass_round(p, rs[k], lacking[k], st, &runaway);
+                tine_tprog_reorder(p);
+                st->dead += dropped(p, old, nold);
+                free(old);
+                st->pass_rewrites[k] += fired;
+                st->pass_rounds[k]++;
+                sweep_fired += fired;
+                if (runaway) {
+                    tine_set_internal_error(ctx, "%s: peephole pass `%s`: a chain of rewrites that does not end",
+                                   file, names[k]);
+                    ok = false;
+                }
+                if (!fired || !ok) break;
+            }
+        }
+        if (!sweep_fired) break;
+    }
+    for (int k = 0; k < np; k++) tine_rules_free(rs[k]);
+    st->after = values(p);
+    return ok;
+}
