@@ -20,29 +20,36 @@
  * run one after another, and the values die sooner.
  *
  * Where this differs from genfft. Nodes are not assignments but a kind and operands:
- * CONST nodes (genfft's constants, inlined) take no part and go first; LOAD nodes are
- * the inputs (genfft's loads from locations, not "special" by default), STORE nodes the
- * outputs. genfft's sort of the blocks leaves ties to its merge sort; here the earlier
- * block wins. Variables of real and imaginary parts are not related (genfft's
- * same_class): the DAG has no such notion.
+ * CONST nodes (genfft's inlined constants) take no part and go first. LOAD nodes are
+ * genfft's "special inputs" (its locations_are_special): a load joins the top half when
+ * a top node reads it, else the bottom with its readers, instead of sitting at the top of
+ * every set it is in. STORE nodes are their mirror image, which genfft does not have: a
+ * store joins the top half as soon as its operands are all there. An FFT's stores all
+ * read its last stage and stay at the bottom as in genfft, but a DAG that stores values
+ * along the way would otherwise keep each one live to the end of its set. A load that
+ * many instructions read does not make them one block (shared_load). genfft's sort of
+ * the blocks leaves ties to its merge sort; here the earlier block wins. The real and
+ * imaginary parts of one number are not related variables (genfft's same_class): the
+ * DAG has no such notion.
  *
  * Cost. A set's cut and its components are linear in the set's nodes and edges, and
- * every level of the recursion holds each node once. The cut keeps a node in the top
- * half when its depth (longest path from a source) is at most its height (longest path
- * to a sink), so both halves have at most half the longest path: the levels are
- * O(log n) (and a 100k-node chain is 17 cuts deep). The recursion runs on an explicit
- * stack anyway, over ranges of the order being built: every set is a range of it, cut
- * in place into sub-ranges, so the final order is that array. Ordering k blocks counts
- * shared variables through an index from variables to blocks; a variable read by more
- * than SHARE_LIMIT blocks is left out of the counts (it would add to every candidate
- * alike while costing k per step), which bounds a round to O(SHARE_LIMIT * edges).
+ * every level of the recursion holds each node once. The cut keeps an instruction in
+ * the top half when its depth (longest path from a source) is at most its height
+ * (longest path to a sink), so both halves have about half the longest path: the
+ * levels are O(log n) (a 100k-node chain is some 20 cuts deep). The recursion runs on
+ * an explicit stack anyway, over ranges of the order being built: every set is a range
+ * of it, cut in place into sub-ranges, so the final order is that array. Ordering k
+ * blocks counts shared variables through an index from variables to blocks; a variable
+ * read by more than SHARE_LIMIT blocks is left out of the counts (it would add to every
+ * candidate alike while costing k per step), which bounds a round to
+ * O(SHARE_LIMIT * edges).
  */
 #include "live.h"
 
 #include "../internal.h"
 
-enum { BLACK, RED, BLUE, YELLOW };
-enum { SHARE_LIMIT = 256 };
+enum { BLACK, RED, BLUE, YELLOW, GREEN };
+enum { SHARE_LIMIT = 256, BROADCAST_READERS = 8 };
 
 typedef struct {
     int lo, len;
@@ -61,10 +68,10 @@ typedef struct {
     size_t nstack, capstack;
     /* parallel blocks: per block its range of perm and its variables */
     int *blk_lo, *blk_len, *var_start, *vars, *seq, *seq_tmp;
+    int *blk_extra, *blk_at, npending; /* the shared loads each block takes, and where */
     size_t capblk, capvars;
     int *var_mark, mark;  /* per node, the last block that listed it */
     int *var_local;       /* per node, its index among the variables of one ordering, or -1 */
-    bool loads_special;   /* genfft's "special inputs": a load joins the half of its users */
 } fftw_ctx;
 
 static void push(fftw_ctx *c, int lo, int len, bool connected) {
@@ -77,15 +84,23 @@ static bool member(const fftw_ctx *c, int v) { return c->in[v] == c->stamp; }
 
 /* ---- the cut of a connected set -------------------------------------------------- */
 
-/* One layer grown on the top: every node whose operands were all top (or special loads)
- * when the layer began. The nodes that this layer makes ready wait for the next one.
- * Returns how many nodes joined. */
+/* The colors of genfft's partition: BLACK undecided, RED top, BLUE bottom; YELLOW a
+ * special load, top for its readers' sake but free to join either half, GREEN a special
+ * store, the mirror image: bottom for its operands' sake but free to join the top. */
+static bool top_for_readers(uint8_t k) { return k == RED || k == YELLOW; }
+static bool may_join_top(uint8_t k) { return k == BLACK || k == GREEN; }
+static bool bottom_for_operands(uint8_t k) { return k == BLUE || k == GREEN; }
+static bool may_join_bottom(uint8_t k) { return k == BLACK || k == YELLOW; }
+
+/* One layer grown on the top: every node whose operands were all top when the layer
+ * began (its special loads join it). The nodes this layer makes ready wait for the next
+ * one. Returns how many nodes joined. */
 static int grow_top(fftw_ctx *c, int *ntop) {
     const tine_sched_graph *g = &c->g;
     int joined = 0, nnext = 0;
     for (int i = 0; i < *ntop; i++) {
         int v = c->top_now[i];
-        if (c->color[v] != BLACK) continue;
+        if (!may_join_top(c->color[v])) continue;
         c->color[v] = RED;
         joined++;
         for (int j = g->op_start[v]; j < g->op_start[v + 1]; j++) {
@@ -94,7 +109,7 @@ static int grow_top(fftw_ctx *c, int *ntop) {
         }
         for (int j = g->use_start[v]; j < g->use_start[v + 1]; j++) {
             int w = g->uses[j];
-            if (member(c, w) && --c->wait_top[w] == 0 && c->color[w] == BLACK) c->top_next[nnext++] = w;
+            if (member(c, w) && --c->wait_top[w] == 0 && may_join_top(c->color[w])) c->top_next[nnext++] = w;
         }
     }
     int *t = c->top_now;
@@ -110,13 +125,15 @@ static int grow_bottom(fftw_ctx *c, int *nbot) {
     int joined = 0, nnext = 0;
     for (int i = 0; i < *nbot; i++) {
         int v = c->bot_now[i];
-        if (c->color[v] != BLACK && c->color[v] != YELLOW) continue;
+        if (!may_join_bottom(c->color[v])) continue;
         c->color[v] = BLUE;
         joined++;
+        /* A special store reading v can no longer join the top. */
+        for (int j = g->use_start[v]; j < g->use_start[v + 1]; j++)
+            if (member(c, g->uses[j]) && c->color[g->uses[j]] == GREEN) c->color[g->uses[j]] = BLUE;
         for (int j = g->op_start[v]; j < g->op_start[v + 1]; j++) {
             int o = g->ops[j];
-            if (member(c, o) && --c->wait_bottom[o] == 0 && (c->color[o] == BLACK || c->color[o] == YELLOW))
-                c->bot_next[nnext++] = o;
+            if (member(c, o) && --c->wait_bottom[o] == 0 && may_join_bottom(c->color[o])) c->bot_next[nnext++] = o;
         }
     }
     int *t = c->bot_now;
@@ -124,6 +141,21 @@ static int grow_bottom(fftw_ctx *c, int *nbot) {
     c->bot_next = t;
     *nbot = nnext;
     return joined;
+}
+
+/* The set's nodes with no operand (dir < 0) or no reader (dir > 0) in the set turned
+ * to color k; how many. */
+static int recolor_ends(fftw_ctx *c, const int *p, int len, int dir, uint8_t k) {
+    const tine_sched_graph *g = &c->g;
+    int count = 0;
+    for (int i = 0; i < len; i++) {
+        int v = p[i], a = dir < 0 ? g->op_start[v] : g->use_start[v], z = dir < 0 ? g->op_start[v + 1] : g->use_start[v + 1];
+        const int *e = dir < 0 ? g->ops : g->uses;
+        bool end = true;
+        for (int j = a; j < z && end; j++) end = !member(c, e[j]);
+        if (end) c->color[v] = k, count++;
+    }
+    return count;
 }
 
 /* Cuts the connected set perm[lo, lo + len) into its top half and bottom half, in
@@ -139,25 +171,25 @@ static int cut(fftw_ctx *c, int lo, int len) {
         /* in genfft's order: sources top, special loads yellow, sinks bottom */
         c->color[v] = BLACK;
         if (nin == 0) c->color[v] = RED;
-        if (c->loads_special && g->kind[v] == TINE_SCHED_LOAD) c->color[v] = YELLOW;
-        if (nout == 0) c->color[v] = BLUE;
+        if (g->kind[v] == TINE_SCHED_LOAD) c->color[v] = YELLOW;
+        if (nout == 0) c->color[v] = g->kind[v] == TINE_SCHED_STORE ? GREEN : BLUE;
         c->wait_top[v] = nin;
         c->wait_bottom[v] = nout;
     }
     for (int i = 0; i < len; i++) {
         int v = p[i];
-        if (c->color[v] == RED || c->color[v] == YELLOW)
+        if (top_for_readers(c->color[v]))
             for (int j = g->use_start[v]; j < g->use_start[v + 1]; j++)
                 if (member(c, g->uses[j])) c->wait_top[g->uses[j]]--;
-        if (c->color[v] == BLUE)
+        if (bottom_for_operands(c->color[v]))
             for (int j = g->op_start[v]; j < g->op_start[v + 1]; j++)
                 if (member(c, g->ops[j])) c->wait_bottom[g->ops[j]]--;
     }
     int ntop = 0, nbot = 0;
     for (int i = 0; i < len; i++) {
         int v = p[i];
-        if (c->color[v] == BLACK && c->wait_top[v] == 0) c->top_now[ntop++] = v;
-        if ((c->color[v] == BLACK || c->color[v] == YELLOW) && c->wait_bottom[v] == 0) c->bot_now[nbot++] = v;
+        if (may_join_top(c->color[v]) && c->wait_top[v] == 0) c->top_now[ntop++] = v;
+        if (may_join_bottom(c->color[v]) && c->wait_bottom[v] == 0) c->bot_now[nbot++] = v;
     }
     /* A layer on the top, one on the bottom, ... until neither grows. */
     for (;;) {
@@ -167,25 +199,24 @@ static int cut(fftw_ctx *c, int lo, int len) {
     }
     int nred = 0;
     for (int i = 0; i < len; i++) {
-        TINE_ASSERT(c->color[p[i]] == RED || c->color[p[i]] == BLUE);
-        nred += c->color[p[i]] == RED;
+        int v = p[i];
+        if (c->color[v] == GREEN) c->color[v] = BLUE;
+        TINE_ASSERT(c->color[v] == RED || c->color[v] == BLUE);
+        nred += c->color[v] == RED;
     }
-    if (nred == 0) {
-        /* Only special loads can leave the top empty (all went down with their users):
-         * genfft then puts the sources back on top. */
-        for (int i = 0; i < len; i++) {
-            int v = p[i], nin = 0;
-            for (int j = g->op_start[v]; j < g->op_start[v + 1]; j++) nin += member(c, g->ops[j]);
-            if (nin == 0) c->color[v] = RED, nred++;
-        }
-    }
+    /* When the special nodes all went one way, genfft's fix: the sources top (the loads
+     * went down with their readers), and here also the sinks bottom (the stores went up
+     * with their operands). Either keeps the halves closed: the top under operands, the
+     * bottom under readers. */
+    if (nred == 0) nred = recolor_ends(c, p, len, -1, RED);
+    if (nred == len) nred -= recolor_ends(c, p, len, 1, BLUE);
     int k = 0, m = 0;
     for (int i = 0; i < len; i++) {
         if (c->color[p[i]] == RED) p[k++] = p[i];
         else c->tmp[m++] = p[i];
     }
     memcpy(p + k, c->tmp, sizeof(int) * (size_t)m);
-    TINE_ASSERT(k > 0 && k < len);
+    TINE_ASSERT(k == nred && k > 0 && k < len);
     return k;
 }
 
@@ -201,21 +232,42 @@ static void grow_blocks(fftw_ctx *c, int nblk) {
     c->var_start = tine_xrealloc_array(c->var_start, cap, sizeof(int));
     c->seq = tine_xrealloc_array(c->seq, cap, sizeof(int));
     c->seq_tmp = tine_xrealloc_array(c->seq_tmp, cap, sizeof(int));
+    c->blk_extra = tine_xrealloc_array(c->blk_extra, cap, sizeof(int));
+    c->blk_at = tine_xrealloc_array(c->blk_at, cap, sizeof(int));
     c->capblk = cap;
 }
 
-/* The connected components of perm[lo, lo + len), numbered in the order of their first
- * source (genfft's: a breadth-first search from the first input left, repeatedly), and
- * the range regrouped by component, each keeping its nodes' order. Returns how many. */
+/* Whether v is a load that more than BROADCAST_READERS instructions of the set read (a
+ * broadcast value, a coefficient). Such a load does not join its readers into one
+ * block: the blocks keep their own orders, the ordering of the blocks puts those that
+ * read the load one after another (it is a variable they share), and the load goes with
+ * the first of them. A load with few readers does join them, as in genfft: the two
+ * readers of an FFT's input are the halves of one butterfly, and apart they would keep
+ * the input live from one half of the transform to the other. */
+static bool shared_load(const fftw_ctx *c, int v) {
+    const tine_sched_graph *g = &c->g;
+    if (g->kind[v] != TINE_SCHED_LOAD) return false;
+    int readers = 0;
+    for (int j = g->use_start[v]; j < g->use_start[v + 1]; j++) readers += member(c, g->uses[j]);
+    return readers > BROADCAST_READERS;
+}
+
+/* The connected components of perm[lo, lo + len) but for the loads read in it, numbered
+ * in the order of their first source (genfft's: a breadth-first search from the first
+ * input left, repeatedly). When there are several, the range is regrouped by component,
+ * each keeping its nodes' order, and the loads read in it (npending of them) put last.
+ * Returns how many. */
 static int components(fftw_ctx *c, int lo, int len) {
     const tine_sched_graph *g = &c->g;
     int *p = c->perm + lo, ncomp = 0;
-    for (int i = 0; i < len; i++) c->comp[p[i]] = -1;
+    enum { UNSEEN = -1, BROADCAST = -2 };
+    for (int i = 0; i < len; i++) c->comp[p[i]] = shared_load(c, p[i]) ? BROADCAST : UNSEEN;
     for (int i = 0; i < len; i++) {
         int s = p[i];
-        if (c->comp[s] >= 0) continue;
+        if (c->comp[s] != UNSEEN) continue;
         bool source = true;
-        for (int j = g->op_start[s]; j < g->op_start[s + 1] && source; j++) source = !member(c, g->ops[j]);
+        for (int j = g->op_start[s]; j < g->op_start[s + 1] && source; j++)
+            source = !member(c, g->ops[j]) || c->comp[g->ops[j]] == BROADCAST;
         if (!source) continue;
         int qh = 0, qt = 0;
         c->queue[qt++] = s;
@@ -224,23 +276,30 @@ static int components(fftw_ctx *c, int lo, int len) {
             int v = c->queue[qh++];
             for (int j = g->op_start[v]; j < g->op_start[v + 1]; j++) {
                 int o = g->ops[j];
-                if (member(c, o) && c->comp[o] < 0) c->comp[o] = ncomp, c->queue[qt++] = o;
+                if (member(c, o) && c->comp[o] == UNSEEN) c->comp[o] = ncomp, c->queue[qt++] = o;
             }
             for (int j = g->use_start[v]; j < g->use_start[v + 1]; j++) {
                 int w = g->uses[j];
-                if (member(c, w) && c->comp[w] < 0) c->comp[w] = ncomp, c->queue[qt++] = w;
+                if (member(c, w) && c->comp[w] == UNSEEN) c->comp[w] = ncomp, c->queue[qt++] = w;
             }
         }
         ncomp++;
     }
-    if (ncomp == 1) return 1;
+    if (ncomp <= 1) return 1;
     grow_blocks(c, ncomp);
-    /* a counting sort by component */
+    /* a counting sort by component, the shared loads after */
     for (int b = 0; b < ncomp; b++) c->blk_len[b] = 0;
-    for (int i = 0; i < len; i++) c->blk_len[c->comp[p[i]]]++;
+    int nmem = 0;
+    for (int i = 0; i < len; i++)
+        if (c->comp[p[i]] >= 0) c->blk_len[c->comp[p[i]]]++, nmem++;
     for (int b = 0, at = 0; b < ncomp; b++) c->blk_lo[b] = at, at += c->blk_len[b];
-    for (int b = 0; b < ncomp; b++) c->var_start[b] = c->blk_lo[b];
-    for (int i = 0; i < len; i++) c->tmp[c->var_start[c->comp[p[i]]]++] = p[i];
+    for (int b = 0; b < ncomp; b++) c->blk_at[b] = c->blk_lo[b];
+    c->npending = 0;
+    for (int i = 0; i < len; i++) {
+        int v = p[i];
+        if (c->comp[v] >= 0) c->tmp[c->blk_at[c->comp[v]]++] = v;
+        else c->tmp[nmem + c->npending++] = v;
+    }
     memcpy(p, c->tmp, sizeof(int) * (size_t)len);
     for (int b = 0; b < ncomp; b++) c->blk_lo[b] += lo;
     return ncomp;
@@ -379,6 +438,40 @@ static void linearize(fftw_ctx *c, int nblk) {
     free(lo);
 }
 
+/* The blocks of perm[lo, lo + len) in their order, each with the shared loads it reads
+ * first (those that no block before it reads), pushed to be scheduled. */
+static void lay_out_blocks(fftw_ctx *c, int lo, int len, int nblk) {
+    const tine_sched_graph *g = &c->g;
+    int *rank = c->seq_tmp;
+    for (int k = 0; k < nblk; k++) rank[c->seq[k]] = k, c->blk_extra[k] = 0;
+    int *pending = c->perm + lo + len - c->npending;
+    for (int i = 0; i < c->npending; i++) {
+        int l = pending[i], first = nblk;
+        for (int j = g->use_start[l]; j < g->use_start[l + 1]; j++) {
+            int w = g->uses[j];
+            if (member(c, w) && rank[c->comp[w]] < first) first = rank[c->comp[w]];
+        }
+        TINE_ASSERT(first < nblk);
+        c->comp[l] = first;  /* now the block's place in the order */
+        c->blk_extra[first]++;
+    }
+    for (int k = 0, at = 0; k < nblk; k++) {
+        c->blk_at[k] = at;
+        at += c->blk_extra[k] + c->blk_len[c->seq[k]];
+    }
+    for (int i = 0; i < c->npending; i++) c->tmp[c->blk_at[c->comp[pending[i]]]++] = pending[i];
+    for (int k = 0; k < nblk; k++) {
+        int b = c->seq[k];
+        memcpy(c->tmp + c->blk_at[k], c->perm + c->blk_lo[b], sizeof(int) * (size_t)c->blk_len[b]);
+    }
+    memcpy(c->perm + lo, c->tmp, sizeof(int) * (size_t)len);
+    for (int k = 0, at = lo; k < nblk; k++) {
+        int n = c->blk_extra[k] + c->blk_len[c->seq[k]];
+        push(c, at, n, true);
+        at += n;
+    }
+}
+
 /* Schedules the set perm[lo, lo + len): cut, or split into ordered blocks. */
 static void step(fftw_ctx *c, item it) {
     c->stamp++;
@@ -388,19 +481,7 @@ static void step(fftw_ctx *c, item it) {
         if (nblk > 1) {
             block_vars(c, nblk);
             linearize(c, nblk);
-            int at = 0;
-            for (int k = 0; k < nblk; k++) {
-                int b = c->seq[k];
-                memcpy(c->tmp + at, c->perm + c->blk_lo[b], sizeof(int) * (size_t)c->blk_len[b]);
-                at += c->blk_len[b];
-            }
-            memcpy(c->perm + it.lo, c->tmp, sizeof(int) * (size_t)it.len);
-            at = it.lo;
-            for (int k = 0; k < nblk; k++) {
-                int len = c->blk_len[c->seq[k]];
-                push(c, at, len, true);
-                at += len;
-            }
+            lay_out_blocks(c, it.lo, it.len, nblk);
             return;
         }
     }
@@ -452,6 +533,8 @@ void tine_sched_fftw(const tine_sched_dag *d, int *order) {
     free(c.var_start);
     free(c.seq);
     free(c.seq_tmp);
+    free(c.blk_extra);
+    free(c.blk_at);
     free(c.vars);
     free(c.var_mark);
     free(c.var_local);
