@@ -171,6 +171,56 @@ static int naive_spills(const tine_sched_dag *d, const int *order, int nregs) {
     return ok ? count : -1;
 }
 
+/* The least max live over every topological order, by dynamic programming over the
+ * sets of scheduled nodes (CONST nodes left out: they cost nothing anywhere); -1 when
+ * there are more than OPT_MAX other nodes. Scheduling u after the set S costs the values
+ * of S that something outside S reads, and u's own value. */
+enum { OPT_MAX = 16 };
+static int optimum_max_live(const tine_sched_dag *d) {
+    int n = d->n, m = 0, idx[OPT_MAX];
+    int *local = malloc(sizeof(int) * (size_t)(n + 1));
+    for (int v = 0; v < n; v++) {
+        local[v] = -1;
+        if (d->kind[v] == TINE_SCHED_CONST) continue;
+        if (m == OPT_MAX) {
+            free(local);
+            return -1;
+        }
+        local[v] = m;
+        idx[m++] = v;
+    }
+    uint32_t need[OPT_MAX] = {0}, readers[OPT_MAX] = {0};
+    for (int i = 0; i < m; i++) {
+        int v = idx[i];
+        for (int j = d->op_start[v]; j < d->op_start[v + 1]; j++) {
+            int o = local[d->ops[j]];
+            if (o < 0) continue;
+            need[i] |= 1u << o;
+            if (has_reg(d, d->ops[j])) readers[o] |= 1u << i;
+        }
+    }
+    free(local);
+    uint32_t full = (1u << m) - 1;
+    uint8_t *best = malloc((size_t)full + 1);
+    memset(best, 0xff, (size_t)full + 1);
+    best[0] = 0;
+    for (uint32_t s = 0; s < full; s++) {
+        if (best[s] == 0xff) continue;
+        int live = 0;
+        for (int i = 0; i < m; i++) live += (s >> i & 1) && (readers[i] & ~s);
+        for (int i = 0; i < m; i++) {
+            if ((s >> i & 1) || (need[i] & ~s)) continue;
+            int c = live + has_reg(d, idx[i]);
+            if (c < best[s]) c = best[s];
+            uint32_t t = s | 1u << i;
+            if (c < best[t]) best[t] = (uint8_t)c;
+        }
+    }
+    int r = best[full];
+    free(best);
+    return r;
+}
+
 /* A random topological order (Kahn's algorithm with a random ready node each time). */
 static void random_topo(const tine_sched_dag *d, int *order) {
     int n = d->n, e = d->op_start[n];
@@ -519,6 +569,7 @@ typedef struct {
     int dags;
     long long nodes, input, fftw, list, moves, best; /* sums of max live */
     int from[TINE_SCHED_FROM_LIST_MOVES + 1];        /* which candidate AUTO returned */
+    int small, optimal, gap; /* DAGs small enough for the exhaustive optimum; how often auto has it; by how much not */
 } family_stats;
 
 static family_stats stats[NFAMILIES];
@@ -551,6 +602,7 @@ static void check_dag(const tine_sched_dag *d, int family, int id) {
         }
     }
     family_stats *fs = &stats[family];
+    int opt = optimum_max_live(d);
     fs->dags++;
     fs->nodes += n;
     fs->input += live_in;
@@ -582,6 +634,10 @@ static void check_dag(const tine_sched_dag *d, int family, int id) {
         }
         if (m == TINE_SCHED_NONE)
             CHECK(memcmp(out, input, sizeof(int) * (size_t)n) == 0, "%s %d: NONE changed the order", fam, id);
+        if (opt >= 0) {
+            CHECK(live >= opt, "%s %d: method %d: max live %d below the optimum %d", fam, id, m, live, opt);
+            if (m == TINE_SCHED_AUTO) fs->small++, fs->optimal += live == opt, fs->gap += live - opt;
+        }
         if (m == TINE_SCHED_AUTO) {
             fs->best += live;
             fs->from[st.from]++;
@@ -617,16 +673,19 @@ static void test_corpus(int per_family) {
             check_dag(&d, f, i);
             db_free(&b);
         }
-    printf("corpus (mean max live; which candidate auto kept):\n");
-    printf("  %-13s %5s %6s %6s %6s %6s %6s %6s  %s\n", "family", "dags", "nodes", "input", "moves", "fftw", "list",
-           "auto", "input/moves/fftw/fftw+m/list/list+m");
+    printf("corpus (mean max live; which candidate auto kept; auto against the optimum on small DAGs):\n");
+    printf("  %-13s %5s %6s %6s %6s %6s %6s %6s  %-36s %s\n", "family", "dags", "nodes", "input", "moves", "fftw", "list",
+           "auto", "input/moves/fftw/fftw+m/list/list+m", "optimal, excess");
     for (int f = 0; f < NFAMILIES; f++) {
         family_stats *s = &stats[f];
         double k = s->dags ? s->dags : 1;
-        printf("  %-13s %5d %6.1f %6.2f %6.2f %6.2f %6.2f %6.2f  %d/%d/%d/%d/%d/%d\n", family_name[f], s->dags,
-               s->nodes / k, s->input / k, s->moves / k, s->fftw / k, s->list / k, s->best / k,
-               s->from[TINE_SCHED_FROM_INPUT], s->from[TINE_SCHED_FROM_INPUT_MOVES], s->from[TINE_SCHED_FROM_FFTW],
-               s->from[TINE_SCHED_FROM_FFTW_MOVES], s->from[TINE_SCHED_FROM_LIST], s->from[TINE_SCHED_FROM_LIST_MOVES]);
+        char from[64];
+        snprintf(from, sizeof from, "%d/%d/%d/%d/%d/%d", s->from[TINE_SCHED_FROM_INPUT],
+                 s->from[TINE_SCHED_FROM_INPUT_MOVES], s->from[TINE_SCHED_FROM_FFTW], s->from[TINE_SCHED_FROM_FFTW_MOVES],
+                 s->from[TINE_SCHED_FROM_LIST], s->from[TINE_SCHED_FROM_LIST_MOVES]);
+        printf("  %-13s %5d %6.1f %6.2f %6.2f %6.2f %6.2f %6.2f  %-36s %d of %d, %d\n", family_name[f], s->dags,
+               s->nodes / k, s->input / k, s->moves / k, s->fftw / k, s->list / k, s->best / k, from, s->optimal,
+               s->small, s->gap);
     }
 }
 

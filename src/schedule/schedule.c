@@ -23,13 +23,23 @@ const char *tine_sched_from_name(tine_sched_from f) {
 }
 
 enum { MAX_CANDIDATES = 6 };
+/* Ties of max live go to the fewer spills with this many registers: x86's vector
+ * registers before AVX-512, half of AArch64's. */
+enum { TIE_REGS = 16 };
 
 typedef struct {
     tine_sched_from from;
     int *order;
-    int live;
+    int live, spills;
     long long lifetime;
 } candidate;
+
+/* a is better than b */
+static bool better(const candidate *a, const candidate *b) {
+    if (a->live != b->live) return a->live < b->live;
+    if (a->spills != b->spills) return a->spills < b->spills;
+    return a->lifetime < b->lifetime;
+}
 
 static candidate *add(candidate *cs, int *k, tine_sched_from from, int n) {
     candidate *c = &cs[(*k)++];
@@ -78,8 +88,10 @@ int tine_sched_run(const tine_sched_dag *d, tine_sched_method m, const int *in_o
         TINE_ASSERT(tine_sched_is_topo(d, cs[i].order));
         cs[i].live = tine_sched_max_live(d, cs[i].order);
         cs[i].lifetime = tine_sched_lifetime(d, cs[i].order);
-        if (cs[i].live < cs[best].live || (cs[i].live == cs[best].live && cs[i].lifetime < cs[best].lifetime))
-            best = i;
+        /* -1 (an instruction wider than TIE_REGS) compares as the most */
+        int sp = tine_sched_spills(d, cs[i].order, TIE_REGS);
+        cs[i].spills = sp < 0 ? INT32_MAX : sp;
+        if (better(&cs[i], &cs[best])) best = i;
     }
     memcpy(order, cs[best].order, sizeof(int) * (size_t)n);
     if (st) {
@@ -87,6 +99,8 @@ int tine_sched_run(const tine_sched_dag *d, tine_sched_method m, const int *in_o
         st->lifetime_before = input->lifetime;
         st->live_after = cs[best].live;
         st->lifetime_after = cs[best].lifetime;
+        st->spills_before = input->spills == INT32_MAX ? -1 : input->spills;
+        st->spills_after = cs[best].spills == INT32_MAX ? -1 : cs[best].spills;
         st->from = cs[best].from;
         st->tried = k;
     }

@@ -81,6 +81,7 @@ typedef enum {
 typedef struct {
     int live_before, live_after;  /* max live of in_order and of the order returned */
     long long lifetime_before, lifetime_after;
+    int spills_before, spills_after; /* with 16 registers, -1 when too few */
     tine_sched_from from;         /* the candidate returned */
     int tried;                    /* how many candidate orders were compared */
     double seconds;
@@ -92,8 +93,9 @@ const char *tine_sched_from_name(tine_sched_from f);
 /* Schedules d with method m into order (n entries). NONE keeps in_order; FFTW and LIST
  * run that scheduler, then the local moves; AUTO runs both and the moves alone on
  * in_order. Of the candidate orders (each scheduler's with and without the moves, and
- * in_order), the one with the least max live is returned; ties go to the least
- * lifetime, then to the first of fftw+moves, fftw, list+moves, list, input+moves, input.
+ * in_order), the one with the least max live is returned; ties go to the fewest spills
+ * with 16 registers, then the least lifetime, then the first of fftw+moves, fftw,
+ * list+moves, list, input+moves, input.
  * So whatever the method, the order returned never has a higher max live than in_order.
  * in_order may be NULL: then the nodes' own order if it is topological, else Kahn's
  * order. Returns the max live of the order returned, or -1 (order untouched) when d is
