@@ -691,34 +691,73 @@ static void test_corpus(int per_family) {
 
 /* ---- FFT networks ---------------------------------------------------------------------- */
 
+/* Radix-2 FFT networks of N = 2^k points, k = 1..7, with twiddles. Max live cannot be
+ * far below the breadth-first order's: every output reads every input, and the least max
+ * live over all orders is N + 2 for N = 4 and 8 (3 for N = 2), by exhaustive search over
+ * the sets of scheduled nodes (below for N <= 4 without twiddles; 10 for N = 8 by the
+ * same search offline), which is what breadth-first has. What FFTW's order changes is
+ * which values are live when: each sub-transform finishes before the next begins, so
+ * with R registers a value goes through memory once per log2(R) stages or so instead of
+ * once per stage (Hong and Kung's bound, which it meets). Observed, N = 16, 32, 64, 128:
+ *   max live   breadth-first 18 34 66 130 (N + 2); fftw 20 36 69 134 (at most N + k, or
+ *              N + 2: each level of the decomposition holds a half-done butterfly at most);
+ *              fftw+moves, list and auto 18 34 66 130
+ *   spills, 16 registers: breadth-first 18 214 698 1822; fftw 8 40 138 374;
+ *              fftw+moves 4 36 120 322; list 4 40 144 418; auto 4 36 120 322
+ *   spills, 32 registers: breadth-first 0 22 474 1566; fftw 0 8 74 222; fftw+moves 0 4
+ *              68 212; list 0 4 72 272
+ * The checks: those max live values, and FFTW's spills at most a third of breadth-first's
+ * (with 16 registers from N = 32, with 32 from N = 64, where breadth-first spills at all
+ * stages). */
 static void test_butterflies(void) {
+    for (int k = 1; k <= 2; k++) {
+        dag_b b;
+        db_init(&b);
+        gen_butterfly(&b, k, false);
+        tine_sched_dag d = db_view(&b);
+        int want = k == 1 ? 3 : 6, got = optimum_max_live(&d);
+        CHECK(got == want, "%d-point FFT: the optimum is %d, want %d", 1 << k, got, want);
+        db_free(&b);
+    }
     printf("radix-2 FFT networks with twiddles (max live, spills with 16 and 32 registers):\n");
     printf("  %4s %6s  %-17s %-17s %-17s %-17s %-17s\n", "N", "nodes", "breadth-first", "fftw", "fftw+moves", "list",
            "auto");
+    enum { BFS, FFTW, FFTW_MOVES, LIST, AUTO, NORDERS };
+    static const char *names[NORDERS] = {"breadth-first", "fftw", "fftw+moves", "list", "auto"};
     for (int k = 1; k <= 7; k++) {
         dag_b b;
         db_init(&b);
         gen_butterfly(&b, k, true);
         tine_sched_dag d = db_view(&b);
         int n = d.n, npts = 1 << k;
-        int *ord[5];
-        for (int i = 0; i < 5; i++) ord[i] = malloc(sizeof(int) * (size_t)n);
-        for (int v = 0; v < n; v++) ord[0][v] = v;
-        tine_sched_fftw(&d, ord[1]);
-        memcpy(ord[2], ord[1], sizeof(int) * (size_t)n);
-        tine_sched_local_moves(&d, ord[2]);
-        tine_sched_list(&d, ord[3]);
-        tine_sched_run(&d, TINE_SCHED_AUTO, ord[0], ord[4], NULL);
-        int live[5], s16[5], s32[5];
+        int *ord[NORDERS];
+        for (int i = 0; i < NORDERS; i++) ord[i] = malloc(sizeof(int) * (size_t)n);
+        for (int v = 0; v < n; v++) ord[BFS][v] = v;
+        tine_sched_fftw(&d, ord[FFTW]);
+        memcpy(ord[FFTW_MOVES], ord[FFTW], sizeof(int) * (size_t)n);
+        tine_sched_local_moves(&d, ord[FFTW_MOVES]);
+        tine_sched_list(&d, ord[LIST]);
+        tine_sched_run(&d, TINE_SCHED_AUTO, ord[BFS], ord[AUTO], NULL);
+        int live[NORDERS], s16[NORDERS], s32[NORDERS];
         printf("  %4d %6d ", npts, n);
-        for (int i = 0; i < 5; i++) {
+        for (int i = 0; i < NORDERS; i++) {
             live[i] = tine_sched_max_live(&d, ord[i]);
             s16[i] = tine_sched_spills(&d, ord[i], 16);
             s32[i] = tine_sched_spills(&d, ord[i], 32);
             printf(" %4d %5d %5d  ", live[i], s16[i], s32[i]);
         }
         printf("\n");
-        for (int i = 0; i < 5; i++) free(ord[i]);
+        CHECK(live[BFS] == npts + 2, "%d points: breadth-first max live %d", npts, live[BFS]);
+        CHECK(live[FFTW] <= npts + (k > 2 ? k : 2), "%d points: fftw max live %d over N + log2 N", npts, live[FFTW]);
+        for (int i = FFTW_MOVES; i < NORDERS; i++)
+            CHECK(live[i] <= npts + 2, "%d points: %s max live %d over N + 2", npts, names[i], live[i]);
+        if (npts >= 32)
+            CHECK(3 * s16[FFTW] <= s16[BFS], "%d points, 16 registers: fftw spills %d, breadth-first %d", npts,
+                  s16[FFTW], s16[BFS]);
+        if (npts >= 64)
+            CHECK(3 * s32[FFTW] <= s32[BFS], "%d points, 32 registers: fftw spills %d, breadth-first %d", npts,
+                  s32[FFTW], s32[BFS]);
+        for (int i = 0; i < NORDERS; i++) free(ord[i]);
         db_free(&b);
     }
 }
@@ -758,37 +797,33 @@ static void time_one(const char *what, dag_b *b) {
     free(out);
 }
 
+/* One load read by 10000 ops: the parallel blocks all share it. */
+static void gen_star(dag_b *b, int arms) {
+    int l = db_load(b);
+    for (int i = 0; i < arms; i++) db_store(b, db_op2(b, l, db_load(b)));
+}
+
+enum { LARGE_RANDOM_LOCAL, LARGE_RANDOM, LARGE_FFT, LARGE_WIDE, LARGE_STAR, LARGE_CHAIN, NLARGE };
+
 static void test_time(void) {
+    static const char *what[NLARGE] = {"random, local operands", "random, any operands", "FFT network, 1024 points",
+                                       "wide, 4000 groups", "star, 10000 blocks", "chain (no deep recursion)"};
     printf("large DAGs (input: the nodes' own order):\n");
-    dag_b b;
     rng_state = 20000;
-    db_init(&b);
-    gen_random(&b, 20000, true);
-    time_one("random, local operands", &b);
-    db_free(&b);
-    db_init(&b);
-    gen_random(&b, 20000, false);
-    time_one("random, any operands", &b);
-    db_free(&b);
-    db_init(&b);
-    gen_butterfly(&b, 10, true);
-    time_one("FFT network, 1024 points", &b);
-    db_free(&b);
-    db_init(&b);
-    gen_wide(&b, 4000);
-    time_one("wide, 4000 groups", &b);
-    db_free(&b);
-    /* one load read by 10000 ops: the parallel blocks all share it */
-    db_init(&b);
-    int l = db_load(&b);
-    for (int i = 0; i < 10000; i++) db_store(&b, db_op2(&b, l, db_load(&b)));
-    time_one("star, 10000 blocks", &b);
-    db_free(&b);
-    /* no recursion deep enough to overflow the stack */
-    db_init(&b);
-    gen_chain(&b, 100000);
-    time_one("chain", &b);
-    db_free(&b);
+    for (int i = 0; i < NLARGE; i++) {
+        dag_b b;
+        db_init(&b);
+        switch (i) {
+        case LARGE_RANDOM_LOCAL: gen_random(&b, 20000, true); break;
+        case LARGE_RANDOM: gen_random(&b, 20000, false); break;
+        case LARGE_FFT: gen_butterfly(&b, 10, true); break;
+        case LARGE_WIDE: gen_wide(&b, 4000); break;
+        case LARGE_STAR: gen_star(&b, 10000); break;
+        case LARGE_CHAIN: gen_chain(&b, 100000); break;
+        }
+        time_one(what[i], &b);
+        db_free(&b);
+    }
 }
 
 int main(int argc, char **argv) {

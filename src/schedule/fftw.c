@@ -56,6 +56,12 @@ typedef struct {
     bool connected;
 } item;
 
+/* The nodes ready to join a half at its next layer (now), and those its current layer
+ * makes ready (next). */
+typedef struct {
+    int *now, *next, n;
+} frontier;
+
 typedef struct {
     tine_sched_graph g;
     int *perm;            /* the order being built; every pending set is a range of it */
@@ -63,7 +69,7 @@ typedef struct {
     uint8_t *color;
     int *wait_top, *wait_bottom; /* operands not yet top / users not yet bottom, in the set */
     int *comp, *tmp, *queue;
-    int *top_now, *top_next, *bot_now, *bot_next;
+    frontier top, bottom;
     item *stack;
     size_t nstack, capstack;
     /* parallel blocks: per block its range of perm and its variables */
@@ -92,14 +98,22 @@ static bool may_join_top(uint8_t k) { return k == BLACK || k == GREEN; }
 static bool bottom_for_operands(uint8_t k) { return k == BLUE || k == GREEN; }
 static bool may_join_bottom(uint8_t k) { return k == BLACK || k == YELLOW; }
 
+/* The next layer's nodes become the ones ready now. */
+static void advance(frontier *f, int nnext) {
+    int *t = f->now;
+    f->now = f->next;
+    f->next = t;
+    f->n = nnext;
+}
+
 /* One layer grown on the top: every node whose operands were all top when the layer
  * began (its special loads join it). The nodes this layer makes ready wait for the next
  * one. Returns how many nodes joined. */
-static int grow_top(fftw_ctx *c, int *ntop) {
+static int grow_top(fftw_ctx *c) {
     const tine_sched_graph *g = &c->g;
     int joined = 0, nnext = 0;
-    for (int i = 0; i < *ntop; i++) {
-        int v = c->top_now[i];
+    for (int i = 0; i < c->top.n; i++) {
+        int v = c->top.now[i];
         if (!may_join_top(c->color[v])) continue;
         c->color[v] = RED;
         joined++;
@@ -109,22 +123,19 @@ static int grow_top(fftw_ctx *c, int *ntop) {
         }
         for (int j = g->use_start[v]; j < g->use_start[v + 1]; j++) {
             int w = g->uses[j];
-            if (member(c, w) && --c->wait_top[w] == 0 && may_join_top(c->color[w])) c->top_next[nnext++] = w;
+            if (member(c, w) && --c->wait_top[w] == 0 && may_join_top(c->color[w])) c->top.next[nnext++] = w;
         }
     }
-    int *t = c->top_now;
-    c->top_now = c->top_next;
-    c->top_next = t;
-    *ntop = nnext;
+    advance(&c->top, nnext);
     return joined;
 }
 
 /* One layer grown on the bottom: every node (not top) whose users were all bottom. */
-static int grow_bottom(fftw_ctx *c, int *nbot) {
+static int grow_bottom(fftw_ctx *c) {
     const tine_sched_graph *g = &c->g;
     int joined = 0, nnext = 0;
-    for (int i = 0; i < *nbot; i++) {
-        int v = c->bot_now[i];
+    for (int i = 0; i < c->bottom.n; i++) {
+        int v = c->bottom.now[i];
         if (!may_join_bottom(c->color[v])) continue;
         c->color[v] = BLUE;
         joined++;
@@ -133,13 +144,10 @@ static int grow_bottom(fftw_ctx *c, int *nbot) {
             if (member(c, g->uses[j]) && c->color[g->uses[j]] == GREEN) c->color[g->uses[j]] = BLUE;
         for (int j = g->op_start[v]; j < g->op_start[v + 1]; j++) {
             int o = g->ops[j];
-            if (member(c, o) && --c->wait_bottom[o] == 0 && may_join_bottom(c->color[o])) c->bot_next[nnext++] = o;
+            if (member(c, o) && --c->wait_bottom[o] == 0 && may_join_bottom(c->color[o])) c->bottom.next[nnext++] = o;
         }
     }
-    int *t = c->bot_now;
-    c->bot_now = c->bot_next;
-    c->bot_next = t;
-    *nbot = nnext;
+    advance(&c->bottom, nnext);
     return joined;
 }
 
@@ -185,16 +193,16 @@ static int cut(fftw_ctx *c, int lo, int len) {
             for (int j = g->op_start[v]; j < g->op_start[v + 1]; j++)
                 if (member(c, g->ops[j])) c->wait_bottom[g->ops[j]]--;
     }
-    int ntop = 0, nbot = 0;
+    c->top.n = c->bottom.n = 0;
     for (int i = 0; i < len; i++) {
         int v = p[i];
-        if (may_join_top(c->color[v]) && c->wait_top[v] == 0) c->top_now[ntop++] = v;
-        if (may_join_bottom(c->color[v]) && c->wait_bottom[v] == 0) c->bot_now[nbot++] = v;
+        if (may_join_top(c->color[v]) && c->wait_top[v] == 0) c->top.now[c->top.n++] = v;
+        if (may_join_bottom(c->color[v]) && c->wait_bottom[v] == 0) c->bottom.now[c->bottom.n++] = v;
     }
     /* A layer on the top, one on the bottom, ... until neither grows. */
     for (;;) {
-        int a = grow_top(c, &ntop);
-        int b = grow_bottom(c, &nbot);
+        int a = grow_top(c);
+        int b = grow_bottom(c);
         if (a == 0 && b == 0) break;
     }
     int nred = 0;
@@ -506,10 +514,10 @@ void tine_sched_fftw(const tine_sched_dag *d, int *order) {
     c.comp = tine_xmalloc(sizeof(int) * sn);
     c.tmp = tine_xmalloc(sizeof(int) * sn);
     c.queue = tine_xmalloc(sizeof(int) * sn);
-    c.top_now = tine_xmalloc(sizeof(int) * sn);
-    c.top_next = tine_xmalloc(sizeof(int) * sn);
-    c.bot_now = tine_xmalloc(sizeof(int) * sn);
-    c.bot_next = tine_xmalloc(sizeof(int) * sn);
+    c.top.now = tine_xmalloc(sizeof(int) * sn);
+    c.top.next = tine_xmalloc(sizeof(int) * sn);
+    c.bottom.now = tine_xmalloc(sizeof(int) * sn);
+    c.bottom.next = tine_xmalloc(sizeof(int) * sn);
     c.var_mark = tine_xcalloc(sn, sizeof(int));
     c.var_local = tine_xmalloc(sizeof(int) * sn);
     for (int v = 0; v < n; v++) c.var_local[v] = -1;
@@ -523,10 +531,10 @@ void tine_sched_fftw(const tine_sched_dag *d, int *order) {
     free(c.comp);
     free(c.tmp);
     free(c.queue);
-    free(c.top_now);
-    free(c.top_next);
-    free(c.bot_now);
-    free(c.bot_next);
+    free(c.top.now);
+    free(c.top.next);
+    free(c.bottom.now);
+    free(c.bottom.next);
     free(c.stack);
     free(c.blk_lo);
     free(c.blk_len);

@@ -55,9 +55,10 @@ static bool related(const moves_ctx *c, int x, int y) {
     return false;
 }
 
-/* Whether an instruction after position p reads the value v. */
+/* Whether an instruction after position p reads the value v. The readers are listed in
+ * node order, which is mostly program order: the last ones answer yes soonest. */
 static bool read_after(const moves_ctx *c, int v, int p) {
-    for (int k = c->g.use_start[v]; k < c->g.use_start[v + 1]; k++)
+    for (int k = c->g.use_start[v + 1] - 1; k >= c->g.use_start[v]; k--)
         if (c->pos[c->g.uses[k]] > p) return true;
     return false;
 }
