@@ -764,6 +764,11 @@ static void test_butterflies(void) {
 
 /* ---- time on large DAGs ------------------------------------------------------------------ */
 
+/* AUTO (every scheduler and the moves) on one of these DAGs takes a quarter of a second
+ * at most in a release build; the bound leaves room for a debug build and a busy
+ * machine, and for the sanitizers' tenfold. */
+static double time_limit = 2;
+
 static void time_one(const char *what, dag_b *b) {
     tine_sched_dag d = db_view(b);
     int n = d.n;
@@ -791,8 +796,7 @@ static void time_one(const char *what, dag_b *b) {
            "(%s, %.3f s)\n",
            what, n, st.live_before, l_fftw, t_fftw, l_list, t_list, t_moves, live, tine_sched_from_name(st.from),
            st.seconds);
-    /* well under a second in a release build; the bound is loose for the sanitizers */
-    CHECK(st.seconds < 10, "%s: auto took %.1f s", what, st.seconds);
+    CHECK(st.seconds < time_limit, "%s: auto took %.2f s, over %.0f", what, st.seconds, time_limit);
     free(in);
     free(out);
 }
@@ -827,8 +831,7 @@ static void test_time(void) {
 }
 
 int main(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
+    if (argc > 1 && strcmp(argv[1], "sanitized") == 0) time_limit = 20;
     double t0 = now();
     test_hand();
     test_invalid();

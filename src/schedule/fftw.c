@@ -27,7 +27,7 @@
  * store joins the top half as soon as its operands are all there. An FFT's stores all
  * read its last stage and stay at the bottom as in genfft, but a DAG that stores values
  * along the way would otherwise keep each one live to the end of its set. A load that
- * many instructions read does not make them one block (shared_load). genfft's sort of
+ * many instructions read does not make them one block (broadcast_load). genfft's sort of
  * the blocks leaves ties to its merge sort; here the earlier block wins. The real and
  * imaginary parts of one number are not related variables (genfft's same_class): the
  * DAG has no such notion.
@@ -74,7 +74,7 @@ typedef struct {
     size_t nstack, capstack;
     /* parallel blocks: per block its range of perm and its variables */
     int *blk_lo, *blk_len, *var_start, *vars, *seq, *seq_tmp;
-    int *blk_extra, *blk_at, npending; /* the shared loads each block takes, and where */
+    int *blk_extra, *blk_at, npending; /* the broadcast loads each block takes, and where */
     size_t capblk, capvars;
     int *var_mark, mark;  /* per node, the last block that listed it */
     int *var_local;       /* per node, its index among the variables of one ordering, or -1 */
@@ -252,7 +252,7 @@ static void grow_blocks(fftw_ctx *c, int nblk) {
  * the first of them. A load with few readers does join them, as in genfft: the two
  * readers of an FFT's input are the halves of one butterfly, and apart they would keep
  * the input live from one half of the transform to the other. */
-static bool shared_load(const fftw_ctx *c, int v) {
+static bool broadcast_load(const fftw_ctx *c, int v) {
     const tine_sched_graph *g = &c->g;
     if (g->kind[v] != TINE_SCHED_LOAD) return false;
     int readers = 0;
@@ -260,16 +260,16 @@ static bool shared_load(const fftw_ctx *c, int v) {
     return readers > BROADCAST_READERS;
 }
 
-/* The connected components of perm[lo, lo + len) but for the loads read in it, numbered
+/* The connected components of perm[lo, lo + len) without its broadcast loads, numbered
  * in the order of their first source (genfft's: a breadth-first search from the first
  * input left, repeatedly). When there are several, the range is regrouped by component,
- * each keeping its nodes' order, and the loads read in it (npending of them) put last.
+ * each keeping its nodes' order, and the broadcast loads (npending of them) put last.
  * Returns how many. */
 static int components(fftw_ctx *c, int lo, int len) {
     const tine_sched_graph *g = &c->g;
     int *p = c->perm + lo, ncomp = 0;
     enum { UNSEEN = -1, BROADCAST = -2 };
-    for (int i = 0; i < len; i++) c->comp[p[i]] = shared_load(c, p[i]) ? BROADCAST : UNSEEN;
+    for (int i = 0; i < len; i++) c->comp[p[i]] = broadcast_load(c, p[i]) ? BROADCAST : UNSEEN;
     for (int i = 0; i < len; i++) {
         int s = p[i];
         if (c->comp[s] != UNSEEN) continue;
@@ -295,7 +295,7 @@ static int components(fftw_ctx *c, int lo, int len) {
     }
     if (ncomp <= 1) return 1;
     grow_blocks(c, ncomp);
-    /* a counting sort by component, the shared loads after */
+    /* a counting sort by component, the broadcast loads after */
     for (int b = 0; b < ncomp; b++) c->blk_len[b] = 0;
     int nmem = 0;
     for (int i = 0; i < len; i++)
@@ -446,7 +446,7 @@ static void linearize(fftw_ctx *c, int nblk) {
     free(lo);
 }
 
-/* The blocks of perm[lo, lo + len) in their order, each with the shared loads it reads
+/* The blocks of perm[lo, lo + len) in their order, each with the broadcast loads it reads
  * first (those that no block before it reads), pushed to be scheduled. */
 static void lay_out_blocks(fftw_ctx *c, int lo, int len, int nblk) {
     const tine_sched_graph *g = &c->g;
