@@ -41,21 +41,21 @@ bool tine_sched_is_topo(const tine_sched_dag *d, const int *order);
 /* The largest number of values live at one position of order. */
 int tine_sched_max_live(const tine_sched_dag *d, const int *order);
 /* The sum over values of the positions each is live at: a finer measure than the
- * maximum, used to break its ties. */
+ * maximum, the last tie-break of tine_sched_run. */
 long long tine_sched_lifetime(const tine_sched_dag *d, const int *order);
 /* The spill stores plus reloads that Belady's allocation with nregs registers needs on
- * order: an instruction's operands are brought into registers (a reload each that is not
- * there), then its result gets one; a value is evicted when no register is free, the one
- * whose next use is furthest (on a tie, one stored already, then the lower node), with a
- * spill store the first time it is evicted. -1 when
- * some instruction needs more than nregs registers by itself (its distinct operands and
- * its result). Zero exactly when tine_sched_max_live(d, order) <= nregs. */
+ * order (asserted topological): an instruction's operands are brought into registers (a
+ * reload each that is not there), then its result gets one; a value is evicted when no
+ * register is free, the one whose next use is furthest (on a tie, one stored already,
+ * then the lower node), with a spill store the first time it is evicted. -1 when some
+ * instruction needs more than nregs registers by itself (its distinct operands and its
+ * result). Zero exactly when tine_sched_max_live(d, order) <= nregs. */
 int tine_sched_spills(const tine_sched_dag *d, const int *order, int nregs);
 
 /* FFTW's scheduler: the DAG cut into a top and a bottom half, each cut into its
  * connected components (parallel blocks), recursively; parallel blocks ordered so that
- * blocks sharing values run one after another. Any DAG; O((n + e) log n) on the DAGs of
- * transforms (the cut halves the longest path). */
+ * blocks sharing values run one after another. Any DAG; O((n + e) log n) when the cuts
+ * halve the longest path, as they do but for loads and stores. */
 void tine_sched_fftw(const tine_sched_dag *d, int *order);
 /* A greedy list scheduler: of the nodes whose operands are computed, the one that raises
  * the live count least (kills the most values), then the one that reads the most recent
@@ -70,8 +70,8 @@ typedef enum { TINE_SCHED_NONE, TINE_SCHED_FFTW, TINE_SCHED_LIST, TINE_SCHED_AUT
 
 /* Which candidate order tine_sched_run returned. */
 typedef enum {
-    TINE_SCHED_FROM_INPUT,      /* in_order itself */
-    TINE_SCHED_FROM_INPUT_MOVES,/* the local moves on in_order */
+    TINE_SCHED_FROM_INPUT,       /* in_order itself */
+    TINE_SCHED_FROM_INPUT_MOVES, /* the local moves on in_order */
     TINE_SCHED_FROM_FFTW,
     TINE_SCHED_FROM_FFTW_MOVES,
     TINE_SCHED_FROM_LIST,
@@ -79,11 +79,11 @@ typedef enum {
 } tine_sched_from;
 
 typedef struct {
-    int live_before, live_after;  /* max live of in_order and of the order returned */
+    int live_before, live_after;     /* max live of in_order and of the order returned */
     long long lifetime_before, lifetime_after;
     int spills_before, spills_after; /* with 16 registers, -1 when too few */
-    tine_sched_from from;         /* the candidate returned */
-    int tried;                    /* how many candidate orders were compared */
+    tine_sched_from from;            /* the candidate returned */
+    int tried;                       /* how many candidate orders were compared */
     double seconds;
 } tine_sched_stats;
 
@@ -95,9 +95,8 @@ const char *tine_sched_from_name(tine_sched_from f);
  * in_order. Of the candidate orders (each scheduler's with and without the moves, and
  * in_order), the one with the least max live is returned; ties go to the fewest spills
  * with 16 registers, then the least lifetime, then the first of fftw+moves, fftw,
- * list+moves, list, input+moves, input.
- * So whatever the method, the order returned never has a higher max live than in_order.
- * in_order may be NULL: then the nodes' own order if it is topological, else Kahn's
+ * list+moves, list, input+moves, input. So whatever the method, the order returned never
+ * has a higher max live than in_order. in_order may be NULL: then the nodes' own order if it is topological, else Kahn's
  * order. Returns the max live of the order returned, or -1 (order untouched) when d is
  * not a DAG the schedulers take (tine_sched_dag_ok) or in_order is not a topological
  * order of it. st may be NULL. */
