@@ -27,7 +27,7 @@
  * transform over the batch, as a KissFFT user batches); bench_arm.sh builds with
  * DFT_PEERS=0 for qemu-aarch64 (its peer is FFTW's Neon codelet, in the table).
  *
- *   driver [--check] [--batch B] [--rounds R] [--ms MS] [--seed S] [--target T] [--quiet]
+ *   driver [--check] [--batch B] [--rounds R] [--visits K] [--ms MS] [--seed S] [--target T] [--quiet]
  *       Checks every implementation on random inputs in [-1, 1): each codelet on the
  *       contiguous layout (istride 1, idist N) with 1, 3, 7 and B transforms, a strided
  *       one (istride 2, idist 2N+1, ostride 3, odist 3N+2; 5 transforms), an interleaved
@@ -37,10 +37,11 @@
  *       its sentinel. The error is the relative RMS over the layout, sqrt(sum |y - ref|^2 /
  *       sum |ref|^2); above 1e-4 (float) or 1e-12 (double) the implementation is wrong. A
  *       line per check; any failure: a message on stderr and exit 1, nothing timed.
- *       Then (without --check) the timing: R rounds (21), each timing every implementation
- *       once, in an order rotated by one per round; a timing is REPS back-to-back batches
- *       of B transforms (1000) on the same buffers, REPS calibrated per implementation so
- *       that one timing lasts at least MS milliseconds (1). Per implementation: the median
+ *       Then (without --check) the timing: R rounds (21), each visiting every implementation
+ *       once, in an order rotated by one per round; a visit is K timings (3) back to back,
+ *       its value their median; a timing is REPS back-to-back batches of B transforms
+ *       (1000) on the same buffers, REPS calibrated per implementation so that one timing
+ *       lasts at least MS milliseconds (1). Per implementation: the median
  *       ns per transform over the rounds, the quartiles, min and max; per peer and
  *       ablation its time over tine's in the same round, the median over rounds (FFTW/tine
  *       above 1: tine faster; an ablation over tine above 1: the pass it lacks helps).
@@ -101,7 +102,7 @@ typedef void codelet_fn(const real *in, real *out, ptrdiff_t howmany, ptrdiff_t 
 DFT_CODELETS(DECLARE)
 #undef DECLARE
 
-enum { N = DFT_N, MAX_IMPLS = 16, MAX_ROUNDS = 1001 };
+enum { N = DFT_N, MAX_IMPLS = 16, MAX_ROUNDS = 1001, MAX_VISITS = 15 };
 
 typedef struct impl impl;
 struct impl {
@@ -114,7 +115,7 @@ struct impl {
 };
 
 static struct {
-    long batch, rounds, howmany_once;
+    long batch, rounds, visits, howmany_once;
     double ms;
     uint64_t seed;
     const char *target, *once;
@@ -128,7 +129,7 @@ static struct {
 #if HAVE_KISS
     kiss_fft_cfg kiss;
 #endif
-} g = {.batch = 1000, .rounds = 21, .howmany_once = 64, .ms = 1.0, .seed = 20240601, .target = "host"};
+} g = {.batch = 1000, .rounds = 21, .visits = 3, .howmany_once = 64, .ms = 1.0, .seed = 20240601, .target = "host"};
 
 static uint64_t rng_state;
 static uint64_t splitmix(void) {
@@ -380,20 +381,25 @@ static double ratio(const impl *a, const impl *b) {
     return summarize(r, g.rounds).median;
 }
 
+/* A visit: g.visits timings back to back, the median kept (a timing the scheduler cut into
+ * on a busy machine does not decide the round). */
 static void run_timing(void) {
     for (int i = 0; i < nimpls; i++) calibrate(&impls[i]);
     for (long r = 0; r < g.rounds; r++)
         for (int k = 0; k < nimpls; k++) {
             impl *p = &impls[(r + k) % nimpls];
-            p->ns[r] = time_reps(p, p->reps) * 1e9 / ((double)p->reps * (double)g.batch);
+            double t[MAX_VISITS];
+            for (long v = 0; v < g.visits; v++) t[v] = time_reps(p, p->reps) * 1e9 / ((double)p->reps * (double)g.batch);
+            p->ns[r] = summarize(t, g.visits).median;
         }
 }
 
 static void print_results(void) {
     const impl *tine = &impls[0];
     if (!g.quiet) {
-        printf("\nN=%d %s %s, target %s: batches of %ld transforms, %ld rounds, each timing >= %g ms\n", N, TYPE_NAME,
-               DFT_INVERSE ? "backward" : "forward", g.target, g.batch, g.rounds, g.ms);
+        printf("\nN=%d %s %s, target %s: batches of %ld transforms, %ld rounds, a visit the median of %ld timings "
+               ">= %g ms\n", N, TYPE_NAME, DFT_INVERSE ? "backward" : "forward", g.target, g.batch, g.rounds, g.visits,
+               g.ms);
         printf("  %-22s %12s %21s %9s %9s  %s\n", "", "ns/transform", "quartiles", "min", "max",
                "median of per-round ratios");
         for (int i = 0; i < nimpls; i++) {
@@ -410,8 +416,8 @@ static void print_results(void) {
                g.plan_s);
 #endif
     }
-    printf("RESULT\tn=%d\ttype=%s\ttarget=%s\tdir=%s\tbatch=%ld\trounds=%ld\tms=%g", N, TYPE_NAME, g.target,
-           DFT_INVERSE ? "backward" : "forward", g.batch, g.rounds, g.ms);
+    printf("RESULT\tn=%d\ttype=%s\ttarget=%s\tdir=%s\tbatch=%ld\trounds=%ld\tvisits=%ld\tms=%g", N, TYPE_NAME,
+           g.target, DFT_INVERSE ? "backward" : "forward", g.batch, g.rounds, g.visits, g.ms);
     for (int i = 0; i < nimpls; i++) {
         const impl *p = &impls[i];
         stats s = summarize(p->ns, g.rounds);
@@ -428,7 +434,7 @@ static void print_results(void) {
 /* ---- main ------------------------------------------------------------------------------------ */
 
 static int usage(void) {
-    fprintf(stderr, "usage: driver [--check] [--batch B] [--rounds R] [--ms MS] [--seed S] [--target T] [--quiet]\n"
+    fprintf(stderr, "usage: driver [--check] [--batch B] [--rounds R] [--visits K] [--ms MS] [--seed S] [--target T] [--quiet]\n"
                     "       driver --once ID [--howmany H]\n");
     return 2;
 }
@@ -441,6 +447,7 @@ int main(int argc, char **argv) {
         else if (!v) return usage();
         else if (!strcmp(a, "--batch")) g.batch = atol(v), i++;
         else if (!strcmp(a, "--rounds")) g.rounds = atol(v), i++;
+        else if (!strcmp(a, "--visits")) g.visits = atol(v), i++;
         else if (!strcmp(a, "--ms")) g.ms = atof(v), i++;
         else if (!strcmp(a, "--seed")) g.seed = strtoull(v, NULL, 0), i++;
         else if (!strcmp(a, "--target")) g.target = v, i++;
@@ -448,7 +455,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--howmany")) g.howmany_once = atol(v), i++;
         else return usage();
     }
-    if (g.batch < 1 || g.rounds < 1 || g.rounds > MAX_ROUNDS - 1 || !(g.ms > 0) || g.howmany_once < 0) return usage();
+    if (g.batch < 1 || g.rounds < 1 || g.rounds > MAX_ROUNDS - 1 || g.visits < 1 || g.visits > MAX_VISITS || !(g.ms > 0) || g.howmany_once < 0) return usage();
     rng_state = g.seed;
     twiddles();
     if (g.once) { /* one call, for a trace: the batch is howmany_once transforms */

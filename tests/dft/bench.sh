@@ -18,13 +18,13 @@
 # 2 4 8 16 32 64 3 5 6 7 9 10 12 15. Per (row, type, N) one driver (bench/dft/driver.c)
 # links them all: it checks each against a long-double O(N^2) DFT on random inputs (tine's
 # codelets also on strided, interleaved, odd-count and empty layouts, guards around every
-# output), then times them interleaved: ROUNDS rounds, each timing every implementation
-# once in an order rotated per round, a timing being back-to-back batches of B transforms
-# (contiguous: istride 1, idist N) lasting at least MS ms. The table: median ns per
-# transform, FFTW/tine and Kiss/tine (the median of per-round ratios: above 1, tine
-# faster), each ablation's time and ratio to the full tine, and each codelet's instruction
-# and spill count (its --emit asm: tests/dft/dft.py asm-stats). Builds run in parallel
-# (tests/pool.sh); the drivers run one at a time.
+# output), then times them interleaved: ROUNDS rounds, each visiting every implementation
+# once in an order rotated per round, a visit the median of K timings, a timing back-to-back
+# batches of B transforms (contiguous: istride 1, idist N) lasting at least MS ms. The
+# table: median ns per transform, FFTW/tine and Kiss/tine (the median of per-round ratios:
+# above 1, tine faster), each ablation's time and ratio to the full tine, and each
+# codelet's instruction and spill count (its --emit asm: tests/dft/dft.py asm-stats).
+# Builds run in parallel (tests/pool.sh); the drivers run one at a time.
 #
 #   bash tests/dft/bench.sh [--quick] [--target T] [--filter N] [options]
 #
@@ -35,6 +35,7 @@
 #   --types T[,T]       f32, f64 (default both; --quick: f32)
 #   --inverse           the backward transform (sign +1) instead of the forward one
 #   --rounds R          rounds (21)       --ms MS   least length of one timing (1)
+#   --visits K          timings per visit, the median kept (3)
 #   --batch B           transforms per batch (1000)
 #   --fftw system|local|DIR  FFTW to link: the system's (default), the cache's build with
 #                       AVX2 and AVX-512 (built on first use, ~10 min: fftw_build.sh), or an
@@ -65,7 +66,7 @@ for a in "$@"; do
   [ "$a" = --selftest ] && selftest=1
 done
 if [ $quick = 1 ]; then rounds=7 ms=0.5 types=(f32) sizes=(4 16 64); else rounds=21 ms=1 types=(f32 f64) sizes=("${all_sizes[@]}"); fi
-row_arg="" batch=1000 inverse=0 fftw=system ablations=1 results=$PWD/dft-bench.tsv build="" filters=()
+row_arg="" batch=1000 visits=3 inverse=0 fftw=system ablations=1 results=$PWD/dft-bench.tsv build="" filters=()
 usage() { sed -n '2,/^# Environment/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 need() { [ $# -ge 2 ] || { echo "bench.sh: $1 needs a value" >&2; exit 2; }; }
 while [ $# -gt 0 ]; do
@@ -76,6 +77,7 @@ while [ $# -gt 0 ]; do
     --types) need "$@"; IFS=, read -r -a types <<<"$2"; shift ;;
     --inverse) inverse=1 ;;
     --rounds) need "$@"; rounds=$2; shift ;;
+    --visits) need "$@"; visits=$2; shift ;;
     --ms) need "$@"; ms=$2; shift ;;
     --batch) need "$@"; batch=$2; shift ;;
     --fftw) need "$@"; fftw=$2; shift ;;
@@ -252,8 +254,8 @@ dir_flag=""
 [ $inverse = 1 ] && dir_flag=--inverse
 {
   printf 'variants\t%s\n' "${variants[*]}"
-  printf 'params\t%s, batches of %s transforms, %s rounds, each timing >= %s ms, seed %s, one thread, inputs uniform in [-1, 1)\n' \
-    "$([ $inverse = 1 ] && echo backward || echo forward)" "$batch" "$rounds" "$ms" "$seed"
+  printf 'params\t%s, batches of %s transforms, %s rounds, a visit the median of %s timings >= %s ms, seed %s, one thread, inputs uniform in [-1, 1)\n' \
+    "$([ $inverse = 1 ] && echo backward || echo forward)" "$batch" "$rounds" "$visits" "$ms" "$seed"
   if [ "$standin" = 1 ]; then printf 'tine\tSTAND-IN (tests/dft/naive_codelet.c, a naive O(N^2) DFT at %s -O2, not tine)\n' "$cc"
   else printf 'tine\ttine dft%s\n' "${dir_flag:+ $dir_flag}"; fi
   printf 'fftw\t%s, FFTW_MEASURE\n' "$fftw_what"
@@ -319,7 +321,7 @@ echo "bench.sh: building ${#cmds[@]} drivers ..."
 pool "${cmds[@]}"
 
 # 3. Check and time, one driver at a time.
-echo "bench.sh: checking and timing ($rounds rounds, timings >= $ms ms, batches of $batch) ..."
+echo "bench.sh: checking and timing ($rounds rounds of $visits timings >= $ms ms, batches of $batch) ..."
 while IFS=$'\t' read -r r ty n d; do
   if [ ! -x "$d/driver" ]; then
     if [ -f "$d/tine.o" ]; then
@@ -330,7 +332,7 @@ while IFS=$'\t' read -r r ty n d; do
     fi
     continue
   fi
-  if ! "$d/driver" --batch "$batch" --rounds "$rounds" --ms "$ms" --seed "$seed" --target "$r" --quiet >"$d/run.txt" 2>"$d/run.err" </dev/null; then
+  if ! "$d/driver" --batch "$batch" --rounds "$rounds" --visits "$visits" --ms "$ms" --seed "$seed" --target "$r" --quiet >"$d/run.txt" 2>"$d/run.err" </dev/null; then
     printf 'check failed, not timed: %s\n' "$(grep -m1 . "$d/run.err" | cut -c1-200)" >>"$d/notes.txt"
     echo "  $r $ty N=$n: $(grep -m1 . "$d/run.err")"
   fi
