@@ -51,14 +51,15 @@
 #
 # Environment: TINE (default build/tine), TINE_DFT_STANDIN=1 (no tine: the stand-in codelet,
 # plain C at -O2, in tine's place — the harness's own test, its times mean nothing),
-# CC_BENCH (the driver's compiler, gcc), CC_CLANG (clang-19), BENCH_JOBS (parallel builds, 2),
-# SEED, TINE_DFT_CACHE (FFTW's source and build, default ~/.cache/tine-dft), FFTW_SRC.
+# CC_BENCH (the driver's compiler, gcc), CC_CLANG (clang-19), OBJCOPY (llvm-objcopy-19),
+# BENCH_JOBS (parallel builds, 2), SEED, TINE_DFT_CACHE (FFTW's source and build, default
+# ~/.cache/tine-dft), FFTW_SRC.
 # Word splitting of the flag strings is intended; env.sh sets tine, seed, standin ...
 # shellcheck disable=SC2046,SC2154,SC2206
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=/dev/null
-source "$here/env.sh" # root, ddir, tine, cc, clang, jobs, seed, cache, standin, all_sizes; pool, dftpy, fftw_source
+source "$here/env.sh" # root, ddir, tine, cc, clang, objcopy, jobs, seed, cache, standin, all_sizes; pool, dftpy, fftw_source
 
 quick=0 selftest=0
 for a in "$@"; do
@@ -280,7 +281,9 @@ for r in "${rows[@]}"; do
                   $cc -O2 ${row_march[$r]} $fl -S '$here/naive_codelet.c' -o '$d/$v.s' 2>>'$d/$v.log'")
         else
           t=("'$tine'" dft --n "$n" --type "$ty" --target "$r" $dir_flag ${vflags[$v]} "${name[@]}")
-          cmds+=("${t[*]} --emit obj -o '$d/$v.o' 2>'$d/$v.log' >/dev/null || rm -f '$d/$v.o';
+          # the codelet's symbol alone global: helpers of the same name in two variants do not clash
+          cmds+=("{ ${t[*]} --emit obj -o '$d/$v.o' 2>'$d/$v.log' >/dev/null &&
+                    $objcopy --keep-global-symbol=$sym '$d/$v.o' 2>>'$d/$v.log'; } || rm -f '$d/$v.o';
                   ${t[*]} --emit asm -o '$d/$v.s' 2>>'$d/$v.log' >/dev/null || rm -f '$d/$v.s';
                   if [ $v = tine ]; then ${t[*]} --emit h -o '$d/tine.h' 2>>'$d/$v.log' >/dev/null || rm -f '$d/tine.h'; fi; true")
         fi
@@ -311,10 +314,17 @@ while IFS=$'\t' read -r r ty n d; do
   [ -f "$d/tine.o" ] || { rm -f "$d/driver"; continue; }
   hdr=""
   [ -f "$d/tine.h" ] && hdr=$d/tine.h
+  # with tine's header (a prototype that differs from the contract fails the compile), and
+  # without it, the fallback that is noted
   write_codelets "$d" "$n" "$ty" "$inverse" "$hdr" "${entries[@]}"
+  mv "$d/codelets.h" "$d/codelets-h.h"
+  write_codelets "$d" "$n" "$ty" "$inverse" "" "${entries[@]}"
   objs=()
   for e in "${entries[@]}"; do objs+=("'$d/${e%%:*}.o'"); done
-  cmds+=("$cc -std=c11 -O2 ${fftw_inc[*]} -include '$d/codelets.h' -c '$ddir/driver.c' -o '$d/driver.o' 2>'$d/driver.log' &&
+  cmds+=("if ! $cc -std=c11 -O2 ${fftw_inc[*]} -include '$d/codelets-h.h' -c '$ddir/driver.c' -o '$d/driver.o' 2>'$d/driver.log'; then
+            [ -n '$hdr' ] && printf \"tine's --emit h header does not agree with the codelet contract: %s\\n\" \"\$(grep -m1 error '$d/driver.log' | cut -c1-200)\" >>'$d/notes.txt'
+            $cc -std=c11 -O2 ${fftw_inc[*]} -include '$d/codelets.h' -c '$ddir/driver.c' -o '$d/driver.o' 2>>'$d/driver.log'
+          fi &&
           $cc '$d/driver.o' ${objs[*]} ${fftw_libs[*]} -lkissfft-float -lm -o '$d/driver' 2>>'$d/driver.log'")
 done <"$build/rows.tsv"
 echo "bench.sh: building ${#cmds[@]} drivers ..."

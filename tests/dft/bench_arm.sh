@@ -39,14 +39,14 @@
 #   --build-dir DIR     keep the build there (default a temporary directory)
 #
 # Environment: TINE, TINE_DFT_STANDIN=1 (the naive C codelet in tine's place), CC_CLANG
-# (clang-19), CC_GCC_A64 (aarch64-linux-gnu-gcc), OBJCOPY (llvm-objcopy-19), BENCH_JOBS, SEED, TINE_DFT_CACHE, FFTW_SRC (a fftw-3.3.10 tree or tarball:
-# no download).
+# (clang-19), CC_GCC_A64 (aarch64-linux-gnu-gcc), OBJCOPY (llvm-objcopy-19), BENCH_JOBS,
+# SEED, TINE_DFT_CACHE, FFTW_SRC (a fftw-3.3.10 tree or tarball: no download).
 # Word splitting of the flag strings is intended; env.sh sets tine, seed, standin ...
 # shellcheck disable=SC2046,SC2154,SC2206
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=/dev/null
-source "$here/env.sh" # root, ddir, tine, clang, jobs, seed, cache, standin, all_sizes; pool, dftpy, fftw_source
+source "$here/env.sh" # root, ddir, tine, clang, objcopy, jobs, seed, cache, standin, all_sizes; pool, dftpy, fftw_source
 sysroot=/usr/aarch64-linux-gnu
 quick=0
 for a in "$@"; do [ "$a" = --quick ] && quick=1; done
@@ -80,7 +80,6 @@ select_sizes bench_arm.sh "${filters[@]}"
 [ -z "$howmany" ] && { [ "$standin" = 1 ] && howmany=2 || howmany=32; }
 [[ $howmany =~ ^[0-9]+$ ]] && [ "$howmany" -ge 2 ] && [ $((howmany % 2)) = 0 ] ||
   { echo "bench_arm.sh: --howmany takes an even count >= 2" >&2; exit 2; }
-objcopy=${OBJCOPY:-llvm-objcopy-19}
 for t in "$clang" "$objcopy" llvm-mca-19 llvm-nm-19 llvm-objdump-19 qemu-aarch64 python3; do
   command -v "$t" >/dev/null || { echo "bench_arm.sh: needs $t" >&2; exit 2; }
 done
@@ -148,7 +147,8 @@ for ty in "${types[@]}"; do
       else
         t=("'$tine'" dft --n "$n" --type "$ty" --target arm-64 $dir_flag ${vflags[$v]} "${name[@]}")
         cmds+=("${t[*]} --emit asm -o '$d/$v.s' >/dev/null 2>'$d/$v.log' &&
-                ${a64[*]} -c '$d/$v.s' -o '$d/$v.o' 2>>'$d/$v.log' || rm -f '$d/$v.o'")
+                ${a64[*]} -c '$d/$v.s' -o '$d/$v.o' 2>>'$d/$v.log' &&
+                $objcopy --keep-global-symbol=$sym '$d/$v.o' 2>>'$d/$v.log' || rm -f '$d/$v.o'")
       fi
     done
     if [ $use_fftw = 1 ]; then

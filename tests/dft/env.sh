@@ -8,6 +8,7 @@ ddir=$root/bench/dft
 tine=${TINE:-$root/build/tine}
 cc=${CC_BENCH:-gcc}
 clang=${CC_CLANG:-clang-19}
+objcopy=${OBJCOPY:-llvm-objcopy-19}
 jobs=${BENCH_JOBS:-2}
 seed=${SEED:-20240601}
 cache=${TINE_DFT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tine-dft}
