@@ -57,6 +57,7 @@ static const struct {
     {F(BENCH), "bench [--filter NAME] [--target T] [--peers halide,opencv,xnnpack,c,clang,gcc] [--rules synthesized] [--quick]"},
     {F(BENCH), "bench --retarget [--quick] [--target x86-64-avx2|x86-64-sse41|arm-64] [--filter NAME]"},
     {F(BENCH), "bench --vectorize [--quick] [--target x86-64-avx2|x86-64-avx512|arm-64] [--filter NAME]"},
+    {F(BENCH), "bench --dft [--quick] [--target x86-64-avx2|x86-64-avx512|arm-64] [--filter N[,N...]]"},
     {F(BENCH_IR), "bench-ir [--nodes N]"},
     {F(BENCH_LIFT), "bench-lift [--nodes N]"},
     {F(VERIFY), "verify --rules lift|x86|arm|synthesized|peephole-x86|peephole-arm|FILE [--isa x86|arm] [--rule NAME] [--timeout MS] [--quiet]"},
@@ -117,7 +118,7 @@ enum { O_LANES, O_SEED, O_NODES, O_TRACE, O_LIST, O_CHECK, O_QUICK, O_FILTER, O_
        O_TYPES, O_TIME_LIMIT, O_FROM_SCRATCH, O_FOCUS, O_RULES_EXTRA, O_GENERAL, O_HAND_ONLY, O_OP,
        O_FROM, O_TO, O_SHOW_REPORT, O_CHECK_RUN, O_EMIT_HEADER, O_NO_WIDEN, O_BENCH_RETARGET,
        O_FUNCTION, O_REASSOCIATE, O_CONTRACT, O_NO_VECTORIZE, O_NO_VALIDATE, O_BENCH_VECTORIZE, O_VECTORIZED,
-       O_N, O_INVERSE, O_TYPE, O_NO_PEEPHOLE, O_NO_SCHEDULE, O_NO_CONTRACT, O_DFT_REPORT, O_COUNT };
+       O_N, O_INVERSE, O_TYPE, O_NO_PEEPHOLE, O_NO_SCHEDULE, O_NO_CONTRACT, O_DFT_REPORT, O_BENCH_DFT, O_COUNT };
 static const struct {
     const char *name;
     int value;      /* takes a value */
@@ -186,6 +187,10 @@ static const struct {
     [O_BENCH_VECTORIZE] = {"--vectorize", 0, F(BENCH), NULL,
         "time tine vectorize's kernels (bench/vectorize) against naive fixed-size C and Eigen (tests/vectorize/bench.sh; "
         "--target arm-64 by llvm-mca: tests/vectorize/bench_arm.sh)"},
+    [O_BENCH_DFT] = {"--dft", 0, F(BENCH), NULL,
+        "time tine dft's codelets against FFTW 3.3.10 and KissFFT: N = 2..64, f32 and f64, with the ablations "
+        "(tests/dft/bench.sh; --filter takes sizes; --target arm-64 by llvm-mca beside FFTW's Neon codelets: "
+        "tests/dft/bench_arm.sh)"},
     [O_EMIT_HEADER] = {"--emit-header", 0, F(RETARGET), NULL,
         "write the emulation header: every intrinsic of --from as C for --to, from its semantics"},
     [O_OUT] = {"-o", 1, F(COMPILE_KERNEL) | F(REPORT) | F(ISA) | F(SYNTH) | F(RETARGET) | F(VECTORIZE) | F(DFT),
@@ -587,6 +592,7 @@ static int take_option(int k, const char *word, char *v, options *o) {
     case O_NO_WIDEN: o->no_widen = 1; break;
     case O_BENCH_RETARGET: o->bench_retarget = 1; break;
     case O_BENCH_VECTORIZE: o->bench_vectorize = 1; break;
+    case O_BENCH_DFT: o->bench_dft = 1; break;
     case O_FUNCTION: o->function = v; break;
     case O_VECTORIZED: o->vectorized = 1; break;
     case O_REASSOCIATE: o->reassociate = 1; break;

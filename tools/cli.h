@@ -55,6 +55,7 @@ typedef struct {
     int show_report, check_run, emit_header, no_widen; /* retarget --report, --check, --emit-header, --no-widen */
     int bench_retarget;                                /* bench --retarget */
     int bench_vectorize;                               /* bench --vectorize */
+    int bench_dft;                                     /* bench --dft */
     const char *function;                              /* vectorize --function NAME */
     int reassociate, contract, no_vectorize, no_validate; /* vectorize's flags */
     int vectorized;                                    /* verify --vectorized */
@@ -147,10 +148,20 @@ int cli_cmd_vectorize(const options *o);
 int cli_vectorize_run(const options *o, tine_vectorize_opts *vo);
 /* Runs `bash argv...` with TINE set to self (this binary); its exit status. what names it in errors. */
 int cli_run_script(const char *what, const char *self, const char *const *argv);
+/* Runs the source tree's SCRIPT (a path under it) with bash and args (NULL-terminated), TINE
+ * set to this binary; its exit status, or 1 after a message when it cannot be found. */
+int cli_run_bench_script(const char *what, const char *script, const char *const *args);
 int cli_bench_vectorize(const options *o);
 /* tine dft: a DFT codelet (tools/dft.c). */
 int cli_cmd_dft(const options *o);
 /* tine bench --retarget: the retarget corpus timed against its peers (tests/retarget/bench.sh). */
 int cli_bench_retarget(const options *o);
+/* tine bench --dft: tine dft's codelets timed against FFTW and KissFFT (tests/dft/bench.sh). */
+int cli_bench_dft(const options *o);
+/* A bench with x86 rows and an arm-64 one (tools/bench_dft.c): DIR/bench.sh (--target
+ * x86-64-avx2 or x86-64-avx512, default both) or DIR/bench_arm.sh (--target arm-64), with
+ * --quick, --target and --filter passed on; its exit status, or 2 after a message for
+ * another target. */
+int cli_run_row_bench(const options *o, const char *what, const char *dir);
 
 #endif

@@ -76,34 +76,46 @@ int cli_cmd_retarget(const options *o) {
  * the tine it times, and the columns a user of `tine bench` expects (the 128-bit column
  * too, so the table shows what widening gains). */
 int cli_bench_retarget(const options *o) {
-    char script[4096], self[4096];
     bool arm = o->target && !strncmp(o->target, "arm-64", 6); /* x86 code retargeted to Neon: llvm-mca */
-    snprintf(script, sizeof script, "%s/tests/retarget/%s", TINE_SOURCE_DIR, arm ? "bench_arm.sh" : "bench.sh");
-    if (access(script, R_OK)) {
-        fprintf(stderr, "tine bench --retarget: no %s (the corpus is in the source tree)\n", script);
-        return 1;
-    }
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0) {
-        fprintf(stderr, "tine bench --retarget: cannot find this binary (/proc/self/exe)\n");
-        return 1;
-    }
-    self[n] = 0;
-    const char *argv[16];
+    const char *args[8];
     int k = 0;
-    argv[k++] = "bash";
-    argv[k++] = script;
-    if (!arm) argv[k++] = "--rt128";
-    if (o->quick && !arm) argv[k++] = "--quick";
-    if (o->target && !strcmp(o->target, "x86-64-sse41")) argv[k++] = "--only-sse41";
+    if (!arm) args[k++] = "--rt128";
+    if (o->quick && !arm) args[k++] = "--quick";
+    if (o->target && !strcmp(o->target, "x86-64-sse41")) args[k++] = "--only-sse41";
     else if (o->target && !arm && strcmp(o->target, "x86-64-avx2") && strcmp(o->target, "host")) {
         fprintf(stderr, "tine bench --retarget: times x86-64-avx2 (the default), x86-64-sse41 or arm-64 (x86 code "
                         "retargeted to Neon, by llvm-mca), not '%s'\n", o->target);
         return 2;
     }
-    if (o->filter) argv[k++] = o->filter;
+    if (o->filter) args[k++] = o->filter;
+    args[k] = NULL;
+    return cli_run_bench_script("tine bench --retarget", arm ? "tests/retarget/bench_arm.sh" : "tests/retarget/bench.sh",
+                                args);
+}
+
+/* Runs the source tree's bench script with bash and args, TINE set to this binary (the
+ * tine it times). Its exit status, or 1 after a message when the script or this binary
+ * cannot be found. */
+int cli_run_bench_script(const char *what, const char *script, const char *const *args) {
+    char path[4096], self[4096];
+    snprintf(path, sizeof path, "%s/%s", TINE_SOURCE_DIR, script);
+    if (access(path, R_OK)) {
+        fprintf(stderr, "%s: no %s (the bench is in the source tree)\n", what, path);
+        return 1;
+    }
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+        fprintf(stderr, "%s: cannot find this binary (/proc/self/exe)\n", what);
+        return 1;
+    }
+    self[n] = 0;
+    const char *argv[20];
+    int k = 0;
+    argv[k++] = "bash";
+    argv[k++] = path;
+    for (int i = 0; args[i] && k < 19; i++) argv[k++] = args[i];
     argv[k] = NULL;
-    return cli_run_script("tine bench --retarget", self, argv);
+    return cli_run_script(what, self, argv);
 }
 
 /* Runs a bench script: bash argv..., with TINE set to this binary (self). Its exit status. */

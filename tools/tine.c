@@ -648,7 +648,7 @@ static int dispatch(const options *o) {
     case CLI_VERIFY: return cli_verify(o);
     case CLI_REPORT: return cli_cmd_report(o);
     case CLI_ISA: return cli_cmd_isa(o);
-    case CLI_BENCH: return o->bench_vectorize ? cli_bench_vectorize(o) : o->bench_retarget ? cli_bench_retarget(o) : tine_cmd_bench(o->filter, o->target, o->peers, o->rules, o->quick);
+    case CLI_BENCH: return o->bench_dft ? cli_bench_dft(o) : o->bench_vectorize ? cli_bench_vectorize(o) : o->bench_retarget ? cli_bench_retarget(o) : tine_cmd_bench(o->filter, o->target, o->peers, o->rules, o->quick);
     case CLI_RUN_KERNEL: return cli_run_kernel(o);
     case CLI_COMPILE_KERNEL: return cmd_kernel_compile(o);
     case CLI_COMPILE_EXPR: return cmd_compile(o);

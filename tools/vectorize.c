@@ -6,14 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "tine.h"
-
-#ifndef TINE_SOURCE_DIR
-#define TINE_SOURCE_DIR "."
-#endif
 
 int cli_cmd_vectorize(const options *o) {
     if (!o->function) {
@@ -51,33 +46,4 @@ int cli_vectorize_run(const options *o, tine_vectorize_opts *vo) {
 
 /* The bench script does the work (each kernel through tine vectorize, the naive C and
  * Eigen built with the same flags, checked against each other, timed interleaved). */
-int cli_bench_vectorize(const options *o) {
-    char script[4096], self[4096];
-    bool arm = o->target && !strcmp(o->target, "arm-64");
-    snprintf(script, sizeof script, "%s/tests/vectorize/%s", TINE_SOURCE_DIR, arm ? "bench_arm.sh" : "bench.sh");
-    if (access(script, R_OK)) {
-        fprintf(stderr, "tine bench --vectorize: no %s (the kernels are in the source tree)\n", script);
-        return 1;
-    }
-    if (o->target && !arm && strcmp(o->target, "x86-64-avx2") && strcmp(o->target, "x86-64-avx512") &&
-        strcmp(o->target, "host")) {
-        fprintf(stderr, "tine bench --vectorize: times x86-64-avx2, x86-64-avx512 (both by default) or arm-64 (by "
-                        "llvm-mca), not '%s'\n", o->target);
-        return 2;
-    }
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (len <= 0) {
-        fprintf(stderr, "tine bench --vectorize: cannot find this binary (/proc/self/exe)\n");
-        return 1;
-    }
-    self[len] = 0;
-    const char *argv[16];
-    int k = 0;
-    argv[k++] = "bash";
-    argv[k++] = script;
-    if (o->quick) argv[k++] = "--quick";
-    if (o->target && !arm && strcmp(o->target, "host")) argv[k++] = "--target", argv[k++] = o->target;
-    if (o->filter) argv[k++] = "--filter", argv[k++] = o->filter;
-    argv[k] = NULL;
-    return cli_run_script("tine bench --vectorize", self, argv);
-}
+int cli_bench_vectorize(const options *o) { return cli_run_row_bench(o, "tine bench --vectorize", "tests/vectorize"); }
