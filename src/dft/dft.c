@@ -42,17 +42,17 @@ static void report_line(tine_buf *r, const char *step, const tine_tprog *p, doub
                     s.generic, s.consts, s.max_live, ms);
 }
 
-static bool schedule(tine_tprog *p, tine_sched_method m) {
+static bool schedule(tine_tprog *p, tine_sched_method m, tine_sched_stats *st) {
     tine_tprog_dag d;
     tine_tprog_dag_make(p, &d);
     int *in = tine_xmalloc(sizeof *in * ((size_t)p->n + 1)), *out = tine_xmalloc(sizeof *out * ((size_t)p->n + 1));
     for (int i = 0; i < p->n; i++) in[i] = i;
-    int rc = tine_sched_run(&d.dag, m, in, out, NULL);
-    if (rc == 0) tine_tprog_permute(p, out);
+    int rc = tine_sched_run(&d.dag, m, in, out, st);
+    if (rc >= 0) tine_tprog_permute(p, out);
     free(in);
     free(out);
     tine_tprog_dag_free(&d);
-    return rc == 0 && tine_tprog_check(p);
+    return rc >= 0 && tine_tprog_check(p);
 }
 
 static bool build(tine_ctx_t *ctx, const tine_dft_opts *o, dft_codelet *c, tine_buf *rep) {
@@ -62,6 +62,7 @@ static bool build(tine_ctx_t *ctx, const tine_dft_opts *o, dft_codelet *c, tine_
         return false;
     }
     c->v = bits / c->elem.bits;
+    while (c->v > 2 && 2 * c->n < c->v) c->v /= 2; /* a transform fills at least one row of the block */
     tine_type_t t = tine_type_with_lanes(c->elem, c->v);
     int n = c->n;
     tine_expr_t **in = tine_xmalloc(sizeof *in * 2 * (size_t)n), **out = tine_xmalloc(sizeof *out * 2 * (size_t)n);
@@ -105,11 +106,14 @@ static bool build(tine_ctx_t *ctx, const tine_dft_opts *o, dft_codelet *c, tine_
     }
     if (!o->no_schedule) {
         t0 = tine_now();
-        if (!schedule(c->prog, TINE_SCHED_AUTO)) {
+        tine_sched_stats ss;
+        if (!schedule(c->prog, TINE_SCHED_AUTO, &ss)) {
             if (!tine_error(ctx)) tine_set_internal_error(ctx, "tine dft: the schedule is not a valid order");
             return false;
         }
         report_line(rep, "schedule", c->prog, (tine_now() - t0) * 1e3);
+        tine_buf_printf(rep, "          from %s; spills at 16 registers %d before, %d after\n",
+                        tine_sched_from_name(ss.from), ss.spills_before, ss.spills_after);
     }
     return true;
 }

@@ -28,6 +28,9 @@ typedef struct {
     uint32_t nval;
     bool *gathered, *stored;  /* per element / per output element */
     LLVMValueRef *re_out, *im_out;
+    bool in_rows, out_rows;   /* this body's layout: unit strides, read and written by rows */
+    int *chunk_left;          /* per output chunk: parts still to store */
+    int nchunks, *chunk_off;  /* rows: chunk q holds floats chunk_off[q] .. + v of a transform */
 } em;
 
 static LLVMValueRef i64c(em *e, long long v) { return LLVMConstInt(e->i64, (unsigned long long)v, 1); }
@@ -76,6 +79,50 @@ static void scatter(em *e, int k, LLVMValueRef re, LLVMValueRef im) {
     }
 }
 
+/* x[r][c] -> x[c][r] for v vectors of v lanes, by log2 v stages of two-vector shuffles:
+ * stage t swaps bit t of the row with bit t of the lane. */
+static void transpose(em *e, LLVMValueRef *x, int v) {
+    int ma[64], mb[64];
+    for (int g = 1; g < v; g *= 2) {
+        for (int c = 0; c < v; c++) {
+            ma[c] = (c & g) ? v + c - g : c;
+            mb[c] = (c & g) ? v + c : c + g;
+        }
+        for (int r = 0; r < v; r++) {
+            if (r & g) continue;
+            LLVMValueRef a = x[r], b = x[r + g];
+            x[r] = shuffle(e, a, b, ma, v);
+            x[r + g] = shuffle(e, a, b, mb, v);
+        }
+    }
+}
+
+/* Chunk q of the block's transforms read by rows (unit stride: element j's parts are
+ * floats 2j, 2j + 1 of its transform): v rows of v floats, transposed into the v values
+ * of the chunk's v / 2 elements, both parts. */
+static void gather_rows(em *e, int q, LLVMValueRef *vals) {
+    int v = e->c->v;
+    LLVMTypeRef vt = LLVMVectorType(e->T, (unsigned)v);
+    LLVMValueRef off = i64c(e, e->chunk_off[q]);
+    for (int l = 0; l < v; l++) {
+        LLVMValueRef p = LLVMBuildGEP2(e->g.b, e->T, e->inb[l], &off, 1, "");
+        vals[l] = LLVMBuildLoad2(e->g.b, vt, p, "");
+        LLVMSetAlignment(vals[l], (unsigned)(e->c->elem.bits / 8));
+    }
+    transpose(e, vals, v);
+}
+
+static void scatter_rows(em *e, int q, LLVMValueRef *vals) {
+    int v = e->c->v;
+    transpose(e, vals, v);
+    LLVMValueRef off = i64c(e, e->chunk_off[q]);
+    for (int l = 0; l < v; l++) {
+        LLVMValueRef p = LLVMBuildGEP2(e->g.b, e->T, e->outb[l], &off, 1, "");
+        LLVMValueRef st = LLVMBuildStore(e->g.b, vals[l], p);
+        LLVMSetAlignment(st, (unsigned)(e->c->elem.bits / 8));
+    }
+}
+
 static int input_index(const tine_tprog *p, const tine_expr_t *x) {
     for (int i = 0; i < p->ninputs; i++)
         if (p->inputs[i] == x) return i;
@@ -90,6 +137,7 @@ static void body(em *e) {
     memset(e->gathered, 0, sizeof *e->gathered * (size_t)c->n);
     memset(e->stored, 0, sizeof *e->stored * (size_t)c->n * 2);
     memset(e->val, 0, sizeof *e->val * e->nval);
+    for (int q = 0; q < e->nchunks; q++) e->chunk_left[q] = c->v;
     for (int i = 0; i < p->n; i++) {
         const tine_tprog_item *it = &p->order[i];
         const tine_expr_t *x = it->e;
@@ -97,7 +145,20 @@ static void body(em *e) {
             int k = c->out_elem[it->store], part = c->out_part[it->store];
             (part ? e->im_out : e->re_out)[k] = e->val[x->id];
             e->stored[2 * k + part] = true;
-            if (e->stored[2 * k] && e->stored[2 * k + 1]) scatter(e, k, e->re_out[k], e->im_out[k]);
+            if (e->out_rows) { /* a chunk is written once all its values are there */
+                int pos = 2 * k + part;
+                for (int q = 0; q < e->nchunks; q++) {
+                    if (pos < e->chunk_off[q] || pos >= e->chunk_off[q] + c->v || --e->chunk_left[q]) continue;
+                    LLVMValueRef vals[64];
+                    for (int f = 0; f < c->v; f++) {
+                        int at = e->chunk_off[q] + f;
+                        vals[f] = at % 2 ? e->im_out[at / 2] : e->re_out[at / 2];
+                    }
+                    scatter_rows(e, q, vals);
+                }
+            } else if (e->stored[2 * k] && e->stored[2 * k + 1]) {
+                scatter(e, k, e->re_out[k], e->im_out[k]);
+            }
             continue;
         }
         if (e->val[x->id]) continue;
@@ -105,8 +166,20 @@ static void body(em *e) {
             int q = input_index(p, x);
             TINE_ASSERT(q >= 0);
             int j = c->in_elem[q];
-            LLVMValueRef re, im;
             TINE_ASSERT(!e->gathered[j]);
+            if (e->in_rows) {
+                int ch = 0;
+                while (2 * j >= e->chunk_off[ch] + c->v) ch++;
+                LLVMValueRef vals[64];
+                gather_rows(e, ch, vals);
+                for (int r = 0; r < p->ninputs; r++) {
+                    int pos = 2 * c->in_elem[r] + c->in_part[r] - e->chunk_off[ch];
+                    if (pos >= 0 && pos < c->v && !e->gathered[c->in_elem[r]]) e->val[p->inputs[r]->id] = vals[pos];
+                }
+                for (int f = 0; f < c->v; f++) e->gathered[(e->chunk_off[ch] + f) / 2] = true;
+                continue;
+            }
+            LLVMValueRef re, im;
             gather(e, j, &re, &im);
             e->gathered[j] = true;
             for (int r = 0; r < p->ninputs; r++)
@@ -123,6 +196,43 @@ static void body(em *e) {
     }
 }
 
+/* The loop over the blocks of v transforms for one layout of the body; returns its first
+ * block (entered with the block index 0). */
+static LLVMBasicBlockRef block_loop(em *e, LLVMValueRef fn, LLVMBasicBlockRef done, LLVMValueRef last, bool in_rows,
+                                    bool out_rows) {
+    const dft_codelet *c = e->c;
+    LLVMBuilderRef b = e->g.b;
+    LLVMBasicBlockRef pre = LLVMAppendBasicBlockInContext(e->g.lc, fn, "pre");
+    LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(e->g.lc, fn, in_rows ? (out_rows ? "rows" : "rows_in") : out_rows ? "rows_out" : "pairs");
+    LLVMPositionBuilderAtEnd(b, pre);
+    LLVMBuildBr(b, loop);
+    LLVMPositionBuilderAtEnd(b, loop);
+    LLVMValueRef blk = LLVMBuildPhi(b, e->i64, "b");
+    int v = c->v;
+    for (int l = 0; l < v; l++) {
+        LLVMValueRef t = LLVMBuildAdd(b, blk, i64c(e, l), "");
+        t = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, t, e->howmany, ""), t, last, "");
+        LLVMValueRef oi = LLVMBuildMul(b, t, e->id2, ""), oo = LLVMBuildMul(b, t, e->od2, "");
+        e->inb[l] = LLVMBuildGEP2(b, e->T, e->in, &oi, 1, "");
+        e->outb[l] = LLVMBuildGEP2(b, e->T, e->out, &oo, 1, "");
+    }
+    e->in_rows = in_rows;
+    e->out_rows = out_rows;
+    body(e);
+    LLVMValueRef next = LLVMBuildAdd(b, blk, i64c(e, v), "next");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, next, e->howmany, ""), loop, done);
+    LLVMBasicBlockRef cur = LLVMGetInsertBlock(b);
+    LLVMValueRef zero = i64c(e, 0);
+    LLVMAddIncoming(blk, &zero, &pre, 1);
+    LLVMAddIncoming(blk, &next, &cur, 1);
+    return pre;
+}
+
+/* The function: one loop per layout the body has. Where the transform's floats fill
+ * whole vectors (2n a multiple of v), a unit input stride is read by rows and transposed
+ * (v loads and v log2 v shuffles for v / 2 elements of v transforms, against v loads and
+ * about 2v shuffles per element gathered by pairs), and a unit output stride written
+ * alike; the strides are tested once per call. */
 static LLVMModuleRef build(em *e) {
     const dft_codelet *c = e->c;
     LLVMContextRef lc = e->g.lc;
@@ -139,7 +249,6 @@ static LLVMModuleRef build(em *e) {
     LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(lc, nounwind, 0));
     e->g.b = LLVMCreateBuilderInContext(lc);
     LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(lc, fn, "entry");
-    LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(lc, fn, "block");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(lc, fn, "done");
     LLVMBuilderRef b = e->g.b;
     LLVMPositionBuilderAtEnd(b, entry);
@@ -152,25 +261,28 @@ static LLVMModuleRef build(em *e) {
     e->os2 = LLVMBuildMul(b, LLVMGetParam(fn, 5), two, "os2");
     e->od2 = LLVMBuildMul(b, LLVMGetParam(fn, 6), two, "od2");
     LLVMValueRef last = LLVMBuildSub(b, e->howmany, i64c(e, 1), "last");
-    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSGT, e->howmany, i64c(e, 0), ""), loop, done);
-
-    LLVMPositionBuilderAtEnd(b, loop);
-    LLVMValueRef blk = LLVMBuildPhi(b, e->i64, "b");
-    int v = c->v;
-    for (int l = 0; l < v; l++) {
-        LLVMValueRef t = LLVMBuildAdd(b, blk, i64c(e, l), "");
-        t = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, t, e->howmany, ""), t, last, "");
-        LLVMValueRef oi = LLVMBuildMul(b, t, e->id2, ""), oo = LLVMBuildMul(b, t, e->od2, "");
-        e->inb[l] = LLVMBuildGEP2(b, e->T, e->in, &oi, 1, "");
-        e->outb[l] = LLVMBuildGEP2(b, e->T, e->out, &oo, 1, "");
+    /* chunks of v floats; the last one ends at the transform's end, overlapping the one
+       before it where v does not divide 2n (it loads and stores floats of the transform's
+       own, the values it stores the same) */
+    bool rows = 2 * c->n >= c->v && c->v <= 64;
+    e->nchunks = rows ? (2 * c->n + c->v - 1) / c->v : 0;
+    for (int q = 0; q < e->nchunks; q++) e->chunk_off[q] = q * c->v + c->v <= 2 * c->n ? q * c->v : 2 * c->n - c->v;
+    LLVMBasicBlockRef start = LLVMAppendBasicBlockInContext(lc, fn, "start");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSGT, e->howmany, i64c(e, 0), ""), start, done);
+    LLVMBasicBlockRef loops[4];
+    int nl = rows ? 4 : 1;
+    for (int k = 0; k < nl; k++) loops[k] = block_loop(e, fn, done, last, k & 1, k >> 1);
+    LLVMPositionBuilderAtEnd(b, start);
+    if (rows) {
+        LLVMValueRef in1 = LLVMBuildICmp(b, LLVMIntEQ, LLVMGetParam(fn, 3), i64c(e, 1), "");
+        LLVMValueRef out1 = LLVMBuildICmp(b, LLVMIntEQ, LLVMGetParam(fn, 5), i64c(e, 1), "");
+        LLVMValueRef k = LLVMBuildAdd(b, LLVMBuildZExt(b, in1, e->i64, ""),
+                                      LLVMBuildShl(b, LLVMBuildZExt(b, out1, e->i64, ""), i64c(e, 1), ""), "layout");
+        LLVMValueRef sw = LLVMBuildSwitch(b, k, loops[0], 3);
+        for (int q = 1; q < 4; q++) LLVMAddCase(sw, i64c(e, q), loops[q]);
+    } else {
+        LLVMBuildBr(b, loops[0]);
     }
-    body(e);
-    LLVMValueRef next = LLVMBuildAdd(b, blk, i64c(e, v), "next");
-    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, next, e->howmany, ""), loop, done);
-    LLVMBasicBlockRef cur = LLVMGetInsertBlock(b);
-    LLVMValueRef zero = i64c(e, 0);
-    LLVMAddIncoming(blk, &zero, &entry, 1);
-    LLVMAddIncoming(blk, &next, &cur, 1);
     LLVMPositionBuilderAtEnd(b, done);
     LLVMBuildRetVoid(b);
     LLVMDisposeBuilder(b);
@@ -195,6 +307,8 @@ char *dft_emit_llvm(tine_ctx_t *ctx, const dft_codelet *c, tine_emit_kind_t kind
     e.stored = tine_xcalloc((size_t)c->n * 2, sizeof *e.stored);
     e.re_out = tine_xcalloc((size_t)c->n, sizeof *e.re_out);
     e.im_out = tine_xcalloc((size_t)c->n, sizeof *e.im_out);
+    e.chunk_left = tine_xcalloc((size_t)(2 * c->n / c->v + 2), sizeof *e.chunk_left);
+    e.chunk_off = tine_xcalloc((size_t)(2 * c->n / c->v + 2), sizeof *e.chunk_off);
     LLVMModuleRef m = build(&e);
     char *out = tine_cg_verify_module(ctx, m) ? tine_cg_module_output(ctx, m, tm, triple, kind, size) : NULL;
     LLVMDisposeModule(m);
@@ -208,5 +322,7 @@ char *dft_emit_llvm(tine_ctx_t *ctx, const dft_codelet *c, tine_emit_kind_t kind
     free(e.stored);
     free(e.re_out);
     free(e.im_out);
+    free(e.chunk_left);
+    free(e.chunk_off);
     return out;
 }
