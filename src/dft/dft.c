@@ -42,17 +42,41 @@ static void report_line(tine_buf *r, const char *step, const tine_tprog *p, doub
                     s.generic, s.consts, s.max_live, ms);
 }
 
-static bool schedule(tine_tprog *p, tine_sched_method m, tine_sched_stats *st) {
+/* The order with the fewest spills at the target's registers among the scheduler's
+ * candidates (FFTW's decomposition, the list scheduler, the selection's order, each with
+ * and without the local moves): what a codelet pays for is spills, and max live (what
+ * tine_sched_run ranks by) says little about them once it is past the register count. */
+static bool schedule(tine_tprog *p, int nregs, tine_buf *rep) {
     tine_tprog_dag d;
     tine_tprog_dag_make(p, &d);
-    int *in = tine_xmalloc(sizeof *in * ((size_t)p->n + 1)), *out = tine_xmalloc(sizeof *out * ((size_t)p->n + 1));
+    size_t sz = sizeof(int) * ((size_t)p->n + 1);
+    int *in = tine_xmalloc(sz), *cand = tine_xmalloc(sz), *best = tine_xmalloc(sz);
     for (int i = 0; i < p->n; i++) in[i] = i;
-    int rc = tine_sched_run(&d.dag, m, in, out, st);
-    if (rc >= 0) tine_tprog_permute(p, out);
+    static const char *const names[6] = {"selection", "selection+moves", "fftw", "fftw+moves", "list", "list+moves"};
+    int before = tine_sched_spills(&d.dag, in, nregs), best_spills = -1, from = 0;
+    for (int k = 0; k < 6; k++) {
+        if (k / 2 == 0) memcpy(cand, in, sz);
+        else if (k / 2 == 1) tine_sched_fftw(&d.dag, cand);
+        else tine_sched_list(&d.dag, cand);
+        if (k % 2) tine_sched_local_moves(&d.dag, cand);
+        if (!tine_sched_is_topo(&d.dag, cand)) continue;
+        int sp = tine_sched_spills(&d.dag, cand, nregs);
+        if (sp >= 0 && (best_spills < 0 || sp < best_spills)) {
+            best_spills = sp, from = k;
+            memcpy(best, cand, sz);
+        }
+    }
+    bool ok = best_spills >= 0;
+    if (ok) {
+        tine_tprog_permute(p, best);
+        tine_buf_printf(rep, "          from %s; spills at %d registers: %d in the selection's order, %d\n", names[from],
+                        nregs, before, best_spills);
+    }
     free(in);
-    free(out);
+    free(cand);
+    free(best);
     tine_tprog_dag_free(&d);
-    return rc >= 0 && tine_tprog_check(p);
+    return ok && tine_tprog_check(p);
 }
 
 static bool build(tine_ctx_t *ctx, const tine_dft_opts *o, dft_codelet *c, tine_buf *rep) {
@@ -106,14 +130,11 @@ static bool build(tine_ctx_t *ctx, const tine_dft_opts *o, dft_codelet *c, tine_
     }
     if (!o->no_schedule) {
         t0 = tine_now();
-        tine_sched_stats ss;
-        if (!schedule(c->prog, TINE_SCHED_AUTO, &ss)) {
+        if (!schedule(c->prog, c->v * c->elem.bits >= 512 ? 32 : 16, rep)) {
             if (!tine_error(ctx)) tine_set_internal_error(ctx, "tine dft: the schedule is not a valid order");
             return false;
         }
         report_line(rep, "schedule", c->prog, (tine_now() - t0) * 1e3);
-        tine_buf_printf(rep, "          from %s; spills at 16 registers %d before, %d after\n",
-                        tine_sched_from_name(ss.from), ss.spills_before, ss.spills_after);
     }
     return true;
 }
