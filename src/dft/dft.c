@@ -125,8 +125,7 @@ static bool build(tine_ctx_t *ctx, const tine_dft_opts *o, dft_codelet *c, tine_
         report_line(rep, "peephole", c->prog, (tine_now() - t0) * 1e3);
         tine_buf_printf(rep, "          rewrites:");
         for (int k = 0; k < st.passes; k++) tine_buf_printf(rep, " %s %d", st.pass_name[k], st.pass_rewrites[k]);
-        tine_buf_printf(rep, "; folded %d, copies %d, redundant %d, dropped %d\n", st.folded, st.copies, st.redundant,
-                        st.dead);
+        tine_buf_printf(rep, "; folded %d, copies %d, redundant %d\n", st.folded, st.copies, st.redundant);
     }
     if (!o->no_schedule) {
         t0 = tine_now();
