@@ -129,7 +129,9 @@ static bool build(tine_ctx_t *ctx, const tine_dft_opts *o, dft_codelet *c, tine_
     }
     if (!o->no_schedule) {
         t0 = tine_now();
-        if (!schedule(c->prog, c->v * c->elem.bits >= 512 ? 32 : 16, rep)) {
+        const tine_target_info *ti = tine_target_find(o->target);
+        bool arm = ti && ti->isa && !strcmp(ti->isa, "arm"); /* AArch64 and AVX-512 have 32 vector registers */
+        if (!schedule(c->prog, arm || c->v * c->elem.bits >= 512 ? 32 : 16, rep)) {
             if (!tine_error(ctx)) tine_set_internal_error(ctx, "tine dft: the schedule is not a valid order");
             return false;
         }
