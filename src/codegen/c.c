@@ -262,16 +262,7 @@ static void literal(tine_buf *b, tine_type_t t, tine_u128 v) {
         return;
     }
     if (t.kind == TINE_FLOAT) { /* exact: a hexadecimal literal of the value the bits hold */
-        double d;
-        if (t.bits == 32) {
-            float f;
-            uint32_t w = (uint32_t)v;
-            memcpy(&f, &w, 4);
-            d = f;
-        } else {
-            uint64_t w = (uint64_t)v;
-            memcpy(&d, &w, 8);
-        }
+        double d = tine_float_of_bits(t, v);
         const char *sfx = t.bits == 32 ? "f" : "";
         if (d != d) tine_buf_printf(b, "%s__builtin_nan%s(\"\")", signbit(d) ? "-" : "", sfx);
         else if (d == d + d && d != 0) tine_buf_printf(b, "%s__builtin_inf%s()", d < 0 ? "-" : "", sfx);

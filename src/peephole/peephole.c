@@ -161,6 +161,7 @@ static tine_expr_t *rewrite_root(void *user, tine_expr_t *n, tine_expr_t *orig) 
     (void)orig;
     pass_run *r = user;
     tine_ctx_t *ctx = r->p->ctx;
+    if (r->runaway) return n; /* a chain that does not end: stop rewriting, report it */
     tine_expr_t *c = fold_const(ctx, n);
     if (c) {
         if (r->st) r->st->folded++;
@@ -221,12 +222,17 @@ static int values(const tine_tprog *p) {
 }
 
 bool tine_peephole(tine_tprog *p, const tine_peep_opts *o, tine_peep_stats *st) {
-    tine_ctx_t *ctx = p->ctx;
     const tine_isa *isa = NULL;
-    tine_target_features(ctx, p->target, &isa);
+    tine_target_features(p->ctx, p->target, &isa);
     if (!isa) return false;
-    const char *file;
+    const char *file = NULL;
     const char *src = peep_source(isa->name, &file);
+    return tine_peephole_with(p, o, src, file, st);
+}
+
+bool tine_peephole_with(tine_tprog *p, const tine_peep_opts *o, const char *src, const char *file,
+                        tine_peep_stats *st) {
+    tine_ctx_t *ctx = p->ctx;
     tine_peep_stats local;
     if (!st) st = &local;
     memset(st, 0, sizeof *st);
@@ -252,7 +258,14 @@ bool tine_peephole(tine_tprog *p, const tine_peep_opts *o, tine_peep_stats *st) 
     }
     st->passes = np;
     int max_rounds = o && o->max_rounds > 0 ? o->max_rounds : 32;
-    for (int sweep = 0; ok && sweep < 8; sweep++) {
+    enum { MAX_SWEEPS = 8 };
+    for (int sweep = 0; ok; sweep++) {
+        if (sweep == MAX_SWEEPS) { /* passes that keep undoing each other */
+            tine_set_internal_error(ctx, "%s: the peephole passes still rewrite after %d sweeps (two passes undo "
+                                         "each other's rewrites)", file, MAX_SWEEPS);
+            ok = false;
+            break;
+        }
         int sweep_fired = 0;
         for (int k = 0; k < np && ok; k++) {
             if (contract[k] && !(o && o->contract)) continue;

@@ -42,6 +42,10 @@ typedef struct {
  * pass does not reach its fixpoint within max_rounds: a rule set that does not
  * terminate, which is the rules' bug). st may be NULL. */
 bool tine_peephole(tine_tprog *p, const tine_peep_opts *o, tine_peep_stats *st);
+/* The same with the rules of `text` (a .peep file's format; `file` names it in messages)
+ * instead of the instruction set's own. */
+bool tine_peephole_with(tine_tprog *p, const tine_peep_opts *o, const char *text, const char *file,
+                        tine_peep_stats *st);
 
 /* Pass k of an instruction set's peephole rules ("x86", "arm"): the file's text with every
  * line outside the pass blank, so that line numbers are the file's (malloc'd), its file

@@ -86,32 +86,54 @@ static void place(rebuild *r, tine_expr_t *root) {
     free(st);
 }
 
+/* Whether every value of the old order that x needs (through values the old order did
+ * not have) is placed: then x can be placed without pulling an old value forward. */
+static bool ready(const rebuild *r, const uint8_t *old, const tine_expr_t *x) {
+    if (r->done[x->id]) return true;
+    if (old[x->id]) return false;
+    for (int k = 0; k < x->nops; k++)
+        if (!ready(r, old, x->ops[k])) return false;
+    return true;
+}
+
 void tine_tprog_reorder(tine_tprog *p) {
     uint32_t lim = id_limit(p);
     rebuild r = {0};
     r.done = tine_xcalloc(lim ? lim : 1, 1);
     /* Which values are still needed: mark from the outputs. */
-    uint8_t *need = tine_xcalloc(lim ? lim : 1, 1);
+    uint8_t *need = tine_xcalloc(lim ? lim : 1, 1), *old = tine_xcalloc(lim ? lim : 1, 1);
     for (int i = 0; i < p->nouts; i++) {
         uint32_t n;
         tine_expr_t **t = tine_topo(p->ctx, p->outs[i].value, &n);
         for (uint32_t k = 0; k < n; k++) need[t[k]->id] = 1;
         free(t);
     }
-    /* Walk the old order: each kept value is placed (after any new operands it has), each
-     * store as soon as its value is; then whatever the old order did not have. */
+    for (int i = 0; i < p->n; i++)
+        if (p->order[i].store < 0 && need[p->order[i].e->id]) old[p->order[i].e->id] = 1;
+    /* Walk the old order: each kept value is placed where it was (after any new operands
+     * it has); a store waits at its old place, or later, until every old value its (maybe
+     * rewritten) value needs is placed, so that no old value is pulled forward for it;
+     * then whatever is left. */
     bool *stored = tine_xcalloc((size_t)p->nouts + 1, sizeof *stored);
-    for (int i = 0; i < p->n; i++) {
-        tine_tprog_item it = p->order[i];
-        if (it.store >= 0) {
-            if (it.store < p->nouts && !stored[it.store]) {
-                place(&r, p->outs[it.store].value);
-                tine_tprog_item s = {p->outs[it.store].value, it.store};
-                TINE_PUSH(r.v, r.n, r.cap, s);
-                stored[it.store] = true;
+    int *pending = tine_xmalloc(sizeof *pending * ((size_t)p->nouts + 1)), npending = 0, head = 0;
+    for (int i = 0; i <= p->n; i++) {
+        if (i < p->n) {
+            tine_tprog_item it = p->order[i];
+            if (it.store >= 0) {
+                if (it.store < p->nouts && !stored[it.store]) {
+                    stored[it.store] = true;
+                    pending[npending++] = it.store;
+                }
+            } else if (need[it.e->id]) {
+                place(&r, it.e);
             }
-        } else if (need[it.e->id]) {
-            place(&r, it.e);
+        }
+        /* in their old order: the first waiting store goes first */
+        while (head < npending && (i == p->n || ready(&r, old, p->outs[pending[head]].value))) {
+            int k = pending[head++];
+            place(&r, p->outs[k].value);
+            tine_tprog_item s = {p->outs[k].value, k};
+            TINE_PUSH(r.v, r.n, r.cap, s);
         }
     }
     for (int k = 0; k < p->nouts; k++)
@@ -120,8 +142,10 @@ void tine_tprog_reorder(tine_tprog *p) {
             tine_tprog_item s = {p->outs[k].value, k};
             TINE_PUSH(r.v, r.n, r.cap, s);
         }
+    free(pending);
     free(stored);
     free(need);
+    free(old);
     free(r.done);
     free(p->order);
     p->order = r.v;

@@ -49,8 +49,9 @@ void tine_tprog_output(tine_tprog *p, const char *name, tine_expr_t *value);
  * is rebuilt (tine_tprog_reorder). False with the lowering's error. */
 bool tine_tprog_select(tine_tprog *p);
 /* The order rebuilt from the outputs: what they need, operands first, each once (dead
- * values dropped), every store right after its value; the previous order's relative order
- * of the values still there is kept, new values placed before their first user. */
+ * values dropped); the previous order's relative order of the values still there is kept,
+ * new values placed before their first user, and a store at its old place or, where its
+ * value now needs old values placed later, right after the last of them. */
 void tine_tprog_reorder(tine_tprog *p);
 /* Whether every value is computed after its operands and before its readers, each once,
  * and every output stored once after its value. */
