@@ -27,7 +27,7 @@ static int vector_bits(tine_ctx_t *ctx, const char *target, int elem_bits) {
     return f < 0 ? 0 : in->form[f].bits;
 }
 
-static void free_codelet(dft_codelet *c) {
+void dft_codelet_free(dft_codelet *c) {
     tine_tprog_free(c->prog);
     free(c->in_elem);
     free(c->in_part);
@@ -79,7 +79,7 @@ static bool schedule(tine_tprog *p, int nregs, tine_buf *rep) {
     return ok && tine_tprog_check(p);
 }
 
-static bool build(tine_ctx_t *ctx, const tine_dft_opts *o, dft_codelet *c, tine_buf *rep) {
+bool dft_build(tine_ctx_t *ctx, const tine_dft_opts *o, dft_codelet *c, tine_buf *rep) {
     int bits = vector_bits(ctx, o->target, c->elem.bits);
     if (!bits) {
         if (!tine_error(ctx)) tine_set_error(ctx, "tine dft: target %s has no float vectors", o->target);
@@ -196,7 +196,7 @@ char *tine_dft(tine_ctx_t *ctx, const tine_dft_opts *o, size_t *size, char **rep
     if (h_out) {
         out = dft_emit_header(&c);
         *size = strlen(out);
-    } else if (build(ctx, o, &c, &rep)) {
+    } else if (dft_build(ctx, o, &c, &rep)) {
         if (listing) {
             tine_buf b = {0};
             tine_tprog_print(c.prog, &b);
@@ -208,7 +208,7 @@ char *tine_dft(tine_ctx_t *ctx, const tine_dft_opts *o, size_t *size, char **rep
             out = dft_emit_llvm(ctx, &c, kind, size);
         }
     }
-    free_codelet(&c);
+    dft_codelet_free(&c);
     if (report && out) *report = rep.p ? rep.p : tine_strdup("");
     else free(rep.p);
     return out;

@@ -18,6 +18,21 @@ typedef struct {
     int *in_elem, *in_part, *out_elem, *out_part;
 } dft_codelet;
 
+/* The codelet's program for o (c->n, c->elem and c->name set by the caller): generated,
+ * selected, optimized and scheduled as o asks; what each step made appended to rep.
+ * False with an error. */
+bool dft_build(tine_ctx_t *ctx, const tine_dft_opts *o, dft_codelet *c, tine_buf *rep);
+void dft_codelet_free(dft_codelet *c);
+
+/* The codelet compiled by the JIT for this machine (tests: the compiled program against
+ * the interpreter's); NULL with an error. */
+typedef void (*dft_fn)(const void *in, void *out, ptrdiff_t howmany, ptrdiff_t is, ptrdiff_t id, ptrdiff_t os,
+                       ptrdiff_t od);
+typedef struct dft_jit dft_jit;
+dft_jit *dft_jit_new(tine_ctx_t *ctx, const dft_codelet *c);
+dft_fn dft_jit_fn(const dft_jit *j);
+void dft_jit_free(dft_jit *j);
+
 /* The codelet as an object file, assembly or LLVM text (kind), malloc'd; NULL with an
  * error. */
 char *dft_emit_llvm(tine_ctx_t *ctx, const dft_codelet *c, tine_emit_kind_t kind, size_t *size);

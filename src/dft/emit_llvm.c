@@ -289,40 +289,87 @@ static LLVMModuleRef build(em *e) {
     return e->g.m;
 }
 
+static void em_init(em *e, tine_ctx_t *ctx, const dft_codelet *c, LLVMContextRef lc) {
+    memset(e, 0, sizeof *e);
+    e->c = c;
+    e->g.ctx = ctx;
+    e->g.lc = lc;
+    e->g.sel = TINE_SELECT_TINE;
+    e->g.features = tine_target_features(ctx, c->prog->target, NULL);
+    for (int i = 0; i < c->prog->n; i++)
+        if (c->prog->order[i].e->id >= e->nval) e->nval = c->prog->order[i].e->id + 1;
+    e->val = tine_xcalloc(e->nval ? e->nval : 1, sizeof *e->val);
+    e->inb = tine_xcalloc((size_t)c->v, sizeof *e->inb);
+    e->outb = tine_xcalloc((size_t)c->v, sizeof *e->outb);
+    e->gathered = tine_xcalloc((size_t)c->n, sizeof *e->gathered);
+    e->stored = tine_xcalloc((size_t)c->n * 2, sizeof *e->stored);
+    e->re_out = tine_xcalloc((size_t)c->n, sizeof *e->re_out);
+    e->im_out = tine_xcalloc((size_t)c->n, sizeof *e->im_out);
+    e->chunk_left = tine_xcalloc((size_t)(2 * c->n / c->v + 2), sizeof *e->chunk_left);
+    e->chunk_off = tine_xcalloc((size_t)(2 * c->n / c->v + 2), sizeof *e->chunk_off);
+}
+
+static void em_free(em *e) {
+    free(e->val);
+    free(e->inb);
+    free(e->outb);
+    free(e->gathered);
+    free(e->stored);
+    free(e->re_out);
+    free(e->im_out);
+    free(e->chunk_left);
+    free(e->chunk_off);
+}
+
 char *dft_emit_llvm(tine_ctx_t *ctx, const dft_codelet *c, tine_emit_kind_t kind, size_t *size) {
     char *triple = NULL;
     LLVMTargetMachineRef tm = tine_cg_target_machine(ctx, c->prog->target, &triple);
     if (!tm) return NULL;
-    em e = {.c = c};
-    e.g.ctx = ctx;
-    e.g.lc = LLVMContextCreate();
-    e.g.sel = TINE_SELECT_TINE;
-    e.g.features = tine_target_features(ctx, c->prog->target, NULL);
-    for (int i = 0; i < c->prog->n; i++)
-        if (c->prog->order[i].e->id >= e.nval) e.nval = c->prog->order[i].e->id + 1;
-    e.val = tine_xcalloc(e.nval ? e.nval : 1, sizeof *e.val);
-    e.inb = tine_xcalloc((size_t)c->v, sizeof *e.inb);
-    e.outb = tine_xcalloc((size_t)c->v, sizeof *e.outb);
-    e.gathered = tine_xcalloc((size_t)c->n, sizeof *e.gathered);
-    e.stored = tine_xcalloc((size_t)c->n * 2, sizeof *e.stored);
-    e.re_out = tine_xcalloc((size_t)c->n, sizeof *e.re_out);
-    e.im_out = tine_xcalloc((size_t)c->n, sizeof *e.im_out);
-    e.chunk_left = tine_xcalloc((size_t)(2 * c->n / c->v + 2), sizeof *e.chunk_left);
-    e.chunk_off = tine_xcalloc((size_t)(2 * c->n / c->v + 2), sizeof *e.chunk_off);
+    em e;
+    em_init(&e, ctx, c, LLVMContextCreate());
     LLVMModuleRef m = build(&e);
     char *out = tine_cg_verify_module(ctx, m) ? tine_cg_module_output(ctx, m, tm, triple, kind, size) : NULL;
     LLVMDisposeModule(m);
     LLVMContextDispose(e.g.lc);
     LLVMDisposeTargetMachine(tm);
     free(triple);
-    free(e.val);
-    free(e.inb);
-    free(e.outb);
-    free(e.gathered);
-    free(e.stored);
-    free(e.re_out);
-    free(e.im_out);
-    free(e.chunk_left);
-    free(e.chunk_off);
+    em_free(&e);
     return out;
+}
+
+struct dft_jit {
+    LLVMOrcLLJITRef jit;
+    dft_fn fn;
+};
+
+dft_jit *dft_jit_new(tine_ctx_t *ctx, const dft_codelet *c) {
+    char *triple = NULL;
+    LLVMTargetMachineRef tm = tine_cg_jit_target_machine(ctx, c->prog->target, &triple);
+    if (!tm) return NULL;
+    LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
+    em e;
+    em_init(&e, ctx, c, LLVMOrcThreadSafeContextGetContext(tsc));
+    LLVMModuleRef m = build(&e);
+    em_free(&e);
+    if (!tine_cg_verify_module(ctx, m)) {
+        tine_cg_jit_abandon(tsc, m, tm, triple);
+        return NULL;
+    }
+    dft_jit *j = tine_xcalloc(1, sizeof *j);
+    uint64_t addr = tine_cg_jit_module(ctx, tm, triple, tsc, m, c->name, &j->jit);
+    free(triple);
+    j->fn = (dft_fn)(uintptr_t)addr;
+    if (!j->fn) {
+        dft_jit_free(j);
+        return NULL;
+    }
+    return j;
+}
+
+dft_fn dft_jit_fn(const dft_jit *j) { return j->fn; }
+
+void dft_jit_free(dft_jit *j) {
+    if (!j) return;
+    if (j->jit) LLVMOrcDisposeLLJIT(j->jit);
+    free(j);
 }
