@@ -140,6 +140,27 @@ bool dft_build(tine_ctx_t *ctx, const tine_dft_opts *o, dft_codelet *c, tine_buf
     return true;
 }
 
+/* The report's last line: what LLVM's register allocator spilled in the final assembly
+ * (its own "Spill" and "Reload" notes, folded reloads included), over the function's
+ * block loops. */
+static void asm_spills(tine_ctx_t *ctx, const dft_codelet *c, tine_buf *rep) {
+    size_t n = 0;
+    char *a = dft_emit_llvm(ctx, c, TINE_EMIT_ASM, &n);
+    if (!a) return;
+    int spills = 0, reloads = 0, insns = 0;
+    for (char *line = a; line && *line;) {
+        char *end = strchr(line, '\n');
+        if (end) *end = 0;
+        if (line[0] == '\t' && line[1] != '.') insns++;
+        if (strstr(line, "Spill")) spills++;
+        else if (strstr(line, "Reload")) reloads++;
+        line = end ? end + 1 : NULL;
+    }
+    tine_buf_printf(rep, "assembly  %5d instructions in %s's loops, %d spills and %d reloads of vector registers\n", insns,
+                    c->name, spills, reloads);
+    free(a);
+}
+
 char *dft_emit_header(const dft_codelet *c) {
     const char *T = c->elem.bits == 64 ? "double" : "float";
     return tine_xasprintf("/* %s: %d-point complex DFTs (tine dft), FFTW's layout: element j of transform t at\n"
@@ -207,6 +228,7 @@ char *tine_dft(tine_ctx_t *ctx, const tine_dft_opts *o, size_t *size, char **rep
         } else {
             out = dft_emit_llvm(ctx, &c, kind, size);
         }
+        if (out && report) asm_spills(ctx, &c, &rep);
     }
     dft_codelet_free(&c);
     if (report && out) *report = rep.p ? rep.p : tine_strdup("");
