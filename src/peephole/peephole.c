@@ -13,11 +13,18 @@
 #include "../rules/rules.h"
 
 extern const char tine_x86_peep_text[], tine_x86_peep_file[], tine_arm_peep_text[], tine_arm_peep_file[];
+extern const char tine_common_peep_text[], tine_common_peep_file[];
 
-static const char *peep_source(const char *isa, const char **file) {
-    if (!strcmp(isa, "x86")) return *file = tine_x86_peep_file, tine_x86_peep_text;
-    if (!strcmp(isa, "arm")) return *file = tine_arm_peep_file, tine_arm_peep_text;
-    return NULL;
+/* The rule files of an instruction set, in the order their passes run: the rules of
+ * generic ops every target shares (common.peep: lane moves), then the set's own. */
+static int peep_sources(const char *isa, const char **text, const char **file) {
+    const char *own = NULL, *own_file = NULL;
+    if (!strcmp(isa, "x86")) own = tine_x86_peep_text, own_file = tine_x86_peep_file;
+    if (!strcmp(isa, "arm")) own = tine_arm_peep_text, own_file = tine_arm_peep_file;
+    if (!own) return 0;
+    text[0] = tine_common_peep_text, file[0] = tine_common_peep_file;
+    text[1] = own, file[1] = own_file;
+    return 2;
 }
 
 /* A line `pass NAME [contract|lacking]...`: the name's span, and its flags. */
@@ -74,12 +81,18 @@ static char *pass_text(const char *text, int k, char *name, size_t namecap, bool
 
 char *tine_peephole_pass(const char *isa, int k, const char **file, char *name, size_t namecap, bool *contract,
                          bool *lacking) {
-    const char *src = peep_source(isa, file);
-    if (!src) return NULL;
-    int np;
-    char *t = pass_text(src, k, name, namecap, contract, lacking, &np);
-    if (k < np) return t;
-    free(t);
+    const char *texts[2], *files[2];
+    int ns = peep_sources(isa, texts, files);
+    for (int i = 0; i < ns; i++) {
+        int np;
+        char *t = pass_text(texts[i], k, name, namecap, contract, lacking, &np);
+        if (k < np) {
+            *file = files[i];
+            return t;
+        }
+        free(t);
+        k -= np;
+    }
     return NULL;
 }
 
@@ -132,15 +145,15 @@ static bool is_operand_of(const tine_expr_t *r, const tine_expr_t *e) {
 }
 
 static void count_rule(tine_peep_stats *st, const tine_ruleset_t *rs, const tine_rule *used) {
-    int line = 0;
-    tine_rule_info(rs, used->index, NULL, NULL, &line, NULL);
+    const char *name = "?";
+    tine_rule_info(rs, used->index, &name, NULL, NULL, NULL);
     for (int i = 0; i < st->nfired; i++)
-        if (st->fired_lines[i] == line) {
+        if (!strcmp(st->fired[i], name)) {
             st->fired_counts[i]++;
             return;
         }
     if (st->nfired < 64) {
-        st->fired_lines[st->nfired] = line;
+        snprintf(st->fired[st->nfired], sizeof st->fired[0], "%s", name);
         st->fired_counts[st->nfired++] = 1;
     }
 }
@@ -221,40 +234,51 @@ static int values(const tine_tprog *p) {
     return k;
 }
 
+static bool run(tine_tprog *p, const tine_peep_opts *o, const char *const *texts, const char *const *files, int ns,
+                tine_peep_stats *st);
+
 bool tine_peephole(tine_tprog *p, const tine_peep_opts *o, tine_peep_stats *st) {
     const tine_isa *isa = NULL;
     tine_target_features(p->ctx, p->target, &isa);
     if (!isa) return false;
-    const char *file = NULL;
-    const char *src = peep_source(isa->name, &file);
-    return tine_peephole_with(p, o, src, file, st);
+    const char *texts[2], *files[2];
+    int ns = peep_sources(isa->name, texts, files);
+    return run(p, o, texts, files, ns, st);
 }
 
-bool tine_peephole_with(tine_tprog *p, const tine_peep_opts *o, const char *src, const char *file,
+bool tine_peephole_with(tine_tprog *p, const tine_peep_opts *o, const char *text, const char *file,
                         tine_peep_stats *st) {
+    return run(p, o, &text, &file, text ? 1 : 0, st);
+}
+
+static bool run(tine_tprog *p, const tine_peep_opts *o, const char *const *texts, const char *const *files, int ns,
+                tine_peep_stats *st) {
     tine_ctx_t *ctx = p->ctx;
     tine_peep_stats local;
     if (!st) st = &local;
     memset(st, 0, sizeof *st);
     st->before = values(p);
-    if (!src) {
-        st->after = st->before;
-        return true;
-    }
-    int np = 0;
-    free(pass_text(src, -1, NULL, 0, NULL, NULL, &np));
-    if (np > TINE_PEEP_MAX_PASSES) np = TINE_PEEP_MAX_PASSES;
     tine_ruleset_t *rs[TINE_PEEP_MAX_PASSES] = {0};
     bool contract[TINE_PEEP_MAX_PASSES], lacking[TINE_PEEP_MAX_PASSES];
-    static char names[TINE_PEEP_MAX_PASSES][32];
+    const char *file_of[TINE_PEEP_MAX_PASSES];
+    int np = 0;
     bool ok = true;
-    for (int k = 0; k < np && ok; k++) {
-        int n2;
-        char *t = pass_text(src, k, names[k], sizeof names[k], &contract[k], &lacking[k], &n2);
-        rs[k] = tine_rules_compile_kind(ctx, t, file, true);
-        free(t);
-        ok = rs[k] != NULL;
-        st->pass_name[k] = names[k];
+    for (int i = 0; i < ns && ok; i++) {
+        int n;
+        free(pass_text(texts[i], -1, NULL, 0, NULL, NULL, &n));
+        for (int k = 0; k < n && ok; k++) {
+            if (np == TINE_PEEP_MAX_PASSES) {
+                tine_set_internal_error(ctx, "%s: more than %d peephole passes", files[i], TINE_PEEP_MAX_PASSES);
+                ok = false;
+                break;
+            }
+            int n2;
+            char *t = pass_text(texts[i], k, st->pass_name[np], sizeof st->pass_name[np], &contract[np], &lacking[np], &n2);
+            rs[np] = tine_rules_compile_kind(ctx, t, files[i], true);
+            free(t);
+            file_of[np] = files[i];
+            ok = rs[np++] != NULL;
+        }
     }
     st->passes = np;
     int max_rounds = o && o->max_rounds > 0 ? o->max_rounds : 32;
@@ -262,7 +286,7 @@ bool tine_peephole_with(tine_tprog *p, const tine_peep_opts *o, const char *src,
     for (int sweep = 0; ok; sweep++) {
         if (sweep == MAX_SWEEPS) { /* passes that keep undoing each other */
             tine_set_internal_error(ctx, "%s: the peephole passes still rewrite after %d sweeps (two passes undo "
-                                         "each other's rewrites)", file, MAX_SWEEPS);
+                                         "each other's rewrites)", ns ? files[ns - 1] : "?", MAX_SWEEPS);
             ok = false;
             break;
         }
@@ -273,7 +297,7 @@ bool tine_peephole_with(tine_tprog *p, const tine_peep_opts *o, const char *src,
                 if (round == max_rounds) {
                     tine_set_internal_error(ctx,
                                    "%s: peephole pass `%s` still rewriting after %d rounds (its rules do not terminate)",
-                                   file, names[k], max_rounds);
+                                   file_of[k], st->pass_name[k], max_rounds);
                     ok = false;
                     break;
                 }
@@ -291,7 +315,7 @@ bool tine_peephole_with(tine_tprog *p, const tine_peep_opts *o, const char *src,
                 sweep_fired += fired;
                 if (runaway) {
                     tine_set_internal_error(ctx, "%s: peephole pass `%s`: a chain of rewrites that does not end",
-                                   file, names[k]);
+                                   file_of[k], st->pass_name[k]);
                     ok = false;
                 }
                 if (!fired || !ok) break;

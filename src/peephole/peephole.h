@@ -1,8 +1,9 @@
 /* peephole.h — the peephole optimizer of target-level programs (src/tprog): FFTW-GEL's
  * committed-choice rewriting over a target's instructions, in passes run to a fixpoint.
  *
- * The rules are the rule language's (instruction patterns on both sides, predicates),
- * one file per instruction set (src/peephole/x86.peep, arm.peep), split into passes by
+ * The rules are the rule language's (instruction patterns on both sides, predicates):
+ * src/peephole/common.peep for the generic ops every target has (lane moves), then one
+ * file per instruction set (src/peephole/x86.peep, arm.peep), each split into passes by
  * `pass NAME` lines; each pass is a rule set compiled to the rule engine's indexed
  * matchers, and `tine verify --rules peephole-x86` proves every rule through the
  * instructions' semantics. Around the rules, every pass also folds constants (an
@@ -24,7 +25,7 @@ typedef struct {
 enum { TINE_PEEP_MAX_PASSES = 16 };
 typedef struct {
     int passes;
-    const char *pass_name[TINE_PEEP_MAX_PASSES];
+    char pass_name[TINE_PEEP_MAX_PASSES][32];
     int pass_rewrites[TINE_PEEP_MAX_PASSES]; /* rules fired in that pass */
     int pass_rounds[TINE_PEEP_MAX_PASSES];
     int folded;     /* instructions of constants evaluated */
@@ -32,8 +33,8 @@ typedef struct {
     int redundant;  /* rewrites to an instruction the program already computed */
     int dead;       /* values no longer computed: dead once a rewrite replaced their reader */
     int before, after; /* instructions (and other computing nodes) before and after */
-    /* per rule of the description's file, how often it fired (index: the rule's line) */
-    int fired_lines[64];
+    /* the rules that fired (by name, in the order they first did) and how often */
+    char fired[64][32];
     int fired_counts[64];
     int nfired;
 } tine_peep_stats;
