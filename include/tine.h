@@ -711,7 +711,8 @@ typedef struct {
  * layout: void NAME(const T *in, T *out, ptrdiff_t howmany, ptrdiff_t istride, ptrdiff_t
  * idist, ptrdiff_t ostride, ptrdiff_t odist), element j of transform t the complex number
  * at in[2 * (t * idist + j * istride)] (strides and distances in complex elements), as
- * fftw_plan_many_dft has it; in and out must not overlap. malloc'd, *size its bytes; NULL
+ * fftw_plan_many_dft has it; in place when in == out with one layout for both, else in
+ * and out must not overlap. malloc'd, *size its bytes; NULL
  * with an error. *report (if not NULL, malloc'd): what each step of the pipeline made. */
 char *tine_dft(tine_ctx_t *ctx, const tine_dft_opts *o, size_t *size, char **report);
 

@@ -164,8 +164,8 @@ static void asm_spills(tine_ctx_t *ctx, const dft_codelet *c, tine_buf *rep) {
 char *dft_emit_header(const dft_codelet *c) {
     const char *T = c->elem.bits == 64 ? "double" : "float";
     return tine_xasprintf("/* %s: %d-point complex DFTs (tine dft), FFTW's layout: element j of transform t at\n"
-                          " * in[2 * (t * idist + j * istride)] (real, imaginary), unnormalized. in and out must not\n"
-                          " * overlap. */\n"
+                          " * in[2 * (t * idist + j * istride)] (real, imaginary), unnormalized. In place when\n"
+                          " * in == out with one layout for both; otherwise in and out must not overlap. */\n"
                           "#ifndef %s_H\n#define %s_H\n#include <stddef.h>\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n"
                           "void %s(const %s *in, %s *out, ptrdiff_t howmany, ptrdiff_t istride, ptrdiff_t idist,\n"
                           "        ptrdiff_t ostride, ptrdiff_t odist);\n"

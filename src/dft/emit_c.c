@@ -81,18 +81,39 @@ char *dft_emit_c(tine_ctx_t *ctx, const dft_codelet *c, size_t *size) {
         tine_buf_printf(&b, "#include <stddef.h>\n#include <stdint.h>\n#include <%s>\n", arm ? "arm_neon.h" : "immintrin.h");
         tine_cemit_prelude(ce, &b);
         tine_buf_printf(&b,
-                        "\nvoid %s(const %s *in, %s *out, ptrdiff_t howmany, ptrdiff_t is, ptrdiff_t id, ptrdiff_t os,\n"
-                        "        ptrdiff_t od);\n"
-                        "void %s(const %s *in, %s *out, ptrdiff_t howmany, ptrdiff_t is, ptrdiff_t id, ptrdiff_t os,\n"
-                        "        ptrdiff_t od) {\n"
+                        "\nstatic void %s_blocks(const %s *restrict in, %s *restrict out, ptrdiff_t howmany, ptrdiff_t is,\n"
+                        "        ptrdiff_t id, ptrdiff_t os, ptrdiff_t od) {\n"
                         "    for (ptrdiff_t b = 0; b < howmany; b += %d) {\n"
                         "        const %s *ib[%d];\n        %s *ob[%d];\n"
                         "        for (int l = 0; l < %d; l++) {\n"
                         "            ptrdiff_t t = b + l < howmany ? b + l : howmany - 1;\n"
                         "            ib[l] = in + 2 * t * id;\n            ob[l] = out + 2 * t * od;\n        }\n",
-                        c->name, T, T, c->name, T, T, v, T, v, T, v, v);
+                        c->name, T, T, v, T, v, T, v, v);
         tine_buf_puts(&b, body.p ? body.p : "");
         tine_buf_puts(&b, "    }\n}\n");
+        /* the entry point: in place (in == out, one layout) through a copy of each block */
+        tine_buf_printf(&b,
+                        "\nvoid %s(const %s *in, %s *out, ptrdiff_t howmany, ptrdiff_t is, ptrdiff_t id, ptrdiff_t os,\n"
+                        "        ptrdiff_t od);\n"
+                        "void %s(const %s *in, %s *out, ptrdiff_t howmany, ptrdiff_t is, ptrdiff_t id, ptrdiff_t os,\n"
+                        "        ptrdiff_t od) {\n"
+                        "    if (in != out) {\n"
+                        "        %s_blocks(in, out, howmany, is, id, os, od);\n"
+                        "        return;\n"
+                        "    }\n"
+                        "    %s buf[%d];\n"
+                        "    for (ptrdiff_t b = 0; b < howmany; b += %d) {\n"
+                        "        ptrdiff_t cnt = howmany - b < %d ? howmany - b : %d;\n"
+                        "        for (ptrdiff_t l = 0; l < cnt; l++)\n"
+                        "            for (int j = 0; j < %d; j++) {\n"
+                        "                buf[2 * (l * %d + j)] = in[2 * ((b + l) * id + j * is)];\n"
+                        "                buf[2 * (l * %d + j) + 1] = in[2 * ((b + l) * id + j * is) + 1];\n"
+                        "            }\n"
+                        "        %s_blocks(buf, out + 2 * b * od, cnt, 1, %d, os, od);\n"
+                        "    }\n"
+                        "}\n",
+                        c->name, T, T, c->name, T, T, c->name, T, 2 * c->n * v, v, v, v, c->n, c->n, c->n, c->name,
+                        c->n);
         out = b.p;
         *size = b.n;
     }

@@ -228,6 +228,80 @@ static LLVMBasicBlockRef block_loop(em *e, LLVMValueRef fn, LLVMBasicBlockRef do
     return pre;
 }
 
+/* The entry point NAME: the block loops (`blocks`, whose arrays are noalias) on in and out,
+ * or, for an in-place transform (in == out), on a copy: each block of v transforms copied
+ * to a buffer on the stack (contiguous), then transformed from it into out. */
+static void entry_point(em *e, LLVMTypeRef fty, LLVMValueRef blocks) {
+    const dft_codelet *c = e->c;
+    LLVMContextRef lc = e->g.lc;
+    LLVMBuilderRef b = e->g.b;
+    LLVMValueRef fn = LLVMAddFunction(e->g.m, c->name, fty);
+    unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(lc, nounwind, 0));
+    LLVMValueRef p[7];
+    for (int i = 0; i < 7; i++) p[i] = LLVMGetParam(fn, (unsigned)i);
+    LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(lc, fn, "entry");
+    LLVMBasicBlockRef direct = LLVMAppendBasicBlockInContext(lc, fn, "direct");
+    LLVMBasicBlockRef copy = LLVMAppendBasicBlockInContext(lc, fn, "in_place");
+    LLVMBasicBlockRef elem = LLVMAppendBasicBlockInContext(lc, fn, "copy");
+    LLVMBasicBlockRef call = LLVMAppendBasicBlockInContext(lc, fn, "call");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(lc, fn, "done");
+    LLVMPositionBuilderAtEnd(b, entry);
+    int v = c->v, n = c->n;
+    LLVMTypeRef buf_t = LLVMArrayType(e->T, (unsigned)(2 * n * v));
+    LLVMValueRef buf = LLVMBuildAlloca(b, buf_t, "buf");
+    LLVMSetAlignment(buf, 64);
+    LLVMValueRef same = LLVMBuildICmp(b, LLVMIntEQ, p[0], p[1], "");
+    LLVMValueRef any = LLVMBuildICmp(b, LLVMIntSGT, p[2], i64c(e, 0), "");
+    LLVMBuildCondBr(b, LLVMBuildAnd(b, same, any, ""), copy, direct);
+    LLVMPositionBuilderAtEnd(b, direct);
+    LLVMBuildCall2(b, fty, blocks, p, 7, "");
+    LLVMBuildRetVoid(b);
+    /* in place: block b0 .. b0 + v */
+    LLVMPositionBuilderAtEnd(b, copy);
+    LLVMValueRef b0 = LLVMBuildPhi(b, e->i64, "b0");
+    LLVMValueRef last = LLVMBuildSub(b, p[2], i64c(e, 1), "");
+    LLVMValueRef two = i64c(e, 2);
+    LLVMValueRef is2 = LLVMBuildMul(b, p[3], two, ""), id2 = LLVMBuildMul(b, p[4], two, "");
+    LLVMValueRef base[64];
+    for (int l = 0; l < v; l++) {
+        LLVMValueRef t = LLVMBuildAdd(b, b0, i64c(e, l), "");
+        t = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, t, p[2], ""), t, last, "");
+        LLVMValueRef off = LLVMBuildMul(b, t, id2, "");
+        base[l] = LLVMBuildGEP2(b, e->T, p[0], &off, 1, "");
+    }
+    LLVMBuildBr(b, elem);
+    LLVMPositionBuilderAtEnd(b, elem); /* element j of the v transforms, to buf[l][j] */
+    LLVMValueRef j = LLVMBuildPhi(b, e->i64, "j");
+    LLVMValueRef from = LLVMBuildMul(b, j, is2, "");
+    for (int l = 0; l < v; l++) {
+        LLVMValueRef src = LLVMBuildGEP2(b, e->T, base[l], &from, 1, "");
+        LLVMValueRef x = LLVMBuildLoad2(b, e->pairT, src, "");
+        LLVMSetAlignment(x, (unsigned)(c->elem.bits / 8));
+        LLVMValueRef to = LLVMBuildAdd(b, LLVMBuildMul(b, j, two, ""), i64c(e, 2L * n * l), "");
+        LLVMValueRef dst = LLVMBuildGEP2(b, e->T, buf, &to, 1, "");
+        LLVMValueRef st = LLVMBuildStore(b, x, dst);
+        LLVMSetAlignment(st, (unsigned)(c->elem.bits / 8));
+    }
+    LLVMValueRef j1 = LLVMBuildAdd(b, j, i64c(e, 1), "");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, j1, i64c(e, n), ""), elem, call);
+    LLVMValueRef zero = i64c(e, 0);
+    LLVMAddIncoming(j, &zero, &copy, 1);
+    LLVMAddIncoming(j, &j1, &elem, 1);
+    LLVMPositionBuilderAtEnd(b, call);
+    LLVMValueRef left = LLVMBuildSub(b, p[2], b0, "");
+    LLVMValueRef cnt = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, left, i64c(e, v), ""), left, i64c(e, v), "");
+    LLVMValueRef ooff = LLVMBuildMul(b, b0, LLVMBuildMul(b, p[6], two, ""), "");
+    LLVMValueRef args[7] = {buf, LLVMBuildGEP2(b, e->T, p[1], &ooff, 1, ""), cnt, i64c(e, 1), i64c(e, n), p[5], p[6]};
+    LLVMBuildCall2(b, fty, blocks, args, 7, "");
+    LLVMValueRef b1 = LLVMBuildAdd(b, b0, i64c(e, v), "");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, b1, p[2], ""), copy, done);
+    LLVMAddIncoming(b0, &zero, &entry, 1);
+    LLVMAddIncoming(b0, &b1, &call, 1);
+    LLVMPositionBuilderAtEnd(b, done);
+    LLVMBuildRetVoid(b);
+}
+
 /* The function: one loop per layout the body has. Where the transform's floats fill
  * whole vectors (2n a multiple of v), a unit input stride is read by rows and transposed
  * (v loads and v log2 v shuffles for v / 2 elements of v transforms, against v loads and
@@ -242,11 +316,17 @@ static LLVMModuleRef build(em *e) {
     e->ptr = LLVMPointerTypeInContext(lc, 0);
     e->pairT = LLVMVectorType(e->T, 2);
     LLVMTypeRef params[7] = {e->ptr, e->ptr, e->i64, e->i64, e->i64, e->i64, e->i64};
-    LLVMValueRef fn = LLVMAddFunction(e->g.m, c->name, LLVMFunctionType(LLVMVoidTypeInContext(lc), params, 7, 0));
+    LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(lc), params, 7, 0);
+    char *inner = tine_xasprintf("%s.blocks", c->name);
+    LLVMValueRef fn = LLVMAddFunction(e->g.m, inner, fty);
+    free(inner);
+    LLVMSetLinkage(fn, LLVMPrivateLinkage);
     unsigned noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
     unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+    unsigned noinline = LLVMGetEnumAttributeKindForName("noinline", 8);
     for (unsigned a = 1; a <= 2; a++) LLVMAddAttributeAtIndex(fn, a, LLVMCreateEnumAttribute(lc, noalias, 0));
     LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(lc, nounwind, 0));
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(lc, noinline, 0));
     e->g.b = LLVMCreateBuilderInContext(lc);
     LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(lc, fn, "entry");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(lc, fn, "done");
@@ -285,6 +365,7 @@ static LLVMModuleRef build(em *e) {
     }
     LLVMPositionBuilderAtEnd(b, done);
     LLVMBuildRetVoid(b);
+    entry_point(e, fty, fn);
     LLVMDisposeBuilder(b);
     return e->g.m;
 }

@@ -87,6 +87,27 @@ static int run(ptrdiff_t howmany, ptrdiff_t is, ptrdiff_t id, ptrdiff_t os, ptrd
     return bad;
 }
 
+/* In place (in == out, one layout): every transform against the exact DFT of its input. */
+static int run_in_place(ptrdiff_t howmany, ptrdiff_t is, ptrdiff_t id, double bound, double *worst) {
+    size_t nbuf = (size_t)(2 * ((howmany - 1) * id + (N - 1) * is + 1));
+    T *buf = malloc(sizeof(T) * nbuf), *orig = malloc(sizeof(T) * nbuf);
+    for (size_t i = 0; i < nbuf; i++) orig[i] = buf[i] = (T)urand();
+    CODELET(buf, buf, howmany, is, id, is, id);
+    int bad = 0;
+    for (ptrdiff_t t = 0; t < howmany; t++) {
+        double e = rel_rms(orig + 2 * t * id, buf + 2 * t * id, is, is);
+        if (!(e <= bound)) {
+            if (!bad) fprintf(stderr, "n=%d in place, howmany=%td strides %td %td: transform %td error %.3g > %.3g\n", N,
+                              howmany, is, id, t, e, bound);
+            bad = 1;
+        }
+        if (e > *worst) *worst = e;
+    }
+    free(buf);
+    free(orig);
+    return bad;
+}
+
 int main(void) {
     /* the bound: a few ulps times log2 n (docs/DFT.md) */
     double eps = sizeof(T) == 4 ? 0x1p-24 : 0x1p-53, lg = log2((double)N) < 1 ? 1 : log2((double)N);
@@ -101,6 +122,8 @@ int main(void) {
         bad |= run(h, 3, 3 * N + 1, 2, 2 * N + 1, 0, bound, &worst); /* strided, with gaps */
         bad |= run(h, 1, N, h, 1, 0, bound, &worst);          /* outputs transposed: transforms adjacent */
         bad |= run(h, h, 1, 1, N, 0, bound, &worst);          /* transforms adjacent, elements h apart */
+        bad |= run_in_place(h, 1, N, bound, &worst);          /* in place, contiguous */
+        bad |= run_in_place(h, 2, 2 * N + 3, bound, &worst);  /* in place, strided */
     }
     printf("n=%d %s: worst relative rms error %.3g (bound %.3g)%s\n", N, sizeof(T) == 4 ? "f32" : "f64", worst, bound,
            bad ? " FAILED" : "");
