@@ -94,9 +94,12 @@ def stats(ins):
 
 
 def asm_stats(path, symbol):
+    """The codelet's statistics: its entry point's and those of its block loops (tine dft
+    writes them as the private function SYMBOL.blocks, .LSYMBOL.blocks in the assembly)."""
     lines = function_lines(path, symbol)
     if not lines:
         return None
+    lines += function_lines(path, ".L%s.blocks" % symbol) or function_lines(path, "%s.blocks" % symbol)
     return stats(instructions(lines))
 
 # ---- results -------------------------------------------------------------------------------
