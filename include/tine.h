@@ -705,6 +705,7 @@ typedef struct {
     int no_peephole;    /* skip the peephole optimizer (the ablation) */
     int no_schedule;    /* keep the selection's order (the ablation) */
     int no_contract;    /* no fused multiply-adds (each product and sum rounded) */
+    int vector_bits;    /* the block's vector width: 128, 256, 512 (0: the target's, at most 256) */
 } tine_dft_opts;
 
 /* A straight-line codelet computing o->n-point complex DFTs over a batch, in FFTW's

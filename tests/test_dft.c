@@ -104,8 +104,8 @@ static void run_layout(tine_ctx_t *ctx, const dft_codelet *c, dft_fn fn, ptrdiff
     free(out);
 }
 
-static void one(tine_ctx_t *ctx, const char *target, int n, const char *type, bool inverse) {
-    tine_dft_opts o = {.n = n, .type = type, .target = target, .inverse = inverse};
+static void one(tine_ctx_t *ctx, const char *target, int bits, int n, const char *type, bool inverse) {
+    tine_dft_opts o = {.n = n, .type = type, .target = target, .inverse = inverse, .vector_bits = bits};
     char name[32];
     snprintf(name, sizeof name, "dft_%d", n);
     dft_codelet c = {.n = n, .name = name};
@@ -134,11 +134,14 @@ static void one(tine_ctx_t *ctx, const char *target, int n, const char *type, bo
 
 int main(void) {
     tine_ctx_t *ctx = tine_ctx_new();
-    const char *targets[3];
-    int nt = 0;
-    targets[nt++] = "x86-64-sse41";
-    if (cpu_has("avx2") && cpu_has("fma")) targets[nt++] = "x86-64-avx2";
-    if (cpu_has("avx512f") && cpu_has("avx512bw") && cpu_has("avx512vl")) targets[nt++] = "x86-64-avx512";
+    const char *targets[4];
+    int bits[4], nt = 0;
+    targets[nt] = "x86-64-sse41", bits[nt++] = 0;
+    if (cpu_has("avx2") && cpu_has("fma")) targets[nt] = "x86-64-avx2", bits[nt++] = 0;
+    if (cpu_has("avx512f") && cpu_has("avx512bw") && cpu_has("avx512vl")) {
+        targets[nt] = "x86-64-avx512", bits[nt++] = 0; /* 256-bit blocks, 32 registers */
+        targets[nt] = "x86-64-avx512", bits[nt++] = 512;
+    }
 #if defined(__SANITIZE_ADDRESS__)
     static const int sizes[] = {2, 5, 12, 16};
 #else
@@ -147,7 +150,7 @@ int main(void) {
     double t0 = now();
     for (int ti = 0; ti < nt; ti++)
         for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
-            for (int ty = 0; ty < 2; ty++) one(ctx, targets[ti], sizes[si], ty ? "f64" : "f32", (si + (size_t)ty) % 2);
+            for (int ty = 0; ty < 2; ty++) one(ctx, targets[ti], bits[ti], sizes[si], ty ? "f64" : "f32", (si + (size_t)ty) % 2);
     tine_ctx_free(ctx);
     printf("test_dft: %lld passed, %lld failed (%d targets, %.1f s)\n", g_pass, g_fail, nt, now() - t0);
     return g_fail != 0;

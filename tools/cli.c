@@ -74,7 +74,7 @@ static const struct {
     {F(RETARGET), "retarget FILE --from T --to T [-o OUT.c] [--report] [--check] [-I DIR] [-D NAME[=V]]..."},
     {F(RETARGET), "retarget --emit-header --from T --to T [-o OUT.h]"},
     {F(DFT), "dft --n N [--inverse] [--type f32|f64] --target T [--emit obj|h|c|asm|llvm|tprog] [--name NAME] [-o OUT]\n"
-             "                    [--no-peephole] [--no-schedule] [--no-contract] [--report]"},
+             "                    [--no-peephole] [--no-schedule] [--no-contract] [--vector-bits B] [--report]"},
     {F(VECTORIZE), "vectorize FILE.c --function NAME --target T [--emit obj|h|c|asm|llvm|spec|egraph-stats] [-o OUT]\n"
                    "                    [--reassociate] [--contract] [--no-vectorize] [--no-validate] [-I DIR] [-D NAME[=V]]..."},
     {F(HELP), "help [COMMAND]"},
@@ -118,7 +118,7 @@ enum { O_LANES, O_SEED, O_NODES, O_TRACE, O_LIST, O_CHECK, O_QUICK, O_FILTER, O_
        O_TYPES, O_TIME_LIMIT, O_FROM_SCRATCH, O_FOCUS, O_RULES_EXTRA, O_GENERAL, O_HAND_ONLY, O_OP,
        O_FROM, O_TO, O_SHOW_REPORT, O_CHECK_RUN, O_EMIT_HEADER, O_NO_WIDEN, O_BENCH_RETARGET,
        O_FUNCTION, O_REASSOCIATE, O_CONTRACT, O_NO_VECTORIZE, O_NO_VALIDATE, O_BENCH_VECTORIZE, O_VECTORIZED,
-       O_N, O_INVERSE, O_TYPE, O_NO_PEEPHOLE, O_NO_SCHEDULE, O_NO_CONTRACT, O_DFT_REPORT, O_BENCH_DFT, O_COUNT };
+       O_N, O_INVERSE, O_TYPE, O_NO_PEEPHOLE, O_NO_SCHEDULE, O_NO_CONTRACT, O_DFT_REPORT, O_VECTOR_BITS, O_BENCH_DFT, O_COUNT };
 static const struct {
     const char *name;
     int value;      /* takes a value */
@@ -150,6 +150,8 @@ static const struct {
     [O_NO_SCHEDULE] = {"--no-schedule", 0, F(DFT), NULL, "keep the selection's order (the scheduler's ablation)"},
     [O_NO_CONTRACT] = {"--no-contract", 0, F(DFT), NULL, "no fused multiply-adds"},
     [O_DFT_REPORT] = {"--report", 0, F(DFT), NULL, "what each step made, on the standard error"},
+    [O_VECTOR_BITS] = {"--vector-bits", 1, F(DFT), "B",
+        "the block's vector width: 128, 256 or 512 (default: the target's widest, at most 256: docs/DFT.md)"},
     [O_TARGET] = {"--target", 1, F(DFT) | F(VECTORIZE) | F(COMPILE_EXPR) | F(RUN_EXPR) | F(COMPILE_KERNEL) | F(RUN_KERNEL) | F(BENCH) | F(VERIFY) | F(REPORT) | F(SYNTH),
         "T", "the target: host (this machine, the default) or a name such as x86-64-avx2 (an unknown one lists them); "
              "synth lower: the x86 levels to search, comma-separated"},
@@ -609,6 +611,10 @@ static int take_option(int k, const char *word, char *v, options *o) {
     case O_NO_SCHEDULE: o->no_schedule = 1; break;
     case O_NO_CONTRACT: o->no_contract = 1; break;
     case O_DFT_REPORT: o->dft_report = 1; break;
+    case O_VECTOR_BITS:
+        if (parse_count(word, v, 1, 4096, &n)) return 2;
+        o->vector_bits = (int)n;
+        break;
     case O_TYPES: o->types = v; break;
     case O_FOCUS: o->focus = v; break;
     case O_RULES_EXTRA: o->rules_extra = v; break;

@@ -59,7 +59,7 @@ typedef struct {
     const char *function;                              /* vectorize --function NAME */
     int reassociate, contract, no_vectorize, no_validate; /* vectorize's flags */
     int vectorized;                                    /* verify --vectorized */
-    int dft_n, inverse, no_peephole, no_schedule, no_contract, dft_report; /* dft's */
+    int dft_n, inverse, no_peephole, no_schedule, no_contract, dft_report, vector_bits; /* dft's */
     const char *type;                                  /* dft --type */
     const char **cflags;                /* retarget: the C compiler's -I/-D/-U/-std= words (malloc'd) */
     int ncflags;

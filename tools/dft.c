@@ -19,7 +19,7 @@ int cli_cmd_dft(const options *o) {
     tine_ctx_t *ctx = tine_ctx_new();
     tine_dft_opts d = {.n = o->dft_n, .inverse = o->inverse, .type = o->type, .target = o->target ? o->target : "host",
                        .emit = o->emit, .name = o->name, .no_peephole = o->no_peephole, .no_schedule = o->no_schedule,
-                       .no_contract = o->no_contract};
+                       .no_contract = o->no_contract, .vector_bits = o->vector_bits};
     size_t n = 0;
     char *report = NULL;
     char *out = tine_dft(ctx, &d, &n, o->dft_report ? &report : NULL);

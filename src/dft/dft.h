@@ -11,6 +11,8 @@
  * parts of element j of the v transforms) and outputs yr<k>, yi<k>. */
 typedef struct {
     int n, v;
+    int nregs; /* the target's vector registers (the scheduler's budget) */
+    bool arm;
     tine_type_t elem;
     const char *name;
     tine_tprog *prog;
