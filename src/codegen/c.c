@@ -1136,3 +1136,25 @@ void tine_cemit_prelude(tine_cemit *c, tine_buf *out) {
     tine_buf_puts(out, c->types.p);
     tine_buf_puts(out, c->helpers.p);
 }
+
+bool tine_cemit_program(tine_cemit *c, const tine_tprog *p, tine_cemit_input_fn input, tine_cemit_store_fn store,
+                        void *user, tine_buf *out) {
+    for (int i = 0; i < p->n; i++) {
+        const tine_tprog_item *it = &p->order[i];
+        const tine_expr_t *x = it->e;
+        if (x->op == TINE_OP_VAR && it->store < 0) {
+            bool bound = false;
+            for (int k = 0; k < c->nbinds && !bound; k++) bound = c->binds[k].e == x;
+            for (int q = 0; q < p->ninputs && !bound; q++)
+                if (p->inputs[q] == x) {
+                    input(user, q, out);
+                    bound = true;
+                }
+            continue;
+        }
+        const char *v = tine_cemit_value(c, x, out);
+        if (!v) return false;
+        if (it->store >= 0) store(user, it->store, v, out);
+    }
+    return true;
+}

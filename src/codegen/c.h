@@ -4,6 +4,7 @@
 #define TINE_CODEGEN_C_H
 
 #include "../internal.h"
+#include "../tprog/tprog.h"
 
 typedef struct tine_cemit tine_cemit;
 
@@ -36,6 +37,16 @@ const char *tine_cemit_type(tine_cemit *c, tine_type_t t, char *buf, size_t n);
 /* The C type of a target register holding lanes of t (__m128i, uint8x16_t), or NULL where
  * the target has none of that size. */
 const char *tine_cemit_reg_type(tine_cemit *c, tine_type_t t, char *buf, size_t n);
+
+/* A target-level program (src/tprog) as C statements, in its order: each value written once
+ * (tine_cemit_value), an input at its first read through input(user, i, out), which writes
+ * what the input needs and binds it (tine_cemit_bind; it may bind other inputs too), and
+ * each store through store(user, k, value, out) with the C name of output k's value. False
+ * with an error where a value cannot be written. */
+typedef void (*tine_cemit_input_fn)(void *user, int input, tine_buf *out);
+typedef void (*tine_cemit_store_fn)(void *user, int output, const char *value, tine_buf *out);
+bool tine_cemit_program(tine_cemit *c, const tine_tprog *p, tine_cemit_input_fn input,
+                        tine_cemit_store_fn store, void *user, tine_buf *out);
 
 /* The declarations the emitted code needs (vector typedefs, helper functions), to be
  * placed before it. */

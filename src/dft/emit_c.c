@@ -9,10 +9,45 @@
 #include "../codegen/c.h"
 #include "../targets/targets.h"
 
-static int input_index(const tine_tprog *p, const tine_expr_t *x) {
-    for (int i = 0; i < p->ninputs; i++)
-        if (p->inputs[i] == x) return i;
-    return -1;
+typedef struct {
+    const dft_codelet *c;
+    tine_cemit *ce;
+    const char *vtype;
+    char **re, **im; /* per output element: its parts' C names, once stored */
+} cw;
+
+/* Input leaf q read first: element j of the v transforms, both parts, as vectors built
+ * from the block's pointers. */
+static void gather(void *user, int q, tine_buf *out) {
+    cw *w = user;
+    const dft_codelet *c = w->c;
+    const tine_tprog *p = c->prog;
+    int j = c->in_elem[q];
+    for (int part = 0; part < 2; part++) {
+        tine_buf_printf(out, "        %s x%c%d = {", w->vtype, part ? 'i' : 'r', j);
+        for (int l = 0; l < c->v; l++) tine_buf_printf(out, "%sib[%d][2 * %d * is + %d]", l ? ", " : "", l, j, part);
+        tine_buf_puts(out, "};\n");
+    }
+    for (int r = 0; r < p->ninputs; r++)
+        if (c->in_elem[r] == j) {
+            char nm[32];
+            snprintf(nm, sizeof nm, "x%c%d", c->in_part[r] ? 'i' : 'r', j);
+            tine_cemit_bind(w->ce, p->inputs[r], nm);
+        }
+}
+
+/* Output k stored: once both parts of its element are, their lanes go to the v transforms. */
+static void scatter(void *user, int k, const char *value, tine_buf *out) {
+    cw *w = user;
+    const dft_codelet *c = w->c;
+    int e = c->out_elem[k];
+    char **slot = c->out_part[k] ? &w->im[e] : &w->re[e];
+    free(*slot);
+    *slot = tine_strdup(value);
+    if (w->re[e] && w->im[e])
+        for (int l = 0; l < c->v; l++)
+            tine_buf_printf(out, "        ob[%d][2 * %d * os] = %s[%d], ob[%d][2 * %d * os + 1] = %s[%d];\n", l, e,
+                            w->re[e], l, l, e, w->im[e], l);
 }
 
 char *dft_emit_c(tine_ctx_t *ctx, const dft_codelet *c, size_t *size) {
@@ -22,53 +57,11 @@ char *dft_emit_c(tine_ctx_t *ctx, const dft_codelet *c, size_t *size) {
     const char *T = c->elem.bits == 64 ? "double" : "float";
     tine_type_t vt = tine_type_with_lanes(c->elem, c->v);
     char tb[64];
-    const char *VT = tine_cemit_type(ce, vt, tb, sizeof tb);
-    char *vtype = tine_strdup(VT);
+    char *vtype = tine_strdup(tine_cemit_type(ce, vt, tb, sizeof tb));
     tine_buf body = {0};
     int v = c->v;
-    bool *gathered = tine_xcalloc((size_t)c->n, sizeof *gathered);
-    char **re = tine_xcalloc((size_t)c->n, sizeof *re), **im = tine_xcalloc((size_t)c->n, sizeof *im);
-    bool ok = true;
-    for (int i = 0; i < p->n && ok; i++) {
-        const tine_tprog_item *it = &p->order[i];
-        const tine_expr_t *x = it->e;
-        if (it->store >= 0) {
-            int k = c->out_elem[it->store];
-            const char *nm = tine_cemit_value(ce, x, &body);
-            if (!nm) {
-                ok = false;
-                break;
-            }
-            char **slot = c->out_part[it->store] ? &im[k] : &re[k];
-            free(*slot);
-            *slot = tine_strdup(nm);
-            if (re[k] && im[k])
-                for (int l = 0; l < v; l++)
-                    tine_buf_printf(&body, "        ob[%d][2 * %d * os] = %s[%d], ob[%d][2 * %d * os + 1] = %s[%d];\n", l, k,
-                                    re[k], l, l, k, im[k], l);
-            continue;
-        }
-        if (x->op == TINE_OP_VAR) {
-            int q = input_index(p, x);
-            TINE_ASSERT(q >= 0);
-            int j = c->in_elem[q];
-            if (gathered[j]) continue;
-            gathered[j] = true;
-            for (int part = 0; part < 2; part++) {
-                tine_buf_printf(&body, "        %s x%c%d = {", vtype, part ? 'i' : 'r', j);
-                for (int l = 0; l < v; l++) tine_buf_printf(&body, "%sib[%d][2 * %d * is + %d]", l ? ", " : "", l, j, part);
-                tine_buf_puts(&body, "};\n");
-            }
-            for (int r = 0; r < p->ninputs; r++)
-                if (c->in_elem[r] == j) {
-                    char nm[32];
-                    snprintf(nm, sizeof nm, "x%c%d", c->in_part[r] ? 'i' : 'r', j);
-                    tine_cemit_bind(ce, p->inputs[r], nm);
-                }
-            continue;
-        }
-        ok = tine_cemit_value(ce, x, &body) != NULL;
-    }
+    cw w = {c, ce, vtype, tine_xcalloc((size_t)c->n, sizeof(char *)), tine_xcalloc((size_t)c->n, sizeof(char *))};
+    bool ok = tine_cemit_program(ce, p, gather, scatter, &w, &body);
     char *out = NULL;
     if (ok) {
         tine_buf b = {0};
@@ -117,10 +110,9 @@ char *dft_emit_c(tine_ctx_t *ctx, const dft_codelet *c, size_t *size) {
         out = b.p;
         *size = b.n;
     }
-    for (int k = 0; k < c->n; k++) free(re[k]), free(im[k]);
-    free(re);
-    free(im);
-    free(gathered);
+    for (int k = 0; k < c->n; k++) free(w.re[k]), free(w.im[k]);
+    free(w.re);
+    free(w.im);
     free(vtype);
     free(body.p);
     tine_cemit_free(ce);
