@@ -939,18 +939,10 @@ int main(int argc, char **argv) {
         if (!strcmp(argv[i], "-v")) verbose = true;
         else if (!strcmp(argv[i], "sanitized")) sanitized = true;
     ctx = tine_ctx_new();
-    struct {
-        const char *name;
-        void (*fn)(void);
-    } parts[] = {{"sign", test_sign},       {"contract", test_contract}, {"fold", test_fold},
-                 {"redundant/dead", test_redundant_dead}, {"lacking", test_lacking}, {"shuffle", test_shuffle}, {"limits", test_limits},
-                 {"dft", test_dft}};
-    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
-        double t0 = now();
-        long long f0 = g_fail;
-        parts[i].fn();
-        printf("%-15s %s (%.2f s)\n", parts[i].name, g_fail == f0 ? "ok" : "FAILED", now() - t0);
-    }
+    static const test_part parts[] = {{"sign", test_sign},       {"contract", test_contract}, {"fold", test_fold},
+                                        {"redundant/dead", test_redundant_dead}, {"lacking", test_lacking},
+                                        {"shuffle", test_shuffle}, {"limits", test_limits}, {"dft", test_dft}};
+    run_parts(parts, sizeof parts / sizeof *parts);
     tine_ctx_free(ctx);
     printf("test_peephole: %lld passed, %lld failed\n", g_pass, g_fail);
     return g_fail != 0;

@@ -562,16 +562,9 @@ static void test_schedule(void) {
 
 int main(void) {
     ctx = tine_ctx_new();
-    struct {
-        const char *name;
-        void (*fn)(void);
-    } parts[] = {{"hand", test_hand}, {"liveness", test_random_liveness}, {"reorder", test_reorder}, {"schedule", test_schedule}};
-    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
-        double t0 = now();
-        long long f0 = g_fail;
-        parts[i].fn();
-        printf("%-10s %s (%.2f s)\n", parts[i].name, g_fail == f0 ? "ok" : "FAILED", now() - t0);
-    }
+    static const test_part parts[] = {{"hand", test_hand}, {"liveness", test_random_liveness}, {"reorder", test_reorder},
+                                        {"schedule", test_schedule}};
+    run_parts(parts, sizeof parts / sizeof *parts);
     tine_ctx_free(ctx);
     printf("test_tprog: %lld passed, %lld failed\n", g_pass, g_fail);
     return g_fail != 0;

@@ -69,6 +69,20 @@ static inline double now(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* A test's parts run in order, each reported with whether it failed and its time. */
+typedef struct {
+    const char *name;
+    void (*fn)(void);
+} test_part;
+static inline void run_parts(const test_part *parts, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        double t0 = now();
+        long long f0 = g_fail;
+        parts[i].fn();
+        printf("%-15s %s (%.2f s)\n", parts[i].name, g_fail == f0 ? "ok" : "FAILED", now() - t0);
+    }
+}
+
 /* A whole file, NUL-terminated and malloc'd; NULL if it cannot be read. */
 static inline char *read_file(const char *path) {
     FILE *f = fopen(path, "rb");
