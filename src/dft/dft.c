@@ -12,7 +12,7 @@
 
 #include <ctype.h>
 
-#include "../peephole/peephole.h"
+#include "../peephole/optimize.h"
 #include "../targets/targets.h"
 
 /* The widest float vector the target has: its widest form of the add. */
@@ -33,50 +33,6 @@ void dft_codelet_free(dft_codelet *c) {
     free(c->in_part);
     free(c->out_elem);
     free(c->out_part);
-}
-
-/* The report's text: what each step made. */
-static void report_line(tine_buf *r, const char *step, const tine_tprog *p, double ms) {
-    tine_tprog_stats s = tine_tprog_stats_of(p);
-    tine_buf_printf(r, "%-9s %5d instructions, %4d other ops, %3d constants, max live %3d   %.1f ms\n", step, s.insns,
-                    s.generic, s.consts, s.max_live, ms);
-}
-
-/* The order with the fewest spills at the target's registers among the scheduler's
- * candidates (FFTW's decomposition, the list scheduler, the selection's order, each with
- * and without the local moves): what a codelet pays for is spills, and max live (what
- * tine_sched_run ranks by) says little about them once it is past the register count. */
-static bool schedule(tine_tprog *p, int nregs, tine_buf *rep) {
-    tine_tprog_dag d;
-    tine_tprog_dag_make(p, &d);
-    size_t sz = sizeof(int) * ((size_t)p->n + 1);
-    int *in = tine_xmalloc(sz), *cand = tine_xmalloc(sz), *best = tine_xmalloc(sz);
-    for (int i = 0; i < p->n; i++) in[i] = i;
-    static const char *const names[6] = {"selection", "selection+moves", "fftw", "fftw+moves", "list", "list+moves"};
-    int before = tine_sched_spills(&d.dag, in, nregs), best_spills = -1, from = 0;
-    for (int k = 0; k < 6; k++) {
-        if (k / 2 == 0) memcpy(cand, in, sz);
-        else if (k / 2 == 1) tine_sched_fftw(&d.dag, cand);
-        else tine_sched_list(&d.dag, cand);
-        if (k % 2) tine_sched_local_moves(&d.dag, cand);
-        if (!tine_sched_is_topo(&d.dag, cand)) continue;
-        int sp = tine_sched_spills(&d.dag, cand, nregs);
-        if (sp >= 0 && (best_spills < 0 || sp < best_spills)) {
-            best_spills = sp, from = k;
-            memcpy(best, cand, sz);
-        }
-    }
-    bool ok = best_spills >= 0;
-    if (ok) {
-        tine_tprog_permute(p, best);
-        tine_buf_printf(rep, "          from %s; spills at %d registers: %d in the selection's order, %d\n", names[from],
-                        nregs, before, best_spills);
-    }
-    free(in);
-    free(cand);
-    free(best);
-    tine_tprog_dag_free(&d);
-    return ok && tine_tprog_check(p);
 }
 
 bool dft_build(tine_ctx_t *ctx, const tine_dft_opts *o, dft_codelet *c, tine_buf *rep) {
@@ -139,25 +95,10 @@ bool dft_build(tine_ctx_t *ctx, const tine_dft_opts *o, dft_codelet *c, tine_buf
     tine_buf_printf(rep, "dft n=%d %s %s, %d transforms per vector: %d adds, %d multiplies, %d negations\n", n,
                     c->elem.bits == 64 ? "f64" : "f32", o->target, c->v, counts.adds, counts.muls, counts.negs);
     if (!tine_tprog_select(c->prog)) return false;
-    report_line(rep, "select", c->prog, (tine_now() - t0) * 1e3);
-    if (!o->no_peephole) {
-        t0 = tine_now();
-        tine_peep_opts po = {.contract = !o->no_contract};
-        tine_peep_stats st;
-        if (!tine_peephole(c->prog, &po, &st)) return false;
-        report_line(rep, "peephole", c->prog, (tine_now() - t0) * 1e3);
-        tine_buf_printf(rep, "          rewrites:");
-        for (int k = 0; k < st.passes; k++) tine_buf_printf(rep, " %s %d", st.pass_name[k], st.pass_rewrites[k]);
-        tine_buf_printf(rep, "; folded %d, copies %d, redundant %d\n", st.folded, st.copies, st.redundant);
-    }
-    if (!o->no_schedule) {
-        t0 = tine_now();
-        if (!schedule(c->prog, c->nregs, rep)) {
-            if (!tine_error(ctx)) tine_set_internal_error(ctx, "tine dft: the schedule is not a valid order");
-            return false;
-        }
-        report_line(rep, "schedule", c->prog, (tine_now() - t0) * 1e3);
-    }
+    tine_tprog_report_line(rep, "select", c->prog, (tine_now() - t0) * 1e3);
+    tine_tprog_opt po = {.no_peephole = o->no_peephole, .no_schedule = o->no_schedule, .contract = !o->no_contract,
+                         .nregs = c->nregs};
+    if (!tine_tprog_optimize(c->prog, &po, NULL, rep)) return false;
     return true;
 }
 
