@@ -20,6 +20,13 @@
  *              rule named in the stats) to generic operations (shifts, xor, sub, compare,
  *              select: LLVM's to select), no instruction the target lacks remaining, also
  *              after a second selection; kept on sse41 (and blendvps at 256 bits on avx2)
+ *   swap       FFTW-GEL's swap rules on every float width (sse41, avx2, avx512, arm-64): an
+ *              add of two swaps is a swap of the add, a swap of a mul (sub) of a swap one
+ *              swap of the other operand, a swap of a negated swap the negation, three
+ *              swapped FMA operands one swap; swap of swap and the unpack rules (an unpack of
+ *              two swaps, a swap of an unpack) through the shuffle pass; each with the swap
+ *              written three ways (the rules' form, one-lane slices, halves), the engine
+ *              putting the others in the rules' form; the lane moves left counted
  *   limits     a pass that does not reach its fixpoint within opts.max_rounds is an error,
  *              not a hang (the rule set itself swapped for non-terminating ones:
  *              test_peephole_runaway.c)
@@ -702,6 +709,99 @@ static void test_shuffle(void) {
         }
 }
 
+/* ---- swap: FFTW-GEL's swap and unpack rules --------------------------------------------- */
+
+/* A swap of each pair of lanes, written three ways: the rules' form, a concat of one-lane
+ * slices (retargeted code's), and interleaves of slices of deinterleaves. */
+static tine_expr_t *swap_of(tine_expr_t *x, int how) {
+    int n = x->type.lanes;
+    if (how == 0) {
+        tine_expr_t *h[2] = {tine_deinterleave(ctx, x, 2, 1), tine_deinterleave(ctx, x, 2, 0)};
+        return tine_interleave(ctx, 2, h);
+    }
+    if (how == 1) {
+        tine_expr_t *l[TINE_MAX_LANES];
+        for (int i = 0; i < n; i++) l[i] = tine_slice(ctx, x, i ^ 1, 1, 1);
+        return tine_concat(ctx, n, l);
+    }
+    tine_expr_t *odd = tine_deinterleave(ctx, x, 2, 1), *even = tine_deinterleave(ctx, x, 2, 0);
+    int h = n / 2;
+    if (h < 2) return swap_of(x, 1);
+    tine_expr_t *lo[2] = {tine_slice(ctx, odd, 0, 1, h / 2 ? h / 2 : 1), tine_slice(ctx, even, 0, 1, h / 2 ? h / 2 : 1)};
+    tine_expr_t *hi[2] = {tine_slice(ctx, odd, h / 2, 1, h - h / 2), tine_slice(ctx, even, h / 2, 1, h - h / 2)};
+    tine_expr_t *parts[2] = {tine_interleave(ctx, 2, lo), tine_interleave(ctx, 2, hi)};
+    return tine_concat(ctx, 2, parts);
+}
+
+static int count_lane_moves(const tine_tprog *p) {
+    int k = 0;
+    for (int i = 0; i < p->n; i++) {
+        int op = p->order[i].e->op;
+        k += p->order[i].store < 0 && op == TINE_OP_INTERLEAVE; /* a swap or an unpack is one interleave */
+        k += p->order[i].store < 0 && (op == TINE_OP_CONCAT || op == TINE_OP_SLICE);
+    }
+    return k;
+}
+
+static void test_swap(void) {
+    static const struct {
+        const char *target;
+        int bits, lanes;
+    } rows[] = {{"x86-64-sse41", 32, 4}, {"x86-64-sse41", 64, 2}, {"x86-64-avx2", 32, 8}, {"x86-64-avx2", 64, 4},
+                {"x86-64-avx512", 32, 16}, {"arm-64", 32, 4}, {"arm-64", 64, 2}};
+    for (size_t r = 0; r < sizeof rows / sizeof *rows; r++)
+        for (int how = 0; how < 3; how++) {
+            tine_type_t t = F(rows[r].bits, rows[r].lanes);
+            bool arm = !strncmp(rows[r].target, "arm", 3), fma = arm || strcmp(rows[r].target, "x86-64-sse41");
+            tine_expr_t *a = var("wa", t), *b = var("wb", t), *c = var("wc", t);
+            tine_expr_t *ulo_s[2] = {tine_deinterleave(ctx, swap_of(a, how), 2, 0), tine_deinterleave(ctx, swap_of(b, how), 2, 0)};
+            tine_expr_t *ulo_ab[2] = {tine_deinterleave(ctx, a, 2, 0), tine_deinterleave(ctx, b, 2, 0)};
+            tine_expr_t *uhi_ab[2] = {tine_deinterleave(ctx, a, 2, 1), tine_deinterleave(ctx, b, 2, 1)};
+            tine_expr_t *ulo_ba[2] = {ulo_ab[1], ulo_ab[0]};
+            struct {
+                const char *name;
+                tine_expr_t *out, *want; /* want: the value the program must end with (NULL: not checked) */
+                int moves;               /* lane moves left */
+                const char *rule;        /* a rule that must have fired (NULL: the engine's form alone) */
+            } cases[] = {
+                {"swap1 add", add(swap_of(a, how), swap_of(b, how)), NULL, 1, arm ? "swap1_fadd" : "swap1_add"},
+                {"swap2 mul", swap_of(mul(swap_of(a, how), c), how), NULL, 1, arm ? "swap2_fmul" : "swap2_mul"},
+                {"swap3 sub", swap_of(sub(b, swap_of(a, how)), how), NULL, 1, arm ? "swap3_fsub" : "swap3_sub"},
+                {"swap2 neg", swap_of(neg(swap_of(a, how)), how), NULL, 0, arm ? "swap2_fneg" : "swap2_xor"},
+                {"swap1 fma", fma3(swap_of(a, how), swap_of(b, how), swap_of(c, how)), NULL, 1,
+                 fma ? (arm ? "swap1_fmla" : "swap1_vfmadd") : NULL},
+                {"swap swap", swap_of(swap_of(a, how), how), a, 0, NULL},
+                {"unpack1", tine_interleave(ctx, 2, ulo_s), tine_interleave(ctx, 2, uhi_ab), 1, NULL},
+                {"unpack2", swap_of(tine_interleave(ctx, 2, ulo_ab), how), tine_interleave(ctx, 2, ulo_ba), 1, NULL},
+            };
+            for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+                if (!strcmp(cases[k].name, "swap1 fma") && !fma) continue;
+                char what[128];
+                snprintf(what, sizeof what, "%s on %s f%dx%d (swap written %s)", cases[k].name, rows[r].target,
+                         rows[r].bits, rows[r].lanes, how == 0 ? "as the rules' form" : how == 1 ? "as one-lane slices" : "in halves");
+                tine_tprog *p = build(rows[r].target, 1, &cases[k].out);
+                snap before = snapshot(p);
+                char *l0 = listing(p);
+                tine_peep_stats st;
+                peep(p, false, &st, what);
+                char rules[512], *l1 = listing(p);
+                fired_rules(arm ? "arm" : "x86", &st, rules, sizeof rules);
+                int moves = count_lane_moves(p);
+                bool ok = moves == cases[k].moves, ok_rule = !cases[k].rule || strstr(rules, cases[k].rule);
+                bool ok_want = !cases[k].want || p->outs[0].value == cases[k].want, ok_form = how == 0 || st.lane_moves > 0;
+                check(ok, "%s: %d lane moves left, want %d", what, moves, cases[k].moves);
+                check(ok_rule, "%s: no rule %s* fired (fired: %s)", what, cases[k].rule ? cases[k].rule : "", rules);
+                check(ok_want, "%s: not the expected lane move", what);
+                check(ok_form, "%s: the lane move was not put in the rules' form", what);
+                ok = ok && ok_rule && ok_want && ok_form && compare(p, &before, 60, true, NULL, 0, what) == 0;
+                if (!ok || verbose) printf("%s:\n  before:\n%s  after (rules: %s):\n%s", what, l0, rules, l1);
+                free(l0);
+                free(l1);
+                tine_tprog_free(p);
+            }
+        }
+}
+
 static void test_lacking(void) {
     struct {
         const char *insn;
@@ -941,7 +1041,7 @@ int main(int argc, char **argv) {
     ctx = tine_ctx_new();
     static const test_part parts[] = {{"sign", test_sign},       {"contract", test_contract}, {"fold", test_fold},
                                         {"redundant/dead", test_redundant_dead}, {"lacking", test_lacking},
-                                        {"shuffle", test_shuffle}, {"limits", test_limits}, {"dft", test_dft}};
+                                        {"shuffle", test_shuffle}, {"swap", test_swap}, {"limits", test_limits}, {"dft", test_dft}};
     run_parts(parts, sizeof parts / sizeof *parts);
     tine_ctx_free(ctx);
     printf("test_peephole: %lld passed, %lld failed\n", g_pass, g_fail);

@@ -73,7 +73,8 @@ bool tine_tprog_optimize(tine_tprog *p, const tine_tprog_opt *o, tine_peep_stats
             tine_tprog_report_line(rep, "peephole", p, (tine_now() - t0) * 1e3);
             tine_buf_printf(rep, "          rewrites:");
             for (int k = 0; k < st->passes; k++) tine_buf_printf(rep, " %s %d", st->pass_name[k], st->pass_rewrites[k]);
-            tine_buf_printf(rep, "; folded %d, copies %d, redundant %d\n", st->folded, st->copies, st->redundant);
+            tine_buf_printf(rep, "; folded %d, copies %d, redundant %d, lane moves %d\n", st->folded, st->copies,
+                            st->redundant, st->lane_moves);
         }
     }
     if (!o->no_schedule) {

@@ -170,6 +170,47 @@ static tine_expr_t *fold_const(tine_ctx_t *ctx, tine_expr_t *n) {
     return tine_const_lanes(ctx, n->type, lanes);
 }
 
+static bool is_lane_move(const tine_expr_t *e) {
+    return e->op == TINE_OP_CONCAT || e->op == TINE_OP_SLICE || e->op == TINE_OP_INTERLEAVE ||
+           e->op == TINE_OP_DEINTERLEAVE || e->op == TINE_OP_BROADCAST;
+}
+
+/* The form the swap rules match: a lane move (or chain of them) whose lanes, traced
+ * through the moves to the values they come from (tine_lane_source: the ops' own
+ * definitions), are the even or the odd lanes of a value P of its own type in its even
+ * lanes and those of Q in its odd ones -- interleave(deinterleave(P, 2, i), deinterleave(Q,
+ * 2, j)): a swap of pairs (P = Q, i = 1, j = 0), FFTW-GEL's unpacks (the x86 unpcklpd and
+ * unpckhpd), or P itself (a copy). Sources write these permutations many ways (retargeted
+ * code: a concat of one-lane slices); NULL where n is not such a move or has that form. */
+static tine_expr_t *lane_canon(tine_ctx_t *ctx, tine_expr_t *n) {
+    int lanes = n->type.lanes;
+    if (!is_lane_move(n) || lanes < 2 || lanes % 2 || lanes > TINE_MAX_LANES) return NULL;
+    const tine_expr_t *src[2] = {NULL, NULL};
+    int k[2] = {0, 0};
+    for (int i = 0; i < lanes; i++) {
+        const tine_expr_t *s = n;
+        int l = i;
+        while (is_lane_move(s)) {
+            int j, m;
+            if (!tine_lane_source(s, l, &j, &m)) return NULL;
+            s = s->ops[j];
+            l = m;
+        }
+        int par = i % 2, base = i - par; /* lane i reads lane base + k[par] of src[par] */
+        if (i < 2) {
+            if (!tine_type_eq(s->type, n->type) || l - base < 0 || l - base > 1) return NULL;
+            src[par] = s, k[par] = l - base;
+        } else if (s != src[par] || l != base + k[par]) {
+            return NULL;
+        }
+    }
+    tine_expr_t *p = (tine_expr_t *)src[0], *q = (tine_expr_t *)src[1];
+    if (p == q && k[0] == 0 && k[1] == 1) return p;
+    tine_expr_t *halves[2] = {tine_deinterleave(ctx, p, 2, k[0]), tine_deinterleave(ctx, q, 2, k[1])};
+    tine_expr_t *r = tine_interleave(ctx, 2, halves);
+    return r == n ? NULL : r;
+}
+
 static tine_expr_t *rewrite_root(void *user, tine_expr_t *n, tine_expr_t *orig) {
     (void)orig;
     pass_run *r = user;
@@ -183,9 +224,14 @@ static tine_expr_t *rewrite_root(void *user, tine_expr_t *n, tine_expr_t *orig) 
     }
     const tine_rule *used = NULL;
     tine_expr_t *x = tine_rules_try_cost(ctx, r->rs, n, avail_cost, r, &used);
-    if (!x || x == n) return n;
+    if (!x || x == n) {
+        used = NULL;
+        x = lane_canon(ctx, n);
+        if (!x) return n;
+    }
     r->fired++;
-    if (r->st) {
+    if (r->st && !used) r->st->lane_moves++;
+    else if (r->st) {
         count_rule(r->st, r->rs, used);
         if (is_operand_of(x, n)) r->st->copies++;
         else if (had(r, x)) r->st->redundant++;

@@ -32,6 +32,7 @@ typedef struct {
     int copies;     /* rewrites to one of the matched values */
     int redundant;  /* rewrites to an instruction the program already computed */
     int dead;       /* values no longer computed: dead once a rewrite replaced their reader */
+    int lane_moves; /* lane moves rewritten to a copy or to the swap rules' form of a swap */
     int before, after; /* instructions (and other computing nodes) before and after */
     /* the rules that fired (by name, in the order they first did) and how often */
     char fired[64][32];
