@@ -7,7 +7,11 @@
  *    validated against its spec, and a program evaluated lane by lane (independently of
  *    validate.c) equal to the spec bit for bit in strict mode;
  *  - validation catches a wrong rule (x = x + 0, which -0 breaks), and the reals prover
- *    refutes what is false.
+ *    refutes what is false;
+ *  - the program as a target-level program (tprog.c), selected, peephole-optimized and
+ *    scheduled, interpreted with its inputs bound to their leaf lanes: equal to the spec
+ *    bit for bit (strict), and the peephole's sign rules firing where a negation feeds an
+ *    add or an FMA.
  * The emitted code runs in tests/vectorize/check.sh (native and qemu).
  */
 #include "internal.h"
@@ -49,6 +53,10 @@ static const char *KERNELS =
     "void twice(const float a[2], float out[2]) { float p = a[0] * a[1]; out[0] = p + a[0]; out[1] = p - a[1]; }\n"
     "void pad(const float a[4], const float b[4], float out[4]) {\n"
     "    for (int i = 0; i < 4; i++) out[i] = i == 1 ? a[i] : a[i] + b[i];\n"
+    "}\n"
+    "void negs(const float a[8], const float b[8], const float c[8], float out[16]) {\n"
+    "    for (int i = 0; i < 8; i++) out[i] = a[i] + -b[i];\n"
+    "    for (int i = 0; i < 8; i++) out[8 + i] = fmaf(-a[i], b[i], c[i]);\n"
     "}\n";
 
 /* The same kernels, compiled here: the reference. */
@@ -302,6 +310,112 @@ static void test_search(void) {
     tine_ctx_free(ctx);
 }
 
+/* How often the peephole fired rule `name`. */
+static int fired(const tine_peep_stats *st, const char *name) {
+    for (int i = 0; i < st->nfired; i++)
+        if (!strcmp(st->fired[i], name)) return st->fired_counts[i];
+    return 0;
+}
+
+static uint64_t float_bits(float v) {
+    uint32_t u;
+    memcpy(&u, &v, 4);
+    return u;
+}
+
+/* The target-level program of p (t) on inputs in[array][elem], interpreted (tine_eval, the
+ * instructions by their semantics): each vector input bound to its leaf lanes, each scalar
+ * to its element; every stored lane against the spec's value, bit for bit (exact), or
+ * within rounding. Returns the lanes that differ. */
+static int check_tprog_once(tine_ctx_t *ctx, const vz_spec *s, const vz_program *p, const vz_tprog *t,
+                            float *const *in, bool exact, const char *what) {
+    const tine_tprog *tp = t->prog;
+    tine_env_t *env = tine_env_new(ctx);
+    float *memo = malloc(sizeof *memo * (size_t)s->nnodes);
+    bool *done = calloc((size_t)s->nnodes, 1);
+    int bad = 0;
+    for (int q = 0; q < tp->ninputs; q++) {
+        uint64_t lanes[16] = {0};
+        if (t->in_array[q] >= 0) lanes[0] = float_bits(in[t->in_array[q]][t->in_elem[q]]);
+        else {
+            eg_node n = vz_chosen(p, t->in_cls[q]), x;
+            for (uint32_t l = 0; l < n.n; l++)
+                if (vz_leaf(p->g, n.kids[l], &x) && x.op == VZ_GET) lanes[l] = float_bits(in[x.data >> 32][(uint32_t)x.data]);
+                else if (vz_leaf(p->g, n.kids[l], &x) && x.op == VZ_CONST) lanes[l] = (uint64_t)x.data & 0xffffffffu;
+        }
+        tine_env_bind(env, tp->inputs[q], lanes);
+    }
+    for (int k = 0; k < tp->nouts && k < p->nchunks; k++) {
+        uint64_t got[16];
+        if (tine_eval(ctx, tp->outs[k].value, env, got) != 0) {
+            check(false, "%s: chunk %d does not evaluate: %s", what, k, tine_error(ctx));
+            bad++;
+            continue;
+        }
+        for (int l = 0; l < p->width; l++) {
+            int a = p->chunk[k].array[l], e = p->chunk[k].elem[l];
+            if (a < 0 || s->out[a][e] < 0) continue;
+            float v, want = spec_value(s, s->out[a][e], in, memo, done);
+            uint32_t u = (uint32_t)got[l];
+            memcpy(&v, &u, 4);
+            bool ok = exact ? same_bits(v, want) : fabsf(v - want) <= 0.1f + 1e-4f * fabsf(want);
+            if (!ok && bad++ < 3)
+                check(false, "%s: the target-level program's %s[%d] = %a, the spec's %a", what, s->array[a].name, e, v, want);
+        }
+    }
+    free(memo);
+    free(done);
+    tine_env_free(env);
+    return bad;
+}
+
+/* tprog.c: every kernel at every target, strict and --contract, through the bridge, the
+ * peephole and the schedule, interpreted against the spec; the sign pass folds negs' two
+ * negations (into sub and into FMA's negated product). */
+static void test_tprog(void) {
+    tine_ctx_t *ctx = tine_ctx_new();
+    const char *targets[] = {"x86-64-sse41", "x86-64-avx2", "x86-64-avx512", "arm-64"};
+    const char *fns[] = {"mm3", "conv", "mixed", "pad", "negs"};
+    for (size_t k = 0; k < sizeof fns / sizeof *fns; k++) {
+        vz_spec *s = spec_of(ctx, KERNELS, fns[k]);
+        check(s != NULL, "%s: %s", fns[k], tine_error(ctx));
+        for (size_t ti = 0; s && ti < sizeof targets / sizeof *targets; ti++)
+            for (int mode = 0; mode < 2; mode++) {
+                vz_options o = {.contract = mode == 1};
+                vz_program *p = vz_search(ctx, s, vz_target_find(targets[ti]), &o);
+                vz_tprog *t = p ? vz_tprog_new(ctx, p, &(tine_tprog_opt){.contract = o.contract}, NULL) : NULL;
+                char what[96];
+                snprintf(what, sizeof what, "%s at %s%s", fns[k], targets[ti], mode ? " --contract" : "");
+                check(t != NULL, "%s: %s", what, tine_error(ctx));
+                if (t) {
+                    check(tine_tprog_check(t->prog), "%s: the program's order is not valid", what);
+                    float buf[4][64];
+                    float *in[4] = {buf[0], buf[1], buf[2], buf[3]};
+                    int bad = 0;
+                    for (int it = 0; it < 40 && !bad; it++) {
+                        for (int a = 0; a < 4; a++)
+                            for (int i = 0; i < 64; i++) buf[a][i] = draw(mode ? 0 : it % 3);
+                        bad = check_tprog_once(ctx, s, p, t, in, mode == 0, what);
+                    }
+                    check(bad == 0, "%s: the target-level program differs from the spec", what);
+                    /* (at AVX-512 the search packs both halves into one 16-lane chunk, the
+                       negations as scalars) */
+                    if (!strcmp(fns[k], "negs") && !mode && strcmp(targets[ti], "x86-64-avx512")) {
+                        bool arm = !strcmp(targets[ti], "arm-64"), fma = strcmp(targets[ti], "x86-64-sse41") != 0;
+                        int sub = fired(&t->peep, arm ? "add_neg_f32" : "add_neg_ps");
+                        int fnm = fired(&t->peep, arm ? "fmla_nega_f32" : "fma_nega_ps");
+                        check(sub >= 1, "%s: a + -b not folded into a subtraction (add_neg fired %d times)", what, sub);
+                        check(!fma || fnm >= 1, "%s: fma(-a, b, c) not folded (fma_nega fired %d times)", what, fnm);
+                    }
+                }
+                vz_tprog_free(t);
+                vz_program_free(p);
+            }
+        vz_spec_free(s);
+    }
+    tine_ctx_free(ctx);
+}
+
 /* Validation is what stands between a wrong rule and wrong code: with x = x + 0 (false for
  * -0) the search still runs, and strict validation refuses the program. */
 static void test_catches(void) {
@@ -373,6 +487,7 @@ int main(void) {
     test_qr_size();
     test_errors();
     test_search();
+    test_tprog();
     test_catches();
     test_limits();
     printf("test_vectorize: %lld checks passed, %lld failed\n", g_pass, g_fail);

@@ -75,7 +75,7 @@ static const struct {
     {F(RETARGET), "retarget --emit-header --from T --to T [-o OUT.h]"},
     {F(DFT), "dft --n N [--inverse] [--type f32|f64] --target T [--emit obj|h|c|asm|llvm|tprog] [--name NAME] [-o OUT]\n"
              "                    [--no-peephole] [--no-schedule] [--no-contract] [--vector-bits B] [--report]"},
-    {F(VECTORIZE), "vectorize FILE.c --function NAME --target T [--emit obj|h|c|asm|llvm|spec|egraph-stats] [-o OUT]\n"
+    {F(VECTORIZE), "vectorize FILE.c --function NAME --target T [--emit obj|h|c|asm|llvm|tprog|spec|egraph-stats] [-o OUT]\n"
                    "                    [--reassociate] [--contract] [--no-vectorize] [--no-validate] [-I DIR] [-D NAME[=V]]..."},
     {F(HELP), "help [COMMAND]"},
 };

@@ -188,7 +188,8 @@ static const char *shift_helper(tine_cemit *c, tine_type_t t, tine_type_t ts, bo
     return name;
 }
 
-/* Division rounding toward -inf, x / 0 = 0 (and its modulo). */
+/* Integers: division rounding toward -inf, x / 0 = 0 (and its modulo). Floats: C's
+ * division, IEEE's (x / 0 is an infinity or NaN, as tine's). */
 static const char *divmod_helper(tine_cemit *c, tine_type_t t, bool div) {
     static char name[64];
     char t1[16];
@@ -196,7 +197,8 @@ static const char *divmod_helper(tine_cemit *c, tine_type_t t, bool div) {
     if (once(c, name)) {
         const char *T = scalar_type(t);
         tine_buf *b = &c->helpers;
-        tine_buf_printf(b, "static inline %s %s(%s a, %s b) {\n    if (b == 0) return 0;\n", T, name, T, T);
+        tine_buf_printf(b, "static inline %s %s(%s a, %s b) {\n", T, name, T, T);
+        if (t.kind != TINE_FLOAT) tine_buf_puts(b, "    if (b == 0) return 0;\n");
         if (t.kind == TINE_INT) {
             tine_buf_printf(b, "    if (b == -1) return %s;\n", div ? "(__typeof__(a))(0u - (uint64_t)a)" : "0");
             /* C's quotient rounds toward 0: one less where the remainder's sign is not the
@@ -331,19 +333,25 @@ static const char *lane_loop(tine_cemit *c, const tine_expr_t *e, const char *fn
     return remember(c, e, name);
 }
 
-/* fma lane by lane through C's fma/fmaf (one rounding; C has no vector fma). */
-static const char *fma_lanes(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
+/* fma and sqrt lane by lane through C's fma/fmaf and sqrt/sqrtf (correctly rounded, fma
+ * once; C has no vector forms): what selection leaves of them, scalars above all. */
+static const char *math_lanes(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
     const char *v[3];
-    for (int i = 0; i < 3; i++)
+    int n = e->nops;
+    TINE_ASSERT(n == 1 || n == 3);
+    for (int i = 0; i < n; i++)
         if (!(v[i] = value(c, e->ops[i], out))) return NULL;
-    const char *fn = e->type.bits == 32 ? "__builtin_fmaf" : "__builtin_fma";
+    bool f32 = e->type.bits == 32;
+    const char *fn = n == 3 ? (f32 ? "__builtin_fmaf" : "__builtin_fma") : (f32 ? "__builtin_sqrtf" : "__builtin_sqrt");
     char ty[48], *name = tine_xmalloc(24);
     snprintf(name, 24, "t%d", c->tmp++);
     tine_buf_printf(out, "%s%s %s;\n", c->indent, tine_cemit_type(c, e->type, ty, sizeof ty), name);
-    if (e->type.lanes == 1) tine_buf_printf(out, "%s%s = %s(%s, %s, %s);\n", c->indent, name, fn, v[0], v[1], v[2]);
-    else
-        tine_buf_printf(out, "%sfor (int i = 0; i < %d; i++) %s[i] = %s(%s[i], %s[i], %s[i]);\n", c->indent,
-                        e->type.lanes, name, fn, v[0], v[1], v[2]), c->lane_loops++;
+    bool vec = e->type.lanes > 1;
+    if (vec) tine_buf_printf(out, "%sfor (int i = 0; i < %d; i++) %s[i] = %s(", c->indent, e->type.lanes, name, fn);
+    else tine_buf_printf(out, "%s%s = %s(", c->indent, name, fn);
+    for (int i = 0; i < n; i++) tine_buf_printf(out, "%s%s%s", i ? ", " : "", v[i], vec ? "[i]" : "");
+    tine_buf_puts(out, ");\n");
+    c->lane_loops += vec;
     return remember(c, e, name);
 }
 
@@ -598,9 +606,14 @@ static const char *insn(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
                         return expanded(c, tine_expand(c->ctx, (tine_expr_t *)e), out);
                     }
                     /* a register of one lane is its compound literal (a float scalar cannot
-                       be cast to float64x1_t) */
+                       be cast to float64x1_t); a float is written into every lane, not added
+                       to zeros (0 + -0 is +0) */
                     if (lanes == 1) tine_buf_printf(&call, "((%s){%s})", rt, ov[j]);
-                    else tine_buf_printf(&call, "((%s)((%s){0} + %s))", rt, vt, ov[j]);
+                    else if (ot.kind == TINE_FLOAT) {
+                        tine_buf_printf(&call, "((%s)(%s){", rt, vt);
+                        for (int l = 0; l < lanes; l++) tine_buf_printf(&call, "%s%s", l ? ", " : "", ov[j]);
+                        tine_buf_puts(&call, "})");
+                    } else tine_buf_printf(&call, "((%s)((%s){0} + %s))", rt, vt, ov[j]);
                     continue;
                 }
                 if (!tine_cemit_reg_type(c, tine_type_with_lanes(ot, rbits / ot.bits), rt, sizeof rt)) {
@@ -924,7 +937,10 @@ static const char *node(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
     case TINE_OP_VECTOR_REDUCE_ADD: return reduce_add(c, e, out);
     case TINE_OP_INSN: return insn(c, e, out);
     case TINE_OP_LOAD: tine_set_error(c->ctx, "the C emitter writes no buffer loads"); return NULL;
-    case TINE_OP_FMA: return fma_lanes(c, e, out);
+    case TINE_OP_FMA:
+    case TINE_OP_SQRT:
+        if (t.kind == TINE_FLOAT) return math_lanes(c, e, out);
+        break;
     default: break;
     }
     if (tine_op_is_fpir((tine_op_t)e->op)) return expanded(c, tine_fpir_expand_node(c->ctx, e), out);
@@ -1027,6 +1043,12 @@ static const char *node(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
     case TINE_OP_MAX: {
         const char *cmp = e->op == TINE_OP_MIN ? "<" : ">";
         if (!vec) return define(c, e, fmt("%s %s %s ? %s : %s", a, cmp, b, a, b), out);
+        if (t.kind == TINE_FLOAT) { /* C's & is on integers: the lanes' bits as integers */
+            char it[48];
+            tine_cemit_type(c, (tine_type_t){.kind = TINE_INT, .bits = t.bits, .lanes = t.lanes}, it, sizeof it);
+            return define(c, e, fmt("(%s)(((%s)%s & (%s)(%s %s %s)) | ((%s)%s & ~(%s)(%s %s %s)))", ty, it, a, it, a, cmp,
+                                    b, it, b, it, a, cmp, b), out);
+        }
         return define(c, e, fmt("(%s & (%s)(%s %s %s)) | (%s & ~(%s)(%s %s %s))", a, ty, a, cmp, b, b, ty, a, cmp, b), out);
     }
     case TINE_OP_SELECT: {
@@ -1037,7 +1059,12 @@ static const char *node(tine_cemit *c, const tine_expr_t *e, tine_buf *out) {
         char *m = mask_as(c, e->ops[0], mb, out);
         /* bool values: the false one's mask at the true one's width (the result's) */
         char *fv = t.kind == TINE_BOOL ? mask_as(c, e->ops[2], mb, out) : tine_strdup(f);
-        char *r = fmt("(%s & (%s)%s) | (%s & ~(%s)%s)", b, ty, m, fv, ty, m);
+        char *r;
+        if (t.kind == TINE_FLOAT) { /* C's & is on integers: the lanes' bits as integers */
+            char it[48];
+            tine_cemit_type(c, (tine_type_t){.kind = TINE_INT, .bits = t.bits, .lanes = t.lanes}, it, sizeof it);
+            r = fmt("(%s)(((%s)%s & (%s)%s) | ((%s)%s & ~(%s)%s))", ty, it, b, it, m, it, fv, it, m);
+        } else r = fmt("(%s & (%s)%s) | (%s & ~(%s)%s)", b, ty, m, fv, ty, m);
         free(m);
         free(fv);
         return define(c, e, r, out);

@@ -1,15 +1,19 @@
 /* emit_c.c — the extracted program as C with the target's intrinsics (tine vectorize
  * --emit c): <immintrin.h> for x86 (SSE4.1, AVX2 with FMA, AVX-512F), <arm_neon.h> for
- * AArch64. The function has the kernel's own signature; each chosen class is one
- * statement, in the order emit_llvm.c computes them, the stores last.
+ * AArch64. The function has the kernel's own signature; its body is the program's
+ * target-level form (tprog.c: selected, peephole-optimized, scheduled) written by
+ * src/codegen/c.c in that order, each value one statement; this file writes what the
+ * program leaves to its frame: the inputs (each vector of leaves as its leaf plan, an
+ * array element as a scalar) at their first read, and each chunk's store.
  *
  * Shuffles are the target's: a one-source permute then a blend (shufps + blendps on
  * SSE4.1, vpermps + vblendps on AVX2), vpermt2ps on AVX-512, tbl on two registers on
- * Neon. A lane computed as a scalar goes in through a small array (compilers make it an
- * insert). Float operations are separate statements: compile with -ffp-contract=off (GCC
+ * Neon. Float operations are separate statements: compile with -ffp-contract=off (GCC
  * contracts across statements by default, which the strict mode's bit-exactness forbids).
  */
 #include "vectorize.h"
+
+#include "../codegen/c.h"
 
 #include <math.h>
 
@@ -17,9 +21,10 @@ typedef struct {
     tine_ctx_t *ctx;
     const vz_program *p;
     const vz_spec *s;
-    tine_buf b;
-    int *name;         /* per class: its variable number, 0 not yet */
-    int next;
+    const vz_tprog *t;
+    tine_cemit *ce;
+    tine_buf *b;       /* where the statements go */
+    int next;          /* the last variable number */
     int W;
     bool arm, f64;
     const char *ft;    /* float, double */
@@ -31,8 +36,8 @@ static void put(cem *e, const char *fmt, ...) __attribute__((format(printf, 2, 3
 static void put(cem *e, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    tine_buf_puts(&e->b, "    ");
-    tine_buf_vprintf(&e->b, fmt, ap);
+    tine_buf_puts(e->b, "    ");
+    tine_buf_vprintf(e->b, fmt, ap);
     va_end(ap);
 }
 
@@ -46,28 +51,26 @@ static void literal(cem *e, int64_t bits, char *out, size_t n) {
 }
 
 
-static int emit(cem *e, eg_id c);
-
 /* r = lanes of a (lane_from_a[l] >= 0) and of b (from_b[l] >= 0), the rest anything. */
 static void shuffle2(cem *e, int r, int a, int b, const int *from_a, const int *from_b) {
     int W = e->W;
     if (e->arm) { /* tbl on the two registers' bytes */
         int eb = e->f64 ? 8 : 4;
-        tine_buf_puts(&e->b, "    {\n        static const uint8_t ix[16] = {");
+        tine_buf_puts(e->b, "    {\n        static const uint8_t ix[16] = {");
         for (int l = 0; l < W; l++)
             for (int k = 0; k < eb; k++)
-                tine_buf_printf(&e->b, "%d%s", from_a[l] >= 0 ? from_a[l] * eb + k : from_b[l] >= 0 ? 16 + from_b[l] * eb + k : 0,
+                tine_buf_printf(e->b, "%d%s", from_a[l] >= 0 ? from_a[l] * eb + k : from_b[l] >= 0 ? 16 + from_b[l] * eb + k : 0,
                                 l == W - 1 && k == eb - 1 ? "" : ", ");
-        tine_buf_printf(&e->b, "};\n        uint8x16x2_t t = {{vreinterpretq_u8_%s(v%d), vreinterpretq_u8_%s(v%d)}};\n"
+        tine_buf_printf(e->b, "};\n        uint8x16x2_t t = {{vreinterpretq_u8_%s(v%d), vreinterpretq_u8_%s(v%d)}};\n"
                                "        v%d = vreinterpretq_%s_u8(vqtbl2q_u8(t, vld1q_u8(ix)));\n    }\n",
                         e->sfx, a, e->sfx, b, r, e->sfx);
         return;
     }
     if (W == 16 || (e->f64 && W == 8)) { /* AVX-512: vpermt2ps / vpermt2pd */
-        tine_buf_printf(&e->b, "    v%d = %spermutex2var_%s(v%d, %s(", r, e->pre, e->sfx, a,
+        tine_buf_printf(e->b, "    v%d = %spermutex2var_%s(v%d, %s(", r, e->pre, e->sfx, a,
                         e->f64 ? "_mm512_setr_epi64" : "_mm512_setr_epi32");
-        for (int l = 0; l < W; l++) tine_buf_printf(&e->b, "%d%s", from_a[l] >= 0 ? from_a[l] : from_b[l] >= 0 ? W + from_b[l] : 0, l < W - 1 ? ", " : "");
-        tine_buf_printf(&e->b, "), v%d);\n", b);
+        for (int l = 0; l < W; l++) tine_buf_printf(e->b, "%d%s", from_a[l] >= 0 ? from_a[l] : from_b[l] >= 0 ? W + from_b[l] : 0, l < W - 1 ? ", " : "");
+        tine_buf_printf(e->b, "), v%d);\n", b);
         return;
     }
     /* one-source permutes, then a blend */
@@ -85,7 +88,7 @@ static void shuffle2(cem *e, int r, int a, int b, const int *from_a, const int *
             put(e, "%s v%d = _mm_shuffle_ps(v%d, v%d, %d);\n", e->vt, dst[k], src[k], src[k], imm);
         } else if (!e->f64) {
             put(e, "%s v%d = _mm256_permutevar8x32_ps(v%d, _mm256_setr_epi32(", e->vt, dst[k], src[k]);
-            for (int l = 0; l < 8; l++) tine_buf_printf(&e->b, "%d%s", from[k][l] >= 0 ? from[k][l] : 0, l < 7 ? ", " : "));\n");
+            for (int l = 0; l < 8; l++) tine_buf_printf(e->b, "%d%s", from[k][l] >= 0 ? from[k][l] : 0, l < 7 ? ", " : "));\n");
         } else { /* 4 doubles: vpermpd */
             int imm = 0;
             for (int l = 0; l < 4; l++) imm |= (from[k][l] >= 0 ? from[k][l] : 0) << (2 * l);
@@ -107,12 +110,12 @@ static int leaf_vector(cem *e, const eg_node *vec) {
         int v = ++e->next;
         const vz_array *A = &e->s->array[src->array];
         if (src->kind == VZ_SRC_CONST) {
-            tine_buf_printf(&e->b, "    static const %s c%d[%d] = {", e->ft, v, W);
+            tine_buf_printf(e->b, "    static const %s c%d[%d] = {", e->ft, v, W);
             for (int l = 0; l < W; l++) {
                 eg_node n;
                 char lit[64] = "0";
                 if (plan.lane_src[l] == k && vz_leaf(e->p->g, vec->kids[l], &n)) literal(e, n.data, lit, sizeof lit);
-                tine_buf_printf(&e->b, "%s%s", lit, l < W - 1 ? ", " : "};\n");
+                tine_buf_printf(e->b, "%s%s", lit, l < W - 1 ? ", " : "};\n");
             }
             put(e, "%s v%d = %s(c%d);\n", e->vt, v, e->load, v);
         } else if (src->kind == VZ_SRC_BROADCAST)
@@ -138,135 +141,46 @@ static int leaf_vector(cem *e, const eg_node *vec) {
     return r;
 }
 
-static const char *x86_pred(int64_t p) {
-    static const char *const q[] = {"_CMP_LT_OQ", "_CMP_LE_OQ", "_CMP_GT_OQ", "_CMP_GE_OQ", "_CMP_EQ_OQ", "_CMP_NEQ_UQ"};
-    return q[p];
-}
-
-static int vec_op(cem *e, uint32_t op, int64_t data, const int *k) {
-    int r = ++e->next;
-    const char *P = e->pre, *S = e->sfx;
-    bool avx512 = e->W * (e->f64 ? 64 : 32) == 512;
-    if (e->arm) {
-        static const char *const cmp[] = {"vcltq", "vcleq", "vcgtq", "vcgeq", "vceqq", "vceqq"};
-        switch (op) {
-        case VZ_ADD: put(e, "%s v%d = vaddq_%s(v%d, v%d);\n", e->vt, r, S, k[0], k[1]); break;
-        case VZ_SUB: put(e, "%s v%d = vsubq_%s(v%d, v%d);\n", e->vt, r, S, k[0], k[1]); break;
-        case VZ_MUL: put(e, "%s v%d = vmulq_%s(v%d, v%d);\n", e->vt, r, S, k[0], k[1]); break;
-        case VZ_DIV: put(e, "%s v%d = vdivq_%s(v%d, v%d);\n", e->vt, r, S, k[0], k[1]); break;
-        case VZ_NEG: put(e, "%s v%d = vnegq_%s(v%d);\n", e->vt, r, S, k[0]); break;
-        case VZ_SQRT: put(e, "%s v%d = vsqrtq_%s(v%d);\n", e->vt, r, S, k[0]); break;
-        case VZ_FMA: put(e, "%s v%d = vfmaq_%s(v%d, v%d, v%d);\n", e->vt, r, S, k[2], k[0], k[1]); break;
-        case VZ_CMP:
-            if (data == VZ_NE) /* not equal: the complement of equal (true on NaN, as C's !=) */
-                put(e, "%s v%d = vreinterpretq_%s_u8(vmvnq_u8(vreinterpretq_u8_%s(vceqq_%s(v%d, v%d))));\n",
-                    e->f64 ? "uint64x2_t" : "uint32x4_t", r, e->f64 ? "u64" : "u32", e->f64 ? "u64" : "u32", S, k[0], k[1]);
-            else put(e, "%s v%d = %s_%s(v%d, v%d);\n", e->f64 ? "uint64x2_t" : "uint32x4_t", r, cmp[data], S, k[0], k[1]);
-            break;
-        case VZ_SEL: put(e, "%s v%d = vbslq_%s(v%d, v%d, v%d);\n", e->vt, r, S, k[0], k[1], k[2]); break;
-        }
-        return r;
-    }
-    switch (op) {
-    case VZ_ADD: put(e, "%s v%d = %sadd_%s(v%d, v%d);\n", e->vt, r, P, S, k[0], k[1]); break;
-    case VZ_SUB: put(e, "%s v%d = %ssub_%s(v%d, v%d);\n", e->vt, r, P, S, k[0], k[1]); break;
-    case VZ_MUL: put(e, "%s v%d = %smul_%s(v%d, v%d);\n", e->vt, r, P, S, k[0], k[1]); break;
-    case VZ_DIV: put(e, "%s v%d = %sdiv_%s(v%d, v%d);\n", e->vt, r, P, S, k[0], k[1]); break;
-    case VZ_NEG: put(e, "%s v%d = %sxor_%s(v%d, %sset1_%s(-0.0));\n", e->vt, r, P, S, k[0], P, S); break;
-    case VZ_SQRT: put(e, "%s v%d = %ssqrt_%s(v%d);\n", e->vt, r, P, S, k[0]); break;
-    case VZ_FMA: put(e, "%s v%d = %sfmadd_%s(v%d, v%d, v%d);\n", e->vt, r, P, S, k[0], k[1], k[2]); break;
-    case VZ_CMP:
-        if (avx512) put(e, "%s v%d = %scmp_%s_mask(v%d, v%d, %s);\n", e->f64 ? "__mmask8" : "__mmask16", r, P, S, k[0], k[1], x86_pred(data));
-        else if (e->W == (e->f64 ? 2 : 4)) { /* SSE4.1 has no _mm_cmp_ps: its named compares */
-            static const char *const q[] = {"cmplt", "cmple", "cmpgt", "cmpge", "cmpeq", "cmpneq"};
-            put(e, "%s v%d = _mm_%s_%s(v%d, v%d);\n", e->vt, r, q[data], S, k[0], k[1]);
-        } else put(e, "%s v%d = %scmp_%s(v%d, v%d, %s);\n", e->vt, r, P, S, k[0], k[1], x86_pred(data));
-        break;
-    case VZ_SEL:
-        if (avx512) put(e, "%s v%d = %smask_blend_%s(v%d, v%d, v%d);\n", e->vt, r, P, S, k[0], k[2], k[1]);
-        else put(e, "%s v%d = %sblendv_%s(v%d, v%d, v%d);\n", e->vt, r, P, S, k[2], k[1], k[0]);
-        break;
-    }
-    return r;
-}
-
-static int scalar_op(cem *e, uint32_t op, int64_t data, const int *k) {
-    int r = ++e->next;
-    static const char *const cmp[] = {"<", "<=", ">", ">=", "==", "!="};
-    const char *T = op == VZ_CMP ? "int" : e->ft;
-    switch (op) {
-    case VZ_ADD: put(e, "%s s%d = s%d + s%d;\n", T, r, k[0], k[1]); break;
-    case VZ_SUB: put(e, "%s s%d = s%d - s%d;\n", T, r, k[0], k[1]); break;
-    case VZ_MUL: put(e, "%s s%d = s%d * s%d;\n", T, r, k[0], k[1]); break;
-    case VZ_DIV: put(e, "%s s%d = s%d / s%d;\n", T, r, k[0], k[1]); break;
-    case VZ_NEG: put(e, "%s s%d = -s%d;\n", T, r, k[0]); break;
-    case VZ_SQRT: put(e, "%s s%d = %s(s%d);\n", T, r, e->f64 ? "sqrt" : "sqrtf", k[0]); break;
-    case VZ_FMA: put(e, "%s s%d = %s(s%d, s%d, s%d);\n", T, r, e->f64 ? "fma" : "fmaf", k[0], k[1], k[2]); break;
-    case VZ_CMP: put(e, "int s%d = s%d %s s%d;\n", r, k[0], cmp[data], k[1]); break;
-    case VZ_SEL: put(e, "%s s%d = s%d ? s%d : s%d;\n", T, r, k[0], k[1], k[2]); break;
-    }
-    return r;
-}
-
-static int emit_vec(cem *e, const eg_node *n) {
-    int v = leaf_vector(e, n);
-    bool any = false;
-    eg_node x;
-    for (uint32_t l = 0; l < n->n; l++) any |= !vz_leaf(e->p->g, n->kids[l], &x);
-    if (!any) return v;
-    /* computed lanes: through an array (a vector of conditions is built the same way, as
-       all-ones / zero lanes) */
-    int r = ++e->next;
-    put(e, "%s a%d[%d];\n", e->ft, r, e->W);
-    put(e, "%s(a%d, v%d);\n", e->store, r, v);
-    for (uint32_t l = 0; l < n->n; l++)
-        if (!vz_leaf(e->p->g, n->kids[l], &x)) put(e, "a%d[%u] = s%d;\n", r, l, emit(e, n->kids[l]));
-    put(e, "%s v%d = %s(a%d);\n", e->vt, r, e->load, r);
-    return r;
-}
-
-static int emit(cem *e, eg_id c) {
-    c = eg_find(e->p->g, c);
-    if (e->name[c]) return e->name[c];
-    eg_node n = vz_chosen(e->p, c);
-    int k[3], r;
-    switch (n.op) {
-    case VZ_GET:
-        r = ++e->next;
-        put(e, "%s s%d = %s_[%d];\n", e->ft, r, e->s->array[n.data >> 32].name, (int)(uint32_t)n.data);
-        break;
-    case VZ_CONST: {
-        char lit[64];
-        literal(e, n.data, lit, sizeof lit);
-        r = ++e->next;
-        put(e, "%s s%d = %s;\n", e->ft, r, lit);
-        break;
-    }
-    case VZ_DC:
-        r = ++e->next;
-        put(e, "%s s%d = 0;\n", e->ft, r);
-        break;
-    case VZ_VEC: r = emit_vec(e, &n); break;
-    default:
-        for (uint32_t i = 0; i < n.n; i++) k[i] = emit(e, n.kids[i]);
-        r = VZ_IS_V(n.op) ? vec_op(e, n.op - VZ_VBASE, n.data, k) : scalar_op(e, n.op, n.data, k);
-    }
-    return e->name[c] = r;
-}
-
-static void store_chunk(cem *e, const vz_chunk *ch, int v) {
+/* Chunk k's value (a C name of the emitter's vector type) to its elements, through an
+ * array: each run of lanes bound for one array's consecutive elements one memcpy. */
+static void store_chunk(void *user, int k, const char *value, tine_buf *out) {
+    cem *e = user;
+    const vz_chunk *ch = &e->p->chunk[k];
+    e->b = out;
     int W = e->W, r = ++e->next;
     put(e, "%s o%d[%d];\n", e->ft, r, W);
-    put(e, "%s(o%d, v%d);\n", e->store, r, v);
+    put(e, "%s(o%d, (%s)%s);\n", e->store, r, e->vt, value);
     vz_run runs[16];
-    for (int k = 0, nr = vz_store_runs(ch, W, runs); k < nr; k++)
-        put(e, "memcpy(&%s_[%d], &o%d[%d], %d * sizeof(%s));\n", e->s->array[runs[k].array].name, runs[k].elem, r,
-            runs[k].lane, runs[k].len, e->ft);
+    for (int i = 0, nr = vz_store_runs(ch, W, runs); i < nr; i++)
+        put(e, "memcpy(&%s_[%d], &o%d[%d], %d * sizeof(%s));\n", e->s->array[runs[i].array].name, runs[i].elem, r,
+            runs[i].lane, runs[i].len, e->ft);
 }
 
-char *vz_emit_c(tine_ctx_t *ctx, const vz_program *p, size_t *size) {
+/* Input q at its first read: its leaf plan built (a vector, cast to the emitter's vector
+ * type) or its element read (a scalar), and bound. */
+static void read_input(void *user, int q, tine_buf *out) {
+    cem *e = user;
+    const vz_tprog *t = e->t;
+    const tine_expr_t *x = t->prog->inputs[q];
+    e->b = out;
+    char cx[96], tb[48];
+    if (t->in_array[q] >= 0) {
+        int r = ++e->next;
+        put(e, "%s s%d = %s_[%d];\n", e->ft, r, e->s->array[t->in_array[q]].name, t->in_elem[q]);
+        snprintf(cx, sizeof cx, "s%d", r);
+    } else {
+        eg_node n = vz_chosen(e->p, t->in_cls[q]);
+        int r = leaf_vector(e, &n);
+        snprintf(cx, sizeof cx, "((%s)v%d)", tine_cemit_type(e->ce, x->type, tb, sizeof tb), r);
+    }
+    tine_cemit_bind(e->ce, x, cx);
+}
+
+char *vz_emit_c(tine_ctx_t *ctx, const vz_program *p, const vz_tprog *t, size_t *size) {
     const vz_spec *s = p->spec;
-    cem e = {.ctx = ctx, .p = p, .s = s, .W = p->width, .arm = p->target->arm, .f64 = s->elem.bits == 64};
+    cem e = {.ctx = ctx, .p = p, .s = s, .t = t, .W = p->width, .arm = p->target->arm, .f64 = s->elem.bits == 64};
+    e.ce = tine_cemit_new(ctx, t->prog->target, "    ");
+    if (!e.ce) return NULL;
     e.ft = e.f64 ? "double" : "float";
     snprintf(e.sfx, sizeof e.sfx, "%s", e.arm ? (e.f64 ? "f64" : "f32") : (e.f64 ? "pd" : "ps"));
     int bits = p->width * s->elem.bits; /* the lanes the search chose, at most the target's */
@@ -284,29 +198,30 @@ char *vz_emit_c(tine_ctx_t *ctx, const vz_program *p, size_t *size) {
         snprintf(e.set1, sizeof e.set1, "%sset1_%s", e.pre, e.sfx);
         snprintf(e.zero, sizeof e.zero, "%ssetzero_%s()", e.pre, e.sfx);
     }
-    e.name = tine_xcalloc(eg_id_limit(p->g), sizeof *e.name);
-    tine_buf_printf(&e.b, "/* %s: vectorized by tine vectorize for %s (%d lanes). Compile with -ffp-contract=off:\n"
-                          " * each float operation is its own statement, in the C's own order. */\n",
-                    s->func, p->target->name, e.W);
-    tine_buf_printf(&e.b, "#include <math.h>\n#include <stdint.h>\n#include <string.h>\n#include <%s>\n\n",
-                    e.arm ? "arm_neon.h" : "immintrin.h");
-    /* the prototype as written, its ';' the body's brace */
-    const char *sig = s->signature ? s->signature : "";
-    size_t n = strlen(sig);
-    tine_buf_printf(&e.b, "%.*s {\n", (int)(n && sig[n - 1] == ';' ? n - 1 : n), sig);
-    for (int i = 0; i < s->narrays; i++)
-        put(&e, "%s%s *%s_ = (%s%s *)%s;\n", s->array[i].output ? "" : "const ", e.ft, s->array[i].name,
-            s->array[i].output ? "" : "const ", e.ft, s->array[i].name);
-    bool reads_output = vz_reads_output(s); /* as emit_llvm.c: stores last only when an output is also read */
-    int *v = tine_xmalloc(sizeof *v * (size_t)(p->nchunks + 1));
-    for (int i = 0; i < p->nchunks; i++) {
-        v[i] = emit(&e, p->chunk[i].cls);
-        if (!reads_output) store_chunk(&e, &p->chunk[i], v[i]);
+    tine_buf body = {0}, b = {0};
+    bool ok = tine_cemit_program(e.ce, t->prog, read_input, store_chunk, &e, &body);
+    char *out = NULL;
+    if (ok) {
+        tine_buf_printf(&b, "/* %s: vectorized by tine vectorize for %s (%d lanes). Compile with -ffp-contract=off:\n"
+                            " * each float operation is its own statement, rounded where the program says. */\n",
+                        s->func, p->target->name, e.W);
+        tine_buf_printf(&b, "#include <math.h>\n#include <stdint.h>\n#include <string.h>\n#include <%s>\n\n",
+                        e.arm ? "arm_neon.h" : "immintrin.h");
+        tine_cemit_prelude(e.ce, &b);
+        /* the prototype as written, its ';' the body's brace */
+        const char *sig = s->signature ? s->signature : "";
+        size_t n = strlen(sig);
+        tine_buf_printf(&b, "\n%.*s {\n", (int)(n && sig[n - 1] == ';' ? n - 1 : n), sig);
+        e.b = &b;
+        for (int i = 0; i < s->narrays; i++)
+            put(&e, "%s%s *%s_ = (%s%s *)%s;\n", s->array[i].output ? "" : "const ", e.ft, s->array[i].name,
+                s->array[i].output ? "" : "const ", e.ft, s->array[i].name);
+        tine_buf_puts(&b, body.p ? body.p : "");
+        tine_buf_puts(&b, "}\n");
+        out = b.p;
+        *size = b.n;
     }
-    for (int i = 0; reads_output && i < p->nchunks; i++) store_chunk(&e, &p->chunk[i], v[i]);
-    free(v);
-    tine_buf_puts(&e.b, "}\n");
-    free(e.name);
-    *size = e.b.n;
-    return e.b.p;
+    free(body.p);
+    tine_cemit_free(e.ce);
+    return out;
 }

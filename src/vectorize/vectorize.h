@@ -11,6 +11,7 @@
 #define TINE_VECTORIZE_H
 
 #include "../egraph/egraph.h"
+#include "../peephole/optimize.h"
 #include "spec.h"
 
 enum { VZ_DC = 16, VZ_VEC = 17, VZ_LIST = 18, VZ_VBASE = 32 };
@@ -119,8 +120,27 @@ int vz_prove_fpa(tine_ctx_t *ctx, const vz_spec *t, const vz_spec *names, const 
 /* The exact identities of the lifting rules, proven once per process for the type. */
 int vz_prove_identities(tine_ctx_t *ctx, tine_type_t elem);
 
-/* emit_c.c: the program as C with the target's intrinsics (malloc'd; NULL with an error). */
-char *vz_emit_c(tine_ctx_t *ctx, const vz_program *p, size_t *size);
+/* tprog.c: the chosen program as a target-level program for its target (src/tprog):
+ * vector ops as IR ops on f32xW (f64xW), scalar ops on one lane, each vector of leaves an
+ * input, one output per chunk (chunk i: output i); selected, then the peephole and the
+ * schedule (tine_tprog_optimize with opt; its contract flag should be the options'), each
+ * step's line appended to report when it is not NULL. A kernel that reads an output's
+ * own elements stores last. NULL with an error. */
+typedef struct {
+    tine_tprog *prog;
+    /* per input of prog: the class whose leaf plan builds it (a vector: array -1), or, for
+       a scalar, the class of the GET and the element it reads */
+    eg_id *in_cls;
+    int *in_array, *in_elem;
+    int cap;
+    tine_peep_stats peep; /* what the peephole did */
+} vz_tprog;
+vz_tprog *vz_tprog_new(tine_ctx_t *ctx, const vz_program *p, const tine_tprog_opt *opt, tine_buf *report);
+void vz_tprog_free(vz_tprog *t);
+
+/* emit_c.c: the program (t, p's target-level program) as C with the target's intrinsics,
+ * in t's order (malloc'd; NULL with an error). */
+char *vz_emit_c(tine_ctx_t *ctx, const vz_program *p, const vz_tprog *t, size_t *size);
 
 /* emit_llvm.c: the program as an object, assembly or LLVM text (kind TINE_EMIT_*), the
  * function named and typed as the C kernel. */

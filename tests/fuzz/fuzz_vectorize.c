@@ -32,7 +32,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         int rc = vz_validate(ctx, p, &o, NULL);
         FUZZ_CHECK(rc == 0 || strstr(tine_error(ctx), "gave up"), "validation failed: %s", tine_error(ctx));
         size_t n;
-        char *c = vz_emit_c(ctx, p, &n);
+        char *c = NULL;
+        vz_tprog *tp = vz_tprog_new(ctx, p, &(tine_tprog_opt){.contract = o.contract}, NULL);
+        if (tp) c = vz_emit_c(ctx, p, tp, &n);
+        vz_tprog_free(tp);
         FUZZ_CHECK(c != NULL && n > 0, "no C: %s", tine_error(ctx));
         free(c);
         vz_program_free(p);
