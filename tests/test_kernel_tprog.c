@@ -219,18 +219,18 @@ static bool emit_llvm(target_run *T, const tine_tprog *p, int idx) {
 static void seen(void *user, const tine_body_prog *b) {
     target_run *T = user;
     const tine_tprog *p = b->prog;
+    const char *loop = b->loop->loop.name ? b->loop->loop.name : "(loop)";
     uint64_t x;
     if (tine_u64map_get(&T->seen, (uint64_t)(uintptr_t)p, &x)) return;
     tine_u64map_put(&T->seen, (uint64_t)(uintptr_t)p, 1);
     if (p->ninputs > MAXIN || p->nouts > MAXOUT) {
-        fail("%s %s %s: %d inputs, %d outputs: more than the test holds", T->kernel, T->name, b->loop->loop.name,
-             p->ninputs, p->nouts);
+        fail("%s %s %s: %d inputs, %d outputs: more than the test holds", T->kernel, T->name, loop, p->ninputs, p->nouts);
         return;
     }
     TINE_GROW(T->cases, T->n + 1, T->cap);
     pcase *c = &T->cases[T->n++];
     memset(c, 0, sizeof *c);
-    c->label = tine_xasprintf("%s %s %s (program %d)", T->kernel, T->name, b->loop->loop.name, T->n - 1);
+    c->label = tine_xasprintf("%s %s %s (program %d)", T->kernel, T->name, loop, T->n - 1);
     c->nin = p->ninputs;
     c->nout = p->nouts;
     for (int i = 0; i < p->ninputs; i++) c->in_t[i] = p->inputs[i]->type;
