@@ -289,7 +289,8 @@ typedef enum { TINE_SELECT_LLVM, TINE_SELECT_TINE } tine_selection_t;
     X(FPIR, "fpir")                                                                                                    \
     X(LOWERED, "lowered")                                                                                              \
     X(STMT, "stmt")                                                                                                    \
-    X(SCHEDULE, "schedule")
+    X(SCHEDULE, "schedule")                                                                                            \
+    X(TPROG, "tprog")
 #define TINE_EMIT_ENUM_(id, name) TINE_EMIT_##id,
 typedef enum { TINE_EMIT_KINDS(TINE_EMIT_ENUM_) TINE_EMIT_NKINDS } tine_emit_kind_t;
 #undef TINE_EMIT_ENUM_
@@ -496,6 +497,7 @@ void *tine_kernel_emit_kind(tine_kernel_t *k, const char *target, tine_selection
     X(UNSWITCH, "unswitch", "vector loops per value of an invariant select")                                          \
     X(SELECT, "select", "lift + lower, once per expression")                                                          \
     X(INTERLEAVE, "interleave", "interleaves of loads of one buffer as one dense load")                               \
+    X(PEEPHOLE, "peephole", "innermost loop bodies as target-level programs through the peephole optimizer")          \
     X(REASSOC, "reassoc", "a sum's invariant addends gathered, added last")                                           \
     X(HOIST, "hoist", "loop invariants bound once, outside their loops")                                              \
     X(EMIT, "emit", "the LLVM module: JIT, object, assembly, LLVM text; or the header or a listing")

@@ -13,7 +13,7 @@
 /* Runs a shell command, its output (both streams) into log. The pipe is drained to the
  * end: closing it early would kill clang with SIGPIPE (a CPU whose -march=native draws
  * hundreds of warnings, as clang 19 on some Xeons does). */
-static int cshared_run(const char *cmd, char *log, size_t cap) {
+static inline int cshared_run(const char *cmd, char *log, size_t cap) {
     FILE *p = popen(cmd, "r");
     size_t got = p ? fread(log, 1, cap - 1, p) : 0;
     log[got] = 0;
@@ -23,7 +23,7 @@ static int cshared_run(const char *cmd, char *log, size_t cap) {
 
 /* Builds srcs[0..n) (paths without quotes or spaces) into the shared object so; false
  * with clang's messages in log. */
-static bool cshared_build(char *const *srcs, int n, const char *so, char *log, size_t cap) {
+static inline bool cshared_build(char *const *srcs, int n, const char *so, char *log, size_t cap) {
     static const char FLAGS[] = "-O1 -march=native -Wno-invalid-feature-combination -fPIC";
     size_t len = 512;
     for (int i = 0; i < n; i++) len += 2 * strlen(srcs[i]) + 8;
@@ -40,7 +40,7 @@ static bool cshared_build(char *const *srcs, int n, const char *so, char *log, s
 }
 
 /* Removes the objects cshared_build left beside its sources. */
-static void cshared_clean(char *const *srcs, int n) {
+static inline void cshared_clean(char *const *srcs, int n) {
     for (int i = 0; i < n; i++) {
         char o[512];
         snprintf(o, sizeof o, "%s.o", srcs[i]);

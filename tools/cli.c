@@ -49,7 +49,7 @@ static const struct {
     {F(COMPILE_EXPR), "compile -e EXPR [--target T] [--lanes N] [--emit asm|llvm|fpir|lowered] [--select llvm|tine]\n"
                       "                    [--trace-rules] [--rules hand|synthesized]"},
     {F(RUN_EXPR), "run -e EXPR [--target T] [--lanes N] [--seed S] [--select llvm|tine] [--rules hand|synthesized]"},
-    {F(COMPILE_KERNEL), "compile FILE [--target T] [--select llvm|tine] [--emit obj|h|asm|llvm|fpir|lowered|stmt|schedule] [-o OUT]\n"
+    {F(COMPILE_KERNEL), "compile FILE [--target T] [--select llvm|tine] [--emit obj|h|asm|llvm|fpir|lowered|stmt|schedule|tprog] [-o OUT]\n"
                         "                    [--name N] [--dump-after STEP|all|help] [--rules hand|synthesized]"},
     {F(RUN_KERNEL), "run FILE [--target T] [--seed S] [--size WxH..] [--input-size NAME=WxH..] [--param NAME=V]...\n"
                     "                    [--rules hand|synthesized]"},

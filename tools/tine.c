@@ -573,11 +573,12 @@ static int cmd_kernel_compile(const options *o) {
     const char *what = o->emit ? o->emit : "obj";
     int kind = tine_emit_kind_find(what); /* every kind is a kernel's */
     if (kind < 0) {
-        fprintf(stderr, "tine: --emit takes obj, h, asm, llvm, fpir, lowered, stmt or schedule for a kernel, not '%s'\n", what);
+        fprintf(stderr, "tine: --emit takes obj, h, asm, llvm, fpir, lowered, stmt, schedule or tprog for a kernel, not '%s'\n",
+                what);
         return 2;
     }
-    if (kind == TINE_EMIT_LOWERED && sel != TINE_SELECT_TINE) {
-        fprintf(stderr, "tine: --emit lowered shows tine's selection; drop --select llvm\n");
+    if ((kind == TINE_EMIT_LOWERED || kind == TINE_EMIT_TPROG) && sel != TINE_SELECT_TINE) {
+        fprintf(stderr, "tine: --emit %s shows tine's selection; drop --select llvm\n", what);
         return 2;
     }
     if (kind == TINE_EMIT_OBJ && !o->out && step < 0) { /* object code is not for a terminal */

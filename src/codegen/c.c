@@ -1179,6 +1179,14 @@ bool tine_cemit_program(tine_cemit *c, const tine_tprog *p, tine_cemit_input_fn 
                 }
             continue;
         }
+        /* written where their first reader writes them, not here: a lane move (a reader
+           that moves lanes gathers them from its sources, never reading its value) and a
+           bool (its value here would be its held form, a mask of bytes, which a select of
+           another width does not read: it reads the comparison at its own width); written
+           ahead, they may be unused, which C compilers warn of */
+        if (it->store < 0 && (x->type.kind == TINE_BOOL || x->op == TINE_OP_CONCAT || x->op == TINE_OP_SLICE ||
+                              x->op == TINE_OP_INTERLEAVE || x->op == TINE_OP_DEINTERLEAVE || x->op == TINE_OP_BROADCAST))
+            continue;
         const char *v = tine_cemit_value(c, x, out);
         if (!v) return false;
         if (it->store >= 0) store(user, it->store, v, out);

@@ -17,7 +17,9 @@ static bool machine_code(tine_emit_kind_t kind) {
 }
 
 /* Whether the output is made from the statement (the others from the kernel alone). */
-static bool needs_stmt(const tine_job *j) { return j->jit || j->whole || machine_code(j->kind) || j->kind == TINE_EMIT_STMT; }
+static bool needs_stmt(const tine_job *j) {
+    return j->jit || j->whole || machine_code(j->kind) || j->kind == TINE_EMIT_STMT || j->kind == TINE_EMIT_TPROG;
+}
 
 /* What the output needs, checked before any work, in the order each output always
  * checked it: the target machine for code (an unknown target, or one this process
@@ -57,6 +59,10 @@ static bool emit(tine_job *j, tine_cg_machine *mc) {
     case TINE_EMIT_FPIR: j->bytes = tine_kernel_print_stages(k, sel, NULL); break;
     case TINE_EMIT_LOWERED: j->bytes = tine_kernel_print_stages(k, sel, j->target); break;
     case TINE_EMIT_STMT: j->bytes = tine_stmt_print(tine_kernel_ctx(k), j->stmt); break;
+    case TINE_EMIT_TPROG: /* the peephole step wrote it */
+        j->bytes = j->listing.p ? j->listing.p : tine_strdup("");
+        j->listing = (tine_buf){0};
+        break;
     case TINE_EMIT_SCHEDULE: j->bytes = tine_kernel_print_schedule(j->parsed); break; /* every target's */
     default: break;
     }
@@ -170,6 +176,10 @@ bool tine_compile_kernel(tine_job *j) {
         if (j->sel < 0) goto finished;                 /* the statement before selection */
         STEP(SELECT, tine_stmt_select(p, s, (tine_selection_t)j->sel, j->target)); /* lift + lower, once per expression */
         STEP(INTERLEAVE, tine_stmt_interleave(p, s));  /* the pair instructions' operands, loaded whole */
+        s = tine_stmt_peephole(p, s, (tine_selection_t)j->sel, j->target, /* loop bodies as target programs */
+                               j->kind == TINE_EMIT_TPROG ? &j->listing : NULL);
+        if (!s) goto done;
+        AFTER(PEEPHOLE);
         STEP(REASSOC, tine_stmt_reassociate(p, s));    /* a sum's invariant addends gathered, added last */
         STEP(HOIST, tine_stmt_hoist(p, s));            /* loop invariants bound once, outside their loops */
     }
@@ -187,6 +197,7 @@ done:
 }
 
 void tine_job_free(tine_job *j) {
+    free(j->listing.p);
     if (j->pool == &j->own_pool) tine_stmt_pool_free(&j->own_pool);
     if (j->parsed_here) tine_kernel_free(j->parsed);
     *j = (tine_job){0};

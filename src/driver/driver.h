@@ -39,6 +39,7 @@ struct tine_job {
     void *bytes;
     size_t size;
     double stmt_ms;          /* the statement steps' time, selection included */
+    tine_buf listing;        /* --emit tprog: the peephole step's listing, until emit takes it */
     tine_stmt_pool own_pool;
     bool parsed_here;        /* the job parsed the text: tine_job_free frees the kernel */
 };

@@ -82,6 +82,13 @@ tine_stmt *tine_stmt_reassociate(tine_stmt_pool *p, tine_stmt *s);
 tine_stmt *tine_stmt_select(tine_stmt_pool *p, tine_stmt *s, tine_selection_t sel, const char *target);
 tine_stmt *tine_stmt_interleave(tine_stmt_pool *p, tine_stmt *s);
 
+/* body_tprog.c: each innermost straight-line loop body's vector stores as a target-level
+ * program through the peephole optimizer (tine_stmt_body_progs, body_tprog.h), the
+ * optimized values put back; with LLVM's selection (no target instructions) s itself.
+ * listing, if not NULL, gets `--emit tprog`'s text. NULL with an error. */
+tine_stmt *tine_stmt_peephole(tine_stmt_pool *p, tine_stmt *s, tine_selection_t sel, const char *target,
+                              tine_buf *listing);
+
 /* plan.c: bounds inference. The caller's buffers reach a kernel's statement as
  * variables: for buffer B, $.B$given and $.B$data (bool: B, and its data, are not NULL),
  * $.B$dims (i32), $.B$addr (u64: the data's address), $.B$min0, $.B$extent0, $.B$stride0

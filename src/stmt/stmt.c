@@ -250,24 +250,26 @@ void tine_stmt_visit(const tine_stmt *s, void (*f)(void *user, const tine_stmt *
     }
 }
 
-tine_stmt *tine_stmt_map_vector_loops(tine_stmt_pool *p, tine_stmt *s, tine_stmt_loop_fn f) {
+tine_stmt *tine_stmt_map_loops(tine_stmt_pool *p, tine_stmt *s, bool (*take)(const tine_stmt *loop),
+                               tine_stmt_loop_user_fn f, void *user) {
     if (!s) return NULL;
     switch (s->kind) {
     case TINE_S_FOR: {
-        if (s->loop.loop == TINE_LOOP_VECTORIZED) return f(p, s);
-        tine_stmt *b = tine_stmt_map_vector_loops(p, s->loop.body, f);
+        if (take(s)) return f(user, p, s);
+        tine_stmt *b = tine_stmt_map_loops(p, s->loop.body, take, f, user);
         return b == s->loop.body ? s : tine_stmt_for_like(p, s, s->loop.min, s->loop.extent, b);
     }
     case TINE_S_LET: {
-        tine_stmt *b = tine_stmt_map_vector_loops(p, s->let.body, f);
+        tine_stmt *b = tine_stmt_map_loops(p, s->let.body, take, f, user);
         return b == s->let.body ? s : tine_stmt_let(p, s->let.var, s->let.value, b);
     }
     case TINE_S_ALLOCATE: {
-        tine_stmt *b = tine_stmt_map_vector_loops(p, s->alloc.body, f);
+        tine_stmt *b = tine_stmt_map_loops(p, s->alloc.body, take, f, user);
         return b == s->alloc.body ? s : tine_stmt_allocate(p, s->alloc.buffer, s->alloc.type, s->alloc.size, b);
     }
     case TINE_S_IF: {
-        tine_stmt *t = tine_stmt_map_vector_loops(p, s->if_.then_, f), *e = tine_stmt_map_vector_loops(p, s->if_.else_, f);
+        tine_stmt *t = tine_stmt_map_loops(p, s->if_.then_, take, f, user);
+        tine_stmt *e = tine_stmt_map_loops(p, s->if_.else_, take, f, user);
         return t == s->if_.then_ && e == s->if_.else_ ? s : tine_stmt_if(p, s->if_.cond, t, e);
     }
     case TINE_S_BLOCK: {
@@ -275,7 +277,7 @@ tine_stmt *tine_stmt_map_vector_loops(tine_stmt_pool *p, tine_stmt *s, tine_stmt
         TINE_CHECK_ALLOC(v != NULL);
         bool ch = false;
         for (int i = 0; i < s->block.n; i++) {
-            v[i] = tine_stmt_map_vector_loops(p, s->block.v[i], f);
+            v[i] = tine_stmt_map_loops(p, s->block.v[i], take, f, user);
             ch |= v[i] != s->block.v[i];
         }
         tine_stmt *r = ch ? tine_stmt_block(p, v, s->block.n) : s;
@@ -284,4 +286,15 @@ tine_stmt *tine_stmt_map_vector_loops(tine_stmt_pool *p, tine_stmt *s, tine_stmt
     }
     default: return s;
     }
+}
+
+static bool vectorized(const tine_stmt *loop) { return loop->loop.loop == TINE_LOOP_VECTORIZED; }
+
+static tine_stmt *call_loop_fn(void *user, tine_stmt_pool *p, tine_stmt *loop) {
+    tine_stmt_loop_fn *f = user;
+    return (*f)(p, loop);
+}
+
+tine_stmt *tine_stmt_map_vector_loops(tine_stmt_pool *p, tine_stmt *s, tine_stmt_loop_fn f) {
+    return tine_stmt_map_loops(p, s, vectorized, call_loop_fn, &f);
 }

@@ -150,12 +150,17 @@ tine_stmt *tine_stmt_evaluate(tine_stmt_pool *p, tine_expr_t *value);
 typedef tine_expr_t *(*tine_stmt_expr_fn)(void *user, tine_expr_t *e);
 tine_stmt *tine_stmt_map_exprs(tine_stmt_pool *p, tine_stmt *s, tine_stmt_expr_fn f, void *user);
 
-/* Calls f on every statement of s, parents before children. */
 /* s with every vectorized loop replaced by f(p, loop) (not looking inside those), the
  * statements around them rebuilt where something changed. */
 typedef tine_stmt *(*tine_stmt_loop_fn)(tine_stmt_pool *p, tine_stmt *loop);
 tine_stmt *tine_stmt_map_vector_loops(tine_stmt_pool *p, tine_stmt *s, tine_stmt_loop_fn f);
+/* The same for the loops `take` chooses (of any kind; the others are looked inside), f
+ * given user. */
+typedef tine_stmt *(*tine_stmt_loop_user_fn)(void *user, tine_stmt_pool *p, tine_stmt *loop);
+tine_stmt *tine_stmt_map_loops(tine_stmt_pool *p, tine_stmt *s, bool (*take)(const tine_stmt *loop),
+                               tine_stmt_loop_user_fn f, void *user);
 
+/* Calls f on every statement of s, parents before children. */
 void tine_stmt_visit(const tine_stmt *s, void (*f)(void *user, const tine_stmt *s), void *user);
 
 /* ---- printer (print.c) ---------------------------------------------------------------------
