@@ -5,7 +5,8 @@
  * its own, is still a node of the lifted run kept its identity, and became what its own
  * value selects to (one target instruction: mapped one-to-one; several: emulated); one
  * whose lifted value is gone was fused across intrinsics into the run's FPIR ops. A call
- * no sink reads was dropped (its value is never used).
+ * no sink reads was dropped (its value is never used). The text ends with the peephole's
+ * rewrites over all sinks, by rule (tine_retarget_optimize).
  */
 #include "retarget.h"
 
@@ -20,6 +21,11 @@ typedef struct {
 struct tine_rt_report {
     call *calls;
     int n, cap;
+    /* the peephole's rewrites over every sink: by rule (in the order they first fired),
+       and the engine's own (constants folded, redundant values merged) */
+    struct { char name[32]; int n; } *rule;
+    int nrules, caprules;
+    int folded, redundant;
 };
 
 tine_rt_report *tine_rt_report_new(void) { return tine_xcalloc(1, sizeof(tine_rt_report)); }
@@ -28,7 +34,24 @@ void tine_rt_report_free(tine_rt_report *rep) {
     if (!rep) return;
     for (int i = 0; i < rep->n; i++) free(rep->calls[i].name), free(rep->calls[i].from), free(rep->calls[i].what);
     free(rep->calls);
+    free(rep->rule);
     free(rep);
+}
+
+void tine_rt_report_peephole(tine_rt_report *rep, const tine_peep_stats *st) {
+    for (int i = 0; i < st->nfired; i++) {
+        int k = 0;
+        while (k < rep->nrules && strcmp(rep->rule[k].name, st->fired[i])) k++;
+        if (k == rep->nrules) {
+            TINE_GROW(rep->rule, rep->nrules + 1, rep->caprules);
+            snprintf(rep->rule[k].name, sizeof rep->rule[k].name, "%s", st->fired[i]);
+            rep->rule[k].n = 0;
+            rep->nrules++;
+        }
+        rep->rule[k].n += st->fired_counts[i];
+    }
+    rep->folded += st->folded;
+    rep->redundant += st->redundant;
 }
 
 void tine_rt_report_call(tine_rt_report *rep, const char *name, const char *from, int line, int col, tine_expr_t *value) {
@@ -159,5 +182,11 @@ char *tine_rt_report_text(tine_rt_report *rep, const char *path) {
     }
     tine_buf_printf(&b, "%d call sites: %d one-to-one, %d fused across intrinsics, %d emulated, %d stores, %d dropped; %d widened\n",
                     rep->n, kinds[0], kinds[1], kinds[2], kinds[3], kinds[4], nwide);
+    int total = 0;
+    for (int k = 0; k < rep->nrules; k++) total += rep->rule[k].n;
+    tine_buf_printf(&b, "peephole: %d rewrites", total);
+    for (int k = 0; k < rep->nrules; k++) tine_buf_printf(&b, "%s%s %d", k ? ", " : " (", rep->rule[k].name, rep->rule[k].n);
+    tine_buf_printf(&b, "%s; %d constants folded, %d redundant values merged\n", rep->nrules ? ")" : "", rep->folded,
+                    rep->redundant);
     return b.p;
 }
