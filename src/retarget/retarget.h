@@ -47,6 +47,10 @@ void tine_rt_report_sink(tine_rt_report *rep, tine_ctx_t *ctx, const char *targe
 /* The peephole's rewrites on one sink's value (tine_retarget_optimize's stats), added to
  * the counts by rule the text ends with. */
 void tine_rt_report_peephole(tine_rt_report *rep, const tine_peep_stats *st);
+/* The peephole's records so far, and those since a mark forgotten (code written again, or
+ * dropped: a loop's widening planned or given up, a function kept as written). */
+int tine_rt_report_peep_mark(const tine_rt_report *rep);
+void tine_rt_report_peep_drop(tine_rt_report *rep, int mark);
 /* The calls recorded so far; those recorded from `from` to `to` forgotten (a loop
  * rewritten again), or marked as widened (widen.c). */
 int tine_rt_report_count(const tine_rt_report *rep);
