@@ -204,6 +204,7 @@ typedef enum {
     TINE_LAYER_RULES,   /* rule compiler and matcher (src/rules/rules.c) */
     TINE_LAYER_LIFT,    /* the built-in lift rules (src/lift/lift.c) */
     TINE_LAYER_LOWER,   /* lowering rules per description (src/lower/lower.c) */
+    TINE_LAYER_PEEPHOLE, /* the peephole's compiled passes per instruction set (src/peephole/peephole.c) */
     TINE_LAYER_N
 } tine_layer;
 typedef void (*tine_layer_free_fn)(tine_ctx_t *ctx, void *state);

@@ -560,9 +560,33 @@ static void test_schedule(void) {
     check(live_after < live_before, "schedule: auto lowered no DFT codelet's max live");
 }
 
+/* tine_tprog_of: the values' leaves its inputs (each once, constants not), the outputs
+ * named, the order valid; a leaf only one output reads is an input all the same. */
+static void test_of(void) {
+    tine_type_t t = tine_type(TINE_FLOAT, 32, 8);
+    tine_expr_t *a = tine_var(ctx, "oa", t), *b = tine_var(ctx, "ob", t), *c = tine_var(ctx, "oc", t),
+                *k = tine_const_float(ctx, t, 0.5);
+    tine_expr_t *t1 = ins2("addps", a, b), *t2 = t1 ? ins2("mulps", t1, k) : NULL, *t3 = ins2("mulps", a, c);
+    if (!t2 || !t3) return;
+    tine_expr_t *vals[2] = {t2, t3};
+    tine_tprog *p = tine_tprog_of(ctx, "x86-64-avx2", 2, NULL, vals);
+    check(p->ninputs == 3 && p->inputs[0] == a && p->inputs[1] == b && p->inputs[2] == c,
+          "of: %d inputs, want oa, ob, oc", p->ninputs);
+    check(p->nouts == 2 && !strcmp(p->outs[0].name, "out0") && p->outs[1].value == t3, "of: the outputs");
+    check(tine_tprog_check(p), "of: not a valid order");
+    tine_tprog_stats s = tine_tprog_stats_of(p);
+    check(s.insns == 3 && s.inputs == 3 && s.consts == 1 && s.stores == 2,
+          "of: %d instructions, %d inputs, %d constants, %d stores", s.insns, s.inputs, s.consts, s.stores);
+    tine_tprog_free(p);
+    const char *names[1] = {"y"};
+    p = tine_tprog_of(ctx, "x86-64-avx2", 1, names, &t3);
+    check(p->ninputs == 2 && !strcmp(p->outs[0].name, "y") && tine_tprog_check(p), "of: one output named y");
+    tine_tprog_free(p);
+}
+
 int main(void) {
     ctx = tine_ctx_new();
-    static const test_part parts[] = {{"hand", test_hand}, {"liveness", test_random_liveness}, {"reorder", test_reorder},
+    static const test_part parts[] = {{"hand", test_hand}, {"of", test_of}, {"liveness", test_random_liveness}, {"reorder", test_reorder},
                                         {"schedule", test_schedule}};
     run_parts(parts, sizeof parts / sizeof *parts);
     tine_ctx_free(ctx);

@@ -168,6 +168,7 @@ static int build_run(const char *dir, const char *tag, const char *src, const ch
     argv[a++] = drv;
     argv[a++] = "-o";
     argv[a++] = exe;
+    argv[a++] = "-lm"; /* the rewrite's lane loops may call libm (fmaf where the target has no FMA) */
     argv[a] = NULL;
     int sig = 0;
     if (cross_spawn(blog, (char *const *)argv, &sig) != 0) {

@@ -280,70 +280,126 @@ static int values(const tine_tprog *p) {
     return k;
 }
 
-static bool run(tine_tprog *p, const tine_peep_opts *o, const char *const *texts, const char *const *files, int ns,
-                tine_peep_stats *st);
+/* The passes of rule files, compiled: a pass's rule set, flags, file and name. */
+typedef struct {
+    int n;
+    tine_ruleset_t *rs[TINE_PEEP_MAX_PASSES];
+    bool contract[TINE_PEEP_MAX_PASSES], lacking[TINE_PEEP_MAX_PASSES];
+    const char *file[TINE_PEEP_MAX_PASSES];
+    char name[TINE_PEEP_MAX_PASSES][32];
+} passes;
+
+static void passes_free(passes *ps) {
+    for (int k = 0; k < ps->n; k++) tine_rules_free(ps->rs[k]);
+    ps->n = 0;
+}
+
+/* false with an error (ps then holds nothing) */
+static bool passes_compile(tine_ctx_t *ctx, const char *const *texts, const char *const *files, int ns, passes *ps) {
+    ps->n = 0;
+    for (int i = 0; i < ns; i++) {
+        int n;
+        free(pass_text(texts[i], -1, NULL, 0, NULL, NULL, &n));
+        for (int k = 0; k < n; k++) {
+            if (ps->n == TINE_PEEP_MAX_PASSES) {
+                tine_set_internal_error(ctx, "%s: more than %d peephole passes", files[i], TINE_PEEP_MAX_PASSES);
+                passes_free(ps);
+                return false;
+            }
+            int n2, j = ps->n;
+            char *t = pass_text(texts[i], k, ps->name[j], sizeof ps->name[j], &ps->contract[j], &ps->lacking[j], &n2);
+            ps->rs[j] = tine_rules_compile_kind(ctx, t, files[i], true);
+            free(t);
+            ps->file[j] = files[i];
+            if (!ps->rs[j]) {
+                passes_free(ps);
+                return false;
+            }
+            ps->n++;
+        }
+    }
+    return true;
+}
+
+/* The instruction sets' own passes, compiled once per context: a producer that optimizes
+ * many small programs (tine retarget: one a value it writes) pays for the rules once. */
+typedef struct {
+    char isa[8][16];
+    passes ps[8];
+    int n;
+} peep_cache;
+
+static void cache_free(tine_ctx_t *ctx, void *state) {
+    (void)ctx;
+    peep_cache *c = state;
+    for (int i = 0; i < c->n; i++) passes_free(&c->ps[i]);
+    free(c);
+}
+
+static const passes *isa_passes(tine_ctx_t *ctx, const char *isa) {
+    peep_cache *c = tine_layer_make(ctx, TINE_LAYER_PEEPHOLE, sizeof *c, cache_free);
+    for (int i = 0; i < c->n; i++)
+        if (!strcmp(c->isa[i], isa)) return &c->ps[i];
+    const char *texts[2], *files[2];
+    int ns = peep_sources(isa, texts, files);
+    passes ps;
+    if (!passes_compile(ctx, texts, files, ns, &ps)) return NULL;
+    if (c->n == 8 || strlen(isa) >= sizeof c->isa[0]) { /* not kept: never for the sets tine has */
+        passes_free(&ps);
+        tine_set_internal_error(ctx, "peephole: too many instruction sets to keep compiled");
+        return NULL;
+    }
+    snprintf(c->isa[c->n], sizeof c->isa[0], "%s", isa);
+    c->ps[c->n] = ps;
+    return &c->ps[c->n++];
+}
+
+static bool run(tine_tprog *p, const tine_peep_opts *o, const passes *ps, tine_peep_stats *st);
 
 bool tine_peephole(tine_tprog *p, const tine_peep_opts *o, tine_peep_stats *st) {
     const tine_isa *isa = NULL;
     tine_target_features(p->ctx, p->target, &isa);
     if (!isa) return false;
-    const char *texts[2], *files[2];
-    int ns = peep_sources(isa->name, texts, files);
-    return run(p, o, texts, files, ns, st);
+    const passes *ps = isa_passes(p->ctx, isa->name);
+    return ps && run(p, o, ps, st);
 }
 
 bool tine_peephole_with(tine_tprog *p, const tine_peep_opts *o, const char *text, const char *file,
                         tine_peep_stats *st) {
-    return run(p, o, &text, &file, text ? 1 : 0, st);
+    passes ps;
+    if (!passes_compile(p->ctx, &text, &file, text ? 1 : 0, &ps)) return false;
+    bool ok = run(p, o, &ps, st);
+    passes_free(&ps);
+    return ok;
 }
 
-static bool run(tine_tprog *p, const tine_peep_opts *o, const char *const *texts, const char *const *files, int ns,
-                tine_peep_stats *st) {
+static bool run(tine_tprog *p, const tine_peep_opts *o, const passes *ps, tine_peep_stats *st) {
     tine_ctx_t *ctx = p->ctx;
     tine_peep_stats local;
     if (!st) st = &local;
     memset(st, 0, sizeof *st);
     st->before = values(p);
-    tine_ruleset_t *rs[TINE_PEEP_MAX_PASSES] = {0};
-    bool contract[TINE_PEEP_MAX_PASSES], lacking[TINE_PEEP_MAX_PASSES];
-    const char *file_of[TINE_PEEP_MAX_PASSES];
-    int np = 0;
-    bool ok = true;
-    for (int i = 0; i < ns && ok; i++) {
-        int n;
-        free(pass_text(texts[i], -1, NULL, 0, NULL, NULL, &n));
-        for (int k = 0; k < n && ok; k++) {
-            if (np == TINE_PEEP_MAX_PASSES) {
-                tine_set_internal_error(ctx, "%s: more than %d peephole passes", files[i], TINE_PEEP_MAX_PASSES);
-                ok = false;
-                break;
-            }
-            int n2;
-            char *t = pass_text(texts[i], k, st->pass_name[np], sizeof st->pass_name[np], &contract[np], &lacking[np], &n2);
-            rs[np] = tine_rules_compile_kind(ctx, t, files[i], true);
-            free(t);
-            file_of[np] = files[i];
-            ok = rs[np++] != NULL;
-        }
-    }
+    int np = ps->n;
+    for (int k = 0; k < np; k++) memcpy(st->pass_name[k], ps->name[k], sizeof st->pass_name[k]);
     st->passes = np;
+    bool ok = true;
     int max_rounds = o && o->max_rounds > 0 ? o->max_rounds : 32;
     enum { MAX_SWEEPS = 8 };
     for (int sweep = 0; ok; sweep++) {
         if (sweep == MAX_SWEEPS) { /* passes that keep undoing each other */
             tine_set_internal_error(ctx, "%s: the peephole passes still rewrite after %d sweeps (two passes undo "
-                                         "each other's rewrites)", ns ? files[ns - 1] : "?", MAX_SWEEPS);
+                                         "each other's rewrites)", np ? ps->file[np - 1] : "?", MAX_SWEEPS);
             ok = false;
             break;
         }
         int sweep_fired = 0;
         for (int k = 0; k < np && ok; k++) {
-            if (contract[k] && !(o && o->contract)) continue;
+            if (ps->contract[k] && !(o && o->contract)) continue;
             for (int round = 0;; round++) {
                 if (round == max_rounds) {
                     tine_set_internal_error(ctx,
                                    "%s: peephole pass `%s` still rewriting after %d rounds (its rules do not terminate)",
-                                   file_of[k], st->pass_name[k], max_rounds);
+                                   ps->file[k], ps->name[k], max_rounds);
                     ok = false;
                     break;
                 }
@@ -352,7 +408,7 @@ static bool run(tine_tprog *p, const tine_peep_opts *o, const char *const *texts
                 int nold = 0;
                 for (int i = 0; i < p->n; i++)
                     if (p->order[i].store < 0 && p->order[i].e->nops > 0) old[nold++] = p->order[i].e->id;
-                int fired = pass_round(p, rs[k], lacking[k], st, &runaway);
+                int fired = pass_round(p, ps->rs[k], ps->lacking[k], st, &runaway);
                 tine_tprog_reorder(p);
                 st->dead += dropped(p, old, nold);
                 free(old);
@@ -361,7 +417,7 @@ static bool run(tine_tprog *p, const tine_peep_opts *o, const char *const *texts
                 sweep_fired += fired;
                 if (runaway) {
                     tine_set_internal_error(ctx, "%s: peephole pass `%s`: a chain of rewrites that does not end",
-                                   file_of[k], st->pass_name[k]);
+                                   ps->file[k], ps->name[k]);
                     ok = false;
                 }
                 if (!fired || !ok) break;
@@ -369,7 +425,6 @@ static bool run(tine_tprog *p, const tine_peep_opts *o, const char *const *texts
         }
         if (!sweep_fired) break;
     }
-    for (int k = 0; k < np; k++) tine_rules_free(rs[k]);
     st->after = values(p);
     return ok;
 }

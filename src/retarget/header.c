@@ -2,7 +2,7 @@
  * function for another (`tine retarget --emit-header`), tine's own equivalent of SIMDe.
  *
  * Each function is the intrinsic's semantics (src/targets/intrin.c), selected for the
- * target and written by the C emitter, so the header means exactly what the retargeting
+ * target, through the peephole (tine_retarget_optimize) and written by the C emitter, so the header means exactly what the retargeting
  * lift means, intrinsic by intrinsic. Code that tine retarget leaves as it was (a region
  * it cannot lift) compiles against it. The source's vector types are vector-extension
  * types of the same lanes; its tuples structs of them.
@@ -124,10 +124,22 @@ static bool body(hdr *h, const tine_intrin *in, const int64_t *imms, tine_buf *o
     const char *names[TINE_INTRIN_MAX_RESULTS];
     tine_buf code = {0};
     tine_buf_puts(&code, "");
-    for (int i = 0; i < nres; i++) {
+    /* the results selected, then through the peephole together (one program: what two
+       results share is one value), then written */
+    tine_expr_t *sel[TINE_INTRIN_MAX_RESULTS], *vec[TINE_INTRIN_MAX_RESULTS];
+    int nvec = 0;
+    bool ok = true;
+    for (int i = 0; i < nres && ok; i++) {
         tine_expr_t *e = tine_fold_constants(ctx, res[i]);
         if (e && e->type.lanes > 1) e = tine_select_expr(ctx, e, TINE_SELECT_TINE, h->to);
-        if (!e || !(names[i] = tine_cemit_value(h->em, e, &code))) {
+        if (e && e->type.lanes > 1) vec[nvec++] = e;
+        ok = (sel[i] = e) != NULL;
+    }
+    ok = ok && (!nvec || tine_retarget_optimize(ctx, h->to, nvec, vec, NULL));
+    for (int i = 0, k = 0; i < nres && ok; i++)
+        if (sel[i]->type.lanes > 1) sel[i] = vec[k++];
+    for (int i = 0; i < nres; i++) {
+        if (!ok || !(names[i] = tine_cemit_value(h->em, sel[i], &code))) {
             tine_clear_error(ctx);
             free(pre.p);
             free(code.p);

@@ -5,7 +5,8 @@
  * its own, is still a node of the lifted run kept its identity, and became what its own
  * value selects to (one target instruction: mapped one-to-one; several: emulated); one
  * whose lifted value is gone was fused across intrinsics into the run's FPIR ops. A call
- * no sink reads was dropped (its value is never used).
+ * no sink reads was dropped (its value is never used). The text ends with the peephole's
+ * rewrites over all sinks, by rule (tine_retarget_optimize).
  */
 #include "retarget.h"
 
@@ -20,7 +21,16 @@ typedef struct {
 struct tine_rt_report {
     call *calls;
     int n, cap;
+    /* the peephole's rewrites over every sink: by rule (in the order they first fired),
+       and the engine's own (constants folded, redundant values merged) */
+    char (*rule)[32];
+    int nrules, caprules;
+    /* one record a rule's rewrites on one sink (rule: its index in `rule`; FOLDED and
+       REDUNDANT the engine's own), so that code written again drops its records */
+    struct { int rule, n; } *log;
+    int nlog, caplog;
 };
+enum { FOLDED = -1, REDUNDANT = -2 };
 
 tine_rt_report *tine_rt_report_new(void) { return tine_xcalloc(1, sizeof(tine_rt_report)); }
 
@@ -28,7 +38,37 @@ void tine_rt_report_free(tine_rt_report *rep) {
     if (!rep) return;
     for (int i = 0; i < rep->n; i++) free(rep->calls[i].name), free(rep->calls[i].from), free(rep->calls[i].what);
     free(rep->calls);
+    free(rep->rule);
+    free(rep->log);
     free(rep);
+}
+
+static void peep_log(tine_rt_report *rep, int rule, int n) {
+    if (!n) return;
+    TINE_GROW(rep->log, rep->nlog + 1, rep->caplog);
+    rep->log[rep->nlog].rule = rule;
+    rep->log[rep->nlog++].n = n;
+}
+
+void tine_rt_report_peephole(tine_rt_report *rep, const tine_peep_stats *st) {
+    for (int i = 0; i < st->nfired; i++) {
+        int k = 0;
+        while (k < rep->nrules && strcmp(rep->rule[k], st->fired[i])) k++;
+        if (k == rep->nrules) {
+            TINE_GROW(rep->rule, rep->nrules + 1, rep->caprules);
+            snprintf(rep->rule[k], sizeof rep->rule[k], "%s", st->fired[i]);
+            rep->nrules++;
+        }
+        peep_log(rep, k, st->fired_counts[i]);
+    }
+    peep_log(rep, FOLDED, st->folded);
+    peep_log(rep, REDUNDANT, st->redundant);
+}
+
+int tine_rt_report_peep_mark(const tine_rt_report *rep) { return rep->nlog; }
+
+void tine_rt_report_peep_drop(tine_rt_report *rep, int mark) {
+    if (mark < rep->nlog) rep->nlog = mark;
 }
 
 void tine_rt_report_call(tine_rt_report *rep, const char *name, const char *from, int line, int col, tine_expr_t *value) {
@@ -39,6 +79,7 @@ void tine_rt_report_call(tine_rt_report *rep, const char *name, const char *from
 int tine_rt_report_count(const tine_rt_report *rep) { return rep->n; }
 
 void tine_rt_report_cut(tine_rt_report *rep, int from, int to) {
+    if (from >= to) return; /* nothing recorded yet: calls may be NULL, no memmove of it */
     for (int i = from; i < to; i++) free(rep->calls[i].name), free(rep->calls[i].from), free(rep->calls[i].what);
     memmove(rep->calls + from, rep->calls + to, sizeof *rep->calls * (size_t)(rep->n - to));
     rep->n -= to - from;
@@ -159,5 +200,17 @@ char *tine_rt_report_text(tine_rt_report *rep, const char *path) {
     }
     tine_buf_printf(&b, "%d call sites: %d one-to-one, %d fused across intrinsics, %d emulated, %d stores, %d dropped; %d widened\n",
                     rep->n, kinds[0], kinds[1], kinds[2], kinds[3], kinds[4], nwide);
+    int *by_rule = tine_xcalloc((size_t)rep->nrules + 1, sizeof *by_rule), total = 0, folded = 0, redundant = 0, shown = 0;
+    for (int i = 0; i < rep->nlog; i++) {
+        int k = rep->log[i].rule, n = rep->log[i].n;
+        if (k == FOLDED) folded += n;
+        else if (k == REDUNDANT) redundant += n;
+        else by_rule[k] += n, total += n;
+    }
+    tine_buf_printf(&b, "peephole: %d rewrites", total);
+    for (int k = 0; k < rep->nrules; k++)
+        if (by_rule[k]) tine_buf_printf(&b, "%s%s %d", shown++ ? ", " : " (", rep->rule[k], by_rule[k]);
+    tine_buf_printf(&b, "%s; %d constants folded, %d redundant values merged\n", shown ? ")" : "", folded, redundant);
+    free(by_rule);
     return b.p;
 }

@@ -930,7 +930,7 @@ char *tine_retarget(tine_ctx_t *ctx, const char *path, const char *text, const t
         r.nrefs = 0;
         r.nwritten = 0;
         r.nloops = 0;
-        int rep0 = r.report ? tine_rt_report_count(r.report) : 0;
+        int rep0 = r.report ? tine_rt_report_count(r.report) : 0, peep0 = r.report ? tine_rt_report_peep_mark(r.report) : 0;
         collect_refs(&r, fn->body);
         for (int k = 0; k < r.ncaps; k++) free(r.caps[k].text);
         r.ncaps = 0, r.nblocks = 0, r.nswritten = 0;
@@ -944,7 +944,7 @@ char *tine_retarget(tine_ctx_t *ctx, const char *path, const char *text, const t
                 ok = false;
                 break;
             }
-            if (r.report) tine_rt_report_cut(r.report, rep0, tine_rt_report_count(r.report));
+            if (r.report) tine_rt_report_cut(r.report, rep0, tine_rt_report_count(r.report)), tine_rt_report_peep_drop(r.report, peep0);
             what[i] = KEPT;
             continue;
         }

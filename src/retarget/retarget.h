@@ -4,6 +4,7 @@
 #define TINE_RETARGET_H
 
 #include "../internal.h"
+#include "../peephole/peephole.h"
 
 /* tine_retarget (tine.h) is this module's entry point. */
 
@@ -19,6 +20,12 @@ tine_expr_t *tine_retarget_join(tine_ctx_t *ctx, tine_expr_t *root);
 /* root (selected for `to`) with each table lookup written as a chain of selects (Neon's
  * vqtbl1q) made the target's lookup instruction (tables.c); root if the target has none. */
 tine_expr_t *tine_retarget_tables(tine_ctx_t *ctx, tine_expr_t *root, const char *to);
+
+/* values (selected for `to`) through the target-level optimizer as one program (peep.c):
+ * the peephole's passes without the contract pass (the rewrite rounds where the source
+ * does) and without a schedule; each replaced by what it became. The rules that fired
+ * counted in st (may be NULL). false with an error. */
+bool tine_retarget_optimize(tine_ctx_t *ctx, const char *to, int n, tine_expr_t **values, tine_peep_stats *st);
 
 /* The emulation of the named intrinsics of `from` for `to` (as the emulation header has
  * them), written with em into out, after every vector type of from's C: for code kept as
@@ -37,6 +44,13 @@ void tine_rt_report_free(tine_rt_report *rep);
 void tine_rt_report_call(tine_rt_report *rep, const char *name, const char *from, int line, int col, tine_expr_t *value);
 void tine_rt_report_sink(tine_rt_report *rep, tine_ctx_t *ctx, const char *target, tine_expr_t *raw, tine_expr_t *ready,
                          tine_expr_t *selected);
+/* The peephole's rewrites on one sink's value (tine_retarget_optimize's stats), added to
+ * the counts by rule the text ends with. */
+void tine_rt_report_peephole(tine_rt_report *rep, const tine_peep_stats *st);
+/* The peephole's records so far, and those since a mark forgotten (code written again, or
+ * dropped: a loop's widening planned or given up, a function kept as written). */
+int tine_rt_report_peep_mark(const tine_rt_report *rep);
+void tine_rt_report_peep_drop(tine_rt_report *rep, int mark);
 /* The calls recorded so far; those recorded from `from` to `to` forgotten (a loop
  * rewritten again), or marked as widened (widen.c). */
 int tine_rt_report_count(const tine_rt_report *rep);

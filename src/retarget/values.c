@@ -503,7 +503,11 @@ int rt_eval(rt *r, const tine_cnode *e, tine_expr_t **vals, tine_buf *out){
 
 /* ---- sinks: what leaves the run --------------------------------------------------------- */
 
-/* e lowered for the target and written; its C name. */
+/* e lowered for the target, optimized and written; its C name. Each sink is its own
+ * target-level program: a run's values are written where the statements need them (a
+ * store where the source stores, between the loads around it), so the run is not one
+ * program to schedule; what two sinks share is still computed once, the values being
+ * hash-consed and the emitter reusing what it wrote. */
 const char *rt_sink(rt *r, tine_expr_t *e, tine_buf *out, tine_cpos at){
     tine_expr_t *raw = e;
     e = tine_fold_constants(r->ctx, e);
@@ -513,6 +517,12 @@ const char *rt_sink(rt *r, tine_expr_t *e, tine_buf *out, tine_cpos at){
     tine_expr_t *s = e && e->type.lanes > 1 ? tine_select_expr(r->ctx, e, TINE_SELECT_TINE, r->to) : e;
     if (s && s != e) s = tine_fold_constants(r->ctx, s); /* constants the lowering built */
     if (s && s->type.lanes > 1) s = tine_retarget_tables(r->ctx, s, r->to);
+    if (s && s->type.lanes > 1) { /* through the peephole (the selection leaves a negation beside the
+                                     add or FMA that can take it) */
+        tine_peep_stats st;
+        if (!tine_retarget_optimize(r->ctx, r->to, 1, &s, &st)) s = NULL;
+        else if (r->report) tine_rt_report_peephole(r->report, &st);
+    }
     if (getenv("TINE_RETARGET_TRACE") && e && s) { /* what each value was, and what it became */
         char *a = tine_print(r->ctx, e), *b = tine_print(r->ctx, s);
         fprintf(stderr, "sink %d:%d\n  %s\n  => %s\n", at.line, at.col, a, b);

@@ -490,6 +490,7 @@ bool rt_widen_loop(rt *r, const tine_cnode *s, const tine_cnode *const *accs, in
     tine_buf body = {0};
     tine_buf_puts(&body, "");
     int nv0 = r->nvars, rep0 = r->report ? tine_rt_report_count(r->report) : 0, rep1 = rep0;
+    int peep0 = r->report ? tine_rt_report_peep_mark(r->report) : 0;
     r->wide = &w;
     /* the accumulators: their values before the loop, and a leaf for copy 0's while planning */
     acc_state as[8];
@@ -574,7 +575,7 @@ bool rt_widen_loop(rt *r, const tine_cnode *s, const tine_cnode *const *accs, in
     memset(r->indent + il, ' ', in);
     r->indent[il + in] = 0;
     tine_cemit_forget(r->em);
-    if (r->report) tine_rt_report_cut(r->report, rep0, tine_rt_report_count(r->report));
+    if (r->report) tine_rt_report_cut(r->report, rep0, tine_rt_report_count(r->report)), tine_rt_report_peep_drop(r->report, peep0);
     /* a body that already stores a register of the target's width a copy (vst1q_u8_x2's
        32 bytes, vst4q_u8's 64) fills it as written */
     for (int i = 0; i < w.nacc && !r->failed; i++)
@@ -637,7 +638,7 @@ bool rt_widen_loop(rt *r, const tine_cnode *s, const tine_cnode *const *accs, in
     if (r->failed) { /* the loop is rewritten as written */
         r->failed = false;
         tine_clear_error(r->ctx);
-        if (r->report) tine_rt_report_cut(r->report, rep0, tine_rt_report_count(r->report));
+        if (r->report) tine_rt_report_cut(r->report, rep0, tine_rt_report_count(r->report)), tine_rt_report_peep_drop(r->report, peep0);
         drop_state(&w);
         free(c2.p), free(body.p), free(checks.p), free(pre.p), free(accinit.p), free(accpost.p);
         return false;

@@ -27,6 +27,29 @@ void tine_tprog_output(tine_tprog *p, const char *name, tine_expr_t *value) {
     TINE_PUSH(p->outs, p->nouts, p->capouts, o);
 }
 
+tine_tprog *tine_tprog_of(tine_ctx_t *ctx, const char *target, int n, const char *const *names,
+                          tine_expr_t *const *values) {
+    tine_tprog *p = tine_tprog_new(ctx, target);
+    tine_u64map seen = {0};
+    for (int k = 0; k < n; k++) {
+        char name[32];
+        if (!names) snprintf(name, sizeof name, "out%d", k);
+        tine_tprog_output(p, names ? names[k] : name, values[k]);
+        uint32_t m;
+        tine_expr_t **t = tine_topo(ctx, values[k], &m);
+        for (uint32_t i = 0; i < m; i++) {
+            uint64_t one;
+            if (t[i]->nops || t[i]->op == TINE_OP_CONST || tine_u64map_get(&seen, t[i]->id, &one)) continue;
+            tine_u64map_put(&seen, t[i]->id, 1);
+            tine_tprog_input(p, t[i]);
+        }
+        free(t);
+    }
+    tine_u64map_free(&seen);
+    tine_tprog_reorder(p);
+    return p;
+}
+
 bool tine_tprog_select(tine_tprog *p) {
     for (int i = 0; i < p->nouts; i++) {
         tine_expr_t *r = tine_lower(p->ctx, p->outs[i].value, p->target);

@@ -45,6 +45,14 @@ void tine_tprog_input(tine_tprog *p, tine_expr_t *leaf);
 /* An output named name (copied) computed by value. */
 void tine_tprog_output(tine_tprog *p, const char *name, tine_expr_t *value);
 
+/* A program computing values that are already selected (values[k] its output named
+ * names[k], or out<k> where names is NULL): its inputs the values' leaves (nodes without
+ * operands that are not constants), in the order they are first reached, and its order
+ * the values' operands first (tine_tprog_reorder). For a producer that selects values
+ * itself and wants them through the optimizer (src/peephole/optimize.h). */
+tine_tprog *tine_tprog_of(tine_ctx_t *ctx, const char *target, int n, const char *const *names,
+                          tine_expr_t *const *values);
+
 /* Instruction selection: every output lowered for the target (tine_lower); then the order
  * is rebuilt (tine_tprog_reorder). False with the lowering's error. */
 bool tine_tprog_select(tine_tprog *p);

@@ -141,6 +141,28 @@ done
 pin mulhrs_const.sse41.c x86-64-sse41 arm-64 vqrdmulhq_s16 1 "one-to-one: sqrdmulh_i16"
 pin mulhrs.sse41.c x86-64-sse41 arm-64 vrshrn_n_s32 2 "smull_i16, rshrn_i32"
 
+# ---- the peephole after selection (src/retarget/peep.c) ------------------------------------
+# x86 selects a negation as xorps with -0.0 beside the FMA or sub reading it: vfmaq_f32 of a
+# negated factor and vfmsq_f32 become one vfnmadd231ps (fma_nega_ps), a - (-b) one addps
+# (sub_neg_ps), no xorps left; a product and a sum stay two roundings (no contract pass: no
+# _mm_fmadd_ps). subneg_int's loop is widened on AVX2: its rewrite counted for the wide loop
+# (not for the widening's planning, nor again for the loop as written after it). Without
+# FMA (SSE2) the FMA is emulated and only the subs are folded. Neon for Neon: the negated
+# factor is fmls (fmla_nega_f32). --check runs source and rewrite, bit for bit (AArch64
+# under qemu).
+pin fneg.neon.c arm-64 x86-64-avx2 _mm_fnmadd_ps 2 "peephole: 4 rewrites (fma_nega_ps 2, sub_neg_ps 2)"
+pin fneg.neon.c arm-64 x86-64-avx2 _mm_xor_ps 0
+pin fneg.neon.c arm-64 x86-64-avx2 _mm_fmadd_ps 0
+pin fneg.neon.c arm-64 x86-64-avx2 _mm_add_ps 3
+pin fneg.neon.c arm-64 x86-64-avx2 _mm256_add_ps 1
+pin fneg.neon.c arm-64 x86-64-sse2 _mm_xor_ps 2 "peephole: 2 rewrites (sub_neg_ps 2)"
+pin fneg.neon.c arm-64 arm-64 vfmsq_f32 2 "peephole: 4 rewrites (fmla_nega_f32 2, sub_neg_f32 2)"
+pin fneg.neon.c arm-64 arm-64 vnegq_f32 0
+for to in x86-64-avx2 x86-64-sse2 arm-64; do
+  timeout 300 "$tine" retarget "$cases/fneg.neon.c" --from arm-64 --to $to -o "$out/fneg.$to.c" --check 2>"$out/fneg.$to.err" &&
+    grep -q "5 functions, .* the same results" "$out/fneg.$to.err" || fail "--check of fneg.neon.c to $to: $(tail -3 "$out/fneg.$to.err")"
+done
+
 # ---- a file without intrinsics comes back as it was, byte for byte -----------------------
 timeout 60 "$tine" retarget "$cases/plain.c" --from arm-64 --to x86-64-avx2 -o "$out/plain.c" &&
   cmp -s "$cases/plain.c" "$out/plain.c" || fail "plain.c: not returned as it was"
