@@ -26,7 +26,8 @@
  *              swapped FMA operands one swap; swap of swap and the unpack rules (an unpack of
  *              two swaps, a swap of an unpack) through the shuffle pass; each with the swap
  *              written three ways (the rules' form, one-lane slices, halves), the engine
- *              putting the others in the rules' form; the lane moves left counted
+ *              putting the others in the rules' form; the lane moves left counted; and
+ *              common.peep's swap_generic on integer add, sub, xor left generic by selection
  *   limits     a pass that does not reach its fixpoint within opts.max_rounds is an error,
  *              not a hang (the rule set itself swapped for non-terminating ones:
  *              test_peephole_runaway.c)
@@ -802,6 +803,46 @@ static void test_swap(void) {
         }
 }
 
+/* The generic integer ops selection leaves to LLVM: common.peep's pass swap_generic. */
+static void test_swap_generic(void) {
+    static const struct {
+        const char *target;
+        int bits, lanes;
+    } rows[] = {{"x86-64-sse2", 32, 4}, {"x86-64-avx2", 16, 16}, {"arm-64", 32, 4}, {"arm-64", 8, 16}};
+    for (size_t r = 0; r < sizeof rows / sizeof *rows; r++)
+        for (int how = 0; how < 3; how++) {
+            tine_type_t t = tine_type(TINE_INT, rows[r].bits, rows[r].lanes);
+            tine_expr_t *a = var("ga", t), *b = var("gb", t);
+            struct {
+                const char *name;
+                tine_expr_t *out, *want;
+                const char *rule;
+            } cases[] = {
+                {"add", add(swap_of(a, how), swap_of(b, how)), swap_of(add(a, b), 0), "swap1_add"},
+                {"sub", swap_of(sub(swap_of(a, how), b), how), sub(a, swap_of(b, 0)), "swap2_sub"},
+                {"sub3", swap_of(sub(b, swap_of(a, how)), how), sub(swap_of(b, 0), a), "swap3_sub"},
+                /* xor commutes: the matcher tries both operand orders, swap2 matches first */
+                {"xor", swap_of(tine_binary(ctx, TINE_OP_XOR, b, swap_of(a, how)), how),
+                 tine_binary(ctx, TINE_OP_XOR, a, swap_of(b, 0)), "swap2_xor"},
+            };
+            for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+                char what[128];
+                snprintf(what, sizeof what, "swap_generic %s on %s i%dx%d (swap written %d)", cases[k].name,
+                         rows[r].target, rows[r].bits, rows[r].lanes, how);
+                tine_tprog *p = build(rows[r].target, 1, &cases[k].out);
+                snap before = snapshot(p);
+                tine_peep_stats st;
+                peep(p, false, &st, what);
+                char rules[512];
+                fired_rules("", &st, rules, sizeof rules);
+                check(strstr(rules, cases[k].rule) != NULL, "%s: %s did not fire (fired: %s)", what, cases[k].rule, rules);
+                check(p->outs[0].value == cases[k].want, "%s: not the one-swap form", what);
+                check(compare(p, &before, 60, true, NULL, 0, what) == 0, "%s: values differ", what);
+                tine_tprog_free(p);
+            }
+        }
+}
+
 static void test_lacking(void) {
     struct {
         const char *insn;
@@ -1041,7 +1082,7 @@ int main(int argc, char **argv) {
     ctx = tine_ctx_new();
     static const test_part parts[] = {{"sign", test_sign},       {"contract", test_contract}, {"fold", test_fold},
                                         {"redundant/dead", test_redundant_dead}, {"lacking", test_lacking},
-                                        {"shuffle", test_shuffle}, {"swap", test_swap}, {"limits", test_limits}, {"dft", test_dft}};
+                                        {"shuffle", test_shuffle}, {"swap", test_swap}, {"swap_generic", test_swap_generic}, {"limits", test_limits}, {"dft", test_dft}};
     run_parts(parts, sizeof parts / sizeof *parts);
     tine_ctx_free(ctx);
     printf("test_peephole: %lld passed, %lld failed\n", g_pass, g_fail);
