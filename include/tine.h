@@ -356,6 +356,7 @@ typedef enum {
     TINE_RUN_OUTPUT = -2,  /* the output breaks a rule */
     TINE_RUN_OVERLAP = -3, /* the output overlaps an input */
     TINE_RUN_NO_TARGET = -4, /* a multi-target object: this CPU runs none of its targets */
+    TINE_RUN_PARAM = -5,   /* a parameter is outside the range its declaration gives (`in`) */
     TINE_RUN_INPUT = 1,    /* input 1 breaks a rule or does not cover the region read */
 } tine_run_code_t;
 #ifndef TINE_BUFFER_T_DEFINED
@@ -388,6 +389,9 @@ int tine_kernel_ninputs(const tine_kernel_t *k);
 const char *tine_kernel_input(const tine_kernel_t *k, int i, tine_type_t *elem, int *dims);
 int tine_kernel_nparams(const tine_kernel_t *k);
 const char *tine_kernel_param(const tine_kernel_t *k, int i, tine_type_t *t);
+/* Whether parameter i declares a range (`param K: i32 in 1..4096`), and the range: a run
+ * with another value returns TINE_RUN_PARAM. */
+int tine_kernel_param_range(const tine_kernel_t *k, int i, int64_t *lo, int64_t *hi);
 /* The body of one output vector (or one element, scalar != 0): IR over $c0.. */
 const tine_expr_t *tine_kernel_body(const tine_kernel_t *k, int scalar);
 /* 0 if the buffers follow the rules above and every input covers the region the kernel
@@ -482,7 +486,7 @@ void *tine_kernel_emit_kind(tine_kernel_t *k, const char *target, tine_selection
  * produced. X(ID, name, what it does). */
 #define TINE_STEPS(X)                                                                                                  \
     X(PARSE, "parse", "the text as a kernel's declarations and directives")                                          \
-    X(ON, "on", "the `on` names checked; one instruction set's definitions and directives kept")                     \
+    X(ON, "on", "the `on` names checked; the target's sections' definitions and directives kept")                    \
     X(CHECK, "check", "declarations and the call graph checked")                                                     \
     X(SCHEDULE, "schedule", "the directives (schedule auto's or the written ones) applied and checked")               \
     X(ELABORATE, "elaborate", "each stage's bodies, at one lane and at its width")                                    \

@@ -1500,7 +1500,8 @@ static void check_auto(tine_ctx_t *ctx, const char *path, const char *text, run_
     tine_kernel_t *ka = parse_ok(ctx, what, atext);
     if (ka) {
         compare_compiled(ctx, ka, what, runs, nruns, false);
-        char *sched = tine_kernel_print_schedule(ka), *rtext = with_schedule(text, sched);
+        /* the host's schedule: auto chooses per level (natural is the host's width) */
+        char *sched = tine_kernel_print_schedule(tine_kernel_for_target(ka, "host")), *rtext = with_schedule(text, sched);
         tine_kernel_t *kr = parse_ok(ctx, what, rtext);
         char *s1 = tine_kernel_print_stmt(ka, TINE_SELECT_TINE, "host"), *s2 = kr ? tine_kernel_print_stmt(kr, TINE_SELECT_TINE, "host") : NULL;
         check(s1 && s2 && !strcmp(s1, s2), "%s: the printed schedule does not give the same statement:\n%s", what, sched);

@@ -370,6 +370,32 @@ static void print_synth(const bench_row *rows, int n) {
     }
 }
 
+/* More ISA must never give slower code: per kernel, tine's (and tine auto's) time at each
+ * level against every lower level's (rows come in the registry's order, lowest level
+ * first). The rows are timed one after another, not interleaved, so an inversion is
+ * called only when the higher level's fastest run is slower than the lower level's
+ * median by more than 5%: a slow moment of the machine does not make one. */
+static void print_inversions(const bench_row *rows, int n) {
+    static const int IMPLS[] = {IMPL_TINE, IMPL_AUTO};
+    int pairs = 0, found = 0;
+    printf("\nISA inversions (a kernel slower at a higher level than at a lower one: its fastest run slower than\n"
+           "the lower level's median by more than 5%%):");
+    for (int hi = 0; hi < n; hi++)
+        for (int lo = 0; lo < hi; lo++) {
+            if (strcmp(rows[lo].kernel, rows[hi].kernel)) continue;
+            for (int k = 0; k < 2; k++) {
+                const meas *a = &rows[lo].m[IMPLS[k]], *b = &rows[hi].m[IMPLS[k]];
+                if (!timed(a) || !timed(b)) continue;
+                pairs++;
+                if (b->min_ms <= a->ms * 1.05) continue;
+                printf("\n  INVERSION %-15s %-9s %s %.4g ms [min %.4g] > %s %.4g ms", rows[hi].kernel,
+                       bench_impl_names[IMPLS[k]], rows[hi].target, b->ms, b->min_ms, rows[lo].target, a->ms);
+                found++;
+            }
+        }
+    printf("%s (%d pairs of levels compared)\n", found ? "" : " none", pairs);
+}
+
 int bench_report(const bench_row *rows, int n, const bench_roof *roof, bool quick) {
     printf("tine bench: median [min-max] ms of interleaved runs after 2 warm-ups, single thread%s\n",
            quick ? " (quick sizes)" : "");
@@ -381,6 +407,7 @@ int bench_report(const bench_row *rows, int n, const bench_roof *roof, bool quic
     print_table(rows, n);
     print_peer_notes(rows, n);
     print_summaries(rows, n);
+    print_inversions(rows, n);
     print_synth(rows, n);
     print_phases(rows, n);
     if (write_csv("tine-bench.csv", rows, n)) {

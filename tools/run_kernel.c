@@ -214,9 +214,20 @@ static int draw_params(run *r, int n, uint64_t *seed) {
             edges[ne++] = SIZING_MAX;
             if (t.kind == TINE_INT) edges[ne++] = (uint64_t)-1;
         }
+        int64_t lo, hi;
+        bool ranged = tine_kernel_param_range(r->k, i, &lo, &hi);
+        if (ranged) { /* the declared range's ends and middle; a size stays small within it */
+            if (r->sizes[i] && hi - lo > SIZING_MAX) hi = lo + SIZING_MAX;
+            ne = 0;
+            edges[ne++] = (uint64_t)lo;
+            edges[ne++] = (uint64_t)hi;
+            edges[ne++] = (uint64_t)(lo + (hi - lo) / 2);
+        }
         if (n > 0 && t.kind != TINE_FLOAT) r->pv[i] = edges[(o->seed + (uint64_t)n + (uint64_t)i) % (uint64_t)ne];
+        else if (ranged) r->pv[i] = (uint64_t)lo + cli_rand(seed) % ((uint64_t)(hi - lo) + 1);
         else if (r->sizes[i] && tine_type_is_int(t)) r->pv[i] = cli_rand(seed) % (SIZING_MAX + 1);
         else r->pv[i] = cli_random_lane(t, seed);
+        if (ranged && t.bits < 64) r->pv[i] &= (UINT64_C(1) << t.bits) - 1; /* the value's bits, as drawn values are */
     }
     return 0;
 }

@@ -611,8 +611,10 @@ static int cmd_kernel_compile(const options *o) {
     int rc = 0;
     size_t size = 0;
     const char *target = o->target ? o->target : "host";
+    /* --emit schedule with --target: that target's schedule, its `on` sections applied */
+    tine_kernel_t *kt = k && kind == TINE_EMIT_SCHEDULE && o->target ? tine_kernel_for_target(k, o->target) : k;
     void *bytes = step >= 0 ? tine_kernel_dump_after(ctx, text, o->file, target, sel, name, (tine_emit_kind_t)kind, step)
-                            : tine_kernel_emit_kind(k, target, sel, name, (tine_emit_kind_t)kind, &size);
+                            : tine_kernel_emit_kind(kt, target, sel, name, (tine_emit_kind_t)kind, &size);
     if (bytes && step >= 0) size = strlen(bytes);
     if (!bytes) {
         report(ctx, "tine: ");

@@ -72,9 +72,9 @@ static bool emit(tine_job *j, tine_cg_machine *mc) {
 
 /* ---- the front half ---------------------------------------------------------------------- */
 
-/* A front step's result ok, seen by `after` when the kernel is every target's (isa NULL). */
-static bool front_step(tine_job *j, tine_step_t step, tine_kernel_t *kn, const char *isa, bool ok) {
-    if (ok && !isa && j->after) {
+/* A front step's result ok, seen by `after` when the kernel is every target's (key NULL). */
+static bool front_step(tine_job *j, tine_step_t step, tine_kernel_t *kn, const tine_on_key *key, bool ok) {
+    if (ok && !key && j->after) {
         tine_kernel_t *was = j->kernel;
         j->kernel = kn;
         j->after(j->user, step, j);
@@ -83,17 +83,17 @@ static bool front_step(tine_job *j, tine_step_t step, tine_kernel_t *kn, const c
     return ok;
 }
 
-/* The kernel of the job's text for instruction set isa (NULL: every target's), the front
- * half's steps in order (pipeline/front.h). Under schedule auto, a choice the checks
+/* The kernel of the job's text for key (NULL: every target's), the front half's steps in
+ * order (pipeline/front.h). Under schedule auto, a choice the checks
  * refuse (a sliding window or a vectorized reduction whose conditions the scheduler did
  * not foresee) is not the user's error: the kernel is made again with the plainer
  * directives only (level 1), and an error then is the kernel's own. */
-static tine_kernel_t *front(tine_job *j, const char *isa) {
-#define F(id, call) front_step(j, TINE_STEP_##id, kn, isa, (call))
+static tine_kernel_t *front(tine_job *j, const tine_on_key *key) {
+#define F(id, call) front_step(j, TINE_STEP_##id, kn, key, (call))
     for (int level = 0; level < 2; level++) {
         tine_kernel_t *kn = tine_front_new(j->ctx);
         if (!F(PARSE, tine_front_parse(kn, j->text, j->file)) || /* the declarations and directives */
-            !F(ON, tine_front_on(kn, isa))) {                    /* isa's definitions and directives */
+            !F(ON, tine_front_on(kn, key))) {                    /* key's definitions and directives */
             tine_kernel_free(kn);
             return NULL;
         }
@@ -112,17 +112,20 @@ static tine_kernel_t *front(tine_job *j, const char *isa) {
 #undef F
 }
 
-/* Every target's kernel, with one more per instruction set its `on` lines name (unless
- * the job wants the common one only). */
+/* Every target's kernel, with one more per key (a `natural` width and the `on` sections
+ * that apply) that a target has and it has not: the job's target's alone, or every
+ * target's for a job that compiles for several (unless the job wants the common one only). */
 static tine_kernel_t *front_all(tine_job *j) {
     tine_kernel_t *k = front(j, NULL);
-    for (int i = 0; k && !j->common && i < tine_front_non(k); i++) {
-        tine_kernel_t *v = front(j, tine_front_on_isa(k, i));
+    tine_on_key keys[8];
+    int n = k && !j->common ? tine_front_keys(k, j->target && !j->targets ? j->target : NULL, keys) : 0;
+    for (int i = 0; i < n; i++) {
+        tine_kernel_t *v = front(j, &keys[i]);
         if (!v) {
             tine_kernel_free(k);
             return NULL;
         }
-        tine_front_add_variant(k, i, v);
+        tine_front_add_variant(k, &keys[i], v);
     }
     return k;
 }

@@ -192,6 +192,12 @@ typedef struct tine_kdecl_s {
     tine_type_t store_as;
     int store_as_sched;
     const char *on; /* func: the instruction set it is defined for (`on arm`); NULL: every target */
+    /* param: `in LO..HI` (every run's value is in it: the run checks, selection assumes it)
+       and `estimate N` (a typical value, for the automatic scheduler), where given; the
+       line and column of `in` and of `estimate`, for errors */
+    bool ranged, estimated;
+    int64_t lo, hi, estimate;
+    int range_line, range_col, est_line, est_col;
     /* the directives that set lanes, unroll[d], partition[d], tile, parallel, materialized
        (materialize or compute_root) and inlined (NULL: none): a second directive saying the
        same or the opposite is an error naming the first (schedule.c, kernel_loops.c) */
@@ -251,14 +257,28 @@ typedef struct tine_kernel_ast_s {
     /* 0: auto uses every directive; 1: only materialize, vectorize (of coordinates) and
        unroll (tine_kernel_parse retries at 1 when a choice of level 0 is refused) */
     int auto_level;
-    /* the `on NAME` lines (NAME not `all`), in order: the instruction sets with definitions
-       or directives of their own (kernel.c makes one kernel each) */
+    /* the `on NAME` lines (NAME not `all`), in order: the instruction sets, levels or
+       features with definitions or directives of their own (kernel_on.c) */
     struct {
         const char *isa;
         int line, col;
     } on[8];
     int non;
+    /* the bits of a `natural` vector: the target's register width (tine_kernel_on_filter) */
+    int natural_bits;
 } tine_kernel_ast;
+
+/* The `natural` vector of every target's kernel: 256 bits. */
+enum { TINE_NATURAL_BITS = 256 };
+
+/* What a target's kernel is made for (kernel_on.c): its `natural` vector's bits and the
+ * kernel's `on` sections that apply to it, in the order they apply (a later one's
+ * definitions and directives replace an earlier one's). */
+typedef struct {
+    int bits;
+    int n;
+    const char *on[8];
+} tine_on_key;
 
 /* The declaration of a name in a kernel, or NULL. */
 const tine_kdecl *tine_kernel_find(const tine_kernel_ast *k, const char *name);
@@ -293,10 +313,13 @@ bool tine_kdirective_again(tine_ctx_t *ctx, const tine_kdirective *s, const tine
 /* tile f a b W H as split a ao ai W, split b bo bi H, reorder ai bi ao bo (any two loops). */
 bool tine_kloops_tile(tine_ctx_t *ctx, tine_arena *arena, const tine_kdirective *s, tine_kdecl *f);
 
-/* kernel_on.c: whether every `on NAME` names a target's instruction set (a located error
- * if not); k's declarations and directives for isa (NULL: every target's), in place. */
+/* kernel_on.c: whether every `on NAME` names a target's instruction set, level or feature
+ * (a located error if not); the key of k for target (NULL: the host); whether two keys
+ * are the same; k's declarations and directives for key (NULL: every target's), in place. */
 bool tine_kernel_on_check(tine_ctx_t *ctx, const tine_kernel_ast *k);
-void tine_kernel_on_filter(tine_kernel_ast *k, const char *isa);
+void tine_kernel_on_key(const tine_kernel_ast *k, const char *target, tine_on_key *key);
+bool tine_on_key_eq(const tine_on_key *a, const tine_on_key *b);
+void tine_kernel_on_filter(tine_kernel_ast *k, const tine_on_key *key);
 
 int tine_parse_kernel(tine_ctx_t *ctx, tine_arena *arena, const char *text, const char *file,
                       tine_kernel_ast *out);

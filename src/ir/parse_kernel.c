@@ -4,7 +4,8 @@
  *
  *   file      := decl* ('schedule' ('auto' | directive*))?     no schedule: auto
  *   decl      := 'input' NAME ':' TYPE '[' INT ']'                 a buffer of 1..4 dims
- *              | 'param' NAME ':' TYPE                             a scalar parameter
+ *              | 'param' NAME ':' TYPE pinfo*                      a scalar parameter
+ *   pinfo     := 'in' INT '..' INT | 'estimate' INT                 its range; a typical value
  *              | 'func' NAME '(' NAME (',' NAME)* ')' '=' expr     a function of coordinates
  *              | 'func' NAME '=' 'edge' '(' NAME ')'               repeat-edge of an input
  *              | 'func' NAME '=' 'constant' '(' NAME ',' expr ')'  constant fill outside it
@@ -89,15 +90,20 @@ static bool expect_name(parser *ps, const char **out, const char *what) {
     return true;
 }
 
-static bool expect_int(parser *ps, int lo, int hi, int *out, const char *what) {
+/* The whole number at the current token (not consumed), into num. */
+static bool whole_number(parser *ps, tine_ast *num, const char *what) {
     char b[48];
     if (ps->tok != T_INT) {
         const char *f = kfound(ps, b, sizeof b);
         tine_perr(ps, "expected %s (a whole number), found %s", what, f);
         return false;
     }
+    return tine_parse_number(ps, num);
+}
+
+static bool expect_int(parser *ps, int lo, int hi, int *out, const char *what) {
     tine_ast num = {0};
-    if (!tine_parse_number(ps, &num)) return false;
+    if (!whole_number(ps, &num, what)) return false;
     if (num.ival < lo || num.ival > hi) {
         tine_perr(ps, "%s must be from %d to %d", what, lo, hi);
         return false;
@@ -105,6 +111,45 @@ static bool expect_int(parser *ps, int lo, int hi, int *out, const char *what) {
     *out = (int)num.ival;
     tine_lex_next(ps);
     return true;
+}
+
+/* A whole number with an optional minus sign, within int64. */
+static bool expect_i64(parser *ps, int64_t *out, const char *what) {
+    bool neg = ps->tok == '-';
+    if (neg) tine_lex_next(ps);
+    tine_ast num = {0};
+    if (!whole_number(ps, &num, what)) return false;
+    if (num.ival > (neg ? (tine_i128)INT64_MAX + 1 : (tine_i128)INT64_MAX)) {
+        tine_perr(ps, "%s is too large (at most 64 bits)", what);
+        return false;
+    }
+    *out = neg ? (int64_t)(-(num.ival - 1) - 1) : (int64_t)num.ival;
+    tine_lex_next(ps);
+    return true;
+}
+
+/* A parameter's `in LO..HI` and `estimate N`, each at most once, in either order. */
+static bool parse_param_info(parser *ps, tine_kdecl *d) {
+    for (;;) {
+        bool in = tine_is_word(ps, "in"), est = tine_is_word(ps, "estimate");
+        if (!in && !est) return true;
+        if (in ? d->ranged : d->estimated) {
+            tine_perr(ps, "'%s' is given twice for parameter '%s'", in ? "in" : "estimate", d->name);
+            return false;
+        }
+        int line = ps->line, col = ps->col;
+        tine_lex_next(ps);
+        if (est) {
+            if (!expect_i64(ps, &d->estimate, "the estimate")) return false;
+            d->estimated = true, d->est_line = line, d->est_col = col;
+            continue;
+        }
+        if (!expect_i64(ps, &d->lo, "the range's first value") ||
+            !kexpect(ps, T_DOTDOT, "between the range's values, as in 'in 1..4096'") ||
+            !expect_i64(ps, &d->hi, "the range's last value"))
+            return false;
+        d->ranged = true, d->range_line = line, d->range_col = col;
+    }
 }
 
 static bool parse_coords(parser *ps, tine_kdecl *d) {
@@ -180,6 +225,7 @@ static bool parse_decl(parser *ps, tine_kdecl *d, const char *on) {
         tine_lex_next(ps);
         if (!expect_name(ps, &d->name, "a name") || !kexpect(ps, ':', "after the name") || !(d->type = kparse_type(ps)))
             return false;
+        if (d->kind == K_PARAM) return parse_param_info(ps, d);
         return d->kind != K_INPUT || (kexpect(ps, '[', "and the number of dimensions, as in u8[2]") &&
                                       expect_int(ps, 1, 4, &d->dims, "the number of dimensions") &&
                                       kexpect(ps, ']', "after the number of dimensions"));

@@ -14,7 +14,7 @@
  *   materialized ones loads), each operation weighed by the bits it processes (a 256-bit
  *   vector operation is 256), operations that do not depend on the first coordinate
  *   counted at 1/16 (hoisted out of the vector loop), loop reductions' updates by their
- *   trip count (64 when the bounds are parameters);
+ *   trip count (where the bounds are parameters: at the parameters' estimates, or 64);
  * - where a function's loads in a stage miss one of the stage's iteration variables (a
  *   coordinate, or the variable of the loop reduction they are in), it is recomputed
  *   along that variable when inlined.
@@ -284,13 +284,32 @@ static double expr_cost(tine_ctx_t *ctx, const tine_expr_t *root, bool hoist, in
     return c;
 }
 
-/* A loop reduction's iterations: its constant trip count, else TRIP_UNKNOWN. */
-static double trips(const tine_reduction *r) {
+/* A loop reduction's iterations: its constant trip count; with parameters in its bounds,
+ * the count at their estimates (`param K: i32 estimate 1024`; a ranged one's middle, where
+ * it has no estimate); else TRIP_UNKNOWN. */
+static double trips(as_state *A, const tine_reduction *r) {
     if (r->lo->op == TINE_OP_CONST && r->hi->op == TINE_OP_CONST) {
         int64_t lo = (int32_t)(uint32_t)tine_const_value(r->lo, 0), hi = (int32_t)(uint32_t)tine_const_value(r->hi, 0);
         return hi > lo ? (double)(hi - lo) : 0;
     }
-    return TRIP_UNKNOWN;
+    tine_env_t *env = NULL;
+    for (int i = 0; i < A->k->ndecls; i++) {
+        const tine_kdecl *d = &A->k->decls[i];
+        tine_type_t t;
+        if (d->kind != K_PARAM || !(d->estimated || d->ranged) ||
+            !tine_parse_type_name(d->type->name, strlen(d->type->name), &t))
+            continue;
+        uint64_t v = (uint64_t)(d->estimated ? d->estimate : d->lo + (d->hi - d->lo) / 2);
+        if (!env) env = tine_env_new(A->ctx);
+        tine_env_bind(env, tine_kernel_param_var(A->ctx, d->name, t), &v);
+    }
+    tine_u128 lo, hi;
+    bool known = env && tine_eval128(A->ctx, r->lo, env, &lo) == 0 && tine_eval128(A->ctx, r->hi, env, &hi) == 0;
+    tine_env_free(env);
+    if (env && !known) tine_clear_error(A->ctx); /* a bound that reads more than parameters */
+    if (!known) return TRIP_UNKNOWN;
+    int64_t l = (int32_t)(uint32_t)lo, h = (int32_t)(uint32_t)hi; /* i32, as the bounds are */
+    return h > l ? (double)(h - l) : 0;
 }
 
 /* A stage's cost per element: its body, and each loop reduction's update times its
@@ -300,7 +319,7 @@ static double body_cost(as_state *A, const as_body *b, int *widest) {
     double c = expr_cost(A->ctx, b->body, true, widest);
     for (int i = 0; i < b->rs.n; i++) {
         double t = 1;
-        for (int p = i; p >= 0; p = b->rs.v[p].parent) t *= trips(&b->rs.v[p]);
+        for (int p = i; p >= 0; p = b->rs.v[p].parent) t *= trips(A, &b->rs.v[p]);
         c += t * expr_cost(A->ctx, b->rs.v[i].update, false, widest);
     }
     return c;
@@ -473,8 +492,8 @@ static void decide_stencil_producers(as_state *A) {
     free(base);
 }
 
-/* The vector width of a stage: the natural width of its element type (one 256-bit
- * vector), which a stage computing in wider types splits into several vectors of them.
+/* The vector width of a stage: the natural width of its element type (one vector
+ * register), which a stage computing in wider types splits into several vectors of them.
  * Measured against the width of the widest type's vector (256 / its bits), at AVX2:
  * gaussian3x3 1.44x, conv3x3a16 1.45x, sobel3x3 1.37x, conv3x3a32 4.5x slower that way
  * (a narrow store of a quarter vector, and the loads not shared); so: natural. */
@@ -621,16 +640,17 @@ static int decide_window_lanes(as_state *A, int reader) {
         if (b.body) t = b.body->type;
         body_free(&b);
     }
-    return t.bits ? 256 / t.bits : 0;
+    return t.bits ? A->k->natural_bits / t.bits : 0;
 }
 
 /* A stage's loop reductions vectorized along their variable (level 0): an integer
  * reduction, outermost, the only one of its name in the stage, whose terms read buffers
  * along their dense first coordinate (l2norm's and softmax's rows, fully_connected's dot
  * products): vectors of terms, and for a sum of widened products the pairwise sums of
- * pmaddwd. The width: 256 bits of the accumulator, at most 16 lanes of 16 bits' worth
- * (i32 sums of 16 terms: 16 products of i16 summed in pairs into 8 lanes); a reduction
- * over another buffer coordinate (matmul's B(x, k), conv_nn's filter) stays a loop. Names
+ * pmaddwd. The width: a natural vector of the accumulator, at most 16 lanes of 16 bits' worth
+ * (i32 sums of 16 terms: 16 products of i16 summed in pairs into 8 lanes), where the
+ * reduction's estimated trip count fills a vector at least; a reduction over another
+ * buffer coordinate (matmul's B(x, k), conv_nn's filter) stays a loop. Names
  * and widths are stored in name[] and width[] (at most `cap`); returns how many. */
 static int decide_reduction_vectors(as_state *A, int s, const char **name, int *width, int cap) {
     if (A->k->auto_level) return 0;
@@ -658,10 +678,10 @@ static int decide_reduction_vectors(as_state *A, int s, const char **name, int *
             }
         }
         free(order);
-        if (ok && dense) {
-            int bits = bits_of(r->acc->type);
+        int bits = bits_of(r->acc->type), w = A->k->natural_bits / (bits < 16 ? bits : 16);
+        if (ok && dense && trips(A, r) >= w) { /* fewer terms than a vector's: all in the scalar tail */
             name[m] = r->name;
-            width[m++] = 256 / (bits < 16 ? bits : 16);
+            width[m++] = w;
         }
     }
     body_free(&b);

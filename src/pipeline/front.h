@@ -6,8 +6,9 @@
  *
  *   tine_kernel_t *kn = tine_front_new(ctx);
  *   tine_front_parse(kn, text, file)        the syntax (ir/parse.c)
- *   tine_front_on(kn, isa)                  `on` names checked; isa's definitions and
- *                                           directives kept (NULL: every target's)
+ *   tine_front_on(kn, key)                  `on` names checked; the definitions and
+ *                                           directives of key's sections kept (NULL:
+ *                                           every target's), its `natural` width
  *   tine_front_check(kn)                    declarations, the call graph (kernel_check.c)
  *   tine_front_schedule(kn, level)          the directives: schedule auto's (at level) or
  *                                           the written ones, applied and checked (schedule.c)
@@ -18,17 +19,18 @@
  *
  * The compile driver (driver/compile.c) runs them: under schedule auto, a kernel whose
  * steps fail at level 0 is made again from the start at level 1 (plainer directives,
- * tine_front_retries), and one more kernel is made per instruction set the file's `on`
- * lines name (tine_front_non, tine_front_on_isa, tine_front_add_variant).
+ * tine_front_retries), and one more kernel is made per key (a `natural` width and the
+ * `on` sections that apply) that a target has and the every-target kernel's is not
+ * (tine_front_keys, tine_front_add_variant).
  */
 #ifndef TINE_PIPELINE_FRONT_H
 #define TINE_PIPELINE_FRONT_H
 
-#include "../internal.h"
+#include "../ir/ast.h"
 
 tine_kernel_t *tine_front_new(tine_ctx_t *ctx);
 bool tine_front_parse(tine_kernel_t *kn, const char *text, const char *file);
-bool tine_front_on(tine_kernel_t *kn, const char *isa);
+bool tine_front_on(tine_kernel_t *kn, const tine_on_key *key);
 bool tine_front_check(tine_kernel_t *kn);
 /* level 0: schedule auto uses every directive; 1: only materialize, vectorize (of
    coordinates) and unroll. A written schedule ignores it. */
@@ -41,10 +43,10 @@ bool tine_front_scalars(tine_kernel_t *kn);
 /* Whether a kernel whose steps failed at level is made again at level + 1 (schedule
  * auto's choice refused: not the user's error). */
 bool tine_front_retries(const tine_kernel_t *kn, int level);
-/* The instruction sets the kernel's `on` lines name (not `all`), and the kernel made for
- * the i-th (v, owned by k from then on). */
-int tine_front_non(const tine_kernel_t *k);
-const char *tine_front_on_isa(const tine_kernel_t *k, int i);
-void tine_front_add_variant(tine_kernel_t *k, int i, tine_kernel_t *v);
+/* The keys of target (NULL: of every target) other than the every-target kernel k's, each
+ * once, into keys (at most 8): their count; and the kernel made for a key (v, owned by k
+ * from then on). */
+int tine_front_keys(const tine_kernel_t *k, const char *target, tine_on_key *keys);
+void tine_front_add_variant(tine_kernel_t *k, const tine_on_key *key, tine_kernel_t *v);
 
 #endif

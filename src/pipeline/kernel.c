@@ -18,9 +18,14 @@ bool tine_front_parse(tine_kernel_t *kn, const char *text, const char *file) {
     return tine_parse_kernel(kn->ctx, &kn->arena, text, file, &kn->ast) == 0;
 }
 
-bool tine_front_on(tine_kernel_t *kn, const char *isa) {
+bool tine_front_on(tine_kernel_t *kn, const tine_on_key *key) {
     if (!tine_kernel_on_check(kn->ctx, &kn->ast)) return false;
-    tine_kernel_on_filter(&kn->ast, isa);
+    if (!key && kn->ast.non) { /* every section's directives, for the printed schedule */
+        kn->nwritten = kn->ast.nsched;
+        kn->written = tine_xcalloc((size_t)kn->nwritten + 1, sizeof *kn->written);
+        memcpy(kn->written, kn->ast.sched, (size_t)kn->nwritten * sizeof *kn->written);
+    }
+    tine_kernel_on_filter(&kn->ast, key);
     return true;
 }
 
@@ -30,12 +35,27 @@ bool tine_front_slide(tine_kernel_t *kn) {
 
 bool tine_front_retries(const tine_kernel_t *kn, int level) { return kn->ast.auto_sched && level == 0; }
 
-int tine_front_non(const tine_kernel_t *k) { return k->ast.non; }
-const char *tine_front_on_isa(const tine_kernel_t *k, int i) { return k->ast.on[i].isa; }
+/* The every-target kernel's key. */
+static const tine_on_key common_key = {.bits = TINE_NATURAL_BITS};
 
-void tine_front_add_variant(tine_kernel_t *k, int i, tine_kernel_t *v) {
-    k->isa[k->nvariants] = k->ast.on[i].isa;
+int tine_front_keys(const tine_kernel_t *k, const char *target, tine_on_key *keys) {
+    int n = 0;
+    for (int i = 0; n < 8 && (target ? i == 0 : tine_target_at(i) != NULL); i++) {
+        const tine_target_info *t = target ? NULL : tine_target_at(i);
+        if (t && t->alias_of) continue;
+        tine_on_key key;
+        tine_kernel_on_key(&k->ast, target ? target : t->name, &key);
+        bool have = tine_on_key_eq(&key, &common_key);
+        for (int j = 0; j < n && !have; j++) have = tine_on_key_eq(&key, &keys[j]);
+        if (!have) keys[n++] = key;
+    }
+    return n;
+}
+
+void tine_front_add_variant(tine_kernel_t *k, const tine_on_key *key, tine_kernel_t *v) {
+    k->key[k->nvariants] = *key;
     k->variant[k->nvariants++] = v;
+    v->variant_of_key = true;
 }
 
 /* ---- the kernel for a target ----------------------------------------------------------- */
@@ -45,9 +65,11 @@ int tine_kernel_has_own(const tine_kernel_t *k, const char *target) {
 }
 
 tine_kernel_t *tine_kernel_for_target(tine_kernel_t *k, const char *target) {
-    const tine_target_info *t = k ? tine_target_find(target ? target : "host") : NULL;
-    for (int i = 0; t && i < k->nvariants; i++)
-        if (!strcmp(k->isa[i], t->isa)) return k->variant[i];
+    if (!k || !k->nvariants || (target && !tine_target_find(target))) return k;
+    tine_on_key key;
+    tine_kernel_on_key(&k->ast, target, &key);
+    for (int i = 0; i < k->nvariants; i++)
+        if (tine_on_key_eq(&key, &k->key[i])) return k->variant[i];
     return k;
 }
 
@@ -64,6 +86,7 @@ void tine_kernel_free(tine_kernel_t *k) {
         free(k->stages[i].rvec);
     }
     free(k->stages);
+    free(k->written);
     free(k->sdecl);
     free(k->ks);
     tine_arena_free(&k->arena);
@@ -103,11 +126,22 @@ char *tine_kernel_print_stages(tine_kernel_t *k, tine_selection_t sel, const cha
 
 char *tine_kernel_print_schedule(const tine_kernel_t *k) {
     tine_buf b = {0};
+    if (k->variant_of_key) { /* one target's: every directive that applies, sections merged */
+        tine_buf_puts(&b, "schedule\n");
+        for (int i = 0; i < k->ast.nsched; i++) {
+            tine_directive_print(&k->ast.sched[i], &b);
+            tine_buf_puts(&b, "\n");
+        }
+        return b.p;
+    }
     tine_schedule_print(&k->ast, &b);
-    for (int i = 0; i < k->nvariants; i++) { /* each instruction set's own directives, if any */
+    tine_kernel_ast written = k->ast;
+    written.sched = k->written;
+    written.nsched = k->nwritten;
+    for (int i = 0; i < k->ast.non; i++) { /* each section's own directives, if any */
         tine_buf own = {0};
-        tine_schedule_print_on(&k->variant[i]->ast, k->isa[i], &own);
-        if (own.p) tine_buf_printf(&b, "on %s\n%s", k->isa[i], own.p);
+        tine_schedule_print_on(&written, k->ast.on[i].isa, &own);
+        if (own.p) tine_buf_printf(&b, "on %s\n%s", k->ast.on[i].isa, own.p);
         free(own.p);
     }
     return b.p;

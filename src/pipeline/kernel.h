@@ -24,10 +24,15 @@ struct tine_kernel {
     uint64_t *reach; /* declaration i calls j (directly or not): bit j of row i */
     uint64_t *calls; /* declaration i calls j directly: bit j of row i (rows as reach's) */
     size_t reach_words;
-    /* the kernel per instruction set named with `on` (kernel_on.c), isa[i]'s in variant[i] */
-    const char *isa[8];
+    /* the kernel per key (kernel_on.c) that some target has and this every-target kernel's
+       is not, key[i]'s in variant[i]; the directives as written, every section's (printed
+       by tine_kernel_print_schedule) */
+    tine_on_key key[8];
     tine_kernel_t *variant[8];
     int nvariants;
+    tine_kdirective *written;
+    int nwritten;
+    bool variant_of_key; /* made for one key: its directives are one target's whole schedule */
 };
 
 /* kernel_access.c: the i-th declaration of that kind (inputs, params), in declaration

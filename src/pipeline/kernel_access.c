@@ -87,6 +87,14 @@ const char *tine_kernel_param(const tine_kernel_t *k, int i, tine_type_t *t) {
     return d->name;
 }
 
+int tine_kernel_param_range(const tine_kernel_t *k, int i, int64_t *lo, int64_t *hi) {
+    const tine_kdecl *d = tine_kernel_nth(k, K_PARAM, i);
+    if (!d || !d->ranged) return 0;
+    *lo = d->lo;
+    *hi = d->hi;
+    return 1;
+}
+
 /* The coordinates of a load elab built (index = (x0 - min0) + (x1 - min1) * stride1 + ...),
  * outermost dimension last; false if the index has another shape. */
 bool tine_kernel_load_coords(const tine_expr_t *index, int dims, const tine_expr_t **x) {

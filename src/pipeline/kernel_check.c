@@ -38,6 +38,28 @@ const char *tine_c_name_clash(const char *name) {
 
 /* Each declaration on its own: the limits, a name declared once and fit for C, an element
  * type where one is written, a boundary condition of an input, one output. */
+/* A parameter's range and estimate (parse_kernel.c): within its type t, the range not
+ * empty, the estimate in the range. */
+static bool param_info_ok(tine_ctx_t *ctx, const tine_src *src, const tine_kdecl *d, tine_type_t t) {
+    tine_i128 tlo = t.kind == TINE_BOOL ? 0 : tine_min_i128(t), thi = t.kind == TINE_BOOL ? 1 : tine_max_i128(t);
+    if (d->ranged && (d->lo < tlo || d->hi > thi)) {
+        tine_diag(ctx, src, d->range_line, d->range_col, "the range %lld..%lld of '%s' leaves its type %s", (long long)d->lo,
+                  (long long)d->hi, d->name, d->type->name);
+        return false;
+    }
+    if (d->ranged && d->lo > d->hi) {
+        tine_diag(ctx, src, d->range_line, d->range_col, "the range %lld..%lld of '%s' is empty (write the smaller value first)",
+                  (long long)d->lo, (long long)d->hi, d->name);
+        return false;
+    }
+    if (d->estimated && (d->ranged ? d->estimate < d->lo || d->estimate > d->hi : d->estimate < tlo || d->estimate > thi)) {
+        tine_diag(ctx, src, d->est_line, d->est_col, "the estimate %lld of '%s' is outside its %s", (long long)d->estimate,
+                  d->name, d->ranged ? "range" : "type");
+        return false;
+    }
+    return true;
+}
+
 static bool check_decls(tine_ctx_t *ctx, tine_kernel_t *kn) {
     tine_kernel_ast *k = &kn->ast;
     const tine_src *src = k->src;
@@ -81,6 +103,7 @@ static bool check_decls(tine_ctx_t *ctx, tine_kernel_t *kn) {
                  "parameters are integers or bool; pass '%s' as an integer and convert it in the body", d->name);
             return false;
         }
+        if (d->type && d->kind == K_PARAM && !param_info_ok(ctx, src, d, t)) return false;
         if (d->type && d->kind != K_PARAM && t.kind == TINE_BOOL) {
             tine_diag(ctx, src, d->type->line, d->type->col, "buffers of bool are not supported; use u8");
             return false;

@@ -165,14 +165,15 @@ static bool rvec_directives(tine_ctx_t *ctx, tine_kernel_t *kn, const tine_kdecl
                     first++;
                 return tine_kdirective_again(ctx, s, &k->sched[first], "%s.%s is already vectorized", d->name, s->dim);
             }
-        int N = s->n ? s->n : 256 / T.bits;
+        int N = s->n ? s->n : k->natural_bits / T.bits;
         if (!st->rvec) {
             st->rvec = tine_xcalloc((size_t)k->nsched, sizeof *st->rvec);
         }
-        /* the accumulator fills one 256-bit vector at most: a sum of N terms per step
+        /* the accumulator fills 256 bits at most, at every level (a vpdpbusd's four terms a
+           lane at AVX-512 as at AVX2): a sum of N terms per step
            adds N / acc adjacent terms per lane first (pmaddwd, vpdpbusd, psadbw); `acc A`
            chooses A lanes (Neon's SMLAL accumulates each product in a lane of its own) */
-        int A = R->op == TINE_OP_ADD && N > 256 / T.bits ? 256 / T.bits : N;
+        int A = R->op == TINE_OP_ADD && N > TINE_NATURAL_BITS / T.bits ? TINE_NATURAL_BITS / T.bits : N;
         if (s->n2 && R->op != TINE_OP_ADD) {
             tine_diag(ctx, k->src, s->acc_line, s->acc_col,
                       "vectorize: acc sets a sum's accumulator; the reduction over '%s' is not a sum", s->dim);
@@ -270,7 +271,8 @@ static bool jam_limit(tine_ctx_t *ctx, tine_kernel_t *kn, const tine_kdecl *d, c
 }
 
 /* One stage: the body at one lane first (its errors name element types, u8, not vectors,
- * u8x32), which gives the element type and so the natural width (one 256-bit vector). */
+ * u8x32), which gives the element type and so the natural width (one vector register of
+ * the target: tine_kernel_ast's natural_bits). */
 static bool elaborate_stage(tine_ctx_t *ctx, tine_kernel_t *kn, tine_kdecl *d) {
     tine_stage *st = &kn->stages[kn->nstages];
     memset(st, 0, sizeof *st);
@@ -289,7 +291,7 @@ static bool elaborate_stage(tine_ctx_t *ctx, tine_kernel_t *kn, tine_kdecl *d) {
     if (d->store_as_sched && !stored_as(ctx, &kn->ast, d, st->body1, &st->type)) return false;
     st->dims = d->nargs;
     for (int i = 0; i < d->nargs; i++) st->coord[i] = d->args[i];
-    st->lanes = d->lanes ? d->lanes : 256 / vt.bits;
+    st->lanes = d->lanes ? d->lanes : kn->ast.natural_bits / vt.bits;
     /* a function of one coordinate computed at a loop: that coordinate is its rows,
        computed one value each (schedule.c: never vectorized) */
     if (d->kind == K_FUNC && d->at_sched && d->nargs == 1) st->lanes = 1;

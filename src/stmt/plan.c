@@ -285,6 +285,20 @@ static void check_call(planner *P) {
         check(P, not_(P, meet), TINE_RUN_OVERLAP, msg, NULL, 0);
     }
     free(ibytes);
+    /* each parameter in its declared range: selection assumes it (select.c) */
+    for (int i = 0; i < tine_kernel_nparams(k); i++) {
+        tine_type_t t;
+        int64_t lo, hi;
+        const char *name = tine_kernel_param(k, i, &t);
+        if (!tine_kernel_param_range(k, i, &lo, &hi)) continue;
+        tine_expr_t *v = tine_kernel_param_var(ctx, name, t);
+        tine_expr_t *in = tine_binary(ctx, TINE_OP_AND, tine_binary(ctx, TINE_OP_GE, v, tine_const_int(ctx, t, lo)),
+                                      tine_binary(ctx, TINE_OP_LE, v, tine_const_int(ctx, t, hi)));
+        char msg[200];
+        snprintf(msg, sizeof msg, "parameter '%s' is {}; the kernel declares it in %lld..%lld", name, (long long)lo,
+                 (long long)hi);
+        check(P, in, TINE_RUN_PARAM, msg, &v, 1);
+    }
     bind_geometry(P, -1, oname, tine_kernel_dims(k));
     for (int i = 0; i < nin; i++) {
         int dims;

@@ -96,12 +96,56 @@ static void supply_buffer_ranges(tine_ctx_t *ctx, const tine_stmt *s) {
     }
 }
 
+/* The facts of a check `v >= lo & v <= hi` on a scalar variable (a parameter's declared
+ * range: plan.c), as a range of v; false for any other condition. */
+static bool range_check(const tine_expr_t *c, const tine_expr_t **v, int64_t *lo, int64_t *hi) {
+    if (c->op != TINE_OP_AND) return false;
+    const tine_expr_t *ge = c->ops[0], *le = c->ops[1];
+    if (ge->op != TINE_OP_GE || le->op != TINE_OP_LE || ge->ops[0] != le->ops[0] || ge->ops[0]->op != TINE_OP_VAR ||
+        ge->ops[1]->op != TINE_OP_CONST || le->ops[1]->op != TINE_OP_CONST || ge->ops[0]->type.lanes != 1 ||
+        ge->ops[0]->type.bits > 32)
+        return false;
+    *v = ge->ops[0];
+    uint32_t a = (uint32_t)tine_const_value(ge->ops[1], 0), b = (uint32_t)tine_const_value(le->ops[1], 0);
+    bool sgn = (*v)->type.kind == TINE_INT;
+    int sh = 32 - (*v)->type.bits; /* sign-extended from the type's width */
+    *lo = sgn ? (int64_t)((int32_t)(a << sh) >> sh) : (int64_t)a;
+    *hi = sgn ? (int64_t)((int32_t)(b << sh) >> sh) : (int64_t)b;
+    return true;
+}
+
+/* The ranges the run's first checks establish (the checks before any loop or store: a
+ * failed one ends the run before anything is computed), supplied for selection. */
+static void supply_checked_ranges(tine_ctx_t *ctx, const tine_stmt *s) {
+    while (s) {
+        if (s->kind == TINE_S_LET) {
+            s = s->let.body;
+            continue;
+        }
+        if (s->kind != TINE_S_BLOCK) return;
+        const tine_stmt *next = NULL;
+        for (int i = 0; i < s->block.n; i++) {
+            const tine_stmt *c = s->block.v[i];
+            const tine_expr_t *v;
+            int64_t lo, hi;
+            if (c->kind == TINE_S_ASSERT && range_check(c->assert_.cond, &v, &lo, &hi))
+                tine_bounds_set_var(ctx, v, lo, hi);
+            else if (c->kind != TINE_S_ASSERT) {
+                if (i == s->block.n - 1) next = c;
+                break;
+            }
+        }
+        s = next;
+    }
+}
+
 tine_stmt *tine_stmt_select(tine_stmt_pool *p, tine_stmt *s, tine_selection_t sel, const char *target) {
     selector S = {.ctx = p->ctx, .sel = sel, .target = target};
     /* the code serves every run: selection sees no run's bounds facts (ARCHITECTURE.md),
        only what holds for every run, such as the ranges of the kernel's own buffers */
     int scope = tine_bounds_open(p->ctx, true);
     supply_buffer_ranges(p->ctx, s);
+    supply_checked_ranges(p->ctx, s);
     tine_stmt *r = map_once(p, s, select_one, &S);
     tine_bounds_close(p->ctx, scope);
     return r;

@@ -48,26 +48,26 @@ static bool runs_v4_vnni(void) { return runs_v4() && __builtin_cpu_supports("avx
  * VNNI, such as Skylake-X, must not get VNNI code from the name v4), so it is a row of its
  * own, left out of the fixed targets the tests and the bench iterate over. */
 static const tine_target_info TARGETS[] = {
-    {"host", "x86", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false},
-    {"x86-64-sse2", "x86", "sse2", X86_64, "x86-64", "+sse2", "-march=x86-64", runs_always, "", NULL, false},
+    {"host", "x86", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false, 0},
+    {"x86-64-sse2", "x86", "sse2", X86_64, "x86-64", "+sse2", "-march=x86-64", runs_always, "", NULL, false, 128},
     {"x86-64-sse41", "x86", "sse2 ssse3 sse4.1", X86_64, "x86-64-v2", "+sse4.1,+ssse3", "-march=x86-64-v2", runs_v2,
-     NEEDS_V2, NULL, false},
+     NEEDS_V2, NULL, false, 128},
     {"x86-64-avx2", "x86", "sse2 ssse3 sse4.1 avx2", X86_64, "x86-64-v3", "+avx2,+fma", "-march=x86-64-v3", runs_v3,
-     NEEDS_V3, NULL, false},
+     NEEDS_V3, NULL, false, 256},
     {"x86-64-avx512", "x86", "sse2 ssse3 sse4.1 avx2 avx512f avx512bw avx512vnni", X86_64, "x86-64-v4",
      "+avx512f,+avx512bw,+avx512vl,+avx512dq,+avx512vnni", "-march=x86-64-v4 -mavx512vnni", runs_v4_vnni,
-     NEEDS_V4 " avx512vnni", NULL, false},
+     NEEDS_V4 " avx512vnni", NULL, false, 512},
     {"arm-64", "arm", "neon", AARCH64, "generic", "+neon", "--target=aarch64-linux-gnu -march=armv8-a", runs_never,
-     "asimd", NULL, false},
+     "asimd", NULL, false, 256},
     {"arm-64-dotprod", "arm", "neon rdm dotprod", AARCH64, "generic", "+v8.2a,+neon,+rdm,+dotprod",
-     "--target=aarch64-linux-gnu -march=armv8.2-a+rdm+dotprod", runs_never, NEEDS_V82, NULL, false},
+     "--target=aarch64-linux-gnu -march=armv8.2-a+rdm+dotprod", runs_never, NEEDS_V82, NULL, false, 256},
     {"arm-64-i8mm", "arm", "neon rdm dotprod i8mm", AARCH64, "generic", "+v8.6a,+neon,+rdm,+dotprod,+i8mm",
      "--target=aarch64-linux-gnu -march=armv8.6-a+i8mm", runs_never, NEEDS_V82 " jscvt fcma lrcpc i8mm bf16", NULL,
-     false},
+     false, 256},
     {"x86-64-v2", "x86", .alias_of = "x86-64-sse41", .unlisted = true},
     {"x86-64-v3", "x86", .alias_of = "x86-64-avx2", .unlisted = true},
     {"x86-64-v4", "x86", "sse2 ssse3 sse4.1 avx2 avx512f avx512bw", X86_64, "x86-64-v4",
-     "+avx512f,+avx512bw,+avx512vl,+avx512dq", "-march=x86-64-v4", runs_v4, NEEDS_V4, NULL, true},
+     "+avx512f,+avx512bw,+avx512vl,+avx512dq", "-march=x86-64-v4", runs_v4, NEEDS_V4, NULL, true, 512},
 };
 enum { NTARGETS = sizeof TARGETS / sizeof TARGETS[0] };
 
@@ -129,6 +129,17 @@ int tine_target_list(tine_ctx_t *ctx, const char *list, const tine_target_info *
         p += len;
         if (!*p) return n;
     }
+}
+
+const tine_target_info *tine_target_fixed(const tine_target_info *t) {
+    if (!t || t->features) return t;
+    const tine_target_info *best = NULL;
+    for (int i = 0; i < NTARGETS; i++) {
+        const tine_target_info *r = &TARGETS[i];
+        if (r->alias_of || r->unlisted || !r->features || strcmp(r->isa, t->isa)) continue;
+        if (!best || (r->c_runs && r->c_runs())) best = r;
+    }
+    return best;
 }
 
 const tine_target_info *tine_target_at(int i) { return i >= 0 && i < NTARGETS ? &TARGETS[i] : NULL; }

@@ -31,6 +31,9 @@ typedef struct {
     /* found by name, but not one of the fixed targets tine_target_name lists (tests and
        the bench iterate over those) */
     bool unlisted;
+    /* the width of its vector registers in bits: a kernel's `natural` vector (0: the
+       host's, tine_target_fixed's) */
+    int vector_bits;
 } tine_target_info;
 
 /* The row of a target name (an alias's: the row it stands for), or NULL. */
@@ -39,6 +42,9 @@ const tine_target_info *tine_target_find(const char *name);
  * "host" (at most max): their count, or -1 with an error naming the entry at fault (an
  * unknown one with the closest target's name). */
 int tine_target_list(tine_ctx_t *ctx, const char *list, const tine_target_info **rows, int max);
+/* The fixed row t stands for: t itself, or for the host the highest listed row of its
+ * architecture this CPU runs (its first row if it runs none: an AArch64 host). */
+const tine_target_info *tine_target_fixed(const tine_target_info *t);
 /* The i-th row (the host first), or NULL past the end. */
 const tine_target_info *tine_target_at(int i);
 /* The mask over isa's features of the features a row names (it names only declared ones:
