@@ -78,7 +78,7 @@ static entries_fn load_ref(const char *compiler, const char *march, double *comp
     static int serial;
     snprintf(so, sizeof so, "/tmp/tine-bench-ref-%ld-%d.so", (long)getpid(), serial++);
     snprintf(cmd, sizeof cmd, "%s -O3 %s -fPIC -shared -o %s", compiler, march, so);
-    static const char *const files[] = {"cases.c", "image.c", "camera.c", "ml.c", "ml_reduce.c"};
+    static const char *const files[] = {"cases.c", "image.c", "camera.c", "ml.c", "ml_reduce.c", "user.c"};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++)
         snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), " %s/bench/ref/%s", TINE_SOURCE_DIR, files[i]);
     snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), " -lm 2>/dev/null");
@@ -533,7 +533,7 @@ static int bench_kernel(const bench_entry *be, row_target *rows, int nrows, cons
                         const bench_roof *roof, bench_row *res, int *nres, int quick) {
     int status = 0;
     char path[512];
-    snprintf(path, sizeof path, "%s/bench/kernels/%s.tine", TINE_SOURCE_DIR, be->name);
+    snprintf(path, sizeof path, "%s/bench/%s/%s.tine", TINE_SOURCE_DIR, bench_entry_dir(be), be->name);
     char *text = tine_cli_read_file(path);
     if (!text) return 1; /* it said why */
     fprintf(stderr, "\rbench: %-15s preparing inputs and references%20s", be->name, "");
