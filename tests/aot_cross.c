@@ -1,6 +1,7 @@
-/* aot_cross.c — every benchmark kernel compiled ahead of time for another architecture
- * (AArch64 under qemu-user: built and run by test_aot_arm.sh), through each selection and
- * target variant, bit for bit against bench/ref's scalar C references.
+/* aot_cross.c — every benchmark kernel (and user kernel: bench/user) compiled ahead of
+ * time for another architecture (AArch64 under qemu-user: built and run by
+ * test_aot_arm.sh), through each selection and target variant, bit for bit against
+ * bench/ref's scalar C references.
  *
  * The script compiles each kernel NAME once per variant as <variant>_NAME (`tine compile
  * --name`) and writes aot_variants.h, which includes every generated header and lists the
@@ -45,14 +46,24 @@
     X(v, fully_connected, 3, 8)    \
     X(v, conv_nn, 3, 12)           \
     X(v, depthwise_conv, 3, 7)     \
-    X(v, matmul, 2, 9)
+    X(v, matmul, 2, 9)             \
+    X(v, sad8x8, 2, 0)             \
+    X(v, downsample2x2, 1, 0)      \
+    X(v, fir16, 2, 0)              \
+    X(v, mix_gain, 2, 2)           \
+    X(v, rgb_to_grey, 1, 0)        \
+    X(v, alpha_blend, 3, 0)        \
+    X(v, gemv_i8, 2, 1)            \
+    X(v, requant_i8, 1, 3)
 
 #define INS_1 &in[0]
 #define INS_2 INS_1, &in[1]
 #define INS_3 INS_2, &in[2]
 #define PS_0
-#define PS_2 p[0], p[1],
-#define PS_4 PS_2 p[2], p[3],
+#define PS_1 p[0],
+#define PS_2 PS_1 p[1],
+#define PS_3 PS_2 p[2],
+#define PS_4 PS_3 p[3],
 #define PS_6 PS_4 p[4], p[5],
 #define PS_7 PS_6 p[6],
 #define PS_8 PS_7 p[7],

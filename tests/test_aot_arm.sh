@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# test_aot_arm.sh TINE [--bench] — the benchmark kernels (bench/kernels) compiled ahead of
-# time for AArch64 in five variants: arm-64 and arm-64-dotprod, each through tine's
+# test_aot_arm.sh TINE [--bench] — the benchmark kernels (bench/kernels, and the user
+# kernels of bench/user) compiled ahead of time for AArch64 in five variants: arm-64 and
+# arm-64-dotprod, each through tine's
 # selection and LLVM alone, and arm-64 (tine) with the output's last loop parallel where
 # the schedule allows it (the parallel runtime's threads). They are linked into one static
 # AArch64 program (aot_cross.c) with bench/ref's C references and run under qemu-aarch64:
@@ -21,7 +22,11 @@ cc=${TINE_AOT_ARM_CC:-clang-19}
 sysroot=/usr/aarch64-linux-gnu
 targets=${TINE_AOT_ARM_TARGETS:-arm-64 arm-64-dotprod}
 # every kernel file (aot_cross.c fails when its table misses one of the harness's kernels)
-kernels=$(cd "$bench/kernels" && for f in *.tine; do echo "${f%.tine}"; done)
+kernels=$(cd "$bench" && for f in kernels/*.tine user/*.tine; do f=${f#*/}; echo "${f%.tine}"; done)
+# a kernel's file: bench/kernels/NAME.tine, or bench/user/NAME.tine
+kernel_file() {
+  if [[ -f $bench/kernels/$1.tine ]]; then echo "$bench/kernels/$1.tine"; else echo "$bench/user/$1.tine"; fi
+}
 
 skip() {
   echo "test_aot_arm: skipped: $*"
@@ -43,10 +48,11 @@ cflags=(--target=aarch64-linux-gnu -O2 -static)
 # parallel runtime's threads), or "" when its schedule does not allow it (a sliding
 # window needs its rows in order; --emit schedule checks that without compiling).
 parallel_copy() {
-  local k=$1 last
+  local k=$1 last file
+  file=$(kernel_file "$k")
   last=$(awk 'match($0, /^output [A-Za-z_0-9]+\([^)]*\)/) {
-      split(substr($0, 8, RLENGTH - 8), a, /[(, ]+/); print a[1] "." a[length(a)]; exit }' "$bench/kernels/$k.tine")
-  { cat "$bench/kernels/$k.tine"; echo "parallel $last"; } >"$tmp/par_$k.tine"
+      split(substr($0, 8, RLENGTH - 8), a, /[(, ]+/); print a[1] "." a[length(a)]; exit }' "$file")
+  { cat "$file"; echo "parallel $last"; } >"$tmp/par_$k.tine"
   if "$tine" compile "$tmp/par_$k.tine" --emit schedule >/dev/null 2>&1; then
     echo "$tmp/par_$k.tine"
   fi
@@ -68,7 +74,7 @@ jobs=()
     [[ $par == parallel ]] && v=${v}_par && label="$label parallel"
     variants="$variants V($v, \"$label\")"
     for k in $kernels; do
-      src=$bench/kernels/$k.tine
+      src=$(kernel_file "$k")
       if [[ $par == parallel ]]; then
         p=$(parallel_copy "$k")
         [[ -n $p ]] && src=$p && parallel_kernels="$parallel_kernels $k"
@@ -87,7 +93,7 @@ printf '%s\0' "${jobs[@]}" | xargs -0 -n 6 -P "${TINE_AOT_ARM_JOBS:-2}" sh -c '
 
 # -lpthread: kernels with parallel loops carry their own runtime, which creates threads
 if ! "$cc" "${cflags[@]}" -std=c11 -Wall -Wextra -Werror -I"$tmp" -I"$bench" -o "$tmp/aot_cross" \
-  "$here/aot_cross.c" "$tmp"/*.o "$bench"/ref/{cases,image,camera,ml,ml_reduce}.c -lm -lpthread 2>"$tmp/cc.err"; then
+  "$here/aot_cross.c" "$tmp"/*.o "$bench"/ref/{cases,image,camera,ml,ml_reduce,user}.c -lm -lpthread 2>"$tmp/cc.err"; then
   echo "FAIL: the AArch64 program does not build:" >&2
   head -20 "$tmp/cc.err" >&2
   exit 1

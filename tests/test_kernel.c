@@ -18,7 +18,7 @@
  *   3. Kernels that run: small kernels written here (1-D to 4-D outputs; u8/i16/u16/i32/f32
  *      outputs; integer params; edge and constant boundaries; let; sum/min/max
  *      reductions; FPIR ops) at their natural vector width and three of 1, 4, ..., 64
- *      each (every width by half of them), and every file in ../bench/kernels. Each runs
+ *      each (every width by half of them), and every file in ../bench/kernels and ../bench/user. Each runs
  *      over output shapes whose widths are not multiples of the vector width (and
  *      narrower than it: the scalar path), with non-zero output mins, padded rows
  *      (stride > extent: the padding must stay untouched), random inputs with a margin,
@@ -1436,8 +1436,6 @@ static void test_jammed_reductions(void) {
                       3, 5000, 0);
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
 /* A run of a benchmark kernel from its harness case (bench/ref/cases.h): the case's
  * buffers copied into exactly-sized ones, its parameters, an output padded by `pad`. */
 static bool case_run(const tine_kernel_t *k, const bench_case *c, int pad, run_t *r) {
@@ -1515,32 +1513,37 @@ static void check_auto(tine_ctx_t *ctx, const char *path, const char *text, run_
     free(atext);
 }
 
-/* Every benchmark kernel (bench/ref/cases.h's entries; every file of the directory must
- * have one) on its harness cases: the interpreter's output against the compiled code on
- * every target and both selections. (test_refs checks them against the C references.) */
-static void test_bench_kernels(const char *dir) {
-    DIR *d = opendir(dir);
-    if (!d) {
-        fail("cannot open %s (the test runs in tests/)", dir);
-        return;
-    }
-    char *names[256];
+/* Every benchmark kernel (bench/ref/cases.h's entries: bench/kernels and the user
+ * kernels of bench/user; every file of the two directories must have one) on its harness
+ * cases: the interpreter's output against the compiled code on every target and both
+ * selections. (test_refs checks them against the C references.) */
+static void test_bench_kernels(const char *bench) {
     int n = 0;
-    for (struct dirent *e; (e = readdir(d)) != NULL && n < 256;) {
-        size_t l = strlen(e->d_name);
-        if (l > 5 && !strcmp(e->d_name + l - 5, ".tine")) names[n++] = tine_strdup(e->d_name);
-    }
-    closedir(d);
-    qsort(names, (size_t)n, sizeof *names, cmp_str);
-    for (int i = 0; i < n; i++) {
-        names[i][strlen(names[i]) - 5] = 0;
-        check(bench_entry_find(names[i]) != NULL, "%s/%s.tine has no harness entry in bench/ref", dir, names[i]);
-        free(names[i]);
+    for (int sub = 0; sub < 2; sub++) {
+        char dir[512];
+        snprintf(dir, sizeof dir, "%s/%s", bench, sub ? "user" : "kernels");
+        DIR *d = opendir(dir);
+        if (!d) {
+            fail("cannot open %s (the test runs in tests/)", dir);
+            return;
+        }
+        for (struct dirent *e; (e = readdir(d)) != NULL;) {
+            size_t l = strlen(e->d_name);
+            if (l <= 5 || strcmp(e->d_name + l - 5, ".tine")) continue;
+            char *name = tine_strdup(e->d_name);
+            name[l - 5] = 0;
+            const bench_entry *be = bench_entry_find(name);
+            check(be && !strcmp(bench_entry_dir(be), sub ? "user" : "kernels"),
+                  "%s/%s.tine has no harness entry in bench/ref (user kernels: user.c)", dir, name);
+            free(name);
+            n++;
+        }
+        closedir(d);
     }
     int nk = 0;
     for (const bench_entry *be = bench_entries(); be->name; be++, nk++) {
         char path[512];
-        snprintf(path, sizeof path, "%s/%s.tine", dir, be->name);
+        snprintf(path, sizeof path, "%s/%s/%s.tine", bench, bench_entry_dir(be), be->name);
         char *text = read_file(path);
         if (!text) {
             fail("cannot read %s", path);
@@ -2144,7 +2147,7 @@ int main(int argc, char **argv) {
     double t3 = now();
     if (second) {
         test_auto_schedules("../bench/kernels");
-        test_bench_kernels("../bench/kernels");
+        test_bench_kernels("../bench");
     }
     double t4 = now();
     printf("%d compilations (%.2f s), %d compiled runs compared with the interpreter (%.2f s); interpreter %.2f s\n",

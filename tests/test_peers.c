@@ -6,7 +6,7 @@
  * output must equal the reference's in every element; for a library peer whose definition
  * differs from the kernel's (peer.h: OpenCV, XNNPACK), in every element it compares, within
  * the difference it states. An entry that cannot bind (its names, types or dimensions
- * differ from the kernel's) fails too, and so does a kernel of bench/kernels that a
+ * differ from the kernel's) fails too, and so does a kernel (bench/kernels, bench/user) that a
  * per-row module (Halide) lacks; a library peer covers the kernels it has.
  *
  * `test_peers --time MODULE.so [KERNEL]` instead times each entry this machine runs at the

@@ -1,6 +1,7 @@
 /* test_refs.c — every benchmark kernel against its independent scalar C reference.
  *
- * For every entry of bench/ref/cases.h: the kernel (bench/kernels/NAME.tine) is compiled
+ * For every entry of bench/ref/cases.h: the kernel (bench/kernels/NAME.tine, or
+ * bench/user/NAME.tine for a user kernel) is compiled
  * by tine through both selections (LLVM alone, and tine's) for the host, and run on the
  * three small test shapes (odd extents, one narrower than any vector) filled with random
  * data and with edge values (all 0, all max, a 0/max checkerboard, stripes); every output
@@ -20,7 +21,7 @@ static const char *const PATTERNS[] = {"random", "zero", "max", "checker", "stri
 
 static void test_kernel(const bench_entry *be) {
     char path[256];
-    snprintf(path, sizeof path, "../bench/kernels/%s.tine", be->name);
+    snprintf(path, sizeof path, "../bench/%s/%s.tine", bench_entry_dir(be), be->name);
     char *text = read_file(path);
     CHECK(text != NULL, "cannot read %s", path);
     if (!text) return;

@@ -466,7 +466,7 @@ static void test_bench_kernels(void) {
     int nk = 0;
     for (const bench_entry *be = bench_entries(); be->name; be++) {
         char path[256];
-        snprintf(path, sizeof path, "../bench/kernels/%s.tine", be->name);
+        snprintf(path, sizeof path, "../bench/%s/%s.tine", bench_entry_dir(be), be->name);
         char *text = read_file(path);
         if (!text) {
             fail("cannot read %s (the test runs in tests/)", path);

@@ -29,6 +29,10 @@
  * after tine auto; a shuffle alone still left 1.55x between the two over its ten rounds.
  * The median and min–max of every timed run, single thread.
  *
+ * The user kernels (bench/user: kernels outside the 20, written plainly, `schedule auto`)
+ * run the same way without the tine column (their file's schedule is auto already) and
+ * are reported in a table of their own (bench_report.c).
+ *
  * Before the kernels, the bench measures this machine's copy and read bandwidth once;
  * each row's roof is the time its bytes (inputs read once, output written once) take at
  * the copy bandwidth (bench_report.c prints each implementation's fraction of it).
@@ -78,7 +82,7 @@ static entries_fn load_ref(const char *compiler, const char *march, double *comp
     static int serial;
     snprintf(so, sizeof so, "/tmp/tine-bench-ref-%ld-%d.so", (long)getpid(), serial++);
     snprintf(cmd, sizeof cmd, "%s -O3 %s -fPIC -shared -o %s", compiler, march, so);
-    static const char *const files[] = {"cases.c", "image.c", "camera.c", "ml.c", "ml_reduce.c"};
+    static const char *const files[] = {"cases.c", "image.c", "camera.c", "ml.c", "ml_reduce.c", "user.c"};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++)
         snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), " %s/bench/ref/%s", TINE_SOURCE_DIR, files[i]);
     snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), " -lm 2>/dev/null");
@@ -431,7 +435,8 @@ static bool bench_row_run(const bench_entry *be, const char *text, const char *p
             return false;
         }
         im->m->compile_ms = (cli_now() - c0) * 1e3 + (kind == IMPL_AUTO ? auto_parse_ms : r->parse_ms);
-        im->m->state = MEAS_TIMED;
+        /* a user kernel's file has no hand schedule: its tine column would time tine auto twice */
+        im->m->state = kind == IMPL_TINE && r->user ? MEAS_ABSENT : MEAS_TIMED;
         if (kind == IMPL_AUTO) continue;
         double sel_ms, cg_ms;
         tine_compiled_times(im->compiled, &sel_ms, &cg_ms);
@@ -533,7 +538,7 @@ static int bench_kernel(const bench_entry *be, row_target *rows, int nrows, cons
                         const bench_roof *roof, bench_row *res, int *nres, int quick) {
     int status = 0;
     char path[512];
-    snprintf(path, sizeof path, "%s/bench/kernels/%s.tine", TINE_SOURCE_DIR, be->name);
+    snprintf(path, sizeof path, "%s/bench/%s/%s.tine", TINE_SOURCE_DIR, bench_entry_dir(be), be->name);
     char *text = tine_cli_read_file(path);
     if (!text) return 1; /* it said why */
     fprintf(stderr, "\rbench: %-15s preparing inputs and references%20s", be->name, "");
@@ -558,6 +563,7 @@ static int bench_kernel(const bench_entry *be, row_target *rows, int nrows, cons
         bench_row *r = &res[(*nres)++];
         r->kernel = be->name;
         r->target = rows[t].name;
+        r->user = bench_entry_is_user(be);
         r->bytes = buffer_bytes(&cases[PAT_RANDOM].out, cases[PAT_RANDOM].out_bits);
         for (int i = 0; i < cases[PAT_RANDOM].ninputs; i++)
             r->bytes += buffer_bytes(&cases[PAT_RANDOM].in[i], cases[PAT_RANDOM].in_bits[i]);
@@ -571,6 +577,12 @@ static int bench_kernel(const bench_entry *be, row_target *rows, int nrows, cons
     free(got);
     free(text);
     return status;
+}
+
+/* Whether --filter selects be: every kernel without one; the kernels whose name contains
+ * it; and for `--filter user`, every user kernel (bench/user) as well. */
+static bool selected(const bench_entry *be, const char *filter) {
+    return !filter || strstr(be->name, filter) || (!strcmp(filter, "user") && bench_entry_is_user(be));
 }
 
 int tine_cmd_bench(const char *filter, const char *only_target, const char *peers, const char *rules, int quick) {
@@ -611,7 +623,7 @@ int tine_cmd_bench(const char *filter, const char *only_target, const char *peer
         tine_ctx_free(tctx);
         return 1;
     }
-    for (const bench_entry *be = bench_entries(); be->name; be++) kernels += !filter || strstr(be->name, filter);
+    for (const bench_entry *be = bench_entries(); be->name; be++) kernels += selected(be, filter);
     if (!kernels) {
         fprintf(stderr, "tine: no benchmark kernel matches --filter '%s'\n", filter);
         tine_ctx_free(tctx);
@@ -630,7 +642,7 @@ int tine_cmd_bench(const char *filter, const char *only_target, const char *peer
     bench_row *res = calloc((size_t)(kernels * nrows), sizeof *res);
     int nres = 0, status = 0;
     for (const bench_entry *be = bench_entries(); be->name && res && !status; be++) {
-        if (filter && !strstr(be->name, filter)) continue;
+        if (!selected(be, filter)) continue;
         status = bench_kernel(be, rows, nrows, loaded, want, &roof, res, &nres, quick);
     }
     fprintf(stderr, "\r%80s\r", "");

@@ -36,6 +36,7 @@ typedef struct {
 
 typedef struct {
     const char *kernel, *target;
+    bool user;           /* a user kernel (bench/user): tine's column is its schedule auto; a table of its own */
     meas m[NIMPL];
     int runs;            /* timed runs of each implementation */
     double bytes;        /* inputs read once and the output written once */
@@ -50,8 +51,9 @@ typedef struct {
     char not_run[128];   /* the rows this processor cannot run, comma-separated ("" if none) */
 } bench_roof;
 
-/* The table, the summaries, tine-bench.csv, tine-bench.svg (and .png); 0, or 1 when a
- * file could not be written (said on stderr). */
+/* The table, the summaries, the user kernels' table (rows with user set, after the others)
+ * and its summary, tine-bench.csv, tine-bench.svg (and .png); 0, or 1 when a file could
+ * not be written (said on stderr). */
 int bench_report(const bench_row *rows, int n, const bench_roof *roof, bool quick);
 
 /* `tine bench --target` an AArch64 row: llvm-mca's estimate of each kernel's steady-state

@@ -43,6 +43,13 @@ static double ratio(const bench_row *r, int one, int other) {
 
 static double over(const bench_row *r, int other) { return ratio(r, IMPL_TINE, other); }
 
+/* whether rows[r] is the first row of its target (the summaries are per target) */
+static bool first_of_target(const bench_row *rows, int r) {
+    for (int q = 0; q < r; q++)
+        if (!strcmp(rows[q].target, rows[r].target)) return false;
+    return true;
+}
+
 
 /* "median [min-max]", or what kept it from being timed */
 static void cell(char *buf, size_t n, const meas *m) {
@@ -136,9 +143,7 @@ static double geomean(const bench_row *rows, int n, const char *target, int one,
 static void print_summaries(const bench_row *rows, int n) {
     printf("\nper target: geomean of tine's time over each other implementation's (below 1: tine faster)\n");
     for (int r = 0; r < n; r++) {
-        bool first = true;
-        for (int q = 0; q < r; q++) first &= strcmp(rows[q].target, rows[r].target) != 0;
-        if (!first) continue;
+        if (!first_of_target(rows, r)) continue;
         const char *t = rows[r].target;
         printf("  %-14s", t);
         for (int i = IMPL_LLVM; i <= NTABLE; i++) {
@@ -217,7 +222,7 @@ static int write_csv(const char *path, const bench_row *rows, int n) {
         fprintf(f, ",%s_ms,%s_min_ms,%s_max_ms,%s_state,%s_compile_ms,%s_roof_fraction", CSV_NAMES[i], CSV_NAMES[i],
                 CSV_NAMES[i], CSV_NAMES[i], CSV_NAMES[i], CSV_NAMES[i]);
     fprintf(f, ",tine_over_halide,tine_over_best,auto_over_halide,auto_over_tine,parse_ms,expand_ms,llvm_codegen_ms,lift_ms,"
-               "tine_codegen_ms,tine_over_opencv,tine_over_xnnpack,opencv_max_diff,xnnpack_max_diff\n");
+               "tine_codegen_ms,tine_over_opencv,tine_over_xnnpack,opencv_max_diff,xnnpack_max_diff,group\n");
     for (int r = 0; r < n; r++) {
         const bench_row *row = &rows[r];
         fprintf(f, "%s,%s,%d,%.0f,%.5g", row->kernel, row->target, row->runs, row->bytes, row->roof_ms);
@@ -253,7 +258,7 @@ static int write_csv(const char *path, const bench_row *rows, int n) {
             if (timed(&row->m[i])) fprintf(f, ",%d", row->m[i].max_diff);
             else fprintf(f, ",");
         }
-        fprintf(f, "\n");
+        fprintf(f, ",%s\n", row->user ? "user" : "benchmark");
     }
     bool ok = !ferror(f);
     return fclose(f) == 0 && ok ? 0 : -1;
@@ -361,9 +366,7 @@ static void print_synth(const bench_row *rows, int n) {
                x > 1.03 ? "  slower" : x > 0 && x < 0.97 ? "  faster" : "");
     }
     for (int r = 0; r < n; r++) {
-        bool first = true;
-        for (int q = 0; q < r; q++) first &= strcmp(rows[q].target, rows[r].target) != 0;
-        if (!first) continue;
+        if (!first_of_target(rows, r)) continue;
         int cnt;
         double g = geomean(rows, n, rows[r].target, IMPL_SYNTH, IMPL_TINE, &cnt);
         if (cnt) printf("  geomean synth/hand %-14s %.3f (%d kernels)\n", rows[r].target, g, cnt);
@@ -396,6 +399,64 @@ static void print_inversions(const bench_row *rows, int n) {
     printf("%s (%d pairs of levels compared)\n", found ? "" : " none", pairs);
 }
 
+/* The user kernels' table (bench/user: no hand schedule, so tine's column is tine auto):
+ * tine auto beside LLVM alone, Halide 14 and the C references, its time over each, and per
+ * target the geomeans and the kernels where tine auto is behind Halide 14 by more than 10%. */
+static void print_user_table(const bench_row *rows, int n) {
+    static const int cols[] = {IMPL_AUTO, IMPL_LLVM, IMPL_HALIDE, IMPL_CLANG, IMPL_GCC};
+    enum { NCOLS = sizeof cols / sizeof *cols };
+    printf("\nuser kernels (bench/user: written plainly as a user would, no hand schedule: the automatic scheduler's\n"
+           "choice); auto/X = tine auto's time over X's\n");
+    printf("%-15s %-14s", "kernel", "target");
+    for (int i = 0; i < NCOLS; i++) printf(" %-26s", bench_impl_names[cols[i]]);
+    printf(" %8s %8s %8s %8s %8s %8s %6s\n", "auto/H", "auto/LLVM", "auto/gcc", "auto/best", "roof:a", "cc auto", "exact");
+    for (int r = 0; r < n; r++) {
+        const bench_row *row = &rows[r];
+        printf("%-15s %-14s", row->kernel, row->target);
+        bool exact = true;
+        double best = 0;
+        for (int i = 0; i < NCOLS; i++) {
+            char c[64];
+            cell(c, sizeof c, &row->m[cols[i]]);
+            printf(" %-26s", c);
+            exact &= row->m[cols[i]].state == MEAS_TIMED || row->m[cols[i]].state == MEAS_ABSENT;
+            if (i && timed(&row->m[cols[i]]) && (best == 0 || row->m[cols[i]].ms < best)) best = row->m[cols[i]].ms;
+        }
+        char q[4][16] = {"-", "-", "-", "-"}, rt[16] = "-";
+        const int over_of[3] = {IMPL_HALIDE, IMPL_LLVM, IMPL_GCC};
+        double x[4];
+        for (int i = 0; i < 3; i++) x[i] = ratio(row, IMPL_AUTO, over_of[i]);
+        x[3] = best > 0 && timed(&row->m[IMPL_AUTO]) ? row->m[IMPL_AUTO].ms / best : 0;
+        for (int i = 0; i < 4; i++)
+            if (x[i] > 0) snprintf(q[i], sizeof q[i], "%.2f", x[i]);
+        if (timed(&row->m[IMPL_AUTO])) snprintf(rt, sizeof rt, "%.0f%%", 100 * row->roof_ms / row->m[IMPL_AUTO].ms);
+        printf(" %8s %8s %8s %8s %8s %6.0fms %6s\n", q[0], q[1], q[2], q[3], rt, row->m[IMPL_AUTO].compile_ms,
+               exact ? "yes" : "NO");
+    }
+    printf("\nuser kernels per target: geomean of tine auto's time over each other implementation's (below 1: faster)\n");
+    for (int r = 0; r < n; r++) {
+        if (!first_of_target(rows, r)) continue;
+        const char *t = rows[r].target;
+        printf("  %-14s", t);
+        for (int i = 1; i < NCOLS; i++) {
+            int cnt;
+            double g = geomean(rows, n, t, IMPL_AUTO, cols[i], &cnt);
+            if (cnt) printf("  tine auto/%s %.3f (%d)", bench_impl_names[cols[i]], g, cnt);
+        }
+        char behind[1024] = "";
+        int compared = 0;
+        for (int q = 0; q < n; q++) {
+            if (strcmp(rows[q].target, t)) continue;
+            double h = ratio(&rows[q], IMPL_AUTO, IMPL_HALIDE);
+            compared += h > 0;
+            if (h > 1.1 && strlen(behind) < sizeof behind - 40)
+                snprintf(behind + strlen(behind), sizeof behind - strlen(behind), " %s (%.2fx)", rows[q].kernel, h);
+        }
+        printf("\n  %14s  tine auto behind Halide 14 by more than 10%%:%s\n", "",
+               !compared ? " no figure" : behind[0] ? behind : " none");
+    }
+}
+
 int bench_report(const bench_row *rows, int n, const bench_roof *roof, bool quick) {
     printf("tine bench: median [min-max] ms of interleaved runs after 2 warm-ups, single thread%s\n",
            quick ? " (quick sizes)" : "");
@@ -404,9 +465,15 @@ int bench_report(const bench_row *rows, int n, const bench_roof *roof, bool quic
            roof->copy_gbs, roof->read_gbs);
     if (roof->not_run[0]) printf("not run: %s (this processor lacks the instructions)\n\n", roof->not_run);
     printf("AArch64 rows: tine bench --target arm-64 (llvm-mca estimates of the inner loops, LLVM alone beside tine)\n\n");
-    print_table(rows, n);
-    print_peer_notes(rows, n);
-    print_summaries(rows, n);
+    /* the user kernels' rows come after the others (bench_entries' order) */
+    int nb = 0;
+    while (nb < n && !rows[nb].user) nb++;
+    if (nb) {
+        print_table(rows, nb);
+        print_peer_notes(rows, nb);
+        print_summaries(rows, nb);
+    }
+    if (nb < n) print_user_table(rows + nb, n - nb);
     print_inversions(rows, n);
     print_synth(rows, n);
     print_phases(rows, n);
@@ -414,7 +481,7 @@ int bench_report(const bench_row *rows, int n, const bench_roof *roof, bool quic
         fprintf(stderr, "tine: cannot write tine-bench.csv: %s\n", strerror(errno));
         return 1;
     }
-    if (write_svg("tine-bench.svg", rows, n)) {
+    if (write_svg("tine-bench.svg", rows, nb ? nb : n)) {
         fprintf(stderr, "tine: cannot write tine-bench.svg: %s\n", strerror(errno));
         return 1;
     }

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../bench/ref/cases.h"
 #include "cli.h"
 
 #ifndef TINE_SOURCE_DIR
@@ -928,7 +929,8 @@ bool cli_internal_error_seen(void) { return internal_error_seen; }
 
 tine_kernel_t *cli_bench_kernel(tine_ctx_t *ctx, const char *name, bool common) {
     char path[512];
-    snprintf(path, sizeof path, "%s/bench/kernels/%s.tine", TINE_SOURCE_DIR, name);
+    const bench_entry *be = bench_entry_find(name);
+    snprintf(path, sizeof path, "%s/bench/%s/%s.tine", TINE_SOURCE_DIR, be ? bench_entry_dir(be) : "kernels", name);
     char *text = tine_cli_read_file(path);
     if (!text) return NULL;
     tine_kernel_t *k = common ? tine_kernel_parse_common(ctx, text, path) : tine_kernel_parse(ctx, text, path);

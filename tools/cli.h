@@ -102,9 +102,9 @@ int cli_param_value(const char *name, tine_type_t t, const char *text, uint64_t 
 void cli_report(tine_ctx_t *ctx, const char *prefix);
 /* Whether cli_report has reported an internal error (tine's bug: exit status 3). */
 bool cli_internal_error_seen(void);
-/* bench/kernels/NAME.tine of the source tree parsed in ctx (common: with its common
- * schedule, tine_kernel_parse_common); NULL after a message (an unreadable file) or with
- * ctx's error. */
+/* bench/kernels/NAME.tine (bench/user/NAME.tine for a user kernel) of the source tree
+ * parsed in ctx (common: with its common schedule, tine_kernel_parse_common); NULL after a
+ * message (an unreadable file) or with ctx's error. */
 tine_kernel_t *cli_bench_kernel(tine_ctx_t *ctx, const char *name, bool common);
 /* Seconds on the monotonic clock (timings). */
 double cli_now(void);

@@ -197,7 +197,7 @@ static void gather_bench(report *r, const char *self) {
     bool known = false;
     for (const bench_entry *be = bench_entries(); be->name; be++) known |= !strcmp(be->name, r->kernel);
     if (!known) {
-        no_row(r, "%s is not one of the benchmark kernels of bench/kernels (tine bench measures those only)", r->kernel);
+        no_row(r, "%s is not one of the benchmark kernels of bench/kernels or bench/user (tine bench measures those only)", r->kernel);
         return;
     }
     if (!strcmp(r->target, "host")) {

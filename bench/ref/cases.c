@@ -132,13 +132,13 @@ void bench_case_free(bench_case *c) {
 }
 
 const bench_entry *bench_entries(void) {
-    static bench_entry all[32];
+    static bench_entry all[64];
     static int n = -1;
     if (n < 0) {
-        const bench_entry *tables[] = {image_entries, camera_entries, ml_entries, ml_reduce_entries};
+        const bench_entry *tables[] = {image_entries, camera_entries, ml_entries, ml_reduce_entries, user_entries};
         n = 0;
         for (size_t t = 0; t < sizeof tables / sizeof *tables; t++)
-            for (const bench_entry *e = tables[t]; e->name && n < 31; e++) all[n++] = *e;
+            for (const bench_entry *e = tables[t]; e->name && n < 63; e++) all[n++] = *e;
         all[n].name = NULL;
     }
     return all;
@@ -149,3 +149,11 @@ const bench_entry *bench_entry_find(const char *name) {
         if (!strcmp(e->name, name)) return e;
     return NULL;
 }
+
+int bench_entry_is_user(const bench_entry *e) {
+    for (const bench_entry *u = user_entries; u->name; u++)
+        if (!strcmp(u->name, e->name)) return 1;
+    return 0;
+}
+
+const char *bench_entry_dir(const bench_entry *e) { return bench_entry_is_user(e) ? "user" : "kernels"; }

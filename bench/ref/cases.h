@@ -1,6 +1,8 @@
 /* cases.h — the benchmark kernels' inputs, parameters and references, for harnesses.
  *
- * Every kernel of bench/kernels has an entry: `make` allocates and fills its buffers and
+ * Every kernel of bench/kernels and of bench/user (the user kernels: outside the 20 of
+ * BENCHMARKS.md, `schedule auto`, reported in a table of their own) has an entry: `make`
+ * allocates and fills its buffers and
  * parameter values for a size and a pattern, `ref` computes the expected output with the
  * kernel's independent scalar C reference (refs.h). tests/test_refs.c and `tine bench`
  * both iterate over bench_entries; `tine bench` also loads this directory compiled by
@@ -43,14 +45,20 @@ typedef struct {
 } bench_case;
 
 typedef struct {
-    const char *name;                                      /* bench/kernels/NAME.tine */
+    const char *name;                                      /* bench/<bench_entry_dir>/NAME.tine */
     int (*make)(bench_case *c, case_size size, case_pattern p, uint64_t *seed); /* 0 on success */
     void (*ref)(const bench_case *c, void *out);            /* out has c->out's geometry */
 } bench_entry;
 
-/* Every kernel's entry, in BENCHMARKS.md order, ending with {0}. */
+/* Every kernel's entry, the 20 in BENCHMARKS.md order and then the user kernels, ending
+ * with {0}. */
 const bench_entry *bench_entries(void);
 const bench_entry *bench_entry_find(const char *name);
+/* Whether e is a user kernel (an entry of user.c's table: bench/user/NAME.tine, no hand
+ * schedule, a table of its own in `tine bench`), and the directory under bench/ of e's
+ * kernel file: "kernels", or "user". */
+int bench_entry_is_user(const bench_entry *e);
+const char *bench_entry_dir(const bench_entry *e);
 void bench_case_free(bench_case *c);
 
 /* Helpers for `make` functions. case_buffer allocates a dense buffer of the given extents
@@ -86,6 +94,6 @@ int64_t case_max_difference(const bench_case *c, const void *a, const void *b, c
 void *case_at(const ref_buffer *b, int bytes, int64_t i0, int64_t i1, int64_t i2, int64_t i3);
 
 /* The per-file entry tables cases.c gathers. */
-extern const bench_entry image_entries[], camera_entries[], ml_entries[], ml_reduce_entries[];
+extern const bench_entry image_entries[], camera_entries[], ml_entries[], ml_reduce_entries[], user_entries[];
 
 #endif
