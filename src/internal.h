@@ -423,6 +423,12 @@ typedef struct tine_reductions {
                     vectorized reduction's body, tine_rvec), or 0 */
     long steps;  /* set by tine_kernel_elaborate: the steps it took (a caller that
                     elaborates many times keeps its own budget of them) */
+    /* `vectorize f.i N` of a reduction with constant bounds (kernel_elab.c): each one over
+       cvec runs cvec_n terms at once at cvec_n times the lanes, the lanes of each point's
+       terms adjacent, reduced to the point's lane; cvec_seen counts those elaborated, and
+       cvec_float those of floats (refused: not vectorized) */
+    const char *cvec;
+    int cvec_n, cvec_seen, cvec_float;
 } tine_reductions;
 
 /* Parse text into an AST owned by arena; NULL with ctx error on failure. */

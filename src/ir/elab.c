@@ -376,6 +376,8 @@ static val elab_name(elab *el, const tine_ast *a, int lanes) {
         if (!strcmp(el->scope_name[i], n)) {
             val v = el->scope_val[i];
             if (v.lit == 4) return typed(el, a, tine_const_int(el->ctx, tine_type(TINE_INT, 32, lanes), (int64_t)v.iv));
+            if (v.e && v.e->type.lanes < lanes && el->env->hooks && el->env->hooks->widen)
+                return typed(el, a, el->env->hooks->widen(el, v.e, lanes));
             return v;
         }
     const tine_elab_hooks *h = el->env->hooks;
@@ -654,6 +656,8 @@ static val elab_expr(elab *el, const tine_ast *a, int lanes) {
                                 tine_i128_str((i ? hi : lo).iv, n), a->name, a->field, a->field);
                 }
         if (hi.iv <= lo.iv) return empty_reduce(el, a, lo.iv, lanes);
+        val hv;
+        if (h && h->vreduce && el->env->mode == TINE_ELAB_EXPR && h->vreduce(el, a, lo.iv, hi.iv, lanes, &hv)) return hv;
         if (hi.iv - lo.iv > 4096) return fail(el, a, "%s(%s in a..b) has more than 4096 terms", a->name, a->field);
         if (el->rdepth >= TINE_KLIMIT_DEPTH)
             return fail(el, a, "reductions are nested more than %d deep (counting those of the functions called)",

@@ -40,6 +40,12 @@ typedef struct tine_elab_hooks {
     tine_elab_call_fn call;
     /* A reduction whose bounds are not both integer constants (lo, hi elaborated). */
     tine_elab_val (*reduce)(tine_elab *el, const tine_ast *a, tine_elab_val lo, tine_elab_val hi, int lanes);
+    /* A reduction with constant bounds (lo < hi, both fit i32), before it unrolls: true
+     * when handled (*out; a kernel's vectorized reduction, its terms at more lanes). */
+    bool (*vreduce)(tine_elab *el, const tine_ast *a, tine_i128 lo, tine_i128 hi, int lanes, tine_elab_val *out);
+    /* A value bound by a let, a reduction or a call, read at a position of more lanes
+     * than it has (inside such terms): that value with each lane repeated to `lanes`. */
+    tine_expr_t *(*widen)(tine_elab *el, tine_expr_t *e, int lanes);
 } tine_elab_hooks;
 
 /* Registers a context-wide call hook for the modes in `modes` (a mask of 1 << mode);

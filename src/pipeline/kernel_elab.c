@@ -18,6 +18,7 @@ typedef struct {
     const tine_kernel_ast *k;
     tine_reductions *reds; /* where reductions with parameter bounds go */
     int kdepth;            /* inlined calls nested */
+    int wide;              /* vectorized constant reductions around (vreduce) */
     long steps;            /* elaboration steps, against TINE_KLIMIT_STEPS */
     struct call_memo *memo; /* inlined calls already elaborated (open addressing) */
     size_t memo_n, memo_cap;
@@ -72,6 +73,160 @@ static bool kernel_step(tine_elab *el, const tine_ast *a, val *out) {
     return false;
 }
 
+/* ---- vectorized constant reductions (`vectorize f.i N`, i a constant reduction's) ------
+ *
+ * Each group of N terms is elaborated once at N times the lanes, lane p*N + m holding
+ * point p's term for i = i0 + m, and reduced to the point's lane (sums: vector_reduce_add,
+ * whose groups of adjacent lanes are psadbw's, pmaddwd's, uadalp's; min and max:
+ * strided slices). Every value bound around the terms (coordinates, lets, a caller's
+ * arguments) is read there with each lane repeated N times (widen), and a coordinate that
+ * is then a one-lane value plus constant lane offsets in steps of one stride is a ramp:
+ * the 8 bytes of `a(8 * x + i, y)` for 8 points x are one dense load of 64. */
+
+enum { WIDEN_DEPTH = 48, DENSE_LANES = 1024 };
+
+static tine_expr_t *dense_index(tine_ctx_t *ctx, tine_expr_t *e);
+
+/* e (l lanes) with each lane repeated lanes / l times, at depth d of the walk. */
+static tine_expr_t *widen_at(tine_ctx_t *ctx, tine_expr_t *e, int lanes, int d) {
+    int l = e->type.lanes, rep = lanes / l;
+    if (l == 1) return tine_broadcast(ctx, e, lanes);
+    tine_type_t T = tine_type_with_lanes(e->type, lanes);
+    tine_expr_t *o[3] = {0};
+    bool ok = d < WIDEN_DEPTH;
+    switch (ok ? (tine_op_t)e->op : TINE_OP_INSN) {
+    case TINE_OP_BROADCAST: return tine_broadcast(ctx, e->ops[0], lanes);
+    case TINE_OP_CONST:
+        if (T.bits <= 64) {
+            uint64_t *v = tine_xmalloc(sizeof *v * (size_t)lanes);
+            for (int i = 0; i < lanes; i++) v[i] = (uint64_t)tine_const_value(e, i / rep);
+            tine_expr_t *r = tine_const_lanes(ctx, T, v);
+            free(v);
+            return r;
+        }
+        break;
+    case TINE_OP_RAMP: {
+        if (T.kind != TINE_INT && T.kind != TINE_UINT) break;
+        uint64_t *v = tine_xmalloc(sizeof *v * (size_t)lanes);
+        for (int i = 0; i < lanes; i++) v[i] = (uint64_t)(i / rep);
+        tine_expr_t *k = tine_const_lanes(ctx, T, v);
+        free(v);
+        return tine_binary(ctx, TINE_OP_ADD, tine_broadcast(ctx, e->ops[0], lanes),
+                           tine_binary(ctx, TINE_OP_MUL, tine_broadcast(ctx, e->ops[1], lanes), k));
+    }
+    case TINE_OP_CAST: return tine_cast(ctx, tine_type_with_lanes(e->type, 1), widen_at(ctx, e->ops[0], lanes, d + 1));
+    case TINE_OP_LOAD:
+        return tine_load(ctx, tine_expr_name(e), tine_type_with_lanes(e->type, 1), widen_at(ctx, e->ops[0], lanes, d + 1));
+    case TINE_OP_SELECT:
+        for (int i = 0; i < 3; i++) o[i] = widen_at(ctx, e->ops[i], lanes, d + 1);
+        return tine_select(ctx, o[0], o[1], o[2]);
+    case TINE_OP_ADD: case TINE_OP_SUB: case TINE_OP_MUL: case TINE_OP_DIV: case TINE_OP_MOD: case TINE_OP_MIN:
+    case TINE_OP_MAX: case TINE_OP_AND: case TINE_OP_OR: case TINE_OP_XOR: case TINE_OP_EQ: case TINE_OP_NE:
+    case TINE_OP_LT: case TINE_OP_LE: case TINE_OP_GT: case TINE_OP_GE:
+        if (e->nops == 2 && e->ops[0]->type.lanes == l && e->ops[1]->type.lanes == l) {
+            tine_expr_t *r = tine_binary(ctx, (tine_op_t)e->op, widen_at(ctx, e->ops[0], lanes, d + 1),
+                                         widen_at(ctx, e->ops[1], lanes, d + 1));
+            if (r) return r;
+        }
+        break;
+    default: break;
+    }
+    /* anything else: each lane repeated by an interleave of copies (exact, a shuffle) */
+    tine_expr_t **c = tine_xmalloc(sizeof *c * (size_t)rep);
+    for (int i = 0; i < rep; i++) c[i] = e;
+    tine_expr_t *r = tine_interleave(ctx, rep, c);
+    free(c);
+    return r;
+}
+
+static tine_expr_t *widen(tine_elab *el, tine_expr_t *e, int lanes) {
+    return widen_at(tine_elab_ctx(el), e, lanes, 0);
+}
+
+/* e (an i32 vector) as u + k[lane], u one lane (NULL: 0), k constant lane offsets
+ * (wrapping i32 arithmetic distributes exactly); false when it has no such form. */
+static bool lane_split(tine_ctx_t *ctx, tine_expr_t *e, tine_expr_t **u, uint32_t *k, int d) {
+    int n = e->type.lanes;
+    tine_type_t i32 = tine_type(TINE_INT, 32, 1);
+    if (d > WIDEN_DEPTH || e->type.kind != TINE_INT || e->type.bits != 32) return false;
+    switch ((tine_op_t)e->op) {
+    case TINE_OP_BROADCAST:
+        *u = e->ops[0];
+        memset(k, 0, sizeof *k * (size_t)n);
+        return true;
+    case TINE_OP_CONST:
+        *u = NULL;
+        for (int i = 0; i < n; i++) k[i] = (uint32_t)tine_const_value(e, i);
+        return true;
+    case TINE_OP_RAMP: {
+        uint32_t s;
+        if (e->ops[1]->op != TINE_OP_CONST) return false;
+        s = (uint32_t)tine_const_value(e->ops[1], 0);
+        *u = e->ops[0];
+        for (int i = 0; i < n; i++) k[i] = (uint32_t)i * s;
+        return true;
+    }
+    case TINE_OP_ADD:
+    case TINE_OP_SUB:
+    case TINE_OP_MUL: {
+        tine_expr_t *a, *b;
+        uint32_t *kb = tine_xmalloc(sizeof *kb * (size_t)n);
+        bool ok = lane_split(ctx, e->ops[0], &a, k, d + 1) && lane_split(ctx, e->ops[1], &b, kb, d + 1);
+        if (ok && e->op != TINE_OP_MUL) {
+            for (int i = 0; i < n; i++) k[i] = e->op == TINE_OP_ADD ? k[i] + kb[i] : k[i] - kb[i];
+            *u = !b ? a : !a && e->op == TINE_OP_ADD ? b : tine_binary(ctx, (tine_op_t)e->op, a ? a : tine_const_int(ctx, i32, 0), b);
+        } else if (ok) {
+            /* a constant factor (uniform, no one-lane part) scales the other side; two
+               one-lane values multiply when neither has offsets */
+            bool ca = !a, cb = !b, za = true, zb = true;
+            for (int i = 0; i < n; i++) {
+                ca &= k[i] == k[0], cb &= kb[i] == kb[0];
+                za &= k[i] == 0, zb &= kb[i] == 0;
+            }
+            tine_expr_t *p = NULL;
+            if (cb) {
+                uint32_t c = kb[0];
+                for (int i = 0; i < n; i++) k[i] *= c;
+                p = a ? tine_binary(ctx, TINE_OP_MUL, a, tine_const_int(ctx, i32, (int32_t)c)) : NULL;
+            } else if (ca) {
+                uint32_t c = k[0];
+                for (int i = 0; i < n; i++) k[i] = kb[i] * c;
+                p = tine_binary(ctx, TINE_OP_MUL, b, tine_const_int(ctx, i32, (int32_t)c));
+            } else if (za && zb) {
+                memset(k, 0, sizeof *k * (size_t)n);
+                p = tine_binary(ctx, TINE_OP_MUL, a, b);
+            } else ok = false;
+            *u = p;
+        }
+        free(kb);
+        return ok;
+    }
+    default: return false;
+    }
+}
+
+/* A coordinate inside vectorized constant reductions: a ramp when it is a one-lane value
+ * plus lane offsets in steps of one stride (then a dense or strided load), else
+ * unchanged. Each coordinate alone: the flattened index keeps its form (load_coords). */
+static tine_expr_t *dense_index(tine_ctx_t *ctx, tine_expr_t *e) {
+    int n = e->type.lanes;
+    if (n < 2 || n > DENSE_LANES) return e;
+    uint32_t *k = tine_xmalloc(sizeof *k * (size_t)n);
+    tine_expr_t *u = NULL;
+    if (lane_split(ctx, e, &u, k, 0)) {
+        tine_type_t i32 = tine_type(TINE_INT, 32, 1);
+        bool affine = true;
+        for (int i = 2; i < n; i++) affine &= k[i] - k[i - 1] == k[1] - k[0];
+        if (affine) {
+            tine_expr_t *b = tine_const_int(ctx, i32, (int32_t)k[0]);
+            b = u ? tine_binary(ctx, TINE_OP_ADD, u, b) : b;
+            e = k[1] == k[0] ? tine_broadcast(ctx, b, n) : tine_ramp(ctx, b, tine_const_int(ctx, i32, (int32_t)(k[1] - k[0])), n);
+        }
+    }
+    free(k);
+    return e;
+}
+
 /* A name in a kernel body that no let or reduction binds: the output's coordinates, a
  * parameter, or an error (every name is the kernel's). */
 static val kernel_name_body(tine_elab *el, const tine_ast *a, int lanes) {
@@ -81,7 +236,10 @@ static val kernel_name_body(tine_elab *el, const tine_ast *a, int lanes) {
     const tine_kdecl *d = tine_kernel_find(K->k, n);
     /* the output's coordinates, seen only outside inlined functions */
     for (int i = 0; i < env->nbinds && K->kdepth == 0; i++)
-        if (!strcmp(env->binds[i].name, n)) return tine_elab_typed(el, a, env->binds[i].expr);
+        if (!strcmp(env->binds[i].name, n)) {
+            tine_expr_t *c = env->binds[i].expr;
+            return tine_elab_typed(el, a, c->type.lanes < lanes ? widen(el, c, lanes) : c);
+        }
     if (d && d->kind == K_PARAM) { /* a scalar, the same in every lane */
         tine_type_t t = tine_elab_type_of(el, d->type);
         if (!tine_type_valid(t)) return (val){0};
@@ -149,6 +307,7 @@ static val elab_kernel_call(tine_elab *el, const tine_ast *a, const tine_kdecl *
             return tine_elab_fail(el, a->args[i], "a coordinate must be i32, this one is %s", tine_type_str(c[i].e->type, b, 32));
         }
     }
+    for (int i = 0; i < a->nargs && K->wide; i++) c[i].e = dense_index(tine_elab_ctx(el), c[i].e);
     if ((d->kind == K_FUNC && !mat) || d->kind == K_OUTPUT) {
         struct call_memo key = {.d = d, .lanes = lanes, .current = K->reds ? K->reds->current : -1};
         for (int i = 0; i < d->nargs; i++) key.args[i] = c[i].e = sum_offsets(tine_elab_ctx(el), c[i].e);
@@ -286,8 +445,82 @@ static bool kernel_call(tine_elab *el, const tine_ast *a, int lanes, val *out) {
     return true;
 }
 
-static const tine_elab_hooks KERNEL_HOOKS = {
-    .step = kernel_step, .name = kernel_name, .call = kernel_call, .reduce = elab_loop_reduce};
+/* A reduction with constant bounds that the schedule vectorizes (`vectorize f.i N`,
+ * tine_reductions.cvec): each group of N terms at N times the lanes, reduced to the
+ * body's lanes; the terms left (hi - lo mod N) one at a time. Floats are not taken (the
+ * order of their terms matters): rvec_directives refuses the directive. */
+static bool elab_vreduce(tine_elab *el, const tine_ast *a, tine_i128 lo, tine_i128 hi, int lanes, val *out) {
+    kelab *K = tine_elab_env_of(el)->hook_data;
+    tine_reductions *rs = K->reds;
+    if (!rs || !rs->cvec || strcmp(rs->cvec, a->field)) return false;
+    tine_ctx_t *ctx = tine_elab_ctx(el);
+    int N = rs->cvec_n, W = lanes * N;
+    long n = (long)(hi - lo);
+    if (n > 4096 || tine_elab_locals(el) >= 64) return false; /* unrolled: its own errors */
+    if (W > DENSE_LANES) {
+        *out = tine_elab_fail(el, a, "%s(%s in a..b) is vectorized by %d at %d lanes: %d lanes; at most %d", a->name,
+                              a->field, N, lanes, W, DENSE_LANES);
+        return true;
+    }
+    rs->cvec_seen++;
+    val acc = {0};
+    tine_expr_t *r = NULL;
+    uint64_t *iv = tine_xmalloc(sizeof *iv * (size_t)W);
+    K->wide++;
+    tine_elab_rdepth(el, 1);
+    for (long g = 0; g + N <= n; g += N) {
+        for (int p = 0; p < W; p++) iv[p] = (uint64_t)(uint32_t)(int32_t)(lo + g + p % N);
+        tine_elab_push(el, a->field, (val){.e = tine_const_lanes(ctx, tine_type(TINE_INT, 32, W), iv)});
+        int loops = rs->n;
+        val t = tine_elab_expr(el, a->args[2], W);
+        tine_elab_pop(el, 1);
+        if (tine_elab_ok(el, t) && rs->n != loops)
+            t = tine_elab_fail(el, a, "%s(%s in a..b) is vectorized, and its terms hold a reduction with parameter bounds "
+                               "(over '%s'); only unrolled terms can be vectorized so far", a->name, a->field,
+                               rs->v[loops].name);
+        if (tine_elab_ok(el, t) && t.lit) t = tine_elab_need_typed(el, a->args[2], t);
+        if (!tine_elab_ok(el, t)) {
+            acc = t;
+            break;
+        }
+        if (t.e->type.kind == TINE_FLOAT) {
+            rs->cvec_float++;
+            acc = (val){0};
+            break;
+        }
+        if (a->op == TINE_OP_ADD) r = tine_vector_reduce_add(ctx, t.e, lanes);
+        else
+            for (int m = 0; m < N; m++) {
+                tine_expr_t *s = tine_slice(ctx, t.e, m, N, lanes);
+                r = m ? tine_binary(ctx, (tine_op_t)a->op, r, s) : s;
+            }
+        val rv = tine_elab_typed(el, a, r);
+        acc = g ? tine_elab_binary(el, a, a->op, a, acc, a->args[2], rv) : rv;
+        if (!tine_elab_ok(el, acc)) break;
+    }
+    K->wide--;
+    free(iv);
+    if (rs->cvec_float) {
+        tine_elab_rdepth(el, -1);
+        return false;
+    }
+    for (long g = n / N * N; g < n && (g == 0 || tine_elab_ok(el, acc)); g++) { /* the terms left */
+        tine_elab_push(el, a->field, (val){.lit = 4, .iv = lo + g});
+        val t = tine_elab_expr(el, a->args[2], lanes);
+        tine_elab_pop(el, 1);
+        acc = g ? tine_elab_binary(el, a, a->op, a, acc, a->args[2], t) : t;
+    }
+    tine_elab_rdepth(el, -1);
+    *out = acc;
+    return true;
+}
+
+static const tine_elab_hooks KERNEL_HOOKS = {.step = kernel_step,
+                                            .name = kernel_name,
+                                            .call = kernel_call,
+                                            .reduce = elab_loop_reduce,
+                                            .vreduce = elab_vreduce,
+                                            .widen = widen};
 
 tine_expr_t *tine_kernel_elaborate(tine_ctx_t *ctx, const tine_kernel_ast *k, const tine_ast *body,
                                    const tine_binding *binds, int nbinds, int lanes, tine_reductions *rs) {

@@ -103,6 +103,63 @@ static int rvec_bound_user(tine_ctx_t *ctx, const tine_reductions *rs, int top) 
     return -1;
 }
 
+/* `vectorize f.i N`, i the variable of reductions with constant bounds in f's body (or in
+ * a function it inlines; no loop reduction has that name): both bodies elaborated again,
+ * every such reduction running N terms at once at N times the lanes (kernel_elab.c,
+ * elab_vreduce). The checks a loop reduction's vectorize has, where they apply. */
+static bool cvec_directive(tine_ctx_t *ctx, tine_kernel_t *kn, const tine_kdecl *d, tine_stage *st,
+                           const tine_kdirective *s) {
+    const tine_kernel_ast *k = &kn->ast;
+    if (st->reds1.cvec) {
+        const tine_kdirective *first = k->sched;
+        while (first->kind != TINE_DIR_VECTORIZE || strcmp(first->func, d->name) || strcmp(first->dim, st->reds1.cvec))
+            first++;
+        if (!strcmp(st->reds1.cvec, s->dim))
+            return tine_kdirective_again(ctx, s, first, "%s.%s is already vectorized", d->name, s->dim);
+        tine_diag(ctx, k->src, s->line, s->col,
+                  "vectorize: '%s' already vectorizes its reductions over '%s' (at %d:%d); one variable of reductions "
+                  "with constant bounds per stage so far", d->name, st->reds1.cvec, first->line, first->col);
+        return false;
+    }
+    if (s->n == 0) {
+        tine_diag(ctx, k->src, s->line, s->col, "vectorize: give the number of terms per step of a reduction with "
+                  "constant bounds (natural is a loop's width)");
+        return false;
+    }
+    if (s->n & (s->n - 1)) {
+        tine_diag(ctx, k->src, s->line, s->col, "the vector width must be a power of two, not %d", s->n);
+        return false;
+    }
+    if (s->n2) {
+        tine_diag(ctx, k->src, s->acc_line, s->acc_col,
+                  "vectorize: acc sets the accumulator of a loop reduction; the reductions over '%s' have constant "
+                  "bounds, and each point's %d terms per step are summed into its own lane", s->dim, s->n);
+        return false;
+    }
+    tine_reductions *rs[2] = {&st->reds1, &st->reds};
+    for (int i = 0; i < 2; i++) {
+        rs[i]->cvec = s->dim;
+        rs[i]->cvec_n = s->n;
+        rs[i]->cvec_seen = rs[i]->cvec_float = 0;
+    }
+    tine_expr_t *b1 = elaborate(ctx, kn, d, 1, &st->reds1);
+    if (b1 && st->reds1.cvec_seen == 0) {
+        tine_diag(ctx, k->src, s->line, s->col, "vectorize: '%s' has no coordinate '%s' and no reduction over '%s'",
+                  d->name, s->dim, s->dim);
+        return false;
+    }
+    if (b1 && st->reds1.cvec_float) {
+        tine_diag(ctx, k->src, s->line, s->col,
+                  "vectorize: the reduction over '%s' is of floats, whose result depends on the order of its terms", s->dim);
+        return false;
+    }
+    tine_expr_t *b = b1 ? elaborate(ctx, kn, d, st->lanes, &st->reds) : NULL;
+    if (!b) return false;
+    st->body1 = b1;
+    st->body = b;
+    return true;
+}
+
 /* The schedule's `vectorize f.k N` of stage st (d), k a loop reduction's variable: the
  * reduction found by name among the stage's (inlined functions included) and its bodies
  * elaborated for tine_rvec. Integer sums wrap and min and max are exact, so running the
@@ -122,10 +179,8 @@ static bool rvec_directives(tine_ctx_t *ctx, tine_kernel_t *kn, const tine_kdecl
                 count++;
             }
         if (count == 0) {
-            tine_diag(ctx, k->src, s->line, s->col,
-                 "vectorize: '%s' has no coordinate '%s' and no loop reduction over '%s' (a reduction with constant "
-                 "bounds is unrolled)", d->name, s->dim, s->dim);
-            return false;
+            if (!cvec_directive(ctx, kn, d, st, s)) return false;
+            continue;
         }
         if (count > 1) {
             tine_diag(ctx, k->src, s->line, s->col,

@@ -359,6 +359,24 @@ static sival node(planner *P, const tine_expr_t *e, const sival *o) {
     switch ((tine_op_t)e->op) {
     case TINE_OP_CONST:
         if (const_int(e, &c)) return (sival){c64(P, c), c64(P, c)};
+        if (small_int && !(e->flags & TINE_F_UNIFORM)) { /* lane offsets (a vectorized constant reduction's) */
+            int64_t lo = INT64_MAX, hi = INT64_MIN;
+            for (int i = 0; i < t.lanes; i++) {
+                int64_t v = (int64_t)(tine_i128)tine_const_value(e, i);
+                v = t.kind == TINE_UINT ? (int64_t)((uint64_t)v & ((uint64_t)-1 >> (64 - t.bits))) : v;
+                lo = v < lo ? v : lo;
+                hi = v > hi ? v : hi;
+            }
+            return (sival){c64(P, lo), c64(P, hi)};
+        }
+        return type_range(P, t);
+    case TINE_OP_RAMP: /* base + i * c for the lanes i, c a constant stride */
+        if (small_int && known(o[0]) && const_int(e->ops[1], &c)) {
+            int64_t span = c * (t.lanes - 1);
+            sival r = {arith(P, TINE_OP_ADD, o[0].lo, c64(P, span < 0 ? span : 0)),
+                       arith(P, TINE_OP_ADD, o[0].hi, c64(P, span > 0 ? span : 0))};
+            return wrap_guard(P, t, r);
+        }
         return type_range(P, t);
     case TINE_OP_VAR: {
         for (int i = 0; i < P->nr; i++)
