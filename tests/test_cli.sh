@@ -383,7 +383,7 @@ check "the header declares the entry point with typed parameters" \
     grep -qF 'int l2norm(const tine_buffer_t *in /* u8, 2-D */, uint8_t zero, int32_t W, tine_buffer_t *out' "$TMP/aot/l2norm.h"
 CC=${CC:-cc}
 if $CC -std=c11 -Wall -Wextra -Werror -O1 -I"$TMP/aot" -I"$HERE/../bench" -o "$TMP/aot/main" "$HERE/aot_main.c" \
-    "$TMP"/aot/*.o "$HERE"/../bench/ref/{cases,image,camera,ml,ml_reduce}.c -lm 2>"$TMP/aot/cc.err"; then
+    "$TMP"/aot/*.o "$HERE"/../bench/ref/{cases,image,camera,ml,ml_reduce,user}.c -lm 2>"$TMP/aot/cc.err"; then
     ok
     if grep -q avx2 /proc/cpuinfo; then
         "$TMP/aot/main" >"$TMP/aot/out" 2>&1

@@ -18,7 +18,7 @@ bench=$here/../bench
 kernels="gaussian3x3 l2norm fully_connected"
 x86=x86-64-avx512,x86-64-v4,x86-64-avx2,x86-64-sse41,x86-64-sse2
 arm=arm-64-i8mm,arm-64-dotprod,arm-64
-refs=("$bench"/ref/{cases,image,camera,ml,ml_reduce}.c)
+refs=("$bench"/ref/{cases,image,camera,ml,ml_reduce,user}.c)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failed=0
