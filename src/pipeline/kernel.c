@@ -23,7 +23,7 @@ bool tine_front_on(tine_kernel_t *kn, const tine_on_key *key) {
     if (!key && kn->ast.non) { /* every section's directives, for the printed schedule */
         kn->nwritten = kn->ast.nsched;
         kn->written = tine_xcalloc((size_t)kn->nwritten + 1, sizeof *kn->written);
-        memcpy(kn->written, kn->ast.sched, (size_t)kn->nwritten * sizeof *kn->written);
+        if (kn->nwritten) memcpy(kn->written, kn->ast.sched, (size_t)kn->nwritten * sizeof *kn->written);
     }
     tine_kernel_on_filter(&kn->ast, key);
     return true;
