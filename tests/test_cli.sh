@@ -16,13 +16,6 @@ trap 'rm -rf "$TMP"' EXIT
 
 . "$HERE/checks.sh"
 
-# run ARGS...: sets $out (stdout), $err (stderr), $rc
-run() {
-    "$TINE" "$@" >"$TMP/out" 2>"$TMP/err"
-    rc=$?
-    out=$(cat "$TMP/out")
-    err=$(cat "$TMP/err")
-}
 
 # ---- demo ------------------------------------------------------------------------------
 run demo

@@ -13,12 +13,6 @@ trap 'rm -rf "$TMP"' EXIT
 
 . "$HERE/checks.sh"
 
-run() {
-    "$TINE" "$@" >"$TMP/out" 2>"$TMP/err"
-    rc=$?
-    out=$(cat "$TMP/out")
-    err=$(cat "$TMP/err")
-}
 
 # the lanes of each stage for a target: "h=32 out=32"
 lanes() {
